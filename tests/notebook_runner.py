@@ -1,0 +1,164 @@
+"""Execute course notebooks headless on minitf or real TensorFlow and report what each cell did.
+
+The lessons import the engine with one line, `import minitf as tf`; swapping that line for
+`import tensorflow as tf` (and dropping cells tagged `minitf-only`) runs the same lesson on
+TensorFlow, which is how the tests show that both engines teach the same thing.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[1]
+SOLUTIONS = REPO / "solutions"
+COURSE = REPO / "course"
+
+ENGINES = ("minitf", "tensorflow")
+MINITF_IMPORT = "import minitf as tf"
+TENSORFLOW_IMPORT = "import tensorflow as tf"
+MINITF_ONLY_TAG = "minitf-only"
+RANDOM_OUTPUT_TAG = "random-output"
+CELL_TIMEOUT_SECONDS = 120
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+@dataclass(frozen=True)
+class CellRun:
+    """What one executed cell produced, plus the nbgrader facts the tests ask about."""
+
+    index: int
+    source: str
+    tags: tuple[str, ...]
+    grade_id: str | None
+    is_test: bool
+    is_solution: bool
+    stdout: str
+    stderr: str
+    errors: tuple[tuple[str, str], ...]  # (exception name, message)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    """All code cells of one executed notebook, and how long they took (kernel start-up excluded)."""
+
+    path: Path
+    engine: str
+    cells: tuple[CellRun, ...] = field(repr=False)
+    seconds: float
+
+    def cell(self, grade_id: str) -> CellRun:
+        return next(cell for cell in self.cells if cell.grade_id == grade_id)
+
+
+def nbgrader_meta(cell: nbformat.NotebookNode) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def tags_of(cell: nbformat.NotebookNode) -> tuple[str, ...]:
+    return tuple(cell.get("metadata", {}).get("tags", []))
+
+
+def is_test_cell(cell: nbformat.NotebookNode) -> bool:
+    """A graded code cell: the cell nbgrader scores (0 on any error or stderr output)."""
+    return cell.cell_type == "code" and bool(nbgrader_meta(cell).get("grade"))
+
+
+def for_engine(notebook: nbformat.NotebookNode, engine: str) -> nbformat.NotebookNode:
+    """A copy of `notebook` that imports `engine` as tf; TensorFlow skips the minitf-only cells."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    converted = copy.deepcopy(notebook)
+    if engine == "minitf":
+        return converted
+    converted.cells = [cell for cell in converted.cells if MINITF_ONLY_TAG not in tags_of(cell)]
+    for cell in converted.cells:
+        if cell.cell_type == "code":
+            lines = cell.source.split("\n")
+            cell.source = "\n".join(
+                TENSORFLOW_IMPORT if line.strip() == MINITF_IMPORT else line for line in lines
+            )
+    return converted
+
+
+def _kernel_env() -> dict[str, str]:
+    """The kernel imports the working tree's minitf, whatever the notebook's folder."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    return env
+
+
+def _summarise(index: int, cell: nbformat.NotebookNode) -> CellRun:
+    stdout, stderr, errors = [], [], []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            (stdout if output.name == "stdout" else stderr).append(output.text)
+        elif output.output_type == "error":
+            errors.append((output.ename, output.evalue))
+    meta = nbgrader_meta(cell)
+    return CellRun(
+        index=index,
+        source=cell.source,
+        tags=tags_of(cell),
+        grade_id=meta.get("grade_id"),
+        is_test=is_test_cell(cell),
+        is_solution=bool(meta.get("solution")),
+        stdout="".join(stdout),
+        stderr="".join(stderr),
+        errors=tuple(errors),
+    )
+
+
+def execute(path: Path, engine: str = "minitf") -> NotebookRun:
+    """Run every code cell of the notebook at `path` (errors are recorded, not raised)."""
+    notebook = for_engine(nbformat.read(path, as_version=4), engine)
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        timeout=CELL_TIMEOUT_SECONDS,
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    with client.setup_kernel(env=_kernel_env()):
+        started = time.perf_counter()
+        for index, cell in enumerate(notebook.cells):
+            client.execute_cell(cell, index)
+        seconds = time.perf_counter() - started
+    cells = tuple(_summarise(i, cell) for i, cell in enumerate(notebook.cells) if cell.cell_type == "code")
+    return NotebookRun(path=path, engine=engine, cells=cells, seconds=seconds)
+
+
+@cache
+def execute_cached(path: Path, engine: str) -> NotebookRun:
+    """Each notebook runs once per engine per test session; several tests read the same run."""
+    return execute(path, engine)
+
+
+def mask_numbers(text: str) -> str:
+    """Text with every number replaced by '#' and runs of spaces collapsed (for random outputs)."""
+    return re.sub(r"[ \t]+", " ", _NUMBER.sub("#", text))
+
+
+def solution_notebooks() -> list[Path]:
+    """Instructor sources of every part: solutions/<assignment>/NN-slug.ipynb."""
+    return sorted(p for p in SOLUTIONS.glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def released_notebook(solution: Path) -> Path:
+    """Where nbgrader writes the student version of `solution`."""
+    return COURSE / solution.parent.name / solution.name

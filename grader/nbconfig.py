@@ -1,0 +1,46 @@
+"""nbgrader configuration objects built from grader/nbgrader_config.py plus per-run overrides."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from grader.paths import NBGRADER_CONFIG
+
+
+def base_config() -> Config:
+    """Load the course's nbgrader_config.py (the single place where course-wide settings live)."""
+    loader = PyFileConfigLoader(NBGRADER_CONFIG.name, path=str(NBGRADER_CONFIG.parent))
+    return loader.load_config()
+
+
+def course_config(root: Path, source: Path, release: Path, db_url: str) -> Config:
+    """A config whose paths point at the given folders; everything else comes from nbgrader_config.py."""
+    config = base_config()
+    config.CourseDirectory.root = str(root)
+    config.CourseDirectory.source_directory = str(source)
+    config.CourseDirectory.release_directory = str(release)
+    config.CourseDirectory.db_url = db_url
+    config.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", ".grader-done"]
+    config.Application.log_level = logging.WARNING
+    return config
+
+
+def api_for(config: Config):
+    """An NbGraderAPI bound to ``config`` (imported lazily: nbgrader pulls in a lot)."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    return NbGraderAPI(CourseDirectory(config=config), config=config)
+
+
+def check_result(result: dict, what: str) -> None:
+    """NbGraderAPI methods return failures instead of raising; turn them into an error."""
+    from grader.paths import GraderError
+
+    if not result.get("success"):
+        detail = (result.get("error") or "") + "\n" + (result.get("log") or "")
+        raise GraderError(f"{what} failed:\n{detail.strip()}")

@@ -1,4 +1,4 @@
-"""Command line: ``python -m grader <command>``; each command says what it did or fails with a clear message."""
+"""Command line: ``python -m grader <command>``; each command says what it did or fails clearly."""
 
 from __future__ import annotations
 

@@ -59,6 +59,8 @@ class NotebookRun:
     engine: str
     cells: tuple[CellRun, ...] = field(repr=False)
     seconds: float
+    widget_stdout: str = ""  # what widget callbacks printed (they print into widget state, not into a cell)
+    widget_errors: tuple[tuple[str, str], ...] = ()
 
     def cell(self, grade_id: str) -> CellRun:
         return next(cell for cell in self.cells if cell.grade_id == grade_id)
@@ -140,7 +142,16 @@ def execute(path: Path, engine: str = "minitf") -> NotebookRun:
             client.execute_cell(cell, index)
         seconds = time.perf_counter() - started
     cells = tuple(_summarise(i, cell) for i, cell in enumerate(notebook.cells) if cell.cell_type == "code")
-    return NotebookRun(path=path, engine=engine, cells=cells, seconds=seconds)
+    widget_outputs = [output for state in client.widget_state.values() for output in state.get("outputs", [])]
+    widget_stdout = [o.text for o in widget_outputs if o.output_type == "stream" and o.name == "stdout"]
+    return NotebookRun(
+        path=path,
+        engine=engine,
+        cells=cells,
+        seconds=seconds,
+        widget_stdout="".join(widget_stdout),
+        widget_errors=tuple((o.ename, o.evalue) for o in widget_outputs if o.output_type == "error"),
+    )
 
 
 @cache

@@ -60,6 +60,7 @@ def _label(cell) -> str:
 
 def _assert_runs_cleanly(run: NotebookRun) -> None:
     errors = [f"{_label(cell)}: {name}: {message}" for cell in run.cells for name, message in cell.errors]
+    errors += [f"a widget callback: {name}: {message}" for name, message in run.widget_errors]
     assert not errors, f"{_name(run.path)} on {run.engine} raised:\n" + "\n".join(errors)
     noisy = [f"{_label(c)}: {c.stderr.strip()[:300]}" for c in run.cells if c.is_test and c.stderr]
     heading = f"{_name(run.path)} on {run.engine}: nbgrader scores 0 for stderr in a test cell:\n"
@@ -144,15 +145,18 @@ def test_solution_passes_its_tests_on_minitf(solution: Path) -> None:
 def test_solution_prints_the_same_on_tensorflow_as_on_minitf(solution: Path) -> None:
     on_tensorflow = execute_cached(solution, "tensorflow")
     _assert_runs_cleanly(on_tensorflow)
-    on_minitf = [c for c in execute_cached(solution, "minitf").cells if MINITF_ONLY_TAG not in c.tags]
-    assert len(on_minitf) == len(on_tensorflow.cells)
+    on_minitf = execute_cached(solution, "minitf")
+    shared_cells = [cell for cell in on_minitf.cells if MINITF_ONLY_TAG not in cell.tags]
+    assert len(shared_cells) == len(on_tensorflow.cells)
+    pairs = zip(shared_cells, on_tensorflow.cells)
+    printed = [(_label(real), real.tags, real.stdout, mini.stdout) for mini, real in pairs]
+    printed.append(("widget callbacks", (), on_tensorflow.widget_stdout, on_minitf.widget_stdout))
     differences = []
-    for mini, real in zip(on_minitf, on_tensorflow.cells):
-        expected, actual = real.stdout, mini.stdout
-        if RANDOM_OUTPUT_TAG in real.tags:
+    for label, tags, expected, actual in printed:
+        if RANDOM_OUTPUT_TAG in tags:
             expected, actual = mask_numbers(expected), mask_numbers(actual)
         if expected != actual:
-            differences.append(f"{_label(real)}\n--- tensorflow\n{expected}--- minitf\n{actual}")
+            differences.append(f"{label}\n--- tensorflow\n{expected}--- minitf\n{actual}")
     assert not differences, "printed output differs between engines:\n" + "\n".join(differences)
 
 

@@ -1,0 +1,137 @@
+"""minitf: a small, readable NumPy engine with TensorFlow's API, for learning how TensorFlow works.
+
+`import minitf as tf` behaves like `import tensorflow as tf` for what the course uses. Where to look:
+  dtypes.py, tensor_shape.py, tensor.py   what a tensor is
+  core.py                                 bind(): the one door every op goes through (eager | traced | taped)
+  ops/                                    each op's kernel, checks, shape rule and gradient
+  variables.py, tape.py                   state and automatic differentiation
+"""
+
+from minitf import dtypes, errors, linalg, math, nest, nn, random
+from minitf.core import convert_to_tensor
+from minitf.dtypes import (
+    DType,
+    as_dtype,
+    bool,
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from minitf.ops import operators as _operators
+from minitf.ops.array_ops import (
+    boolean_mask,
+    broadcast_to,
+    concat,
+    constant,
+    expand_dims,
+    eye,
+    fill,
+    gather,
+    identity,
+    linspace,
+    newaxis,
+    one_hot,
+    ones,
+    ones_like,
+    pad,
+    range,
+    rank,
+    reshape,
+    reverse,
+    shape,
+    size,
+    split,
+    squeeze,
+    stack,
+    stop_gradient,
+    tile,
+    transpose,
+    unstack,
+    zeros,
+    zeros_like,
+)
+from minitf.ops.linalg_ops import matmul, norm, tensordot
+from minitf.ops.math_ops import (
+    abs,
+    add,
+    add_n,
+    argmax,
+    argmin,
+    cast,
+    clip_by_value,
+    cos,
+    cumsum,
+    divide,
+    equal,
+    exp,
+    floor,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    round,
+    saturate_cast,
+    scalar_mul,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    truediv,
+    truncatediv,
+    truncatemod,
+    where,
+)
+from minitf.printing import print_values as print
+from minitf.tape import GradientTape, UnconnectedGradients
+from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
+from minitf.variables import Variable
+from minitf.variables import _install_operators as _install_variable_operators
+
+_operators.install()
+_install_variable_operators()
+
+__version__ = "0.1.0"
+
+
+def executing_eagerly() -> bool:
+    """True unless a function is being traced."""
+    from minitf.core import state
+    return state.graph is None
+
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,15 @@
+"""`tf.nn`: activations and losses."""
+
+from minitf.ops.nn_ops import (  # noqa: F401
+    elu,
+    l2_loss,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    softplus,
+    sparse_softmax_cross_entropy_with_logits,
+    tanh,
+)

@@ -1,0 +1,205 @@
+"""Linear algebra: matmul (batched, with transpose flags), inverse, determinant, norm, tensordot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, same_dtype
+from minitf.errors import InvalidArgumentError
+from minitf.ops import math_ops as m
+from minitf.ops.array_ops import reshape, transpose
+from minitf.tensor import Tensor
+
+_MATMUL_TYPES = dtypes.NUMERIC - {dtypes.uint32, dtypes.uint64}
+
+
+def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -> np.ndarray:
+    for i, x in enumerate((a, b)):
+        if np.ndim(x) < 2:
+            raise InvalidArgumentError(None, None, f"In[{i}] ndims must be >= 2 [Op:MatMul] name: \nHint: tf.matmul "
+                                       "multiplies matrices; turn a vector into a matrix with tf.reshape(v, [1, -1])"
+                                       " or tf.expand_dims, or use tf.tensordot(u, v, 1) for a dot product.")
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    if a.shape[-1] != b.shape[-2]:
+        name = "MatMul" if a.ndim == 2 and b.ndim == 2 else "BatchMatMulV2"
+        shown = (f"In[0]: [{','.join(map(str, a.shape))}], In[1]: [{','.join(map(str, b.shape))}]" if name == "MatMul"
+                 else f"In[0] mismatch In[1] shape: {a.shape[-1]} vs. {b.shape[-2]}: "
+                      f"[{','.join(map(str, a.shape))}] [{','.join(map(str, b.shape))}] 0 0")
+        raise InvalidArgumentError(None, None, f"Matrix size-incompatible: {shown} [Op:{name}] name: \nHint: for "
+                                   f"a @ b the last dimension of a ({a.shape[-1]}) must equal the second-to-last of "
+                                   f"b ({b.shape[-2]}).")
+    try:
+        return np.matmul(a, b)
+    except ValueError:
+        raise InvalidArgumentError(None, None, f"In[0] and In[1] must have compatible batch dimensions: "
+                                   f"[{','.join(map(str, a.shape))}] vs. [{','.join(map(str, b.shape))}] "
+                                   "[Op:BatchMatMulV2] name: ") from None
+
+
+def _matmul_grad(c: Any, g: Tensor) -> list:
+    a, b = c.x, c.y
+    ta, tb = c.attrs["transpose_a"], c.attrs["transpose_b"]
+    a_, b_ = (m.conj(a), m.conj(b)) if a.dtype.is_complex else (a, b)
+    op = c.op
+    if not ta and not tb:
+        da, db = bind(op, g, b_, transpose_a=False, transpose_b=True), bind(op, a_, g, transpose_a=True, transpose_b=False)
+    elif not ta and tb:
+        da, db = bind(op, g, b_, transpose_a=False, transpose_b=False), bind(op, g, a_, transpose_a=True, transpose_b=False)
+    elif ta and not tb:
+        da, db = bind(op, b_, g, transpose_a=False, transpose_b=True), bind(op, a_, g, transpose_a=False, transpose_b=False)
+    else:
+        da, db = bind(op, b_, g, transpose_a=True, transpose_b=True), bind(op, g, a_, transpose_a=True, transpose_b=True)
+    return [m.unbroadcast(da, a), m.unbroadcast(db, b)]
+
+
+def _matmul_check(name: str) -> Any:
+    def check(inputs: Sequence[Tensor], attrs: dict) -> None:
+        same_dtype(name, inputs)
+        allowed_dtypes(name, _MATMUL_TYPES, inputs[0].dtype)  # type: ignore[attr-defined]
+    return check
+
+
+MatMul = Op("MatMul", _matmul_kernel, check=_matmul_check("MatMul"), grad=_matmul_grad)
+BatchMatMulV2 = Op("BatchMatMulV2", _matmul_kernel, check=_matmul_check("BatchMatMulV2"), grad=_matmul_grad)
+
+
+def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
+           output_type: Any = None, name: str | None = None) -> Tensor:
+    """Matrix product of the last two axes; leading (batch) axes broadcast. Both need rank >= 2."""
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b, dtype_hint=a.dtype)  # type: ignore[attr-defined]
+    if adjoint_a:
+        a, transpose_a = m.conj(a), True
+    if adjoint_b:
+        b, transpose_b = m.conj(b), True
+    batched = (a.shape.rank or 0) > 2 or (b.shape.rank or 0) > 2
+    return bind(BatchMatMulV2 if batched else MatMul, a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+
+
+def _inverse_kernel(x: np.ndarray, adjoint: bool) -> np.ndarray:
+    _square(x, "MatrixInverse")
+    try:
+        inv = np.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(None, None, "Input is not invertible. [Op:MatrixInverse] name: \nHint: the "
+                                   "matrix is singular (its determinant is 0).") from None
+    return np.swapaxes(inv, -1, -2).conj() if adjoint else inv
+
+
+def _square(x: np.ndarray, name: str) -> None:
+    if np.ndim(x) < 2:
+        raise InvalidArgumentError(None, None, f"Input must have rank >= 2, got {np.ndim(x)} [Op:{name}] name: ")
+    if x.shape[-1] != x.shape[-2]:
+        raise InvalidArgumentError(None, None, f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]} "
+                                   f"[Op:{name}] name: ")
+
+
+def _inverse_grad(c: Any, g: Tensor) -> list:
+    inv = c.out
+    left = matmul(inv, g, adjoint_a=True)
+    return [m.negative(matmul(left, inv, adjoint_b=True))]
+
+
+def _linalg_check(name: str) -> Any:
+    def check(inputs: Sequence[Tensor], attrs: dict) -> None:
+        allowed_dtypes(name, dtypes.FLOAT_OR_COMPLEX, inputs[0].dtype)  # type: ignore[attr-defined]
+    return check
+
+
+MatrixInverse = Op("MatrixInverse", _inverse_kernel, check=_linalg_check("MatrixInverse"), grad=_inverse_grad)
+
+
+def _det_kernel(x: np.ndarray) -> np.ndarray:
+    _square(x, "MatrixDeterminant")
+    return np.asarray(np.linalg.det(x)).astype(x.dtype)[()]
+
+
+def _det_grad(c: Any, g: Tensor) -> list:
+    # d det(A) / dA = det(A) * inv(A)^T
+    scale = m.multiply(g, c.out)
+    inv_t = transpose(inv(c.x), perm=list(range((c.x.shape.rank or 2) - 2)) + [(c.x.shape.rank or 2) - 1,
+                                                                                 (c.x.shape.rank or 2) - 2])
+    return [reshape(scale, scale.shape.as_list() + [1, 1]) * inv_t]
+
+
+MatrixDeterminant = Op("MatrixDeterminant", _det_kernel, check=_linalg_check("MatrixDeterminant"), grad=_det_grad)
+
+
+def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
+    """Inverse of a square matrix (or of each matrix in a batch)."""
+    return bind(MatrixInverse, convert_to_tensor(input), adjoint=bool(adjoint))
+
+
+def det(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Determinant of a square matrix (or of each matrix in a batch)."""
+    return bind(MatrixDeterminant, convert_to_tensor(input))
+
+
+def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool | None = None,  # noqa: A002
+         name: str | None = None) -> Tensor:
+    """Vector norms (euclidean/2, 1, inf) over `axis` (all entries if None); 'fro'/'euclidean' for matrices."""
+    x = convert_to_tensor(tensor)
+    if not (x.dtype.is_floating or x.dtype.is_complex):  # type: ignore[attr-defined]
+        raise TypeError(f"Input must be a float or complex tensor, got {x.dtype.name}.\nHint: "  # type: ignore
+                        f"tf.norm(tf.cast(x, tf.float32)).")
+    keep = bool(keepdims)
+    magnitude = m.abs(x)
+    if isinstance(axis, list | tuple) and len(axis) == 2 and ord not in ("euclidean", "fro"):
+        raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro'] for a pair of axes; "
+                         f"got {ord!r}.")
+    if ord in ("euclidean", "fro", 2, 2.0):
+        return m.sqrt(m.reduce_sum(m.square(magnitude), axis, keep))
+    if ord in (1, 1.0):
+        return m.reduce_sum(magnitude, axis, keep)
+    if ord == np.inf:
+        return m.reduce_max(magnitude, axis, keep)
+    if isinstance(ord, int | float) and ord > 0:
+        p = m.cast(ord, magnitude.dtype)  # type: ignore[attr-defined]
+        return m.pow(m.reduce_sum(m.pow(magnitude, p), axis, keep), 1 / p)
+    raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}.")
+
+
+def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
+    """Sum products over the given axes: axes=1 is a matrix product, axes=0 an outer product.
+
+    Composed as TensorFlow does: move the summed axes together, reshape both to matrices, matmul, reshape.
+    """
+    a = convert_to_tensor(a)
+    b = convert_to_tensor(b, dtype_hint=a.dtype)  # type: ignore[attr-defined]
+    ra, rb = a.shape.rank, b.shape.rank
+    if isinstance(axes, int | np.integer) or np.ndim(getattr(axes, "_value", axes)) == 0:
+        n = int(getattr(axes, "_value", axes))
+        if n < 0 or n > min(ra, rb):
+            raise ValueError(f"'axes' must be at most the rank of a and b: got {n} for ranks {ra} and {rb}.")
+        a_axes, b_axes = list(range(ra - n, ra)), list(range(n))
+    else:
+        a_axes, b_axes = ([int(v) for v in np.ravel(part)] for part in axes)
+        a_axes = [v % ra for v in a_axes]
+        b_axes = [v % rb for v in b_axes]
+    sa, sb = a.shape.as_list(), b.shape.as_list()
+    for i, j in zip(a_axes, b_axes):
+        if sa[i] != sb[j]:
+            raise InvalidArgumentError(None, None, f"tensordot: dimension {i} of a ({sa[i]}) does not match dimension "
+                                       f"{j} of b ({sb[j]}) [Op:MatMul] name: ")
+    free_a = [i for i in range(ra) if i not in a_axes]
+    free_b = [i for i in range(rb) if i not in b_axes]
+    size = int(np.prod([sa[i] for i in a_axes])) if a_axes else 1
+    a2 = reshape(transpose(a, free_a + a_axes), [-1 if free_a else 1, size])
+    b2 = reshape(transpose(b, b_axes + free_b), [size, -1 if free_b else 1])
+    product = matmul(a2, b2)
+    return reshape(product, [sa[i] for i in free_a] + [sb[i] for i in free_b])
+
+
+def trace(x: Any, name: str | None = None) -> Tensor:
+    x = convert_to_tensor(x)
+    n = min(x.shape[-1], x.shape[-2])
+    eye = np.eye(x.shape[-2], x.shape[-1], dtype=x.dtype._np)  # type: ignore[attr-defined]
+    return m.reduce_sum(x * eye, axis=[-2, -1]) if n else m.reduce_sum(x, axis=[-2, -1])

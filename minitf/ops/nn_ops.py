@@ -1,0 +1,124 @@
+"""`tf.nn`: activations, softmax and the cross-entropy losses a first neural network needs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
+from minitf.errors import InvalidArgumentError
+from minitf.ops import math_ops as m
+from minitf.ops.array_ops import one_hot
+from minitf.tensor import Tensor
+
+relu = m.relu
+sigmoid = m.sigmoid
+tanh = m.tanh
+
+
+def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype)
+
+
+def _log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(x.dtype)
+
+
+def _softmax_grad(c: Any, g: Tensor) -> list:
+    y = c.out
+    return [(g - m.reduce_sum(g * y, axis=c.attrs["axis"], keepdims=True)) * y]
+
+
+def _log_softmax_grad(c: Any, g: Tensor) -> list:
+    return [g - m.reduce_sum(g, axis=c.attrs["axis"], keepdims=True) * m.exp(c.out)]
+
+
+def _float_check(name: str) -> Any:
+    def check(inputs: Sequence[Tensor], attrs: dict) -> None:
+        allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)  # type: ignore[attr-defined]
+        if inputs[0].shape.rank == 0:
+            raise InvalidArgumentError(None, None, f"logits must have >= 1 dimension, got [] [Op:{name}] name: ")
+    return check
+
+
+Softmax = Op("Softmax", _softmax_kernel, check=_float_check("Softmax"), grad=_softmax_grad)
+LogSoftmax = Op("LogSoftmax", _log_softmax_kernel, check=_float_check("LogSoftmax"), grad=_log_softmax_grad)
+
+
+def _axis(x: Tensor, axis: int | None) -> int:
+    rank = x.shape.rank or 1
+    axis = -1 if axis is None else int(axis)
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(None, None, f"`axis` must be in the range [{-rank}, {rank}) where {rank} is the "
+                                   f"number of dimensions in the input. Received: axis={axis}")
+    return axis % rank
+
+
+def softmax(logits: Any, axis: int | None = None, name: str | None = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis` (the last by default), computed stably."""
+    x = convert_to_tensor(logits)
+    return bind(Softmax, x, axis=_axis(x, axis))
+
+
+def log_softmax(logits: Any, axis: int | None = None, name: str | None = None) -> Tensor:
+    x = convert_to_tensor(logits)
+    return bind(LogSoftmax, x, axis=_axis(x, axis))
+
+
+def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, name: str | None = None) -> Tensor:
+    """Cross-entropy between a probability distribution `labels` and unnormalised `logits`, per example."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype=logits.dtype)  # type: ignore[attr-defined]
+    if labels.shape.is_fully_defined() and logits.shape.is_fully_defined() and labels.shape != logits.shape:
+        raise InvalidArgumentError(None, None, f"logits and labels must be broadcastable: logits_size="
+                                   f"{logits.shape.as_list()} labels_size={labels.shape.as_list()} "
+                                   "[Op:SoftmaxCrossEntropyWithLogits] name: ")
+    return m.negative(m.reduce_sum(labels * log_softmax(logits, axis), axis=axis))
+
+
+def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str | None = None) -> Tensor:
+    """Cross-entropy with integer class labels (one per example) instead of distributions."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    if not labels.dtype.is_integer:  # type: ignore[attr-defined]
+        raise TypeError(f"labels must be an integer tensor (class indices), got {labels.dtype.name}.")  # type: ignore
+    n = logits.shape[-1]
+    if labels.shape.rank != logits.shape.rank - 1:
+        raise ValueError(f"Rank mismatch: Rank of labels (received {labels.shape.rank}) should equal rank of "
+                         f"logits minus 1 (received {logits.shape.rank}).")
+    values = getattr(labels, "_value", None)
+    if values is not None and np.size(values):
+        bad = np.flatnonzero((np.ravel(values) < 0) | (np.ravel(values) >= n))
+        if bad.size:
+            raise InvalidArgumentError(None, None, f"Received a label value of {np.ravel(values)[bad[0]]} which is "
+                                       f"outside the valid range of [0, {n}).  Label values: "
+                                       f"{' '.join(str(v) for v in np.ravel(values))} "
+                                       "[Op:SparseSoftmaxCrossEntropyWithLogits] name: ")
+    picked = one_hot(labels, n, dtype=logits.dtype)  # type: ignore[attr-defined]
+    return m.negative(m.reduce_sum(picked * log_softmax(logits), axis=-1))
+
+
+def l2_loss(t: Any, name: str | None = None) -> Tensor:
+    x = convert_to_tensor(t)
+    return m.reduce_sum(m.square(x)) / 2
+
+
+def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    x = convert_to_tensor(features)
+    return m.where(x > 0, x, x * alpha)
+
+
+def elu(features: Any, name: str | None = None) -> Tensor:
+    x = convert_to_tensor(features)
+    return m.where(x > 0, x, m.expm1(m.minimum(x, 0)))
+
+
+def softplus(features: Any, name: str | None = None) -> Tensor:
+    x = convert_to_tensor(features)
+    return m.log1p(m.exp(m.negative(m.abs(x)))) + m.maximum(x, 0)

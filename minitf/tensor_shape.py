@@ -1,0 +1,139 @@
+"""`tf.TensorShape`: a shape whose dimensions may be unknown (None), as tracing needs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+
+class TensorShape:
+    """A tuple of dimensions (ints, or None where unknown); `dims is None` when even the rank is unknown."""
+
+    __slots__ = ("_dims",)
+
+    def __init__(self, dims: Iterable[Any] | TensorShape | None) -> None:
+        if isinstance(dims, TensorShape):
+            self._dims = dims._dims
+        elif dims is None:
+            self._dims = None
+        else:
+            self._dims = tuple(None if d is None else int(d) for d in dims)
+
+    # --- the tuple-like interface students use ---
+    @property
+    def rank(self) -> int | None:
+        return None if self._dims is None else len(self._dims)
+
+    @property
+    def ndims(self) -> int | None:
+        return self.rank
+
+    @property
+    def dims(self) -> list[int | None] | None:
+        return None if self._dims is None else list(self._dims)
+
+    def as_list(self) -> list[int | None]:
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def num_elements(self) -> int | None:
+        if not self.is_fully_defined():
+            return None
+        n = 1
+        for d in self._dims:  # type: ignore[union-attr]
+            n *= d
+        return n
+
+    def is_fully_defined(self) -> bool:
+        return self._dims is not None and None not in self._dims
+
+    def is_compatible_with(self, other: Any) -> bool:
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
+            return True
+        if len(self._dims) != len(other._dims):
+            return False
+        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+
+    def most_specific_compatible_shape(self, other: TensorShape) -> TensorShape:
+        """The shape that keeps what two shapes agree on: how `reduce_retracing` generalises."""
+        if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
+            return TensorShape(None)
+        return TensorShape(a if a == b else None for a, b in zip(self._dims, other._dims))
+
+    def merge_with(self, other: Any) -> TensorShape:
+        other = as_shape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        if self._dims is None:
+            return other
+        if other._dims is None:
+            return self
+        return TensorShape(a if a is not None else b for a, b in zip(self._dims, other._dims))
+
+    def assert_is_compatible_with(self, other: Any) -> None:
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+
+    def __len__(self) -> int:
+        if self._dims is None:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
+        return len(self._dims)
+
+    def __iter__(self) -> Iterator[int | None]:
+        if self._dims is None:
+            raise ValueError("Cannot iterate over a shape with unknown rank.")
+        return iter(self._dims)
+
+    def __getitem__(self, key: int | slice) -> Any:
+        if self._dims is None:
+            return TensorShape(None) if isinstance(key, slice) else None
+        if isinstance(key, slice):
+            return TensorShape(self._dims[key])
+        return self._dims[key]
+
+    def __bool__(self) -> bool:
+        return self._dims is not None
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            other_shape = as_shape(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return self._dims == other_shape._dims
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self._dims)
+
+    def __add__(self, other: Any) -> TensorShape:
+        return self.concatenate(other)
+
+    def concatenate(self, other: Any) -> TensorShape:
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + other._dims)
+
+    def __str__(self) -> str:
+        if self._dims is None:
+            return "<unknown>"
+        if len(self._dims) == 1:
+            return f"({self._dims[0]},)"
+        return "(" + ", ".join(str(d) for d in self._dims) + ")"
+
+    def __repr__(self) -> str:
+        if self._dims is None:
+            return "TensorShape(None)"
+        return f"TensorShape({list(self._dims)})"
+
+    def __reduce__(self) -> tuple:
+        return TensorShape, (self._dims,)
+
+
+def as_shape(shape: Any) -> TensorShape:
+    return shape if isinstance(shape, TensorShape) else TensorShape(shape)

@@ -161,8 +161,8 @@ def execute_cached(path: Path, engine: str) -> NotebookRun:
 
 
 def mask_numbers(text: str) -> str:
-    """Text with every number replaced by '#' and runs of spaces collapsed (for random outputs)."""
-    return re.sub(r"[ \t]+", " ", _NUMBER.sub("#", text))
+    """Text with every number replaced by '#' and spaces dropped (NumPy pads columns to the widest number)."""
+    return re.sub(r"[ \t]+", "", _NUMBER.sub("#", text))
 
 
 def solution_notebooks() -> list[Path]:

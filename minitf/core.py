@@ -102,19 +102,35 @@ def bind(op: Op, *inputs: Tensor, **attrs: Any) -> Any:
     return outputs
 
 
+_BY_NUMPY = dtypes._BY_NUMPY
+_new = object.__new__
+
+
 def run_eager(op: Op, inputs: Sequence[Tensor], attrs: dict) -> Any:
-    """Execute the NumPy kernel; turn NumPy's complaints into the OpError TensorFlow raises."""
+    """Execute the NumPy kernel; turn NumPy's complaints into the OpError TensorFlow raises.
+
+    This is the hot path of eager execution, so it avoids helper calls where one line will do.
+    """
     if op.check is not None:
         op.check(inputs, attrs)
     try:
-        out = op.kernel(*[t._value for t in inputs], **attrs)
+        n = len(inputs)
+        if n == 1:
+            out = op.kernel(inputs[0]._value, **attrs)  # type: ignore[attr-defined]
+        elif n == 2:
+            out = op.kernel(inputs[0]._value, inputs[1]._value, **attrs)  # type: ignore[attr-defined]
+        else:
+            out = op.kernel(*[t._value for t in inputs], **attrs)  # type: ignore[attr-defined]
     except OpError:
         raise
     except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
         message = op.explain(inputs, attrs, exc) if op.explain is not None else str(exc)
         raise invalid_argument(op.name, message) from None
     if op.num_outputs == 1:
-        return make(out, dtypes.from_numpy(out.dtype))
+        t = _new(EagerTensor)
+        t._value = out
+        t._dtype = _BY_NUMPY.get(out.dtype) or dtypes.from_numpy(out.dtype)
+        return t
     return tuple(make(o, dtypes.from_numpy(o.dtype)) for o in out)
 
 
@@ -204,10 +220,20 @@ def operand(value: Any, dtype: dtypes.DType) -> Tensor:
     """
     if isinstance(value, Tensor):
         return value
-    if type(value) is float and dtype._np.kind == "f" or type(value) is int and dtype._np.kind in "fc":
-        if state.graph is None:
-            return make(dtype.as_numpy_dtype(value), dtype)
+    kind = type(value)
+    if (kind is float and dtype.kind == "f" or kind is int and dtype.kind in "fc") and state.graph is None:
+        key = (kind, value, dtype)
+        t = _scalar_cache.get(key)
+        if t is None:
+            if len(_scalar_cache) > 512:
+                _scalar_cache.clear()
+            t = _scalar_cache[key] = make(dtype.as_numpy_dtype(value), dtype)
+        return t
     return convert_to_tensor(value, dtype_hint=dtype)
+
+
+# Python numbers used as operands (`x * 1.01`) recur in loops; tensors are immutable, so one per value will do.
+_scalar_cache: dict[tuple, Tensor] = {}
 
 
 def same_dtype(op_name: str, inputs: Sequence[Tensor]) -> None:
@@ -261,13 +287,16 @@ def is_eager(t: Any) -> bool:
 class GradContext:
     """What a gradient rule sees of the call it differentiates: the op, its inputs, outputs and attrs."""
 
-    __slots__ = ("op", "inputs", "outputs", "attrs")
+    __slots__ = ("op", "inputs", "outputs", "attrs", "needs")
 
-    def __init__(self, op: Op, inputs: Sequence[Tensor], outputs: Sequence[Tensor], attrs: dict) -> None:
+    def __init__(self, op: Op, inputs: Sequence[Tensor], outputs: Sequence[Tensor], attrs: dict,
+                 needs: Sequence[bool] = (True, True, True, True)) -> None:
         self.op = op
         self.inputs = inputs
         self.outputs = outputs
         self.attrs = attrs
+        # needs[i]: does anyone want the gradient of input i? (rules may skip the others)
+        self.needs = needs
 
     @property
     def x(self) -> Tensor:

@@ -17,12 +17,13 @@ _py_bool = bool  # this module defines its own `bool` (TensorFlow's name for the
 class DType:
     """A TensorFlow dtype such as `tf.float32`: a name plus the NumPy dtype that stores it."""
 
-    __slots__ = ("name", "as_numpy_dtype", "_np")
+    __slots__ = ("name", "as_numpy_dtype", "_np", "kind")
 
     def __init__(self, name: str, np_dtype: Any) -> None:
         self.name = name
         self._np = np.dtype(np_dtype)
         self.as_numpy_dtype = self._np.type
+        self.kind = self._np.kind  # NumPy's one-letter kind: "f" float, "i" int, "u" unsigned, "b" bool, ...
 
     # --- what kind of number is it ---
     @property

@@ -42,18 +42,6 @@ class _Read:
         self.out = out
 
 
-class _Call:
-    """A recorded op call."""
-
-    __slots__ = ("op", "inputs", "attrs", "outputs")
-
-    def __init__(self, op: Op, inputs: tuple, attrs: dict, outputs: tuple) -> None:
-        self.op = op
-        self.inputs = inputs
-        self.attrs = attrs
-        self.outputs = outputs
-
-
 def _key(x: Any) -> int:
     return id(x)
 
@@ -75,7 +63,7 @@ class GradientTape:
     def _reset_records(self) -> None:
         self._tracked: dict[int, Any] = {}  # id -> tensor/variable whose gradient we may need (kept alive)
         self._variables: dict[int, Any] = {}  # watched variables, in watch order
-        self._calls: list[_Call | _Read] = []
+        self._calls: list[GradContext | _Read] = []  # a recorded op call is the context its rule gets
 
     # --- recording ---
     def __enter__(self) -> GradientTape:
@@ -131,18 +119,21 @@ class GradientTape:
 
     def record(self, op: Op, inputs: tuple, attrs: dict, outputs: Any) -> None:
         """Called by `core.bind` for every op while this tape records; keeps those that touch watched values."""
+        if op.grad is None:
+            return  # not differentiable: nothing flows back through it
         tracked = self._tracked
         for t in inputs:
-            if _key(t) in tracked:
+            if id(t) in tracked:
                 break
         else:
             return
-        outs = outputs if isinstance(outputs, tuple) else (outputs,)
-        if op.grad is None:
-            return  # not differentiable: nothing flows back through it
-        for o in outs:
-            tracked[_key(o)] = o
-        self._calls.append(_Call(op, inputs, attrs, outs))
+        if type(outputs) is tuple:
+            for o in outputs:
+                tracked[id(o)] = o
+        else:
+            tracked[id(outputs)] = outputs
+            outputs = (outputs,)
+        self._calls.append(GradContext(op, inputs, outputs, attrs))
 
     @contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -227,18 +218,26 @@ class GradientTape:
             if was_recording:
                 self._push()
 
-    def _backward_call(self, call: _Call, grads: dict[int, Tensor]) -> None:
-        out_grads = [grads.get(_key(o)) for o in call.outputs]
-        if all(g is None for g in out_grads):
-            return
-        ctx = GradContext(call.op, call.inputs, call.outputs, call.attrs)
+    def _backward_call(self, call: GradContext, grads: dict[int, Tensor]) -> None:
+        """Apply one op's gradient rule; runs once per recorded op, so it is kept short."""
+        outputs = call.outputs
         if call.op.num_outputs == 1:
-            in_grads = call.op.grad(ctx, out_grads[0])  # type: ignore[misc]
+            g = grads.get(id(outputs[0]))
+            if g is None:
+                return
         else:
-            in_grads = call.op.grad(ctx, out_grads)  # type: ignore[misc]
-        for inp, g in zip(call.inputs, in_grads):
-            if g is not None and _key(inp) in self._tracked:
-                _accumulate(grads, _key(inp), g)
+            g = [grads.get(id(o)) for o in outputs]
+            if not any(x is not None for x in g):
+                return
+        tracked = self._tracked
+        inputs = call.inputs
+        needs = call.needs = [id(t) in tracked for t in inputs]
+        in_grads = call.op.grad(call, g)  # type: ignore[misc]
+        for inp, need, ig in zip(inputs, needs, in_grads):
+            if need and ig is not None:
+                key = id(inp)
+                previous = grads.get(key)
+                grads[key] = ig if previous is None else math_ops.add(previous, ig)
 
     def jacobian(self, target: Any, sources: Any,
                  unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,

@@ -32,7 +32,8 @@ BOOL = frozenset({dtypes.bool})
 
 def _unary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
+        if inputs[0].dtype not in allowed:  # type: ignore[attr-defined]
+            allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
 
     return Op(name, kernel, check=check, shape=shapes.same_as_first, grad=grad)
 
@@ -43,7 +44,8 @@ def _binary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | No
         x, y = inputs
         if x.dtype is not y.dtype:  # type: ignore[attr-defined]
             same_dtype(name, inputs)
-        allowed_dtypes(name, allowed, x.dtype)  # type: ignore[attr-defined]
+        if x.dtype not in allowed:  # type: ignore[attr-defined]
+            allowed_dtypes(name, allowed, x.dtype)  # type: ignore[attr-defined]
 
     def explain(inputs: Sequence[Tensor], attrs: dict, exc: Exception) -> str:
         if "broadcast" in str(exc):
@@ -61,8 +63,11 @@ def _dims(shape: list[int]) -> str:
 
 def binary_call(op: Op, x: Any, y: Any) -> Tensor:
     """Call a binary op the way TensorFlow's wrappers do: `y` is converted to `x`'s dtype where possible."""
-    x = convert_to_tensor(x) if not isinstance(x, Tensor) else x
-    return bind(op, x, operand(y, x.dtype))  # type: ignore[attr-defined]
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
+    if not isinstance(y, Tensor):
+        y = operand(y, x.dtype)  # type: ignore[attr-defined]
+    return bind(op, x, y)
 
 
 def reflected_call(op: Op, x: Any, y: Any) -> Tensor:
@@ -76,7 +81,7 @@ def reflected_call(op: Op, x: Any, y: Any) -> Tensor:
 
 def unbroadcast(g: Tensor, like: Tensor) -> Tensor:
     """Sum a broadcast gradient back to the shape of the input it flows to."""
-    if state.graph is None and np.shape(g._value) == np.shape(like._value):  # type: ignore[attr-defined]
+    if state.graph is None and g._value.shape == like._value.shape:  # type: ignore[attr-defined]
         return g
     if state.graph is not None and g.shape == like.shape and like.shape.is_fully_defined():
         return g
@@ -111,28 +116,33 @@ def broadcast_like(x: Tensor, like: Tensor) -> Tensor:
 
 
 def _conj_if_complex(x: Tensor) -> Tensor:
-    return conj(x) if x.dtype.is_complex else x  # type: ignore[attr-defined]
+    return conj(x) if x.dtype.kind == "c" else x  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------------------------------------
 # Binary arithmetic
 # ---------------------------------------------------------------------------------------------------
 
+# Binary gradient rules compute only what the tape needs (`c.needs[i]`): in `x * 1.01` nobody asks
+# for the gradient of the constant.
+
 def _add_grad(c: Any, g: Tensor) -> list:
-    return [unbroadcast(g, c.x), unbroadcast(g, c.y)]
+    return [unbroadcast(g, c.x) if c.needs[0] else None, unbroadcast(g, c.y) if c.needs[1] else None]
 
 
 def _sub_grad(c: Any, g: Tensor) -> list:
-    return [unbroadcast(g, c.x), unbroadcast(negative(g), c.y)]
+    return [unbroadcast(g, c.x) if c.needs[0] else None, unbroadcast(negative(g), c.y) if c.needs[1] else None]
 
 
 def _mul_grad(c: Any, g: Tensor) -> list:
-    return [unbroadcast(g * _conj_if_complex(c.y), c.x), unbroadcast(_conj_if_complex(c.x) * g, c.y)]
+    return [unbroadcast(g * _conj_if_complex(c.y), c.x) if c.needs[0] else None,
+            unbroadcast(_conj_if_complex(c.x) * g, c.y) if c.needs[1] else None]
 
 
 def _div_grad(c: Any, g: Tensor) -> list:
     x, y = c.x, c.y
-    return [unbroadcast(g / y, x), unbroadcast(negative(g) * x / (y * y), y)]
+    return [unbroadcast(g / y, x) if c.needs[0] else None,
+            unbroadcast(negative(g) * x / (y * y), y) if c.needs[1] else None]
 
 
 def _pow_grad(c: Any, g: Tensor) -> list:
@@ -300,8 +310,27 @@ def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
     return np.asarray(0.5 * (np.tanh(0.5 * x) + 1), dtype=x.dtype)[()]
 
 
-def _relu_like_sign(x: Tensor) -> Tensor:
-    return cast(x > 0, x.dtype)  # type: ignore[attr-defined]
+# Gradient kernels TensorFlow also has as ops of their own (TanhGrad, ...): one NumPy call instead of
+# three, and their own rules for second derivatives. Inputs are (y, dy): the forward output and its gradient.
+TanhGrad = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shapes.same_as_first,
+              grad=lambda c, g: [g * c.y * -2 * c.x, bind(TanhGrad, c.x, g)])
+SigmoidGrad = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shapes.same_as_first,
+                 grad=lambda c, g: [g * c.y * (1 - 2 * c.x), bind(SigmoidGrad, c.x, g)])
+SqrtGrad = Op("SqrtGrad", lambda y, dy: np.where(dy == 0, np.zeros((), y.dtype), dy * (0.5 / y)).astype(y.dtype),
+              shape=shapes.same_as_first,
+              grad=lambda c, g: [negative(g) * c.out / c.x, bind(SqrtGrad, c.x, g)])
+ReciprocalGrad = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shapes.same_as_first,
+                    grad=lambda c, g: [g * -2 * c.y * c.x, bind(ReciprocalGrad, c.x, g)])
+RsqrtGrad = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shapes.same_as_first,
+               grad=lambda c, g: [g * -1.5 * c.y * c.x * c.x, bind(RsqrtGrad, c.x, g)])
+ReluGrad = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtype)), shape=shapes.same_as_first,
+              grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
+
+
+def _fused_grad(op: Op, y: Tensor, g: Tensor) -> Tensor:
+    if y.dtype.is_complex:  # type: ignore[attr-defined]
+        y = conj(y)
+    return bind(op, y, g)
 
 
 Neg = _unary("Neg", np.negative, NUM - {dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64},
@@ -311,10 +340,9 @@ ComplexAbs = _unary("ComplexAbs", np.abs, frozenset({dtypes.complex64, dtypes.co
                     lambda c, g: [cast(g, c.x.dtype) * c.x / cast(c.out, c.x.dtype)])
 Sign = _unary("Sign", np.sign, NUM, lambda c, g: [zeros_like_(c.x)])
 Square = _unary("Square", np.square, NUM, lambda c, g: [g * 2 * _conj_if_complex(c.x)])
-Sqrt = _unary("Sqrt", np.sqrt, FC,
-              # TensorFlow's SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan).
-              lambda c, g: [where(g == 0, zeros_like_(g), g * 0.5 / _conj_if_complex(c.out))])
-Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), FC, lambda c, g: [g * -0.5 * c.out * c.out * c.out])
+# SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan), as in TensorFlow.
+Sqrt = _unary("Sqrt", np.sqrt, FC, lambda c, g: [_fused_grad(SqrtGrad, c.out, g)])
+Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), FC, lambda c, g: [_fused_grad(RsqrtGrad, c.out, g)])
 Exp = _unary("Exp", np.exp, FC, lambda c, g: [g * _conj_if_complex(c.out)])
 Expm1 = _unary("Expm1", np.expm1, FC, lambda c, g: [g * exp(c.x)])
 Log = _unary("Log", np.log, FC, lambda c, g: [g / _conj_if_complex(c.x)])
@@ -322,14 +350,14 @@ Log1p = _unary("Log1p", np.log1p, FC, lambda c, g: [g / (1 + c.x)])
 Sin = _unary("Sin", np.sin, FC, lambda c, g: [g * cos(c.x)])
 Cos = _unary("Cos", np.cos, FC, lambda c, g: [negative(g) * sin(c.x)])
 Tan = _unary("Tan", np.tan, FC, lambda c, g: [g / square(cos(c.x))])
-Tanh = _unary("Tanh", np.tanh, FC, lambda c, g: [g * (1 - c.out * c.out)])
-Sigmoid = _unary("Sigmoid", _sigmoid_kernel, FC, lambda c, g: [g * c.out * (1 - c.out)])
-Reciprocal = _unary("Reciprocal", np.reciprocal, FC, lambda c, g: [negative(g) * c.out * c.out])
+Tanh = _unary("Tanh", np.tanh, FC, lambda c, g: [_fused_grad(TanhGrad, c.out, g)])
+Sigmoid = _unary("Sigmoid", _sigmoid_kernel, FC, lambda c, g: [_fused_grad(SigmoidGrad, c.out, g)])
+Reciprocal = _unary("Reciprocal", np.reciprocal, FC, lambda c, g: [_fused_grad(ReciprocalGrad, c.out, g)])
 Round = _unary("Round", lambda x: np.round(x) if x.dtype.kind in "fc" else x, NUM)
 Floor = _unary("Floor", np.floor, F)
 Ceil = _unary("Ceil", np.ceil, F)
 Relu = _unary("Relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), REAL,
-              lambda c, g: [g * _relu_like_sign(c.out)])
+              lambda c, g: [bind(ReluGrad, g, c.out)])
 Conj = _unary("Conj", np.conj, NUM, lambda c, g: [conj(g)])
 Real = _unary("Real", np.real, NUM)
 Imag = _unary("Imag", np.imag, NUM)
@@ -340,7 +368,7 @@ IsFinite = _unary("IsFinite", np.isfinite, F)
 
 def _unary_fn(op: Op, doc: str) -> Callable[..., Tensor]:
     def fn(x: Any, name: str | None = None) -> Tensor:
-        return bind(op, convert_to_tensor(x))
+        return bind(op, x if isinstance(x, Tensor) else convert_to_tensor(x))
     fn.__doc__ = doc
     return fn
 

@@ -1,0 +1,1 @@
+"""Benchmarks: minitf next to NumPy (the floor) and TensorFlow, in one run, reported as ratios."""

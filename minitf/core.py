@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.errors import InvalidArgumentError, OpError, invalid_argument
+from minitf.errors import InvalidArgumentError, NotFoundError, OpError, invalid_argument
 from minitf.tensor import EagerTensor, Tensor, make
 
 # NumPy warns about 1/0, log(0), overflow...; TensorFlow returns inf/nan silently. A warning printed by
@@ -147,7 +147,10 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> tuple[Any, dtypes
     if target is dtypes.string:
         return _strings(value), target
     try:
-        array = np.array(value, dtype=inferred._np if inferred is not dtypes.string else None)
+        # Build floats directly in the target precision (0.1 as float64 must not pass through float32);
+        # integers go through the inferred type so that narrowing wraps around as in TensorFlow.
+        build = target if target.kind in "fc" else inferred
+        array = np.array(value, dtype=build._np if build is not dtypes.string else None)
     except ValueError as exc:
         if "inhomogeneous" in str(exc) or "sequence" in str(exc):
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
@@ -274,6 +277,14 @@ def allowed_dtypes(op_name: str, allowed: frozenset[dtypes.DType], dtype: dtypes
         if state.graph is not None:
             raise TypeError(message)
         raise InvalidArgumentError(None, None, message)
+
+
+def no_kernel(op_name: str, dtype: Any) -> NotFoundError:
+    """TensorFlow's error for an op whose definition accepts `dtype` but that has no CPU kernel for it."""
+    return NotFoundError(None, None, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
+                         f"[T=DT_{dtype.name.upper()}]\nAll kernels registered for op {op_name}: ... "
+                         f"[Op:{op_name}] name: \nHint: TensorFlow has no CPU kernel of {op_name} for "
+                         f"{dtype.name}; tf.cast the input to another dtype first.")
 
 
 def values(tensors: Sequence[Tensor]) -> list[Any]:

@@ -20,7 +20,7 @@ import numpy as np
 from minitf import nest
 from minitf.core import GradContext, Op, convert_to_tensor, state
 from minitf.ops import array_ops, math_ops
-from minitf.tensor import Tensor
+from minitf.tensor import Tensor, make
 
 log = logging.getLogger("minitf")
 
@@ -57,8 +57,11 @@ class GradientTape:
         self._persistent = persistent
         self._watch_accessed_variables = watch_accessed_variables
         self._reset_records()
-        self._used = False
+        # TensorFlow's tape object exists from the first `with` until a non-persistent tape has answered
+        # (or `reset` starts a new one); `_live` mirrors "tape is not None", `_recording` "on the stack".
+        self._live = False
         self._recording = False
+        self._consumed_variables: tuple = ()
 
     def _reset_records(self) -> None:
         self._tracked: dict[int, Any] = {}  # id -> tensor/variable whose gradient we may need (kept alive)
@@ -76,6 +79,9 @@ class GradientTape:
     def _push(self) -> None:
         if self._recording:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter an already-active tape.")
+        if not self._live:
+            self._reset_records()  # a fresh tape: the first `with`, or re-entering a tape that has answered
+            self._live = True
         self._recording = True
         state.tapes.append(self)
         state.refresh()
@@ -88,22 +94,24 @@ class GradientTape:
 
     def watch(self, tensor: Any) -> None:
         """Ensure `tensor` (or each tensor/variable in a nested structure) is traced by this tape."""
+        if not self._live:
+            raise AttributeError("'NoneType' object has no attribute '_tape': this GradientTape is not active "
+                                 "(it was never entered, or it already computed its one set of gradients).\n"
+                                 "Hint: call tape.watch(x) inside `with tf.GradientTape() as tape:`.")
         for t in nest.flatten(tensor):
-            if hasattr(t, "_as_tensor") and not isinstance(t, Tensor):  # a Variable
-                self._watch_variable(t)
-                continue
-            if not isinstance(t, Tensor):
+            is_variable = hasattr(t, "_as_tensor") and not isinstance(t, Tensor)
+            if not (is_variable or isinstance(t, Tensor)):
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
-                                 f"tf.Variable or ExtensionType.")
-            if not (t.dtype.is_floating or t.dtype.is_complex):  # type: ignore[attr-defined]
-                log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %r",
-                            t.dtype)  # type: ignore[attr-defined]
-            self._tracked[_key(t)] = t
+                                 f"tf.Variable or ExtensionType.\nHint: watch tensors (tf.constant(...)) or "
+                                 f"variables; Python and NumPy values are not recorded.")
+            if not (t.dtype.is_floating or t.dtype.is_complex):
+                log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %r", t.dtype)
+            if is_variable:
+                self._watch_variable(t)
+            else:
+                self._tracked[_key(t)] = t
 
     def _watch_variable(self, variable: Any) -> None:
-        if not (variable.dtype.is_floating or variable.dtype.is_complex):
-            log.warning("The dtype of the watched variable must be floating (e.g. tf.float32), got %r",
-                        variable.dtype)
         self._variables.setdefault(_key(variable), variable)
         self._tracked[_key(variable)] = variable
 
@@ -138,8 +146,9 @@ class GradientTape:
     @contextmanager
     def stop_recording(self) -> Iterator[None]:
         """Temporarily stop recording: ops in this block are invisible to the tape."""
-        if not self._recording:
-            raise ValueError("Tape must be recording when stop_recording is called.")
+        if not self._live:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        self._require_recording("stop_recording()")
         self._pop()
         try:
             yield
@@ -147,76 +156,95 @@ class GradientTape:
             self._push()
 
     def reset(self) -> None:
-        """Forget everything recorded so far (the tape keeps recording if it was)."""
+        """Forget everything recorded and watched so far; the tape goes on recording afresh."""
+        self._require_recording("reset()")
         self._reset_records()
+        self._live = True
+
+    def _require_recording(self, what: str) -> None:
+        if not self._recording:
+            raise ValueError(f"Tape is not recording.\nHint: call tape.{what} inside the tape's `with` block.")
 
     def watched_variables(self) -> tuple:
-        return tuple(self._variables.values())
+        """The variables this tape watches, in the order they were created (as TensorFlow lists them)."""
+        if not self._live:
+            return self._consumed_variables
+        return tuple(sorted(self._variables.values(), key=lambda v: v._uid))
 
     # --- differentiating ---
-    def _check_usable(self) -> None:
-        if self._used and not self._persistent:
+    def _begin_answer(self) -> None:
+        """Checks made before every gradient/jacobian: the tape must be live; a non-persistent tape stops."""
+        if not self._live:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients (or "
                                "jacobians)\nHint: create the tape with tf.GradientTape(persistent=True) to ask it "
                                "more than once, or record again in a new `with tf.GradientTape()` block.")
-        self._used = True
-        if self._recording and self._persistent:
-            log.warning("Calling GradientTape.gradient on a persistent tape inside its context is significantly "
-                        "less efficient than calling it outside the context (it causes the gradient ops to be "
-                        "recorded on the tape, leading to increased CPU and memory usage). Only call "
-                        "GradientTape.gradient inside the context if you actually want to trace the gradient "
-                        "in order to compute higher order derivatives.")
+        if self._recording:
+            if not self._persistent:
+                self._pop()  # as in TensorFlow: a one-shot tape stops recording when it answers
+            else:
+                _warn_once("Calling GradientTape.gradient on a persistent tape inside its context is significantly "
+                           "less efficient than calling it outside the context (it causes the gradient ops to be "
+                           "recorded on the tape, leading to increased CPU and memory usage). Only call "
+                           "GradientTape.gradient inside the context if you actually want to trace the gradient "
+                           "in order to compute higher order derivatives.")
+
+    def _end_answer(self) -> None:
+        """A non-persistent tape has given its one answer: drop the records (TensorFlow frees its tape)."""
+        if not self._persistent:
+            self._consumed_variables = self.watched_variables()
+            self._live = False
+            self._reset_records()
 
     def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
                  unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
         """d(sum of targets)/d(source) for every source, in the sources' structure (None where unconnected)."""
-        self._check_usable()
-        unconnected = UnconnectedGradients(unconnected_gradients)
-        targets = [convert_to_tensor(t) for t in nest.flatten(target)]
-        flat_sources = nest.flatten(sources)
-        for s in flat_sources:
-            if not (isinstance(s, Tensor) or hasattr(s, "_as_tensor")):
-                raise ValueError(f"Passed in object {s!r} of type {type(s).__name__!r}, not tf.Tensor or tf.Variable "
-                                 f"or ExtensionType.\nHint: sources must be the tensors or variables you watched.")
+        self._begin_answer()
+        if target is None:
+            raise TypeError("Argument `target` should be a list or nested structure of Tensors, Variables or "
+                            "CompositeTensors to be differentiated, but received None.")
+        unconnected = _unconnected(unconnected_gradients)
+        targets = [_differentiable(t, "target") for t in nest.flatten(target)]
+        flat_sources = [_differentiable(s, "source") for s in nest.flatten(sources)]
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
         grads = self._backward(targets, seeds)
         result = [self._source_gradient(grads, s, unconnected) for s in flat_sources]
+        self._end_answer()
         return nest.pack_sequence_as(sources, result)
 
     def _source_gradient(self, grads: dict, source: Any, unconnected: UnconnectedGradients) -> Any:
         g = grads.get(_key(source))
         if g is not None and not (source.dtype.is_floating or source.dtype.is_complex):
             g = None  # integer sources have no gradient
-        if g is None and unconnected is UnconnectedGradients.ZERO:
-            return array_ops.zeros(source.shape, dtype=source.dtype)
-        return g
+        if g is None:
+            if unconnected is UnconnectedGradients.ZERO:
+                return array_ops.zeros(source.shape, dtype=source.dtype)
+            return None
+        return _scalar_as_numpy_scalar(g)
 
-    def _backward(self, targets: list[Tensor], seeds: list[Any] | None) -> dict[int, Tensor]:
-        """Walk the recorded calls backwards, accumulating gradients by id; the tape does not record itself."""
-        was_recording = self._recording
-        if was_recording:
-            self._pop()
-        try:
-            grads: dict[int, Tensor] = {}
-            for i, t in enumerate(targets):
-                if _key(t) not in self._tracked:
-                    continue
-                if seeds is not None and seeds[i] is not None:
-                    seed = convert_to_tensor(seeds[i], dtype=t.dtype)  # type: ignore[attr-defined]
-                else:
-                    seed = array_ops.ones_like(t)
-                _accumulate(grads, _key(t), seed)
-            for call in reversed(self._calls):
-                if isinstance(call, _Read):
-                    g = grads.get(_key(call.out))
-                    if g is not None:
-                        _accumulate(grads, _key(call.variable), g)
-                    continue
-                self._backward_call(call, grads)
-            return grads
-        finally:
-            if was_recording:
-                self._push()
+    def _backward(self, targets: list[Any], seeds: list[Any] | None) -> dict[int, Tensor]:
+        """Walk the recorded calls backwards, accumulating gradients by id.
+
+        Every target gets its seed, recorded or not (the gradient of `x` with respect to `x` is 1). A
+        persistent tape that is still recording records its own backward pass, as TensorFlow's does, so
+        it can differentiate its gradients again.
+        """
+        grads: dict[int, Tensor] = {}
+        for i, t in enumerate(targets):
+            if seeds is not None and i < len(seeds) and seeds[i] is not None:
+                seed = convert_to_tensor(seeds[i])
+            elif isinstance(t, Tensor):
+                seed = array_ops.ones_like(t)
+            else:  # a Variable: its gradient is keyed by the variable itself
+                seed = array_ops.ones(t.shape, dtype=t.dtype)
+            _accumulate(grads, _key(t), seed)
+        for call in reversed(self._calls):
+            if isinstance(call, _Read):
+                g = grads.get(_key(call.out))
+                if g is not None:
+                    _accumulate(grads, _key(call.variable), g)
+                continue
+            self._backward_call(call, grads)
+        return grads
 
     def _backward_call(self, call: GradContext, grads: dict[int, Tensor]) -> None:
         """Apply one op's gradient rule; runs once per recorded op, so it is kept short."""
@@ -242,18 +270,22 @@ class GradientTape:
     def jacobian(self, target: Any, sources: Any,
                  unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
                  parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
-        """Every partial derivative d target[i] / d source[j]; shape = target.shape + source.shape."""
-        self._check_usable()
-        unconnected = UnconnectedGradients(unconnected_gradients)
-        target = convert_to_tensor(target)
-        flat_sources = nest.flatten(sources)
-        n = int(np.prod(target.shape.as_list()))
+        """Every partial derivative d target[i] / d source[j]; shape = target.shape + source.shape.
+
+        One backward pass per element of the target, each seeded with a one-hot cotangent.
+        """
+        self._begin_answer()
+        unconnected = _unconnected(unconnected_gradients)
+        target = _differentiable(target, "target")
+        flat_sources = [_differentiable(s, "source") for s in nest.flatten(sources)]
+        target_shape = target.shape.as_list()
+        n = int(np.prod(target_shape))
         rows: list[list[Any]] = [[] for _ in flat_sources]
         connected = [False for _ in flat_sources]
         for i in range(n):
-            seed = np.zeros(n, dtype=target.dtype._np)  # type: ignore[attr-defined]
+            seed = np.zeros(n, dtype=target.dtype._np)
             seed[i] = 1
-            grads = self._backward([target], [seed.reshape(target.shape.as_list())])
+            grads = self._backward([target], [seed.reshape(target_shape)])
             for k, s in enumerate(flat_sources):
                 connected[k] = connected[k] or self._source_gradient(grads, s, UnconnectedGradients.NONE) is not None
                 rows[k].append(self._source_gradient(grads, s, UnconnectedGradients.ZERO))
@@ -262,16 +294,25 @@ class GradientTape:
             if not connected[k] and unconnected is UnconnectedGradients.NONE:
                 result.append(None)
                 continue
-            shape = target.shape.as_list() + s.shape.as_list()
+            shape = target_shape + s.shape.as_list()
             stacked = array_ops.stack(rows[k]) if n else array_ops.zeros(shape, dtype=s.dtype)
-            result.append(array_ops.reshape(stacked, shape))
+            result.append(_scalar_as_numpy_scalar(array_ops.reshape(stacked, shape)))
+        self._end_answer()
         return nest.pack_sequence_as(sources, result)
 
     def batch_jacobian(self, target: Any, source: Any,
                        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
                        parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
         """Jacobian per example: target [B, ...] and source [B, ...] give [B, target dims..., source dims...]."""
-        target = convert_to_tensor(target)
+        target = _differentiable(target, "target")
+        if target.shape.rank == 0:
+            raise IndexError("list index out of range\nHint: batch_jacobian needs a target of shape [batch, ...] "
+                             "(rank >= 2); for a scalar target use tape.gradient or tape.jacobian.")
+        for t in (target, source):
+            if t.shape.rank < 2:
+                raise ValueError(f"Shape {t.shape} must have rank at least 2\nHint: batch_jacobian wants target "
+                                 f"and source of shape [batch, ...] with at least one more axis; use tape.jacobian "
+                                 f"otherwise.")
         if target.shape[0] != source.shape[0]:
             raise ValueError(f"Need first dimension of target shape ({target.shape}) and source shape "
                              f"({source.shape}) to match.")
@@ -282,6 +323,52 @@ class GradientTape:
         t_rank = target.shape.rank
         per_example = [full[(i,) + (slice(None),) * (t_rank - 1) + (i,)] for i in range(b)]
         return array_ops.stack(per_example)
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """TensorFlow logs some warnings only once per process (`log_first_n(..., 1)`)."""
+    if message not in _warned:
+        _warned.add(message)
+        log.warning(message)
+
+
+def _unconnected(value: UnconnectedGradients | str) -> UnconnectedGradients:
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}\nHint: use "
+                         f"tf.UnconnectedGradients.NONE (the default) or tf.UnconnectedGradients.ZERO.") from None
+
+
+def _differentiable(value: Any, role: str) -> Any:
+    """A target or source as given (tensor or variable); anything else fails with TensorFlow's error class.
+
+    TensorFlow reads `value.dtype` first (AttributeError for Python numbers and NumPy arrays, whose `dtype`
+    is not a TensorFlow dtype) or converts it to a dtype (TypeError for strings and None).
+    """
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        return value
+    hint = (f"\nHint: the {role}s of a gradient must be tf.Tensors or tf.Variables recorded by the tape, not "
+            f"{type(value).__name__} values like {value!r}. "
+            + ("Wrap the value with tf.constant(...) and tape.watch(...) it before computing with it."
+               if role == "source" else "Compute the target with TensorFlow ops inside the tape's `with` block."))
+    if value is None or isinstance(value, str | bytes):
+        raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.{hint}")
+    kind = type(value)
+    kind_name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    attribute = "_id" if isinstance(value, np.ndarray) else "dtype"
+    raise AttributeError(f"{kind_name!r} object has no attribute {attribute!r}{hint}")
+
+
+def _scalar_as_numpy_scalar(t: Tensor) -> Tensor:
+    """Rank-0 gradients hold a NumPy scalar, as every eager scalar does (some kernels return 0-d arrays)."""
+    v = getattr(t, "_value", None)
+    if type(v) is np.ndarray and v.ndim == 0:
+        return make(v[()], t.dtype)  # type: ignore[attr-defined]
+    return t
 
 
 def _accumulate(grads: dict[int, Tensor], key: int, g: Tensor) -> None:

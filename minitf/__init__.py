@@ -5,6 +5,7 @@
   core.py                                 bind(): the one door every op goes through (eager | traced | taped)
   ops/                                    each op's kernel, checks, shape rule and gradient
   variables.py, tape.py                   state and automatic differentiation
+  function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
 """
 
 from minitf import dtypes, errors, linalg, math, nest, nn, random
@@ -30,6 +31,17 @@ from minitf.dtypes import (
     uint32,
     uint64,
 )
+from minitf.function import (
+    Module,
+    TensorArray,
+    TensorSpec,
+    cond,
+    function,
+    init_scope,
+    name_scope,
+    while_loop,
+)
+from minitf.function.namespaces import autograph, config
 from minitf.ops import operators as _operators
 from minitf.ops.array_ops import (
     boolean_mask,

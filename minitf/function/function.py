@@ -1,0 +1,675 @@
+"""`tf.function`: trace a Python function into graphs, cache them by input signature, call them.
+
+A `Function` keeps one `ConcreteFunction` (a traced graph) per *cache key*. The key follows TensorFlow:
+tensors and NumPy arrays count by dtype and shape, Variables by identity, Python values by value (so
+`f(1)` and `f(1.0)` share a trace, because `1 == 1.0` and both hash alike), lists, tuples and dicts by
+content. A call whose key is new traces again ("retracing"); five traces within the last ten calls make
+TensorFlow's retracing warning appear (at most twice per Python function).
+
+NOTE: minitf's graph is executed op by op by a small interpreter (see trace.py). Optimisation passes and a
+fast executor are a later, separate piece of work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import logging
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes, nest
+from minitf.core import convert_to_tensor, state
+from minitf.errors import InvalidArgumentError
+from minitf.function.graph import FuncGraph, SymbolicTensor
+from minitf.function.trace import call_graph, graph_scope
+from minitf.tensor import EagerTensor, Tensor
+from minitf.tensor_shape import TensorShape, as_shape
+
+log = logging.getLogger("minitf")
+
+FREQUENT_TRACING_WARNING_MAX_CALL_HISTORY = 10
+FREQUENT_TRACING_WARNING_THRESHOLD = 5
+FREQUENT_TRACING_WARNING_MAX_WARNING_PER_DETECTOR = 2
+
+_RUN_EAGERLY = [False]
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """`tf.config.run_functions_eagerly`: call the Python function every time instead of tracing (for debugging)."""
+    _RUN_EAGERLY[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    return _RUN_EAGERLY[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# TensorSpec and the other parts of a cache key
+# ---------------------------------------------------------------------------------------------------
+
+class TensorSpec:
+    """Describes a tensor argument: its shape (None for unknown dimensions) and dtype."""
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> None:
+        self.shape = as_shape(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, tensor: Any, name: str | None = None) -> TensorSpec:
+        return cls(tensor.shape, tensor.dtype, name)
+
+    def is_compatible_with(self, other: Any) -> bool:
+        if isinstance(other, TensorSpec | Tensor):
+            return self.dtype is other.dtype and self.shape.is_compatible_with(other.shape)
+        return False
+
+    def is_subtype_of(self, other: TensorSpec) -> bool:
+        """True when every tensor this spec describes is also described by `other`."""
+        if self.dtype is not other.dtype:
+            return False
+        if other.shape.rank is None:
+            return True
+        if self.shape.rank != other.shape.rank:
+            return False
+        return all(o is None or s == o for s, o in zip(self.shape, other.shape))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TensorSpec) and self.dtype is other.dtype and self.shape == other.shape \
+            and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype.name, self.name))
+
+    def __repr__(self) -> str:
+        name = "None" if self.name is None else repr(self.name)
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={name})"
+
+
+class _Literal:
+    """A Python value in a cache key: equal keys for equal values (1 == 1.0 == True, as TensorFlow)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Literal) and type(other.value) is not type(None) and self.value == other.value \
+            or (isinstance(other, _Literal) and self.value is None and other.value is None)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"Literal[{self.value!r}]"
+
+
+class _ById:
+    """An object that is not a value (a Variable, `self` of a method, ...): keys by identity."""
+
+    __slots__ = ("obj", "label")
+
+    def __init__(self, obj: Any, label: str) -> None:
+        self.obj = obj
+        self.label = label
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ById) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __repr__(self) -> str:
+        return self.label
+
+
+def _trace_type(value: Any) -> Any:
+    """The part of the cache key for one argument."""
+    from minitf.variables import Variable
+
+    if isinstance(value, Tensor):
+        return TensorSpec(value.shape, value.dtype)
+    if isinstance(value, TensorSpec):
+        return TensorSpec(value.shape, value.dtype)
+    if isinstance(value, np.ndarray):
+        return TensorSpec(value.shape, dtypes.from_numpy(value.dtype))
+    if isinstance(value, Variable):
+        return _ById(value, f"Variable(shape={value.shape}, dtype={value.dtype!r})")
+    if isinstance(value, list):
+        return ("List", tuple(_trace_type(v) for v in value))
+    if isinstance(value, tuple):
+        return ("Tuple", tuple(_trace_type(v) for v in value))
+    if isinstance(value, dict):
+        return ("Dict", tuple((k, _trace_type(value[k])) for k in sorted(value, key=str)))
+    try:
+        hash(value)
+    except TypeError:
+        return _ById(value, f"{type(value).__name__}")
+    if isinstance(value, int | float | complex | str | bytes | bool | type(None) | np.generic):
+        return _Literal(value)
+    return _ById(value, f"{type(value).__name__}")
+
+
+def _type_text(t: Any) -> str:
+    if isinstance(t, tuple) and t and t[0] == "Dict":
+        return "Dict[" + ", ".join(f"[{k!r}, {_type_text(v)}]" for k, v in t[1]) + "]"
+    if isinstance(t, tuple) and t and t[0] in ("List", "Tuple"):
+        return f"{t[0]}[" + ", ".join(_type_text(v) for v in t[1]) + "]"
+    return repr(t)
+
+
+def _is_subtype(specific: Any, general: Any) -> bool:
+    if isinstance(specific, TensorSpec) and isinstance(general, TensorSpec):
+        return specific.is_subtype_of(general)
+    if isinstance(specific, tuple) and isinstance(general, tuple):
+        if len(specific) != len(general) or (specific and specific[0] != general[0]):
+            return False
+        return all(_is_subtype(a, b) for a, b in zip(specific[1:], general[1:]))
+    return bool(specific == general)
+
+
+def _generalize(a: Any, b: Any) -> Any:
+    """The most specific key that covers both `a` and `b` (None when they differ in more than shapes)."""
+    if isinstance(a, TensorSpec) and isinstance(b, TensorSpec):
+        if a.dtype is not b.dtype:
+            return None
+        return TensorSpec(a.shape.most_specific_compatible_shape(b.shape), a.dtype)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        if len(a) != len(b) or (a and a[0] != b[0]):
+            return None
+        parts = [_generalize(x, y) for x, y in zip(a[1:], b[1:])]
+        return None if any(p is None for p in parts) else (a[0],) + tuple(parts)
+    if isinstance(a, str) and a == b:
+        return a
+    return a if a == b else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Binding arguments
+# ---------------------------------------------------------------------------------------------------
+
+def _signature(fn: Callable) -> inspect.Signature:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+
+
+def _bind(sig: inspect.Signature, args: Sequence[Any], kwargs: dict) -> inspect.BoundArguments:
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound
+
+
+# ---------------------------------------------------------------------------------------------------
+# ConcreteFunction: one traced graph
+# ---------------------------------------------------------------------------------------------------
+
+class ConcreteFunction:
+    """One trace of a `tf.function`: a FuncGraph plus how Python arguments map onto its inputs."""
+
+    def __init__(self, graph: FuncGraph, sig: inspect.Signature, key: tuple, param_names: list[str],
+                 function_name: str) -> None:
+        self.graph = graph
+        self._sig = sig
+        self._key = key
+        self._param_names = param_names
+        self.name = f"__inference_{function_name}"
+        self._function_name = function_name
+
+    @property
+    def inputs(self) -> list[SymbolicTensor]:
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self) -> list[SymbolicTensor]:
+        return list(self.graph.outputs)
+
+    @property
+    def structured_outputs(self) -> Any:
+        return self.graph.structured_outputs
+
+    @property
+    def structured_input_signature(self) -> Any:
+        return self.graph.structured_input_signature
+
+    @property
+    def captured_inputs(self) -> list[Any]:
+        return self.graph.external_captures()
+
+    @property
+    def variables(self) -> tuple:
+        return tuple(v for v in self.graph.external_captures() if hasattr(v, "assign"))
+
+    @property
+    def trainable_variables(self) -> tuple:
+        return tuple(v for v in self.variables if v.trainable)
+
+    @property
+    def function_def(self) -> Any:
+        return self.graph.as_graph_def()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        bound = _bind(self._sig, args, kwargs)
+        flat: list[Any] = []
+        for name, expected in zip(self._param_names, self._key):
+            flat.extend(_check_argument(bound.arguments[name], expected, self))
+        return self._call_flat(flat)
+
+    def _call_flat(self, flat_args: list[Any]) -> Any:
+        """Run the graph on the flat tensor arguments (captures are added here)."""
+        inputs = flat_args + self.graph.external_captures()
+        outputs = call_graph(self.graph, inputs)
+        it = iter(outputs)
+        return nest.pack_sequence_as(self.graph.structured_outputs,
+                                     [next(it) if isinstance(leaf, Tensor) else leaf
+                                      for leaf in nest.flatten(self.graph.structured_outputs)])
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        params = []
+        for name, t in zip(self._param_names, self._key):
+            kind = self._sig.parameters[name].kind.name
+            params.append(f"  {name} ({kind}): {_type_text(t)}")
+        out = self.graph.structured_outputs
+        out_text = "None" if out is None else _type_text(_trace_type(_specs_of(out)))
+        captures = [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" if hasattr(v, "assign")
+                    else f"  {id(v)}: TensorSpec(shape={v.shape}, dtype={v.dtype!r}, name=None)"
+                    for v in self.graph.external_captures()]
+        return "\n".join(["Input Parameters:", *params, "Output Type:", f"  {out_text}", "Captures:",
+                          *(captures or ["  None"])])
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{n}: {_type_text(t)}" for n, t in zip(self._param_names, self._key))
+        out = self.graph.structured_outputs
+        out_text = "None" if out is None else _type_text(_trace_type(_specs_of(out)))
+        return f"<ConcreteFunction ({params}) -> {out_text} at 0x{id(self):X}>"
+
+    def __str__(self) -> str:
+        return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+
+def _specs_of(structure: Any) -> Any:
+    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, structure) \
+        if nest.is_nested(structure) else (TensorSpec(structure.shape, structure.dtype)
+                                           if isinstance(structure, Tensor) else structure)
+
+
+def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any]:
+    """The flat tensor inputs for one argument of a concrete function; TensorFlow's errors when it doesn't fit."""
+    from minitf.variables import Variable
+
+    if isinstance(expected, TensorSpec):
+        if isinstance(value, Tensor):
+            if value.dtype is not expected.dtype:  # type: ignore[attr-defined]
+                raise InvalidArgumentError(
+                    None, None, f"cannot compute {cf.name} as input #0(zero-based) was expected to be a "
+                    f"{expected.dtype.name} tensor but is a {value.dtype.name} tensor [Op:{cf.name}]")  # type: ignore
+            return [value]
+        if isinstance(value, Variable):
+            return [value.read_value()]
+        try:
+            return [convert_to_tensor(value, dtype=expected.dtype)]
+        except (TypeError, ValueError):
+            raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}") from None
+    if isinstance(expected, _ById):
+        if value is not expected.obj:
+            raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}")
+        return [] if not isinstance(value, Variable) else []
+    if isinstance(expected, tuple) and expected and expected[0] in ("List", "Tuple", "Dict"):
+        if expected[0] == "Dict":
+            if not isinstance(value, dict) or sorted(map(str, value)) != [str(k) for k, _ in expected[1]]:
+                raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
+            return [x for k, t in expected[1] for x in _check_argument(value[k], t, cf)]
+        if not isinstance(value, list | tuple) or len(value) != len(expected[1]):
+            raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
+        return [x for v, t in zip(value, expected[1]) for x in _check_argument(v, t, cf)]
+    if _trace_type(value) != expected:
+        raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
+    return []
+
+
+# ---------------------------------------------------------------------------------------------------
+# Function: the polymorphic callable `tf.function` returns
+# ---------------------------------------------------------------------------------------------------
+
+class _TracingDetector:
+    """Counts how many of the recent calls traced (TensorFlow's _FrequentTracingDetector)."""
+
+    def __init__(self) -> None:
+        self.calls_per_tracing: list[int] = []
+        self.call_count = 0
+        self.warnings = 0
+
+    def called_with_tracing(self, function: Callable) -> None:
+        self.call_count += 1
+        self.calls_per_tracing.append(1)
+        while self.calls_per_tracing:
+            if self.call_count - self.calls_per_tracing[0] > FREQUENT_TRACING_WARNING_MAX_CALL_HISTORY:
+                self.call_count -= self.calls_per_tracing.pop(0)
+            else:
+                break
+        if self.warnings >= FREQUENT_TRACING_WARNING_MAX_WARNING_PER_DETECTOR:
+            return
+        if len(self.calls_per_tracing) >= FREQUENT_TRACING_WARNING_THRESHOLD:
+            self.warnings += 1
+            log.warning(
+                "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is expensive and the "
+                "excessive number of tracings could be due to (1) creating @tf.function repeatedly in a loop, (2) "
+                "passing tensors with different shapes, (3) passing Python objects instead of tensors. For (1), "
+                "please define your @tf.function outside of the loop. For (2), @tf.function has "
+                "reduce_retracing=True option that can avoid unnecessary retracing. For (3), please refer to "
+                "https://www.tensorflow.org/guide/function#controlling_retracing and "
+                "https://www.tensorflow.org/api_docs/python/tf/function for  more details.",
+                len(self.calls_per_tracing), self.call_count, function)
+
+    def called_without_tracing(self) -> None:
+        if not self.calls_per_tracing:
+            self.calls_per_tracing = [0]
+        self.calls_per_tracing[-1] += 1
+        self.call_count += 1
+
+
+_detectors: dict[Any, _TracingDetector] = {}
+
+
+def _detector_key(fn: Callable) -> Any:
+    target = fn
+    while hasattr(target, "__wrapped__"):
+        target = target.__wrapped__
+    target = getattr(target, "__func__", target)
+    return getattr(target, "__code__", target)
+
+
+class Function:
+    """What `tf.function(f)` returns: calls trace `f` once per new input signature, then run the graph."""
+
+    def __init__(self, python_function: Callable, name: str | None = None, input_signature: Sequence[Any] | None = None,
+                 autograph: bool = True, reduce_retracing: bool = False, jit_compile: bool | None = None) -> None:
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._input_signature = None if input_signature is None else tuple(input_signature)
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._jit_compile = jit_compile
+        self._sig = _signature(python_function)
+        self._cache: dict[tuple, ConcreteFunction] = {}
+        self._concrete: list[ConcreteFunction] = []
+        self._tracing_count = 0
+        self._created_variables = False
+        self._instances: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._converted: Callable | None = None
+        functools.update_wrapper(self, python_function)  # type: ignore[arg-type]
+
+    # --- what TensorFlow exposes ---
+    @property
+    def python_function(self) -> Callable:
+        return self._python_function
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def input_signature(self) -> tuple | None:
+        return self._input_signature
+
+    @property
+    def function_spec(self) -> inspect.Signature:
+        return self._sig
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._tracing_count
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._concrete)
+
+    def __repr__(self) -> str:
+        return f"<minitf.function.Function object at 0x{id(self):x} wrapping {self._python_function!r}>"
+
+    # --- methods: `@tf.function` inside a class gives one Function per instance ---
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        try:
+            bound = self._instances.get(instance)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = Function(self._python_function.__get__(instance, owner), self._name, self._input_signature,
+                             self._autograph, self._reduce_retracing, self._jit_compile)
+            with contextlib.suppress(TypeError):
+                self._instances[instance] = bound
+        return bound
+
+    # --- calling ---
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _RUN_EAGERLY[0]:
+            return self._python_function(*args, **kwargs)
+        before = self._tracing_count
+        concrete, flat = self._concrete_for_call(args, kwargs)
+        result = concrete._call_flat(flat)
+        if state.graph is None:
+            detector = _detectors.setdefault(_detector_key(self._python_function), _TracingDetector())
+            if self._tracing_count == before:
+                detector.called_without_tracing()
+            else:
+                detector.called_with_tracing(self._python_function)
+        return result
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The trace for these arguments (tensors or TensorSpecs), tracing if needed."""
+        if not args and not kwargs and self._input_signature is not None:
+            args = self._input_signature
+        concrete, _ = self._concrete_for_call(args, kwargs)
+        return concrete
+
+    def _canonical(self, args: Sequence[Any], kwargs: dict) -> tuple[inspect.BoundArguments, list[str], tuple]:
+        if self._input_signature is not None:
+            args = self._apply_input_signature(args, kwargs)
+            kwargs = {}
+        bound = _bind(self._sig, args, kwargs)
+        names = list(bound.arguments)
+        key = tuple(_trace_type(bound.arguments[n]) if not isinstance(bound.arguments[n], TensorSpec)
+                    else TensorSpec(bound.arguments[n].shape, bound.arguments[n].dtype) for n in names)
+        return bound, names, key
+
+    def _apply_input_signature(self, args: Sequence[Any], kwargs: dict) -> tuple:
+        """Convert the arguments to the signature's specs; TensorFlow's TypeError when they don't fit."""
+        bound = self._sig.bind_partial(*args, **kwargs)
+        values = list(bound.arguments.values())
+        spec = self._input_signature
+        assert spec is not None
+        if len(values) > len(spec):
+            raise TypeError(f"Binding inputs to tf.function failed due to `too many positional arguments`. Received "
+                            f"args: {tuple(args)} and kwargs: {kwargs} for signature: {self._signature_text()}.")
+        out = []
+        for value, s in zip(values, spec):
+            if isinstance(value, TensorSpec):
+                ok = value.is_subtype_of(s)
+                converted: Any = TensorSpec(s.shape, s.dtype)
+            else:
+                try:
+                    t = value if isinstance(value, Tensor) else convert_to_tensor(
+                        value.read_value() if hasattr(value, "read_value") else value, dtype=s.dtype)
+                except (TypeError, ValueError):
+                    t = convert_to_tensor(value)
+                ok = t.dtype is s.dtype and s.shape.is_compatible_with(t.shape)  # type: ignore[attr-defined]
+                converted = t
+            if not ok:
+                got = value if isinstance(value, TensorSpec) else TensorSpec(converted.shape, converted.dtype)
+                raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {s!r}`. "
+                                f"Received args: {tuple(args)} and kwargs: {kwargs} for signature: "
+                                f"{self._signature_text()}.")
+            out.append(converted)
+        return tuple(out)
+
+    def _signature_text(self) -> str:
+        assert self._input_signature is not None
+        return "(" + ", ".join(f"{n}: {s!r}" for n, s in zip(self._sig.parameters, self._input_signature)) + ")"
+
+    def _concrete_for_call(self, args: Sequence[Any], kwargs: dict) -> tuple[ConcreteFunction, list[Any]]:
+        bound, names, key = self._canonical(args, kwargs)
+        concrete = self._lookup(key)
+        if concrete is None:
+            if self._input_signature is not None:
+                key = tuple(TensorSpec(s.shape, s.dtype) for s in self._input_signature)
+            elif self._reduce_retracing:
+                key = self._generalized(key)
+            concrete = self._trace(bound, names, key)
+        flat: list[Any] = []
+        for name, expected in zip(names, concrete._key):
+            value = bound.arguments[name]
+            if isinstance(value, TensorSpec):
+                continue
+            flat.extend(_check_argument(value, expected, concrete))
+        return concrete, flat
+
+    def _lookup(self, key: tuple) -> ConcreteFunction | None:
+        concrete = self._cache.get(key)
+        if concrete is not None:
+            return concrete
+        candidates = [cf for cf in self._concrete if _is_subtype(("Tuple",) + key, ("Tuple",) + cf._key)]
+        if not candidates:
+            return None
+        # The most specific one: a candidate that is a subtype of all the others.
+        for cf in candidates:
+            if all(_is_subtype(("Tuple",) + cf._key, ("Tuple",) + other._key) for other in candidates):
+                return cf
+        return candidates[0]
+
+    def _generalized(self, key: tuple) -> tuple:
+        for cf in reversed(self._concrete):
+            general = _generalize(("Tuple",) + key, ("Tuple",) + cf._key)
+            if general is not None:
+                return general[1:]
+        return key
+
+    def _trace(self, bound: inspect.BoundArguments, names: list[str], key: tuple) -> ConcreteFunction:
+        from minitf.function.autograph import converted
+        from minitf.ops.array_ops import Identity
+
+        graph = FuncGraph(self._name, autograph=self._autograph)
+        graph.allow_variable_creation = not self._created_variables  # type: ignore[attr-defined]
+        call_args: dict[str, Any] = {}
+        specs_in: list[Any] = []
+        for name, expected in zip(names, key):
+            value = bound.arguments[name]
+            call_args[name] = _placeholders(graph, name, value, expected)
+            specs_in.append(_input_spec(name, expected))
+        graph.structured_input_signature = (tuple(specs_in), {})
+        fn = self._python_function
+        if self._autograph:
+            if self._converted is None:
+                self._converted = converted(fn)
+            fn = self._converted
+        args, kwargs = _rebuild_call(self._sig, call_args)
+        self._tracing_count += 1
+        outer = state.graph
+        with graph_scope(graph):
+            graph.outer = None
+            result = fn(*args, **kwargs)
+            flat_out = nest.flatten(result)
+            outputs = []
+            packed = []
+            for leaf in flat_out:
+                if leaf is None:
+                    packed.append(None)
+                    continue
+                if hasattr(leaf, "_as_tensor") and not isinstance(leaf, Tensor):
+                    leaf = leaf.read_value()
+                if not isinstance(leaf, Tensor):
+                    leaf = convert_to_tensor(leaf)
+                leaf = graph.capture(leaf) if not (isinstance(leaf, SymbolicTensor) and leaf.graph is graph) else leaf
+                ident = graph.create_op("Identity", [leaf], [(leaf.shape, leaf.dtype)], op_def=Identity).outputs[0]
+                outputs.append(ident)
+                packed.append(ident)
+            if graph.control_outputs:
+                graph.create_op("NoOp", [], [])
+        del outer
+        graph.outputs = outputs
+        graph.structured_outputs = nest.pack_sequence_as(result, packed) if nest.is_nested(result) else packed[0]
+        if graph.variables:
+            self._created_variables = True
+        concrete = ConcreteFunction(graph, self._sig, key, names, self._name)
+        self._cache[key] = concrete
+        self._concrete.append(concrete)
+        return concrete
+
+
+def _input_spec(name: str, expected: Any) -> Any:
+    if isinstance(expected, TensorSpec):
+        return TensorSpec(expected.shape, expected.dtype, name)
+    if isinstance(expected, _Literal):
+        return expected.value
+    return expected
+
+
+def _placeholders(graph: FuncGraph, name: str, value: Any, expected: Any) -> Any:
+    """What the Python function sees for one argument while tracing: placeholders where tensors go."""
+    from minitf.variables import Variable
+
+    if isinstance(expected, TensorSpec):
+        holder = graph.placeholder(expected.shape, expected.dtype, name=name)
+        graph.inputs.append(holder)
+        return holder
+    if isinstance(value, Variable):
+        return value
+    if isinstance(expected, tuple) and expected and expected[0] in ("List", "Tuple"):
+        items = [_placeholders(graph, name, v, t) for v, t in zip(value, expected[1])]
+        return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)
+    if isinstance(expected, tuple) and expected and expected[0] == "Dict":
+        return {k: _placeholders(graph, name, value[k], t) for k, t in expected[1]}
+    return value
+
+
+def _rebuild_call(sig: inspect.Signature, arguments: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    for name, param in sig.parameters.items():
+        if name not in arguments:
+            continue
+        value = arguments[name]
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            args.extend(value)
+        elif param.kind is inspect.Parameter.VAR_KEYWORD:
+            kwargs.update(value)
+        elif param.kind is inspect.Parameter.KEYWORD_ONLY:
+            kwargs[name] = value
+        else:
+            args.append(value)
+    return args, kwargs
+
+
+def function(func: Callable | None = None, input_signature: Sequence[Any] | None = None, autograph: bool = True,
+             jit_compile: bool | None = None, reduce_retracing: bool = False,
+             experimental_implements: Any = None, experimental_autograph_options: Any = None,
+             experimental_attributes: Any = None, experimental_relax_shapes: Any = None,
+             experimental_compile: Any = None, experimental_follow_type_hints: Any = None,
+             name: str | None = None) -> Any:
+    """`tf.function`: as a decorator (with or without arguments) or called on a function."""
+    if experimental_relax_shapes is not None:
+        reduce_retracing = bool(experimental_relax_shapes)
+
+    def decorate(fn: Callable) -> Function:
+        return Function(fn, name=name, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing, jit_compile=jit_compile)
+
+    if func is None:
+        return decorate
+    return decorate(func)
+
+
+def is_eager_tensor(value: Any) -> bool:
+    return isinstance(value, EagerTensor)
+
+
+def shape_of(value: Any) -> TensorShape:
+    return value.shape

@@ -1,0 +1,444 @@
+"""The graph a `tf.function` traces into: `FuncGraph`, `Operation` and `SymbolicTensor`.
+
+A FuncGraph is a list of operations in the order the Python function created them. Each operation has
+TensorFlow's op type (`AddV2`, `MatMul`, `Placeholder`, ...), a unique name (`add`, `add_1`, ...), input
+tensors and output tensors. A `SymbolicTensor` is an output of an operation: it knows its static shape and
+dtype, but has no value, so `print` shows `Tensor("add:0", shape=(), dtype=int32)` and `.numpy()` does not
+exist.
+
+`core.bind` calls `FuncGraph.add_op` while a function is being traced; variables and `tf.print` call
+`read_variable`, `assign_variable` and `add_print`. Tensors from outside the graph (eager tensors,
+variables, or tensors of an enclosing graph when tracing a `tf.cond` branch) are *captured*: they become
+`Placeholder` operations whose values are fed in at call time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes
+from minitf.core import Op
+from minitf.errors import OperatorNotAllowedInGraphError
+from minitf.tensor import EagerTensor, Tensor
+from minitf.tensor_shape import TensorShape
+
+resource = dtypes.DType("resource", np.object_)
+variant = dtypes.DType("variant", np.object_)
+
+# The names TensorFlow's Python operators give to the ops they create (`x + y` is named "add", not "AddV2").
+DEFAULT_NAMES = {
+    "AddV2": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "truediv", "FloorDiv": "floordiv", "FloorMod": "mod",
+    "Pow": "pow", "StridedSlice": "strided_slice", "StatelessIf": "cond", "If": "cond",
+    "StatelessWhile": "while", "While": "while", "Range": "range", "Neg": "Neg",
+}
+STATEFUL_TYPES = frozenset({
+    "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "PrintV2", "If", "While",
+    "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
+})
+
+
+def _graph_error(what: str, graph: FuncGraph | None) -> str:
+    if graph is not None and not graph.autograph:
+        return f"{what} is not allowed: AutoGraph is disabled in this function. Try decorating it directly with " \
+               f"@tf.function."
+    return f"{what} is not allowed: AutoGraph did convert this function. This might indicate you are trying to " \
+           f"use an unsupported feature."
+
+
+class SymbolicTensor(Tensor):
+    """An output of a graph operation: a static shape and dtype, but no value until the graph runs."""
+
+    __slots__ = ("_op", "_index", "_shape", "_dtype", "_variable")
+
+    def __init__(self, op: Operation, index: int, shape: TensorShape, dtype: dtypes.DType) -> None:
+        self._op = op
+        self._index = index
+        self._shape = shape
+        self._dtype = dtype
+        self._variable: Any = None  # for resource handles: the Variable they stand for
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return self._shape.rank  # type: ignore[return-value]
+
+    @property
+    def op(self) -> Operation:
+        return self._op
+
+    @property
+    def graph(self) -> FuncGraph:
+        return self._op.graph
+
+    @property
+    def value_index(self) -> int:
+        return self._index
+
+    @property
+    def name(self) -> str:
+        return f"{self._op.name}:{self._index}"
+
+    @property
+    def device(self) -> str:
+        return ""
+
+    def set_shape(self, shape: Any) -> None:
+        self._shape = self._shape.merge_with(shape)
+
+    def consumers(self) -> list[Operation]:
+        return [op for op in self._op.graph.get_operations() if any(t is self for t in op.inputs)]
+
+    def __str__(self) -> str:
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+
+    def __repr__(self) -> str:
+        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    # --- what a value-less tensor cannot do, with TensorFlow's errors ---
+    def __bool__(self) -> bool:
+        raise OperatorNotAllowedInGraphError(_graph_error("Using a symbolic `tf.Tensor` as a Python `bool`",
+                                                          self._op.graph))
+
+    def __iter__(self) -> Any:
+        raise OperatorNotAllowedInGraphError(_graph_error("Iterating over a symbolic `tf.Tensor`", self._op.graph))
+
+    def __len__(self) -> int:
+        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please call `x.shape` rather "
+                        f"than `len(x)` for shape information.")
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        raise NotImplementedError(f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error "
+                                  f"may indicate that you're trying to pass a Tensor to a NumPy call, which is not "
+                                  f"supported.")
+
+    def __index__(self) -> int:
+        raise TypeError(f"{self!r} cannot be interpreted as an integer: it has no value while the function is "
+                        f"traced. Use tf.range instead of range, or pass a Python int.")
+
+    def __int__(self) -> int:
+        raise TypeError(f"int() argument must be a string, a bytes-like object or a real number, not "
+                        f"'SymbolicTensor' ({self.name} has no value while the function is traced)")
+
+    def __float__(self) -> float:
+        raise TypeError(f"float() argument must be a string or a real number, not 'SymbolicTensor' ({self.name} "
+                        f"has no value while the function is traced)")
+
+    def __copy__(self) -> SymbolicTensor:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> SymbolicTensor:
+        return self
+
+
+class NodeDef:
+    """The GraphDef view of an operation: name, op type, inputs as "name" or "name:index", attrs."""
+
+    def __init__(self, name: str, op: str, inputs: list[str], attr: dict[str, Any]) -> None:
+        self.name = name
+        self.op = op
+        self.input = inputs
+        self.attr = attr
+        self.device = ""
+
+    def __repr__(self) -> str:
+        lines = [f'name: "{self.name}"', f'op: "{self.op}"'] + [f'input: "{i}"' for i in self.input]
+        for key, value in self.attr.items():
+            lines.append(f"attr {{ key: \"{key}\" value: {value} }}")
+        return "\n".join(lines) + "\n"
+
+    __str__ = __repr__
+
+
+class GraphDef:
+    """`graph.as_graph_def()`: the serialisable description of a graph (here: its list of NodeDefs)."""
+
+    def __init__(self, node: list[NodeDef]) -> None:
+        self.node = node
+
+    def __str__(self) -> str:
+        return "".join(f"node {{\n{_indent(str(n))}}}\n" for n in self.node)
+
+    __repr__ = __str__
+
+
+def _indent(text: str) -> str:
+    return "".join("  " + line + "\n" for line in text.splitlines())
+
+
+class Operation:
+    """One node of a graph: what to compute (`type`), from which tensors (`inputs`), producing `outputs`."""
+
+    __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "__weakref__")
+
+    def __init__(self, graph: FuncGraph, name: str, type_: str, op_def: Op | None, inputs: Sequence[Tensor],
+                 attrs: dict[str, Any]) -> None:
+        self.graph = graph
+        self.name = name
+        self.type = type_
+        self.op_def = op_def
+        self.inputs: tuple[SymbolicTensor, ...] = tuple(inputs)  # type: ignore[arg-type]
+        self.outputs: list[SymbolicTensor] = []
+        self.attrs = attrs
+
+    def get_attr(self, name: str) -> Any:
+        return self.attrs[name]
+
+    def values(self) -> tuple[SymbolicTensor, ...]:
+        return tuple(self.outputs)
+
+    @property
+    def node_def(self) -> NodeDef:
+        inputs = [t._op.name if t._index == 0 else t.name for t in self.inputs]
+        return NodeDef(self.name, self.type, inputs, {k: _attr_text(v) for k, v in self.attrs.items()})
+
+    @property
+    def control_inputs(self) -> list[Operation]:
+        return []
+
+    def __repr__(self) -> str:
+        inputs = ", ".join(t.name for t in self.inputs)
+        return f"<tf.Operation '{self.name}' type={self.type} inputs=[{inputs}]>"
+
+
+def _attr_text(value: Any) -> str:
+    if isinstance(value, FuncGraph):
+        return f"func {{ name: \"{value.name}\" }}"
+    if isinstance(value, dtypes.DType):
+        return f"type: DT_{value.name.upper()}"
+    if isinstance(value, np.ndarray | np.generic):
+        return f"tensor {{ {np.array2string(np.asarray(value), threshold=6)} }}"
+    return repr(value)
+
+
+class FuncGraph:
+    """The graph of one traced function (or of one branch or loop body inside it).
+
+    `inputs` are the Placeholders of the arguments followed by those of the captures; `outputs` are the
+    returned tensors; `captures` pairs each captured outside value (an EagerTensor, a Variable, or a tensor of
+    the enclosing graph) with the Placeholder that stands for it inside.
+    """
+
+    def __init__(self, name: str, outer: FuncGraph | None = None, autograph: bool = True) -> None:
+        self.name = name
+        self.outer = outer
+        self.autograph = autograph
+        self._operations: list[Operation] = []
+        self._name_counts: dict[str, int] = {}
+        self.inputs: list[SymbolicTensor] = []
+        self.outputs: list[SymbolicTensor] = []
+        self.structured_outputs: Any = None
+        self.structured_input_signature: Any = None
+        self.captures: list[tuple[Any, SymbolicTensor]] = []
+        self._captured: dict[int, SymbolicTensor] = {}  # id(outside value) -> placeholder
+        self.variables: list[Any] = []  # variables created while tracing (first trace only)
+        self.name_scopes: list[str] = []
+        self.control_outputs: list[Operation] = []
+        self._plan: list[Operation] | None = None
+
+    # --- building ---
+    def unique_name(self, base: str) -> str:
+        if self.name_scopes:
+            base = "/".join(self.name_scopes) + "/" + base
+        count = self._name_counts.get(base)
+        if count is None:
+            self._name_counts[base] = 1
+            return base
+        while f"{base}_{count}" in self._name_counts:
+            count += 1
+        self._name_counts[base] = count + 1
+        name = f"{base}_{count}"
+        self._name_counts[name] = 1
+        return name
+
+    def create_op(self, type_: str, inputs: Sequence[Tensor], specs: Sequence[tuple[TensorShape, dtypes.DType]],
+                  attrs: dict[str, Any] | None = None, op_def: Op | None = None, name: str | None = None) -> Operation:
+        """Add an operation whose inputs already belong to this graph; returns it with its outputs made."""
+        op = Operation(self, self.unique_name(name or DEFAULT_NAMES.get(type_, type_)), type_, op_def, inputs,
+                       attrs or {})
+        op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(specs)]
+        self._operations.append(op)
+        self._plan = None
+        if type_ in STATEFUL_TYPES:
+            self.control_outputs.append(op)
+        return op
+
+    def placeholder(self, shape: Any, dtype: dtypes.DType, name: str = "Placeholder") -> SymbolicTensor:
+        op = self.create_op("Placeholder", [], [(TensorShape(shape), dtype)],
+                            {"dtype": dtype, "shape": TensorShape(shape)}, name=name)
+        return op.outputs[0]
+
+    def capture(self, value: Any) -> SymbolicTensor:
+        """The tensor of this graph that stands for `value` (a tensor from outside, or a Variable's handle)."""
+        if isinstance(value, SymbolicTensor) and value.graph is self:
+            return value
+        key = id(value)
+        inside = self._captured.get(key)
+        if inside is not None:
+            return inside
+        from minitf.variables import Variable
+        if isinstance(value, Variable):
+            outer_value: Any = self.outer.capture(value) if self.outer is not None else value
+            inside = self.placeholder([], resource, name="resource")
+            inside._variable = value
+        elif isinstance(value, SymbolicTensor):
+            if self.outer is None:
+                raise _out_of_scope(value)
+            outer_value = self.outer.capture(value)
+            inside = self.placeholder(value.shape, value.dtype, name=value.op.name.split("/")[-1])
+            inside._variable = value._variable
+        elif isinstance(value, EagerTensor):
+            outer_value = self.outer.capture(value) if self.outer is not None else value
+            inside = self.placeholder(value.shape, value.dtype, name="Placeholder")
+        else:
+            raise TypeError(f"Cannot capture {value!r} in a graph.")
+        self._captured[key] = inside
+        self.captures.append((outer_value, inside))
+        self.inputs.append(inside)
+        return inside
+
+    def external_captures(self) -> list[Any]:
+        return [outside for outside, _ in self.captures]
+
+    # --- the protocol `core.bind`, Variables and tf.print call while tracing ---
+    def add_op(self, op: Op, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Any:
+        from minitf.function.trace import infer_specs
+
+        inputs = [self.capture(t) if not (isinstance(t, SymbolicTensor) and t._op.graph is self) else t
+                  for t in inputs]
+        if op.check is not None:
+            op.check(inputs, attrs)
+        specs = infer_specs(op, inputs, attrs)
+        node = self.create_op(op.name, inputs, specs, dict(attrs), op_def=op)
+        if op.num_outputs == 1:
+            return node.outputs[0]
+        return tuple(node.outputs)
+
+    def constant(self, array: Any, dtype: dtypes.DType) -> SymbolicTensor:
+        value = np.asarray(array, dtype=dtype._np) if dtype is not dtypes.string else np.asarray(array, dtype=object)
+        node = self.create_op("Const", [], [(TensorShape(value.shape), dtype)], {"value": value[()] if value.ndim == 0
+                                                                                 else value, "dtype": dtype})
+        return node.outputs[0]
+
+    def read_variable(self, variable: Any) -> SymbolicTensor:
+        handle = self.capture(variable)
+        node = self.create_op("ReadVariableOp", [handle], [(variable.shape, variable.dtype)],
+                              {"dtype": variable.dtype})
+        return node.outputs[0]
+
+    def assign_variable(self, variable: Any, value: Tensor, how: str) -> Operation:
+        handle = self.capture(variable)
+        value = self.capture(value) if not (isinstance(value, SymbolicTensor) and value.graph is self) else value
+        type_ = {"assign": "AssignVariableOp", "add": "AssignAddVariableOp", "sub": "AssignSubVariableOp"}[how]
+        return self.create_op(type_, [handle, value], [], {"dtype": variable.dtype})
+
+    def on_variable_created(self, variable: Any) -> None:
+        from minitf.function.trace import on_variable_created
+        on_variable_created(self, variable)
+
+    def add_print(self, inputs: Sequence[Any], output_stream: Any = None, summarize: int = 3, sep: str = " ",
+                  end: str = "\n") -> Operation:
+        """`tf.print` while tracing: tensors become inputs of a PrintV2 op, everything else is kept as text."""
+        from minitf.variables import Variable
+        parts: list[Any] = []
+        tensors: list[SymbolicTensor] = []
+        for value in inputs:
+            if isinstance(value, Variable):
+                value = value.read_value()
+            if isinstance(value, Tensor):
+                tensors.append(self.capture(value) if not (isinstance(value, SymbolicTensor) and value.graph is self)
+                               else value)
+                parts.append(len(tensors) - 1)
+            else:
+                parts.append(value)
+        attrs = {"template": tuple(parts), "output_stream": output_stream, "summarize": summarize, "sep": sep,
+                 "end": end}
+        fmt = self.create_op("StringFormat", tensors, [(TensorShape([]), dtypes.string)], attrs)
+        return self.create_op("PrintV2", fmt.outputs, [], {"output_stream": output_stream, "end": end})
+
+    # --- looking at it ---
+    def get_operations(self) -> list[Operation]:
+        return list(self._operations)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        for op in self._operations:
+            if op.name == name:
+                return op
+        raise KeyError(f"The name '{name}' refers to an Operation not in the graph.")
+
+    def get_tensor_by_name(self, name: str) -> SymbolicTensor:
+        op_name, _, index = name.partition(":")
+        return self.get_operation_by_name(op_name).outputs[int(index or 0)]
+
+    def as_graph_def(self, add_shapes: bool = False) -> GraphDef:
+        return GraphDef([op.node_def for op in self._operations])
+
+    @property
+    def building_function(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"<FuncGraph '{self.name}' with {len(self._operations)} operations>"
+
+    def listing(self) -> str:
+        """A readable text listing, one operation per line: `name = Type(inputs) -> dtype shape`."""
+        return format_graph(self)
+
+    def execution_plan(self) -> list[Operation]:
+        """The operations a call runs, in order: those the outputs need plus every stateful one (and what
+        they need). Like TensorFlow, an op nobody needs is never run (so it cannot fail either)."""
+        if self._plan is None:
+            needed: set[int] = set()
+            stack: list[Operation] = [t.op for t in self.outputs] + list(self.control_outputs)
+            while stack:
+                op = stack.pop()
+                if id(op) in needed:
+                    continue
+                needed.add(id(op))
+                stack.extend(t.op for t in op.inputs)
+            self._plan = [op for op in self._operations if id(op) in needed]
+        return self._plan
+
+
+def _out_of_scope(value: SymbolicTensor) -> Exception:
+    from minitf.errors import InaccessibleTensorError
+    return InaccessibleTensorError(f"{value!r} is out of scope and cannot be used here. Use return values, "
+                                   f"explicit Python locals or TensorFlow collections to access it.")
+
+
+def format_graph(graph: FuncGraph, indent: str = "") -> str:
+    """The pretty-printer behind `FuncGraph.listing()`: nested branch and loop graphs are indented."""
+    lines = [f"{indent}graph {graph.name}("
+             + ", ".join(f"{t.op.name}: {_spec_text(t)}" for t in graph.inputs) + ") {"]
+    for op in graph.get_operations():
+        if op.type == "Placeholder":
+            continue
+        args = ", ".join(t.name for t in op.inputs)
+        if op.type == "Const":
+            args = np.array2string(np.asarray(op.attrs["value"]), threshold=6, separator=", ")
+        outs = ", ".join(_spec_text(t) for t in op.outputs) or "()"
+        lines.append(f"{indent}  {op.name} = {op.type}({args}) -> {outs}")
+        for key in ("then_branch", "else_branch", "cond", "body"):
+            sub = op.attrs.get(key)
+            if isinstance(sub, FuncGraph):
+                lines.append(f"{indent}    {key}:")
+                lines.append(format_graph(sub, indent + "      "))
+    lines.append(f"{indent}  return " + ", ".join(t.name for t in graph.outputs))
+    lines.append(f"{indent}}}")
+    return "\n".join(lines)
+
+
+def _spec_text(t: SymbolicTensor) -> str:
+    return f"{t.dtype.name}{list(t.shape) if t.shape.rank is not None else '[?]'}".replace("None", "?")

@@ -1,0 +1,17 @@
+"""The small public namespaces that belong to tf.function: `tf.config` (eager switch) and `tf.autograph`."""
+
+from __future__ import annotations
+
+import types
+
+from minitf.function import autograph as _autograph
+from minitf.function.function import functions_run_eagerly, run_functions_eagerly
+
+config = types.SimpleNamespace(run_functions_eagerly=run_functions_eagerly,
+                               functions_run_eagerly=functions_run_eagerly)
+
+autograph = types.SimpleNamespace(
+    to_code=_autograph.to_code,
+    experimental=types.SimpleNamespace(set_loop_options=_autograph.set_loop_options),
+    set_verbosity=lambda level, alsologtostdout=False: None,
+)

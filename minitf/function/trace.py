@@ -1,0 +1,297 @@
+"""Tracing a Python function into a FuncGraph, and running a FuncGraph.
+
+Tracing: `trace_into(graph, fn, args)` makes `graph` the current graph (`core.state.graph`), so every op the
+function calls becomes a node instead of running.
+
+Shapes while tracing: an op with a shape rule (minitf/ops/shapes.py) uses it. For the others the tracer runs
+the op's NumPy kernel on stand-in values of the known shapes, twice with unknown dimensions set to different
+sizes: a dimension of the result that changes between the two runs depends on an unknown one and stays unknown.
+
+Running: `run_graph` walks the execution plan (the ops the outputs need, plus every stateful op, in program
+order) and calls each op's NumPy kernel. This is a small interpreter: no optimisation passes, no fast
+executor. When a GradientTape is recording (or another function is being traced), `replay_graph` runs the
+same operations through `core.bind` instead, so the tape sees every op (or the outer graph gets a copy).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes
+from minitf.core import Op, bind, constant_tensor, state
+from minitf.errors import InvalidArgumentError, OpError
+from minitf.function.graph import FuncGraph, Operation, SymbolicTensor, resource
+from minitf.tensor import EagerTensor, Tensor, make
+from minitf.tensor_shape import TensorShape
+
+# Ops whose output *shape* depends on input *values*: without known values the dims stay unknown.
+VALUE_DEPENDENT = frozenset({"Range", "Where", "LinSpace"})
+
+
+# ---------------------------------------------------------------------------------------------------
+# Tracing
+# ---------------------------------------------------------------------------------------------------
+
+@contextmanager
+def graph_scope(graph: FuncGraph | None) -> Any:
+    """Make `graph` the graph ops go into (None: eager) for the duration of the block."""
+    previous = state.graph
+    state.graph = graph
+    state.refresh()
+    try:
+        yield graph
+    finally:
+        state.graph = previous
+        state.refresh()
+
+
+def on_variable_created(graph: FuncGraph, variable: Any) -> None:
+    """Variables may be created on a function's first trace only (TensorFlow lifts them out of the graph)."""
+    root = graph
+    while root.outer is not None:
+        root = root.outer
+    allowed = getattr(root, "allow_variable_creation", False)
+    if not allowed:
+        raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make sure "
+                         "the tf.Variable is only created once or created outside tf.function. See "
+                         "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+    root.variables.append(variable)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shape inference
+# ---------------------------------------------------------------------------------------------------
+
+def infer_specs(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict) -> list[tuple[TensorShape, dtypes.DType]]:
+    """(shape, dtype) of each output of `op` applied to `inputs`, without running the real computation."""
+    shapes = [t.shape for t in inputs]
+    types = [t.dtype for t in inputs]
+    if op.shape is not None:
+        return list(op.shape(shapes, types, attrs))
+    return _infer_by_running(op, inputs, attrs)
+
+
+def _const_value(t: SymbolicTensor) -> Any:
+    return t.op.attrs["value"] if t.op.type == "Const" else None
+
+
+def _stand_in(t: SymbolicTensor, unknown_size: int, fill: int) -> Any:
+    if t.op.type == "Const":
+        return t.op.attrs["value"]
+    if t.dtype is resource or t.dtype._np.kind == "O":
+        return np.full([d if d is not None else unknown_size for d in t.shape] if t.shape.rank is not None else [],
+                       b"", dtype=object) if t.dtype is dtypes.string else t._variable
+    if t.shape.rank is None:
+        raise _Unknown()
+    dims = [d if d is not None else unknown_size for d in t.shape]
+    return np.full(dims, fill, dtype=t.dtype._np)[()]
+
+
+class _Unknown(Exception):
+    """Not enough is known to work out the output shape."""
+
+
+def _run_kernel(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict, unknown_size: int) -> list[Any]:
+    last: Exception | None = None
+    for fill in (1, 0):
+        try:
+            values = [_stand_in(t, unknown_size, fill) for t in inputs]
+            out = op.kernel(*values, **attrs)
+        except _Unknown:
+            raise
+        except (OpError, ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
+            last = exc
+            continue
+        return [out] if op.num_outputs == 1 else list(out)
+    assert last is not None
+    raise last
+
+
+def _infer_by_running(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict) -> list[tuple[TensorShape, dtypes.DType]]:
+    all_known = all(t.shape.is_fully_defined() for t in inputs)
+    try:
+        first = _run_kernel(op, inputs, attrs, 2)
+        second = first if all_known else _run_kernel(op, inputs, attrs, 3)
+    except _Unknown:
+        return [(TensorShape(None), inputs[0].dtype if inputs else dtypes.float32)] * max(op.num_outputs, 1)
+    except (OpError, ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
+        if all_known:
+            # The shapes alone make the op impossible: TensorFlow reports this while building the graph.
+            message = exc.message if isinstance(exc, OpError) else str(exc)
+            raise ValueError(message.replace("[Op:", f"for '{{{{node {op.name}}}}}' [Op:")) from None
+        return [(TensorShape(None), inputs[0].dtype if inputs else dtypes.float32)] * max(op.num_outputs, 1)
+    value_dependent = op.name in VALUE_DEPENDENT or (
+        op.name == "StridedSlice" and any(isinstance(s, tuple) and s and s[0] == "slice"
+                                          and any(isinstance(v, tuple) for v in s[1:]) for s in attrs["spec"]))
+    known_values = all(t.op.type == "Const" for t in inputs)
+    specs = []
+    for a, b in zip(first, second):
+        sa, sb = np.shape(a), np.shape(b)
+        if value_dependent and not known_values:
+            shape = TensorShape([None] * len(sa))
+        else:
+            shape = TensorShape([x if x == y else None for x, y in zip(sa, sb)]) if len(sa) == len(sb) \
+                else TensorShape(None)
+        specs.append((shape, dtypes.from_numpy(np.asarray(a).dtype)))
+    return specs
+
+
+# ---------------------------------------------------------------------------------------------------
+# Running a graph: the NumPy interpreter
+# ---------------------------------------------------------------------------------------------------
+
+def run_graph(graph: FuncGraph, values: Sequence[Any]) -> list[Any]:
+    """Run `graph` on NumPy values for `graph.inputs` (Variables for resource inputs); NumPy values out."""
+    env: dict[int, Any] = {id(t): v for t, v in zip(graph.inputs, values)}
+    for op in graph.execution_plan():
+        if op.type == "Placeholder":
+            continue
+        ins = [env[id(t)] for t in op.inputs]
+        outs = _execute(op, ins)
+        for t, v in zip(op.outputs, outs):
+            env[id(t)] = v
+    return [env[id(t)] for t in graph.outputs]
+
+
+def _execute(op: Operation, ins: list[Any]) -> list[Any]:
+    kind = op.type
+    if kind == "Const":
+        return [op.attrs["value"]]
+    if kind == "ReadVariableOp":
+        return [variable_of(ins[0])._value._value]
+    if kind in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"):
+        variable, value = variable_of(ins[0]), ins[1]
+        if kind == "AssignAddVariableOp":
+            value = variable._value._value + value
+        elif kind == "AssignSubVariableOp":
+            value = variable._value._value - value
+        variable._set_value_eagerly(np.asarray(value, dtype=variable.dtype._np)[()])
+        return []
+    if kind == "StringFormat":
+        return [_format_print(op, ins)]
+    if kind == "NoOp":
+        return []
+    if kind == "PrintV2":
+        _write_print(op.attrs["output_stream"], ins[0], op.attrs["end"])
+        return []
+    op_def = op.op_def
+    assert op_def is not None, op
+    try:
+        out = op_def.kernel(*ins, **op.attrs)
+    except OpError as exc:
+        raise type(exc)(None, None, _graph_message(exc.message, op)) from None
+    except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
+        raise InvalidArgumentError(None, None, _graph_message(str(exc), op)) from None
+    return [out] if op_def.num_outputs == 1 else list(out)
+
+
+def _graph_message(message: str, op: Operation) -> str:
+    """TensorFlow reports errors in a graph with the node that failed and the function it belongs to."""
+    head = message.split(" [Op:")[0].split("\nHint:")[0]
+    hint = message[message.index("\nHint:"):] if "\nHint:" in message else ""
+    return f"Graph execution error:\n\n{head}\n\t [[{{{{node {op.name}}}}}]] [Op:__inference_{op.graph.name}]{hint}"
+
+
+def _format_print(op: Operation, ins: list[Any]) -> str:
+    from minitf.printing import format_value
+    summarize = op.attrs["summarize"]
+    parts = [format_value(ins[p], summarize) if isinstance(p, int) else str(p) for p in op.attrs["template"]]
+    return op.attrs["sep"].join(parts)
+
+
+def _write_print(stream: Any, text: Any, end: str) -> None:
+    if stream is None or stream == "stderr":
+        stream = sys.stderr
+    elif stream == "stdout":
+        stream = sys.stdout
+    stream.write(str(text) + end)
+    stream.flush()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Replaying a graph through `bind` (for tapes, and to inline a function into another one)
+# ---------------------------------------------------------------------------------------------------
+
+def replay_graph(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:
+    """Run `graph`'s operations through `core.bind` on tensors for `graph.inputs` (Variables for resources).
+
+    Eagerly, recording tapes see each op (so gradients flow through a function call); while tracing another
+    function, the ops are copied into that function's graph.
+    """
+    from minitf.printing import print_values
+
+    env: dict[int, Any] = {id(t): v for t, v in zip(graph.inputs, inputs)}
+    for op in graph.execution_plan():
+        kind = op.type
+        if kind == "Placeholder":
+            continue
+        ins = [env[id(t)] for t in op.inputs]
+        if kind == "Const":
+            outs: Any = [constant_tensor(op.attrs["value"], op.attrs["dtype"])]
+        elif kind == "ReadVariableOp":
+            outs = [variable_of(ins[0]).read_value()]
+        elif kind == "AssignVariableOp":
+            variable_of(ins[0]).assign(ins[1])
+            outs = []
+        elif kind == "AssignAddVariableOp":
+            variable_of(ins[0]).assign_add(ins[1])
+            outs = []
+        elif kind == "AssignSubVariableOp":
+            variable_of(ins[0]).assign_sub(ins[1])
+            outs = []
+        elif kind == "StringFormat":
+            outs = [("print", ins)]
+        elif kind == "NoOp":
+            outs = []
+        elif kind == "PrintV2":
+            fmt_op = op.inputs[0].op
+            tensors = ins[0][1]
+            parts = [tensors[p] if isinstance(p, int) else p for p in fmt_op.attrs["template"]]
+            print_values(*parts, output_stream=fmt_op.attrs["output_stream"], summarize=fmt_op.attrs["summarize"],
+                         sep=fmt_op.attrs["sep"], end=fmt_op.attrs["end"])
+            outs = []
+        else:
+            assert op.op_def is not None
+            result = bind(op.op_def, *[_as_runtime(v) for v in ins], **op.attrs)
+            outs = [result] if op.op_def.num_outputs == 1 else list(result)
+        for t, v in zip(op.outputs, outs):
+            env[id(t)] = v
+    return [env[id(t)] for t in graph.outputs]
+
+
+def variable_of(handle: Any) -> Any:
+    """The Variable behind a resource value: the Variable itself, an eager handle or a symbolic one."""
+    if isinstance(handle, SymbolicTensor):
+        return handle._variable
+    if isinstance(handle, EagerTensor):
+        return handle._value
+    return handle
+
+
+def _as_runtime(value: Any) -> Any:
+    """Resource inputs of control-flow ops travel as the Variable (wrapped as a tensor when eager)."""
+    from minitf.variables import Variable
+    if isinstance(value, Variable):
+        if state.graph is not None:
+            return state.graph.capture(value)
+        return make(value, resource)
+    return value
+
+
+def call_graph(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:
+    """Run `graph` on tensors/Variables: the interpreter when nothing watches, `replay_graph` otherwise."""
+    if state.active:
+        return replay_graph(graph, inputs)
+    values = [v if not isinstance(v, EagerTensor) else v._value for v in inputs]
+    outs = run_graph(graph, values)
+    return [make(v, t.dtype) for v, t in zip(outs, graph.outputs)]
+
+
+def trace_function(graph: FuncGraph, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict) -> Any:
+    with graph_scope(graph):
+        return fn(*args, **kwargs)

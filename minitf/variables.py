@@ -100,10 +100,12 @@ class Variable:
         """Replace the value (same dtype and shape); returns the variable."""
         return self._write(self._checked(value), "assign", read_value)
 
-    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
         return self._write(self._checked(delta), "add", read_value)
 
-    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
         return self._write(self._checked(delta), "sub", read_value)
 
     def _write(self, value: Tensor, how: str, read_value: bool) -> Any:

@@ -162,7 +162,8 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = dtypes.float32,
         name: str | None = None) -> Tensor:
     """An identity matrix (or a batch of them)."""
-    matrix = np.eye(int(num_rows), int(num_rows if num_columns is None else num_columns), dtype=dtypes.as_dtype(dtype)._np)
+    columns = num_rows if num_columns is None else num_columns
+    matrix = np.eye(int(num_rows), int(columns), dtype=dtypes.as_dtype(dtype)._np)
     if batch_shape is not None:
         matrix = np.broadcast_to(matrix, tuple(_static_ints(batch_shape, "batch_shape")) + matrix.shape).copy()
     return constant_tensor(matrix, dtypes.as_dtype(dtype))
@@ -536,7 +537,8 @@ PadV2 = Op("PadV2", _pad_kernel, grad=_pad_grad)
 MirrorPad = Op("MirrorPad", _pad_kernel, grad=_pad_grad)
 
 
-def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0, name: str | None = None) -> Tensor:
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
+        name: str | None = None) -> Tensor:
     """Add values around each axis: `paddings[i] = [before, after]`. Modes CONSTANT, REFLECT, SYMMETRIC."""
     x = convert_to_tensor(tensor)
     pairs = np.asarray(getattr(paddings, "_value", paddings), dtype=np.int64)

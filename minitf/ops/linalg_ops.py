@@ -32,9 +32,9 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
         shown = (f"In[0]: [{','.join(map(str, a.shape))}], In[1]: [{','.join(map(str, b.shape))}]" if name == "MatMul"
                  else f"In[0] mismatch In[1] shape: {a.shape[-1]} vs. {b.shape[-2]}: "
                       f"[{','.join(map(str, a.shape))}] [{','.join(map(str, b.shape))}] 0 0")
-        raise InvalidArgumentError(None, None, f"Matrix size-incompatible: {shown} [Op:{name}] name: \nHint: for "
-                                   f"a @ b the last dimension of a ({a.shape[-1]}) must equal the second-to-last of "
-                                   f"b ({b.shape[-2]}).")
+        raise InvalidArgumentError(
+            None, None, f"Matrix size-incompatible: {shown} [Op:{name}] name: \nHint: for a @ b the last dimension "
+            f"of a ({a.shape[-1]}) must equal the second-to-last of b ({b.shape[-2]}).")
     try:
         return np.matmul(a, b)
     except ValueError:
@@ -47,15 +47,19 @@ def _matmul_grad(c: Any, g: Tensor) -> list:
     a, b = c.x, c.y
     ta, tb = c.attrs["transpose_a"], c.attrs["transpose_b"]
     a_, b_ = (m.conj(a), m.conj(b)) if a.dtype.is_complex else (a, b)
-    op = c.op
+
+    def mm(x: Tensor, y: Tensor, tx: bool, ty: bool) -> Tensor:
+        return bind(c.op, x, y, transpose_a=tx, transpose_b=ty)
+
+    # C = op(A) @ op(B), op = transpose where the flag says so; the four cases of the chain rule:
     if not ta and not tb:
-        da, db = bind(op, g, b_, transpose_a=False, transpose_b=True), bind(op, a_, g, transpose_a=True, transpose_b=False)
+        da, db = mm(g, b_, False, True), mm(a_, g, True, False)
     elif not ta and tb:
-        da, db = bind(op, g, b_, transpose_a=False, transpose_b=False), bind(op, g, a_, transpose_a=True, transpose_b=False)
+        da, db = mm(g, b_, False, False), mm(g, a_, True, False)
     elif ta and not tb:
-        da, db = bind(op, b_, g, transpose_a=False, transpose_b=True), bind(op, a_, g, transpose_a=False, transpose_b=False)
+        da, db = mm(b_, g, False, True), mm(a_, g, False, False)
     else:
-        da, db = bind(op, b_, g, transpose_a=True, transpose_b=True), bind(op, g, a_, transpose_a=True, transpose_b=True)
+        da, db = mm(b_, g, True, True), mm(g, a_, True, True)
     return [m.unbroadcast(da, a), m.unbroadcast(db, b)]
 
 
@@ -81,7 +85,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     if adjoint_b:
         b, transpose_b = m.conj(b), True
     batched = (a.shape.rank or 0) > 2 or (b.shape.rank or 0) > 2
-    return bind(BatchMatMulV2 if batched else MatMul, a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+    op = BatchMatMulV2 if batched else MatMul
+    return bind(op, a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
 
 def _inverse_kernel(x: np.ndarray, adjoint: bool) -> np.ndarray:

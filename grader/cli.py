@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from grader.paths import DEFAULT_COURSE, DEFAULT_SOLUTIONS, GraderError, ensure_tools_on_path, make_term
@@ -41,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="instructor sources (default: %(default)s)")
     parser.add_argument("--course", type=Path, default=DEFAULT_COURSE,
                         help="generated student notebooks (default: %(default)s)")
-    parser.add_argument("--term", type=Path, default=Path(os.environ.get("GRADER_TERM", "term")),
-                        help="term directory with submissions, gradebook and feedback (default: ./term)")
+    parser.add_argument("--term", type=Path, default=None,
+                        help="term directory with submissions, gradebook and feedback (default: $GRADER_TERM "
+                             "or ./term; demo: a new temporary folder)")
     commands = parser.add_subparsers(dest="command", required=True)
 
     sub = commands.add_parser("release", help="regenerate course/ from solutions/")
@@ -58,21 +60,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_term_commands(commands: argparse._SubParsersAction) -> None:
-    """Term commands live in their own modules; registered here so --help lists them."""
-    try:
-        from grader.commands import register
-    except ImportError:  # term commands not installed yet
-        return
+    """Term commands live in grader/commands.py; registered here so --help lists them."""
+    from grader.commands import register
+
     register(commands)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     ensure_tools_on_path()
+    warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM warnings say nothing to instructors
+    warnings.filterwarnings("ignore", message=".*not in session.*")
     args.solutions = args.solutions.resolve()
     args.course = args.course.resolve()
     try:
-        if args.command not in ("release", "check"):
+        if args.term is None and args.command != "demo":
+            args.term = Path(os.environ.get("GRADER_TERM", "term"))
+        if args.command not in ("release", "check", "demo"):
             args.term = make_term(args.term, args.solutions)
         return args.run(args)
     except GraderError as error:

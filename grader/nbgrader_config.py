@@ -10,3 +10,13 @@ REPO = os.path.dirname(HERE)
 c.CourseDirectory.course_id = "tf-core"
 c.CourseDirectory.source_directory = os.path.join(REPO, "solutions")
 c.CourseDirectory.release_directory = os.path.join(REPO, "course")
+
+# Library log lines on stderr (TensorFlow's C++ logging) must not zero a passing test cell. IgnorePattern
+# needs both settings; `python -m grader autograde` uses a line-by-line equivalent (grader/preprocessors.py).
+import sys  # noqa: E402
+
+sys.path.insert(0, REPO)
+from grader.lognoise import LOG_NOISE_PATTERN  # noqa: E402
+
+c.IgnorePattern.pattern = LOG_NOISE_PATTERN
+c.IgnorePattern.enabled = True

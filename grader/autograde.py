@@ -1,0 +1,158 @@
+"""autograde: grade every collected submission once, in a sandbox; rerun to finish an interrupted run.
+
+A submission counts as finished only when nbgrader has committed its grades and the grader has written
+its completion marker (outside the folders student code can touch).  A rerun skips finished ones, so
+their grades never change, and regrades the one that was cut off from scratch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import nbformat
+
+from grader import preprocessors
+from grader.gradebook import ensure_assignment, roster
+from grader.nbconfig import api_for
+from grader.paths import GraderError, Term
+from grader.release import list_assignments
+from grader.sandbox import Limits, Sandbox, prepare, release_folder
+from grader.termconfig import term_config
+
+
+@dataclass
+class Outcome:
+    student: str
+    assignment: str
+    status: str  # graded | skipped (finished earlier) | failed
+    score: float | None = None
+    max_score: float | None = None
+    seconds: float = 0.0
+    message: str = ""
+
+
+def done_marker(term: Term, student: str, assignment: str) -> Path:
+    return term.state / "done" / assignment / f"{student}.json"
+
+
+def is_finished(term: Term, student: str, assignment: str) -> bool:
+    return done_marker(term, student, assignment).is_file()
+
+
+def _write_marker(term: Term, outcome: Outcome) -> None:
+    marker = done_marker(term, outcome.student, outcome.assignment)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    temporary = marker.with_suffix(".tmp")
+    temporary.write_text(json.dumps(asdict(outcome), indent=1))
+    os.replace(temporary, marker)  # atomic: a marker is either absent or complete
+
+
+def find_submissions(term: Term, assignment: str | None, student: str | None) -> list[tuple[str, str]]:
+    """(student, assignment) pairs in submitted/, filtered; asking for a student with none is an error."""
+    pairs = []
+    if term.submitted.is_dir():
+        for student_dir in sorted(p for p in term.submitted.iterdir() if p.is_dir()):
+            for assignment_dir in sorted(p for p in student_dir.iterdir() if p.is_dir()):
+                pairs.append((student_dir.name, assignment_dir.name))
+    if student:
+        pairs = [pair for pair in pairs if pair[0] == student]
+        if not pairs:
+            raise GraderError(f"no submissions from student {student!r} in {term.submitted}")
+    if assignment:
+        pairs = [pair for pair in pairs if pair[1] == assignment]
+    return pairs
+
+
+def submission_problem(term: Term, student: str, assignment: str, students: set[str]) -> str | None:
+    """Why a submission cannot be graded, in words for the instructor; None when it can."""
+    if assignment not in list_assignments(term.solutions):
+        return f"submission for unknown assignment {assignment!r}"
+    if student not in students:
+        return f"unknown student {student!r}: not in the roster (import it with `collect --roster FILE`)"
+    folder = term.submitted / student / assignment
+    for notebook in sorted(folder.glob("*.ipynb")):
+        try:
+            nbformat.validate(nbformat.read(notebook, as_version=4))
+        except Exception as error:  # nbformat raises several unrelated types for broken files
+            first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            return f"{notebook.name} is not a readable notebook ({first_line[:200]})"
+    return None
+
+
+def _score(term: Term, student: str, assignment: str) -> tuple[float, float]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(term.db_url) as gradebook:
+        submission = gradebook.find_submission(assignment, student)
+        return float(submission.score), float(submission.max_score)
+
+
+def _failure_text(result: dict) -> str:
+    lines = [line for line in (result.get("log") or "").splitlines() if "[ERROR]" in line]
+    return " / ".join(dict.fromkeys(line.split("]", 1)[-1].strip() for line in lines))[:500] or "nbgrader failed"
+
+
+def autograde(term: Term, assignment: str | None = None, student: str | None = None,
+              limits: Limits | None = None, regrade: bool = False, progress: bool = True,
+              sandbox: Sandbox | None = None) -> list[Outcome]:
+    limits = limits or Limits()
+    pairs = find_submissions(term, assignment, student)
+    if not pairs:
+        raise GraderError(f"nothing to grade in {term.submitted} (run `collect` first)")
+    sandbox = sandbox or prepare(term, limits)
+    print(sandbox.note, file=sys.stderr)
+    preprocessors.ACTIVE_SANDBOX = sandbox if sandbox.isolated else None
+    for name in sorted({a for _, a in pairs if a in list_assignments(term.solutions)}):
+        ensure_assignment(term, name)
+    students = roster(term)
+    api = api_for(term_config(term, sandbox, limits))
+    outcomes: list[Outcome] = []
+    from tqdm import tqdm
+
+    bar = tqdm(pairs, desc="autograde", unit="submission", disable=not progress, file=sys.stderr)
+    for who, what in bar:
+        bar.set_postfix_str(f"{who}/{what}")
+        if is_finished(term, who, what) and not regrade:
+            score, max_score = _score(term, who, what)
+            outcomes.append(Outcome(who, what, "skipped", score, max_score, message="finished earlier"))
+            continue
+        problem = submission_problem(term, who, what, students)
+        if problem:
+            outcomes.append(Outcome(who, what, "failed", message=problem))
+            continue
+        done_marker(term, who, what).unlink(missing_ok=True)
+        target = term.autograded / who / what
+        shutil.rmtree(target, ignore_errors=True)  # a run cut off here left a partial folder
+        started = time.perf_counter()
+        try:
+            result = api.autograde(what, who, force=True, create=False)
+        finally:
+            release_folder(target, sandbox, to_student=False)
+        seconds = time.perf_counter() - started
+        if not result.get("success"):
+            outcomes.append(Outcome(who, what, "failed", seconds=seconds, message=_failure_text(result)))
+            continue
+        score, max_score = _score(term, who, what)
+        outcome = Outcome(who, what, "graded", score, max_score, seconds)
+        _write_marker(term, outcome)
+        outcomes.append(outcome)
+    if sandbox.ipc_dir is not None:
+        shutil.rmtree(sandbox.ipc_dir, ignore_errors=True)
+    return outcomes
+
+
+def print_outcomes(outcomes: list[Outcome]) -> None:
+    width = max([len(o.student) for o in outcomes] + [7])
+    print(f"{'student':<{width}}  {'assignment':<20} {'status':<8} {'score':>11}  note")
+    for o in outcomes:
+        score = f"{o.score:g}/{o.max_score:g}" if o.score is not None else "-"
+        print(f"{o.student:<{width}}  {o.assignment:<20} {o.status:<8} {score:>11}  {o.message}")
+    failed = [o for o in outcomes if o.status == "failed"]
+    print(f"{sum(o.status == 'graded' for o in outcomes)} graded, "
+          f"{sum(o.status == 'skipped' for o in outcomes)} already finished, {len(failed)} failed")

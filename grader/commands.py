@@ -1,0 +1,92 @@
+"""The term commands: collect, autograde, feedback, report, demo."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from grader.sandbox import Limits
+
+
+def _collect(args: argparse.Namespace) -> int:
+    from grader.collect import DEFAULT_ZIP_PATTERN, collect_folder, collect_zip, import_roster
+
+    if args.roster:
+        print(f"roster: {import_roster(args.term, args.roster)} student(s) from {args.roster}")
+    if args.source.suffix.lower() == ".zip":
+        report = collect_zip(args.term, args.assignment, args.source, args.pattern or DEFAULT_ZIP_PATTERN)
+    else:
+        report = collect_folder(args.term, args.assignment, args.source)
+    report.print()
+    return 1 if report.rejected else 0
+
+
+def _autograde(args: argparse.Namespace) -> int:
+    from grader.autograde import autograde, print_outcomes
+
+    limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
+    outcomes = autograde(args.term, args.assignment, args.student, limits, regrade=args.regrade,
+                         progress=not args.quiet)
+    print_outcomes(outcomes)
+    return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _feedback(args: argparse.Namespace) -> int:
+    from grader.feedback import generate_feedback
+
+    pages = generate_feedback(args.term, args.assignment, args.student, progress=not args.quiet)
+    print(f"{len(pages)} feedback page(s) in {args.term.feedback}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from grader.report import grade_table, plot, read_grades, write_csv
+
+    grades = read_grades(args.term)
+    csv_path = args.term.reports / "grades.csv"
+    write_csv(grades, csv_path)
+    print(grade_table(grades))
+    print(f"\ngrades: {csv_path}")
+    for path in plot(grades, args.term.reports):
+        print(f"plot:   {path}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from grader.demo import run_demo
+
+    run_demo(args.term, args.students)
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    sub = commands.add_parser("collect", help="bring submissions into the term (folder or LMS zip)")
+    sub.add_argument("assignment")
+    sub.add_argument("source", type=Path,
+                     help="folder with <student>/<notebook>.ipynb, or a zip of <student>_<notebook>.ipynb files")
+    sub.add_argument("--roster", type=Path, help="CSV with columns id[,first_name,last_name,email,lms_user_id]")
+    sub.add_argument("--pattern", help="regular expression for zip file names with (?P<student_id>) and "
+                                        "(?P<file_id>) groups")
+    sub.set_defaults(run=_collect)
+
+    sub = commands.add_parser("autograde", help="grade collected submissions in the sandbox (resumable)")
+    sub.add_argument("--assignment")
+    sub.add_argument("--student")
+    sub.add_argument("--regrade", action="store_true", help="grade finished submissions again")
+    sub.add_argument("--timeout", type=int, default=Limits.cell_timeout, help="seconds per cell (%(default)s)")
+    sub.add_argument("--memory", type=int, default=Limits.memory_mb, help="MB per kernel (%(default)s)")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar")
+    sub.set_defaults(run=_autograde)
+
+    sub = commands.add_parser("feedback", help="HTML feedback per student (hidden tests stay hidden)")
+    sub.add_argument("--assignment")
+    sub.add_argument("--student")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar")
+    sub.set_defaults(run=_feedback)
+
+    sub = commands.add_parser("report", help="grades.csv for the LMS, scores.png and pass_rates.png")
+    sub.set_defaults(run=_report)
+
+    sub = commands.add_parser("demo", help="the whole cycle on sample submissions (term: a new temp dir)")
+    sub.add_argument("--students", type=int, default=4, help="sample students besides the two misbehaving")
+    sub.set_defaults(run=_demo)

@@ -1,0 +1,190 @@
+"""The grading kernel's sandbox, host side: the unprivileged user, limits, and the kernelspec that wraps ipykernel.
+
+As root (CI, a grading server) every kernel runs through grader/launch.py: own user, no network, a
+private view of the filesystem, resource limits.  Without root none of that is possible; grading still
+works with time and memory limits, and the tool says so loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.paths import DEFAULT_COURSE, REPO, GraderError, Term
+
+SANDBOX_USER = "grader-sandbox"
+KERNEL_NAME = "grader-sandbox"
+LAUNCHER = Path(__file__).with_name("launch.py")
+KERNEL_ENV = {
+    "TF_CPP_MIN_LOG_LEVEL": "3",  # TensorFlow's C++ logs go to stderr, and stderr zeroes a test cell
+    "PYTHONWARNINGS": "ignore",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MB of address space per thread arena otherwise
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "MPLBACKEND": "Agg",
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-kernel limits; the defaults suit the course's NumPy-sized exercises."""
+
+    cell_timeout: int = 30
+    memory_mb: int = 4096
+    cpu_seconds: int = 600
+    processes: int = 64
+    file_mb: int = 64
+    tmp_mb: int = 64
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    kernel_name: str
+    isolated: bool
+    uid: int | None
+    gid: int | None
+    ipc_dir: Path | None
+    note: str
+
+
+def ensure_sandbox_user() -> tuple[int, int]:
+    """The unprivileged account kernels run as; created on first use (needs root)."""
+    try:
+        entry = pwd.getpwnam(SANDBOX_USER)
+    except KeyError:
+        useradd = shutil.which("useradd") or "/usr/sbin/useradd"
+        subprocess.run(
+            [useradd, "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell",
+             "/usr/sbin/nologin", "--user-group", SANDBOX_USER],
+            check=True, capture_output=True, text=True,
+        )
+        entry = pwd.getpwnam(SANDBOX_USER)
+    return entry.pw_uid, entry.pw_gid
+
+
+def _untraversable_ancestors(paths: list[Path]) -> list[str]:
+    """Directories the sandbox user could not pass through on the way to what the kernel needs (e.g. /root)."""
+    found: set[str] = set()
+    for path in paths:
+        for ancestor in reversed(path.parents):
+            try:
+                if not os.stat(ancestor).st_mode & 0o001:
+                    found.add(str(ancestor))
+                    break
+            except OSError:
+                break
+    return sorted(found)
+
+
+def _needed_paths() -> list[Path]:
+    """What the kernel process must be able to read: the interpreter, the environment, minitf."""
+    paths = {Path(sys.prefix), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+             Path(sys.executable).resolve().parent.parent, REPO / "minitf"}
+    return sorted(p for p in paths if p.exists())
+
+
+def _write_kernelspec(term: Term, config: dict) -> None:
+    kernel_dir = term.state / "jupyter" / "kernels" / KERNEL_NAME
+    kernel_dir.mkdir(parents=True, exist_ok=True)
+    config_file = term.state / "sandbox.json"
+    config_file.write_text(json.dumps(config, indent=1, sort_keys=True))
+    os.chmod(config_file, 0o600)
+    spec = {
+        "argv": [sys.executable, str(LAUNCHER), str(config_file), "{connection_file}"],
+        "display_name": "Grading sandbox",
+        "language": "python",
+        "interrupt_mode": "signal",
+        "env": {},
+    }
+    (kernel_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
+    jupyter_path = os.environ.get("JUPYTER_PATH", "")
+    own = str(term.state / "jupyter")
+    if own not in jupyter_path.split(os.pathsep):
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (own, jupyter_path) if p)
+
+
+def self_test(config_file: Path, workdir: Path) -> str:
+    """Start the launcher with a tiny command instead of ipykernel; return what the sandboxed process saw."""
+    config = json.loads(config_file.read_text())
+    config["command"] = "import os, socket; print(os.getuid(), [n for _, n in socket.if_nameindex()])"
+    probe = config_file.with_name("sandbox-selftest.json")
+    probe.write_text(json.dumps(config))
+    connection = workdir / "connection.json"
+    connection.write_text(json.dumps({"ip": "", "transport": "ipc"}))
+    os.chown(workdir, config["uid"], config["gid"])
+    try:
+        result = subprocess.run([sys.executable, str(LAUNCHER), str(probe), str(connection)], cwd=workdir,
+                                capture_output=True, text=True, timeout=60)
+    finally:
+        probe.unlink(missing_ok=True)
+    if result.returncode != 0:
+        raise GraderError(f"the grading sandbox does not start on this machine:\n{result.stderr.strip()}")
+    return result.stdout.strip()
+
+
+def prepare(term: Term, limits: Limits) -> Sandbox:
+    """Create the user and kernelspec for this term; verify isolation works before grading anyone."""
+    term.state.mkdir(parents=True, exist_ok=True)
+    base = {
+        "memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds, "processes": limits.processes,
+        "file_mb": limits.file_mb, "tmp_mb": limits.tmp_mb, "env": KERNEL_ENV,
+        "scratch": str(term.state / "kernel-scratch"),
+    }
+    if os.geteuid() != 0:
+        config = {**base, "isolate": False, "ipc": False, "uid": os.getuid(), "gid": os.getgid(),
+                  "needed": [], "hide": [], "untraversable": [], "processes": 0}
+        _write_kernelspec(term, config)
+        return Sandbox(KERNEL_NAME, False, None, None, None,
+                       "WARNING: not running as root, so student code runs as YOUR user, with network access "
+                       "and your files in reach; only the time and memory limits apply. Grade as root "
+                       "(e.g. in a container) for the separate user, private filesystem view and no network.")
+    uid, gid = ensure_sandbox_user()
+    ipc_dir = Path(tempfile.mkdtemp(prefix="grader-ipc-", dir="/run" if os.path.isdir("/run") else None))
+    os.chown(ipc_dir, uid, gid)
+    os.chmod(ipc_dir, 0o700)
+    needed = _needed_paths()
+    hide = {"/tmp", "/var/tmp", "/dev/shm", "/run", "/home", "/root", "/srv", "/mnt", "/media", "/opt",
+            str(REPO), str(term.root), str(term.solutions), str(DEFAULT_COURSE)}
+    config = {**base, "isolate": True, "ipc": True, "uid": uid, "gid": gid,
+              "needed": [str(p) for p in needed], "hide": sorted(hide),
+              "untraversable": _untraversable_ancestors(needed)}
+    _write_kernelspec(term, config)
+    probe_dir = Path(tempfile.mkdtemp(prefix="grader-probe-"))
+    try:
+        seen = self_test(term.state / "sandbox.json", probe_dir)
+    finally:
+        shutil.rmtree(probe_dir, ignore_errors=True)
+    if not seen.startswith(f"{uid} ['lo']"):
+        raise GraderError(f"the grading sandbox is not isolated as expected (saw {seen!r})")
+    return Sandbox(KERNEL_NAME, True, uid, gid, ipc_dir,
+                   f"sandbox: kernels run as user {SANDBOX_USER!r} (uid {uid}) without network, with a private "
+                   f"filesystem view, {limits.memory_mb} MB memory, {limits.cell_timeout} s per cell")
+
+
+def release_folder(path: Path, sandbox: Sandbox, *, to_student: bool) -> None:
+    """Hand a student's grading folder to the sandbox user before execution, and take it back after.
+
+    Taking it back also removes symlinks and special files the submission created, so nothing later
+    (nbgrader's chmod, feedback) follows them outside the folder.
+    """
+    if not sandbox.isolated or not path.is_dir():
+        return
+    uid, gid = (sandbox.uid, sandbox.gid) if to_student else (0, 0)
+    for folder, dirs, files in os.walk(path):
+        for name in dirs + files:
+            entry = Path(folder) / name
+            if not to_student and (entry.is_symlink() or not (entry.is_file() or entry.is_dir())):
+                entry.unlink()
+                continue
+            os.lchown(entry, uid, gid)
+    os.lchown(path, uid, gid)
+    os.chmod(path, 0o700 if to_student else 0o755)

@@ -1,0 +1,54 @@
+"""The nbgrader configuration for grading one term: sandboxed kernel, guard, restored cells, quiet logs."""
+
+from __future__ import annotations
+
+from traitlets.config import Config
+
+from grader.nbconfig import course_config
+from grader.paths import Term
+from grader.sandbox import Limits, Sandbox
+
+
+def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | None = None) -> Config:
+    from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+    from nbgrader.preprocessors import (
+        AssignLatePenalties,
+        CheckCellMetadata,
+        ClearOutput,
+        DeduplicateIds,
+        GetGrades,
+        LimitOutput,
+        OverwriteCells,
+        OverwriteKernelspec,
+        SaveAutoGrades,
+    )
+
+    from grader.execution import GuardedExecute
+    from grader.preprocessors import (
+        DropLogNoise,
+        FeedbackSummary,
+        HandFolderToSandbox,
+        HideHiddenTests,
+        RestoreLockedCells,
+        TakeFolderBack,
+    )
+
+    limits = limits or Limits()
+    config = course_config(root=term.root, source=term.solutions, release=term.release, db_url=term.db_url)
+    config.Autograde.create_student = False  # unknown students are an error, not a new gradebook entry
+    config.Autograde.sanitize_preprocessors = [
+        ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, RestoreLockedCells, CheckCellMetadata,
+    ]
+    config.Autograde.autograde_preprocessors = [
+        HandFolderToSandbox, GuardedExecute, TakeFolderBack, DropLogNoise, ClearMetadataPreprocessor,
+        LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+    ]
+    config.Execute.timeout = limits.cell_timeout
+    config.Execute.startup_timeout = 120
+    if sandbox is not None:
+        config.Execute.kernel_name = sandbox.kernel_name
+        if sandbox.ipc_dir is not None:
+            config.KernelManager.transport = "ipc"
+            config.KernelManager.ip = str(sandbox.ipc_dir / "k")
+    config.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTests, FeedbackSummary]
+    return config

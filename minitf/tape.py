@@ -20,7 +20,7 @@ import numpy as np
 from minitf import nest
 from minitf.core import GradContext, Op, convert_to_tensor, state
 from minitf.ops import array_ops, math_ops
-from minitf.tensor import Tensor, make
+from minitf.tensor import Tensor
 
 log = logging.getLogger("minitf")
 
@@ -364,10 +364,14 @@ def _differentiable(value: Any, role: str) -> Any:
 
 
 def _scalar_as_numpy_scalar(t: Tensor) -> Tensor:
-    """Rank-0 gradients hold a NumPy scalar, as every eager scalar does (some kernels return 0-d arrays)."""
+    """Rank-0 gradients hold a NumPy scalar, as every eager scalar does (some kernels return 0-d arrays).
+
+    The same tensor object is kept (only its storage changes, not its value), so that an outer tape that
+    recorded it can still differentiate it.
+    """
     v = getattr(t, "_value", None)
     if type(v) is np.ndarray and v.ndim == 0:
-        return make(v[()], t.dtype)  # type: ignore[attr-defined]
+        t._value = v[()]  # type: ignore[attr-defined]
     return t
 
 

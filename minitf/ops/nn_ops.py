@@ -109,9 +109,25 @@ def l2_loss(t: Any, name: str | None = None) -> Tensor:
     return m.reduce_sum(m.square(x)) / 2
 
 
+def _leaky_relu_grad_kernel(dy: np.ndarray, x: np.ndarray, alpha: float) -> np.ndarray:
+    return np.where(x > 0, dy, dy * np.asarray(alpha, dy.dtype)).astype(dy.dtype)
+
+
+# As in TensorFlow, the gradient is an op of its own, whose gradient is zero with respect to the features
+# (so a second derivative is 0, not None). At 0 the slope is alpha.
+LeakyReluGrad = Op("LeakyReluGrad", _leaky_relu_grad_kernel,
+                   grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), m.zeros_like_(c.y)])
+LeakyRelu = Op("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)).astype(x.dtype),
+               check=lambda inputs, attrs: allowed_dtypes("LeakyRelu", dtypes.FLOATS, inputs[0].dtype),
+               grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])])
+
+
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    """max(x, alpha * x) for alpha < 1; integer features are cast to float32 first, as in TensorFlow."""
     x = convert_to_tensor(features)
-    return m.where(x > 0, x, x * alpha)
+    if x.dtype.is_integer:  # type: ignore[attr-defined]
+        x = m.cast(x, dtypes.float32)
+    return bind(LeakyRelu, x, alpha=float(np.asarray(getattr(alpha, "_value", alpha))))
 
 
 def elu(features: Any, name: str | None = None) -> Tensor:

@@ -136,6 +136,8 @@ class Variable:
 
     # --- printing and protocols ---
     def __repr__(self) -> str:
+        if state.graph is not None:  # while tracing, TensorFlow shows no value
+            return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}>"
         text = self._value._numpy_text(True)
         return f"<tf.Variable '{self._name}' shape={self._shape} dtype={self._dtype.name}, numpy={text}>"
 
@@ -192,6 +194,8 @@ def _eager_value(initial_value: Any, dtype: Any) -> EagerTensor:
             from minitf.ops.math_ops import cast
             return cast(initial_value, dtype)  # type: ignore[return-value]
         return initial_value
+    if isinstance(initial_value, Tensor) and state.graph is not None:
+        return make(state.graph.evaluate_constant(initial_value), initial_value.dtype)  # type: ignore[attr-defined]
     if isinstance(initial_value, Tensor):
         raise ValueError("A tf.Variable's initial value must be concrete; inside a traced function create "
                          "variables on the first call only (see `tf.init_scope`).")

@@ -571,11 +571,25 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
     set_state(tuple(final))
 
 
+def _probe(test: Callable[[], Any]) -> Any:
+    """Evaluate a loop condition to see whether it is a tensor, without adding its ops to the graph."""
+    if state.graph is None:
+        return _as_condition(test())
+    from minitf.function.graph import FuncGraph
+    from minitf.function.trace import graph_scope
+    scratch = FuncGraph("probe", outer=state.graph, autograph=state.graph.autograph)
+    with graph_scope(scratch):
+        value = _as_condition(test())
+    if isinstance(value, SymbolicTensor) and value.graph is scratch:
+        return value
+    return _as_condition(test()) if not _is_symbolic(value) else value
+
+
 def while_stmt(test: Callable[[], Any], body: Callable[[], None], get_state: Callable[[], tuple],
                set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
-    first = _as_condition(test())
+    first = _probe(test)
     if not _is_symbolic(first):
-        condition = first
+        condition = _as_condition(test())
         while condition:
             body()
             condition = _as_condition(test())

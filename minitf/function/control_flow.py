@@ -189,7 +189,7 @@ def build_if(pred: Tensor, true_fn: Callable[[], Sequence[Any]], false_fn: Calla
             else:
                 merged[i] = Undefined(name, ValueError(f"'{name}' must also be initialized in the {missing} branch"))
             continue
-        if a is b and not isinstance(a, Tensor):
+        if a is b and not _tensorish(a):
             merged[i] = a
             continue
         if not (_tensorish(a) and _tensorish(b)):
@@ -266,13 +266,15 @@ def _while_kernel(counter: Any, max_iterations: Any, *values: Any, cond: FuncGra
     count = int(counter)
     limit = int(max_iterations)
     while (limit < 0 or count < limit) and bool(run_graph(cond, loop_vars + captured)[0]):
-        loop_vars = run_graph(body, loop_vars + captured)
+        loop_vars = run_graph(body, loop_vars + captured)[:n_vars]
         count += 1
     return (np.int32(count), max_iterations, *loop_vars, *captured)
 
 
 def _while_shape(shapes: Any, types: Any, attrs: dict) -> list:
-    return [(s, t) for s, t in zip(shapes, types)]
+    """Loop variables leave the loop with the shapes the body was traced for (their invariants)."""
+    body_shapes = [t.shape for t in attrs["body"].inputs]
+    return [(s, t) for s, t in zip(shapes[:2] + body_shapes, types)]
 
 
 def _while_grad(ctx: Any, grads: list) -> list:
@@ -298,7 +300,7 @@ def _while_grad(ctx: Any, grads: list) -> list:
     def acc_body(k: Any, *rest: Any) -> list:
         current, stacks = list(rest[:n]), list(rest[n:])
         stacks = [concat([s, expand_dims(v, 0)], 0) for s, v in zip(stacks, current)]
-        return [k + 1, *replay_graph(body_graph, current + caps), *stacks]
+        return [k + 1, *replay_graph(body_graph, current + caps)[:n], *stacks]
 
     empty = [bind(EmptyStack, v) for v in vars0]
     invariants = [TensorShape([]), *[v.shape for v in vars0], *[TensorShape([None]) + v.shape for v in vars0]]
@@ -413,7 +415,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
     if state.graph is None:
         values = nest.pack_sequence_as(structure, flat)
         count = 0
-        while maximum_iterations is None or count < int(maximum_iterations):
+        limit = -1 if maximum_iterations is None else int(maximum_iterations)
+        while limit < 0 or count < limit:
             args = values if isinstance(values, list | tuple) else [values]
             if not bool(cond(*args)):
                 break

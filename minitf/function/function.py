@@ -93,6 +93,21 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={name})"
 
 
+class VariableSpec(TensorSpec):
+    """A Variable argument: the graph reads whichever variable of this shape and dtype it is given."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, VariableSpec) and TensorSpec.__eq__(self, other)
+
+    def __hash__(self) -> int:
+        return hash(("variable", self.shape, self.dtype.name))
+
+    def __repr__(self) -> str:
+        return f"VariableSpec(shape={self.shape}, dtype={self.dtype!r}, trainable=True, alias_id=None)"
+
+
 class _Literal:
     """A Python value in a cache key: equal keys for equal values (1 == 1.0 == True, as TensorFlow)."""
 
@@ -142,7 +157,7 @@ def _trace_type(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return TensorSpec(value.shape, dtypes.from_numpy(value.dtype))
     if isinstance(value, Variable):
-        return _ById(value, f"Variable(shape={value.shape}, dtype={value.dtype!r})")
+        return VariableSpec(value.shape, value.dtype)
     if isinstance(value, list):
         return ("List", tuple(_trace_type(v) for v in value))
     if isinstance(value, tuple):
@@ -168,7 +183,7 @@ def _type_text(t: Any) -> str:
 
 def _is_subtype(specific: Any, general: Any) -> bool:
     if isinstance(specific, TensorSpec) and isinstance(general, TensorSpec):
-        return specific.is_subtype_of(general)
+        return type(specific) is type(general) and specific.is_subtype_of(general)
     if isinstance(specific, tuple) and isinstance(general, tuple):
         if len(specific) != len(general) or (specific and specific[0] != general[0]):
             return False
@@ -179,7 +194,7 @@ def _is_subtype(specific: Any, general: Any) -> bool:
 def _generalize(a: Any, b: Any) -> Any:
     """The most specific key that covers both `a` and `b` (None when they differ in more than shapes)."""
     if isinstance(a, TensorSpec) and isinstance(b, TensorSpec):
-        if a.dtype is not b.dtype:
+        if a.dtype is not b.dtype or type(a) is not type(b) or isinstance(a, VariableSpec):
             return None
         return TensorSpec(a.shape.most_specific_compatible_shape(b.shape), a.dtype)
     if isinstance(a, tuple) and isinstance(b, tuple):
@@ -306,6 +321,10 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
     """The flat tensor inputs for one argument of a concrete function; TensorFlow's errors when it doesn't fit."""
     from minitf.variables import Variable
 
+    if isinstance(expected, VariableSpec):
+        if not (isinstance(value, Variable) and value.dtype is expected.dtype and value.shape == expected.shape):
+            raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}")
+        return [value]
     if isinstance(expected, TensorSpec):
         if isinstance(value, Tensor):
             if value.dtype is not expected.dtype:  # type: ignore[attr-defined]
@@ -332,7 +351,7 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
         return [x for v, t in zip(value, expected[1]) for x in _check_argument(v, t, cf)]
     if _trace_type(value) != expected:
-        raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
+        raise TypeError(f"Can not cast {value!r} to {_type_text(expected)}")
     return []
 
 
@@ -524,6 +543,12 @@ class Function:
             elif self._reduce_retracing:
                 key = self._generalized(key)
             concrete = self._trace(bound, names, key)
+            if concrete.graph.variables:
+                # TensorFlow traces again once variables were created: now creating one is an error, and the
+                # `if self.v is None:` pattern sees the variable it made the first time.
+                self._cache.pop(key, None)
+                self._concrete.remove(concrete)
+                concrete = self._trace(bound, names, key)
         flat: list[Any] = []
         for name, expected in zip(names, concrete._key):
             value = bound.arguments[name]
@@ -571,7 +596,6 @@ class Function:
                 self._converted = converted(fn)
             fn = self._converted
         args, kwargs = _rebuild_call(self._sig, call_args)
-        self._tracing_count += 1
         outer = state.graph
         with graph_scope(graph):
             graph.outer = None
@@ -598,6 +622,7 @@ class Function:
         graph.structured_outputs = nest.pack_sequence_as(result, packed) if nest.is_nested(result) else packed[0]
         if graph.variables:
             self._created_variables = True
+        self._tracing_count += 1
         concrete = ConcreteFunction(graph, self._sig, key, names, self._name)
         self._cache[key] = concrete
         self._concrete.append(concrete)
@@ -614,14 +639,18 @@ def _input_spec(name: str, expected: Any) -> Any:
 
 def _placeholders(graph: FuncGraph, name: str, value: Any, expected: Any) -> Any:
     """What the Python function sees for one argument while tracing: placeholders where tensors go."""
-    from minitf.variables import Variable
 
+    if isinstance(expected, VariableSpec):
+        from minitf.function.graph import resource
+        handle = graph.placeholder([], resource, name=name)
+        handle._variable = value
+        graph.inputs.append(handle)
+        graph._captured[id(value)] = handle  # reads of this variable use the input
+        return value
     if isinstance(expected, TensorSpec):
         holder = graph.placeholder(expected.shape, expected.dtype, name=name)
         graph.inputs.append(holder)
         return holder
-    if isinstance(value, Variable):
-        return value
     if isinstance(expected, tuple) and expected and expected[0] in ("List", "Tuple"):
         items = [_placeholders(graph, name, v, t) for v, t in zip(value, expected[1])]
         return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)

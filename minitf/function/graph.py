@@ -42,8 +42,12 @@ STATEFUL_TYPES = frozenset({
 
 def _graph_error(what: str, graph: FuncGraph | None) -> str:
     if graph is not None and not graph.autograph:
-        return f"{what} is not allowed: AutoGraph is disabled in this function. Try decorating it directly with " \
-               f"@tf.function."
+        return (f"{what} is not allowed. You can attempt the following resolutions to the problem: If you are "
+                "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
+                "you are using AutoGraph, you can try decorating this function with @tf.function. If that does not "
+                "work, then you may be using an unsupported feature or your source code may not be visible to "
+                "AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
+                "g3doc/reference/limitations.md#access-to-source-code for more information.")
     return f"{what} is not allowed: AutoGraph did convert this function. This might indicate you are trying to " \
            f"use an unsupported feature."
 
@@ -304,7 +308,13 @@ class FuncGraph:
             inside = self.placeholder(value.shape, value.dtype, name="Placeholder")
         else:
             raise TypeError(f"Cannot capture {value!r} in a graph.")
+        known = self._captured.get(id(outer_value))
+        if known is not None:  # the same outside tensor, reached through another route
+            self._operations.remove(inside.op)
+            self._captured[key] = known
+            return known
         self._captured[key] = inside
+        self._captured[id(outer_value)] = inside
         self.captures.append((outer_value, inside))
         self.inputs.append(inside)
         return inside
@@ -360,13 +370,39 @@ class FuncGraph:
             if isinstance(value, Tensor):
                 tensors.append(self.capture(value) if not (isinstance(value, SymbolicTensor) and value.graph is self)
                                else value)
-                parts.append(len(tensors) - 1)
+                parts.append(("tensor", len(tensors) - 1))
             else:
-                parts.append(value)
+                parts.append(("text", value))
         attrs = {"template": tuple(parts), "output_stream": output_stream, "summarize": summarize, "sep": sep,
                  "end": end}
         fmt = self.create_op("StringFormat", tensors, [(TensorShape([]), dtypes.string)], attrs)
         return self.create_op("PrintV2", fmt.outputs, [], {"output_stream": output_stream, "end": end})
+
+    def evaluate_constant(self, tensor: SymbolicTensor) -> Any:
+        """The value of a tensor that depends on constants only (a Variable's initial value made in a trace).
+
+        TensorFlow lifts such initialisers out of the function; here they are computed right away.
+        """
+        from minitf.function.trace import _execute
+        ops: list[Operation] = []
+        stack, seen = [tensor.op], set()
+        while stack:
+            op = stack.pop()
+            if id(op) in seen:
+                continue
+            seen.add(id(op))
+            if op.type in ("Placeholder", "ReadVariableOp"):
+                raise ValueError("A tf.Variable's initial value inside a tf.function must not depend on the "
+                                 "function's arguments or on other variables; compute it from constants or create "
+                                 "the variable outside (or in tf.init_scope()).")
+            ops.append(op)
+            stack.extend(t.op for t in op.inputs)
+        env: dict[int, Any] = {}
+        for op in self._operations:
+            if id(op) in seen:
+                for t, v in zip(op.outputs, _execute(op, [env[id(i)] for i in op.inputs])):
+                    env[id(t)] = v
+        return env[id(tensor)]
 
     # --- looking at it ---
     def get_operations(self) -> list[Operation]:

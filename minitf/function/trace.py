@@ -80,8 +80,8 @@ def _const_value(t: SymbolicTensor) -> Any:
     return t.op.attrs["value"] if t.op.type == "Const" else None
 
 
-def _stand_in(t: SymbolicTensor, unknown_size: int, fill: int) -> Any:
-    if t.op.type == "Const":
+def _stand_in(t: SymbolicTensor, unknown_size: int, fill: int | None) -> Any:
+    if t.op.type == "Const" and (fill is None or t.dtype._np.kind not in "iufcb" or t.shape.rank is None):
         return t.op.attrs["value"]
     if t.dtype is resource or t.dtype._np.kind == "O":
         return np.full([d if d is not None else unknown_size for d in t.shape] if t.shape.rank is not None else [],
@@ -89,7 +89,7 @@ def _stand_in(t: SymbolicTensor, unknown_size: int, fill: int) -> Any:
     if t.shape.rank is None:
         raise _Unknown()
     dims = [d if d is not None else unknown_size for d in t.shape]
-    return np.full(dims, fill, dtype=t.dtype._np)[()]
+    return np.full(dims, 1 if fill is None else fill, dtype=t.dtype._np)[()]
 
 
 class _Unknown(Exception):
@@ -98,7 +98,7 @@ class _Unknown(Exception):
 
 def _run_kernel(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict, unknown_size: int) -> list[Any]:
     last: Exception | None = None
-    for fill in (1, 0):
+    for fill in (None, 1, 0):  # None: constants keep their values
         try:
             values = [_stand_in(t, unknown_size, fill) for t in inputs]
             out = op.kernel(*values, **attrs)
@@ -200,7 +200,7 @@ def _graph_message(message: str, op: Operation) -> str:
 def _format_print(op: Operation, ins: list[Any]) -> str:
     from minitf.printing import format_value
     summarize = op.attrs["summarize"]
-    parts = [format_value(ins[p], summarize) if isinstance(p, int) else str(p) for p in op.attrs["template"]]
+    parts = [format_value(ins[k], summarize) if kind == "tensor" else str(k) for kind, k in op.attrs["template"]]
     return op.attrs["sep"].join(parts)
 
 
@@ -251,7 +251,7 @@ def replay_graph(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:
         elif kind == "PrintV2":
             fmt_op = op.inputs[0].op
             tensors = ins[0][1]
-            parts = [tensors[p] if isinstance(p, int) else p for p in fmt_op.attrs["template"]]
+            parts = [tensors[k] if kind == "tensor" else k for kind, k in fmt_op.attrs["template"]]
             print_values(*parts, output_stream=fmt_op.attrs["output_stream"], summarize=fmt_op.attrs["summarize"],
                          sep=fmt_op.attrs["sep"], end=fmt_op.attrs["end"])
             outs = []

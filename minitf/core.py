@@ -161,12 +161,19 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> tuple[Any, dtypes
     return (array[()] if array.ndim == 0 else array), target
 
 
+# The dtypes TensorFlow converts a Python bool to (it refuses int8, int16, uint8, uint16, uint32 and complex).
+_BOOL_TARGETS = frozenset({dtypes.bool, dtypes.int32, dtypes.int64, dtypes.uint64, dtypes.float16, dtypes.float32,
+                           dtypes.float64})
+
+
 def _refuse_lossy(value: Any, inferred: dtypes.DType, target: dtypes.DType) -> None:
     """TensorFlow refuses to turn Python floats into ints (and complex into reals, text into numbers)."""
     lossy = (
         (inferred.is_floating and (target.is_integer or target.is_bool))
         or (inferred.is_complex and not target.is_complex)
         or ((inferred is dtypes.string) != (target is dtypes.string))
+        or (inferred.is_integer and target.is_bool)
+        or (inferred.is_bool and target not in _BOOL_TARGETS)
     )
     if lossy:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
@@ -215,11 +222,12 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     return constant_tensor(value, dtype)
 
 
-def operand(value: Any, dtype: dtypes.DType) -> Tensor:
-    """The other operand of a binary op: converted to the first operand's dtype when it can be.
+def operand(value: Any, dtype: dtypes.DType, strict: bool = True) -> Tensor:
+    """The other operand of a binary op, converted to the first operand's dtype.
 
-    `x + 2` on a float32 `x` adds a float32 2; `int_tensor + 1.5` cannot convert 1.5 to int32, so it
-    keeps float32 and the op then reports the dtype mismatch, as TensorFlow does.
+    `x * 2` on a float32 `x` multiplies by a float32 2; `int_tensor * 1.5` cannot convert 1.5 to int32 and
+    raises TypeError, as TensorFlow does. Only addition converts leniently (`strict=False`):
+    `int_tensor + 1.5` keeps 1.5 a float32 and AddV2 then reports the dtype mismatch.
     """
     if isinstance(value, Tensor):
         return value
@@ -232,7 +240,10 @@ def operand(value: Any, dtype: dtypes.DType) -> Tensor:
                 _scalar_cache.clear()
             t = _scalar_cache[key] = make(dtype.as_numpy_dtype(value), dtype)
         return t
-    return convert_to_tensor(value, dtype_hint=dtype)
+    if not strict:
+        return convert_to_tensor(value, dtype_hint=dtype)
+    as_tensor = getattr(value, "_as_tensor", None)  # a Variable keeps its dtype; the op reports a mismatch
+    return as_tensor() if as_tensor is not None else convert_to_tensor(value, dtype=dtype)
 
 
 # Python numbers used as operands (`x * 1.01`) recur in loops; tensors are immutable, so one per value will do.

@@ -83,7 +83,9 @@ class EagerTensor(Tensor):
     def numpy(self) -> Any:
         """The value as NumPy: an ndarray (a copy, so the tensor stays immutable) or a NumPy scalar."""
         v = self._value
-        return v.copy() if isinstance(v, np.ndarray) else v
+        if isinstance(v, np.ndarray):
+            return v.copy() if v.ndim else v[()]  # a scalar is a NumPy scalar (np.float32), as in TensorFlow
+        return v
 
     _numpy = numpy
 
@@ -94,6 +96,8 @@ class EagerTensor(Tensor):
     # --- printing, exactly as TensorFlow prints ---
     def _numpy_text(self, is_repr: bool) -> str:
         v = self._value
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v[()]
         if is_repr:
             text = repr(v.item()) if np.isscalar(v) and not isinstance(v, bytes) else repr(v)
         else:

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, operand, same_dtype, state
-from minitf.errors import InvalidArgumentError
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, operand, same_dtype, state
+from minitf.errors import InternalError, InvalidArgumentError, UnimplementedError
 from minitf.ops import shapes
 from minitf.tensor import Tensor
 
@@ -22,6 +22,8 @@ FC = dtypes.FLOAT_OR_COMPLEX
 NUM = dtypes.NUMERIC
 REAL = dtypes.REAL
 SIGNED = NUM - {dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64}
+SIGNED_REAL = SIGNED - {dtypes.complex64, dtypes.complex128}
+FLOATS_AND_WIDE_INTS = F | {dtypes.int32, dtypes.int64}
 ANY = frozenset(dtypes.ALL)
 BOOL = frozenset({dtypes.bool})
 
@@ -66,7 +68,7 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x)
     if not isinstance(y, Tensor):
-        y = operand(y, x.dtype)  # type: ignore[attr-defined]
+        y = operand(y, x.dtype, op is not Add)  # type: ignore[attr-defined]
     return bind(op, x, y)
 
 
@@ -159,21 +161,33 @@ def _pow_grad(c: Any, g: Tensor) -> list:
 
 
 def _floordiv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+    if x.dtype.kind == "c":
+        raise no_kernel("FloorDiv", dtypes.from_numpy(x.dtype))
+    if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0) and np.broadcast(x, y).size:
         raise InvalidArgumentError(None, None, "Integer division by zero [Op:FloorDiv] name: \n"
                                    "Hint: an integer tensor has a 0 where you divide; check the divisor.")
+    if x.dtype.kind == "f":
+        return np.floor(np.true_divide(x, y))  # TensorFlow's floor(x / y): inf // 1 is inf (NumPy says nan)
     return np.floor_divide(x, y)
 
 
 def _mod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0):
-        raise InvalidArgumentError(None, None, "Integer division by zero [Op:FloorMod] name: \n"
-                                   "Hint: an integer tensor has a 0 where you take the remainder.")
-    return np.mod(x, y)
+    if x.dtype.kind in "iu":
+        if np.any(np.asarray(y) == 0) and np.broadcast(x, y).size:
+            raise InvalidArgumentError(None, None, "Integer division by zero [Op:FloorMod] name: \n"
+                                       "Hint: an integer tensor has a 0 where you take the remainder.")
+        return np.mod(x, y)
+    # TensorFlow's float rule: C's fmod, moved by one divisor when the signs differ (keeps fmod's zero sign).
+    remainder = np.fmod(x, y)
+    return np.where((remainder != 0) & ((y < 0) != (remainder < 0)), remainder + y, remainder)
+
+
+def _squared_difference(d: np.ndarray) -> np.ndarray:
+    return d * np.conj(d) if d.dtype.kind == "c" else np.square(d)  # |x - y|^2 for complex numbers
 
 
 def _pow_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.dtype.kind in "iu" and np.any(np.asarray(y) < 0):
+    if x.dtype.kind in "iu" and np.any(np.asarray(y) < 0) and np.broadcast(x, y).size:
         raise InvalidArgumentError(None, None, "Integers to negative integer powers are not allowed [Op:Pow] "
                                    "name: \nHint: cast to a float dtype first, e.g. tf.cast(x, tf.float32).")
     return np.power(x, y)
@@ -194,18 +208,39 @@ Sub = _binary("Sub", np.subtract, NUM, _sub_grad)
 Mul = _binary("Mul", np.multiply, NUM, _mul_grad)
 RealDiv = _binary("RealDiv", np.true_divide, FC, _div_grad)
 Div = _binary("Div", np.true_divide, FC, _div_grad)
-FloorDiv = _binary("FloorDiv", _floordiv_kernel, REAL)
+FloorDiv = _binary("FloorDiv", _floordiv_kernel, NUM)
 FloorMod = _binary("FloorMod", _mod_kernel, REAL,
                    lambda c, g: [unbroadcast(g, c.x), unbroadcast(negative(g) * floordiv(c.x, c.y), c.y)])
-Pow = _binary("Pow", _pow_kernel, NUM, _pow_grad)
+Pow = _binary("Pow", _pow_kernel, SIGNED, _pow_grad)
 Maximum = _binary("Maximum", np.maximum, REAL, _maxmin_grad(lambda x, y: x >= y))
 Minimum = _binary("Minimum", np.minimum, REAL, _maxmin_grad(lambda x, y: x <= y))
-SquaredDifference = _binary("SquaredDifference", lambda x, y: np.square(x - y), NUM,
+SquaredDifference = _binary("SquaredDifference", lambda x, y: _squared_difference(x - y), FLOATS_AND_WIDE_INTS | FC,
                             lambda c, g: [unbroadcast(2.0 * g * (c.x - c.y), c.x),
                                           unbroadcast(-2.0 * g * (c.x - c.y), c.y)])
-TruncateDiv = _binary("TruncateDiv", lambda x, y: np.trunc(np.true_divide(x, y)).astype(x.dtype)
-                      if x.dtype.kind in "iu" else np.trunc(x / y), REAL)
-TruncateMod = _binary("TruncateMod", np.fmod, REAL)
+
+
+def _truncate_kernel(name: str, np_fn: Callable) -> Callable:
+    """TruncateDiv/TruncateMod: C semantics (round toward zero); integer division by zero is an InternalError."""
+    def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if x.dtype.kind == "c" or (name == "TruncateMod" and x.dtype == np.float16):
+            raise no_kernel(name, dtypes.from_numpy(x.dtype))
+        if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+            raise InternalError(None, None, f"Unexpected error in binary operator (only integer div and mod should "
+                                f"have errors) [Op:{name}] name: \nHint: an integer tensor has a 0 where you divide.")
+        return np_fn(x, y)
+    return kernel
+
+
+def _truncated_quotient(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        quotient = np.floor_divide(x, y)
+        return quotient + ((quotient < 0) & (quotient * y != x))
+    return np.trunc(x / y)
+
+
+TruncateDiv = _binary("TruncateDiv", _truncate_kernel("TruncateDiv", _truncated_quotient), NUM)
+TruncateMod = _binary("TruncateMod", _truncate_kernel("TruncateMod", np.fmod),
+                      FLOATS_AND_WIDE_INTS)
 
 
 def _add_strings(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -296,8 +331,15 @@ def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x / y, but 0 where y is 0; integers are first cast to a float, as for `/`."""
     x = convert_to_tensor(x)
-    y = convert_to_tensor(y, dtype_hint=x.dtype)
+    y = convert_to_tensor(y, dtype=x.dtype)  # type: ignore[attr-defined]
+    if x.dtype not in _TRUEDIV:  # type: ignore[attr-defined]
+        raise TypeError(f"Invalid dtype {x.dtype!r} in tf.math.divide_no_nan. Expected one of "  # type: ignore
+                        f"{{{', '.join(repr(d) for d in _TRUEDIV)}}}.")
+    target = _TRUEDIV[x.dtype]  # type: ignore[attr-defined]
+    if target is not None:
+        x, y = cast(x, target), cast(y, target)
     zero = y == 0
     return where(zero, zeros_like_(x * y), x / where(zero, ones_like_(y), y))
 
@@ -327,6 +369,18 @@ ReluGrad = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtyp
               grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
 
 
+def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu":
+        raise no_kernel("Reciprocal", dtypes.from_numpy(x.dtype))
+    return np.reciprocal(x)
+
+
+def _round_kernel(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "c":
+        raise no_kernel("Round", dtypes.from_numpy(x.dtype))
+    return np.round(x) if x.dtype.kind == "f" else x
+
+
 def _fused_grad(op: Op, y: Tensor, g: Tensor) -> Tensor:
     if y.dtype.is_complex:  # type: ignore[attr-defined]
         y = conj(y)
@@ -335,10 +389,10 @@ def _fused_grad(op: Op, y: Tensor, g: Tensor) -> Tensor:
 
 Neg = _unary("Neg", np.negative, NUM - {dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64},
              lambda c, g: [negative(g)])
-Abs = _unary("Abs", np.abs, REAL, lambda c, g: [g * sign(c.x)])
+Abs = _unary("Abs", np.abs, SIGNED_REAL, lambda c, g: [g * sign(c.x)])
 ComplexAbs = _unary("ComplexAbs", np.abs, frozenset({dtypes.complex64, dtypes.complex128}),
                     lambda c, g: [cast(g, c.x.dtype) * c.x / cast(c.out, c.x.dtype)])
-Sign = _unary("Sign", np.sign, NUM, lambda c, g: [zeros_like_(c.x)])
+Sign = _unary("Sign", np.sign, SIGNED, lambda c, g: [zeros_like_(c.x)])
 Square = _unary("Square", np.square, NUM, lambda c, g: [g * 2 * _conj_if_complex(c.x)])
 # SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan), as in TensorFlow.
 Sqrt = _unary("Sqrt", np.sqrt, FC, lambda c, g: [_fused_grad(SqrtGrad, c.out, g)])
@@ -352,15 +406,15 @@ Cos = _unary("Cos", np.cos, FC, lambda c, g: [negative(g) * sin(c.x)])
 Tan = _unary("Tan", np.tan, FC, lambda c, g: [g / square(cos(c.x))])
 Tanh = _unary("Tanh", np.tanh, FC, lambda c, g: [_fused_grad(TanhGrad, c.out, g)])
 Sigmoid = _unary("Sigmoid", _sigmoid_kernel, FC, lambda c, g: [_fused_grad(SigmoidGrad, c.out, g)])
-Reciprocal = _unary("Reciprocal", np.reciprocal, FC, lambda c, g: [_fused_grad(ReciprocalGrad, c.out, g)])
-Round = _unary("Round", lambda x: np.round(x) if x.dtype.kind in "fc" else x, NUM)
+Reciprocal = _unary("Reciprocal", _reciprocal_kernel, SIGNED, lambda c, g: [_fused_grad(ReciprocalGrad, c.out, g)])
+Round = _unary("Round", _round_kernel, NUM)
 Floor = _unary("Floor", np.floor, F)
 Ceil = _unary("Ceil", np.ceil, F)
 Relu = _unary("Relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), REAL,
               lambda c, g: [bind(ReluGrad, g, c.out)])
-Conj = _unary("Conj", np.conj, NUM, lambda c, g: [conj(g)])
-Real = _unary("Real", np.real, NUM)
-Imag = _unary("Imag", np.imag, NUM)
+Conj = _unary("Conj", np.conj, FC - F, lambda c, g: [conj(g)])
+Real = _unary("Real", np.real, FC - F)
+Imag = _unary("Imag", np.imag, FC - F)
 IsNan = _unary("IsNan", np.isnan, F)
 IsInf = _unary("IsInf", np.isinf, F)
 IsFinite = _unary("IsFinite", np.isfinite, F)
@@ -391,9 +445,32 @@ reciprocal = _unary_fn(Reciprocal, "1 / x.")
 round = _unary_fn(Round, "Rounds half to even: [0.5, 1.5, 2.5] -> [0, 2, 2].")  # noqa: A001
 floor = _unary_fn(Floor, "Largest integer not greater than x (floats only).")
 ceil = _unary_fn(Ceil, "Smallest integer not less than x (floats only).")
-conj = _unary_fn(Conj, "Complex conjugate.")
-real = _unary_fn(Real, "Real part.")
-imag = _unary_fn(Imag, "Imaginary part.")
+
+
+def conj(x: Any, name: str | None = None) -> Tensor:
+    """Complex conjugate; real numbers are returned unchanged."""
+    x = convert_to_tensor(x)
+    if x.dtype.is_complex:  # type: ignore[attr-defined]
+        return bind(Conj, x)
+    if x.dtype.is_numeric:  # type: ignore[attr-defined]
+        return x
+    raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")  # type: ignore[attr-defined]
+
+
+def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Real part; real numbers are returned unchanged."""
+    x = convert_to_tensor(input)
+    if x.dtype.is_complex:  # type: ignore[attr-defined]
+        return bind(Real, x)
+    if x.dtype.is_numeric:  # type: ignore[attr-defined]
+        return x
+    raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype}")  # type: ignore
+
+
+def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Imaginary part; for real (or any non-complex) input a tensor of zeros."""
+    x = convert_to_tensor(input)
+    return bind(Imag, x) if x.dtype.is_complex else zeros_like_(x)  # type: ignore[attr-defined]
 is_nan = _unary_fn(IsNan, "True where x is nan.")
 is_inf = _unary_fn(IsInf, "True where x is +-inf.")
 is_finite = _unary_fn(IsFinite, "True where x is neither nan nor inf.")
@@ -419,6 +496,11 @@ NotEqual = _binary("NotEqual", np.not_equal, ANY, out_dtype=dtypes.bool)
 LogicalAnd = _binary("LogicalAnd", np.logical_and, BOOL, out_dtype=dtypes.bool)
 LogicalOr = _binary("LogicalOr", np.logical_or, BOOL, out_dtype=dtypes.bool)
 LogicalNot = _unary("LogicalNot", np.logical_not, BOOL)
+# `&`, `|`, `^` and `~` on integer tensors are bitwise, as in TensorFlow (on bools they are logical).
+BitwiseAnd = _binary("BitwiseAnd", np.bitwise_and, dtypes.INTEGERS)
+BitwiseOr = _binary("BitwiseOr", np.bitwise_or, dtypes.INTEGERS)
+BitwiseXor = _binary("BitwiseXor", np.bitwise_xor, dtypes.INTEGERS)
+Invert = _unary("Invert", np.invert, dtypes.INTEGERS)
 
 
 def less(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -484,7 +566,16 @@ def _select_grad(c: Any, g: Tensor) -> list:
 SelectV2 = Op("SelectV2", np.where, check=_select_check, shape=shapes.select_rule, grad=_select_grad,
               explain=lambda inputs, attrs, exc: "condition, x and y must be broadcastable: shapes "
               + " vs. ".join(_dims(list(np.shape(t._value))) for t in inputs))
-Where = Op("Where", lambda c: np.argwhere(c).astype(np.int64), shape=shapes.where_rule)
+
+
+def _where_kernel(c: np.ndarray) -> np.ndarray:
+    if np.ndim(c) == 0:
+        raise InvalidArgumentError(None, None, "WhereOp : Unhandled input dimensions: 0 [Op:Where] name: \nHint: "
+                                   "tf.where(condition) needs a condition of rank >= 1.")
+    return np.argwhere(c).astype(np.int64)
+
+
+Where = Op("Where", _where_kernel, shape=shapes.where_rule)
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
@@ -492,6 +583,9 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     true (non-zero) entries as an int64 [N, rank] tensor."""
     condition = convert_to_tensor(condition)
     if x is None and y is None:
+        if condition.dtype is dtypes.float16:  # type: ignore[attr-defined]
+            raise UnimplementedError(None, None, "No WhereOp available for float16/half type on CPU; dying in CPU "
+                                     "WhereOp to avoid silently creating costly copies from device. [Op:Where] name: ")
         if condition.dtype is not dtypes.bool:  # type: ignore[attr-defined]
             condition = not_equal(condition, 0)
         return bind(Where, condition)

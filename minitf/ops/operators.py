@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import convert_to_tensor, state
+from minitf.core import bind, convert_to_tensor
 from minitf.ops import array_ops, linalg_ops
 from minitf.ops import math_ops as m
 from minitf.tensor import Tensor
@@ -39,29 +39,54 @@ def _rmatmul(self: Tensor, other: Any) -> Tensor:
     return linalg_ops.matmul(convert_to_tensor(other, dtype=self.dtype), self)  # type: ignore[attr-defined]
 
 
-def _logical_or_bitwise(op: Any) -> tuple[Any, Any]:
+def _logical_or_bitwise(logical: Any, bitwise: Any) -> tuple[Any, Any]:
+    """`&`, `|`, `^`: logical on bool tensors, bitwise on everything else (which then must be an integer)."""
     def forward(self: Tensor, other: Any) -> Any:
-        if self.dtype is not dtypes.bool:  # type: ignore[attr-defined]
-            return NotImplemented
+        op = logical if self.dtype is dtypes.bool else bitwise  # type: ignore[attr-defined]
         return m.binary_call(op, self, other)
 
     def reflected(self: Tensor, other: Any) -> Any:
-        if self.dtype is not dtypes.bool:  # type: ignore[attr-defined]
-            return NotImplemented
+        op = logical if self.dtype is dtypes.bool else bitwise  # type: ignore[attr-defined]
         return m.reflected_call(op, other, self)
 
     return forward, reflected
 
 
+def _xor(x: Tensor, y: Tensor) -> Tensor:
+    if x.dtype is dtypes.bool:  # type: ignore[attr-defined]
+        return m.logical_xor(x, y)
+    return bind(m.BitwiseXor, x, y)
+
+
 def _invert(self: Tensor) -> Tensor:
     if self.dtype is dtypes.bool:  # type: ignore[attr-defined]
         return m.logical_not(self)
-    raise TypeError(f"~ is only defined for bool tensors here, got {self.dtype.name}.")  # type: ignore[attr-defined]
+    return bind(m.Invert, self)
+
+
+def _mul(self: Tensor, other: Any) -> Tensor:
+    """`*`; on bool tensors TensorFlow multiplies as int32 and casts back (so it acts as logical and)."""
+    if self.dtype is dtypes.bool or getattr(other, "dtype", None) is dtypes.bool:  # type: ignore[attr-defined]
+        return _bool_mul(self, other)
+    return m.binary_call(m.Mul, self, other)
+
+
+def _rmul(self: Tensor, other: Any) -> Tensor:
+    if self.dtype is dtypes.bool:  # type: ignore[attr-defined]
+        return _bool_mul(convert_to_tensor(other, dtype=self.dtype), self)  # type: ignore[attr-defined]
+    return m.reflected_call(m.Mul, other, self)
+
+
+def _bool_mul(x: Any, y: Any) -> Tensor:
+    x = x if isinstance(x, Tensor) else convert_to_tensor(x)
+    y = y if isinstance(y, Tensor) else convert_to_tensor(y)
+    product = m.multiply(m.cast(x, dtypes.int32), m.cast(y, dtypes.int32))
+    return m.cast(product, dtypes.bool)
 
 
 def _shapes_broadcast(a: Tensor, b: Tensor) -> bool:
     try:
-        np.broadcast_shapes(tuple(d or 1 for d in a.shape), tuple(d or 1 for d in b.shape))
+        np.broadcast_shapes(*(tuple(1 if d is None else d for d in t.shape) for t in (a, b)))
     except (ValueError, TypeError):
         return False
     return True
@@ -73,7 +98,7 @@ def _eq(self: Tensor, other: Any) -> Any:
         return False
     other_t = m.operand(other, self.dtype)  # type: ignore[attr-defined]
     if self.shape.rank is not None and other_t.shape.rank is not None and not _shapes_broadcast(self, other_t):
-        return False if state.graph is None else m.equal(False, True)
+        return m.equal(False, True)  # a scalar False tensor, as TensorFlow's Equal(incompatible_shape_error=False)
     return m.binary_call(m.Equal, self, other_t)
 
 
@@ -82,7 +107,7 @@ def _ne(self: Tensor, other: Any) -> Any:
         return True
     other_t = m.operand(other, self.dtype)  # type: ignore[attr-defined]
     if self.shape.rank is not None and other_t.shape.rank is not None and not _shapes_broadcast(self, other_t):
-        return True if state.graph is None else m.equal(True, True)
+        return m.equal(True, True)
     return m.binary_call(m.NotEqual, self, other_t)
 
 
@@ -104,11 +129,14 @@ def install() -> None:
         forward, reflected = _binary(op)
         setattr(Tensor, f"__{name}__", forward)
         setattr(Tensor, f"__r{name}__", reflected)
-    for name, op in {"and": m.LogicalAnd, "or": m.LogicalOr}.items():
-        forward, reflected = _logical_or_bitwise(op)
+    for name, (logical, bitwise) in {"and": (m.LogicalAnd, m.BitwiseAnd), "or": (m.LogicalOr, m.BitwiseOr)}.items():
+        forward, reflected = _logical_or_bitwise(logical, bitwise)
         setattr(Tensor, f"__{name}__", forward)
         setattr(Tensor, f"__r{name}__", reflected)
-    Tensor.__xor__ = lambda self, other: m.logical_xor(self, other)  # type: ignore[attr-defined]
+    Tensor.__xor__ = lambda self, other: _xor(self, m.operand(other, self.dtype))  # type: ignore[attr-defined]
+    Tensor.__rxor__ = lambda self, other: _xor(convert_to_tensor(other, dtype=self.dtype), self)  # type: ignore
+    Tensor.__mul__ = _mul  # type: ignore[attr-defined]
+    Tensor.__rmul__ = _rmul  # type: ignore[attr-defined]
     Tensor.__truediv__ = _truediv  # type: ignore[attr-defined]
     Tensor.__rtruediv__ = _rtruediv  # type: ignore[attr-defined]
     Tensor.__matmul__ = _matmul  # type: ignore[attr-defined]

@@ -1,0 +1,170 @@
+"""The course in JupyterLab, driven in Debian's Chromium the way a student uses it.
+
+JupyterLab serves a copy of the course set up by the repository's `postBuild` (as on Binder). Each step leaves
+a screenshot in artifacts/browser/<test>/ (a failed step's ends in -FAILED.png).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from lab_page import TEXT_OUTPUT, LabPage, exact
+from lab_server import RunningLab
+from playwright.sync_api import Page, expect
+from screenshots import StepRecorder
+
+pytestmark = pytest.mark.slow
+
+WELCOME = "course/part1-tensors/01-welcome.ipynb"
+# The welcome lesson has no widget and no figure; 05 is the earliest chapter whose slider redraws a matplotlib figure.
+WIDGET_LESSON = "course/part1-tensors/05-batches.ipynb"
+
+
+def notebook_cells(lab: RunningLab, path: str) -> list[dict]:
+    return json.loads((lab.home / path).read_text())["cells"]
+
+
+def index_of(cells: list[dict], grade_id: str) -> int:
+    """Position of the nbgrader cell with this grade_id (positions in the file are positions on the page)."""
+    for index, cell in enumerate(cells):
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+            return index
+    raise AssertionError(f"no cell with grade_id {grade_id!r}")
+
+
+def first_exercise(cells: list[dict]) -> int:
+    """Position of the first answer cell."""
+    answers = (i for i, cell in enumerate(cells) if cell.get("metadata", {}).get("nbgrader", {}).get("solution"))
+    return min(answers)
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def expect_run_all_to_stop_at_the_first_exercise(lab_page: LabPage, cells: list[dict]) -> int:
+    """Run All in a fresh student notebook: the lesson cells run cleanly, the first unanswered exercise stops it.
+
+    Returns the index of the cell that raised NotImplementedError (the answer cell, or its test cell when the
+    answer defines a function)."""
+    exercise = first_exercise(cells)
+    failing = exercise if "raise NotImplementedError" in source(cells[exercise]).split("def ", 1)[0] else exercise + 1
+    lab_page.menu("Run", "Run All Cells")
+    expect(lab_page.error_outputs(failing)).to_contain_text("NotImplementedError")
+    lab_page.wait_until_kernel_idle()
+    expect(lab_page.error_outputs()).to_have_count(1)
+    for index, cell in enumerate(cells[:exercise]):
+        if cell["cell_type"] == "code":
+            expect(lab_page.prompt(index)).to_have_text(re.compile(r"^\[\d+\]:$"))
+    return failing
+
+
+@pytest.fixture
+def lab_page(lab: RunningLab, page: Page) -> LabPage:
+    opened = LabPage(page)
+    opened.open_lab(lab.lab_url("lab?reset"))
+    return opened
+
+
+def test_welcome_lesson_runs_checks_answers_and_validates(lab: RunningLab, lab_page: LabPage) -> None:
+    steps = StepRecorder(lab_page.page, "welcome-lesson")
+    cells = notebook_cells(lab, WELCOME)
+    answer1, tests1 = index_of(cells, "ex1-answer"), index_of(cells, "ex1-tests")
+    answer2, tests2 = index_of(cells, "ex2-answer"), index_of(cells, "ex2-tests")
+    code_cells = sum(cell["cell_type"] == "code" for cell in cells)
+
+    with steps.step("open-from-file-browser"):
+        lab_page.open_from_file_browser(WELCOME)
+        expect(lab_page.notebook().locator(".validate-button")).to_be_visible()
+
+    with steps.step("run-all-stops-at-first-exercise"):
+        failing = expect_run_all_to_stop_at_the_first_exercise(lab_page, cells)
+        assert failing == answer1
+        lab_page.show(answer1)
+
+    with steps.step("wrong-answer-fails-its-test"):
+        lab_page.replace_cell_source(answer1, "answer = tf.constant(41)")
+        lab_page.run_cell(answer1)
+        lab_page.run_cell(tests1)
+        expect(lab_page.error_outputs(tests1)).to_contain_text("answer should be 42, but it is 41")
+        lab_page.show(tests1)
+
+    with steps.step("right-answer-passes-its-test"):
+        lab_page.replace_cell_source(answer1, "answer = tf.constant(42)")
+        lab_page.run_cell(answer1)
+        lab_page.run_cell(tests1)
+        expect(lab_page.cell(tests1).locator(".jp-OutputArea-output")).to_have_count(0)
+        lab_page.show(tests1)
+
+    with steps.step("second-exercise-answered"):
+        lab_page.replace_cell_source(answer2, "def double(x):\n    return x * 2")
+        lab_page.run_cell(answer2)
+        lab_page.run_cell(tests2)
+        expect(lab_page.cell(tests2).locator(".jp-OutputArea-output")).to_have_count(0)
+
+    with steps.step("restart-and-run-all-without-errors"):
+        lab_page.menu("Kernel", "Restart Kernel and Run All Cells…")
+        lab_page.accept_dialog("Restart Kernel?")
+        last_code = max(index for index, cell in enumerate(cells) if cell["cell_type"] == "code")
+        expect(lab_page.prompt(last_code)).to_have_text(f"[{code_cells}]:")
+        lab_page.wait_until_kernel_idle()
+        expect(lab_page.error_outputs()).to_have_count(0)
+        expect(lab_page.notebook().locator(TEXT_OUTPUT).first).to_contain_text("tf.Tensor(")
+
+    with steps.step("validate-passes"):
+        lab_page.notebook().locator(".validate-button").click()
+        results = lab_page.page.locator(".jp-Dialog").filter(has_text="Validation Results")
+        expect(results.locator(".validation-success")).to_contain_text("Success! Your notebook passes all the tests.")
+    results.locator(".jp-Dialog-button.jp-mod-accept").click()
+    expect(results).to_have_count(0)
+
+
+def test_slider_redraws_its_figure_in_the_batches_lesson(lab: RunningLab, lab_page: LabPage) -> None:
+    steps = StepRecorder(lab_page.page, "widget-and-figure")
+    cells = notebook_cells(lab, WIDGET_LESSON)
+    widget_cell = next(index for index, cell in enumerate(cells) if "widgets.interact(" in source(cell))
+
+    with steps.step("open-from-file-browser"):
+        lab_page.open_from_file_browser(WIDGET_LESSON)
+
+    with steps.step("run-all-renders-widget-and-figure"):
+        expect_run_all_to_stop_at_the_first_exercise(lab_page, cells)
+        output = lab_page.cell(widget_cell).locator(".widget-output")
+        figure = output.locator(".jp-OutputArea-output img")
+        expect(figure).to_have_count(1)
+        figure.scroll_into_view_if_needed()
+        expect(figure).to_have_js_property("complete", True)
+        assert figure.evaluate("img => img.naturalWidth") > 0
+        slider = lab_page.cell(widget_cell).locator(".widget-slider")
+        expect(slider.locator(".widget-readout")).to_have_text("5")
+        expect(output).to_contain_text("batch size 5:")
+
+    with steps.step("slider-moved-figure-redrawn"):
+        image_before = figure.get_attribute("src")
+        slider.locator(".noUi-handle").focus()
+        lab_page.page.keyboard.press("ArrowRight")
+        expect(slider.locator(".widget-readout")).to_have_text("6")
+        expect(output).to_contain_text("batch size 6:")
+        expect(figure).not_to_have_attribute("src", image_before or "")
+        figure.scroll_into_view_if_needed()
+        expect(lab_page.error_outputs()).to_have_count(1)  # still only the unanswered exercise
+
+
+def test_nbgrader_assignment_list_and_formgrader_open(lab_page: LabPage) -> None:
+    steps = StepRecorder(lab_page.page, "nbgrader-panels")
+    page = lab_page.page
+
+    with steps.step("assignment-list"):
+        lab_page.menu("Nbgrader", "Assignment List")
+        released = page.locator("#released_assignments_list")
+        expect(released).to_contain_text("part1-tensors")
+        expect(released.locator("button", has_text=exact("Fetch"))).to_be_visible()
+
+    with steps.step("formgrader"):
+        lab_page.menu("Nbgrader", "Formgrader")
+        formgrader = page.frame_locator("#jp-main-dock-panel iframe:visible")
+        expect(formgrader.locator("body")).to_contain_text("Manage Assignments")
+        expect(formgrader.locator("body")).to_contain_text("part1-tensors")
+

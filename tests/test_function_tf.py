@@ -794,3 +794,76 @@ def test_training_step_in_a_function_updates_variables() -> None:
         seen.append(train_step.experimental_get_tracing_count())
 
     assert_same(case)
+
+
+def test_called_python_functions_are_converted_too() -> None:
+    def case(tf: Any, seen: list) -> None:
+        def helper(x):
+            if x > 0:
+                return x
+            return -x
+
+        @tf.function
+        def calls(x):
+            return helper(x) * 2
+
+        seen.append(calls(tf.constant(-3)))
+        seen.append([op.type for op in calls.get_concrete_function(tf.constant(1)).graph.get_operations()])
+
+    assert_same(case)
+
+
+def test_name_scopes_prefix_op_names() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def f(x):
+            with tf.name_scope("layer"):
+                y = x * 2
+            return y + 1
+
+        names = [op.name for op in f.get_concrete_function(tf.constant(1.0)).graph.get_operations()]
+        seen.append([n for n in names if n.startswith("layer/") and not n.endswith("/y")])
+
+    assert_same(case)
+
+
+def test_a_tensor_leaked_from_one_function_is_out_of_scope_in_another() -> None:
+    def case(tf: Any, seen: list) -> None:
+        leaked = []
+
+        @tf.function
+        def leaky(a):
+            leaked.append(a + 1)
+            return a
+
+        @tf.function
+        def use(b):
+            return leaked[0] + b
+
+        leaky(tf.constant(1))
+        seen.append(str(leaked[0]))
+        use(tf.constant(1))
+
+    assert_same(case, "is out of scope and cannot be used here")
+
+
+def test_op_names_and_printed_intermediate_tensors_match() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def g(x, y=2, *, z=3):
+            return x * y + z
+
+        @tf.function
+        def p(x):
+            print(x, x + 1, x * 2, tf.reduce_sum(x), x[0], tf.matmul(x, x), -x, x / 2, x ** 2)
+            return x
+
+        cf = g.get_concrete_function(tf.constant(1.0))
+        seen.append([(op.name, op.type, [t.name for t in op.inputs]) for op in cf.graph.get_operations()])
+        print(g.pretty_printed_concrete_signatures())
+        seen.append(g(tf.constant(1.0), z=4))
+        p(tf.ones([2, 2]))
+        seen.append([op.type for op in p.get_concrete_function(tf.ones([2, 2])).graph.get_operations()
+                     if op.type not in ("Const", "Pack")])
+
+    assert_same(case)

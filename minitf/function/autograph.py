@@ -20,6 +20,7 @@ import ast
 import inspect
 import textwrap
 import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -257,6 +258,16 @@ class _Converter(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, ast.Not):
             return _call("ag__.not_", node.operand)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Name) and (func.id in _BUILTIN_NAMES or func.id.startswith(_GENERATED)):
+            return node
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "ag__":
+            return node
+        node.func = _call("ag__.converted_call", func)
         return node
 
     def visit_IfExp(self, node: ast.IfExp) -> Any:
@@ -665,6 +676,37 @@ def _tensor_for(iterable: SymbolicTensor, extra_test: Callable[[], Any] | None, 
                 max_iterations=m.cast(count, dtypes.int32))
 
 
+_BUILTIN_NAMES = frozenset(dir(__builtins__) if isinstance(__builtins__, dict) else dir(__builtins__)) | {
+    "range", "print", "len", "isinstance", "super"}
+_CONVERTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _is_user_function(fn: Any) -> bool:
+    """Plain Python functions from the user's code (not minitf, NumPy or installed libraries) get converted."""
+    if not isinstance(fn, types.FunctionType):
+        return False
+    module = getattr(fn, "__module__", "") or ""
+    if module.split(".")[0] in ("minitf", "numpy", "tensorflow", "keras"):
+        return False
+    filename = fn.__code__.co_filename
+    return "site-packages" not in filename and not filename.startswith("<frozen")
+
+
+def converted_call(fn: Any) -> Any:
+    """What a call inside converted code calls: user functions are converted too (once each), as in TensorFlow."""
+    target = getattr(fn, "__func__", fn)
+    if not _is_user_function(target) or fn.__name__ == "<lambda>":
+        return fn
+    new = _CONVERTED.get(target)
+    if new is None:
+        new = converted(target)
+        _CONVERTED[target] = new
+    if new is target:
+        return fn
+    bound_self = getattr(fn, "__self__", None)
+    return types.MethodType(new, bound_self) if bound_self is not None else new
+
+
 class _Runtime:
     """The `ag__` namespace the rewritten code refers to."""
 
@@ -678,5 +720,6 @@ class _Runtime:
     ld = staticmethod(ld)
     retval = staticmethod(retval)
     range_ = staticmethod(range_)
+    converted_call = staticmethod(converted_call)
     Undefined = Undefined
     UndefinedReturnValue = UndefinedReturnValue

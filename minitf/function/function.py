@@ -615,7 +615,7 @@ class Function:
                 ident = graph.create_op("Identity", [leaf], [(leaf.shape, leaf.dtype)], op_def=Identity).outputs[0]
                 outputs.append(ident)
                 packed.append(ident)
-            if graph.control_outputs:
+            if graph.control_outputs or any(op.type == "ReadVariableOp" for op in graph.get_operations()):
                 graph.create_op("NoOp", [], [])
         del outer
         graph.outputs = outputs

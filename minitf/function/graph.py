@@ -206,7 +206,8 @@ class Operation:
     @property
     def node_def(self) -> NodeDef:
         inputs = [t._op.name if t._index == 0 else t.name for t in self.inputs]
-        return NodeDef(self.name, self.type, inputs, {k: _attr_text(v) for k, v in self.attrs.items()})
+        return NodeDef(self.name, self.type, inputs,
+                       {k: _attr_text(v) for k, v in self.attrs.items() if not k.startswith("_")})
 
     @property
     def control_inputs(self) -> list[Operation]:
@@ -332,14 +333,30 @@ class FuncGraph:
             op.check(inputs, attrs)
         specs = infer_specs(op, inputs, attrs)
         node = self.create_op(op.name, inputs, specs, dict(attrs), op_def=op)
+        if len(inputs) == 2:
+            self._name_operands(node)
+        for t in inputs:
+            t.op.attrs.pop("_fresh", None)
         if op.num_outputs == 1:
             return node.outputs[0]
         return tuple(node.outputs)
+
+    def _name_operands(self, node: Operation) -> None:
+        """TensorFlow names the constant operand of `x * 2` after its consumer: `mul/y` (`mul/x` for `2 * x`)."""
+        for index, t in enumerate(node.inputs):
+            const = t.op
+            if const.type == "Const" and const.attrs.get("_fresh") and const is not node:
+                const.attrs.pop("_fresh")
+                name = f"{node.name}/{'xy'[index]}"
+                if name not in self._name_counts:
+                    self._name_counts[name] = 1
+                    const.name = name
 
     def constant(self, array: Any, dtype: dtypes.DType) -> SymbolicTensor:
         value = np.asarray(array, dtype=dtype._np) if dtype is not dtypes.string else np.asarray(array, dtype=object)
         node = self.create_op("Const", [], [(TensorShape(value.shape), dtype)], {"value": value[()] if value.ndim == 0
                                                                                  else value, "dtype": dtype})
+        node.attrs["_fresh"] = True  # not used yet: may be renamed after the op that consumes it
         return node.outputs[0]
 
     def read_variable(self, variable: Any) -> SymbolicTensor:
@@ -449,9 +466,10 @@ class FuncGraph:
 
 
 def _out_of_scope(value: SymbolicTensor) -> Exception:
-    from minitf.errors import InaccessibleTensorError
-    return InaccessibleTensorError(f"{value!r} is out of scope and cannot be used here. Use return values, "
-                                   f"explicit Python locals or TensorFlow collections to access it.")
+    """A tensor leaked out of one traced function (through a global, say) used in another one."""
+    return TypeError(f"{value!r} is out of scope and cannot be used here. Use return values, explicit Python "
+                     f"locals or TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/"
+                     f"function#all_outputs_of_a_tffunction_must_be_return_values for more information.")
 
 
 def format_graph(graph: FuncGraph, indent: str = "") -> str:

@@ -613,6 +613,16 @@ EDGES = {
     "cast to int": (lambda tf, x: tf.cast(tf.cast(x, tf.int32), tf.float32) * x, [0.5, 1.4]),
     "cast to int alone": (lambda tf, x: tf.cast(x, tf.int32), [0.5, 1.4]),
     "comparison": (lambda tf, x: tf.cast(x > 1.0, tf.float32), [0.5, 1.4]),
+    "reduce_prod with one zero": (lambda tf, x: tf.reduce_prod(x), [0.0, 2.0, 3.0]),
+    "reduce_prod with two zeros": (lambda tf, x: tf.reduce_prod(x), [0.0, 2.0, 0.0]),
+    "reduce_prod with a zero per row": (lambda tf, x: tf.reduce_prod(x, axis=1), [[0.0, 2.0], [3.0, 4.0]]),
+    "cumprod through a zero": (lambda tf, x: tf.math.cumprod(x), [1.0, 0.0, 3.0]),
+    "softplus at 0": (lambda tf, x: tf.nn.softplus(x), [0.0, 50.0, -50.0]),
+    "elu at 0": (lambda tf, x: tf.nn.elu(x), [0.0, -1.0]),
+    "pow exponent at negative base": (lambda tf, x: tf.constant(-2.0) ** x, [2.0, 3.0]),
+    "reciprocal at 0": (lambda tf, x: 1.0 / x, [0.0]),
+    "sigmoid saturated": (lambda tf, x: tf.sigmoid(x), [100.0, -100.0]),
+    "reduce_logsumexp with -inf": (lambda tf, x: tf.reduce_logsumexp(x), [-np.inf, 0.0]),
 }
 
 
@@ -620,6 +630,28 @@ EDGES = {
 def test_edge_derivative_matches_tensorflow(name: str) -> None:
     fn, values = EDGES[name]
     alike(_grad_of, fn, values)
+
+
+def _second_derivative_of(tf: Any, fn: Any, values: Any) -> Any:
+    x = tf.constant(values)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = fn(tf, x)
+        first = inner.gradient(y, x)
+    return first, outer.gradient(first, x)
+
+
+SECOND_ORDER_EDGES = ["relu at 0", "leaky_relu at 0", "elu at 0", "softplus at 0", "abs at 0", "sqrt at 0",
+                      "reciprocal at 0", "reduce_prod with one zero", "reduce_max ties split",
+                      "maximum tie to first", "clip_by_value at bounds", "where sqrt is safe"]
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER_EDGES)
+def test_edge_second_derivative_matches_tensorflow(name: str) -> None:
+    fn, values = EDGES[name]
+    alike(_second_derivative_of, fn, values)
 
 
 def test_clip_by_value_gradient_reaches_tensor_bounds() -> None:

@@ -143,8 +143,9 @@ def _mul_grad(c: Any, g: Tensor) -> list:
 
 def _div_grad(c: Any, g: Tensor) -> list:
     x, y = c.x, c.y
+    # TensorFlow's order of operations, g * ((-x / y) / y), so that infinities come out the same at y = 0.
     return [unbroadcast(g / y, x) if c.needs[0] else None,
-            unbroadcast(negative(g) * x / (y * y), y) if c.needs[1] else None]
+            unbroadcast(g * (negative(x) / y / y), y) if c.needs[1] else None]
 
 
 def _pow_grad(c: Any, g: Tensor) -> list:
@@ -156,7 +157,7 @@ def _pow_grad(c: Any, g: Tensor) -> list:
     else:
         positive = x > 0
         safe_x = where(positive, x, ones_like_(x))
-        dy = g * where(positive, z * log(safe_x), zeros_like_(z))
+        dy = g * z * where(positive, log(safe_x), zeros_like_(x))
     return [unbroadcast(dx, x), unbroadcast(dy, y)]
 
 
@@ -724,10 +725,25 @@ def _mean_grad(c: Any, g: Tensor) -> list:
 
 
 def _prod_grad(c: Any, g: Tensor) -> list:
-    # d prod / d x_i = prod / x_i, computed without dividing (so zeros work) via exclusive cumprods would be
-    # exact; this simpler form divides and matches TensorFlow away from zeros.
-    out = broadcast_like(_keep_reduced(c.out, c), c.x)
-    return [broadcast_like(_keep_reduced(g, c), c.x) * out / c.x]
+    """d prod / d x_i is the product of all the other entries: exclusive cumulative products from the left
+    and from the right, multiplied (TensorFlow's method; no division, so zeros in x are fine)."""
+    from minitf.ops.array_ops import reshape, transpose
+
+    x = c.x
+    shape = x.shape.as_list()
+    rank = len(shape)
+    g = broadcast_like(_keep_reduced(g, c), x)
+    if rank == 0:
+        return [g]
+    reduced = list(range(rank)) if c.attrs["axis"] is None else list(c.attrs["axis"])
+    other = [i for i in range(rank) if i not in reduced]
+    perm = reduced + other
+    permuted = transpose(x, perm)
+    flat = reshape(permuted, [int(np.prod([shape[i] for i in reduced])), int(np.prod([shape[i] for i in other]))])
+    left = cumprod(flat, axis=0, exclusive=True)
+    right = cumprod(flat, axis=0, exclusive=True, reverse=True)
+    others = reshape(_conj_if_complex(left) * _conj_if_complex(right), [shape[i] for i in perm])
+    return [g * transpose(others, [int(i) for i in np.argsort(perm)])]
 
 
 def _extreme_grad(c: Any, g: Tensor) -> list:
@@ -917,7 +933,14 @@ def _cumsum_grad(c: Any, g: Tensor) -> list:
 
 
 Cumsum = Op("Cumsum", _cum_kernel(np.cumsum, 0), shape=shapes.same_as_first, grad=_cumsum_grad)
-Cumprod = Op("Cumprod", _cum_kernel(np.cumprod, 1), shape=shapes.same_as_first)
+def _cumprod_grad(c: Any, g: Tensor) -> list:
+    # TensorFlow's rule: cumsum of (cumprod * g) the other way round, divided by x (0 where x is 0).
+    a = c.attrs
+    out = bind(Cumsum, c.out * g, axis=a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
+    return [divide_no_nan(out, c.x)]
+
+
+Cumprod = Op("Cumprod", _cum_kernel(np.cumprod, 1), shape=shapes.same_as_first, grad=_cumprod_grad)
 
 
 def _cum(op: Op, x: Any, axis: int, exclusive: bool, reverse: bool) -> Tensor:

@@ -130,11 +130,30 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     return bind(LeakyRelu, x, alpha=float(np.asarray(getattr(alpha, "_value", alpha))))
 
 
+def _float_only(name: str) -> Any:
+    def check(inputs: Sequence[Tensor], attrs: dict) -> None:
+        allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)  # type: ignore[attr-defined]
+    return check
+
+
+# Elu and Softplus are TensorFlow ops with gradient ops of their own; composing them from where/abs/maximum
+# would give other derivatives at 0 (softplus'(0) is 0.5, not 1) and other second derivatives.
+EluGrad = Op("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy).astype(dy.dtype),
+             grad=lambda c, g: [bind(EluGrad, g, c.y), m.where(c.y < 0, g * c.x, m.zeros_like_(c.y))])
+Elu = Op("Elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype), check=_float_only("Elu"),
+         grad=lambda c, g: [bind(EluGrad, g, c.out)])
+SoftplusGrad = Op("SoftplusGrad", lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
+                  grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
+                                     g * c.x / (m.exp(m.negative(c.y)) + 2.0 + m.exp(c.y))])
+Softplus = Op("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype),
+              check=_float_only("Softplus"), grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])
+
+
 def elu(features: Any, name: str | None = None) -> Tensor:
-    x = convert_to_tensor(features)
-    return m.where(x > 0, x, m.expm1(m.minimum(x, 0)))
+    """x for x > 0, exp(x) - 1 otherwise."""
+    return bind(Elu, convert_to_tensor(features))
 
 
 def softplus(features: Any, name: str | None = None) -> Tensor:
-    x = convert_to_tensor(features)
-    return m.log1p(m.exp(m.negative(m.abs(x)))) + m.maximum(x, 0)
+    """log(1 + exp(x)), computed without overflow."""
+    return bind(Softplus, convert_to_tensor(features))

@@ -481,7 +481,8 @@ def format_graph(graph: FuncGraph, indent: str = "") -> str:
             continue
         args = ", ".join(t.name for t in op.inputs)
         if op.type == "Const":
-            args = np.array2string(np.asarray(op.attrs["value"]), threshold=6, separator=", ")
+            value = np.asarray(op.attrs["value"])
+            args = repr(value.item()) if value.ndim == 0 else np.array2string(value, threshold=6, separator=", ")
         outs = ", ".join(_spec_text(t) for t in op.outputs) or "()"
         lines.append(f"{indent}  {op.name} = {op.type}({args}) -> {outs}")
         for key in ("then_branch", "else_branch", "cond", "body"):

@@ -12,7 +12,17 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, operand, same_dtype, state
+from minitf.core import (
+    Op,
+    allowed_dtypes,
+    bind,
+    convert_to_tensor,
+    dtype_mismatch,
+    no_kernel,
+    operand,
+    same_dtype,
+    state,
+)
 from minitf.errors import InternalError, InvalidArgumentError, UnimplementedError
 from minitf.ops import shapes
 from minitf.tensor import Tensor
@@ -656,14 +666,17 @@ def _axes(x: Tensor, axis: Any, op_name: str) -> tuple[int, ...] | None:
         return tuple(axes)
     out = []
     for a in axes:
-        if not -max(rank, 1) <= a < max(rank, 1):
+        if not -rank <= a < rank:  # a scalar has no axis at all
             message = (f"Invalid reduction dimension ({a} for input with {rank} dimension(s) [Op:{op_name}] "
                        f"name: \nHint: axis must be in [{-rank}, {rank}) for a rank-{rank} tensor.")
             if state.graph is not None:
                 raise ValueError(message)
             raise InvalidArgumentError(None, None, message)
-        out.append(a % rank if rank else 0)
-    return tuple(sorted(set(out)))
+        if a % rank in out:
+            raise InvalidArgumentError(None, None, f"Invalid reduction arguments: Axes contains duplicate dimension: "
+                                       f"{a % rank} [Op:{op_name}]\nHint: list each axis once.")
+        out.append(a % rank)
+    return tuple(sorted(out))
 
 
 def _reduce_kernel(np_fn: Callable, **extra: Any) -> Callable:
@@ -809,11 +822,23 @@ def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
-    return _reduce(Any_, input_tensor, axis, keepdims)
+    return _reduce(Any_, _bool_input(input_tensor, axis), axis, keepdims)
 
 
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
-    return _reduce(All, input_tensor, axis, keepdims)
+    return _reduce(All, _bool_input(input_tensor, axis, "All"), axis, keepdims)
+
+
+def _bool_input(value: Any, axis: Any, op_name: str = "Any") -> Tensor:
+    """reduce_any/reduce_all take bools only (TensorFlow says ValueError when the axes are a list: its
+    slower conversion path runs then)."""
+    x = convert_to_tensor(value)
+    if x.dtype is not dtypes.bool:  # type: ignore[attr-defined]
+        if isinstance(axis, list | tuple):
+            raise ValueError(f"Tensor conversion requested dtype bool for Tensor with dtype "
+                             f"{x.dtype.name}: {x!r}")  # type: ignore[attr-defined]
+        raise dtype_mismatch(op_name, 0, dtypes.bool, x.dtype)  # type: ignore[attr-defined]
+    return x
 
 
 def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
@@ -844,8 +869,8 @@ def _real_or_complex(x: Tensor) -> None:
 def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """Population variance (ddof=0): mean of squared deviations."""
     x = convert_to_tensor(input_tensor)
+    mean = reduce_mean(x, axis, keepdims=True)  # first, as in TensorFlow: bad axes and bools fail here
     _real_or_complex(x)
-    mean = reduce_mean(x, axis, keepdims=True)
     deviation = x - mean
     squared = real(deviation * conj(deviation)) if x.dtype.is_complex else square(deviation)  # type: ignore
     return reduce_mean(squared, axis, keepdims=keepdims)
@@ -859,13 +884,18 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                           name: str | None = None) -> Tensor:
     x = convert_to_tensor(input_tensor)
+    if x.dtype.is_complex:  # type: ignore[attr-defined]
+        return sqrt(reduce_sum(x * conj(x), axis, keepdims))
+    if x.dtype.is_integer:  # type: ignore[attr-defined]  (TensorFlow sums the squares in the integer dtype)
+        return cast(sqrt(cast(reduce_sum(x * x, axis, keepdims), dtypes.float64)), x.dtype)  # type: ignore
     return sqrt(reduce_sum(x * x, axis, keepdims))
 
 
 def count_nonzero(input: Any, axis: Any = None, keepdims: bool = False, dtype: Any = dtypes.int64,  # noqa: A002
                   name: str | None = None) -> Tensor:
     x = convert_to_tensor(input)
-    nonzero = not_equal(x, "" if x.dtype is dtypes.string else 0)  # type: ignore[attr-defined]
+    zero = "" if x.dtype is dtypes.string else np.zeros((), x.dtype._np)  # type: ignore[attr-defined]
+    nonzero = not_equal(x, zero)
     return cast(reduce_sum(cast(nonzero, dtypes.int64), axis, keepdims), dtype)
 
 
@@ -946,12 +976,12 @@ Cumprod = Op("Cumprod", _cum_kernel(np.cumprod, 1), shape=shapes.same_as_first, 
 def _cum(op: Op, x: Any, axis: int, exclusive: bool, reverse: bool) -> Tensor:
     x = convert_to_tensor(x)
     allowed_dtypes(op.name, NUM, x.dtype)  # type: ignore[attr-defined]
-    rank = x.shape.rank or 1
+    rank = x.shape.rank
     axis = int(np.asarray(getattr(axis, "_value", axis)))
-    if not -rank <= axis < rank:
-        raise InvalidArgumentError(None, None, f"Expected axis in the range [{-rank}, {rank}), but got {axis} "
-                                   f"[Op:{op.name}] name: ")
-    return bind(op, x, axis=axis % rank, exclusive=bool(exclusive), reverse=bool(reverse))
+    if rank is not None and not -rank <= axis < rank:
+        raise InvalidArgumentError(None, None, f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got "
+                                   f"{axis} [Op:{op.name}] name: ")
+    return bind(op, x, axis=axis % rank if rank else axis, exclusive=bool(exclusive), reverse=bool(reverse))
 
 
 def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:

@@ -420,6 +420,8 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unst
     r = x.shape.rank
     if not r:
         raise ValueError("Cannot unstack a scalar tensor (rank 0).")
+    if not -r <= int(axis) < r:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
     axis = _normalise_axis(axis, r, "Unpack")
     n = x.shape[axis] if num is None else num
     if n is None:
@@ -498,6 +500,8 @@ ReverseV2 = Op("ReverseV2", _reverse_kernel, grad=lambda c, g: [bind(ReverseV2, 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(tensor)
+    if x.shape.rank == 0 or x.shape.num_elements() == 0:
+        return identity(x)  # TensorFlow returns a scalar or an empty tensor unchanged, whatever the axis
     r = builtins.max(x.shape.rank or 0, 1)
     axes = tuple(_normalise_axis(a, r, "ReverseV2") for a in _static_ints(axis, "axis"))
     return bind(ReverseV2, x, axis=axes)
@@ -513,6 +517,12 @@ def _pad_kernel(x: np.ndarray, paddings: tuple[tuple[int, int], ...], mode: str,
                                    f"[{len(paddings)},2] {_dims(np.shape(x))} [Op:Pad] name: ")
     if mode == "CONSTANT":
         return np.pad(x, paddings, mode="constant", constant_values=constant_values)
+    limit = 0 if mode == "REFLECT" else 1  # REFLECT needs padding < size, SYMMETRIC padding <= size
+    for (before, after), size in zip(paddings, np.shape(x)):
+        if before > size - 1 + limit or after > size - 1 + limit:
+            relation = "less than" if mode == "REFLECT" else "no greater than"
+            raise InvalidArgumentError(None, None, f"paddings must be {relation} the dimension size: {before}, "
+                                       f"{after} not {relation} {size} [Op:MirrorPad] name: ")
     return np.pad(x, paddings, mode="reflect" if mode == "REFLECT" else "symmetric")
 
 
@@ -560,6 +570,9 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
 
 def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
     n = np.shape(params)[axis]
+    shape = np.shape(params)[:axis] + np.shape(indices) + np.shape(params)[axis + 1:]
+    if 0 in shape:  # nothing to gather: TensorFlow does not look at the indices
+        return np.zeros(shape, dtype=params.dtype)
     flat = np.ravel(indices)
     bad = np.flatnonzero((flat < 0) | (flat >= n))
     if bad.size:

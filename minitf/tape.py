@@ -274,6 +274,10 @@ class GradientTape:
 
         One backward pass per element of the target, each seeded with a one-hot cotangent.
         """
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError("GradientTape must be created with persistent=True to compute the jacobian with eager "
+                               "execution enabled and with  experimental_use_pfor set to False.\nHint: use "
+                               "tf.GradientTape(persistent=True), or leave experimental_use_pfor at True.")
         self._begin_answer()
         unconnected = _unconnected(unconnected_gradients)
         target = _differentiable(target, "target")

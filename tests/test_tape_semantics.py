@@ -107,6 +107,103 @@ def test_watch_accepts_nested_structures() -> None:
     alike(case)
 
 
+def test_operations_before_watch_are_not_recorded() -> None:
+    def case(tf: Any) -> Any:
+        x = tf.constant(2.0)
+        with tf.GradientTape() as tape:
+            before = x * x
+            tape.watch(x)
+            after = x * 3.0
+            total = before + after
+        return tape.gradient(total, x)
+
+    assert float(alike(case)) == 3.0
+
+
+def test_operations_after_the_block_are_not_recorded() -> None:
+    def case(tf: Any) -> Any:
+        x = tf.Variable(2.0)
+        with tf.GradientTape() as tape:
+            y = x * x
+        outside = y * x
+        return tape.gradient(outside, x)
+
+    assert alike(case) is None
+
+
+def test_two_tapes_at_once_each_see_what_they_watch() -> None:
+    def case(tf: Any) -> Any:
+        x, y = tf.constant(2.0), tf.constant(5.0)
+        with tf.GradientTape() as tape_x, tf.GradientTape() as tape_y:
+            tape_x.watch(x)
+            tape_y.watch(y)
+            z = x * y
+        return tape_x.gradient(z, [x, y]), tape_y.gradient(z, [x, y])
+
+    alike(case)
+
+
+def test_watch_before_entering_raises_like_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        tape = tf.GradientTape()
+        tape.watch(tf.constant(1.0))
+
+    raises_alike(case, hint=False)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Variables
+# ---------------------------------------------------------------------------------------------------
+
+def test_variable_reads_of_every_kind_carry_the_gradient() -> None:
+    def case(tf: Any) -> Any:
+        v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+        w = tf.Variable([0.5, -1.0], dtype=tf.float64)
+        with tf.GradientTape() as tape:
+            y = (tf.reduce_sum(v[0] * v[:, 1]) + tf.reduce_sum(v @ v) + tf.reduce_sum(tf.identity(v))
+                 + tf.reduce_sum(tf.convert_to_tensor(v) ** 2) + tf.reduce_sum(v.read_value()) - v[1, 1])
+            z = tf.reduce_sum(tf.exp(w)) + tf.reduce_sum(2.0 * w)
+        return tape.gradient({"y": y, "z": z}, {"v": v, "w": w})
+
+    alike(case)
+
+
+def test_assign_inside_the_tape_cuts_the_path_to_the_assigned_value() -> None:
+    def case(tf: Any) -> Any:
+        x, v = tf.constant(2.0), tf.Variable(1.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            v.assign(x * 3.0)
+            y = v * v
+        return tape.gradient(y, [x, v])
+
+    alike(case)
+
+
+def test_gradient_with_respect_to_an_intermediate_tensor() -> None:
+    def case(tf: Any) -> Any:
+        x = tf.Variable([1.0, 2.0])
+        with tf.GradientTape() as tape:
+            hidden = tf.sin(x)
+            y = tf.reduce_sum(hidden * hidden)
+        return tape.gradient(y, [hidden, x, x])
+
+    alike(case)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+def test_gradient_dtype_follows_the_source(dtype: str) -> None:
+    def case(tf: Any) -> Any:
+        x = tf.constant([0.5, 1.0, 2.0], dtype=getattr(tf, dtype))
+        w = tf.Variable(tf.constant([[1.0], [2.0], [-1.0]], dtype=getattr(tf, dtype)))
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_mean(tf.tanh(tf.matmul(tf.reshape(x, [1, 3]), w)) + tf.sqrt(x) * tf.exp(-x))
+        return tape.gradient(y, [x, w])
+
+    alike(case, rtol=2e-3 if dtype == "float16" else 1e-12, atol=2e-3 if dtype == "float16" else 1e-12, text=False)
+
+
 # ---------------------------------------------------------------------------------------------------
 # gradient(): sources, targets, output_gradients, unconnected gradients
 # ---------------------------------------------------------------------------------------------------
@@ -520,6 +617,26 @@ def test_batch_jacobian_needs_a_batch_of_vectors(target_shape: tuple) -> None:
         return tape.batch_jacobian(y, x)
 
     raises_alike(case)
+
+
+def test_jacobian_without_pfor_needs_a_persistent_tape() -> None:
+    def case(tf: Any) -> Any:
+        x = tf.constant([1.0, 2.0])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        return tape.jacobian(y, x, experimental_use_pfor=False)
+
+    raises_alike(case)
+
+    def persistent(tf: Any) -> Any:
+        x = tf.constant([1.0, 2.0])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * x
+        return tape.jacobian(y, x, experimental_use_pfor=False)
+
+    alike(persistent)
 
 
 def test_batch_jacobian_needs_matching_batch_sizes() -> None:

@@ -93,6 +93,19 @@ def _score(term: Term, student: str, assignment: str) -> tuple[float, float]:
         return float(submission.score), float(submission.max_score)
 
 
+def _grade_empty(term: Term, student: str, assignment: str) -> None:
+    """A submission without notebooks scores 0, as nbgrader scores a missing notebook (it refuses the empty case)."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(term.db_url) as gradebook:
+        submission = gradebook.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.needs_manual_grade = False
+        gradebook.db.commit()
+
+
 def _failure_text(result: dict) -> str:
     lines = [line for line in (result.get("log") or "").splitlines() if "[ERROR]" in line]
     return " / ".join(dict.fromkeys(line.split("]", 1)[-1].strip() for line in lines))[:500] or "nbgrader failed"
@@ -130,6 +143,13 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
         target = term.autograded / who / what
         shutil.rmtree(target, ignore_errors=True)  # a run cut off here left a partial folder
         started = time.perf_counter()
+        if not any((term.submitted / who / what).glob("*.ipynb")):
+            _grade_empty(term, who, what)
+            score, max_score = _score(term, who, what)
+            outcome = Outcome(who, what, "graded", score, max_score, message="no notebook submitted")
+            _write_marker(term, outcome)
+            outcomes.append(outcome)
+            continue
         try:
             result = api.autograde(what, who, force=True, create=False)
         finally:
@@ -149,10 +169,10 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
 
 def print_outcomes(outcomes: list[Outcome]) -> None:
     width = max([len(o.student) for o in outcomes] + [7])
-    print(f"{'student':<{width}}  {'assignment':<20} {'status':<8} {'score':>11}  note")
+    print(f"{'student':<{width}}  {'assignment':<20} {'status':<8} {'score':>11} {'seconds':>8}  note")
     for o in outcomes:
         score = f"{o.score:g}/{o.max_score:g}" if o.score is not None else "-"
-        print(f"{o.student:<{width}}  {o.assignment:<20} {o.status:<8} {score:>11}  {o.message}")
+        print(f"{o.student:<{width}}  {o.assignment:<20} {o.status:<8} {score:>11} {o.seconds:8.1f}  {o.message}")
     failed = [o for o in outcomes if o.status == "failed"]
     print(f"{sum(o.status == 'graded' for o in outcomes)} graded, "
           f"{sum(o.status == 'skipped' for o in outcomes)} already finished, {len(failed)} failed")

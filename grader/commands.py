@@ -55,7 +55,7 @@ def _report(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from grader.demo import run_demo
 
-    run_demo(args.term, args.students)
+    run_demo(args.term, args.students, None if args.notebooks == 0 else args.notebooks)
     return 0
 
 
@@ -89,4 +89,6 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     sub = commands.add_parser("demo", help="the whole cycle on sample submissions (term: a new temp dir)")
     sub.add_argument("--students", type=int, default=4, help="sample students besides the two misbehaving")
+    sub.add_argument("--notebooks", type=int, default=3,
+                     help="grade only the assignment's first N notebooks (0: all; default %(default)s)")
     sub.set_defaults(run=_demo)

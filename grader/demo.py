@@ -9,6 +9,7 @@ answering everything (it keeps its points).
 from __future__ import annotations
 
 import copy
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -47,10 +48,24 @@ def _write_misbehaving(term: Term, assignment: str, folder: Path) -> None:
             nbformat.write(nb, folder / student / notebook.name)
 
 
-def run_demo(term_root: Path | None, students: int = 4) -> Term:
+def _first_notebooks(source: Path, assignment: str, count: int) -> Path:
+    """A copy of the assignment's sources with only its first notebooks, so the demo takes a minute."""
+    subset = Path(tempfile.mkdtemp(prefix="grader-demo-solutions-"))
+    (subset / assignment).mkdir()
+    for notebook in sorted((source / assignment).glob("*.ipynb"))[:count]:
+        shutil.copyfile(notebook, subset / assignment / notebook.name)
+    for extra in (source / assignment).iterdir():  # data files the notebooks read
+        if extra.is_file() and extra.suffix != ".ipynb":
+            shutil.copyfile(extra, subset / assignment / extra.name)
+    return subset
+
+
+def run_demo(term_root: Path | None, students: int = 4, notebooks: int | None = 3) -> Term:
     from grader.paths import make_term
 
     source, assignment = demo_source()
+    if notebooks:
+        source = _first_notebooks(source, assignment, notebooks)
     root = term_root or Path(tempfile.mkdtemp(prefix="grader-demo-"))
     term = make_term(root, source)
     print(f"demo: assignment {assignment!r} from {source}, term in {term.root}")

@@ -15,7 +15,10 @@ def generate_feedback(term: Term, assignment: str | None = None, student: str | 
                       progress: bool = True) -> list[Path]:
     from tqdm import tqdm
 
-    pairs = [p for p in find_submissions(term, assignment, student) if is_finished(term, *p)]
+    pairs = [  # finished, and with a notebook to comment on (an empty submission has none)
+        (who, what) for who, what in find_submissions(term, assignment, student)
+        if is_finished(term, who, what) and any((term.autograded / who / what).glob("*.ipynb"))
+    ]
     if not pairs:
         raise GraderError("no graded submissions yet: run `autograde` first")
     api = api_for(term_config(term))

@@ -169,6 +169,8 @@ def main(argv: list) -> None:
         _exec_kernel(config, connection_file, connection_text, extra, isolate=False)
     ipc_dir = os.path.dirname(json.loads(connection_text).get("ip", "")) if config["ipc"] else ""
     needed = [p for p in (*config["needed"], os.getcwd(), ipc_dir) if p]
+    # if the grader is killed, this supervisor goes too, and with it the kernel (its own PDEATHSIG)
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID), "unshare")
     child = os.fork()
     if child:

@@ -1,0 +1,291 @@
+"""End to end: a class of fixture submissions, each with one attack, autograded in one run of the CLI.
+
+Every submission gets the score its honest work deserves and nothing outside its folder is harmed.
+"""
+
+from __future__ import annotations
+
+import json
+import pwd
+import socket
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+from grader_fixtures.submissions import (
+    CORRECT,
+    POINTS,
+    autograded_notebook,
+    build,
+    cell_outputs_text,
+    grader,
+    new_term,
+    scores,
+    submit,
+)
+
+from grader.paths import REPO
+from grader.sandbox import SANDBOX_USER
+
+pytestmark = pytest.mark.slow
+
+WRONG_SQUARE = "def square(x):\n    return x + 1"
+REVERSED_UNIT = "def unit(v):\n    v = np.asarray(v, dtype=float)\n    return v[::-1] / np.linalg.norm(v)"
+MONKEYPATCH = (
+    "import numpy\nnumpy.testing.assert_allclose = lambda *a, **k: None\n"
+    "np.allclose = lambda *a, **k: True\n"
+)
+STUDENTS = ["absent", "deletes_helper", "deletes_test", "edits_test", "honest", "infinite_loop", "memory_bomb",
+            "monkeypatch", "os_exit_in_test", "os_exit_midway", "redefines_helper", "stubborn_loop",
+            "sys_exit", "broken", "zsnoop"]
+
+
+class Listener:
+    """A TCP server on the grading machine's loopback that no sandboxed kernel should reach."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.5)
+        self.port = self.server.getsockname()[1]
+        self.connections = 0
+        self.running = True
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while self.running:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            connection.close()
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join()
+        self.server.close()
+
+
+def snoop_code(term, listener: Listener, marker: str) -> str:
+    """Student code that tries to read secrets, write outside its folder, phone home and leave a process."""
+    reads = {
+        "solutions": str(term.solutions / "fixture-basics" / "exercises.ipynb"),
+        "gradebook": str(term.gradebook),
+        "other_submission": str(term.submitted / "honest" / "fixture-basics" / "exercises.ipynb"),
+        "other_autograded": str(term.autograded / "honest" / "fixture-basics" / "exercises.ipynb"),
+        "repository": str(REPO / "pyproject.toml"),
+        "root_home": "/root",
+    }
+    writes = {
+        "term_root": str(term.root / f"{marker}.txt"),
+        "other_student": str(term.submitted / "honest" / f"{marker}.txt"),
+        "tmp": f"/tmp/{marker}.txt",
+        "repository": str(REPO / f"{marker}.txt"),
+    }
+    return f"""
+import json, os, socket, subprocess
+loot = {{"uid": os.getuid()}}
+for name, path in {reads!r}.items():
+    try:
+        if os.path.isdir(path):
+            loot[name] = "LISTED " + ",".join(os.listdir(path))
+        else:
+            with open(path, "rb") as handle:
+                loot[name] = "READ %d bytes" % len(handle.read())
+    except OSError as error:
+        loot[name] = "denied " + type(error).__name__
+for name, path in {writes!r}.items():
+    try:
+        with open(path, "w") as handle:
+            handle.write("pwned")
+        loot["write_" + name] = "WROTE"
+    except OSError as error:
+        loot["write_" + name] = "denied " + type(error).__name__
+try:
+    socket.create_connection(("127.0.0.1", {listener.port}), timeout=3).close()
+    loot["network"] = "CONNECTED"
+except OSError as error:
+    loot["network"] = "denied " + type(error).__name__
+subprocess.Popen(["sleep", "600"], start_new_session=True)
+with open("loot.json", "w") as handle:
+    json.dump(loot, handle)
+"""
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("attacks") / "term"
+    term = new_term(root, [s for s in STUDENTS if s != "zz-unknown"])
+    listener = Listener()
+    marker = f"grader-pwned-{uuid.uuid4().hex[:8]}"
+    answers = dict(CORRECT)
+    submit(term, "honest", build(term))
+    submit(term, "edits_test", build(term, {**answers, "ex1-answer": WRONG_SQUARE}, edit={"ex1-tests": "pass"}))
+    submit(term, "deletes_test", build(term, {**answers, "ex1-answer": WRONG_SQUARE}, delete=("ex1-tests",)))
+    submit(term, "deletes_helper", build(term, {**answers, "ex2-answer": REVERSED_UNIT}, delete=("helpers",),
+                                         after={"ex2-answer": "def same_values(actual, expected):\n    return True"}))
+    submit(term, "redefines_helper", build(term, {**answers, "ex2-answer": REVERSED_UNIT},
+                                           after={"ex2-answer": "same_values = lambda *a, **k: True"}))
+    submit(term, "monkeypatch", build(term, {
+        **answers,
+        "ex1-answer": "def square(x):\n    return 9 if np.isscalar(x) else x",
+        "ex2-answer": "def unit(v):\n    return np.asarray(v, dtype=float)",
+    }, after={"ex1-answer": MONKEYPATCH}))
+    endless = "def square(x):\n    while True:\n        pass"
+    submit(term, "infinite_loop", build(term, {**answers, "ex1-answer": endless}))
+    submit(term, "stubborn_loop", build(term, {**answers, "ex1-answer": (
+        "def square(x):\n    import signal\n    signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "    while True:\n        pass")}))
+    submit(term, "memory_bomb", build(term, {**answers, "ex1-answer": (
+        "def square(x):\n    hoard = bytearray(64 * 1024**3)\n    return x * x")}))
+    submit(term, "sys_exit", build(term, after={"ex1-answer": "import sys\nsys.exit('bye')"}))
+    dies = "def unit(v):\n    import os\n    os._exit(0)"
+    submit(term, "os_exit_in_test", build(term, {**answers, "ex2-answer": dies}))
+    submit(term, "os_exit_midway", build(term, after={"ex1-answer": "import os\nos._exit(1)"}))
+    submit(term, "zsnoop", build(term, after={"ex3-answer": snoop_code(term, listener, marker)}))
+    submit(term, "broken", '{"cells": [')
+    submit(term, "mallory", build(term))  # not on the roster
+    submit(term, "honest", build(term), assignment="no-such-assignment")
+    (term.submitted / "absent" / "fixture-basics").mkdir(parents=True)
+    result = grader(term, "autograde", "--timeout", "5", "--quiet")
+    listener.stop()
+    yield term, result, listener, marker
+
+
+def test_every_submission_is_graded_or_reported_and_the_run_finishes(graded):
+    term, result, _, _ = graded
+    assert result.returncode == 1, result.stderr  # some submissions are bad input
+    lines = {line.split()[0] + " " + line.split()[1]: line for line in result.stdout.splitlines()[1:-1]}
+    assert "unknown student 'mallory'" in lines["mallory fixture-basics"]
+    assert "not a readable notebook" in lines["broken fixture-basics"]
+    assert "unknown assignment 'no-such-assignment'" in lines["honest no-such-assignment"]
+    assert "sandbox: kernels run as user 'grader-sandbox'" in result.stderr
+
+
+def test_honest_work_gets_full_marks_even_with_tensorflow_log_lines_on_stderr(graded):
+    term = graded[0]
+    assert scores(term)["honest"] == POINTS
+
+
+def test_a_missing_notebook_scores_zero(graded):
+    assert scores(graded[0])["absent"] == {name: 0 for name in POINTS}
+
+
+def test_editing_a_test_cell_does_not_help(graded):
+    term = graded[0]
+    assert scores(term)["edits_test"] == {**POINTS, "ex1-tests": 0}
+    assert "square(3) should be 9" in "".join(
+        c.source for c in autograded_notebook(term, "edits_test").cells)
+
+
+def test_deleting_a_test_cell_does_not_help_it_is_restored_and_fails(graded):
+    term = graded[0]
+    assert scores(term)["deletes_test"] == {**POINTS, "ex1-tests": 0}
+    assert "The grader restored this cell" in "".join(c.source for c in autograded_notebook(term, "deletes_test").cells)
+
+
+def test_deleting_and_replacing_a_helper_does_not_help(graded):
+    assert scores(graded[0])["deletes_helper"] == {**POINTS, "ex2-tests": 0}
+
+
+def test_redefining_a_helper_does_not_help(graded):
+    assert scores(graded[0])["redefines_helper"] == {**POINTS, "ex2-tests": 0}
+
+
+def test_monkeypatching_numpy_does_not_help_and_the_feedback_says_what_was_restored(graded):
+    term = graded[0]
+    assert scores(term)["monkeypatch"] == {**POINTS, "ex1-tests": 0, "ex2-tests": 0}
+    text = cell_outputs_text(autograded_notebook(term, "monkeypatch"), "ex1-tests")
+    assert "numpy.testing.assert_allclose" in text and "put back" in text
+
+
+def test_an_infinite_loop_costs_only_its_test(graded):
+    term = graded[0]
+    assert scores(term)["infinite_loop"] == {**POINTS, "ex1-tests": 0}
+    assert "CellTimeoutError" in cell_outputs_text(autograded_notebook(term, "infinite_loop"), "ex1-tests")
+
+
+def test_a_loop_that_ignores_interrupts_costs_only_its_test(graded):
+    assert scores(graded[0])["stubborn_loop"] == {**POINTS, "ex1-tests": 0}
+
+
+def test_a_memory_bomb_gets_a_memory_error_and_costs_only_its_test(graded):
+    term = graded[0]
+    assert scores(term)["memory_bomb"] == {**POINTS, "ex1-tests": 0}
+    assert "MemoryError" in cell_outputs_text(autograded_notebook(term, "memory_bomb"), "ex1-tests")
+
+
+def test_sys_exit_costs_nothing_when_the_answers_are_right(graded):
+    assert scores(graded[0])["sys_exit"] == POINTS
+
+
+def test_a_kernel_killed_inside_a_test_costs_only_that_test_and_says_so(graded):
+    term = graded[0]
+    assert scores(term)["os_exit_in_test"] == {**POINTS, "ex2-tests": 0}
+    text = cell_outputs_text(autograded_notebook(term, "os_exit_in_test"), "ex2-tests")
+    assert "KernelDied" in text and "kernel stopped" in text
+
+
+def test_a_kernel_killed_between_answers_costs_nothing_because_earlier_cells_are_replayed(graded):
+    assert scores(graded[0])["os_exit_midway"] == POINTS
+
+
+def test_student_code_reads_no_secrets_writes_nothing_outside_and_has_no_network(graded):
+    term, _, listener, marker = graded
+    assert scores(term)["zsnoop"] == POINTS
+    loot = json.loads((term.autograded / "zsnoop" / "fixture-basics" / "loot.json").read_text())
+    assert loot["uid"] == pwd.getpwnam(SANDBOX_USER).pw_uid
+    for secret in ("solutions", "gradebook", "other_submission", "other_autograded", "repository"):
+        assert loot[secret].startswith("denied"), (secret, loot[secret])
+    # /root is either closed or shows only the Python installation the kernel runs from
+    assert loot["root_home"].startswith("denied") or set(loot["root_home"][7:].split(",")) <= {"", ".pyenv"}
+    for place in ("term_root", "other_student", "repository"):
+        assert loot[f"write_{place}"].startswith("denied"), (place, loot[f"write_{place}"])
+    assert loot["network"].startswith("denied") and listener.connections == 0
+    leftovers = [term.root / f"{marker}.txt", term.submitted / "honest" / f"{marker}.txt",
+                 Path(f"/tmp/{marker}.txt"), REPO / f"{marker}.txt"]
+    assert [path for path in leftovers if path.exists()] == []
+
+
+def test_no_process_of_the_sandbox_user_survives_grading(graded):
+    uid = pwd.getpwnam(SANDBOX_USER).pw_uid
+    survivors = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if int(fields["Uid"].split()[0]) == uid:
+            survivors.append(fields["Name"].strip())
+    assert survivors == []
+
+
+def test_feedback_shows_failures_and_messages_but_never_hidden_test_code(graded):
+    term = graded[0]
+    result = grader(term, "feedback", "--quiet")
+    assert result.returncode == 0, result.stderr
+    honest = (term.feedback / "honest" / "fixture-basics" / "exercises.html").read_text()
+    monkeypatch = (term.feedback / "monkeypatch" / "fixture-basics" / "exercises.html").read_text()
+    died = (term.feedback / "os_exit_in_test" / "fixture-basics" / "exercises.html").read_text()
+    for page in (honest, monkeypatch, died):
+        assert "HIDDEN-CHECK" not in page and "BEGIN HIDDEN TESTS" not in page
+        assert "hidden tests: their code is not shown" in page
+    assert "Your results" in monkeypatch
+    assert "square must work element by element on arrays" in monkeypatch  # the hidden assert's message
+    assert "KernelDied" in died and "kernel stopped" in died
+
+
+def test_report_writes_lms_csv_and_plots(graded):
+    term = graded[0]
+    result = grader(term, "report")
+    assert result.returncode == 0, result.stderr
+    rows = (term.reports / "grades.csv").read_text().splitlines()
+    assert rows[0].startswith("id,first_name,last_name,email,lms_user_id,fixture-basics,fixture-basics (max)")
+    honest = next(r for r in rows if r.startswith("honest,"))
+    assert honest.split(",")[5:7] == ["4", "4"]
+    broken = next(r for r in rows if r.startswith("broken,"))
+    assert broken.split(",")[5] == ""  # not graded: left open for the LMS
+    for name in ("scores.png", "pass_rates.png"):
+        assert (term.reports / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

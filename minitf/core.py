@@ -145,6 +145,9 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> tuple[Any, dtypes
     if not isinstance(value, np.ndarray | np.generic) and dtype is not None:
         _refuse_lossy(value, inferred, target)
     if target is dtypes.string:
+        if isinstance(value, np.ndarray) and value.dtype.kind not in "SUO":
+            raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
+                             f"{type(value.flat[0].item()).__name__ if value.size else value.dtype}).")
         return _strings(value), target
     try:
         # Build floats directly in the target precision (0.1 as float64 must not pass through float32);
@@ -161,9 +164,9 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> tuple[Any, dtypes
     return (array[()] if array.ndim == 0 else array), target
 
 
-# The dtypes TensorFlow converts a Python bool to (it refuses int8, int16, uint8, uint16, uint32 and complex).
+# The dtypes TensorFlow converts a Python bool to (it refuses int8, int16, uint8, uint16, uint32 and complex64).
 _BOOL_TARGETS = frozenset({dtypes.bool, dtypes.int32, dtypes.int64, dtypes.uint64, dtypes.float16, dtypes.float32,
-                           dtypes.float64})
+                           dtypes.float64, dtypes.complex128})
 
 
 def _refuse_lossy(value: Any, inferred: dtypes.DType, target: dtypes.DType) -> None:

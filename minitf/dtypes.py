@@ -222,11 +222,16 @@ def _infer_nested(value: Any) -> DType:
             np_dtypes.append(v.dtype)
         elif hasattr(v, "dtype") and isinstance(v.dtype, DType):
             np_dtypes.append(v.dtype._np)
+        elif v is value:
+            raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(v)}) to a "
+                             f"Tensor.")
         else:
-            raise TypeError(f"Cannot convert {value!r} to a tensor: unsupported element of type {type(v).__name__}.")
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     if np_dtypes and not kinds:
         return from_numpy(np.result_type(*np_dtypes))
     if "s" in kinds:
+        if len(kinds) > 1 or np_dtypes:
+            raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
         return string
     if "c" in kinds:
         return complex128

@@ -54,7 +54,8 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype is not dtype:  # type: ignore[attr-defined]
-            t = cast(t, dtype)
+            raise TypeError(f"Expected tensor {t.numpy()} with dtype {dtype!r}, but got dtype "  # type: ignore
+                            f"{t.dtype!r}.\nHint: use tf.cast(t, {dtype!r}) to change a tensor's dtype.")  # type: ignore
         return t if shape is None else reshape(t, shape)
     array, dtype = to_numpy(value, dtype)
     if shape is not None:
@@ -78,6 +79,10 @@ def _filled(shape: Any, dtype: Any, value: float) -> Tensor:
     if any(d < 0 for d in dims):
         raise InvalidArgumentError(None, None, f"Dimension {min(dims)} must be >= 0 [Op:Fill] name: ")
     dtype = dtypes.as_dtype(dtype)
+    if dtype is dtypes.string:
+        if value:
+            raise TypeError(f"Cannot convert {value} to EagerTensor of dtype string")
+        return constant_tensor(np.full(dims, b"", dtype=object), dtype)
     return constant_tensor(np.full(dims, value, dtype=dtype._np), dtype)
 
 
@@ -134,12 +139,14 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name
     """Like Python's range: int32 for ints; float32 as soon as any argument is a float."""
     if limit is None:
         start, limit = 0, start
-    if dtype is None:
-        parts = [convert_to_tensor(v) for v in (start, limit, delta)]
+    given = None if dtype is None else dtypes.as_dtype(dtype)
+    # Python numbers are converted to the requested dtype strictly (`range(0, 5, 0.5, dtype=tf.int32)` is a
+    # TypeError); without a dtype the widest of the inferred ones wins.
+    parts = [v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=given) for v in (start, limit, delta)]
+    if given is None:
         order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
-        dtype = builtins.max((p.dtype for p in parts), key=lambda d: order.index(d) if d in order else 0)  # type: ignore
-    dtype = dtypes.as_dtype(dtype)
-    start, limit, delta = (cast(convert_to_tensor(v), dtype) for v in (start, limit, delta))
+        given = builtins.max((p.dtype for p in parts), key=lambda d: order.index(d) if d in order else 0)  # type: ignore
+    start, limit, delta = (cast(p, given) for p in parts)
     return bind(Range, start, limit, delta)
 
 

@@ -637,6 +637,9 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     if x.dtype is dtype:  # type: ignore[attr-defined]
         return x
+    if (x.dtype is dtypes.string) != (dtype is dtypes.string):  # type: ignore[attr-defined]
+        raise UnimplementedError(None, None, f"Cast {x.dtype.name} to {dtype.name} is not supported [Op:Cast] "  # type: ignore
+                                 "name: \nHint: text and numbers do not convert into each other with tf.cast.")
     return bind(Cast, x, DstT=dtype)
 
 

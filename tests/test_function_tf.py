@@ -867,3 +867,149 @@ def test_op_names_and_printed_intermediate_tensors_match() -> None:
                      if op.type not in ("Const", "Pack")])
 
     assert_same(case)
+
+
+def test_guide_variables_assigned_in_order_and_python_counter_frozen() -> None:
+    def case(tf: Any, seen: list) -> None:
+        a = tf.Variable(1.0)
+        b = tf.Variable(2.0)
+
+        @tf.function
+        def f(x, y):
+            a.assign(y * b)
+            b.assign_add(x * a)
+            return a + b
+
+        seen.append(f(1.0, 2.0))
+
+        class Model(tf.Module):
+            def __init__(self):
+                self.v = tf.Variable(0)
+                self.counter = 0
+
+            @tf.function
+            def __call__(self):
+                if self.counter == 0:
+                    self.counter += 1
+                    self.v.assign_add(1)
+                return self.v
+
+        m = Model()
+        for _ in range(3):
+            seen.append(m())
+        seen.append(m.counter)
+
+    assert_same(case)
+
+
+def test_boolean_operators_and_conditional_expressions_on_tensors() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def in_range(x):
+            if x > 0 and x < 10:
+                return 1
+            elif not x > -5 or x == -7:
+                return 2
+            else:
+                return 3
+
+        @tf.function
+        def absolute(x):
+            return x if x >= 0 else -x
+
+        for value in (5, 20, -7, -6, -3):
+            seen.append(in_range(tf.constant(value)))
+        seen.append(absolute(tf.constant(-4.0)))
+        seen.append(absolute(tf.constant(4.0)))
+
+    assert_same(case)
+
+
+def test_for_over_tensor_rows_and_nested_structures_out() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def row_sums(x):
+            total = tf.zeros([x.shape[1]])
+            count = 0
+            for row in x:
+                total += row
+                count += 1
+            return {"total": total, "count": count, "pair": (count, [total])}
+
+        seen.append(row_sums(tf.ones([3, 2])))
+
+    assert_same(case)
+
+
+def test_set_loop_options_allows_a_loop_variable_to_grow() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def grow(x):
+            for _ in tf.range(3):
+                tf.autograph.experimental.set_loop_options(shape_invariants=[(x, tf.TensorShape([None]))])
+                x = tf.concat([x, x], 0)
+            return x
+
+        seen.append(grow(tf.constant([1])))
+
+    assert_same(case)
+
+
+def test_reduce_retracing_keeps_python_values_as_literals() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function(reduce_retracing=True)
+        def step(x, lr):
+            print("tracing", lr)
+            return x * lr
+
+        for lr in (0.1, 0.1, 0.2, 0.1):
+            seen.append(step(tf.constant(1.0), lr))
+        for n in (2, 3, 4):
+            seen.append(step(tf.ones([n]), 0.1))
+        seen.append(step.experimental_get_tracing_count())
+
+    assert_same(case)
+
+
+def test_gradient_reaches_variables_read_inside_a_traced_cond() -> None:
+    def case(tf: Any, seen: list) -> None:
+        w = tf.Variable(3.0)
+
+        @tf.function
+        def f(x):
+            if x > 0:
+                y = w * x
+            else:
+                y = w * w
+            return y
+
+        for value in (2.0, -1.0):
+            with tf.GradientTape() as tape:
+                y = f(tf.constant(value))
+            seen.append(tape.gradient(y, w))
+
+        @tf.function
+        def inside(x):
+            with tf.GradientTape() as tape:
+                y = f(x)
+            return tape.gradient(y, w)
+
+        seen.append(inside(tf.constant(2.0)))
+        seen.append(inside(tf.constant(-1.0)))
+
+    assert_same(case)
+
+
+def test_return_after_an_elif_chain_needs_an_else_as_in_tensorflow() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def sign(x):
+            if x > 0:
+                return 1
+            elif x < 0:
+                return -1
+            return 0
+
+        sign(tf.constant(3))
+
+    assert_same(case, "the else branch must also have a return statement.")

@@ -181,11 +181,13 @@ def _lower_returns(stmts: list[ast.stmt], in_loop: bool) -> tuple[list[ast.stmt]
         if isinstance(s, ast.If) and _contains([s], ast.Return):
             body, body_returns = _lower_returns(s.body, in_loop)
             orelse, else_returns = _lower_returns(s.orelse, in_loop)
+            # As TensorFlow does: what follows an `if` whose one branch always returns moves into the other
+            # branch (appended, not merged into a nested `if` there).
             if body_returns and not else_returns and rest:
-                orelse, else_returns = _lower_returns(s.orelse + rest, in_loop)
+                orelse, else_returns = _append_rest(orelse, rest, in_loop)
                 rest = []
             elif else_returns and not body_returns and rest:
-                body, body_returns = _lower_returns(s.body + rest, in_loop)
+                body, body_returns = _append_rest(body, rest, in_loop)
                 rest = []
             out.append(ast.If(test=s.test, body=body or [ast.Pass()], orelse=orelse))
             if body_returns and else_returns:
@@ -206,6 +208,17 @@ def _lower_returns(stmts: list[ast.stmt], in_loop: bool) -> tuple[list[ast.stmt]
             return out, False
         out.append(s)
     return out, False
+
+
+def _append_rest(block: list[ast.stmt], rest: list[ast.stmt], in_loop: bool) -> tuple[list[ast.stmt], bool]:
+    lowered, rest_returns = _lower_returns(rest, in_loop)
+    if _contains(block, ast.Return) or any(_assigns_flag(s, "do_return") for s in block):
+        return block + [ast.If(test=_not(_name("do_return")), body=lowered, orelse=[])], False
+    return block + lowered, rest_returns
+
+
+def _assigns_flag(stmt: ast.stmt, flag: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == flag and isinstance(n.ctx, ast.Store) for n in ast.walk(stmt))
 
 
 def _lower_jumps(stmts: list[ast.stmt], kind: type, flag: str) -> tuple[list[ast.stmt], bool]:
@@ -541,7 +554,10 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
         restore(holders)
         return test(*holders[len(positions):]) if n_extra else test()
 
+    body_holders: list[Any] = []
+
     def body_fn(*holders: Any) -> list:
+        body_holders[:] = holders
         restore(holders)
         extra = list(holders[len(positions):])
         if extra_step is not None:
@@ -565,10 +581,9 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
             if not given or "set_loop_options" not in str(exc):
                 raise
             by_var = {id(v): s for v, s in given}
-            for k, v in enumerate(carried):
-                source = initial[positions[k]]
-                if id(source) in by_var or id(v) in by_var:
-                    invariants[k] = TensorShape(by_var.get(id(source), by_var.get(id(v))))
+            for k, holder in enumerate(body_holders[:len(carried)]):
+                if id(holder) in by_var:
+                    invariants[k] = TensorShape(by_var[id(holder)])
             result = control_flow.build_while(cond_fn, body_fn, flat, loop_names, invariants, max_iterations)
     finally:
         _LOOP_OPTIONS.pop()

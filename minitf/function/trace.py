@@ -277,9 +277,10 @@ def _as_runtime(value: Any) -> Any:
     """Resource inputs of control-flow ops travel as the Variable (wrapped as a tensor when eager)."""
     from minitf.variables import Variable
     if isinstance(value, Variable):
-        if state.graph is not None:
-            return state.graph.capture(value)
-        return make(value, resource)
+        handle = state.graph.capture(value) if state.graph is not None else make(value, resource)
+        for tape in state.tapes:  # the op reads the variable inside: gradients must reach it
+            tape.record_read(value, handle)
+        return handle
     return value
 
 

@@ -425,6 +425,12 @@ class Function:
         self._created_variables = False
         self._instances: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._converted: Callable | None = None
+        # Calls with eager tensors only (the common case) skip argument binding: (dtype, shape)s -> trace.
+        params = list(self._sig.parameters.values())
+        plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        self._fast_arity = len(params) if plain else -1
+        self._fast: dict[tuple, ConcreteFunction] = {}
+        self._detector: _TracingDetector | None = None
         functools.update_wrapper(self, python_function)  # type: ignore[arg-type]
 
     # --- what TensorFlow exposes ---
@@ -472,16 +478,33 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _RUN_EAGERLY[0]:
             return self._python_function(*args, **kwargs)
+        fast_key = self._fast_key(args) if not kwargs and len(args) == self._fast_arity else None
+        concrete = self._fast.get(fast_key) if fast_key is not None else None  # type: ignore[arg-type]
         before = self._tracing_count
-        concrete, flat = self._concrete_for_call(args, kwargs)
-        result = concrete._call_flat(flat)
+        if concrete is not None:
+            result = concrete._call_flat(list(args))
+        else:
+            concrete, flat = self._concrete_for_call(args, kwargs)
+            result = concrete._call_flat(flat)
+            if fast_key is not None:
+                self._fast[fast_key] = concrete
         if state.graph is None:
-            detector = _detectors.setdefault(_detector_key(self._python_function), _TracingDetector())
+            if self._detector is None:
+                self._detector = _detectors.setdefault(_detector_key(self._python_function), _TracingDetector())
             if self._tracing_count == before:
-                detector.called_without_tracing()
+                self._detector.called_without_tracing()
             else:
-                detector.called_with_tracing(self._python_function)
+                self._detector.called_with_tracing(self._python_function)
         return result
+
+    @staticmethod
+    def _fast_key(args: Sequence[Any]) -> tuple | None:
+        key = []
+        for a in args:
+            if type(a) is not EagerTensor:
+                return None
+            key.append((a._dtype, np.shape(a._value)))
+        return tuple(key)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The trace for these arguments (tensors or TensorSpecs), tracing if needed."""

@@ -252,6 +252,7 @@ class FuncGraph:
         self.name_scopes: list[str] = []
         self.control_outputs: list[Operation] = []
         self._plan: list[Operation] | None = None
+        self._compiled: Any = None  # the interpreter's steps (trace.run_graph), made on the first run
 
     # --- building ---
     def unique_name(self, base: str) -> str:
@@ -276,6 +277,7 @@ class FuncGraph:
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(specs)]
         self._operations.append(op)
         self._plan = None
+        self._compiled = None
         if type_ in STATEFUL_TYPES:
             self.control_outputs.append(op)
         return op

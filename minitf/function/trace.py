@@ -146,16 +146,59 @@ def _infer_by_running(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict) -> 
 # ---------------------------------------------------------------------------------------------------
 
 def run_graph(graph: FuncGraph, values: Sequence[Any]) -> list[Any]:
-    """Run `graph` on NumPy values for `graph.inputs` (Variables for resource inputs); NumPy values out."""
-    env: dict[int, Any] = {id(t): v for t, v in zip(graph.inputs, values)}
+    """Run `graph` on NumPy values for `graph.inputs` (Variables for resource inputs); NumPy values out.
+
+    The plan is turned into steps once per graph: each step names its kernel and the slots (positions in
+    one list of values) it reads and writes, so a call is a plain loop over kernels.
+    """
+    size, steps, results = _steps(graph)
+    env: list[Any] = [None] * size
+    env[:len(values)] = values
+    for kernel, attrs, reads, writes, single, op in steps:
+        ins = [env[i] for i in reads]
+        if kernel is None:
+            outs = _execute(op, ins)
+        else:
+            try:
+                out = kernel(*ins, **attrs)
+            except (OpError, ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError):
+                outs = _execute(op, ins)  # run again for TensorFlow's error message
+            else:
+                if single:
+                    env[writes[0]] = out
+                    continue
+                outs = list(out)
+        for i, v in zip(writes, outs):
+            env[i] = v
+    return [env[i] for i in results]
+
+
+_SPECIAL = frozenset({"Const", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+                      "StringFormat", "NoOp", "PrintV2"})
+
+
+def _steps(graph: FuncGraph) -> tuple[int, list[tuple], list[int]]:
+    compiled = graph._compiled
+    if compiled is not None:
+        return compiled
+    slots = {id(t): i for i, t in enumerate(graph.inputs)}
+    size = len(graph.inputs)
+    steps = []
     for op in graph.execution_plan():
         if op.type == "Placeholder":
             continue
-        ins = [env[id(t)] for t in op.inputs]
-        outs = _execute(op, ins)
-        for t, v in zip(op.outputs, outs):
-            env[id(t)] = v
-    return [env[id(t)] for t in graph.outputs]
+        reads = [slots[id(t)] for t in op.inputs]
+        writes = []
+        for t in op.outputs:
+            slots[id(t)] = size
+            writes.append(size)
+            size += 1
+        special = op.type in _SPECIAL or op.op_def is None
+        kernel = None if special else op.op_def.kernel  # type: ignore[union-attr]
+        single = not special and op.op_def.num_outputs == 1  # type: ignore[union-attr]
+        steps.append((kernel, op.attrs, reads, writes, single, op))
+    graph._compiled = (size, steps, [slots[id(t)] for t in graph.outputs])
+    return graph._compiled
 
 
 def _execute(op: Operation, ins: list[Any]) -> list[Any]:

@@ -127,6 +127,7 @@ def _binary_cases() -> list[Case]:
         "maximum": (lambda tf, x, y: tf.maximum(x, y), ("any", "any")),
         "minimum": (lambda tf, x, y: tf.minimum(x, y), ("any", "any")),
         "squared_difference": (lambda tf, x, y: tf.math.squared_difference(x, y), ("any", "any")),
+        "floormod": (lambda tf, x, y: tf.math.floormod(x, y), ("any", "positive")),
     }
     return [Case(f"{name}{list(a)}{list(b)}", fn, (a, b), domains)
             for name, (fn, domains) in ops.items() for a, b in BROADCAST_PAIRS]
@@ -155,6 +156,8 @@ def _unary_cases() -> list[Case]:
         "log1p": (lambda tf, x: tf.math.log1p(x), "positive"),
         "expm1": (lambda tf, x: tf.math.expm1(x), "any"),
         "identity": (lambda tf, x: tf.identity(x), "any"),
+        "real": (lambda tf, x: tf.math.real(x), "any"),
+        "conj": (lambda tf, x: tf.math.conj(x), "any"),
         "l2_loss": (lambda tf, x: tf.nn.l2_loss(x), "any"),
     }
     return [Case(f"{name}{list(shape)}", fn, (shape,), (domain,))
@@ -303,6 +306,9 @@ def _shape_cases() -> list[Case]:
         Case("slice[4][5:]empty", lambda tf, x: x[5:] * 2.0 + tf.reduce_sum(x), ((4,),)),
         Case("broadcast_to[3]->[2,3]", lambda tf, x: tf.broadcast_to(x, [2, 3]), ((3,),)),
         Case("broadcast_to[2,1]->[3,2,4]", lambda tf, x: tf.broadcast_to(x, [3, 2, 4]), ((2, 1),)),
+        Case("fill", lambda tf, x: tf.fill([2, 3], x), ((),)),
+        Case("linspace", lambda tf, a, b: tf.linspace(a, b, 4), ((), ())),
+        Case("linspace num=1", lambda tf, a, b: tf.linspace(a, b, 1), ((), ())),
         Case("stop_gradient", lambda tf, x, y: tf.stop_gradient(x) * y + x, ((2,), (2,)),
              not_finite_differences="finite differences see through tf.stop_gradient"),
     ]

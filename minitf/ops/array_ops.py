@@ -112,7 +112,12 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     return out if dtype is None else cast(out, dtype)
 
 
-Fill = Op("Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype))
+def _fill_grad(c: Any, g: Tensor) -> list:
+    from minitf.ops.math_ops import reduce_sum
+    return [reduce_sum(g)]  # every entry is the value: its gradient is the sum
+
+
+Fill = Op("Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype), grad=_fill_grad)
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
@@ -154,7 +159,15 @@ def _linspace_kernel(start: Any, stop: Any, num: Any) -> np.ndarray:
     return np.linspace(start, stop, int(num), dtype=np.asarray(start).dtype)
 
 
-LinSpace = Op("LinSpace", _linspace_kernel)
+def _linspace_grad(c: Any, g: Tensor) -> list:
+    """Entry i is start + (stop - start) * i / (num - 1): linear in start and stop."""
+    from minitf.ops.math_ops import reduce_sum
+    n = g.shape[0]
+    weights = constant_tensor(np.linspace(0, 1, n) if n > 1 else np.zeros(n), g.dtype)  # type: ignore
+    return [reduce_sum(g * (1 - weights)), reduce_sum(g * weights), None]
+
+
+LinSpace = Op("LinSpace", _linspace_kernel, grad=_linspace_grad)
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:

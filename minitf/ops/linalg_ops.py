@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, same_dtype
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, same_dtype
 from minitf.errors import InvalidArgumentError
 from minitf.ops import math_ops as m
-from minitf.ops.array_ops import reshape, transpose
+from minitf.ops.array_ops import reshape, squeeze, transpose
 from minitf.tensor import Tensor
 
-_MATMUL_TYPES = dtypes.NUMERIC - {dtypes.uint32, dtypes.uint64}
+_MATMUL_TYPES = dtypes.FLOAT_OR_COMPLEX | {dtypes.int32, dtypes.int64, dtypes.uint8}
+_BATCH_MATMUL_TYPES = _MATMUL_TYPES | {dtypes.int16}
 
 
 def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -> np.ndarray:
@@ -64,9 +65,13 @@ def _matmul_grad(c: Any, g: Tensor) -> list:
 
 
 def _matmul_check(name: str) -> Any:
+    allowed = _MATMUL_TYPES if name == "MatMul" else _BATCH_MATMUL_TYPES
+
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         same_dtype(name, inputs)
-        allowed_dtypes(name, _MATMUL_TYPES, inputs[0].dtype)  # type: ignore[attr-defined]
+        allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
+        if inputs[0].dtype is dtypes.uint8:  # type: ignore[attr-defined]
+            raise no_kernel(name, dtypes.uint8)
     return check
 
 
@@ -91,6 +96,8 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
 
 def _inverse_kernel(x: np.ndarray, adjoint: bool) -> np.ndarray:
     _square(x, "MatrixInverse")
+    if x.dtype == np.float16:  # NumPy's linalg has no float16: invert in float32 and round back
+        return _inverse_kernel(x.astype(np.float32), adjoint).astype(np.float16)
     try:
         inv = np.linalg.inv(x)
     except np.linalg.LinAlgError:
@@ -124,6 +131,8 @@ MatrixInverse = Op("MatrixInverse", _inverse_kernel, check=_linalg_check("Matrix
 
 def _det_kernel(x: np.ndarray) -> np.ndarray:
     _square(x, "MatrixDeterminant")
+    if x.dtype == np.float16:
+        raise no_kernel("MatrixDeterminant", dtypes.float16)
     return np.asarray(np.linalg.det(x)).astype(x.dtype)[()]
 
 
@@ -150,26 +159,42 @@ def det(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
 
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool | None = None,  # noqa: A002
          name: str | None = None) -> Tensor:
-    """Vector norms (euclidean/2, 1, inf) over `axis` (all entries if None); 'fro'/'euclidean' for matrices."""
+    """Vector norms (euclidean/2, 1, inf, p > 0) over `axis` (all entries if None); with a pair of axes the
+    matrix norms 'fro'/'euclidean', 1 and inf. Composed of ops exactly as TensorFlow composes it."""
+    is_matrix_norm = isinstance(axis, list | tuple) and len(axis) == 2
+    if is_matrix_norm:
+        axis = tuple(axis)
+        if not all(isinstance(a, int) for a in axis) or axis[0] == axis[1]:
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
+        if ord not in ["euclidean", "fro", 1, 2, np.inf]:
+            raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, inf], got {ord}")
+        if ord in (2, 2.0):
+            raise NotImplementedError("The matrix 2-norm (largest singular value) is not part of this engine.")
+    else:
+        if not (isinstance(axis, int) or axis is None):
+            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
+        if (not np.isreal(ord) or ord <= 0) and ord not in ["euclidean", 1, 2, np.inf]:
+            raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+        if axis is not None:
+            axis = (axis,)
     x = convert_to_tensor(tensor)
-    if not (x.dtype.is_floating or x.dtype.is_complex):  # type: ignore[attr-defined]
-        raise TypeError(f"Input must be a float or complex tensor, got {x.dtype.name}.\nHint: "  # type: ignore
-                        f"tf.norm(tf.cast(x, tf.float32)).")
-    keep = bool(keepdims)
-    magnitude = m.abs(x)
-    if isinstance(axis, list | tuple) and len(axis) == 2 and ord not in ("euclidean", "fro"):
-        raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro'] for a pair of axes; "
-                         f"got {ord!r}.")
-    if ord in ("euclidean", "fro", 2, 2.0):
-        return m.sqrt(m.reduce_sum(m.square(magnitude), axis, keep))
-    if ord in (1, 1.0):
-        return m.reduce_sum(magnitude, axis, keep)
-    if ord == np.inf:
-        return m.reduce_max(magnitude, axis, keep)
-    if isinstance(ord, int | float) and ord > 0:
-        p = m.cast(ord, magnitude.dtype)  # type: ignore[attr-defined]
-        return m.pow(m.reduce_sum(m.pow(magnitude, p), axis, keep), 1 / p)
-    raise ValueError(f"'ord' must be a supported vector norm, got {ord!r}.")
+    if ord in ("fro", "euclidean", 2, 2.0):
+        result = m.sqrt(m.reduce_sum(x * m.conj(x), axis, keepdims=True))
+    else:
+        result = m.abs(x)
+        if ord == 1:
+            result = m.reduce_sum(result, None if axis is None else axis[0], keepdims=True)
+            if is_matrix_norm:
+                result = m.reduce_max(result, axis[-1], keepdims=True)
+        elif ord == np.inf:
+            if is_matrix_norm:
+                result = m.reduce_sum(result, axis[1], keepdims=True)
+            result = m.reduce_max(result, None if axis is None else axis[0], keepdims=True)
+        else:
+            result = m.pow(m.reduce_sum(m.pow(result, ord), axis, keepdims=True), 1.0 / ord)
+    if not keepdims:
+        result = squeeze(result, axis)
+    return result
 
 
 def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
@@ -182,11 +207,19 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     ra, rb = a.shape.rank, b.shape.rank
     if isinstance(axes, int | np.integer) or np.ndim(getattr(axes, "_value", axes)) == 0:
         n = int(getattr(axes, "_value", axes))
-        if n < 0 or n > min(ra, rb):
-            raise ValueError(f"'axes' must be at most the rank of a and b: got {n} for ranks {ra} and {rb}.")
+        if n < 0:
+            raise ValueError(f"'axes' must be at least 0, got {n}.")
+        if n > ra:
+            raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  Received {n}, "
+                             f"vs tensor dimensions {ra}.")
+        if n > rb:  # TensorFlow's own index error, with a hint
+            raise IndexError(f"list index out of range\nHint: axes={n} sums over {n} axes, but a has rank {ra} and b "
+                             f"rank {rb}.")
         a_axes, b_axes = list(range(ra - n, ra)), list(range(n))
     else:
         a_axes, b_axes = ([int(v) for v in np.ravel(part)] for part in axes)
+        if any(not -ra <= v < ra for v in a_axes) or any(not -rb <= v < rb for v in b_axes):
+            raise IndexError("list index out of range\nHint: each listed axis must exist in its tensor.")
         a_axes = [v % ra for v in a_axes]
         b_axes = [v % rb for v in b_axes]
     sa, sb = a.shape.as_list(), b.shape.as_list()

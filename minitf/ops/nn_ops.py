@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
-from minitf.errors import InvalidArgumentError
+from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor
+from minitf.errors import AbortedError, InvalidArgumentError
 from minitf.ops import math_ops as m
 from minitf.ops.array_ops import one_hot
 from minitf.tensor import Tensor
@@ -20,12 +20,16 @@ tanh = m.tanh
 
 
 def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+    if x.size == 0:
+        return x.copy()
     shifted = x - np.max(x, axis=axis, keepdims=True)
     e = np.exp(shifted)
     return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype)
 
 
 def _log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+    if x.size == 0:
+        return x.copy()
     shifted = x - np.max(x, axis=axis, keepdims=True)
     return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(x.dtype)
 
@@ -43,7 +47,12 @@ def _float_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)  # type: ignore[attr-defined]
         if inputs[0].shape.rank == 0:
-            raise InvalidArgumentError(None, None, f"logits must have >= 1 dimension, got [] [Op:{name}] name: ")
+            # float32 Softmax runs TensorFlow's oneDNN kernel, which fails differently from the generic one.
+            onednn = name == "Softmax" and inputs[0].dtype is dtypes.float32  # type: ignore[attr-defined]
+            error, text = ((AbortedError, "Input dims must be <= 5 and >=1") if onednn
+                           else (InvalidArgumentError, "logits must have >= 1 dimension, got []"))
+            raise error(None, None, f"{text} [Op:{name}] name: \nHint: softmax needs a vector (or a batch of "
+                        "them), not a scalar.")
     return check
 
 
@@ -54,6 +63,9 @@ LogSoftmax = Op("LogSoftmax", _log_softmax_kernel, check=_float_check("LogSoftma
 def _axis(x: Tensor, axis: int | None) -> int:
     rank = x.shape.rank or 1
     axis = -1 if axis is None else int(axis)
+    if x.shape.rank == 0 and axis != -1:
+        raise InvalidArgumentError(None, None, f"`dim` must be in the range [0, 0) where 0 is the number of dimensions "
+                                   f"in the input. Received: dim={axis}")
     if not -rank <= axis < rank:
         raise InvalidArgumentError(None, None, f"`axis` must be in the range [{-rank}, {rank}) where {rank} is the "
                                    f"number of dimensions in the input. Received: axis={axis}")
@@ -86,8 +98,11 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     """Cross-entropy with integer class labels (one per example) instead of distributions."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
-    if not labels.dtype.is_integer:  # type: ignore[attr-defined]
-        raise TypeError(f"labels must be an integer tensor (class indices), got {labels.dtype.name}.")  # type: ignore
+    if labels.dtype not in (dtypes.int32, dtypes.int64):  # type: ignore[attr-defined]
+        raise InvalidArgumentError(None, None, f"Value for attr 'Tlabels' of {_tf_name(labels.dtype)} is not in "  # type: ignore
+                                   "the list of allowed values: int32, int64 "
+                                   "[Op:SparseSoftmaxCrossEntropyWithLogits] name: \nHint: labels are class "
+                                   "indices; tf.cast them to tf.int32.")
     n = logits.shape[-1]
     if labels.shape.rank != logits.shape.rank - 1:
         raise ValueError(f"Rank mismatch: Rank of labels (received {labels.shape.rank}) should equal rank of "

@@ -1013,3 +1013,91 @@ def test_return_after_an_elif_chain_needs_an_else_as_in_tensorflow() -> None:
         sign(tf.constant(3))
 
     assert_same(case, "the else branch must also have a return statement.")
+
+
+def test_guide_concrete_function_keyword_call_and_graph_def_listing() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def double(a):
+            return a + a
+
+        double_strings = double.get_concrete_function(tf.constant("a"))
+        print(double_strings)
+        seen.append(double_strings(a=tf.constant("b")))
+        for node in double_strings.graph.as_graph_def().node:
+            print(f"{node.input} -> {node.name}")
+        seen.append(str(double.get_concrete_function(tf.TensorSpec(shape=None, dtype=tf.string)).outputs[0]))
+
+    assert_same(case)
+
+
+def test_guide_retracing_with_a_nested_function_in_a_tensor_loop() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def train_one_step():
+            pass
+
+        @tf.function
+        def train(num_steps):
+            print("Tracing with num_steps =", num_steps)
+            for _ in tf.range(num_steps):
+                train_one_step()
+
+        train(num_steps=10)
+        train(num_steps=20)
+        train(num_steps=tf.constant(10))
+        train(num_steps=tf.constant(20))
+        seen.append(train.experimental_get_tracing_count())
+        seen.append(train_one_step.experimental_get_tracing_count())
+
+    assert_same(case)
+
+
+def test_autograph_guide_sum_even_and_square_if_positive() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def sum_even(items):
+            s = 0
+            for c in items:
+                if c % 2 > 0:
+                    continue
+                s += c
+            return s
+
+        @tf.function
+        def square_if_positive(x):
+            if x > 0:
+                x = x * x
+            else:
+                x = 0.0
+            return x
+
+        @tf.function
+        def simple_relu(x):
+            if tf.greater(x, 0):
+                return x
+            else:
+                return 0
+
+        seen.append(sum_even(tf.constant([10, 12, 15, 20])))
+        seen.append(square_if_positive(tf.constant(3.0)))
+        seen.append(square_if_positive(tf.constant(-2.0)))
+        seen.append([simple_relu(tf.constant(v)) for v in (1, -1)])
+
+    assert_same(case)
+
+
+def test_intro_to_graphs_mse_traces_once_and_prints_once() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def get_mse(y_true, y_pred):
+            print("Calculating MSE!")
+            sq_diff = tf.pow(y_true - y_pred, 2)
+            return tf.reduce_mean(sq_diff)
+
+        y_true = tf.constant([5, 1, 4, 3, 2, 0])
+        y_pred = tf.constant([1, 0, 4, 1, 2, 4])
+        for _ in range(3):
+            seen.append(get_mse(y_true, y_pred))
+
+    assert_same(case)

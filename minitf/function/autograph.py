@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import logging
 import textwrap
 import types
 import weakref
@@ -35,6 +36,7 @@ from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
 _GENERATED = "ag__"
+log = logging.getLogger("minitf")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -65,7 +67,8 @@ def converted(fn: Callable) -> Callable:
     try:
         node = _transform(_parse(target))
         new = _compile(target, node)
-    except (OSError, TypeError, SyntaxError, IndentationError):
+    except (OSError, TypeError, SyntaxError, IndentationError) as exc:
+        log.warning("AutoGraph could not transform %s and will run it as-is.\nCause: %s", target, exc)
         return fn
     return types.MethodType(new, bound_self) if bound_self is not None else new
 
@@ -245,9 +248,10 @@ def _lower_jumps(stmts: list[ast.stmt], kind: type, flag: str) -> tuple[list[ast
 class _Converter(ast.NodeTransformer):
     """Turns if/while/for and boolean operators into calls of the `ag__` runtime helpers."""
 
-    def __init__(self) -> None:
+    def __init__(self, declared: set[str] | None = None) -> None:
         self.counter = 0
         self.state_names: list[str] = []
+        self.declared = declared or set()  # names declared global/nonlocal: not the function's to carry
 
     def _next(self) -> int:
         self.counter += 1
@@ -309,7 +313,7 @@ class _Converter(ast.NodeTransformer):
     def visit_If(self, node: ast.If) -> Any:
         self.generic_visit(node)
         k = self._next()
-        names = _assigned_names(node.body + node.orelse)
+        names = [n for n in _assigned_names(node.body + node.orelse) if n not in self.declared]
         return [
             self._def(f"ag__if_body_{k}", [], names, node.body),
             self._def(f"ag__else_body_{k}", [], names, node.orelse),
@@ -322,7 +326,7 @@ class _Converter(ast.NodeTransformer):
         pre, node = self._lower_loop_jumps(node)
         self.generic_visit(node)
         k = self._next()
-        names = _assigned_names(node.body)
+        names = [n for n in _assigned_names(node.body) if n not in self.declared]
         test = self._def(f"ag__loop_test_{k}", [], [], [ast.Return(value=node.test)])
         return [
             *pre,
@@ -340,7 +344,7 @@ class _Converter(ast.NodeTransformer):
         self.generic_visit(node)
         k = self._next()
         body = [ast.Assign(targets=[node.target], value=_name("ag__itr")), *node.body]
-        names = _assigned_names(body)
+        names = [n for n in _assigned_names(body) if n not in self.declared]
         iterable = node.iter
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
             iterable = ast.Call(func=ast.Attribute(value=_name("ag__"), attr="range_", ctx=ast.Load()),
@@ -394,14 +398,14 @@ def _transform(node: ast.FunctionDef) -> ast.FunctionDef:
         lowered, _ = _lower_returns(body, False)
         body = [_assign("do_return", ast.Constant(False)), _assign("retval_", _call("ag__.UndefinedReturnValue")),
                 *lowered, ast.Return(value=_call("ag__.retval", _name("retval_")))]
-    converter = _Converter()
+    declared = {n for s in ast.walk(node) if isinstance(s, ast.Global | ast.Nonlocal) for n in s.names}
+    converter = _Converter(declared)
     new_body: list[ast.stmt] = []
     for stmt in body:
         result = converter.visit(stmt)
         new_body.extend(result if isinstance(result, list) else [result])
     params = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
     params |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
-    declared = {n for s in body if isinstance(s, ast.Global | ast.Nonlocal) for n in s.names}
     prologue = [_assign(n, _call("ag__.Undefined", ast.Constant(n)))
                 for n in converter.state_names if n not in params and n not in declared]
     docstring = new_body[:1] if new_body and isinstance(new_body[0], ast.Expr) and isinstance(
@@ -710,7 +714,12 @@ def _is_user_function(fn: Any) -> bool:
 def converted_call(fn: Any) -> Any:
     """What a call inside converted code calls: user functions are converted too (once each), as in TensorFlow."""
     target = getattr(fn, "__func__", fn)
-    if not _is_user_function(target) or fn.__name__ == "<lambda>":
+    if not isinstance(target, types.FunctionType) and not isinstance(fn, type):
+        call = vars(type(fn)).get("__call__")  # an object of a user class, e.g. a layer: convert its __call__
+        if _is_user_function(call):
+            return converted_call(types.MethodType(call, fn))  # type: ignore[arg-type]
+        return fn
+    if not _is_user_function(target) or target.__name__ == "<lambda>":
         return fn
     new = _CONVERTED.get(target)
     if new is None:

@@ -212,8 +212,15 @@ def build_if(pred: Tensor, true_fn: Callable[[], Sequence[Any]], false_fn: Calla
     stateful = bool(g_then.control_outputs or g_else.control_outputs)
     _note_resource_reads(outside)
     outs = bind(If if stateful else StatelessIf, pred, *outside, then_branch=g_then, else_branch=g_else)
-    for i, t in zip(output_positions, outs):
-        merged[i] = bind(_IdentityOp(), t)
+    graph = state.graph
+    if graph is not None:  # TensorFlow names the outputs cond/Identity, cond/Identity_1, ...
+        graph.name_scopes.append(outs[0].op.name if outs else "cond")
+    try:
+        for i, t in zip(output_positions, outs):
+            merged[i] = bind(_IdentityOp(), t)
+    finally:
+        if graph is not None:
+            graph.name_scopes.pop()
     return merged
 
 

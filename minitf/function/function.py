@@ -463,15 +463,19 @@ class Function:
     def __get__(self, instance: Any, owner: Any = None) -> Any:
         if instance is None:
             return self
+        slot = f"_minitf_function_{id(self)}"
         try:
             bound = self._instances.get(instance)
-        except TypeError:
-            bound = None
+        except TypeError:  # an unhashable instance keeps its Function itself
+            bound = getattr(instance, "__dict__", {}).get(slot)
         if bound is None:
             bound = Function(self._python_function.__get__(instance, owner), self._name, self._input_signature,
                              self._autograph, self._reduce_retracing, self._jit_compile)
-            with contextlib.suppress(TypeError):
+            try:
                 self._instances[instance] = bound
+            except TypeError:
+                with contextlib.suppress(AttributeError, TypeError):
+                    instance.__dict__[slot] = bound
         return bound
 
     # --- calling ---

@@ -103,6 +103,8 @@ class SymbolicTensor(Tensor):
         return [op for op in self._op.graph.get_operations() if any(t is self for t in op.inputs)]
 
     def __str__(self) -> str:
+        if self._shape.rank is None:
+            return f'Tensor("{self.name}", dtype={self._dtype.name})'
         return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
 
     def __repr__(self) -> str:

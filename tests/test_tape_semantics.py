@@ -252,6 +252,33 @@ def test_several_targets_are_summed(structure: str) -> None:
     alike(case)
 
 
+def test_a_target_listed_twice_counts_twice() -> None:
+    def case(tf: Any) -> Any:
+        x = tf.Variable([1.0, 2.0])
+        with tf.GradientTape() as tape:
+            y = x * x
+        return tape.gradient([y, y, x], x)
+
+    alike(case)
+
+
+def test_control_flow_is_differentiable() -> None:
+    """Python loops and branches are recorded op by op; tf.cond and tf.while_loop have gradients too."""
+    def case(tf: Any) -> Any:
+        x = tf.constant(2.0)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            unrolled = tf.constant(1.0)
+            for _ in range(3):
+                unrolled = unrolled * x
+            branch = tf.cond(x > 1.0, lambda: x * x, lambda: -x)
+            _, looped = tf.while_loop(lambda i, acc: i < 3, lambda i, acc: (i + 1, acc * x),
+                                      [tf.constant(0), tf.constant(1.0)])
+        return tape.gradient(unrolled, x), tape.gradient(branch, x), tape.gradient(looped, x)
+
+    assert [float(g) for g in alike(case)] == [12.0, 4.0, 12.0]
+
+
 def test_output_gradients_weight_the_target() -> None:
     def case(tf: Any) -> Any:
         x = tf.Variable([1.0, 2.0, 3.0])

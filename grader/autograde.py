@@ -113,7 +113,7 @@ def _failure_text(result: dict) -> str:
 
 def autograde(term: Term, assignment: str | None = None, student: str | None = None,
               limits: Limits | None = None, regrade: bool = False, progress: bool = True,
-              sandbox: Sandbox | None = None) -> list[Outcome]:
+              sandbox: Sandbox | None = None, guard: bool = True) -> list[Outcome]:
     limits = limits or Limits()
     pairs = find_submissions(term, assignment, student)
     if not pairs:
@@ -124,7 +124,9 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
     for name in sorted({a for _, a in pairs if a in list_assignments(term.solutions)}):
         ensure_assignment(term, name)
     students = roster(term)
-    api = api_for(term_config(term, sandbox, limits))
+    config = term_config(term, sandbox, limits)
+    config.GuardedExecute.guard = guard
+    api = api_for(config)
     outcomes: list[Outcome] = []
     from tqdm import tqdm
 

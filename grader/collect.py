@@ -147,8 +147,8 @@ def collect_zip(term: Term, assignment: str, archive: Path, pattern: str = DEFAU
         config.ZipCollectApp.force = True
         config.ExtractorPlugin.force = True
         app = ZipCollectApp(config=config)
-        app.coursedir.assignment_id = assignment
         try:
+            app.initialize([assignment])
             app.start()
         except SystemExit as stop:
             raise GraderError(f"nbgrader's zip collection failed for {archive} (exit {stop.code})") from None

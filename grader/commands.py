@@ -26,7 +26,7 @@ def _autograde(args: argparse.Namespace) -> int:
 
     limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
     outcomes = autograde(args.term, args.assignment, args.student, limits, regrade=args.regrade,
-                         progress=not args.quiet)
+                         progress=not args.quiet, guard=not args.no_guard)
     print_outcomes(outcomes)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
@@ -76,6 +76,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--timeout", type=int, default=Limits.cell_timeout, help="seconds per cell (%(default)s)")
     sub.add_argument("--memory", type=int, default=Limits.memory_mb, help="MB per kernel (%(default)s)")
     sub.add_argument("--quiet", action="store_true", help="no progress bar")
+    sub.add_argument("--no-guard", action="store_true",
+                     help="do not restore replaced functions before tests (only to see what the guard prevents)")
     sub.set_defaults(run=_autograde)
 
     sub = commands.add_parser("feedback", help="HTML feedback per student (hidden tests stay hidden)")

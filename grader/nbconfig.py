@@ -26,6 +26,9 @@ def course_config(root: Path, source: Path, release: Path, db_url: str) -> Confi
     config.CourseDirectory.db_url = db_url
     config.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", ".grader-done"]
     config.Application.log_level = logging.WARNING
+    exchange = root / ".grader" / "exchange"  # unused (no JupyterHub exchange), but nbgrader checks it exists
+    exchange.mkdir(parents=True, exist_ok=True)
+    config.Exchange.root = str(exchange)
     return config
 
 

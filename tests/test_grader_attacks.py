@@ -289,3 +289,18 @@ def test_report_writes_lms_csv_and_plots(graded):
     assert broken.split(",")[5] == ""  # not graded: left open for the LMS
     for name in ("scores.png", "pass_rates.png"):
         assert (term.reports / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_without_the_guard_the_same_cheats_would_get_full_marks(tmp_path):
+    """The attacks above are real: nbgrader alone gives these submissions every point."""
+    term = new_term(tmp_path / "term", ["monkeypatch", "redefines_helper"])
+    submit(term, "monkeypatch", build(term, {
+        **CORRECT,
+        "ex1-answer": "def square(x):\n    return 9 if np.isscalar(x) else x",
+        "ex2-answer": "def unit(v):\n    return np.asarray(v, dtype=float)",
+    }, after={"ex1-answer": MONKEYPATCH}))
+    submit(term, "redefines_helper", build(term, {**CORRECT, "ex2-answer": REVERSED_UNIT},
+                                           after={"ex2-answer": "same_values = lambda *a, **k: True"}))
+    result = grader(term, "autograde", "--no-guard", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert scores(term) == {"monkeypatch": POINTS, "redefines_helper": POINTS}

@@ -1,0 +1,106 @@
+"""collect brings in what is valid, names every problem, and leaves the rest of the class untouched."""
+
+from __future__ import annotations
+
+import zipfile
+
+import nbformat
+import pytest
+from grader_fixtures.submissions import ASSIGNMENT, FIXTURE_SOLUTIONS, NOTEBOOK, build, grader, new_term
+
+from grader.autograde import done_marker
+from grader.paths import make_term
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture()
+def term(tmp_path):
+    return new_term(tmp_path / "term", ["alice", "bob", "carol"])
+
+
+def write(path, nb) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+def test_folder_collect_takes_valid_work_and_rejects_unknown_students_broken_and_foreign_notebooks(term, tmp_path):
+    inbox = tmp_path / "inbox"
+    write(inbox / "alice" / NOTEBOOK, build(term))
+    write(inbox / "alice" / "scratch.ipynb", build(term))
+    write(inbox / "bob" / ASSIGNMENT / NOTEBOOK, build(term))  # nbgrader's nested layout works too
+    (inbox / "carol").mkdir()
+    (inbox / "carol" / NOTEBOOK).write_text('{"cells": [')
+    write(inbox / "eve" / NOTEBOOK, build(term))
+    result = grader(term, "collect", ASSIGNMENT, str(inbox))
+    assert result.returncode == 1  # something was rejected
+    assert "eve: unknown student (not in the roster)" in result.stdout
+    assert "carol/exercises.ipynb: not a readable notebook" in result.stdout
+    assert "alice/scratch.ipynb: not a notebook of fixture-basics" in result.stdout
+    assert sorted(p.parent.name for p in term.submitted.glob(f"*/{ASSIGNMENT}")) == ["alice", "bob"]
+    assert "no submission (1):\n  carol" in result.stdout
+
+
+def test_collecting_again_keeps_identical_work_and_marks_changed_work_for_regrading(term, tmp_path):
+    inbox = tmp_path / "inbox"
+    write(inbox / "alice" / NOTEBOOK, build(term))
+    assert grader(term, "collect", ASSIGNMENT, str(inbox)).returncode == 0
+    marker = done_marker(term, "alice", ASSIGNMENT)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text("{}")
+    again = grader(term, "collect", ASSIGNMENT, str(inbox))
+    assert "unchanged (1)" in again.stdout and marker.exists()
+    write(inbox / "alice" / NOTEBOOK, build(term, {"ex3-answer": "total = 45"}))
+    changed = grader(term, "collect", ASSIGNMENT, str(inbox))
+    assert "updated (will be regraded) (1)" in changed.stdout and not marker.exists()
+
+
+def test_zip_from_an_lms_is_collected_with_nbgraders_zip_collection(term, tmp_path):
+    archive = tmp_path / "download.zip"
+    text = nbformat.writes(build(term))
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr(f"submissions/alice_{NOTEBOOK}", text)
+        bundle.writestr(f"submissions/bob_{NOTEBOOK}", text)
+        bundle.writestr(f"submissions/eve_{NOTEBOOK}", text)
+    result = grader(term, "collect", ASSIGNMENT, str(archive))
+    assert "eve: unknown student" in result.stdout
+    assert (term.submitted / "alice" / ASSIGNMENT / NOTEBOOK).read_text() == (
+        term.submitted / "bob" / ASSIGNMENT / NOTEBOOK).read_text()
+    assert nbformat.reads((term.submitted / "alice" / ASSIGNMENT / NOTEBOOK).read_text(), 4).cells
+
+
+def test_roster_is_imported_from_csv_and_a_bad_roster_is_a_clear_error(tmp_path):
+    term = make_term(tmp_path / "term", FIXTURE_SOLUTIONS)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,first_name,last_name,email\nalice,Alice,A,alice@example.org\n")
+    result = grader(term, "collect", ASSIGNMENT, str(inbox), "--roster", str(roster))
+    assert "roster: 1 student(s)" in result.stdout
+    roster.write_text("name\nalice\n")
+    bad = grader(term, "collect", ASSIGNMENT, str(inbox), "--roster", str(roster))
+    assert bad.returncode == 2 and "needs a header row with an 'id' column" in bad.stderr
+
+
+def test_collect_without_a_roster_or_for_an_unknown_assignment_is_a_clear_error(tmp_path):
+    term = make_term(tmp_path / "term", FIXTURE_SOLUTIONS)
+    (tmp_path / "inbox").mkdir()
+    no_roster = grader(term, "collect", ASSIGNMENT, str(tmp_path / "inbox"))
+    assert no_roster.returncode == 2 and "no students yet" in no_roster.stderr
+    unknown = grader(term, "collect", "no-such-assignment", str(tmp_path / "inbox"))
+    assert unknown.returncode == 2 and "unknown assignment 'no-such-assignment'" in unknown.stderr
+
+
+def test_term_directory_inside_the_sources_is_refused(tmp_path):
+    from grader.paths import DEFAULT_SOLUTIONS
+
+    result = grader(make_term(tmp_path / "t", FIXTURE_SOLUTIONS), "report")  # sanity: a normal term works
+    assert "no gradebook" in result.stderr
+    import subprocess
+    import sys
+
+    from grader.paths import REPO
+
+    inside = subprocess.run([sys.executable, "-m", "grader", "--term", str(DEFAULT_SOLUTIONS / "term"), "report"],
+                            cwd=REPO, capture_output=True, text=True)
+    assert inside.returncode == 2 and "must not be inside" in inside.stderr

@@ -1003,7 +1003,11 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Tensor:
     """Clamp into [min, max]. The gradient is 1 inside the range, bounds included (ties favour `t`)."""
     t = convert_to_tensor(t)
-    return minimum(maximum(t, clip_value_min), clip_value_max)
+    clipped = minimum(maximum(t, clip_value_min), clip_value_max)
+    if clipped.shape != t.shape and t.shape.is_fully_defined():
+        raise ValueError(f"Shapes {t.shape} and {clipped.shape} are incompatible\nHint: the bounds of "
+                         f"clip_by_value may broadcast to the clipped tensor's shape {t.shape}, not beyond it.")
+    return clipped
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:

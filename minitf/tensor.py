@@ -115,7 +115,10 @@ class EagerTensor(Tensor):
 
     # --- Python protocols with TensorFlow's rules ---
     def __bool__(self) -> bool:
-        return bool(self._value)  # NumPy raises ValueError for more than one element, as TensorFlow does
+        v = self._value
+        if isinstance(v, np.ndarray) and v.size == 0:
+            return False  # TensorFlow keeps NumPy's old answer for empty arrays
+        return bool(v)  # NumPy raises ValueError for more than one element, as TensorFlow does
 
     def __len__(self) -> int:
         if np.ndim(self._value) == 0:

@@ -12,6 +12,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.core import convert_to_tensor, state
+from minitf.errors import InvalidArgumentError
 from minitf.tensor import EagerTensor, Reference, Tensor, make
 from minitf.tensor_shape import TensorShape
 
@@ -89,10 +90,15 @@ class Variable:
         return np.asarray(self._value, dtype=dtype)
 
     # --- writing ---
-    def _checked(self, value: Any) -> Tensor:
+    def _checked(self, value: Any, how: str = "assign") -> Tensor:
         t = convert_to_tensor(value, dtype=self._dtype)
         if validate_shape_ok(self._shape, t.shape):
             return t
+        if how != "assign":  # assign_add/assign_sub: the kernel checks, so it is an OpError
+            op = "AssignAddVariableOp" if how == "add" else "AssignSubVariableOp"
+            dims = [",".join(map(str, s.as_list())) for s in (self._shape, t.shape)]
+            raise InvalidArgumentError(None, None, f"Cannot update variable with shape [{dims[0]}] using a Tensor with "
+                                       f"shape [{dims[1]}], shapes must be equal. [Op:{op}] name: ")
         raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable shape "
                          f"{self._shape}, and the assigned value shape {t.shape} are incompatible.")
 
@@ -102,11 +108,11 @@ class Variable:
 
     def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
                    read_value: bool = True) -> Any:
-        return self._write(self._checked(delta), "add", read_value)
+        return self._write(self._checked(delta, "add"), "add", read_value)
 
     def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
                    read_value: bool = True) -> Any:
-        return self._write(self._checked(delta), "sub", read_value)
+        return self._write(self._checked(delta, "sub"), "sub", read_value)
 
     def _write(self, value: Tensor, how: str, read_value: bool) -> Any:
         if state.graph is not None:
@@ -118,7 +124,7 @@ class Variable:
         elif how == "sub":
             new = self._value._value - new
         self._value = make(np.asarray(new, dtype=self._dtype._np)[()], self._dtype)
-        return self if read_value else None
+        return UnreadVariable(self) if read_value else None
 
     def _set_value_eagerly(self, value: Any) -> None:
         """Used by compiled functions to store their results."""
@@ -155,7 +161,8 @@ class Variable:
         return bool(self.read_value())
 
     def __len__(self) -> int:
-        return len(self._value)
+        raise TypeError("object of type 'ResourceVariable' has no len()\nHint: use v.shape[0] for the size of the "
+                        "first axis.")
 
     def __int__(self) -> int:
         return int(self._value)
@@ -178,6 +185,29 @@ class Variable:
 
     def __deepcopy__(self, memo: dict) -> Variable:
         return Variable(self._value, trainable=self._trainable, name=self._name[:-2])
+
+
+class UnreadVariable(Variable):
+    """What `assign` returns eagerly, as in TensorFlow: the same variable seen through a new object that prints
+    as 'UnreadVariable'. Reading it reads the variable; assigning through it assigns the variable."""
+
+    def __init__(self, variable: Variable) -> None:
+        self.__dict__["_variable"] = variable
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["_variable"], name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.__dict__["_variable"], name, value)
+
+    @property
+    def name(self) -> str:
+        return "UnreadVariable"
+
+    def __repr__(self) -> str:
+        return super().__repr__().replace(f"'{self._variable._name}'", "'UnreadVariable'", 1)
+
+    __str__ = __repr__
 
 
 def validate_shape_ok(expected: TensorShape, got: TensorShape) -> bool:
@@ -213,6 +243,19 @@ def _install_operators() -> None:
                 setattr(Variable, dunder, _delegate(dunder))
     for dunder in ("__neg__", "__abs__", "__invert__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
         setattr(Variable, dunder, _delegate(dunder))
+    for dunder in ("__eq__", "__ne__"):
+        setattr(Variable, dunder, _compare_not_none(getattr(Variable, dunder)))
+
+
+def _compare_not_none(compare: Any) -> Any:
+    """`variable == None` converts None to a tensor in TensorFlow, which fails (a tensor just says False)."""
+    def method(self: Variable, other: Any) -> Any:
+        if other is None:
+            raise ValueError("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a "
+                             "Tensor.")
+        return compare(self, other)
+    method.__name__ = compare.__name__
+    return method
 
 
 def _delegate(dunder: str) -> Any:

@@ -29,3 +29,4 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # NumPy's cast warnings from inside TensorFlow's own conversions are noise here.
             item.add_marker(pytest.mark.filterwarnings("ignore::RuntimeWarning"))
             item.add_marker(pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning"))
+            item.add_marker(pytest.mark.filterwarnings("ignore::DeprecationWarning"))

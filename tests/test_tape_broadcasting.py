@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from tape_compare import ENGINES, assert_alike
 
-pytestmark = pytest.mark.tf
+# NumPy's RuntimeWarnings (log(0), 0 * inf...) are silenced by minitf at import; pytest resets that filter.
+pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
 
 generated = settings(max_examples=12, deadline=None, derandomize=True, database=None, print_blob=False,
                      suppress_health_check=[HealthCheck.too_slow])

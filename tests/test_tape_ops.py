@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 from tape_compare import ENGINES, assert_alike
 
-pytestmark = pytest.mark.tf
+# NumPy's RuntimeWarnings (log(0), 0 * inf...) are silenced by minitf at import; pytest resets that filter.
+pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
 
 minitf = ENGINES["minitf"]
 real_tf = ENGINES["tensorflow"]

@@ -746,9 +746,11 @@ def _prod_grad(c: Any, g: Tensor) -> list:
     from minitf.ops.array_ops import reshape, transpose
 
     x = c.x
+    g = broadcast_like(_keep_reduced(g, c), x)
+    if not x.shape.is_fully_defined():  # a traced input of unknown size: prod / x (wrong only where x is 0)
+        return [g * broadcast_like(_keep_reduced(c.out, c), x) / x]
     shape = x.shape.as_list()
     rank = len(shape)
-    g = broadcast_like(_keep_reduced(g, c), x)
     if rank == 0:
         return [g]
     reduced = list(range(rank)) if c.attrs["axis"] is None else list(c.attrs["axis"])

@@ -105,7 +105,8 @@ class GradientTape:
                                  f"tf.Variable or ExtensionType.\nHint: watch tensors (tf.constant(...)) or "
                                  f"variables; Python and NumPy values are not recorded.")
             if not (t.dtype.is_floating or t.dtype.is_complex):
-                log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %r", t.dtype)
+                _warn_first_n(5, "The dtype of the watched tensor must be floating (e.g. tf.float32), got %r",
+                              t.dtype)
             if is_variable:
                 self._watch_variable(t)
             else:
@@ -182,11 +183,7 @@ class GradientTape:
             if not self._persistent:
                 self._pop()  # as in TensorFlow: a one-shot tape stops recording when it answers
             else:
-                _warn_once("Calling GradientTape.gradient on a persistent tape inside its context is significantly "
-                           "less efficient than calling it outside the context (it causes the gradient ops to be "
-                           "recorded on the tape, leading to increased CPU and memory usage). Only call "
-                           "GradientTape.gradient inside the context if you actually want to trace the gradient "
-                           "in order to compute higher order derivatives.")
+                _warn_first_n(1, _PERSISTENT_INSIDE)
 
     def _end_answer(self) -> None:
         """A non-persistent tape has given its one answer: drop the records (TensorFlow frees its tape)."""
@@ -329,14 +326,20 @@ class GradientTape:
         return array_ops.stack(per_example)
 
 
-_warned: set[str] = set()
+_PERSISTENT_INSIDE = (
+    "Calling GradientTape.gradient on a persistent tape inside its context is significantly less efficient than "
+    "calling it outside the context (it causes the gradient ops to be recorded on the tape, leading to increased CPU "
+    "and memory usage). Only call GradientTape.gradient inside the context if you actually want to trace the "
+    "gradient in order to compute higher order derivatives.")
+_warned: dict[str, int] = {}
 
 
-def _warn_once(message: str) -> None:
-    """TensorFlow logs some warnings only once per process (`log_first_n(..., 1)`)."""
-    if message not in _warned:
-        _warned.add(message)
-        log.warning(message)
+def _warn_first_n(n: int, message: str, *args: Any) -> None:
+    """Log `message` only its first `n` times in this process, as TensorFlow's `log_first_n` does."""
+    count = _warned.get(message, 0)
+    if count < n:
+        _warned[message] = count + 1
+        log.warning(message, *args)
 
 
 def _unconnected(value: UnconnectedGradients | str) -> UnconnectedGradients:

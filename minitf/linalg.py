@@ -1,4 +1,4 @@
 """`tf.linalg`: matrix products, inverse, determinant, norms."""
 
 from minitf.ops.array_ops import eye  # noqa: F401
-from minitf.ops.linalg_ops import det, inv, matmul, norm, tensordot, trace  # noqa: F401
+from minitf.ops.linalg_ops import det, inv, matmul, norm, solve, tensordot, trace  # noqa: F401

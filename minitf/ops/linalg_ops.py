@@ -157,6 +157,43 @@ def det(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     return bind(MatrixDeterminant, convert_to_tensor(input))
 
 
+def _solve_kernel(matrix: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndarray:
+    _square(matrix, "MatrixSolve")
+    if adjoint:
+        matrix = np.swapaxes(matrix, -1, -2).conj()
+    try:
+        return np.linalg.solve(matrix, rhs)
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(None, None, "Input matrix is not invertible. [Op:MatrixSolve] name: \nHint: "
+                                   "the system has no unique solution (the matrix is singular).") from None
+
+
+def _solve_grad(c: Any, g: Tensor) -> list:
+    # X = A^-1 B: dB = A^-H g, dA = -dB X^H (for adjoint=True the roles of A and A^H swap).
+    adjoint = c.attrs["adjoint"]
+    grad_rhs = bind(MatrixSolve, c.x, g, adjoint=not adjoint)
+    rank = c.x.shape.rank or 2
+    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    if adjoint:
+        grad_matrix = m.negative(matmul(c.out, grad_rhs, adjoint_b=True))
+    else:
+        grad_matrix = m.negative(matmul(grad_rhs, transpose(m.conj(c.out), perm)))
+    return [grad_matrix, grad_rhs]
+
+
+MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), grad=_solve_grad)
+
+
+def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
+    """X with matrix @ X = rhs (matrix square and invertible; rhs has one column per system)."""
+    a = convert_to_tensor(matrix)
+    b = convert_to_tensor(rhs, dtype_hint=a.dtype)  # type: ignore[attr-defined]
+    if not (a.dtype.is_floating or a.dtype.is_complex):  # type: ignore[attr-defined]
+        from minitf.core import allowed_dtypes
+        allowed_dtypes("MatrixSolve", dtypes.FLOAT_OR_COMPLEX, a.dtype)  # type: ignore[attr-defined]
+    return bind(MatrixSolve, a, b, adjoint=bool(adjoint))
+
+
 def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool | None = None,  # noqa: A002
          name: str | None = None) -> Tensor:
     """Vector norms (euclidean/2, 1, inf, p > 0) over `axis` (all entries if None); with a pair of axes the

@@ -136,6 +136,9 @@ from minitf.variables import _install_operators as _install_variable_operators
 
 _operators.install()
 _install_variable_operators()
+# TensorFlow also exports cast under tf.dtypes (dtypes.py cannot import the ops: they import it).
+dtypes.cast = cast  # type: ignore[attr-defined]
+dtypes.saturate_cast = saturate_cast  # type: ignore[attr-defined]
 
 __version__ = "0.1.0"
 

@@ -68,4 +68,4 @@ from minitf.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
-from minitf.ops.nn_ops import log_softmax, softmax  # noqa: F401
+from minitf.ops.nn_ops import log_softmax, softmax, softplus  # noqa: F401

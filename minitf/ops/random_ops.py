@@ -66,7 +66,7 @@ def _uniform_kernel(minval: Any, maxval: Any, shape: tuple, seed: int, seed2: in
     dtype = np.asarray(minval).dtype
     rng = seeds.generator(seed, seed2)
     if dtype.kind in "iu":
-        if not minval < maxval:
+        if not minval < maxval and int(np.prod(shape)) > 0:
             raise InvalidArgumentError(None, None, f"Need minval < maxval: {minval} >= {maxval} "
                                        "[Op:RandomUniformInt] name: ")
         return rng.integers(minval, maxval, size=shape, dtype=dtype)
@@ -109,8 +109,8 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         maxval = 1
     if not (dtype.is_floating or dtype in (dtypes.int32, dtypes.int64)):
-        raise TypeError(f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are float16, float32, "
-                        "float64, int32, int64.")
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are (tf.float16, "
+                         "tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64).")
     return _sample(RandomUniform, shape, minval, maxval, dtype, seed)
 
 

@@ -1,0 +1,86 @@
+"""The namespace: every name exists in minitf exactly where it exists in TensorFlow (tf.math.reduce_std, but no
+tf.reduce_std; tf.nn.relu, but no tf.relu), and minitf invents no public names of its own."""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import pytest
+from harness import minitf, real_tf
+
+NAMESPACES = ["", "math", "nn", "linalg", "random", "dtypes", "errors"]
+
+# Every function and type of the course's first part, looked up in every namespace: where TensorFlow has it,
+# minitf must have it, and where TensorFlow has not, minitf must not either.
+BASE_NAMES = [
+    "constant", "convert_to_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "range", "linspace",
+    "eye", "identity", "cast", "random", "uniform", "normal", "set_seed", "add", "subtract", "multiply", "divide",
+    "floordiv", "floormod", "mod", "pow", "negative", "abs", "sign", "square", "sqrt", "exp", "log", "sin", "cos",
+    "tanh", "sigmoid", "maximum", "minimum", "round", "floor", "ceil", "clip_by_value", "reduce_sum",
+    "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all", "reduce_logsumexp",
+    "reduce_std", "reduce_variance", "argmax", "argmin", "cumsum", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "where", "matmul",
+    "transpose", "inv", "det", "norm", "tensordot", "reshape", "expand_dims", "squeeze", "concat", "stack",
+    "unstack", "split", "tile", "gather", "boolean_mask", "one_hot", "reverse", "pad", "shape", "rank", "size",
+    "relu", "softmax", "log_softmax", "softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits", "truediv", "truncatediv", "truncatemod", "divide_no_nan",
+    "reciprocal", "rsqrt", "log1p", "expm1", "tan", "is_nan", "is_inf", "is_finite", "real", "imag", "conj",
+    "squared_difference", "add_n", "scalar_mul", "count_nonzero", "reduce_euclidean_norm", "cumprod",
+    "saturate_cast", "broadcast_to", "stop_gradient", "newaxis", "Tensor", "Variable", "TensorShape", "DType",
+    "as_dtype", "float16", "float32", "float64", "half", "double", "int8", "int16", "int32", "int64", "uint8",
+    "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "string", "GradientTape", "print",
+    "executing_eagerly", "InvalidArgumentError", "OpError", "NotFoundError", "UnimplementedError",
+    "InternalError", "AbortedError", "elu", "leaky_relu", "softplus", "l2_loss", "trace", "shuffle",
+    "truncated_normal",
+]
+
+
+MISSING = object()
+
+# Names TensorFlow has that minitf leaves out on purpose: `tf.random.split` splits a stateless-RNG seed.
+LEFT_OUT = {"random.split"}
+
+
+def lookup(lib: Any, namespace: str, name: str) -> Any:
+    module = getattr(lib, namespace) if namespace else lib
+    return getattr(module, name, MISSING)
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES)
+def test_each_name_exists_where_tensorflow_has_it(namespace: str) -> None:
+    differences = []
+    for name in BASE_NAMES:
+        in_tf = lookup(real_tf, namespace, name) is not MISSING
+        in_minitf = lookup(minitf, namespace, name) is not MISSING
+        if in_tf != in_minitf and f"{namespace}.{name}" not in LEFT_OUT:
+            where = f"tf.{namespace + '.' if namespace else ''}{name}"
+            differences.append(f"{where}: TensorFlow {'has' if in_tf else 'lacks'} it, minitf "
+                               f"{'has' if in_minitf else 'lacks'} it")
+    assert not differences, "\n".join(differences)
+
+
+# minitf's own implementation modules are importable attributes of the package, as any package's are.
+IMPLEMENTATION_MODULES = {"core", "ops", "printing", "tape", "tensor", "tensor_shape", "variables", "nest", "function",
+                          "compiler"}
+
+
+@pytest.mark.parametrize("namespace", ["", "math", "nn", "linalg", "random"])
+def test_minitf_invents_no_public_names(namespace: str) -> None:
+    module = getattr(minitf, namespace) if namespace else minitf
+    invented = [name for name in dir(module) if not name.startswith("_") and name not in IMPLEMENTATION_MODULES
+                and not isinstance(getattr(module, name), types.ModuleType) and name != "annotations"
+                and lookup(real_tf, namespace, name) is MISSING]
+    assert not invented, f"minitf has names TensorFlow lacks in tf.{namespace}: {invented}"
+
+
+def test_error_classes_have_tensorflows_hierarchy() -> None:
+    for name in ["OpError", "InvalidArgumentError", "NotFoundError", "UnimplementedError", "InternalError",
+                 "AbortedError", "OutOfRangeError", "ResourceExhaustedError", "FailedPreconditionError"]:
+        ours, theirs = getattr(minitf.errors, name), getattr(real_tf.errors, name)
+        assert [c.__name__ for c in ours.__mro__] == [c.__name__ for c in theirs.__mro__], name
+    for name in ["INVALID_ARGUMENT", "NOT_FOUND", "UNIMPLEMENTED", "INTERNAL", "ABORTED"]:
+        assert getattr(minitf.errors, name) == getattr(real_tf.errors, name), name
+    error = minitf.errors.InvalidArgumentError(None, None, "message")
+    assert error.error_code == real_tf.errors.InvalidArgumentError(None, None, "message").error_code
+    assert not issubclass(minitf.errors.InvalidArgumentError, ValueError | TypeError)

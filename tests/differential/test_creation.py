@@ -9,7 +9,7 @@ import pytest
 from harness import examples, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from strategies import ALL, FLOATS, INTS, arrays, elements
+from strategies import ALL, FLOATS, INTS, arrays, elements, shapes
 from test_elementwise import named_examples
 
 VALUES = [
@@ -131,3 +131,63 @@ def test_range_matches_tensorflow(start: int, limit: int, delta: Any, dtype: Any
 def test_linspace_matches_tensorflow(start: float, stop: float, num: int, dtype: str) -> None:
     same(lambda tf: tf.linspace(tf.cast(start, getattr(tf, dtype)), tf.cast(stop, getattr(tf, dtype)), num),
          rtol=1e-4)
+
+
+python_scalars = st.one_of(st.integers(-(2**40), 2**40), st.floats(-1e3, 1e3, allow_nan=False), st.booleans(),
+                           st.integers(-3, 3))
+
+
+@st.composite
+def nested_lists(draw: Any) -> Any:
+    """Rectangular (and now and then ragged) nested Python lists of mixed ints, floats and bools."""
+    shape = draw(shapes(max_dims=3, max_side=3))
+    kinds = draw(st.sampled_from(["int", "float", "bool", "mixed", "small"]))
+    leaf = {"int": st.integers(-(2**40), 2**40), "float": st.floats(-1e3, 1e3, allow_nan=False),
+            "bool": st.booleans(), "mixed": python_scalars, "small": st.integers(-3, 3)}[kinds]
+
+    def build(dims: tuple) -> Any:
+        if not dims:
+            return draw(leaf)
+        return [build(dims[1:]) for _ in range(dims[0])]
+
+    value = build(tuple(shape))
+    # Ragged now and then (TensorFlow accepts `[[], [0, 0]]` as shape (2, 0), a quirk not worth copying).
+    if isinstance(value, list) and 0 not in shape and draw(st.integers(0, 9)) == 0:
+        value = value + [[draw(leaf)] * 5]
+    return value
+
+
+@examples
+@given(value=nested_lists())
+def test_constant_infers_dtype_of_nested_lists_like_tensorflow(value: Any) -> None:
+    same(lambda tf: tf.constant(value))
+
+
+STRING_CASES = {
+    "equal": lambda tf, a, b: tf.equal(a, b),
+    "add": lambda tf, a, b: a + b,
+    "concat": lambda tf, a, b: tf.concat([tf.reshape(a, [-1]), tf.reshape(b, [-1])], 0),
+    "stack": lambda tf, a, b: tf.stack([a, a]),
+    "reverse": lambda tf, a, b: tf.reverse(a, [0]) if a.shape.rank else a,
+    "gather": lambda tf, a, b: tf.gather(tf.reshape(a, [-1]), [0]),
+    "tile": lambda tf, a, b: tf.tile(tf.reshape(a, [-1]), [2]),
+    "where": lambda tf, a, b: tf.where(tf.equal(a, a), a, b),
+    "slice": lambda tf, a, b: tf.reshape(a, [-1])[::-1],
+    "identity": lambda tf, a, b: tf.identity(a),
+    "size": lambda tf, a, b: tf.size(a),
+    "less_raises": lambda tf, a, b: a < b,
+    "reduce_sum_raises": lambda tf, a, b: tf.reduce_sum(a),
+    "multiply_raises": lambda tf, a, b: a * b,
+    "print": lambda tf, a, b: (str(a), repr(a), a.numpy()),
+}
+
+
+@pytest.mark.parametrize("name", list(STRING_CASES))
+@examples
+@given(shape=shapes(min_dims=1, max_dims=2, min_side=1, max_side=3),
+       texts=st.lists(st.text("abc xyz", max_size=3), min_size=9, max_size=9))
+def test_string_tensors_match_tensorflow(name: str, shape: tuple, texts: list[str]) -> None:
+    size = int(np.prod(shape))
+    a = np.array(texts[:size], dtype=object).reshape(shape)
+    b = np.array(texts[-size:], dtype=object).reshape(shape)
+    same(lambda tf: STRING_CASES[name](tf, tf.constant(a), tf.constant(b)))

@@ -21,9 +21,10 @@ def test_str_and_repr_print_like_tensorflow(a: np.ndarray) -> None:
     same(lambda tf: (str(tf.constant(a)), repr(tf.constant(a)), tf.constant(a).numpy(), np.array(tf.constant(a))))
 
 
+# (-0.0 as a NumPy array: TensorFlow caches Python scalar constants, so a plain -0.0 may print as a cached 0.0.)
 @pytest.mark.parametrize("value", [
     0.1, 1e-8, 1e8, 123456789.0, [0.1, 1e10], [[1.5, 2.25], [3.0, 4.125]], np.arange(2000, dtype=np.float32),
-    np.ones((3, 40)), np.arange(7 * 8 * 9).reshape(7, 8, 9), ["a", "bc"], "x", b"\x00", [[True]], -0.0,
+    np.ones((3, 40)), np.arange(7 * 8 * 9).reshape(7, 8, 9), ["a", "bc"], "x", b"\x00", [[True]], np.array(-0.0),
     np.float16(0.1), np.array([1 + 2j, -0.5j]), np.array(1.0, dtype=np.float64), np.array([np.nan, np.inf]),
 ], ids=repr)
 def test_printing_special_values_like_tensorflow(value: Any) -> None:

@@ -45,6 +45,8 @@ class StepRecorder:
 
     def _shoot(self, path: Path) -> None:
         try:
+            # Two animation frames: what the last step changed (a redrawn figure, say) has been painted.
+            self.page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
             self.page.screenshot(path=str(path), full_page=False, timeout=60_000)
         except Exception as error:  # a crashed page must not hide the step's own error
             print(f"\nno screenshot {path}: {error}")

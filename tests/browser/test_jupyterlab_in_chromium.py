@@ -12,7 +12,7 @@ import re
 import pytest
 from lab_page import TEXT_OUTPUT, LabPage, exact
 from lab_server import RunningLab
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 from screenshots import StepRecorder
 
 pytestmark = pytest.mark.slow
@@ -61,15 +61,32 @@ def expect_run_all_to_stop_at_the_first_exercise(lab_page: LabPage, cells: list[
     return failing
 
 
+def expect_rendered(image: Locator) -> None:
+    """One <img> that the browser has loaded and decoded (so it is on screen, and in the screenshot)."""
+    expect(image).to_have_count(1)
+    image.scroll_into_view_if_needed()
+    image.evaluate("img => img.decode()")
+    assert image.evaluate("img => img.naturalWidth") > 0, "the figure is an empty image"
+
+
 @pytest.fixture
-def lab_page(lab: RunningLab, page: Page) -> LabPage:
+def steps(page: Page, request: pytest.FixtureRequest) -> StepRecorder:
+    """Screenshots of this test go to artifacts/browser/<test name without test_>/."""
+    return StepRecorder(page, request.node.name.removeprefix("test_"))
+
+
+@pytest.fixture
+def lab_page(page: Page, steps: StepRecorder, lab: RunningLab) -> LabPage:
+    """JupyterLab in a fresh tab, with a fresh workspace (no tabs left over from another test)."""
     opened = LabPage(page)
-    opened.open_lab(lab.lab_url("lab?reset"))
+    with steps.step("open-jupyterlab"):
+        opened.open_lab(lab.lab_url("lab?reset"))
     return opened
 
 
-def test_welcome_lesson_runs_checks_answers_and_validates(lab: RunningLab, lab_page: LabPage) -> None:
-    steps = StepRecorder(lab_page.page, "welcome-lesson")
+def test_welcome_lesson_runs_checks_answers_and_validates(
+    lab: RunningLab, lab_page: LabPage, steps: StepRecorder
+) -> None:
     cells = notebook_cells(lab, WELCOME)
     answer1, tests1 = index_of(cells, "ex1-answer"), index_of(cells, "ex1-tests")
     answer2, tests2 = index_of(cells, "ex2-answer"), index_of(cells, "ex2-tests")
@@ -121,8 +138,9 @@ def test_welcome_lesson_runs_checks_answers_and_validates(lab: RunningLab, lab_p
     expect(results).to_have_count(0)
 
 
-def test_slider_redraws_its_figure_in_the_batches_lesson(lab: RunningLab, lab_page: LabPage) -> None:
-    steps = StepRecorder(lab_page.page, "widget-and-figure")
+def test_slider_redraws_its_figure_in_the_batches_lesson(
+    lab: RunningLab, lab_page: LabPage, steps: StepRecorder
+) -> None:
     cells = notebook_cells(lab, WIDGET_LESSON)
     widget_cell = next(index for index, cell in enumerate(cells) if "widgets.interact(" in source(cell))
 
@@ -133,10 +151,7 @@ def test_slider_redraws_its_figure_in_the_batches_lesson(lab: RunningLab, lab_pa
         expect_run_all_to_stop_at_the_first_exercise(lab_page, cells)
         output = lab_page.cell(widget_cell).locator(".widget-output")
         figure = output.locator(".jp-OutputArea-output img")
-        expect(figure).to_have_count(1)
-        figure.scroll_into_view_if_needed()
-        expect(figure).to_have_js_property("complete", True)
-        assert figure.evaluate("img => img.naturalWidth") > 0
+        expect_rendered(figure)
         slider = lab_page.cell(widget_cell).locator(".widget-slider")
         expect(slider.locator(".widget-readout")).to_have_text("5")
         expect(output).to_contain_text("batch size 5:")
@@ -148,12 +163,11 @@ def test_slider_redraws_its_figure_in_the_batches_lesson(lab: RunningLab, lab_pa
         expect(slider.locator(".widget-readout")).to_have_text("6")
         expect(output).to_contain_text("batch size 6:")
         expect(figure).not_to_have_attribute("src", image_before or "")
-        figure.scroll_into_view_if_needed()
+        expect_rendered(figure)
         expect(lab_page.error_outputs()).to_have_count(1)  # still only the unanswered exercise
 
 
-def test_nbgrader_assignment_list_and_formgrader_open(lab_page: LabPage) -> None:
-    steps = StepRecorder(lab_page.page, "nbgrader-panels")
+def test_nbgrader_assignment_list_and_formgrader_open(lab_page: LabPage, steps: StepRecorder) -> None:
     page = lab_page.page
 
     with steps.step("assignment-list"):

@@ -304,7 +304,11 @@ class GradientTape:
     def batch_jacobian(self, target: Any, source: Any,
                        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
                        parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
-        """Jacobian per example: target [B, ...] and source [B, ...] give [B, target dims..., source dims...]."""
+        """Jacobian per example: target [B, ...] and source [B, ...] give [B, target dims..., source dims...].
+
+        As in TensorFlow, examples are assumed independent: one backward pass per target entry j seeds
+        entry j of *every* example at once, so d target[b, j] / d source[b', ...] for b != b' is added in.
+        """
         target = _differentiable(target, "target")
         if target.shape.rank == 0:
             raise IndexError("list index out of range\nHint: batch_jacobian needs a target of shape [batch, ...] "
@@ -317,13 +321,29 @@ class GradientTape:
         if target.shape[0] != source.shape[0]:
             raise ValueError(f"Need first dimension of target shape ({target.shape}) and source shape "
                              f"({source.shape}) to match.")
-        full = self.jacobian(target, source, unconnected_gradients)
-        if full is None:
-            return None
-        b = target.shape[0]
-        t_rank = target.shape.rank
-        per_example = [full[(i,) + (slice(None),) * (t_rank - 1) + (i,)] for i in range(b)]
-        return array_ops.stack(per_example)
+        target_shape, source_shape = target.shape.as_list(), source.shape.as_list()
+        batch = target_shape[0]
+        row_size = int(np.prod(target_shape[1:]))
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian with "
+                               "eager execution enabled and  with experimental_use_pfor set to False.\nHint: use "
+                               "tf.GradientTape(persistent=True), or leave experimental_use_pfor at True.")
+        self._begin_answer()
+        _unconnected(unconnected_gradients)  # validated; TensorFlow's batch_jacobian gives zeros either way
+        columns: list[Tensor] = []
+        connected = False
+        for j in range(row_size):
+            seed = np.zeros((batch, row_size), dtype=target.dtype._np)
+            seed[:, j] = 1
+            grads = self._backward([target], [seed.reshape(target_shape)])
+            g = self._source_gradient(grads, source, UnconnectedGradients.NONE)
+            connected = connected or g is not None
+            columns.append(array_ops.zeros(source_shape, dtype=source.dtype) if g is None else g)
+        self._end_answer()
+        shape = target_shape + source_shape[1:]
+        if not connected or not columns:
+            return array_ops.zeros(shape, dtype=target.dtype)  # even for UnconnectedGradients.NONE, as in TensorFlow
+        return array_ops.reshape(array_ops.stack(columns, axis=1), shape)
 
 
 _PERSISTENT_INSIDE = (

@@ -635,6 +635,43 @@ def test_batch_jacobian_has_batch_target_source_shape(rank: int) -> None:
     assert list(result.shape) == ([4, 2, 3] if rank == 2 else [4, 2, 2, 3])
 
 
+def test_batch_jacobian_assumes_independent_examples_like_tensorflow() -> None:
+    """Coupled examples: TensorFlow adds the cross-example terms into each example's block."""
+    def case(tf: Any) -> Any:
+        x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = x * tf.reduce_sum(x, axis=0)
+        return tape.batch_jacobian(y, x)
+
+    alike(case)
+
+
+@pytest.mark.parametrize("how", ["none", "zero"])
+def test_batch_jacobian_of_an_unconnected_source(how: str) -> None:
+    """Unlike gradient and jacobian, TensorFlow's batch_jacobian answers zeros even with NONE."""
+    def case(tf: Any) -> Any:
+        x, unused = tf.ones([2, 3]), tf.ones([2, 4, 1])
+        with tf.GradientTape() as tape:
+            tape.watch([x, unused])
+            y = x * 2.0
+        return tape.batch_jacobian(y, unused, unconnected_gradients=how)
+
+    alike(case)
+
+
+def test_batch_jacobian_without_pfor_needs_a_persistent_tape() -> None:
+    def case(tf: Any, persistent: bool) -> Any:
+        x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+        with tf.GradientTape(persistent=persistent) as tape:
+            tape.watch(x)
+            y = tf.sin(x)
+        return tape.batch_jacobian(y, x, experimental_use_pfor=False)
+
+    raises_alike(case, False)
+    alike(case, True)
+
+
 @pytest.mark.parametrize("target_shape", [(), (2,)])
 def test_batch_jacobian_needs_a_batch_of_vectors(target_shape: tuple) -> None:
     def case(tf: Any) -> Any:

@@ -142,7 +142,8 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     x = convert_to_tensor(features)
     if x.dtype.is_integer:  # type: ignore[attr-defined]
         x = m.cast(x, dtypes.float32)
-    return bind(LeakyRelu, x, alpha=float(np.asarray(getattr(alpha, "_value", alpha))))
+    # alpha is a 32-bit float attribute in TensorFlow: on float64 inputs 0.2 acts as 0.20000000298...
+    return bind(LeakyRelu, x, alpha=float(np.float32(np.asarray(getattr(alpha, "_value", alpha)))))
 
 
 def _float_only(name: str) -> Any:

@@ -64,6 +64,8 @@ def converted(fn: Callable) -> Callable:
     """`fn` with its control flow rewritten (or `fn` itself when its source is not available)."""
     target = getattr(fn, "__func__", fn)
     bound_self = getattr(fn, "__self__", None)
+    if getattr(target, "__name__", "") == "<lambda>":
+        return fn  # a lambda is one expression: no statements to convert
     try:
         node = _transform(_parse(target))
         new = _compile(target, node)
@@ -715,7 +717,8 @@ def converted_call(fn: Any) -> Any:
     """What a call inside converted code calls: user functions are converted too (once each), as in TensorFlow."""
     target = getattr(fn, "__func__", fn)
     if not isinstance(target, types.FunctionType) and not isinstance(fn, type):
-        call = vars(type(fn)).get("__call__")  # an object of a user class, e.g. a layer: convert its __call__
+        # An object of a user class, e.g. a layer: convert its __call__.
+        call = next((vars(k)["__call__"] for k in type(fn).__mro__ if "__call__" in vars(k)), None)
         if _is_user_function(call):
             return converted_call(types.MethodType(call, fn))  # type: ignore[arg-type]
         return fn

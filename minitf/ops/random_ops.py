@@ -16,6 +16,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.core import Op, bind, convert_to_tensor
 from minitf.errors import InvalidArgumentError
+from minitf.ops import shapes
 from minitf.ops.array_ops import _static_ints
 from minitf.tensor import Tensor
 
@@ -88,9 +89,9 @@ def _truncated_kernel(mean: Any, stddev: Any, shape: tuple, seed: int, seed2: in
     return (mean + stddev * z).astype(np.asarray(mean).dtype)
 
 
-RandomUniform = Op("RandomUniform", _uniform_kernel)
-RandomStandardNormal = Op("RandomStandardNormal", _normal_kernel)
-TruncatedNormal = Op("TruncatedNormal", _truncated_kernel)
+RandomUniform = Op("RandomUniform", _uniform_kernel, shape=shapes.attr_shape_rule)
+RandomStandardNormal = Op("RandomStandardNormal", _normal_kernel, shape=shapes.attr_shape_rule)
+TruncatedNormal = Op("TruncatedNormal", _truncated_kernel, shape=shapes.attr_shape_rule)
 
 
 def _sample(op: Op, shape: Any, a: Any, b: Any, dtype: Any, seed: int | None) -> Tensor:

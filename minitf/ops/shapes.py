@@ -84,3 +84,9 @@ def keepdims_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
 
 def arg_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     return [(_reduced(shapes[0], (attrs["axis"],), False), attrs["output_type"])]
+
+
+def attr_shape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """Ops that make a tensor of the shape given in their `shape` attr (random sampling): tracing must not run
+    them just to learn the shape, since running draws numbers."""
+    return [(TensorShape(attrs["shape"]), types[0])]

@@ -230,3 +230,40 @@ def test_func_graph_capture_of_a_foreign_symbolic_tensor_is_refused() -> None:
     t = first.placeholder([], tf.float32, name="t")
     with pytest.raises(TypeError, match="is out of scope"):
         second.capture(t)
+
+
+def _models(tf_: object) -> dict:
+    t = tf_
+    return {
+        "dense_softmax": lambda x, w: t.reduce_mean(t.nn.softmax(t.matmul(x, w))[:, 0]),
+        "sigmoid_tanh": lambda x, w: t.reduce_sum(t.sigmoid(x) * t.tanh(t.matmul(x, w)[:, :1])),
+        "concat_gather": lambda x, w: t.reduce_sum(t.gather(t.concat([x, x * 2.0], 0), [0, 3]) ** 2),
+        "reshape_transpose": lambda x, w: t.reduce_sum(t.transpose(t.reshape(x, [-1, 2])) * 3.0),
+        "where_maximum": lambda x, w: t.reduce_sum(t.where(x > 0.5, t.maximum(x, 0.7), x * x)),
+        "cross_entropy": lambda x, w: t.reduce_mean(t.nn.softmax_cross_entropy_with_logits(
+            t.one_hot([1, 0, 2], 3), t.matmul(x, w))),
+        "norm_and_mean_axis": lambda x, w: t.norm(x) + t.reduce_sum(t.reduce_mean(x, axis=1)),
+        "slices": lambda x, w: t.reduce_sum(x[1:, ::-1] * x[:-1, :]),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_models(tf)))
+def test_gradients_in_a_traced_function_equal_eager_gradients(name: str) -> None:
+    model = _models(tf)[name]
+    x = tf.constant(np.linspace(0.1, 1.2, 12, dtype=np.float32).reshape(3, 4))
+    w = tf.constant(np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(4, 3))
+
+    def grads(x, w):
+        with tf.GradientTape() as tape:
+            tape.watch([x, w])
+            y = model(x, w)
+        return [y, *tape.gradient(y, [x, w])]
+
+    eager = grads(x, w)
+    for traced in (tf.function(grads)(x, w),
+                   tf.function(grads, input_signature=[tf.TensorSpec([None, 4]), tf.TensorSpec([4, None])])(x, w)):
+        for e, t in zip(eager, traced):
+            if e is None:
+                assert t is None
+            else:
+                np.testing.assert_allclose(t.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)

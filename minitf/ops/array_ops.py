@@ -370,7 +370,23 @@ def _dims(shape: Sequence[int]) -> str:
 def _concat_grad(c: Any, g: Tensor) -> list:
     sizes = [int(np.shape(x._value)[c.attrs["axis"]]) if state.graph is None else x.shape[c.attrs["axis"]]
              for x in c.inputs]
+    if None in sizes:  # traced with unknown sizes: split where the inputs turn out to end
+        return list(bind(SplitLike, g, *c.inputs, axis=c.attrs["axis"]))
     return list(bind(SplitV, g, sizes=tuple(sizes), axis=c.attrs["axis"])) if len(sizes) > 1 else [g]
+
+
+def _split_like_kernel(g: np.ndarray, *like: np.ndarray, axis: int) -> tuple[np.ndarray, ...]:
+    bounds = np.cumsum([np.shape(x)[axis] for x in like])[:-1]
+    return tuple(np.split(g, bounds, axis=axis))
+
+
+def _split_like_grad(c: Any, grads: list) -> list:
+    parts = [g if g is not None else zeros_like(o) for g, o in zip(grads, c.outputs)]
+    return [concat(parts, c.attrs["axis"])] + [None] * (len(c.inputs) - 1)
+
+
+SplitLike = Op("SplitLike", _split_like_kernel, num_outputs=-1, grad=_split_like_grad,
+               shape=lambda s, t, a: [(x, t[0]) for x in s[1:]])
 
 
 def _concat_check(inputs: Sequence[Tensor], attrs: dict) -> None:

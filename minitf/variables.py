@@ -177,8 +177,15 @@ class Variable:
         return format(self._value, spec)
 
     def __getitem__(self, key: Any) -> Tensor:
+        """A slice of the value; eagerly it also has `.assign`, so `v[0].assign(9.)` writes into the variable."""
         from minitf.ops.array_ops import getitem
-        return getitem(self.read_value(), key)
+        out = getitem(self.read_value(), key)
+        # (Only in plain eager mode: a tape must see the very tensor the slice op produced.)
+        if state.active or not isinstance(out, EagerTensor) or _is_mask(key):
+            return out
+        piece = _new(SliceOfVariable)
+        piece._value, piece._dtype, piece._variable, piece._key = out._value, out._dtype, self, key
+        return piece
 
     def __iter__(self) -> Any:
         return iter(self.read_value())
@@ -208,6 +215,45 @@ class UnreadVariable(Variable):
         return super().__repr__().replace(f"'{self._variable._name}'", "'UnreadVariable'", 1)
 
     __str__ = __repr__
+
+
+class SliceOfVariable(EagerTensor):
+    """What `variable[key]` gives eagerly: an ordinary tensor that remembers where it came from, so that
+    `variable[key].assign(value)` can write the value (broadcast) into that part of the variable."""
+
+    __slots__ = ("_variable", "_key")
+
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+        variable: Variable = self._variable
+        new = np.array(variable._value._value, copy=True)
+        key = _numpy_key(self._key)
+        part = convert_to_tensor(value, dtype=variable.dtype)._value  # type: ignore[attr-defined]
+        target = np.shape(new[key])
+        try:
+            np.broadcast_to(part, target)
+        except ValueError:
+            shapes = [",".join(map(str, s)) for s in (np.shape(part), target)]
+            raise InvalidArgumentError(None, None, f"Cannot broadcast input shape [{shapes[0]}] into final shape "
+                                       f"[{shapes[1]}] [Op:ResourceStridedSliceAssign] name: ") from None
+        new[key] = part
+        return variable.assign(new[()] if new.ndim == 0 else new, read_value=read_value)
+
+
+def _numpy_key(key: Any) -> Any:
+    """The same index with scalar tensors turned into ints, ready for NumPy's item assignment."""
+    def plain(item: Any) -> Any:
+        if isinstance(item, slice):
+            return slice(plain(item.start), plain(item.stop), plain(item.step))
+        return int(item) if isinstance(item, Tensor) else item
+    return tuple(plain(k) for k in key) if isinstance(key, tuple) else plain(key)
+
+
+def _is_mask(key: Any) -> bool:
+    dtype = getattr(key, "dtype", None)
+    return dtype is dtypes.bool or dtype == np.bool_
+
+
+_new = object.__new__
 
 
 def validate_shape_ok(expected: TensorShape, got: TensorShape) -> bool:

@@ -149,3 +149,27 @@ def test_iteration_and_python_protocols_match_tensorflow(a: np.ndarray) -> None:
 )
 def test_tensor_protocol_rules_match_tensorflow(case: Any) -> None:
     same(case)
+
+
+dims = st.lists(st.one_of(st.none(), st.integers(0, 4)), max_size=3)
+maybe_unknown = st.one_of(st.none(), dims)
+
+
+@examples
+@given(first=maybe_unknown, second=maybe_unknown, index=st.integers(-4, 3))
+def test_tensor_shape_matches_tensorflow(first: Any, second: Any, index: int) -> None:
+    def case(tf: Any) -> Any:
+        a, b = tf.TensorShape(first), tf.TensorShape(second)
+        results = []
+        for compute in (lambda: (a.rank, a.ndims, str(a), repr(a), a.is_fully_defined(), a.num_elements()),
+                        lambda: a.as_list(), lambda: a.dims is None, lambda: len(a), lambda: list(a), lambda: a[index],
+                        lambda: a[1:], lambda: a == b, lambda: a != b, lambda: a.is_compatible_with(b),
+                        lambda: a.merge_with(b), lambda: a.concatenate(b), lambda: a + b, lambda: bool(a),
+                        lambda: a.most_specific_compatible_shape(b), lambda: a == first, lambda: a == tuple(first or ())):
+            try:
+                results.append(compute())
+            except Exception as exc:  # noqa: BLE001 - the error class is part of what is compared
+                results.append(type(exc).__name__)
+        return results
+
+    same(case)

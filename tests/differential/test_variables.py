@@ -67,7 +67,8 @@ def test_variable_arithmetic_gives_tensors_like_tensorflow(a: np.ndarray, b: np.
     ("eq_none", lambda tf: tf.Variable(1) == None),  # noqa: E711
     ("hash_raises", lambda tf: hash(tf.Variable(1.0))),
     ("item_assignment_raises", lambda tf: tf.Variable([1, 2]).__setitem__(0, 5)),
-    ("slice_assign", lambda tf: tf.Variable([1.0, 2.0])[0]),
+    ("slice_read", lambda tf: tf.Variable([1.0, 2.0])[0]),
+    ("slice_assign", lambda tf: _slice_assign(tf)),
     ("len", lambda tf: len(tf.Variable([1, 2, 3]))),
     ("iterate", lambda tf: list(tf.Variable([1, 2]))),
     ("bool_scalar", lambda tf: bool(tf.Variable(0.0))),
@@ -102,3 +103,10 @@ def _copies(tf: Any) -> Any:
     copy = tf.Variable(source)
     source.assign([5.0, 6.0])
     return copy
+
+
+def _slice_assign(tf: Any) -> Any:
+    v = tf.Variable([1.0, 2.0, 3.0])
+    v[0].assign(9.0)
+    v[1:].assign([7.0, 8.0])
+    return v

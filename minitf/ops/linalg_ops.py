@@ -159,6 +159,8 @@ def det(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
 
 def _solve_kernel(matrix: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndarray:
     _square(matrix, "MatrixSolve")
+    if matrix.dtype == np.float16:
+        raise no_kernel("MatrixSolve", dtypes.float16)
     if adjoint:
         matrix = np.swapaxes(matrix, -1, -2).conj()
     try:
@@ -275,6 +277,9 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 
 def trace(x: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
+    if (x.shape.rank or 0) < 2:
+        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: {x.shape.as_list()} "
+                                   "[Op:MatrixDiagPartV3] name: diag_part")
     n = min(x.shape[-1], x.shape[-2])
     eye = np.eye(x.shape[-2], x.shape[-1], dtype=x.dtype._np)  # type: ignore[attr-defined]
     return m.reduce_sum(x * eye, axis=[-2, -1]) if n else m.reduce_sum(x, axis=[-2, -1])

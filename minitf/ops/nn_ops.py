@@ -121,6 +121,7 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
 
 def l2_loss(t: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(t)
+    allowed_dtypes("L2Loss", dtypes.FLOATS, x.dtype)  # type: ignore[attr-defined]
     return m.reduce_sum(m.square(x)) / 2
 
 

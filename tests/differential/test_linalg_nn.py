@@ -61,6 +61,14 @@ def test_inverse_and_determinant_match_tensorflow(name: str, matrix: np.ndarray)
 
 
 @examples
+@given(matrix=square_matrices(), columns=st.integers(1, 2))
+def test_solve_matches_tensorflow(matrix: np.ndarray, columns: int) -> None:
+    rhs = np.arange(matrix.shape[-1] * columns).reshape(matrix.shape[-1], columns)
+    rhs = np.broadcast_to(rhs, matrix.shape[:-2] + rhs.shape).astype(matrix.dtype)
+    same(lambda tf: tf.linalg.solve(tf.constant(matrix), tf.constant(rhs)), rtol=1e-3)
+
+
+@examples
 @given(a=arrays(st.sampled_from(NUMERIC), small=True, finite=True),
        order=st.sampled_from(["euclidean", 1, 2, np.inf, "fro"]),
        axis=st.sampled_from([None, 0, -1, [0, 1]]), keepdims=st.booleans())
@@ -80,7 +88,8 @@ def test_tensordot_matches_tensorflow(a: np.ndarray, b: np.ndarray, axes: Any) -
     same(lambda tf: tf.tensordot(tf.constant(a), tf.constant(b), axes))
 
 
-ACTIVATIONS = ["nn.relu", "nn.sigmoid", "nn.softmax", "nn.log_softmax", "math.softmax", "nn.tanh"]
+ACTIVATIONS = ["nn.relu", "nn.sigmoid", "nn.softmax", "nn.log_softmax", "math.softmax", "nn.tanh", "nn.elu",
+               "nn.leaky_relu", "nn.softplus", "math.softplus", "nn.l2_loss", "linalg.trace"]
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)

@@ -165,7 +165,8 @@ def test_tensor_shape_matches_tensorflow(first: Any, second: Any, index: int) ->
                         lambda: a.as_list(), lambda: a.dims is None, lambda: len(a), lambda: list(a), lambda: a[index],
                         lambda: a[1:], lambda: a == b, lambda: a != b, lambda: a.is_compatible_with(b),
                         lambda: a.merge_with(b), lambda: a.concatenate(b), lambda: a + b, lambda: bool(a),
-                        lambda: a.most_specific_compatible_shape(b), lambda: a == first, lambda: a == tuple(first or ())):
+                        lambda: a.most_specific_compatible_shape(b), lambda: a == first,
+                        lambda: a == tuple(first or ())):
             try:
                 results.append(compute())
             except Exception as exc:  # noqa: BLE001 - the error class is part of what is compared

@@ -1101,3 +1101,30 @@ def test_intro_to_graphs_mse_traces_once_and_prints_once() -> None:
             seen.append(get_mse(y_true, y_pred))
 
     assert_same(case)
+
+
+def test_calling_a_function_from_a_function_records_a_call_op() -> None:
+    def case(tf: Any, seen: list) -> None:
+        v = tf.Variable(2.0)
+
+        @tf.function
+        def inner(x):
+            return x * x
+
+        @tf.function
+        def inner_with_variable(x):
+            return x * v
+
+        @tf.function
+        def outer(x):
+            return inner(x) + inner_with_variable(x)
+
+        cf = outer.get_concrete_function(tf.constant(3.0))
+        seen.append([op.type for op in cf.graph.get_operations()])
+        x = tf.constant(3.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = outer(x)
+        seen.append(tape.gradient(y, [x, v]))
+
+    assert_same(case)

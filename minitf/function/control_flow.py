@@ -583,3 +583,53 @@ class TensorArray:
 
     def __repr__(self) -> str:
         return f"<TensorArray dtype={self.dtype!r}>"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Calling one traced function from another: (Stateful)PartitionedCall
+# ---------------------------------------------------------------------------------------------------
+
+def _call_kernel(*values: Any, f: FuncGraph) -> tuple:
+    return tuple(run_graph(f, values))
+
+
+def _call_shape(shapes: Any, types: Any, attrs: dict) -> list:
+    return [(t.shape, t.dtype) for t in attrs["f"].outputs]
+
+
+def _call_grad(ctx: Any, grads: list) -> list:
+    """The gradient of a call: replay the called graph under a tape and differentiate it."""
+    from minitf.tape import GradientTape, UnconnectedGradients
+
+    ins = list(ctx.inputs)
+    targets = [i for i, o in enumerate(ctx.outputs) if _differentiable(o)]
+    sources = [i for i, x in enumerate(ins) if _differentiable(x) or x.dtype is resource]
+    if not targets or not sources:
+        return [None] * len(ins)
+    grads = [g if g is not None else _zeros_like(o) for g, o in zip(grads, ctx.outputs)]
+    with GradientTape() as tape:
+        for i in sources:
+            if ins[i].dtype is not resource:
+                tape.watch(ins[i])
+        outs = replay_graph(ctx.attrs["f"], ins)
+    wrt = [variable_of(ins[i]) if ins[i].dtype is resource else ins[i] for i in sources]
+    result = tape.gradient([outs[i] for i in targets], wrt, output_gradients=[grads[i] for i in targets],
+                           unconnected_gradients=UnconnectedGradients.ZERO)
+    out: list[Any] = [None] * len(ins)
+    for k, i in enumerate(sources):
+        out[i] = result[k]
+    return out
+
+
+PartitionedCall = Op("PartitionedCall", _call_kernel, shape=_call_shape, grad=_call_grad, num_outputs=-1)
+StatefulPartitionedCall = Op("StatefulPartitionedCall", _call_kernel, shape=_call_shape, grad=_call_grad,
+                             num_outputs=-1)
+
+
+def call_traced(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:
+    """Inside a trace, a call of another traced function is one call op (as TensorFlow records it)."""
+    from minitf.function.trace import _as_runtime
+    stateful = bool(graph.control_outputs) or any(t.dtype is resource for t in graph.inputs)
+    args = [_as_runtime(v) for v in inputs]
+    outs = bind(StatefulPartitionedCall if stateful else PartitionedCall, *args, f=graph)
+    return list(outs)

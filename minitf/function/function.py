@@ -282,7 +282,11 @@ class ConcreteFunction:
     def _call_flat(self, flat_args: list[Any]) -> Any:
         """Run the graph on the flat tensor arguments (captures are added here)."""
         inputs = flat_args + self.graph.external_captures()
-        outputs = call_graph(self.graph, inputs)
+        if state.graph is not None:
+            from minitf.function.control_flow import call_traced
+            outputs = call_traced(self.graph, inputs)
+        else:
+            outputs = call_graph(self.graph, inputs)
         it = iter(outputs)
         return nest.pack_sequence_as(self.graph.structured_outputs,
                                      [next(it) if isinstance(leaf, Tensor) else leaf

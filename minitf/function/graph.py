@@ -36,7 +36,7 @@ DEFAULT_NAMES = {
 }
 STATEFUL_TYPES = frozenset({
     "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "PrintV2", "If", "While",
-    "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
+    "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt", "StatefulPartitionedCall",
 })
 
 
@@ -489,7 +489,7 @@ def format_graph(graph: FuncGraph, indent: str = "") -> str:
             args = repr(value.item()) if value.ndim == 0 else np.array2string(value, threshold=6, separator=", ")
         outs = ", ".join(_spec_text(t) for t in op.outputs) or "()"
         lines.append(f"{indent}  {op.name} = {op.type}({args}) -> {outs}")
-        for key in ("then_branch", "else_branch", "cond", "body"):
+        for key in ("then_branch", "else_branch", "cond", "body", "f"):
             sub = op.attrs.get(key)
             if isinstance(sub, FuncGraph):
                 lines.append(f"{indent}    {key}:")

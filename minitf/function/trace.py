@@ -320,11 +320,15 @@ def _as_runtime(value: Any) -> Any:
     """Resource inputs of control-flow ops travel as the Variable (wrapped as a tensor when eager)."""
     from minitf.variables import Variable
     if isinstance(value, Variable):
+        variable = value
         handle = state.graph.capture(value) if state.graph is not None else make(value, resource)
-        for tape in state.tapes:  # the op reads the variable inside: gradients must reach it
-            tape.record_read(value, handle)
-        return handle
-    return value
+    elif isinstance(value, Tensor) and value.dtype is resource:  # type: ignore[attr-defined]
+        variable, handle = variable_of(value), value
+    else:
+        return value
+    for tape in state.tapes:  # the op reads the variable inside: gradients must reach it
+        tape.record_read(variable, handle)
+    return handle
 
 
 def call_graph(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:

@@ -86,13 +86,18 @@ def first_order(tf: Any, case: Case, arrays: list[np.ndarray], cotangent: Any) -
 
 
 def second_order(tf: Any, case: Case, arrays: list[np.ndarray], cotangent: Any, directions: list[np.ndarray]) -> Any:
-    """d/dx <v, d<c, f(x)>/dx>: differentiates every gradient rule once more."""
+    """d/dx <v, d<c, f(x)^2>/dx>: differentiates every gradient rule once more.
+
+    Squaring the output makes the cotangent reaching the rule depend on x, so even a linear op's gradient
+    op (PadGrad, GatherGrad, ...) needs a gradient of its own.
+    """
     xs = [tf.constant(a) for a in arrays]
     with tf.GradientTape() as outer:
         outer.watch(xs)
         with tf.GradientTape() as inner:
             inner.watch(xs)
             y = case.fn(tf, *xs)
+            y = [tf.square(t) for t in y] if isinstance(y, list | tuple) else tf.square(y)
         seeds = [tf.constant(c) for c in cotangent] if isinstance(cotangent, list) else tf.constant(cotangent)
         grads = inner.gradient(y, xs, output_gradients=seeds)
         grads = [tf.convert_to_tensor(g) for g in grads if g is not None]
@@ -252,6 +257,10 @@ def _linalg_cases() -> list[Case]:
         Case("inv[2,3,3]", lambda tf, a: tf.linalg.inv(a), ((2, 3, 3),), ("matrix",), dtype="float64"),
         Case("det[3,3]", lambda tf, a: tf.linalg.det(a), ((3, 3),), ("matrix",), dtype="float64"),
         Case("det[2,2,2]", lambda tf, a: tf.linalg.det(a), ((2, 2, 2),), ("matrix",), dtype="float64"),
+        Case("solve[3,3][3,2]", lambda tf, a, b: tf.linalg.solve(a, b), ((3, 3), (3, 2)), ("matrix", "any"),
+             dtype="float64"),
+        Case("solve[2,2,2][2,2,1]", lambda tf, a, b: tf.linalg.solve(a, b), ((2, 2, 2), (2, 2, 1)), ("matrix", "any"),
+             dtype="float64"),
         Case("norm[2,3]", lambda tf, x: tf.norm(x), ((2, 3),)),
         Case("norm[2,3]axis=1", lambda tf, x: tf.norm(x, axis=1), ((2, 3),)),
         Case("norm[2,3]ord=1,axis=0,keepdims", lambda tf, x: tf.norm(x, ord=1, axis=0, keepdims=True), ((2, 3),)),

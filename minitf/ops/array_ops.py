@@ -578,7 +578,15 @@ def _pad_grad_kernel(g: np.ndarray, x: np.ndarray, paddings: tuple, mode: str) -
     return out.reshape(np.shape(x))
 
 
-PadGrad = Op("PadGrad", _pad_grad_kernel)
+def _pad_grad_grad(c: Any, g: Tensor) -> list:
+    """PadGrad is linear in its first input; its adjoint is padding again (with zeros, or mirrored)."""
+    mode = c.attrs["mode"]
+    op = PadV2 if mode == "CONSTANT" else MirrorPad
+    zero = np.zeros((), dtype=g.dtype._np)  # type: ignore[attr-defined]
+    return [bind(op, g, paddings=c.attrs["paddings"], mode=mode, constant_values=zero), None]
+
+
+PadGrad = Op("PadGrad", _pad_grad_kernel, grad=_pad_grad_grad)
 PadV2 = Op("PadV2", _pad_kernel, grad=_pad_grad)
 MirrorPad = Op("MirrorPad", _pad_kernel, grad=_pad_grad)
 

@@ -1128,3 +1128,18 @@ def test_calling_a_function_from_a_function_records_a_call_op() -> None:
         seen.append(tape.gradient(y, [x, v]))
 
     assert_same(case)
+
+
+def test_reduce_retracing_generalises_tensors_inside_lists() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function(reduce_retracing=True)
+        def f(pair):
+            print("tracing", pair)
+            return pair[0] + pair[1]
+
+        for n in (1, 2, 3, 4):
+            seen.append(f([tf.ones([n]), tf.ones([n])]))
+        seen.append(f.experimental_get_tracing_count())
+        print(f.pretty_printed_concrete_signatures())
+
+    assert_same(case)

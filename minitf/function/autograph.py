@@ -60,9 +60,20 @@ def to_code(fn: Callable, recursive: bool = True, experimental_optional_features
     return ast.unparse(_transform(_parse(fn))) + "\n"
 
 
+def do_not_convert(func: Callable | None = None) -> Any:
+    """`tf.autograph.experimental.do_not_convert`: run this function's Python as it is, even in a trace."""
+    def mark(fn: Callable) -> Callable:
+        target = getattr(fn, "__func__", fn)
+        target.__minitf_do_not_convert__ = True  # type: ignore[attr-defined]
+        return fn
+    return mark if func is None else mark(func)
+
+
 def converted(fn: Callable) -> Callable:
     """`fn` with its control flow rewritten (or `fn` itself when its source is not available)."""
     target = getattr(fn, "__func__", fn)
+    if getattr(target, "__minitf_do_not_convert__", False):
+        return fn
     bound_self = getattr(fn, "__self__", None)
     if getattr(target, "__name__", "") == "<lambda>":
         return fn  # a lambda is one expression: no statements to convert
@@ -633,11 +644,8 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], None], get_state: Cal
     _graph_loop(lambda: _as_condition(test()), body, get_state, set_state, names)
 
 
-class _Range:
-    """`range(...)` inside converted code: a Python range for ints, a tensor range for tensors."""
-
-
 def range_(*args: Any) -> Any:
+    """`range(...)` in converted code: a Python range for ints (unrolled), `tf.range` for symbolic tensors."""
     if any(isinstance(a, Tensor) and _is_symbolic(a) for a in args):
         from minitf.ops.array_ops import range as tf_range
         return tf_range(*args)

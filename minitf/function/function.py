@@ -28,7 +28,7 @@ from minitf.errors import InvalidArgumentError
 from minitf.function.graph import FuncGraph, SymbolicTensor
 from minitf.function.trace import call_graph, graph_scope
 from minitf.tensor import EagerTensor, Tensor
-from minitf.tensor_shape import TensorShape, as_shape
+from minitf.tensor_shape import as_shape
 
 log = logging.getLogger("minitf")
 
@@ -159,11 +159,11 @@ def _trace_type(value: Any) -> Any:
     if isinstance(value, Variable):
         return VariableSpec(value.shape, value.dtype)
     if isinstance(value, list):
-        return ("List", tuple(_trace_type(v) for v in value))
+        return ("List", *(_trace_type(v) for v in value))
     if isinstance(value, tuple):
-        return ("Tuple", tuple(_trace_type(v) for v in value))
+        return ("Tuple", *(_trace_type(v) for v in value))
     if isinstance(value, dict):
-        return ("Dict", tuple((k, _trace_type(value[k])) for k in sorted(value, key=str)))
+        return ("Dict", *((k, _trace_type(value[k])) for k in sorted(value, key=str)))
     try:
         hash(value)
     except TypeError:
@@ -175,9 +175,9 @@ def _trace_type(value: Any) -> Any:
 
 def _type_text(t: Any) -> str:
     if isinstance(t, tuple) and t and t[0] == "Dict":
-        return "Dict[" + ", ".join(f"[{k!r}, {_type_text(v)}]" for k, v in t[1]) + "]"
+        return "Dict[" + ", ".join(f"[{k!r}, {_type_text(v)}]" for k, v in t[1:]) + "]"
     if isinstance(t, tuple) and t and t[0] in ("List", "Tuple"):
-        return f"{t[0]}[" + ", ".join(_type_text(v) for v in t[1]) + "]"
+        return f"{t[0]}[" + ", ".join(_type_text(v) for v in t[1:]) + "]"
     return repr(t)
 
 
@@ -348,12 +348,12 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
         return [] if not isinstance(value, Variable) else []
     if isinstance(expected, tuple) and expected and expected[0] in ("List", "Tuple", "Dict"):
         if expected[0] == "Dict":
-            if not isinstance(value, dict) or sorted(map(str, value)) != [str(k) for k, _ in expected[1]]:
+            if not isinstance(value, dict) or sorted(map(str, value)) != [str(k) for k, _ in expected[1:]]:
                 raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
-            return [x for k, t in expected[1] for x in _check_argument(value[k], t, cf)]
-        if not isinstance(value, list | tuple) or len(value) != len(expected[1]):
+            return [x for k, t in expected[1:] for x in _check_argument(value[k], t, cf)]
+        if not isinstance(value, list | tuple) or len(value) != len(expected) - 1:
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
-        return [x for v, t in zip(value, expected[1]) for x in _check_argument(v, t, cf)]
+        return [x for v, t in zip(value, expected[1:]) for x in _check_argument(v, t, cf)]
     if _trace_type(value) != expected:
         raise TypeError(f"Can not cast {value!r} to {_type_text(expected)}")
     return []
@@ -683,10 +683,10 @@ def _placeholders(graph: FuncGraph, name: str, value: Any, expected: Any) -> Any
         graph.inputs.append(holder)
         return holder
     if isinstance(expected, tuple) and expected and expected[0] in ("List", "Tuple"):
-        items = [_placeholders(graph, name, v, t) for v, t in zip(value, expected[1])]
+        items = [_placeholders(graph, name, v, t) for v, t in zip(value, expected[1:])]
         return type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)
     if isinstance(expected, tuple) and expected and expected[0] == "Dict":
-        return {k: _placeholders(graph, name, value[k], t) for k, t in expected[1]}
+        return {k: _placeholders(graph, name, value[k], t) for k, t in expected[1:]}
     return value
 
 
@@ -725,11 +725,3 @@ def function(func: Callable | None = None, input_signature: Sequence[Any] | None
     if func is None:
         return decorate
     return decorate(func)
-
-
-def is_eager_tensor(value: Any) -> bool:
-    return isinstance(value, EagerTensor)
-
-
-def shape_of(value: Any) -> TensorShape:
-    return value.shape

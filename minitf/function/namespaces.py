@@ -8,10 +8,13 @@ from minitf.function import autograph as _autograph
 from minitf.function.function import functions_run_eagerly, run_functions_eagerly
 
 config = types.SimpleNamespace(run_functions_eagerly=run_functions_eagerly,
-                               functions_run_eagerly=functions_run_eagerly)
+                               functions_run_eagerly=functions_run_eagerly,
+                               experimental_run_functions_eagerly=run_functions_eagerly,
+                               experimental_functions_run_eagerly=functions_run_eagerly)
 
 autograph = types.SimpleNamespace(
     to_code=_autograph.to_code,
-    experimental=types.SimpleNamespace(set_loop_options=_autograph.set_loop_options),
+    experimental=types.SimpleNamespace(set_loop_options=_autograph.set_loop_options,
+                                       do_not_convert=_autograph.do_not_convert),
     set_verbosity=lambda level, alsologtostdout=False: None,
 )

@@ -16,7 +16,7 @@ same operations through `core.bind` instead, so the tape sees every op (or the o
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -74,10 +74,6 @@ def infer_specs(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict) -> list[t
     if op.shape is not None:
         return list(op.shape(shapes, types, attrs))
     return _infer_by_running(op, inputs, attrs)
-
-
-def _const_value(t: SymbolicTensor) -> Any:
-    return t.op.attrs["value"] if t.op.type == "Const" else None
 
 
 def _stand_in(t: SymbolicTensor, unknown_size: int, fill: int | None) -> Any:
@@ -338,8 +334,3 @@ def call_graph(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:
     values = [v if not isinstance(v, EagerTensor) else v._value for v in inputs]
     outs = run_graph(graph, values)
     return [make(v, t.dtype) for v, t in zip(outs, graph.outputs)]
-
-
-def trace_function(graph: FuncGraph, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict) -> Any:
-    with graph_scope(graph):
-        return fn(*args, **kwargs)

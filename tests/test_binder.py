@@ -7,6 +7,7 @@ repo2docker (mybinder.org) installs `environment.yml`, then runs `postBuild`; bo
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import os
 import re
@@ -124,7 +125,8 @@ def test_readme_binder_badge_and_postbuild_open_the_welcome_lesson() -> None:
 
 
 def answered(student: dict, solution: dict) -> dict:
-    """The student notebook with each answer cell replaced by the solution's answer (markers removed)."""
+    """A copy of the student notebook with each answer cell replaced by the solution's answer (markers removed)."""
+    student = copy.deepcopy(student)
     answers = {
         cell["metadata"]["nbgrader"]["grade_id"]: "".join(cell["source"])
         for cell in solution["cells"]
@@ -193,3 +195,24 @@ def test_fresh_lab_environment_runs_the_welcome_lesson_and_checks_its_answers(tm
     peak_mb = report["peak_kb"] / 1024
     print(f"\nwelcome lesson kernel peak memory: {peak_mb:.0f} MB")
     assert peak_mb < KERNEL_MEMORY_BUDGET_MB, f"the welcome lesson's kernel peaked at {peak_mb:.0f} MB"
+
+    # The Validate button runs `nbgrader validate`: it must pass the answered lesson and catch a wrong answer.
+    notebook = checkout / WELCOME
+    notebook.write_text(json.dumps(answered(student, solution)))
+    assert "Success! Your notebook passes all the tests." in validate(venv, notebook, environment)
+    wrong = answered(student, solution)
+    for cell in wrong["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex1-answer":
+            cell["source"] = "answer = tf.constant(41)"
+    notebook.write_text(json.dumps(wrong))
+    report_of_wrong = validate(venv, notebook, environment)
+    assert "VALIDATION FAILED" in report_of_wrong and "answer should be 42, but it is 41" in report_of_wrong
+
+
+def validate(venv: Path, notebook: Path, environment: dict[str, str]) -> str:
+    """What `nbgrader validate` (the Validate button's command) prints for a notebook, in the fresh environment."""
+    run = subprocess.run(
+        [str(venv / "bin" / "nbgrader"), "validate", notebook.name],
+        cwd=notebook.parent, env=environment, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    return run.stdout + run.stderr

@@ -1143,3 +1143,32 @@ def test_reduce_retracing_generalises_tensors_inside_lists() -> None:
         print(f.pretty_printed_concrete_signatures())
 
     assert_same(case)
+
+
+def test_second_derivative_through_a_while_loop_and_gradient_through_a_tensor_array() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def cube_derivatives(x):
+            with tf.GradientTape() as outer:
+                outer.watch(x)
+                with tf.GradientTape() as inner:
+                    inner.watch(x)
+                    y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), (tf.constant(0), 1.0))[1]
+                dy = inner.gradient(y, x)
+            return dy, outer.gradient(dy, x)
+
+        @tf.function
+        def stacked(x):
+            ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            for i in tf.range(3):
+                ta = ta.write(i, x * tf.cast(i, tf.float32))
+            return tf.reduce_sum(ta.stack())
+
+        seen.append(cube_derivatives(tf.constant(2.0)))
+        x = tf.constant(2.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = stacked(x)
+        seen.append([y, tape.gradient(y, x)])
+
+    assert_same(case)

@@ -309,11 +309,30 @@ def _while_grad(ctx: Any, grads: list) -> list:
         stacks = [concat([s, expand_dims(v, 0)], 0) for s, v in zip(stacks, current)]
         return [k + 1, *replay_graph(body_graph, current + caps)[:n], *stacks]
 
-    empty = [bind(EmptyStack, v) for v in vars0]
-    invariants = [TensorShape([]), *[v.shape for v in vars0], *[TensorShape([None]) + v.shape for v in vars0]]
-    forward = while_loop(acc_cond, acc_body, [convert_to_tensor(0), *vars0, *empty], shape_invariants=invariants,
-                         maximum_iterations=max_iterations)
-    iterations, stacks = forward[0], forward[1 + n:]
+    shapes = [t.shape for t in body_graph.inputs[:n]]  # the loop's own shape invariants
+    if all(s.is_fully_defined() for s in shapes):
+        empty = [bind(EmptyStack, v) for v in vars0]
+        invariants = [TensorShape([]), *shapes, *[TensorShape([None]) + s for s in shapes]]
+        forward = while_loop(acc_cond, acc_body, [convert_to_tensor(0), *vars0, *empty],
+                             shape_invariants=invariants, maximum_iterations=max_iterations)
+        iterations, stacks = forward[0], forward[1 + n:]
+
+        def state_before(j: Any) -> list:
+            return [gather(s, j) for s in stacks]
+    else:
+        # Values whose shape changes from one iteration to the next cannot be stacked: recompute the state
+        # each backward step needs by running the loop again from the start (slower, but always possible).
+        def step(k: Any, *current: Any) -> list:
+            return [k + 1, *replay_graph(body_graph, list(current) + caps)[:n]]
+
+        invariants = [TensorShape([]), *shapes]
+        iterations = while_loop(lambda k, *current: replay_graph(cond_graph, list(current) + caps)[0], step,
+                                [convert_to_tensor(0), *vars0], shape_invariants=invariants,
+                                maximum_iterations=max_iterations)[0]
+
+        def state_before(j: Any) -> list:
+            return list(while_loop(lambda k, *current: k < j, step, [convert_to_tensor(0), *vars0],
+                                   shape_invariants=invariants)[1:])
 
     # 2. Walk back through the iterations, applying the body's gradient.
     g_vars = [out_grads[i] if out_grads[i] is not None else _zeros_like(vars0[i]) for i in var_idx]
@@ -327,7 +346,7 @@ def _while_grad(ctx: Any, grads: list) -> list:
     def back_body(j: Any, *rest: Any) -> list:
         gv, gc = list(rest[:len(var_idx)]), list(rest[len(var_idx):])
         j = j - 1
-        start = [gather(s, j) for s in stacks]
+        start = state_before(j)
         with GradientTape() as tape:
             for i in var_idx:
                 tape.watch(start[i])

@@ -632,13 +632,8 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], None], get_state: Cal
                set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
     first = _probe(test)
     if not _is_symbolic(first):
-        condition = _as_condition(test())
-        while condition:
+        while _as_condition(test()):  # a condition that turns into a tensor later raises as in TensorFlow
             body()
-            condition = _as_condition(test())
-            if _is_symbolic(condition):
-                raise NotImplementedError("A Python while loop whose condition became a tensor after the first "
-                                          "iteration; make the condition a tensor from the start.")
         return
     _check_scalar_bool(first, "while loop")
     _graph_loop(lambda: _as_condition(test()), body, get_state, set_state, names)
@@ -658,13 +653,9 @@ def for_stmt(iterable: Any, extra_test: Callable[[], Any] | None, body: Callable
         iterable = iterable.read_value()
     if not _is_symbolic(iterable):
         for item in iterable:
-            if extra_test is not None:
-                go = _as_condition(extra_test())
-                if _is_symbolic(go):
-                    raise NotImplementedError("break inside a tensor `if` within a Python loop is not supported; "
-                                              "loop over a tensor (tf.range) instead.")
-                if not go:
-                    break
+            # A tensor-valued `break` flag in a Python loop raises TensorFlow's OperatorNotAllowedInGraphError.
+            if extra_test is not None and not _as_condition(extra_test()):
+                break
             body(item)
         return
     _tensor_for(iterable, extra_test, body, get_state, set_state, names)

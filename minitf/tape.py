@@ -65,7 +65,7 @@ class GradientTape:
 
     def _reset_records(self) -> None:
         self._tracked: dict[int, Any] = {}  # id -> tensor/variable whose gradient we may need (kept alive)
-        self._variables: dict[int, Any] = {}  # watched variables, in watch order
+        self._variables: dict[int, Any] = {}  # watched variables (listed in creation order)
         self._calls: list[GradContext | _Read] = []  # a recorded op call is the context its rule gets
 
     # --- recording ---
@@ -170,7 +170,7 @@ class GradientTape:
         """The variables this tape watches, in the order they were created (as TensorFlow lists them)."""
         if not self._live:
             return self._consumed_variables
-        return tuple(sorted(self._variables.values(), key=lambda v: v._uid))
+        return tuple(sorted(self._variables.values(), key=lambda v: getattr(v, "_uid", 0)))
 
     # --- differentiating ---
     def _begin_answer(self) -> None:

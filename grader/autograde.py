@@ -7,6 +7,7 @@ their grades never change, and regrades the one that was cut off from scratch.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -115,6 +116,12 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
               limits: Limits | None = None, regrade: bool = False, progress: bool = True,
               sandbox: Sandbox | None = None, guard: bool = True) -> list[Outcome]:
     limits = limits or Limits()
+    term.state.mkdir(parents=True, exist_ok=True)
+    lock = (term.state / "autograde.lock").open("w")
+    try:  # two runs on one term would grade the same submission twice; the lock dies with its process
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise GraderError(f"another autograde is running on {term.root}; wait for it or stop it") from None
     pairs = find_submissions(term, assignment, student)
     if not pairs:
         raise GraderError(f"nothing to grade in {term.submitted} (run `collect` first)")

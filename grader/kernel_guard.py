@@ -85,7 +85,10 @@ def restore() -> list:
                     restored.append(f"{cls.__module__}.{cls.__qualname__}.{attr}")
                 except (AttributeError, TypeError):
                     pass
-        for attr in [a for a in current if a not in attrs and callable(current[a])]:
+        # operators added later (``Tensor.__eq__ = lambda *a: True``) are the classic cheat; other new names
+        # may be the library's own lazy additions, so they stay
+        added = [a for a in current if a not in attrs and a.startswith("__") and callable(current[a])]
+        for attr in added:
             try:
                 delattr(cls, attr)
                 restored.append(f"{cls.__module__}.{cls.__qualname__}.{attr}")

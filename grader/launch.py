@@ -111,8 +111,9 @@ def _limit(config: dict) -> None:
             resource.setrlimit(which, (value, value))
 
 
-def _environment(config: dict, home: str) -> dict:
-    env = {key: os.environ[key] for key in KEPT_ENVIRONMENT if key in os.environ}
+def _environment(config: dict, home: str, isolate: bool) -> dict:
+    kept = KEPT_ENVIRONMENT if isolate else (*KEPT_ENVIRONMENT, "JPY_PARENT_PID")  # PID 1 has no usable parent pid
+    env = {key: os.environ[key] for key in kept if key in os.environ}
     env.update(config["env"])
     env.update(HOME=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib",
                JUPYTER_RUNTIME_DIR=f"{home}/.runtime", XDG_CACHE_HOME=f"{home}/.cache", TMPDIR=home)
@@ -132,7 +133,7 @@ def _exec_kernel(config: dict, connection_file: str, connection_text: str, extra
         os.chmod(private, 0o600)
         connection_file = private
     _limit(config)
-    env = _environment(config, home)
+    env = _environment(config, home, isolate)
     if isolate:
         os.setgroups([])
         os.setgid(config["gid"])
@@ -144,7 +145,7 @@ def _exec_kernel(config: dict, connection_file: str, connection_text: str, extra
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", connection_file, *extra]
     if config.get("command"):
         argv = [sys.executable, "-c", config["command"]]
-    if isolate and not config.get("command"):
+    if not config.get("command"):
         quiet = os.open(os.devnull, os.O_WRONLY)  # ipykernel's banner and echoed output are not the grader's
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)

@@ -66,7 +66,7 @@ def _invert(self: Tensor) -> Tensor:
 
 def _mul(self: Tensor, other: Any) -> Tensor:
     """`*`; on bool tensors TensorFlow multiplies as int32 and casts back (so it acts as logical and)."""
-    if self.dtype is dtypes.bool or getattr(other, "dtype", None) is dtypes.bool:  # type: ignore[attr-defined]
+    if self.dtype is dtypes.bool or (isinstance(other, Tensor) and other.dtype is dtypes.bool):  # type: ignore
         return _bool_mul(self, other)
     return m.binary_call(m.Mul, self, other)
 

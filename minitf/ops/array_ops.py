@@ -677,7 +677,8 @@ def boolean_mask(tensor: Any, mask: Any, axis: int | None = None, name: str = "b
     ms = m.shape.as_list()
     if xs[axis:axis + k] != ms and None not in xs[axis:axis + k] + ms:
         raise ValueError(f"Shapes {TensorShape(xs[axis:axis + k])} and {TensorShape(ms)} are incompatible")
-    flat_shape = xs[:axis] + [-1] + xs[axis + k:]
+    merged = ms if None in ms else [int(np.prod(ms))]  # spelled out, not -1: an empty tensor cannot infer it
+    flat_shape = xs[:axis] + merged + xs[axis + k:]
     if None in flat_shape:
         raise ValueError("boolean_mask needs the tensor's static shape in this engine.")
     flat = reshape(x, flat_shape)

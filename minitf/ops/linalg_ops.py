@@ -280,6 +280,7 @@ def trace(x: Any, name: str | None = None) -> Tensor:
     if (x.shape.rank or 0) < 2:
         raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: {x.shape.as_list()} "
                                    "[Op:MatrixDiagPartV3] name: diag_part")
-    n = min(x.shape[-1], x.shape[-2])
-    eye = np.eye(x.shape[-2], x.shape[-1], dtype=x.dtype._np)  # type: ignore[attr-defined]
-    return m.reduce_sum(x * eye, axis=[-2, -1]) if n else m.reduce_sum(x, axis=[-2, -1])
+    # The diagonal of the leading k x k block is every (k+1)-th entry of that block read row by row.
+    k = min(x.shape[-1], x.shape[-2])
+    block = reshape(x[..., :k, :k], x.shape.as_list()[:-2] + [k * k])
+    return m.reduce_sum(block[..., :: k + 1], axis=-1)

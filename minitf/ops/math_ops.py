@@ -235,7 +235,7 @@ def _truncate_kernel(name: str, np_fn: Callable) -> Callable:
     def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if x.dtype.kind == "c" or (name == "TruncateMod" and x.dtype == np.float16):
             raise no_kernel(name, dtypes.from_numpy(x.dtype))
-        if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+        if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0) and np.broadcast(x, y).size:
             raise InternalError(None, None, f"Unexpected error in binary operator (only integer div and mod should "
                                 f"have errors) [Op:{name}] name: \nHint: an integer tensor has a 0 where you divide.")
         return np_fn(x, y)

@@ -26,7 +26,7 @@ ENGINES = {"minitf": minitf, "tensorflow": real_tf}
 # Deterministic and bounded: the same examples on every run, no example database, no per-example deadline
 # (TensorFlow's first call of an op can take a while).
 examples = settings(
-    max_examples=30,
+    max_examples=50,
     deadline=None,
     derandomize=True,
     database=None,

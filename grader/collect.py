@@ -32,6 +32,10 @@ class CollectReport:
     rejected: list[str] = field(default_factory=list)
     without_submission: list[str] = field(default_factory=list)
 
+    def summary(self) -> str:
+        return (f"collect: {len(self.collected)} new, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
+                f"{len(self.rejected)} rejected, {len(self.without_submission)} student(s) without submission")
+
     def print(self) -> None:
         for label, items in (("collected", self.collected), ("updated (will be regraded)", self.updated),
                              ("unchanged", self.unchanged), ("REJECTED", self.rejected),

@@ -77,7 +77,7 @@ def run_demo(term_root: Path | None, students: int = 4, notebooks: int | None = 
     roster_csv.write_text("id,first_name,last_name\n" + "".join(
         f"{s},{p.title()},Sample\n" for s, p in {**profiles, "cheater": "cheater", "crasher": "crasher"}.items()))
     import_roster(term, roster_csv)
-    collect_folder(term, assignment, inbox).print()
+    print(collect_folder(term, assignment, inbox).summary())
     print_outcomes(autograde(term, assignment))
     pages = generate_feedback(term, assignment)
     print(f"feedback: {len(pages)} page(s) in {term.feedback}")

@@ -7,6 +7,8 @@ the names that read-only cells define, and calls :func:`restore` before each gra
 monkeypatching; it is not a boundary against code that attacks the guard itself (the sandbox is).
 """
 
+import os
+import signal
 import sys
 import types
 
@@ -64,8 +66,30 @@ def protect(names) -> None:
             _names[name] = value
 
 
+def stop_strays() -> None:
+    """In the sandbox the kernel is PID 1 of its own namespace: end every process student code left running.
+
+    Leftovers (a fork bomb, a daemon) would otherwise hold the process limit and starve the tests.
+    Never outside the sandbox: there ``kill(-1)`` would reach the instructor's processes.
+    """
+    if os.getpid() != 1:
+        return
+    try:
+        os.kill(-1, signal.SIGKILL)  # every process in this namespace except the kernel itself
+    except OSError:
+        return
+    while True:  # reap them (as init we inherit orphans too); zombies still count against the limit
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
 def restore() -> list:
     """Put back everything that changed since the snapshot; return what was restored, for feedback."""
+    stop_strays()
     restored = []
     for name, (module, attrs) in _modules.items():
         if _sys_modules.get(name) is not module:

@@ -77,6 +77,7 @@ def plot(grades: Grades, folder: Path) -> list[Path]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     folder.mkdir(parents=True, exist_ok=True)
     graded = [a for a in grades.assignments if any(k[1] == a for k in grades.scores)]
@@ -86,7 +87,9 @@ def plot(grades: Grades, folder: Path) -> list[Path]:
     for axis, assignment in zip(axes[:, 0], graded):
         values = [s for (_, a), (s, _) in grades.scores.items() if a == assignment]
         top = grades.max_scores[assignment]
-        axis.hist(values, bins=[x - 0.5 for x in range(int(top) + 2)], color="#4477aa", edgecolor="white")
+        bins = [x - 0.5 for x in range(int(top) + 2)] if top <= 30 else 20
+        axis.hist(values, bins=bins, range=(0, top), color="#4477aa", edgecolor="white")
+        axis.yaxis.set_major_locator(MaxNLocator(integer=True))
         axis.set_title(f"{assignment}: {len(values)} graded, mean {sum(values) / len(values):.1f} / {top:g}")
         axis.set_xlabel("points")
         axis.set_ylabel("students")

@@ -36,7 +36,26 @@ MONKEYPATCH = (
     "import numpy\nnumpy.testing.assert_allclose = lambda *a, **k: None\n"
     "np.allclose = lambda *a, **k: True\n"
 )
-STUDENTS = ["absent", "deletes_helper", "deletes_test", "edits_test", "honest", "infinite_loop", "memory_bomb",
+FORK_BOMB = """import os, time
+children = 0
+for _ in range(500):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(600)
+        os._exit(0)
+    children += 1
+print("forked", children)
+"""
+DISK_FILLER = """chunk = b"0" * (16 * 1024 * 1024)
+with open("big.bin", "wb") as handle:
+    for _ in range(64):
+        handle.write(chunk)
+"""
+STUDENTS = ["absent", "disk_filler", "fork_bomb",
+            "deletes_helper", "deletes_test", "edits_test", "honest", "infinite_loop", "memory_bomb",
             "monkeypatch", "os_exit_in_test", "os_exit_midway", "redefines_helper", "stubborn_loop",
             "sys_exit", "broken", "zsnoop"]
 
@@ -145,6 +164,8 @@ def graded(tmp_path_factory):
     submit(term, "os_exit_in_test", build(term, {**answers, "ex2-answer": dies}))
     submit(term, "os_exit_midway", build(term, after={"ex1-answer": "import os\nos._exit(1)"}))
     submit(term, "zsnoop", build(term, after={"ex3-answer": snoop_code(term, listener, marker)}))
+    submit(term, "fork_bomb", build(term, after={"ex3-answer": FORK_BOMB}))
+    submit(term, "disk_filler", build(term, after={"ex3-answer": DISK_FILLER}))
     submit(term, "broken", '{"cells": [')
     submit(term, "mallory", build(term))  # not on the roster
     submit(term, "honest", build(term), assignment="no-such-assignment")
@@ -215,6 +236,20 @@ def test_a_memory_bomb_gets_a_memory_error_and_costs_only_its_test(graded):
     term = graded[0]
     assert scores(term)["memory_bomb"] == {**POINTS, "ex1-tests": 0}
     assert "MemoryError" in cell_outputs_text(autograded_notebook(term, "memory_bomb"), "ex1-tests")
+
+
+def test_a_fork_bomb_is_capped_and_costs_nothing_when_the_answers_are_right(graded):
+    term = graded[0]
+    assert scores(term)["fork_bomb"] == POINTS
+    printed = next(c for c in autograded_notebook(term, "fork_bomb").cells if "os.fork()" in c.source).outputs
+    forked = int(next(o.text for o in printed if o.get("name") == "stdout").split()[1])
+    assert 0 < forked < 64  # RLIMIT_NPROC
+
+
+def test_filling_the_disk_stops_at_the_file_size_limit(graded):
+    term = graded[0]
+    assert scores(term)["disk_filler"] == POINTS
+    assert (term.autograded / "disk_filler" / "fixture-basics" / "big.bin").stat().st_size <= 64 * 1024 * 1024
 
 
 def test_sys_exit_costs_nothing_when_the_answers_are_right(graded):

@@ -76,7 +76,6 @@ def lab_environment(home: Path) -> dict[str, str]:
     environment = {key: value for key, value in os.environ.items() if not key.startswith("JUPYTER")}
     environment["HOME"] = str(home)
     environment["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}"
-    environment["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     environment.pop("IPYTHONDIR", None)
     return environment
 

@@ -32,6 +32,9 @@ def _worth_guarding(value) -> bool:
 def _same(current, original) -> bool:
     if current is original:
         return True
+    if isinstance(current, types.ModuleType) and isinstance(original, types.ModuleType):
+        # lazy loaders (TensorFlow's) replace themselves with the module they load
+        return getattr(current, "__name__", None) == getattr(original, "__name__", "")
     # bound methods are created anew on every attribute access
     return type(current) is types.MethodType and type(original) is types.MethodType and current == original
 

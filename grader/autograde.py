@@ -138,41 +138,43 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
     from tqdm import tqdm
 
     bar = tqdm(pairs, desc="autograde", unit="submission", disable=not progress, file=sys.stderr)
-    for who, what in bar:
-        bar.set_postfix_str(f"{who}/{what}")
-        if is_finished(term, who, what) and not regrade:
+    try:
+        for who, what in bar:
+            bar.set_postfix_str(f"{who}/{what}")
+            if is_finished(term, who, what) and not regrade:
+                score, max_score = _score(term, who, what)
+                outcomes.append(Outcome(who, what, "skipped", score, max_score, message="finished earlier"))
+                continue
+            problem = submission_problem(term, who, what, students)
+            if problem:
+                outcomes.append(Outcome(who, what, "failed", message=problem))
+                continue
+            done_marker(term, who, what).unlink(missing_ok=True)
+            target = term.autograded / who / what
+            shutil.rmtree(target, ignore_errors=True)  # a run cut off here left a partial folder
+            started = time.perf_counter()
+            if not any((term.submitted / who / what).glob("*.ipynb")):
+                _grade_empty(term, who, what)
+                score, max_score = _score(term, who, what)
+                outcome = Outcome(who, what, "graded", score, max_score, message="no notebook submitted")
+                _write_marker(term, outcome)
+                outcomes.append(outcome)
+                continue
+            try:
+                result = api.autograde(what, who, force=True, create=False)
+            finally:
+                release_folder(target, sandbox, to_student=False)
+            seconds = time.perf_counter() - started
+            if not result.get("success"):
+                outcomes.append(Outcome(who, what, "failed", seconds=seconds, message=_failure_text(result)))
+                continue
             score, max_score = _score(term, who, what)
-            outcomes.append(Outcome(who, what, "skipped", score, max_score, message="finished earlier"))
-            continue
-        problem = submission_problem(term, who, what, students)
-        if problem:
-            outcomes.append(Outcome(who, what, "failed", message=problem))
-            continue
-        done_marker(term, who, what).unlink(missing_ok=True)
-        target = term.autograded / who / what
-        shutil.rmtree(target, ignore_errors=True)  # a run cut off here left a partial folder
-        started = time.perf_counter()
-        if not any((term.submitted / who / what).glob("*.ipynb")):
-            _grade_empty(term, who, what)
-            score, max_score = _score(term, who, what)
-            outcome = Outcome(who, what, "graded", score, max_score, message="no notebook submitted")
+            outcome = Outcome(who, what, "graded", score, max_score, seconds)
             _write_marker(term, outcome)
             outcomes.append(outcome)
-            continue
-        try:
-            result = api.autograde(what, who, force=True, create=False)
-        finally:
-            release_folder(target, sandbox, to_student=False)
-        seconds = time.perf_counter() - started
-        if not result.get("success"):
-            outcomes.append(Outcome(who, what, "failed", seconds=seconds, message=_failure_text(result)))
-            continue
-        score, max_score = _score(term, who, what)
-        outcome = Outcome(who, what, "graded", score, max_score, seconds)
-        _write_marker(term, outcome)
-        outcomes.append(outcome)
-    if sandbox.ipc_dir is not None:
-        shutil.rmtree(sandbox.ipc_dir, ignore_errors=True)
+    finally:
+        if sandbox.ipc_dir is not None:
+            shutil.rmtree(sandbox.ipc_dir, ignore_errors=True)
     return outcomes
 
 

@@ -131,6 +131,14 @@ def self_test(config_file: Path, workdir: Path) -> str:
     return result.stdout.strip()
 
 
+def _remove_stale_ipc_dirs(parent: Path) -> None:
+    """Socket folders of grader runs that were killed (their pid is gone)."""
+    for folder in parent.glob("grader-ipc-*-*"):
+        pid = folder.name.split("-")[2]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def prepare(term: Term, limits: Limits) -> Sandbox:
     """Create the user and kernelspec for this term; verify isolation works before grading anyone."""
     term.state.mkdir(parents=True, exist_ok=True)
@@ -148,7 +156,9 @@ def prepare(term: Term, limits: Limits) -> Sandbox:
                        "and your files in reach; only the time and memory limits apply. Grade as root "
                        "(e.g. in a container) for the separate user, private filesystem view and no network.")
     uid, gid = ensure_sandbox_user()
-    ipc_dir = Path(tempfile.mkdtemp(prefix="grader-ipc-", dir="/run" if os.path.isdir("/run") else None))
+    ipc_parent = Path("/run" if os.path.isdir("/run") else tempfile.gettempdir())
+    _remove_stale_ipc_dirs(ipc_parent)
+    ipc_dir = Path(tempfile.mkdtemp(prefix=f"grader-ipc-{os.getpid()}-", dir=ipc_parent))
     os.chown(ipc_dir, uid, gid)
     os.chmod(ipc_dir, 0o700)
     needed = _needed_paths()

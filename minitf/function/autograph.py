@@ -29,6 +29,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.core import convert_to_tensor, state
+from minitf.errors import OperatorNotAllowedInGraphError
 from minitf.function import control_flow
 from minitf.function.control_flow import TensorArray, Undefined, UndefinedReturnValue
 from minitf.function.graph import SymbolicTensor
@@ -614,6 +615,24 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
     set_state(tuple(final))
 
 
+_LIMITATIONS = ("\nSee https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/"
+                "reference/limitations.md#consistency-of-control-flow-types for more info.")
+_WHILE_BECAME_TENSOR = ("The condition of while loop started as non-Tensor, then changed to Tensor. This may happen "
+                        "either because variables changed type, or when a break or return statement inside the loop "
+                        "depends on a Tensor condition. In both cases, changing to a TF loop should remove the error."
+                        + _LIMITATIONS)
+_FOR_BREAK_ON_TENSOR = ("break and return statements which depend on a TF condition are not supported in Python for "
+                        "loops. Did you intend to make it a TF loop?" + _LIMITATIONS)
+
+
+def _python_bool(value: Any, message: str) -> bool:
+    """A Python loop's condition; one that turned into a tensor gets TensorFlow's NotImplementedError."""
+    try:
+        return bool(_as_condition(value))
+    except OperatorNotAllowedInGraphError:
+        raise NotImplementedError(message) from None
+
+
 def _probe(test: Callable[[], Any]) -> Any:
     """Evaluate a loop condition to see whether it is a tensor, without adding its ops to the graph."""
     if state.graph is None:
@@ -632,7 +651,7 @@ def while_stmt(test: Callable[[], Any], body: Callable[[], None], get_state: Cal
                set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
     first = _probe(test)
     if not _is_symbolic(first):
-        while _as_condition(test()):  # a condition that turns into a tensor later raises as in TensorFlow
+        while _python_bool(test(), _WHILE_BECAME_TENSOR):
             body()
         return
     _check_scalar_bool(first, "while loop")
@@ -653,8 +672,7 @@ def for_stmt(iterable: Any, extra_test: Callable[[], Any] | None, body: Callable
         iterable = iterable.read_value()
     if not _is_symbolic(iterable):
         for item in iterable:
-            # A tensor-valued `break` flag in a Python loop raises TensorFlow's OperatorNotAllowedInGraphError.
-            if extra_test is not None and not _as_condition(extra_test()):
+            if extra_test is not None and not _python_bool(extra_test(), _FOR_BREAK_ON_TENSOR):
                 break
             body(item)
         return

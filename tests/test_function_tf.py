@@ -1189,3 +1189,23 @@ def test_second_derivative_through_a_while_loop_and_gradient_through_a_tensor_ar
         seen.append([y, tape.gradient(y, x)])
 
     assert_same(case)
+
+
+def _define_in_a_loop(tf: Any) -> None:
+    for i in range(8):
+        @tf.function
+        def f(x):
+            return x + 1
+
+        f(tf.constant(i))
+
+
+def test_defining_a_function_in_a_loop_triggers_the_retracing_warning(caplog: pytest.LogCaptureFixture) -> None:
+    counts = {}
+    for engine, tf in ENGINES.items():
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            _define_in_a_loop(tf)
+        counts[engine] = [r.getMessage().split(" calls to ")[0] for r in caplog.records
+                          if "triggered tf.function retracing" in r.getMessage()]
+    assert counts["minitf"] == counts["tensorflow"] == ["5 out of the last 5", "6 out of the last 6"]

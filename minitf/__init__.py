@@ -127,6 +127,7 @@ from minitf.ops.math_ops import (
     truncatemod,
     where,
 )
+from minitf import logs as _logs
 from minitf.printing import print_values as print
 from minitf.tape import GradientTape, UnconnectedGradients
 from minitf.tensor import Tensor
@@ -136,6 +137,7 @@ from minitf.variables import _install_operators as _install_variable_operators
 
 _operators.install()
 _install_variable_operators()
+_logs.configure()
 # TensorFlow also exports cast under tf.dtypes (dtypes.py cannot import the ops: they import it).
 dtypes.cast = cast  # type: ignore[attr-defined]
 dtypes.saturate_cast = saturate_cast  # type: ignore[attr-defined]

@@ -1,4 +1,5 @@
-"""`tf.print`: prints when it runs (every call of a traced function), to stderr by default, as TensorFlow does."""
+"""`tf.print`: prints when it runs (every call of a traced function), to stderr by default (stdout in Jupyter),
+as TensorFlow does."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from minitf.logs import interactive
 from minitf.tensor import Tensor
 
 
@@ -63,7 +65,10 @@ def print_values(*inputs: Any, output_stream: Any = None, summarize: int = 3, se
     if state.graph is not None and hasattr(state.graph, "add_print"):
         state.graph.add_print(inputs, output_stream=output_stream, summarize=summarize, sep=sep, end=end)
         return
-    stream = output_stream if output_stream is not None else sys.stderr
+    if output_stream is None:
+        # TensorFlow prints to stderr, but into the cell's output (stdout) inside Jupyter.
+        output_stream = sys.stdout if interactive() else sys.stderr
+    stream = output_stream
     if stream == "stdout" or stream is sys.stdout:
         stream = sys.stdout
     elif stream == "stderr":

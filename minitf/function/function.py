@@ -345,7 +345,7 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
     if isinstance(expected, _ById):
         if value is not expected.obj:
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}")
-        return [] if not isinstance(value, Variable) else []
+        return []
     if isinstance(expected, tuple) and expected and expected[0] in ("List", "Tuple", "Dict"):
         if expected[0] == "Dict":
             if not isinstance(value, dict) or sorted(map(str, value)) != [str(k) for k, _ in expected[1:]]:
@@ -627,9 +627,7 @@ class Function:
                 self._converted = converted(fn)
             fn = self._converted
         args, kwargs = _rebuild_call(self._sig, call_args)
-        outer = state.graph
         with graph_scope(graph):
-            graph.outer = None
             result = fn(*args, **kwargs)
             flat_out = nest.flatten(result)
             outputs = []
@@ -648,7 +646,6 @@ class Function:
                 packed.append(ident)
             if graph.control_outputs or any(op.type == "ReadVariableOp" for op in graph.get_operations()):
                 graph.create_op("NoOp", [], [])
-        del outer
         graph.outputs = outputs
         graph.structured_outputs = nest.pack_sequence_as(result, packed) if nest.is_nested(result) else packed[0]
         if graph.variables:

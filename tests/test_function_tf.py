@@ -1209,3 +1209,22 @@ def test_defining_a_function_in_a_loop_triggers_the_retracing_warning(caplog: py
         counts[engine] = [r.getMessage().split(" calls to ")[0] for r in caplog.records
                           if "triggered tf.function retracing" in r.getMessage()]
     assert counts["minitf"] == counts["tensorflow"] == ["5 out of the last 5", "6 out of the last 6"]
+
+
+def test_creating_variables_on_a_later_call_raises_value_error() -> None:
+    def case(tf: Any, seen: list) -> None:
+        class Lazy(tf.Module):
+            def __init__(self):
+                self.v = None
+
+            @tf.function
+            def __call__(self, x, make):
+                if make and self.v is None:
+                    self.v = tf.Variable(1.0)
+                return x
+
+        m = Lazy()
+        seen.append(m(tf.constant(1.0), False))
+        m(tf.constant(1.0), True)
+
+    assert_same(case, "Creating variables on a non-first call to a function decorated with tf.function.")

@@ -573,7 +573,12 @@ class Function:
                 key = tuple(TensorSpec(s.shape, s.dtype) for s in self._input_signature)
             elif self._reduce_retracing:
                 key = self._generalized(key)
+            first_trace = self._tracing_count == 0
             concrete = self._trace(bound, names, key)
+            if concrete.graph.variables and not first_trace:
+                self._cache.pop(key, None)
+                self._concrete.remove(concrete)
+                raise ValueError("Creating variables on a non-first call to a function decorated with tf.function.")
             if concrete.graph.variables:
                 # TensorFlow traces again once variables were created: now creating one is an error, and the
                 # `if self.v is None:` pattern sees the variable it made the first time.

@@ -1228,3 +1228,17 @@ def test_creating_variables_on_a_later_call_raises_value_error() -> None:
         m(tf.constant(1.0), True)
 
     assert_same(case, "Creating variables on a non-first call to a function decorated with tf.function.")
+
+
+def test_input_signature_with_a_list_of_specs() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function(input_signature=[[tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.float32)]])
+        def scaled_sum(pair):
+            print("tracing", pair)
+            return tf.reduce_sum(pair[0]) * pair[1]
+
+        seen.append(scaled_sum([tf.constant([1.0, 2.0]), tf.constant(3.0)]))
+        seen.append(scaled_sum([[1.0, 2.0, 3.0], 2.0]))
+        seen.append(scaled_sum.experimental_get_tracing_count())
+
+    assert_same(case)

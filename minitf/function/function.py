@@ -540,26 +540,8 @@ class Function:
         if len(values) > len(spec):
             raise TypeError(f"Binding inputs to tf.function failed due to `too many positional arguments`. Received "
                             f"args: {tuple(args)} and kwargs: {kwargs} for signature: {self._signature_text()}.")
-        out = []
-        for value, s in zip(values, spec):
-            if isinstance(value, TensorSpec):
-                ok = value.is_subtype_of(s)
-                converted: Any = TensorSpec(s.shape, s.dtype)
-            else:
-                try:
-                    t = value if isinstance(value, Tensor) else convert_to_tensor(
-                        value.read_value() if hasattr(value, "read_value") else value, dtype=s.dtype)
-                except (TypeError, ValueError):
-                    t = convert_to_tensor(value)
-                ok = t.dtype is s.dtype and s.shape.is_compatible_with(t.shape)  # type: ignore[attr-defined]
-                converted = t
-            if not ok:
-                got = value if isinstance(value, TensorSpec) else TensorSpec(converted.shape, converted.dtype)
-                raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {s!r}`. "
-                                f"Received args: {tuple(args)} and kwargs: {kwargs} for signature: "
-                                f"{self._signature_text()}.")
-            out.append(converted)
-        return tuple(out)
+        fail = (f"Received args: {tuple(args)} and kwargs: {kwargs} for signature: {self._signature_text()}.")
+        return tuple(_fit_to_spec(value, s, fail) for value, s in zip(values, spec))
 
     def _signature_text(self) -> str:
         assert self._input_signature is not None
@@ -570,7 +552,7 @@ class Function:
         concrete = self._lookup(key)
         if concrete is None:
             if self._input_signature is not None:
-                key = tuple(TensorSpec(s.shape, s.dtype) for s in self._input_signature)
+                key = tuple(_trace_type(s) for s in self._input_signature)
             elif self._reduce_retracing:
                 key = self._generalized(key)
             first_trace = self._tracing_count == 0
@@ -660,6 +642,30 @@ class Function:
         self._cache[key] = concrete
         self._concrete.append(concrete)
         return concrete
+
+
+def _fit_to_spec(value: Any, spec: Any, received: str) -> Any:
+    """One argument converted to its input_signature entry (a TensorSpec, or a list/tuple of them)."""
+    if isinstance(spec, list | tuple):
+        if not isinstance(value, list | tuple) or len(value) != len(spec):
+            raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {value!r} to "
+                            f"{_type_text(_trace_type(spec))}`. {received}")
+        return type(value)(_fit_to_spec(v, s, received) for v, s in zip(value, spec))
+    if isinstance(value, TensorSpec):
+        ok = value.is_subtype_of(spec)
+        converted: Any = TensorSpec(spec.shape, spec.dtype)
+    else:
+        try:
+            converted = value if isinstance(value, Tensor) else convert_to_tensor(
+                value.read_value() if hasattr(value, "read_value") else value, dtype=spec.dtype)
+        except (TypeError, ValueError):
+            converted = convert_to_tensor(value)
+        ok = converted.dtype is spec.dtype and spec.shape.is_compatible_with(converted.shape)
+    if not ok:
+        got = value if isinstance(value, TensorSpec) else TensorSpec(converted.shape, converted.dtype)
+        raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {spec!r}`. "
+                        f"{received}")
+    return converted
 
 
 def _input_spec(name: str, expected: Any) -> Any:

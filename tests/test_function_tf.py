@@ -81,6 +81,8 @@ def test_lists_dicts_arrays_and_variables_in_the_cache_key() -> None:
         f({"b": 2, "a": 1})
         f(np.array([1, 2]))
         f(np.array([3, 4]))
+        f(np.float32(1))
+        f(np.float32(2))
         v, w = tf.Variable(1.0), tf.Variable(1.0)
         f(v)
         f(v)

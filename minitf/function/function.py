@@ -154,8 +154,8 @@ def _trace_type(value: Any) -> Any:
         return TensorSpec(value.shape, value.dtype)
     if isinstance(value, TensorSpec):
         return TensorSpec(value.shape, value.dtype)
-    if isinstance(value, np.ndarray):
-        return TensorSpec(value.shape, dtypes.from_numpy(value.dtype))
+    if isinstance(value, np.ndarray | np.generic) and not isinstance(value, np.str_ | np.bytes_):
+        return TensorSpec(np.shape(value), dtypes.from_numpy(value.dtype))
     if isinstance(value, Variable):
         return VariableSpec(value.shape, value.dtype)
     if isinstance(value, list):
@@ -168,7 +168,7 @@ def _trace_type(value: Any) -> Any:
         hash(value)
     except TypeError:
         return _ById(value, f"{type(value).__name__}")
-    if isinstance(value, int | float | complex | str | bytes | bool | type(None) | np.generic):
+    if isinstance(value, int | float | complex | str | bytes | bool | type(None)):
         return _Literal(value)
     return _ById(value, f"{type(value).__name__}")
 

@@ -32,8 +32,20 @@ def course_config(root: Path, source: Path, release: Path, db_url: str) -> Confi
     return config
 
 
+def cache_schema_lookup() -> None:
+    """nbgrader runs the ``alembic`` command (seconds each) whenever it creates a gradebook; the answer is
+    fixed for the installed nbgrader, so ask once per process."""
+    import functools
+
+    import nbgrader.api
+
+    if not hasattr(nbgrader.api.get_alembic_version, "cache_info"):
+        nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
+
+
 def api_for(config: Config):
     """An NbGraderAPI bound to ``config`` (imported lazily: nbgrader pulls in a lot)."""
+    cache_schema_lookup()
     from nbgrader.apps.api import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 

@@ -10,6 +10,8 @@ import pytest
 
 from grader.paths import REPO
 
+pytestmark = pytest.mark.slow
+
 FIXTURE_SOLUTIONS = Path(__file__).parent / "grader_fixtures" / "solutions"
 
 

@@ -3,7 +3,11 @@
 import subprocess
 import sys
 
+import pytest
+
 from grader.paths import REPO
+
+pytestmark = pytest.mark.slow  # runs nbgrader
 
 
 def test_course_folder_matches_a_fresh_release_of_solutions():

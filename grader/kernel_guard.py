@@ -112,9 +112,13 @@ def restore() -> list:
                     restored.append(f"{cls.__module__}.{cls.__qualname__}.{attr}")
                 except (AttributeError, TypeError):
                     pass
-        # operators added later (``Tensor.__eq__ = lambda *a: True``) are the classic cheat; other new names
-        # may be the library's own lazy additions, so they stay
-        added = [a for a in current if a not in attrs and a.startswith("__") and callable(current[a])]
+        # operators and overrides of inherited methods added later (``Tensor.__eq__ = lambda *a: True``) are
+        # the classic cheat; brand-new names may be the library's own lazy additions, so they stay
+        added = [
+            a for a in current
+            if a not in attrs and callable(current[a])
+            and (a.startswith("__") or any(a in vars(base) for base in cls.__mro__[1:]))
+        ]
         for attr in added:
             try:
                 delattr(cls, attr)

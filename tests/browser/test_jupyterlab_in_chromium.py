@@ -69,6 +69,22 @@ def expect_rendered(image: Locator) -> None:
     assert image.evaluate("img => img.naturalWidth") > 0, "the figure is an empty image"
 
 
+# Pixels darker than paper white in a decoded <img>: how much of a figure is actually drawn.
+COUNT_INK = """img => {
+    const canvas = document.createElement("canvas");
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    const context = canvas.getContext("2d");
+    context.drawImage(img, 0, 0);
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    let ink = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+        if (pixels[i + 3] > 0 && 0.299 * pixels[i] + 0.587 * pixels[i + 1] + 0.114 * pixels[i + 2] < 240) ink++;
+    }
+    return ink;
+}"""
+
+
 @pytest.fixture
 def steps(page: Page, request: pytest.FixtureRequest) -> StepRecorder:
     """Screenshots of this test go to artifacts/browser/<test name without test_>/."""
@@ -155,6 +171,7 @@ def test_slider_redraws_its_figure_in_the_batches_lesson(
         slider = lab_page.cell(widget_cell).locator(".widget-slider")
         expect(slider.locator(".widget-readout")).to_have_text("5")
         expect(output).to_contain_text("batch size 5:")
+        ink_before = figure.evaluate(COUNT_INK)
 
     with steps.step("slider-moved-figure-redrawn"):
         image_before = figure.get_attribute("src")
@@ -164,6 +181,9 @@ def test_slider_redraws_its_figure_in_the_batches_lesson(
         expect(output).to_contain_text("batch size 6:")
         expect(figure).not_to_have_attribute("src", image_before or "")
         expect_rendered(figure)
+        # Every batch size shows all 16 tiles at about the same size: a half-drawn figure has far less ink.
+        ink_after = figure.evaluate(COUNT_INK)
+        assert ink_after > 0.7 * ink_before, f"redrawn figure half drawn: {ink_after} dark pixels, was {ink_before}"
         expect(lab_page.error_outputs()).to_have_count(1)  # still only the unanswered exercise
 
 

@@ -229,6 +229,11 @@ def _infer_nested(value: Any) -> DType:
             raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     if np_dtypes and not kinds:
         return from_numpy(np.result_type(*np_dtypes))
+    first = value
+    while isinstance(first, list | tuple) and first:
+        first = first[0]
+    if isinstance(first, _py_bool) and kinds != {"b"}:  # TensorFlow reads the first element's type: [True, 1] fails
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     if "s" in kinds:
         if len(kinds) > 1 or np_dtypes:
             raise ValueError("Can't convert Python sequence with mixed types to Tensor.")

@@ -38,7 +38,9 @@ def format_value(value: Any, summarize: int = 3) -> str:
         fmt = str
     if array.ndim == 0:
         return fmt(array[()])
-    if array.size == 0:  # TensorFlow's own rendering of empty tensors
+    if array.size == 0:  # TensorFlow's own rendering of empty tensors (bools print nothing at all)
+        if kind == "b":
+            return ""
         return "[]" if array.shape[0] == 0 else "[" + "\n" * (array.ndim - 1) + " ...]"
     limit = sys.maxsize if summarize < 0 else 2 * summarize
     return np.array2string(array, formatter={"all": fmt}, separator=" ", threshold=limit,

@@ -235,6 +235,14 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         raise InvalidArgumentError(None, None, f"Only one input size may be -1, not both {unknown[0]} and "
                                    f"{unknown[1]} [Op:Reshape]")
     known = int(np.prod([d for d in shape if d != -1]))
+    if unknown and n == 0:
+        # TensorFlow's rule for empty input: when the new shape has a 0 too, the zeros are left out on both
+        # sides, so [0] -> [0, -1] gives [0, 1]; otherwise -1 becomes 0.
+        if 0 in shape:
+            missing = int(np.prod([d for d in np.shape(x) if d])) // int(np.prod([d for d in shape if d not in (0, -1)]))
+        else:
+            missing = 0
+        return np.reshape(x, tuple(missing if d == -1 else d for d in shape))
     if unknown:
         if known == 0 or n % known:
             raise InvalidArgumentError(None, None, f"Input to reshape is a tensor with {n} values, but the requested "
@@ -303,7 +311,7 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  #
             if not -r <= a < r:
                 raise InvalidArgumentError(None, None, f"Tried to squeeze dim index {a} for tensor with {r} "
                                            "dimensions. [Op:Squeeze] name: ")
-        axis = tuple(sorted(a % r for a in axes))
+        axis = tuple(sorted({a % r for a in axes}))  # TensorFlow tolerates an axis listed twice
     return bind(Squeeze, x, axis=axis)
 
 
@@ -319,7 +327,7 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
     x = convert_to_tensor(a)
     r = x.shape.rank
     perm = tuple(builtins.range(r - 1, -1, -1)) if perm is None else tuple(_static_ints(perm, "perm"))
-    if sorted(p % r if r else p for p in perm) != list(builtins.range(r)):
+    if any(not -r <= p < r for p in perm) or sorted(p % r if r else p for p in perm) != list(builtins.range(r)):
         raise InvalidArgumentError(None, None, f"transpose expects a vector of size {r}. But input(1) is a vector "
                                    f"of size {len(perm)} [Op:Transpose] name: transpose"
                                    if len(perm) != r else f"{perm} is not a permutation [Op:Transpose]")
@@ -490,6 +498,9 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
                                        "[Op:Split] name: split")
         return list(bind(Split, x, sizes=(length // n,) * n, axis=axis))
     sizes = _static_ints(num_or_size_splits, "num_or_size_splits")
+    if len(sizes) == 1 and length is not None and sizes[0] != length:
+        raise InvalidArgumentError(None, None, f"If there is only one output, it must have the same size as the "
+                                   f"input. Input size: {length} output size: {sizes[0]} [Op:SplitV] name: split")
     if sizes.count(-1) == 1 and length is not None:
         sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
     if length is not None and (sum(sizes) != length or builtins.min(sizes) < 0):

@@ -700,12 +700,15 @@ def _prod_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
 
 def _mean_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
     if x.dtype.kind in "iu":
-        total = np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+        # TensorFlow sums narrow integers in 64 bits (the mean of uint8 [1, 255] is 128); int64 wraps.
+        total = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64 if x.dtype.itemsize < 8 else x.dtype)
         count = np.size(x) // max(np.size(total), 1) if np.size(x) else 0
         if count == 0:
-            return np.asarray(np.zeros_like(total))[()]
+            return np.asarray(np.zeros_like(total)).astype(x.dtype)[()]
         # Integer mean truncates toward zero: mean([-1, -2]) is -1.
-        return np.asarray(np.trunc(total / count)).astype(x.dtype)[()]
+        quotient = total // count
+        quotient = quotient + ((total < 0) & (quotient * count != total))
+        return np.asarray(quotient).astype(x.dtype)[()]
     return np.asarray(np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
 
 

@@ -118,7 +118,15 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
 def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32, seed: int | None = None,
            name: str | None = None) -> Tensor:
     """Samples from a normal distribution with the given mean and standard deviation."""
-    return _sample(RandomStandardNormal, shape, mean, stddev, _float(dtype), seed)
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:  # mean and stddev are converted first, so `mean=0.0` with int32 is a TypeError
+        convert_to_tensor(mean, dtype=dtype)
+        convert_to_tensor(stddev, dtype=dtype)
+        names = {dtypes.int32: "int32", dtypes.int64: "int64"}.get(dtype, dtype.name)
+        raise InvalidArgumentError(None, None, f"Value for attr 'dtype' of {names} is not in the list of allowed "
+                                   "values: half, bfloat16, float, double [Op:RandomStandardNormal] name: \nHint: "
+                                   "normal samples are floats; tf.cast them afterwards if you need integers.")
+    return _sample(RandomStandardNormal, shape, mean, stddev, dtype, seed)
 
 
 def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,

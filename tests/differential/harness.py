@@ -3,6 +3,9 @@
 A check is a function `case(tf, *args)` written once against TensorFlow's API; `same(case, *args)` runs it
 with `tf=minitf` and `tf=tensorflow` and asserts that both returned equal things (dtype, shape, values,
 printed text) or both raised the same class of error.
+
+CI runs a fixed set of examples (derandomized). To hunt for new differences locally, run more and fresh ones:
+`DIFFERENTIAL_EXAMPLES=300 DIFFERENTIAL_RANDOM=1 .venv/bin/python -m pytest tests/differential`.
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ import minitf  # noqa: E402
 
 ENGINES = {"minitf": minitf, "tensorflow": real_tf}
 
-# Deterministic and bounded: the same examples on every run, no example database, no per-example deadline
-# (TensorFlow's first call of an op can take a while).
+# Deterministic and bounded by default: the same examples on every run, no example database, no per-example
+# deadline (TensorFlow's first call of an op can take a while).
 examples = settings(
-    max_examples=50,
+    max_examples=int(os.environ.get("DIFFERENTIAL_EXAMPLES", "50")),
     deadline=None,
-    derandomize=True,
+    derandomize=os.environ.get("DIFFERENTIAL_RANDOM") != "1",
     database=None,
     print_blob=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],

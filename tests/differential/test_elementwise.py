@@ -47,6 +47,19 @@ def unary_case(tf: Any, name: str, a: np.ndarray) -> Any:
 DIVISIONS = {"divide", "truediv", "math.divide", "/", "math.divide_no_nan"}
 
 
+def on_complex_branch_cut(name: str, a: np.ndarray) -> bool:
+    """Complex sqrt/log on the negative real axis (where -0j and +0j differ) and log1p(-1): the two engines'
+    C libraries disagree on the sign of zero or nan parts there."""
+    if a.dtype.kind != "c" or name not in ("sqrt", "math.log", "math.log1p", "math.rsqrt"):
+        return False
+    return bool(np.any((a.imag == 0) & (a.real <= 0)))
+
+
+def complex_zero_base(name: str, a: np.ndarray) -> bool:
+    """Complex 0 ** z: TensorFlow gives nan+nanj even for 0 ** 0."""
+    return name in ("pow", "math.pow", "**") and a.dtype.kind == "c" and bool(np.any(a == 0))
+
+
 def complex_zero_divisor(name: str, b: np.ndarray) -> bool:
     """TensorFlow's complex x / 0 is inf+infj for scalars but nan+nanj for vectors: not a rule worth copying."""
     return name in DIVISIONS and b.dtype.kind == "c" and bool(np.any(b == 0))
@@ -64,6 +77,7 @@ def operator_case(tf: Any, symbol: str, a: np.ndarray, b: np.ndarray) -> Any:
 @examples
 @given(a=arrays(st.sampled_from(ALL)))
 def test_unary_op_matches_tensorflow_on_every_dtype(name: str, a: np.ndarray) -> None:
+    assume(not on_complex_branch_cut(name, a))
     same(unary_case, name, a)
 
 
@@ -71,7 +85,7 @@ def test_unary_op_matches_tensorflow_on_every_dtype(name: str, a: np.ndarray) ->
 @examples
 @given(pair=broadcast_pair(st.sampled_from(ALL)))
 def test_binary_op_matches_tensorflow_with_broadcasting(name: str, pair: tuple[np.ndarray, np.ndarray]) -> None:
-    assume(not complex_zero_divisor(name, pair[1]))
+    assume(not complex_zero_divisor(name, pair[1]) and not complex_zero_base(name, pair[0]))
     same(binary_case, name, *pair)
 
 
@@ -79,7 +93,7 @@ def test_binary_op_matches_tensorflow_with_broadcasting(name: str, pair: tuple[n
 @examples
 @given(pair=broadcast_pair(st.sampled_from(ALL)))
 def test_python_operator_matches_tensorflow(symbol: str, pair: tuple[np.ndarray, np.ndarray]) -> None:
-    assume(not complex_zero_divisor(symbol, pair[1]))
+    assume(not complex_zero_divisor(symbol, pair[1]) and not complex_zero_base(symbol, pair[0]))
     same(operator_case, symbol, *pair)
 
 
@@ -119,6 +133,9 @@ def scalar_left(tf: Any, symbol: str, a: np.ndarray, scalar: Any) -> Any:
 def test_python_scalar_takes_the_tensors_dtype(symbol: str, a: np.ndarray, scalar: Any, left: bool) -> None:
     # TensorFlow's C++ fast path converts True to complex for some ops and refuses it for others.
     assume(not (a.dtype.kind == "c" and scalar is True))
+    assume(not (symbol == "**" and not left and complex_zero_base(symbol, a)))
+    # `bool_tensor / np.float64(2.5)`: TensorFlow's TypeError makes Python try NumPy's reflected operator instead.
+    assume(not (a.dtype.kind == "b" and symbol == "/" and isinstance(scalar, np.generic)))
     same(scalar_left if left else scalar_right, symbol, a, scalar)
 
 
@@ -126,6 +143,7 @@ def test_python_scalar_takes_the_tensors_dtype(symbol: str, a: np.ndarray, scala
 @examples
 @given(a=arrays(st.sampled_from(NUMERIC), (3,), small=True), b=arrays(st.sampled_from(NUMERIC), (3,), small=True))
 def test_numpy_array_operand_is_converted_to_the_tensors_dtype(symbol: str, a: np.ndarray, b: np.ndarray) -> None:
+    assume(not complex_zero_divisor(symbol, b.astype(a.dtype) if a.dtype.kind == "c" else b))
     same(scalar_right, symbol, a, b)
 
 

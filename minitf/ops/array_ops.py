@@ -239,7 +239,8 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         # TensorFlow's rule for empty input: when the new shape has a 0 too, the zeros are left out on both
         # sides, so [0] -> [0, -1] gives [0, 1]; otherwise -1 becomes 0.
         if 0 in shape:
-            missing = int(np.prod([d for d in np.shape(x) if d])) // int(np.prod([d for d in shape if d not in (0, -1)]))
+            nonzero_sizes = int(np.prod([d for d in shape if d not in (0, -1)]))
+            missing = int(np.prod([d for d in np.shape(x) if d])) // nonzero_sizes
         else:
             missing = 0
         return np.reshape(x, tuple(missing if d == -1 else d for d in shape))

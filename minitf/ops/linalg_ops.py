@@ -262,10 +262,11 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
         a_axes = [v % ra for v in a_axes]
         b_axes = [v % rb for v in b_axes]
     sa, sb = a.shape.as_list(), b.shape.as_list()
-    for i, j in zip(a_axes, b_axes):
-        if sa[i] != sb[j]:
-            raise InvalidArgumentError(None, None, f"tensordot: dimension {i} of a ({sa[i]}) does not match dimension "
-                                       f"{j} of b ({sb[j]}) [Op:MatMul] name: ")
+    # TensorFlow only needs the summed axes to hold as many values on both sides (it reshapes, then multiplies).
+    if int(np.prod([sa[i] for i in a_axes])) != int(np.prod([sb[j] for j in b_axes])):
+        pairs = ", ".join(f"a[{i}]={sa[i]} with b[{j}]={sb[j]}" for i, j in zip(a_axes, b_axes))
+        raise InvalidArgumentError(None, None, f"Matrix size-incompatible: tensordot sums {pairs} [Op:MatMul] name: "
+                                   "\nHint: the summed axes of a and b must have the same sizes.")
     free_a = [i for i in range(ra) if i not in a_axes]
     free_b = [i for i in range(rb) if i not in b_axes]
     size = int(np.prod([sa[i] for i in a_axes])) if a_axes else 1

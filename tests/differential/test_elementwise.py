@@ -61,8 +61,9 @@ def complex_zero_base(name: str, a: np.ndarray) -> bool:
 
 
 def complex_zero_divisor(name: str, b: np.ndarray) -> bool:
-    """TensorFlow's complex x / 0 is inf+infj for scalars but nan+nanj for vectors: not a rule worth copying."""
-    return name in DIVISIONS and b.dtype.kind == "c" and bool(np.any(b == 0))
+    """TensorFlow's complex x / 0 is inf+infj for scalars but nan+nanj for vectors, and x / inf is nan+nanj:
+    not rules worth copying."""
+    return name in DIVISIONS and b.dtype.kind == "c" and bool(np.any((b == 0) | ~np.isfinite(b)))
 
 
 def binary_case(tf: Any, name: str, a: np.ndarray, b: np.ndarray) -> Any:

@@ -9,6 +9,7 @@
 """
 
 from minitf import dtypes, errors, linalg, math, nest, nn, random
+from minitf import logs as _logs
 from minitf.core import convert_to_tensor
 from minitf.dtypes import (
     DType,
@@ -127,7 +128,6 @@ from minitf.ops.math_ops import (
     truncatemod,
     where,
 )
-from minitf import logs as _logs
 from minitf.printing import print_values as print
 from minitf.tape import GradientTape, UnconnectedGradients
 from minitf.tensor import Tensor

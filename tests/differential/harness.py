@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -36,10 +38,19 @@ examples = settings(
     print_blob=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
-few_examples = settings(examples, max_examples=15)
 
 # Relative and absolute tolerance per floating kind: float16 has ~3 decimal digits, float32 ~7.
 TOLERANCE = {2: (2e-3, 2e-3), 4: (2e-5, 1e-6), 8: (1e-10, 1e-12)}
+
+
+def resolve(lib: Any, path: str) -> Any:
+    """`resolve(tf, "math.sqrt")` is `tf.math.sqrt`."""
+    return reduce(getattr, path.split("."), lib)
+
+
+def named_examples(*pairs: tuple[str, Any]) -> Any:
+    """Parametrize a test with `(name, case)` pairs, each case a `lambda tf: ...` run on both engines."""
+    return pytest.mark.parametrize("case", [p[1] for p in pairs], ids=[p[0] for p in pairs])
 
 
 @dataclass

@@ -6,11 +6,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, same
+from harness import examples, named_examples, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import ALL, FLOATS, INTS, arrays, elements, shapes
-from test_elementwise import named_examples
 
 VALUES = [
     1, 1.0, [1, 2.0], True, 2**31, -(2**31), 2**31 - 1, 2**63 - 1, np.float64(1), np.array([1.0, 2.0]),

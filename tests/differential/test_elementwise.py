@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from functools import reduce
 from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, same
+from harness import examples, named_examples, resolve, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import ALL, FLOATS, NUMERIC, arrays, broadcast_pair
-
-
-def resolve(lib: Any, path: str) -> Any:
-    """`resolve(tf, "math.sqrt")` is `tf.math.sqrt`."""
-    return reduce(getattr, path.split("."), lib)
-
 
 UNARY = [
     "negative", "abs", "sign", "square", "sqrt", "exp", "sin", "cos", "tanh", "sigmoid", "round", "floor",
@@ -146,10 +139,6 @@ def test_python_scalar_takes_the_tensors_dtype(symbol: str, a: np.ndarray, scala
 def test_numpy_array_operand_is_converted_to_the_tensors_dtype(symbol: str, a: np.ndarray, b: np.ndarray) -> None:
     assume(not complex_zero_divisor(symbol, b.astype(a.dtype) if a.dtype.kind == "c" else b))
     same(scalar_right, symbol, a, b)
-
-
-def named_examples(*pairs: tuple[str, Any]) -> Any:
-    return pytest.mark.parametrize("case", [p[1] for p in pairs], ids=[p[0] for p in pairs])
 
 
 @named_examples(

@@ -6,12 +6,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, same
+from harness import examples, named_examples, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from strategies import ALL, FLOATS, NUMERIC, arrays, elements
-from test_elementwise import named_examples
 
 
 @st.composite

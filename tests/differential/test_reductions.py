@@ -6,11 +6,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, same
+from harness import examples, named_examples, resolve, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import ALL, FLOATS, array_and_axis, arrays
-from test_elementwise import named_examples, resolve
 
 REDUCTIONS = [
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",

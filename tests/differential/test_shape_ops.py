@@ -6,11 +6,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, same
+from harness import examples, named_examples, same
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALL, arrays, shapes
-from test_elementwise import named_examples
 
 any_array = arrays(st.sampled_from(ALL), small=True)
 

@@ -6,17 +6,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, same
+from harness import examples, named_examples, same
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALL, arrays, shapes
-from test_elementwise import named_examples
-
-PRINTABLE = ALL
 
 
 @examples
-@given(a=arrays(st.sampled_from(PRINTABLE), shapes(max_dims=3, max_side=5)))
+@given(a=arrays(st.sampled_from(ALL), shapes(max_dims=3, max_side=5)))
 def test_str_and_repr_print_like_tensorflow(a: np.ndarray) -> None:
     same(lambda tf: (str(tf.constant(a)), repr(tf.constant(a)), tf.constant(a).numpy(), np.array(tf.constant(a))))
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from harness import examples, same
+from harness import examples, named_examples, same
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALL, NUMERIC, arrays, shapes
-from test_elementwise import named_examples
 
 
 @examples

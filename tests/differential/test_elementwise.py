@@ -49,7 +49,7 @@ def on_complex_branch_cut(name: str, a: np.ndarray) -> bool:
 
 
 def complex_zero_base(name: str, a: np.ndarray) -> bool:
-    """Complex 0 ** z: TensorFlow gives nan+nanj even for 0 ** 0."""
+    """Complex 0 ** z: TensorFlow gives nan+nanj for 0 ** 0 and inf+nanj for 0 ** -1."""
     return name in ("pow", "math.pow", "**") and a.dtype.kind == "c" and bool(np.any(a == 0))
 
 
@@ -103,6 +103,7 @@ def test_mixed_dtypes_raise_like_tensorflow(name: str, pair: tuple[np.ndarray, n
 @examples
 @given(pair=broadcast_pair(st.sampled_from(NUMERIC), other_dtype=st.sampled_from(NUMERIC), compatible_only=True))
 def test_mixed_dtype_operators_raise_like_tensorflow(symbol: str, pair: tuple[np.ndarray, np.ndarray]) -> None:
+    assume(not complex_zero_divisor(symbol, pair[1]) and not complex_zero_base(symbol, pair[0]))
     same(operator_case, symbol, *pair)
 
 

@@ -45,6 +45,7 @@ class CellRun:
     stdout: str
     stderr: str
     errors: tuple[tuple[str, str], ...]  # (exception name, message)
+    seconds: float = 0.0
 
     @property
     def failed(self) -> bool:
@@ -105,7 +106,7 @@ def _kernel_env() -> dict[str, str]:
     return env
 
 
-def _summarise(index: int, cell: nbformat.NotebookNode) -> CellRun:
+def _summarise(index: int, cell: nbformat.NotebookNode, seconds: float) -> CellRun:
     stdout, stderr, errors = [], [], []
     for output in cell.get("outputs", []):
         if output.output_type == "stream":
@@ -123,6 +124,7 @@ def _summarise(index: int, cell: nbformat.NotebookNode) -> CellRun:
         stdout="".join(stdout),
         stderr="".join(stderr),
         errors=tuple(errors),
+        seconds=seconds,
     )
 
 
@@ -137,11 +139,14 @@ def execute(path: Path, engine: str = "minitf") -> NotebookRun:
         resources={"metadata": {"path": str(path.parent)}},
     )
     with client.setup_kernel(env=_kernel_env()):
-        started = time.perf_counter()
+        per_cell = []
         for index, cell in enumerate(notebook.cells):
+            started = time.perf_counter()
             client.execute_cell(cell, index)
-        seconds = time.perf_counter() - started
-    cells = tuple(_summarise(i, cell) for i, cell in enumerate(notebook.cells) if cell.cell_type == "code")
+            per_cell.append(time.perf_counter() - started)
+        seconds = sum(per_cell)
+    cells = tuple(_summarise(i, cell, per_cell[i]) for i, cell in enumerate(notebook.cells)
+                  if cell.cell_type == "code")
     widget_outputs = [output for state in client.widget_state.values() for output in state.get("outputs", [])]
     widget_stdout = [o.text for o in widget_outputs if o.output_type == "stream" and o.name == "stdout"]
     return NotebookRun(

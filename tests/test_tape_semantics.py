@@ -32,22 +32,13 @@ def test_trainable_variable_is_watched_automatically() -> None:
     assert float(alike(case)) == 6.0
 
 
-def test_constant_gives_none_unless_watched() -> None:
+@pytest.mark.parametrize("make", [
+    pytest.param(lambda tf: tf.constant(3.0), id="constant"),
+    pytest.param(lambda tf: tf.Variable(3.0, trainable=False), id="non-trainable-variable"),
+])
+def test_constant_and_non_trainable_variable_give_none_unless_watched(make: Any) -> None:
     def case(tf: Any, watch: bool) -> Any:
-        x = tf.constant(3.0)
-        with tf.GradientTape() as tape:
-            if watch:
-                tape.watch(x)
-            y = x * x
-        return tape.gradient(y, x)
-
-    assert alike(case, False) is None
-    assert float(alike(case, True)) == 6.0
-
-
-def test_non_trainable_variable_needs_watch() -> None:
-    def case(tf: Any, watch: bool) -> Any:
-        x = tf.Variable(3.0, trainable=False)
+        x = make(tf)
         with tf.GradientTape() as tape:
             if watch:
                 tape.watch(x)

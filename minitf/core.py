@@ -43,9 +43,13 @@ class Op:
              GradContext and `g` the output's gradient (a list of them for multi-output ops).
              No rule means "not differentiable": the gradient is None, as TensorFlow says for argmax.
     num_outputs: how many tensors the kernel returns (-1: a tuple whose length depends on the attrs).
+    stateful: the op has an effect beyond its outputs (writes a variable, prints, draws random numbers):
+             graph passes never fold, merge or remove it, and it runs in program order.
+    value_dependent: the output *shape* depends on the input *values* (`Range`, `Where`): while tracing,
+             its dimensions stay unknown unless every input is a constant.
     """
 
-    __slots__ = ("name", "kernel", "check", "shape", "grad", "num_outputs", "explain")
+    __slots__ = ("name", "kernel", "check", "shape", "grad", "num_outputs", "explain", "stateful", "value_dependent")
 
     def __init__(
         self,
@@ -57,6 +61,8 @@ class Op:
         grad: Callable[..., Sequence[Tensor | None]] | None = None,
         num_outputs: int = 1,
         explain: Callable[[Sequence[Tensor], dict, Exception], str] | None = None,
+        stateful: bool = False,
+        value_dependent: bool = False,
     ) -> None:
         self.name = name
         self.kernel = kernel
@@ -65,6 +71,8 @@ class Op:
         self.grad = grad
         self.num_outputs = num_outputs
         self.explain = explain
+        self.stateful = stateful
+        self.value_dependent = value_dependent
         REGISTRY[name] = self
 
     def __repr__(self) -> str:

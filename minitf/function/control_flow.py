@@ -113,7 +113,7 @@ def _if_grad(ctx: Any, grads: list) -> list:
 
 
 StatelessIf = Op("StatelessIf", _if_kernel, shape=_if_shape, grad=_if_grad, num_outputs=-1)
-If = Op("If", _if_kernel, shape=_if_shape, grad=_if_grad, num_outputs=-1)
+If = Op("If", _if_kernel, shape=_if_shape, grad=_if_grad, num_outputs=-1, stateful=True)
 
 
 class Undefined:
@@ -370,7 +370,7 @@ def _while_grad(ctx: Any, grads: list) -> list:
 
 
 StatelessWhile = Op("StatelessWhile", _while_kernel, shape=_while_shape, grad=_while_grad, num_outputs=-1)
-While = Op("While", _while_kernel, shape=_while_shape, grad=_while_grad, num_outputs=-1)
+While = Op("While", _while_kernel, shape=_while_shape, grad=_while_grad, num_outputs=-1, stateful=True)
 EmptyStack = Op("EmptyStack", lambda x: np.zeros((0,) + np.shape(x), dtype=np.asarray(x).dtype),
                 shape=lambda s, t, a: [(TensorShape([0]) + s[0], t[0])])
 
@@ -642,7 +642,7 @@ def _call_grad(ctx: Any, grads: list) -> list:
 
 PartitionedCall = Op("PartitionedCall", _call_kernel, shape=_call_shape, grad=_call_grad, num_outputs=-1)
 StatefulPartitionedCall = Op("StatefulPartitionedCall", _call_kernel, shape=_call_shape, grad=_call_grad,
-                             num_outputs=-1)
+                             num_outputs=-1, stateful=True)
 
 
 def call_traced(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:

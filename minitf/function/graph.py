@@ -34,10 +34,7 @@ DEFAULT_NAMES = {
     "Pow": "pow", "StridedSlice": "strided_slice", "StatelessIf": "cond", "If": "cond",
     "StatelessWhile": "while", "While": "while", "Range": "range", "Neg": "Neg",
 }
-STATEFUL_TYPES = frozenset({
-    "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "PrintV2", "If", "While",
-    "RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt", "StatefulPartitionedCall",
-})
+STATEFUL_TYPES = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "PrintV2"})
 
 
 def _graph_error(what: str, graph: FuncGraph | None) -> str:
@@ -280,7 +277,7 @@ class FuncGraph:
         self._operations.append(op)
         self._plan = None
         self._compiled = None
-        if type_ in STATEFUL_TYPES:
+        if (op_def is not None and op_def.stateful) or type_ in STATEFUL_TYPES:
             self.control_outputs.append(op)
         return op
 

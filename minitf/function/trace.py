@@ -29,10 +29,6 @@ from minitf.function.graph import FuncGraph, Operation, SymbolicTensor, resource
 from minitf.tensor import EagerTensor, Tensor, make
 from minitf.tensor_shape import TensorShape
 
-# Ops whose output *shape* depends on input *values*: without known values the dims stay unknown.
-VALUE_DEPENDENT = frozenset({"Range", "Where", "LinSpace"})
-
-
 # ---------------------------------------------------------------------------------------------------
 # Tracing
 # ---------------------------------------------------------------------------------------------------
@@ -121,7 +117,7 @@ def _infer_by_running(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict) -> 
             message = exc.message if isinstance(exc, OpError) else str(exc)
             raise ValueError(message.replace("[Op:", f"for '{{{{node {op.name}}}}}' [Op:")) from None
         return [(TensorShape(None), inputs[0].dtype if inputs else dtypes.float32)] * max(op.num_outputs, 1)
-    value_dependent = op.name in VALUE_DEPENDENT or (
+    value_dependent = op.value_dependent or (
         op.name == "StridedSlice" and any(isinstance(s, tuple) and s and s[0] == "slice"
                                           and any(isinstance(v, tuple) for v in s[1:]) for s in attrs["spec"]))
     known_values = all(t.op.type == "Const" for t in inputs)

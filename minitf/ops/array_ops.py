@@ -137,7 +137,7 @@ def _range_kernel(start: Any, limit: Any, delta: Any) -> np.ndarray:
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
-Range = Op("Range", _range_kernel)
+Range = Op("Range", _range_kernel, value_dependent=True)
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> Tensor:  # noqa: A001
@@ -167,7 +167,7 @@ def _linspace_grad(c: Any, g: Tensor) -> list:
     return [reduce_sum(g * (1 - weights)), reduce_sum(g * weights), None]
 
 
-LinSpace = Op("LinSpace", _linspace_kernel, grad=_linspace_grad)
+LinSpace = Op("LinSpace", _linspace_kernel, grad=_linspace_grad, value_dependent=True)
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:

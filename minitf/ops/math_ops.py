@@ -586,7 +586,7 @@ def _where_kernel(c: np.ndarray) -> np.ndarray:
     return np.argwhere(c).astype(np.int64)
 
 
-Where = Op("Where", _where_kernel, shape=shapes.where_rule)
+Where = Op("Where", _where_kernel, shape=shapes.where_rule, value_dependent=True)
 
 
 def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:

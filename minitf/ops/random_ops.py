@@ -89,9 +89,9 @@ def _truncated_kernel(mean: Any, stddev: Any, shape: tuple, seed: int, seed2: in
     return (mean + stddev * z).astype(np.asarray(mean).dtype)
 
 
-RandomUniform = Op("RandomUniform", _uniform_kernel, shape=shapes.attr_shape_rule)
-RandomStandardNormal = Op("RandomStandardNormal", _normal_kernel, shape=shapes.attr_shape_rule)
-TruncatedNormal = Op("TruncatedNormal", _truncated_kernel, shape=shapes.attr_shape_rule)
+RandomUniform = Op("RandomUniform", _uniform_kernel, shape=shapes.attr_shape_rule, stateful=True)
+RandomStandardNormal = Op("RandomStandardNormal", _normal_kernel, shape=shapes.attr_shape_rule, stateful=True)
+TruncatedNormal = Op("TruncatedNormal", _truncated_kernel, shape=shapes.attr_shape_rule, stateful=True)
 
 
 def _sample(op: Op, shape: Any, a: Any, b: Any, dtype: Any, seed: int | None) -> Tensor:

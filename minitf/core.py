@@ -139,6 +139,8 @@ def run_eager(op: Op, inputs: Sequence[Tensor], attrs: dict) -> Any:
         t._value = out
         t._dtype = _BY_NUMPY.get(out.dtype) or dtypes.from_numpy(out.dtype)
         return t
+    if op.num_outputs == 0:
+        return ()
     return tuple(make(o, dtypes.from_numpy(o.dtype)) for o in out)
 
 

@@ -25,8 +25,9 @@ import numpy as np
 from minitf import dtypes, nest
 from minitf.core import convert_to_tensor, state
 from minitf.errors import InvalidArgumentError
+from minitf.function.execute import call_graph
 from minitf.function.graph import FuncGraph, SymbolicTensor
-from minitf.function.trace import call_graph, graph_scope
+from minitf.function.trace import graph_scope
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import as_shape
 
@@ -598,6 +599,7 @@ class Function:
     def _trace(self, bound: inspect.BoundArguments, names: list[str], key: tuple) -> ConcreteFunction:
         from minitf.function.autograph import converted
         from minitf.ops.array_ops import Identity
+        from minitf.ops.state_ops import NoOp
 
         graph = FuncGraph(self._name, autograph=self._autograph)
         graph.allow_variable_creation = not self._created_variables  # type: ignore[attr-defined]
@@ -628,11 +630,11 @@ class Function:
                 if not isinstance(leaf, Tensor):
                     leaf = convert_to_tensor(leaf)
                 leaf = graph.capture(leaf) if not (isinstance(leaf, SymbolicTensor) and leaf.graph is graph) else leaf
-                ident = graph.create_op("Identity", [leaf], [(leaf.shape, leaf.dtype)], op_def=Identity).outputs[0]
+                ident = graph.create_op(Identity, [leaf]).outputs[0]
                 outputs.append(ident)
                 packed.append(ident)
             if graph.control_outputs or any(op.type == "ReadVariableOp" for op in graph.get_operations()):
-                graph.create_op("NoOp", [], [])
+                graph.create_op(NoOp, [])
         graph.outputs = outputs
         graph.structured_outputs = nest.pack_sequence_as(result, packed) if nest.is_nested(result) else packed[0]
         if graph.variables:

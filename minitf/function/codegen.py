@@ -77,6 +77,9 @@ class Names:
 
 
 _counter = [0]
+# The module name generated code runs under: minitf's warnings filter (core.py) keeps NumPy's 1/0 and overflow
+# warnings quiet here too, as TensorFlow returns inf and nan silently.
+GENERATED_MODULE = "minitf.generated"
 DTYPE_NAMES = {d.name: d for d in dtypes.ALL}
 
 
@@ -102,7 +105,7 @@ def literal(value: Any) -> str | None:
 def compile_graph(graph: FuncGraph) -> CompiledGraph:
     """Generate, compile and keep the Python function that runs `graph`'s execution plan."""
     kernels = types.SimpleNamespace()
-    env: dict[str, Any] = {"ops": kernels, **DTYPE_NAMES}
+    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "ops": kernels, **DTYPE_NAMES}
     names = Names(set(env))
     params = [names.tensor(t) for t in graph.inputs]
     function_name = names.fresh(graph.name)

@@ -22,7 +22,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.core import Op
-from minitf.function.codegen import Names, literal
+from minitf.function.codegen import GENERATED_MODULE, Names, literal
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
 from minitf.tensor_shape import TensorShape
 
@@ -57,7 +57,7 @@ def _reusable(t: SymbolicTensor, out: SymbolicTensor, made_here: set[int]) -> bo
 def generate_kernel(members: Sequence[Operation], inputs: Sequence[SymbolicTensor], result: SymbolicTensor,
                     name: str) -> tuple[Any, str]:
     """The Python function that runs `members` (in order) on `inputs` and returns `result`, and its source."""
-    env: dict[str, Any] = {"ops": None, **{d.name: d for d in dtypes.ALL}}
+    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "ops": None, **{d.name: d for d in dtypes.ALL}}
     names = Names(set(env))
     kernels: dict[str, Any] = {}
     params = [names.tensor(t) for t in inputs]

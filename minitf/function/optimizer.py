@@ -68,8 +68,20 @@ _KNOWN_KEYS = frozenset({
 
 def set_experimental_options(options: dict[str, Any]) -> None:
     """`tf.config.optimizer.set_experimental_options`: switch passes on (True) or off (False) by key."""
-    _options.update({k: v for k, v in options.items() if k in _KNOWN_KEYS})
+    _options.update({k: v for k, v in dict(options).items() if k in _KNOWN_KEYS})
     _version[0] += 1
+
+
+_jit = [""]
+
+
+def set_jit(enabled: bool | str) -> None:
+    """`tf.config.optimizer.set_jit`: remembered and reported, but minitf has no XLA compiler to switch on."""
+    _jit[0] = "autoclustering" if enabled is True or enabled == "autoclustering" else ""
+
+
+def get_jit() -> str:
+    return _jit[0]
 
 
 def get_experimental_options() -> dict[str, Any]:

@@ -1,0 +1,730 @@
+"""Drawing a graph: `draw(f)` shows a traced graph as a picture (SVG), inline in JupyterLab.
+
+minitf-only: TensorFlow has no such function. In TensorFlow you look at graphs with TensorBoard (its Graphs
+dashboard, fed by `tf.summary.trace_on` and `tf.summary.trace_export`); here a cell is enough:
+
+    draw(f)                          # a tf.function: its last trace (call it once first)
+    draw(f.get_concrete_function(tf.TensorSpec([None, 3])))
+    side_by_side(graph_before, graph_after)
+
+Every operation is one box, labelled with its op type, name, and output dtype and shape (`float32[?,3]`,
+`?` is a dimension unknown while tracing). The fill colour says what kind of node it is (function argument,
+captured variable, constant, variable read or write, side effect, fused kernel, control flow; the legend
+lists them) and a thick black border marks the ops whose values the function returns. An arrow goes from
+the op that makes a tensor to each op that reads it, into the reader's top edge in argument order.
+Control-flow bodies (`tf.cond` branches, `tf.while_loop` condition and body) are drawn below the graph
+in blocks that open and close with a click.
+
+How the picture is laid out (the classic "layered" drawing, in four small steps):
+
+1. layers: each op sits one layer below the deepest op it reads (longest path); constants and captured
+   values sit just above their first reader, so they do not pull long edges down from the top.
+2. an edge spanning several layers passes through invisible waypoints, one per layer it crosses, which
+   take space in their layers like small nodes do: so edges never run through a box.
+3. order in a layer: every node moves to the mean position of its neighbours (its barycentre), sweeping
+   down and up several times; the order with the fewest edge crossings wins.
+4. x positions: each node as close as possible to the mean x of its neighbours without overlapping its
+   left and right neighbours (an isotonic regression, solved by pooling adjacent violators).
+
+It is pure Python: no graphviz, no JavaScript. The blocks that open and close are HTML `<details>`
+elements, which work without scripts in JupyterLab and in HTML exported by nbconvert. Colours are inline
+attributes, not a stylesheet, so a drawing never restyles the rest of the page. JupyterLab renders HTML
+outputs of a notebook it does not trust (one downloaded, not run by you) without the SVG: run the cell.
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from bisect import bisect_right, insort
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
+
+__all__ = ["GraphDrawing", "SideBySide", "draw", "side_by_side"]
+
+# --- sizes, in pixels (text is monospace, so a label's width is its length times one character's width) ---
+FONT_SIZE = 11
+CHAR_WIDTH = FONT_SIZE * 0.62
+LINE_HEIGHT = 14
+PADDING = 6
+MAX_LABEL_CHARS = 30
+NODE_GAP = 18  # between boxes in one layer
+WAYPOINT_WIDTH = 8  # the room an edge passing through a layer takes there
+WAYPOINT_WEIGHT = 0.2  # how hard a waypoint holds its place when it collides with a box
+LAYER_GAP = 40  # between layers, where edges bend
+MARGIN = 12
+ORDERING_SWEEPS = 8
+PLACEMENT_SWEEPS = 6
+
+
+# ---------------------------------------------------------------------------------------------------
+# What kind of node an operation is
+# ---------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Style:
+    """How one category of node looks; `description` is its legend entry."""
+
+    description: str
+    fill: str
+    stroke: str
+    stroke_width: float = 1.2
+    dash: str = ""
+    corner: int = 3
+
+
+STYLES: dict[str, Style] = {
+    "argument": Style("function argument", "#dbeafe", "#1d4ed8", corner=12),
+    "captured": Style("captured tensor", "#e0f2fe", "#0369a1", dash="5 3", corner=12),
+    "variable": Style("captured variable (resource handle)", "#fcd34d", "#92400e", 2.0, corner=12),
+    "variable-io": Style("variable read / write", "#fef3c7", "#b45309", 1.6),
+    "constant": Style("constant", "#f3f4f6", "#6b7280", dash="4 2"),
+    "stateful": Style("side effect (print, random, ...)", "#fee2e2", "#b91c1c", 2.0),
+    "fused": Style("fused kernel", "#ede9fe", "#6d28d9", 2.6),
+    "control-flow": Style("control flow (bodies below)", "#dcfce7", "#15803d", 2.0),
+    "op": Style("operation", "#ffffff", "#4b5563"),
+}
+OUTPUT_STROKE = "#111827"
+OUTPUT_STROKE_WIDTH = 3.2
+CONTROL_FLOW_TYPES = frozenset({"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall",
+                                "StatefulPartitionedCall"})
+VARIABLE_IO_TYPES = frozenset({"ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+                               "VarHandleOp", "ResourceGather"})
+# Ops known to have side effects even when they carry no Op definition saying so.
+SIDE_EFFECT_TYPES = frozenset({"PrintV2"})
+
+
+def is_fused(op: Operation) -> bool:
+    """Kernels made by a fusion pass (`_FusedMatMul`, `FusedElementwise`, ...) carry this prefix."""
+    return op.type.startswith(("_Fused", "Fused"))
+
+
+def bodies(op: Operation) -> list[tuple[str, FuncGraph]]:
+    """The graphs a control-flow op runs (`then_branch`, `else_branch`, `cond`, `body`, `f`), in attr order."""
+    return [(key, value) for key, value in op.attrs.items() if isinstance(value, FuncGraph)]
+
+
+def category(op: Operation, graph: FuncGraph) -> str:
+    """The kind of node `op` is: a key of STYLES."""
+    if op.type == "Placeholder":
+        captured = any(inside.op is op for _, inside in graph.captures)
+        if op.outputs and op.outputs[0].dtype.name == "resource":
+            return "variable"
+        return "captured" if captured else "argument"
+    if op.type == "Const":
+        return "constant"
+    if is_fused(op):
+        return "fused"
+    if op.type in CONTROL_FLOW_TYPES or bodies(op):
+        return "control-flow"
+    if op.type in VARIABLE_IO_TYPES:
+        return "variable-io"
+    if getattr(op.op_def, "stateful", False) or op.type in SIDE_EFFECT_TYPES:
+        return "stateful"
+    return "op"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Labels
+# ---------------------------------------------------------------------------------------------------
+
+def spec_text(t: SymbolicTensor) -> str:
+    """`float32[?,3]`: dtype and static shape, `?` for a dimension unknown while tracing."""
+    if t.shape.rank is None:
+        return f"{t.dtype.name}[*]"
+    dims = ",".join("?" if d is None else str(d) for d in t.shape.as_list())
+    return f"{t.dtype.name}[{dims}]"
+
+
+def _outputs_text(op: Operation) -> list[str]:
+    specs = [spec_text(t) for t in op.outputs]
+    if len(specs) <= 2:
+        return [", ".join(specs)] if specs else []
+    return [", ".join(specs[:2]) + f", +{len(specs) - 2} more"]
+
+
+def _constant_text(op: Operation) -> str:
+    value = np.asarray(op.attrs.get("value"))
+    if value.size > 6:
+        return f"= <{value.size} values>"
+    if value.ndim == 0:
+        return f"= {value.item()!r}"
+    return "= " + np.array2string(value, separator=",").replace("\n", "")
+
+
+def label_lines(op: Operation, kind: str, output_indices: list[int]) -> list[str]:
+    """The full text of a node, line by line: type, name, outputs, then what matters for its kind."""
+    lines = [op.type]
+    if op.name != op.type:
+        lines.append(op.name)
+    lines += _outputs_text(op)
+    if kind == "constant":
+        lines.append(_constant_text(op))
+    elif kind == "fused":
+        fused = op.attrs.get("fused_ops") or ()
+        lines += textwrap.wrap("fused: " + "+".join(str(t) for t in fused), MAX_LABEL_CHARS)
+    elif kind == "control-flow":
+        lines += textwrap.wrap("bodies: " + ", ".join(key for key, _ in bodies(op)), MAX_LABEL_CHARS)
+    if output_indices:
+        lines.append("returned as output " + ", ".join(str(i) for i in output_indices))
+    return lines
+
+
+def _shorten(line: str) -> str:
+    return line if len(line) <= MAX_LABEL_CHARS else line[:MAX_LABEL_CHARS - 1] + "…"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Layout
+# ---------------------------------------------------------------------------------------------------
+
+@dataclass
+class Link:
+    """One step of an edge between two adjacent layers, as seen from one of its two ends."""
+
+    other: int  # the box at the other end
+    other_dx: float  # where the edge meets that box, from its centre
+    own_dx: float  # where it meets this box, from its centre
+
+
+@dataclass
+class Box:
+    """A node of the drawing: an operation's box, or a waypoint that long edges pass through."""
+
+    op: Operation | None
+    kind: str
+    lines: list[str]
+    width: float
+    height: float
+    is_output: bool = False
+    layer: int = 0
+    x: float = 0.0  # centre
+    y: float = 0.0  # top
+    up: list[Link] = field(default_factory=list)  # links to the layer above
+    down: list[Link] = field(default_factory=list)  # links to the layer below
+
+
+@dataclass
+class Edge:
+    """One input of one op: from the producing box, through waypoints, to the consuming box."""
+
+    chain: list[int]
+    value_index: int
+    input_index: int
+    dtype: str
+
+
+@dataclass
+class Layout:
+    boxes: list[Box]
+    edges: list[Edge]
+    layers: list[list[int]]
+    bands: list[tuple[float, float]]  # per layer: top and bottom of its tallest box
+    width: float
+    height: float
+
+
+def _op_box(op: Operation, graph: FuncGraph, output_indices: list[int]) -> Box:
+    kind = category(op, graph)
+    lines = label_lines(op, kind, output_indices)
+    shown = [_shorten(line) for line in lines]
+    width = max(len(line) for line in shown) * CHAR_WIDTH + 2 * PADDING
+    return Box(op, kind, lines, max(width, 56.0), len(shown) * LINE_HEIGHT + 2 * PADDING,
+               is_output=bool(output_indices))
+
+
+def _edges_of(ops: list[Operation]) -> list[tuple[int, int, int, int, str]]:
+    """(producer, consumer, output index, input index, dtype) for every input of every op in the graph."""
+    index = {id(op): i for i, op in enumerate(ops)}
+    edges = []
+    for consumer, op in enumerate(ops):
+        for position, t in enumerate(op.inputs):
+            producer = index.get(id(t.op))
+            if producer is not None:
+                edges.append((producer, consumer, t.value_index, position, t.dtype.name))
+    return edges
+
+
+def _topological_order(count: int, edges: Sequence[tuple[int, int, Any, Any, Any]]) -> list[int]:
+    """Producers before consumers (a graph's own list usually is, but a rewritten graph need not be)."""
+    readers: list[list[int]] = [[] for _ in range(count)]
+    waiting = [0] * count
+    for producer, consumer, *_ in edges:
+        readers[producer].append(consumer)
+        waiting[consumer] += 1
+    ready = [i for i in range(count) if waiting[i] == 0]
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for reader in readers[node]:
+            waiting[reader] -= 1
+            if waiting[reader] == 0:
+                ready.append(reader)
+    return order
+
+
+def assign_layers(boxes: list[Box], edges: Sequence[tuple[int, int, Any, Any, Any]]) -> None:
+    """Longest-path layering; then sources other than arguments move down to just above their first reader."""
+    producers: list[list[int]] = [[] for _ in boxes]
+    consumers: list[list[int]] = [[] for _ in boxes]
+    for producer, consumer, *_ in edges:
+        producers[consumer].append(producer)
+        consumers[producer].append(consumer)
+    for node in _topological_order(len(boxes), edges):
+        boxes[node].layer = 1 + max((boxes[p].layer for p in producers[node]), default=-1)
+    for node, box in enumerate(boxes):
+        if not producers[node] and consumers[node] and box.kind != "argument":
+            box.layer = min(boxes[c].layer for c in consumers[node]) - 1
+
+
+def port_dx(box: Box, index: int, count: int) -> float:
+    """Where the index-th of `count` inputs (or outputs) meets a box, from its centre: spread evenly."""
+    if box.op is None or count <= 1:
+        return 0.0
+    return box.width * ((index + 1) / (count + 1) - 0.5)
+
+
+def add_waypoints(boxes: list[Box], edges: Sequence[tuple[int, int, int, int, str]]) -> list[Edge]:
+    """Cut every edge into one-layer steps through waypoints, and link the boxes of adjacent layers.
+
+    All edges leaving one output share their waypoints: a value read in many places is one trunk with
+    branches, not a bundle of parallel lines.
+    """
+    trunks: dict[tuple[int, int], dict[int, int]] = {}  # (producer, output index) -> layer -> waypoint
+    linked: set[tuple[int, int, float, float]] = set()
+    result = []
+    for producer, consumer, value_index, input_index, dtype in edges:
+        trunk = trunks.setdefault((producer, value_index), {})
+        chain = [producer]
+        for layer in range(boxes[producer].layer + 1, boxes[consumer].layer):
+            if layer not in trunk:
+                boxes.append(Box(None, "waypoint", [], WAYPOINT_WIDTH, 0.0, layer=layer))
+                trunk[layer] = len(boxes) - 1
+            chain.append(trunk[layer])
+        chain.append(consumer)
+        source = boxes[producer]
+        source_dx = port_dx(source, value_index, len(source.op.outputs))  # type: ignore[union-attr]
+        target_dx = port_dx(boxes[consumer], input_index, len(boxes[consumer].op.inputs))  # type: ignore[union-attr]
+        for upper, lower in zip(chain, chain[1:]):
+            upper_dx = source_dx if upper == producer else 0.0
+            lower_dx = target_dx if lower == consumer else 0.0
+            if (upper, lower, upper_dx, lower_dx) not in linked:
+                linked.add((upper, lower, upper_dx, lower_dx))
+                boxes[upper].down.append(Link(lower, lower_dx, upper_dx))
+                boxes[lower].up.append(Link(upper, upper_dx, lower_dx))
+        result.append(Edge(chain, value_index, input_index, dtype))
+    return result
+
+
+def _crossings_between(upper: list[int], lower: list[int], boxes: list[Box]) -> int:
+    """How many links cross between two adjacent layers: inversions of the lower ends, upper ends in order."""
+    lower_position = {node: i for i, node in enumerate(lower)}
+    ends = [end for node in upper for end in sorted(lower_position[link.other] for link in boxes[node].down)]
+    seen: list[int] = []
+    crossings = 0
+    for end in ends:
+        crossings += len(seen) - bisect_right(seen, end)
+        insort(seen, end)
+    return crossings
+
+
+def count_crossings(layers: list[list[int]], boxes: list[Box]) -> int:
+    return sum(_crossings_between(upper, lower, boxes) for upper, lower in zip(layers, layers[1:]))
+
+
+def _barycentre_sort(layer: list[int], boxes: list[Box], links_of: Any, position: dict[int, int]) -> list[int]:
+    """Order a layer by the mean position of each node's neighbours (a node without any stays put)."""
+    def key(item: tuple[int, int]) -> float:
+        index, node = item
+        links = links_of(boxes[node])
+        if not links:
+            return float(index)
+        return sum(position[k.other] + k.other_dx / (boxes[k.other].width + NODE_GAP) for k in links) / len(links)
+    return [node for _, node in sorted(enumerate(layer), key=key)]
+
+
+def order_layers(boxes: list[Box]) -> list[list[int]]:
+    """Barycentric ordering, sweeping down then up; keeps the order with the fewest crossings."""
+    depth = 1 + max((b.layer for b in boxes), default=-1)
+    layers: list[list[int]] = [[] for _ in range(depth)]
+    for node, box in enumerate(boxes):
+        layers[box.layer].append(node)
+    best, fewest = [list(layer) for layer in layers], count_crossings(layers, boxes)
+    for _ in range(ORDERING_SWEEPS):
+        if fewest == 0:
+            break
+        for i in range(1, depth):
+            position = {n: p for p, n in enumerate(layers[i - 1])}
+            layers[i] = _barycentre_sort(layers[i], boxes, lambda b: b.up, position)
+        for i in range(depth - 2, -1, -1):
+            position = {n: p for p, n in enumerate(layers[i + 1])}
+            layers[i] = _barycentre_sort(layers[i], boxes, lambda b: b.down, position)
+        crossings = count_crossings(layers, boxes)
+        if crossings < fewest:
+            best, fewest = [list(layer) for layer in layers], crossings
+    return best
+
+
+def closest_without_overlap(wanted: list[float], gaps: list[float], weights: list[float]) -> list[float]:
+    """Positions x[0] <= x[1] <= ... with x[i+1] - x[i] >= gaps[i], as close as possible to `wanted`.
+
+    Subtracting the running sum of gaps turns this into: non-decreasing values closest to targets (weighted
+    least squares), which pooling adjacent violators solves: merge neighbouring blocks while one's mean is
+    above the next one's. A light box (a waypoint) gives way to a heavy one (an op) where they collide.
+    """
+    offsets = [0.0]
+    for gap in gaps:
+        offsets.append(offsets[-1] + gap)
+    blocks: list[list[float]] = []  # [weighted sum of targets, total weight, count]
+    for target, weight in zip((w - o for w, o in zip(wanted, offsets)), weights):
+        blocks.append([target * weight, weight, 1])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            total, weight_sum, count = blocks.pop()
+            blocks[-1][0] += total
+            blocks[-1][1] += weight_sum
+            blocks[-1][2] += count
+    values = [total / weight_sum for total, weight_sum, count in blocks for _ in range(int(count))]
+    return [v + o for v, o in zip(values, offsets)]
+
+
+def _gaps(layer: list[int], boxes: list[Box]) -> list[float]:
+    return [(boxes[a].width + boxes[b].width) / 2 + NODE_GAP for a, b in zip(layer, layer[1:])]
+
+
+def _weights(layer: list[int], boxes: list[Box]) -> list[float]:
+    return [1.0 if boxes[node].op is not None else WAYPOINT_WEIGHT for node in layer]
+
+
+def _place_layer(layer: list[int], boxes: list[Box], links_of: Any) -> None:
+    """Move each box of a layer towards the mean x of its neighbours, without overlaps.
+
+    Centres, not ports: aligning ports would shift every two-input op by a fraction of its width, and a long
+    chain of them would drift sideways across the page.
+    """
+    wanted = []
+    for node in layer:
+        links = links_of(boxes[node])
+        if links:
+            wanted.append(sum(boxes[k.other].x for k in links) / len(links))
+        else:
+            wanted.append(boxes[node].x)
+    for node, x in zip(layer, closest_without_overlap(wanted, _gaps(layer, boxes), _weights(layer, boxes))):
+        boxes[node].x = x
+
+
+def place(boxes: list[Box], layers: list[list[int]]) -> tuple[list[tuple[float, float]], float, float]:
+    """x and y of every box; returns each layer's vertical band, and the drawing's width and height."""
+    for layer in layers:
+        for node, x in zip(layer, closest_without_overlap([0.0] * len(layer), _gaps(layer, boxes),
+                                                          _weights(layer, boxes))):
+            boxes[node].x = x
+    for _ in range(PLACEMENT_SWEEPS):
+        for layer in layers[1:]:
+            _place_layer(layer, boxes, lambda b: b.up)
+        for layer in reversed(layers[:-1]):
+            _place_layer(layer, boxes, lambda b: b.down)
+    for layer in layers:  # a last pass towards all links, so a node sits between its inputs and readers
+        _place_layer(layer, boxes, lambda b: b.up + b.down)
+    left = min((b.x - b.width / 2 for b in boxes), default=0.0)
+    right = max((b.x + b.width / 2 for b in boxes), default=0.0)
+    for box in boxes:
+        box.x += MARGIN - left
+    top, bands = MARGIN, []
+    for layer in layers:
+        band = max((boxes[n].height for n in layer), default=0.0)
+        for node in layer:
+            boxes[node].y = top + (band - boxes[node].height) / 2
+        bands.append((top, top + band))
+        top += band + LAYER_GAP
+    return bands, right - left + 2 * MARGIN, top - LAYER_GAP + MARGIN
+
+
+def lay_out(graph: FuncGraph) -> Layout:
+    """Boxes, edges and positions for one graph (its bodies are laid out separately)."""
+    ops = graph.get_operations()
+    returned: dict[int, list[int]] = {}
+    for i, t in enumerate(graph.outputs):
+        returned.setdefault(id(t.op), []).append(i)
+    boxes = [_op_box(op, graph, returned.get(id(op), [])) for op in ops]
+    op_edges = _edges_of(ops)
+    assign_layers(boxes, op_edges)
+    edges = add_waypoints(boxes, op_edges)
+    layers = order_layers(boxes)
+    bands, width, height = place(boxes, layers)
+    return Layout(boxes, edges, layers, bands, max(width, 120.0), max(height, 40.0))
+
+
+# ---------------------------------------------------------------------------------------------------
+# SVG
+# ---------------------------------------------------------------------------------------------------
+
+def _f(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+def _edge_points(edge: Edge, layout: Layout) -> list[tuple[float, float]]:
+    boxes = layout.boxes
+    source, target = boxes[edge.chain[0]], boxes[edge.chain[-1]]
+    assert source.op is not None and target.op is not None
+    points = [(source.x + port_dx(source, edge.value_index, len(source.op.outputs)), source.y + source.height)]
+    for node in edge.chain[1:-1]:  # straight down through each waypoint's layer
+        band_top, band_bottom = layout.bands[boxes[node].layer]
+        points += [(boxes[node].x, band_top), (boxes[node].x, band_bottom)]
+    points.append((target.x + port_dx(target, edge.input_index, len(target.op.inputs)), target.y))
+    return points
+
+
+def _path_data(points: list[tuple[float, float]]) -> str:
+    """Smooth S-curves across the gaps between layers, straight lines through layers."""
+    (x0, y0), parts = points[0], [f"M{_f(points[0][0])},{_f(points[0][1])}"]
+    for i, (x1, y1) in enumerate(points[1:]):
+        if i % 2 == 0:  # across a gap between layers
+            middle = (y0 + y1) / 2
+            parts.append(f"C{_f(x0)},{_f(middle)} {_f(x1)},{_f(middle)} {_f(x1)},{_f(y1)}")
+        else:
+            parts.append(f"L{_f(x1)},{_f(y1)}")
+        x0, y0 = x1, y1
+    return " ".join(parts)
+
+
+def _edge_svg(edge: Edge, layout: Layout) -> str:
+    boxes = layout.boxes
+    points = _edge_points(edge, layout)
+    x, y = points[-1]
+    points[-1] = (x, y - 6)  # the arrowhead covers the last pixels
+    resource = edge.dtype == "resource"
+    colour = STYLES["variable"].stroke if resource else "#6b7280"
+    dash = ' stroke-dasharray="5 3"' if resource else ""
+    source = boxes[edge.chain[0]]
+    parts = [f'<g class="edge" data-from="{html.escape(source.op.name if source.op else "")}" '
+             f'data-to="{html.escape(boxes[edge.chain[-1]].op.name)}">',  # type: ignore[union-attr]
+             f'<path d="{_path_data(points)}" fill="none" stroke="{colour}" stroke-width="1.2"{dash}/>',
+             f'<path d="M{_f(x - 4)},{_f(y - 7)} L{_f(x + 4)},{_f(y - 7)} L{_f(x)},{_f(y)} Z" fill="{colour}"/>']
+    if source.op is not None and len(source.op.outputs) > 1:
+        sx, sy = points[0]
+        parts.append(f'<text x="{_f(sx + 5)}" y="{_f(sy + 9)}" font-size="9" fill="{colour}">:'
+                     f'{edge.value_index}</text>')
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def _node_svg(box: Box) -> str:
+    assert box.op is not None
+    style = STYLES[box.kind]
+    stroke, stroke_width = (OUTPUT_STROKE, OUTPUT_STROKE_WIDTH) if box.is_output else (style.stroke,
+                                                                                       style.stroke_width)
+    dash = f' stroke-dasharray="{style.dash}"' if style.dash and not box.is_output else ""
+    classes = f"node {box.kind}" + (" output" if box.is_output else "")
+    left = box.x - box.width / 2
+    parts = [f'<g class="{classes}" data-type="{html.escape(box.op.type)}" data-name="{html.escape(box.op.name)}">',
+             f"<title>{html.escape(chr(10).join(box.lines))}</title>",
+             f'<rect x="{_f(left)}" y="{_f(box.y)}" width="{_f(box.width)}" height="{_f(box.height)}" '
+             f'rx="{style.corner}" fill="{style.fill}" stroke="{stroke}" stroke-width="{stroke_width}"{dash}/>']
+    for i, line in enumerate(box.lines):
+        weight = ' font-weight="bold"' if i == 0 else ""
+        baseline = box.y + PADDING + (i + 1) * LINE_HEIGHT - 3.5
+        parts.append(f'<text x="{_f(box.x)}" y="{_f(baseline)}" text-anchor="middle"{weight}>'
+                     f"{html.escape(_shorten(line))}</text>")
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def render_svg(layout: Layout, name: str) -> str:
+    """A standalone SVG document (also valid inline in HTML): edges first, boxes drawn over them."""
+    ops = [b for b in layout.boxes if b.op is not None]
+    width, height = _f(layout.width), _f(layout.height)
+    return "".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="minitf-graph" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" style="max-width:none;display:block" '
+        f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{FONT_SIZE}" fill="#111827">',
+        f"<title>graph {html.escape(name)}: {len(ops)} operations</title>",
+        '<g class="edges">', *(_edge_svg(e, layout) for e in layout.edges), "</g>",
+        '<g class="nodes">', *(_node_svg(b) for b in ops), "</g>",
+        "</svg>",
+    ])
+
+
+# ---------------------------------------------------------------------------------------------------
+# HTML around it: title, legend, scroll box, collapsible bodies
+# ---------------------------------------------------------------------------------------------------
+
+def _swatch(style: Style, stroke: str | None = None, stroke_width: float | None = None) -> str:
+    border = "dashed" if style.dash and stroke is None else "solid"
+    return (f'<span style="display:inline-block;width:14px;height:10px;vertical-align:middle;margin-right:4px;'
+            f"background:{style.fill};border:{stroke_width or max(style.stroke_width, 1):.1f}px {border} "
+            f'{stroke or style.stroke};border-radius:{min(style.corner, 5)}px"></span>')
+
+
+def legend_html(kinds: set[str], has_outputs: bool) -> str:
+    """One entry per category present in the drawing, in a fixed order."""
+    entries = [f'<span style="margin-right:12px;white-space:nowrap">{_swatch(style)}{html.escape(style.description)}'
+               "</span>" for kind, style in STYLES.items() if kind in kinds]
+    if has_outputs:
+        entries.append(f'<span style="white-space:nowrap">{_swatch(STYLES["op"], OUTPUT_STROKE, 3)}returned '
+                       "(graph output)</span>")
+    return ('<div class="minitf-legend" style="font-size:12px;margin:2px 0 6px 0;line-height:1.8">'
+            f'{"".join(entries)}</div>')
+
+
+def _kinds(drawing: GraphDrawing) -> set[str]:
+    kinds = {b.kind for b in drawing.layout.boxes if b.op is not None}
+    for _, _, body in drawing.bodies:
+        kinds |= _kinds(body)
+    return kinds
+
+
+def _has_outputs(drawing: GraphDrawing) -> bool:
+    return any(b.is_output for b in drawing.layout.boxes) or any(_has_outputs(d) for _, _, d in drawing.bodies)
+
+
+def _scroll_box(svg: str, max_height: int) -> str:
+    return (f'<div class="minitf-graph-scroll" style="overflow:auto;max-width:100%;max-height:{max_height}px;'
+            f'border:1px solid #d1d5db;border-radius:4px;background:#ffffff">{svg}</div>')
+
+
+# ---------------------------------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------------------------------
+
+def graph_of(graph_or_function: Any) -> FuncGraph:
+    """The FuncGraph behind a FuncGraph, a ConcreteFunction or a traced `tf.function`."""
+    from minitf.function.function import ConcreteFunction, Function
+
+    if isinstance(graph_or_function, FuncGraph):
+        return graph_or_function
+    if isinstance(graph_or_function, ConcreteFunction):
+        return graph_or_function.graph
+    if isinstance(graph_or_function, Function):
+        traces = graph_or_function._concrete
+        if not traces:
+            raise ValueError(f"tf.function '{graph_or_function.name}' has not been traced yet, so it has no graph to "
+                             f"draw. Call it once, or draw f.get_concrete_function(...) for the input signature "
+                             f"you want.")
+        return traces[-1].graph
+    if isinstance(getattr(graph_or_function, "graph", None), FuncGraph):
+        return graph_or_function.graph
+    raise TypeError(f"draw() takes a FuncGraph, a ConcreteFunction or a tf.function, not "
+                    f"{type(graph_or_function).__name__}.")
+
+
+class GraphDrawing:
+    """A drawn graph. Shown inline by JupyterLab (`_repr_html_`); `.svg` is the picture of the top-level
+    graph alone, `.html` adds title, legend, a scroll box and the control-flow bodies; `save(path)` writes
+    either (`.svg` or `.html`)."""
+
+    def __init__(self, graph: FuncGraph, title: str | None = None, max_height: int = 640) -> None:
+        self.graph = graph
+        self.title = title if title is not None else f"graph {graph.name}"
+        self.max_height = max_height
+        self.layout = lay_out(graph)
+        self.svg = render_svg(self.layout, graph.name)
+        self.bodies: list[tuple[Operation, str, GraphDrawing]] = [
+            (op, key, GraphDrawing(body, f"{op.name} ({op.type}) · {key}: {body.name}", max_height))
+            for op in graph.get_operations() for key, body in bodies(op)]
+
+    @property
+    def operation_count(self) -> int:
+        return len(self.graph.get_operations())
+
+    @property
+    def width(self) -> float:
+        return self.layout.width
+
+    @property
+    def height(self) -> float:
+        return self.layout.height
+
+    def header_html(self) -> str:
+        return (f'<div style="font-weight:bold;font-size:13px">{html.escape(self.title)} '
+                f'<span style="font-weight:normal;color:#6b7280">· {self.operation_count} operations</span></div>')
+
+    def body_html(self) -> str:
+        """The scroll box and, below it, one collapsible block per control-flow body (nested the same way)."""
+        parts = [_scroll_box(self.svg, self.max_height)]
+        for _, _, drawing in self.bodies:
+            parts.append('<details class="minitf-graph-body" style="margin:6px 0 0 16px">'
+                         f'<summary style="cursor:pointer;font-size:12px">{html.escape(drawing.title)} '
+                         f'<span style="color:#6b7280">· {drawing.operation_count} operations</span></summary>'
+                         f"{drawing.body_html()}</details>")
+        return "".join(parts)
+
+    @property
+    def html(self) -> str:
+        return (f'<div class="minitf-graph-drawing" style="font-family:sans-serif;color:#111827">'
+                f"{self.header_html()}{legend_html(_kinds(self), _has_outputs(self))}{self.body_html()}</div>")
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def save(self, path: str | Path) -> Path:
+        """Write `.svg` (the top-level graph) or, for any other suffix, a standalone HTML page."""
+        path = Path(path)
+        if path.suffix.lower() == ".svg":
+            path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + self.svg, encoding="utf-8")
+        else:
+            path.write_text(_page(self.title, self.html), encoding="utf-8")
+        return path
+
+    def __repr__(self) -> str:
+        return (f"<GraphDrawing '{self.graph.name}': {self.operation_count} operations, "
+                f"{self.width:.0f}x{self.height:.0f} px>")
+
+
+class SideBySide:
+    """Two drawings next to each other (before and after a rewrite), each in its own scroll box."""
+
+    def __init__(self, left: GraphDrawing, right: GraphDrawing) -> None:
+        self.left = left
+        self.right = right
+
+    @property
+    def html(self) -> str:
+        kinds = _kinds(self.left) | _kinds(self.right)
+        outputs = _has_outputs(self.left) or _has_outputs(self.right)
+        columns = "".join(f'<div style="flex:1 1 0;min-width:0">{d.header_html()}{d.body_html()}</div>'
+                          for d in (self.left, self.right))
+        return (f'<div class="minitf-graph-side-by-side" style="font-family:sans-serif;color:#111827">'
+                f"{legend_html(kinds, outputs)}"
+                f'<div style="display:flex;gap:12px;align-items:flex-start">{columns}</div></div>')
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.write_text(_page(f"{self.left.title} | {self.right.title}", self.html), encoding="utf-8")
+        return path
+
+    def __repr__(self) -> str:
+        return (f"<SideBySide {self.left.title!r}: {self.left.operation_count} operations | "
+                f"{self.right.title!r}: {self.right.operation_count} operations>")
+
+
+def _page(title: str, body: str) -> str:
+    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head>'
+            f"<body>{body}</body></html>\n")
+
+
+def draw(graph_or_function: Any, *, title: str | None = None, max_height: int = 640) -> GraphDrawing:
+    """Draw a FuncGraph, a ConcreteFunction (its `.graph`) or a `tf.function` (its last trace).
+
+    `max_height` is the height in pixels of the scroll box a large graph is shown in.
+    """
+    return GraphDrawing(graph_of(graph_or_function), title, max_height)
+
+
+def side_by_side(before: Any, after: Any, titles: tuple[str, str] = ("before", "after"),
+                 max_height: int = 640) -> SideBySide:
+    """Two graphs next to each other, e.g. a graph before and after an optimisation pass."""
+    def drawing(value: Any, title: str) -> GraphDrawing:
+        if isinstance(value, GraphDrawing):
+            return value
+        return GraphDrawing(graph_of(value), title, max_height)
+    return SideBySide(drawing(before, titles[0]), drawing(after, titles[1]))

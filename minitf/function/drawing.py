@@ -323,11 +323,19 @@ def add_waypoints(boxes: list[Box], edges: Sequence[tuple[int, int, int, int, st
     return result
 
 
+def _slot(position: int, box: Box, dx: float) -> float:
+    """A port's place in its layer's order: the box's position, plus a fraction for where on the box."""
+    return position + dx / (box.width + NODE_GAP)
+
+
 def _crossings_between(upper: list[int], lower: list[int], boxes: list[Box]) -> int:
-    """How many links cross between two adjacent layers: inversions of the lower ends, upper ends in order."""
+    """How many links cross between two adjacent layers: with the upper ends in order, count the pairs of
+    lower ends that are not (ports count: two edges into one box can cross too)."""
     lower_position = {node: i for i, node in enumerate(lower)}
-    ends = [end for node in upper for end in sorted(lower_position[link.other] for link in boxes[node].down)]
-    seen: list[int] = []
+    ends = [end for node in upper
+            for _, end in sorted((link.own_dx, _slot(lower_position[link.other], boxes[link.other], link.other_dx))
+                                 for link in boxes[node].down)]
+    seen: list[float] = []
     crossings = 0
     for end in ends:
         crossings += len(seen) - bisect_right(seen, end)
@@ -346,7 +354,7 @@ def _barycentre_sort(layer: list[int], boxes: list[Box], links_of: Any, position
         links = links_of(boxes[node])
         if not links:
             return float(index)
-        return sum(position[k.other] + k.other_dx / (boxes[k.other].width + NODE_GAP) for k in links) / len(links)
+        return sum(_slot(position[k.other], boxes[k.other], k.other_dx) for k in links) / len(links)
     return [node for _, node in sorted(enumerate(layer), key=key)]
 
 
@@ -585,7 +593,7 @@ def _has_outputs(drawing: GraphDrawing) -> bool:
 
 
 def _scroll_box(svg: str, max_height: int) -> str:
-    return (f'<div class="minitf-graph-scroll" style="overflow:auto;max-width:100%;max-height:{max_height}px;'
+    return (f'<div class="minitf-graph-scroll" style="overflow:auto;width:fit-content;max-width:100%;max-height:{max_height}px;'
             f'border:1px solid #d1d5db;border-radius:4px;background:#ffffff">{svg}</div>')
 
 
@@ -619,14 +627,16 @@ class GraphDrawing:
     graph alone, `.html` adds title, legend, a scroll box and the control-flow bodies; `save(path)` writes
     either (`.svg` or `.html`)."""
 
-    def __init__(self, graph: FuncGraph, title: str | None = None, max_height: int = 640) -> None:
+    def __init__(self, graph: FuncGraph, title: str | None = None, max_height: int = 640,
+                 open_bodies: bool = False) -> None:
         self.graph = graph
         self.title = title if title is not None else f"graph {graph.name}"
         self.max_height = max_height
+        self.open_bodies = open_bodies
         self.layout = lay_out(graph)
         self.svg = render_svg(self.layout, graph.name)
         self.bodies: list[tuple[Operation, str, GraphDrawing]] = [
-            (op, key, GraphDrawing(body, f"{op.name} ({op.type}) · {key}: {body.name}", max_height))
+            (op, key, GraphDrawing(body, f"{op.name} ({op.type}) · {key}: {body.name}", max_height, open_bodies))
             for op in graph.get_operations() for key, body in bodies(op)]
 
     @property
@@ -648,8 +658,9 @@ class GraphDrawing:
     def body_html(self) -> str:
         """The scroll box and, below it, one collapsible block per control-flow body (nested the same way)."""
         parts = [_scroll_box(self.svg, self.max_height)]
+        is_open = ' open=""' if self.open_bodies else ""
         for _, _, drawing in self.bodies:
-            parts.append('<details class="minitf-graph-body" style="margin:6px 0 0 16px">'
+            parts.append(f'<details class="minitf-graph-body"{is_open} style="margin:6px 0 0 16px">'
                          f'<summary style="cursor:pointer;font-size:12px">{html.escape(drawing.title)} '
                          f'<span style="color:#6b7280">· {drawing.operation_count} operations</span></summary>'
                          f"{drawing.body_html()}</details>")
@@ -712,12 +723,14 @@ def _page(title: str, body: str) -> str:
             f"<body>{body}</body></html>\n")
 
 
-def draw(graph_or_function: Any, *, title: str | None = None, max_height: int = 640) -> GraphDrawing:
+def draw(graph_or_function: Any, *, title: str | None = None, max_height: int = 640,
+         open_bodies: bool = False) -> GraphDrawing:
     """Draw a FuncGraph, a ConcreteFunction (its `.graph`) or a `tf.function` (its last trace).
 
-    `max_height` is the height in pixels of the scroll box a large graph is shown in.
+    `max_height` is the height in pixels of the scroll box a large graph is shown in; `open_bodies=True`
+    shows control-flow bodies unfolded (for a printed page), instead of closed until clicked.
     """
-    return GraphDrawing(graph_of(graph_or_function), title, max_height)
+    return GraphDrawing(graph_of(graph_or_function), title, max_height, open_bodies)
 
 
 def side_by_side(before: Any, after: Any, titles: tuple[str, str] = ("before", "after"),

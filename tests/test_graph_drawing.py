@@ -22,7 +22,6 @@ from minitf.function.drawing import (
     STYLES,
     GraphDrawing,
     SideBySide,
-    closest_without_overlap,
     count_crossings,
     draw,
     lay_out,
@@ -417,19 +416,34 @@ def test_a_value_read_in_many_places_runs_down_one_shared_trunk() -> None:
     assert len(layers) == len(set(layers))  # one waypoint per layer, whatever the number of readers
 
 
-@pytest.mark.parametrize(("wanted", "gaps", "expected"), [
-    ([0.0, 100.0, 200.0], [50.0, 50.0], [0.0, 100.0, 200.0]),  # room enough: everyone where wanted
-    ([0.0, 0.0], [10.0], [-5.0, 5.0]),  # a collision: both give way equally
-    ([0.0, 0.0, 100.0], [10.0, 10.0], [-5.0, 5.0, 100.0]),
-    ([50.0, 0.0], [10.0], [20.0, 30.0]),  # order is kept even when the wishes are the other way round
-])
-def test_closest_without_overlap_keeps_order_and_gaps(wanted: list[float], gaps: list[float],
-                                                      expected: list[float]) -> None:
-    assert closest_without_overlap(wanted, gaps, [1.0] * len(wanted)) == pytest.approx(expected)
+def test_a_chain_of_stages_is_drawn_as_one_straight_column() -> None:
+    """Following each op's first input back from the result, every box sits at the same x."""
+    graph = big_function(8)._concrete[-1].graph
+    layout = lay_out(graph)
+    x_of = {id(b.op): b.x for b in layout.boxes if b.op is not None}
+    chain, op = [], graph.outputs[0].op.inputs[0].op  # the Identity of the output sits beside: Sum reads h too
+    while op.inputs and op.inputs[0].op.type != "Placeholder":
+        chain.append(op)
+        op = op.inputs[0].op
+    assert len(chain) > 40
+    assert {round(x_of[id(op)], 6) for op in chain} == {round(x_of[id(chain[0])], 6)}
 
 
-def test_closest_without_overlap_lets_the_lighter_box_give_way() -> None:
-    assert closest_without_overlap([0.0, 0.0], [10.0], [1.0, 0.25]) == pytest.approx([-2.0, 8.0])
+def test_a_long_edge_runs_straight_down_with_few_breaks() -> None:
+    layout = lay_out(big_function(8)._concrete[-1].graph)
+    x = next(i for i, b in enumerate(layout.boxes) if b.op is not None and b.op.name == "x")
+    trunk = {n for e in layout.edges if e.chain[0] == x for n in e.chain[1:-1]}
+    steps = [(layout.boxes[n].x, layout.boxes[n].below) for n in trunk if layout.boxes[n].below in trunk]
+    bends = [x for x, below in steps if abs(layout.boxes[below].x - x) > 1e-6]
+    assert len(trunk) > 20
+    assert len(steps) >= 0.8 * len(trunk) and not bends  # a few breaks where trunks cross, never a bend
+
+
+def test_a_constant_sits_beside_the_op_that_reads_it() -> None:
+    layout = lay_out(big_function(8)._concrete[-1].graph)
+    for constant in (b for b in layout.boxes if b.kind == "constant"):
+        (reader,) = [layout.boxes[link.other] for link in constant.down]
+        assert abs(constant.x - reader.x) < (constant.width + reader.width) / 2 + 60
 
 
 # --- HTML: title, legend, side by side, saving, notebooks ---

@@ -17,14 +17,18 @@ in blocks that open and close with a click.
 
 How the picture is laid out (the classic "layered" drawing, in four small steps):
 
-1. layers: each op sits one layer below the deepest op it reads (longest path); constants and captured
-   values sit just above their first reader, so they do not pull long edges down from the top.
+1. layers: each op sits one layer below the deepest op it reads (longest path); then every op but the
+   arguments moves down to just above its first reader, so that a constant or a variable read sits next
+   to where it is used instead of sending a long edge down from the top.
 2. an edge spanning several layers passes through invisible waypoints, one per layer it crosses, which
-   take space in their layers like small nodes do: so edges never run through a box.
+   take space in their layers like small nodes do: so edges never run through a box. The edges leaving
+   one output share their waypoints: a value read in many places is one trunk with branches.
 3. order in a layer: every node moves to the mean position of its neighbours (its barycentre), sweeping
    down and up several times; the order with the fewest edge crossings wins.
-4. x positions: each node as close as possible to the mean x of its neighbours without overlapping its
-   left and right neighbours (an isotonic regression, solved by pooling adjacent violators).
+4. x positions: each op is stacked in a column under the op that makes its first input, and each waypoint
+   under the previous one, so a chain of ops and a long edge are straight vertical lines; the columns are
+   packed as far left as possible, then as far right, and each takes the mean of the two; last, every
+   column slides towards the boxes it is linked to, as far as its neighbours leave room.
 
 It is pure Python: no graphviz, no JavaScript. The blocks that open and close are HTML `<details>`
 elements, which work without scripts in JupyterLab and in HTML exported by nbconvert. Colours are inline
@@ -56,11 +60,10 @@ PADDING = 6
 MAX_LABEL_CHARS = 30
 NODE_GAP = 18  # between boxes in one layer
 WAYPOINT_WIDTH = 8  # the room an edge passing through a layer takes there
-WAYPOINT_WEIGHT = 0.2  # how hard a waypoint holds its place when it collides with a box
 LAYER_GAP = 40  # between layers, where edges bend
 MARGIN = 12
 ORDERING_SWEEPS = 8
-PLACEMENT_SWEEPS = 6
+RELAX_PASSES = 4
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -208,6 +211,8 @@ class Box:
     y: float = 0.0  # top
     up: list[Link] = field(default_factory=list)  # links to the layer above
     down: list[Link] = field(default_factory=list)  # links to the layer below
+    above: int | None = None  # the box right above this one in its column (see align_columns)
+    below: int | None = None
 
 
 @dataclass
@@ -271,17 +276,20 @@ def _topological_order(count: int, edges: Sequence[tuple[int, int, Any, Any, Any
 
 
 def assign_layers(boxes: list[Box], edges: Sequence[tuple[int, int, Any, Any, Any]]) -> None:
-    """Longest-path layering; then sources other than arguments move down to just above their first reader."""
+    """Longest-path layering (each op one layer below its deepest input); then, from the bottom up, every
+    op but the arguments moves down to just above its first reader, so that a constant or a variable read
+    sits next to where it is used instead of sending a long edge from the top."""
     producers: list[list[int]] = [[] for _ in boxes]
     consumers: list[list[int]] = [[] for _ in boxes]
     for producer, consumer, *_ in edges:
         producers[consumer].append(producer)
         consumers[producer].append(consumer)
-    for node in _topological_order(len(boxes), edges):
+    order = _topological_order(len(boxes), edges)
+    for node in order:
         boxes[node].layer = 1 + max((boxes[p].layer for p in producers[node]), default=-1)
-    for node, box in enumerate(boxes):
-        if not producers[node] and consumers[node] and box.kind != "argument":
-            box.layer = min(boxes[c].layer for c in consumers[node]) - 1
+    for node in reversed(order):
+        if consumers[node] and boxes[node].kind != "argument":
+            boxes[node].layer = min(boxes[c].layer for c in consumers[node]) - 1
 
 
 def port_dx(box: Box, index: int, count: int) -> float:
@@ -380,66 +388,117 @@ def order_layers(boxes: list[Box]) -> list[list[int]]:
     return best
 
 
-def closest_without_overlap(wanted: list[float], gaps: list[float], weights: list[float]) -> list[float]:
-    """Positions x[0] <= x[1] <= ... with x[i+1] - x[i] >= gaps[i], as close as possible to `wanted`.
+def _crosses(pairs: list[tuple[int, int]], upper: int, lower: int) -> bool:
+    """Would the pair (upper, lower), as positions in two adjacent layers, cross one of `pairs`?"""
+    return any((u < upper) != (w < lower) or u == upper or w == lower for u, w in pairs)
 
-    Subtracting the running sum of gaps turns this into: non-decreasing values closest to targets (weighted
-    least squares), which pooling adjacent violators solves: merge neighbouring blocks while one's mean is
-    above the next one's. A light box (a waypoint) gives way to a heavy one (an op) where they collide.
+
+def align_columns(boxes: list[Box], layers: list[list[int]]) -> None:
+    """Pair boxes into vertical columns, one layer at a time, pairs never crossing each other:
+
+    - an op goes under the op that makes its first input, which is usually the main flow of data (the `h`
+      of `h = tf.matmul(h, w) + b`): a chain of stages becomes one straight column;
+    - a waypoint goes under the waypoint before it: a long edge becomes a straight line.
     """
-    offsets = [0.0]
-    for gap in gaps:
-        offsets.append(offsets[-1] + gap)
-    blocks: list[list[float]] = []  # [weighted sum of targets, total weight, count]
-    for target, weight in zip((w - o for w, o in zip(wanted, offsets)), weights):
-        blocks.append([target * weight, weight, 1])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
-            total, weight_sum, count = blocks.pop()
-            blocks[-1][0] += total
-            blocks[-1][1] += weight_sum
-            blocks[-1][2] += count
-    values = [total / weight_sum for total, weight_sum, count in blocks for _ in range(int(count))]
-    return [v + o for v, o in zip(values, offsets)]
+    for upper, layer in zip(layers, layers[1:]):
+        upper_position = {node: i for i, node in enumerate(upper)}
+        pairs: list[tuple[int, int]] = []
+        ops_first = sorted(range(len(layer)), key=lambda i: boxes[layer[i]].op is None)
+        for lower_position in ops_first:
+            node = layer[lower_position]
+            if boxes[node].op is None:
+                above = [link.other for link in boxes[node].up if boxes[link.other].op is None]
+            else:
+                above = [link.other for link in sorted(boxes[node].up, key=lambda k: k.own_dx)
+                         if boxes[link.other].op is not None][:1]
+            if above and boxes[above[0]].below is None \
+                    and not _crosses(pairs, upper_position[above[0]], lower_position):
+                boxes[node].above, boxes[above[0]].below = above[0], node
+                pairs.append((upper_position[above[0]], lower_position))
 
 
-def _gaps(layer: list[int], boxes: list[Box]) -> list[float]:
-    return [(boxes[a].width + boxes[b].width) / 2 + NODE_GAP for a, b in zip(layer, layer[1:])]
+def _column_tops(boxes: list[Box]) -> list[int]:
+    """For every box, the top box of its column (itself when it is in no column)."""
+    tops = []
+    for node in range(len(boxes)):
+        top = node
+        while (above := boxes[top].above) is not None:
+            top = above
+        tops.append(top)
+    return tops
 
 
-def _weights(layer: list[int], boxes: list[Box]) -> list[float]:
-    return [1.0 if boxes[node].op is not None else WAYPOINT_WEIGHT for node in layer]
+def _packed(boxes: list[Box], layers: list[list[int]], column: list[int], leftwards: bool) -> dict[int, float]:
+    """Columns pushed as far left (or right) as the boxes beside them in every layer allow.
 
-
-def _place_layer(layer: list[int], boxes: list[Box], links_of: Any) -> None:
-    """Move each box of a layer towards the mean x of its neighbours, without overlaps.
-
-    Centres, not ports: aligning ports would shift every two-input op by a fraction of its width, and a long
-    chain of them would drift sideways across the page.
+    Each pair of neighbours in a layer says "this column is at least so far right of that one"; taking the
+    columns in an order where every such constraint's left side comes first places each just far enough.
     """
-    wanted = []
-    for node in layer:
-        links = links_of(boxes[node])
-        if links:
-            wanted.append(sum(boxes[k.other].x for k in links) / len(links))
-        else:
-            wanted.append(boxes[node].x)
-    for node, x in zip(layer, closest_without_overlap(wanted, _gaps(layer, boxes), _weights(layer, boxes))):
-        boxes[node].x = x
+    right_of: dict[int, list[tuple[int, float]]] = {top: [] for top in set(column)}
+    waiting = dict.fromkeys(right_of, 0)
+    for layer in layers:
+        ordered = layer if leftwards else layer[::-1]
+        for a, b in zip(ordered, ordered[1:]):
+            right_of[column[a]].append((column[b], _distance(boxes[a], boxes[b])))
+            waiting[column[b]] += 1
+    x = dict.fromkeys(right_of, 0.0)
+    ready = [top for top, count in waiting.items() if count == 0]
+    while ready:
+        top = ready.pop()
+        for neighbour, distance in right_of[top]:
+            x[neighbour] = max(x[neighbour], x[top] + distance)
+            waiting[neighbour] -= 1
+            if waiting[neighbour] == 0:
+                ready.append(neighbour)
+    return x if leftwards else {top: -value for top, value in x.items()}
+
+
+def _relax(boxes: list[Box], layers: list[list[int]], column: list[int]) -> None:
+    """Slide each column towards the mean x of the boxes it is linked to outside itself, as far as the
+    boxes beside it in its layers leave room (so a constant moves next to the op that reads it)."""
+    members: dict[int, list[int]] = {}
+    for node, top in enumerate(column):
+        members.setdefault(top, []).append(node)
+    beside: dict[int, tuple[int | None, int | None]] = {}
+    for layer in layers:
+        for i, node in enumerate(layer):
+            beside[node] = (layer[i - 1] if i > 0 else None, layer[i + 1] if i + 1 < len(layer) else None)
+    for top, nodes in members.items():
+        outside = [boxes[k.other].x for n in nodes for k in boxes[n].up + boxes[n].down if column[k.other] != top]
+        if not outside:
+            continue
+        lowest, highest = -float("inf"), float("inf")
+        for node in nodes:
+            left_box, right_box = beside[node]
+            if left_box is not None:
+                lowest = max(lowest, boxes[left_box].x + _distance(boxes[left_box], boxes[node]))
+            if right_box is not None:
+                highest = min(highest, boxes[right_box].x - _distance(boxes[node], boxes[right_box]))
+        shift = min(max(sum(outside) / len(outside), lowest), highest) - boxes[top].x
+        for node in nodes:
+            boxes[node].x += shift
+
+
+def _distance(left: Box, right: Box) -> float:
+    """How far apart two neighbours in a layer must at least be, centre to centre."""
+    return (left.width + right.width) / 2 + NODE_GAP
 
 
 def place(boxes: list[Box], layers: list[list[int]]) -> tuple[list[tuple[float, float]], float, float]:
-    """x and y of every box; returns each layer's vertical band, and the drawing's width and height."""
-    for layer in layers:
-        for node, x in zip(layer, closest_without_overlap([0.0] * len(layer), _gaps(layer, boxes),
-                                                          _weights(layer, boxes))):
-            boxes[node].x = x
-    for _ in range(PLACEMENT_SWEEPS):
-        for layer in layers[1:]:
-            _place_layer(layer, boxes, lambda b: b.up)
-        for layer in reversed(layers[:-1]):
-            _place_layer(layer, boxes, lambda b: b.down)
-    for layer in layers:  # a last pass towards all links, so a node sits between its inputs and readers
-        _place_layer(layer, boxes, lambda b: b.up + b.down)
+    """x and y of every box; returns each layer's vertical band, and the drawing's width and height.
+
+    Every column gets one x: the mean of where it lands when all columns are packed to the left and when
+    they are packed to the right. Both keep the order and the gaps, so their mean does too, and a box that
+    is in no column (a constant, a side branch) ends up halfway between its neighbours.
+    """
+    align_columns(boxes, layers)
+    column = _column_tops(boxes)
+    left, right = _packed(boxes, layers, column, True), _packed(boxes, layers, column, False)
+    shift = min(right.values(), default=0.0)
+    for box, top in zip(boxes, column):
+        box.x = (left[top] + right[top] - shift) / 2
+    for _ in range(RELAX_PASSES):
+        _relax(boxes, layers, column)
     left = min((b.x - b.width / 2 for b in boxes), default=0.0)
     right = max((b.x + b.width / 2 for b in boxes), default=0.0)
     for box in boxes:
@@ -593,8 +652,8 @@ def _has_outputs(drawing: GraphDrawing) -> bool:
 
 
 def _scroll_box(svg: str, max_height: int) -> str:
-    return (f'<div class="minitf-graph-scroll" style="overflow:auto;width:fit-content;max-width:100%;max-height:{max_height}px;'
-            f'border:1px solid #d1d5db;border-radius:4px;background:#ffffff">{svg}</div>')
+    return ('<div class="minitf-graph-scroll" style="overflow:auto;width:fit-content;max-width:100%;'
+            f'max-height:{max_height}px;border:1px solid #d1d5db;border-radius:4px;background:#ffffff">{svg}</div>')
 
 
 # ---------------------------------------------------------------------------------------------------

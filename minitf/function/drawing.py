@@ -397,7 +397,8 @@ def align_columns(boxes: list[Box], layers: list[list[int]]) -> None:
     """Pair boxes into vertical columns, one layer at a time, pairs never crossing each other:
 
     - an op goes under the op that makes its first input, which is usually the main flow of data (the `h`
-      of `h = tf.matmul(h, w) + b`): a chain of stages becomes one straight column;
+      of `h = tf.matmul(h, w) + b`): a chain of stages becomes one straight column; an op with more than
+      two inputs (a loop, a call) goes under the middle one;
     - a waypoint goes under the waypoint before it: a long edge becomes a straight line.
     """
     for upper, layer in zip(layers, layers[1:]):
@@ -409,8 +410,10 @@ def align_columns(boxes: list[Box], layers: list[list[int]]) -> None:
             if boxes[node].op is None:
                 above = [link.other for link in boxes[node].up if boxes[link.other].op is None]
             else:
-                above = [link.other for link in sorted(boxes[node].up, key=lambda k: k.own_dx)
-                         if boxes[link.other].op is not None][:1]
+                inputs = [link.other for link in sorted(boxes[node].up, key=lambda k: k.own_dx)
+                          if boxes[link.other].op is not None]
+                main = 0 if len(inputs) <= 2 else len(inputs) // 2  # many inputs (a loop's): the middle one
+                above = inputs[main:main + 1]
             if above and boxes[above[0]].below is None \
                     and not _crosses(pairs, upper_position[above[0]], lower_position):
                 boxes[node].above, boxes[above[0]].below = above[0], node
@@ -561,9 +564,23 @@ def _path_data(points: list[tuple[float, float]]) -> str:
     return " ".join(parts)
 
 
-def _edge_svg(edge: Edge, layout: Layout) -> str:
+def _deepest_edges(edges: list[Edge]) -> set[int]:
+    """For each output that edges leave from, the index of the edge that runs down its whole trunk."""
+    deepest: dict[tuple[int, int], int] = {}
+    for i, edge in enumerate(edges):
+        key = (edge.chain[0], edge.value_index)
+        if key not in deepest or len(edge.chain) > len(edges[deepest[key]].chain):
+            deepest[key] = i
+    return set(deepest.values())
+
+
+def _edge_svg(edge: Edge, layout: Layout, whole: bool) -> str:
+    """One edge with its arrowhead. Only one edge per output draws the shared trunk (`whole`); the others
+    start where they branch off it, so a value read in a hundred places is not a hundred stacked lines."""
     boxes = layout.boxes
     points = _edge_points(edge, layout)
+    if not whole:
+        points = points[-2:]
     x, y = points[-1]
     points[-1] = (x, y - 6)  # the arrowhead covers the last pixels
     resource = edge.dtype == "resource"
@@ -574,7 +591,7 @@ def _edge_svg(edge: Edge, layout: Layout) -> str:
              f'data-to="{html.escape(boxes[edge.chain[-1]].op.name)}">',  # type: ignore[union-attr]
              f'<path d="{_path_data(points)}" fill="none" stroke="{colour}" stroke-width="1.2"{dash}/>',
              f'<path d="M{_f(x - 4)},{_f(y - 7)} L{_f(x + 4)},{_f(y - 7)} L{_f(x)},{_f(y)} Z" fill="{colour}"/>']
-    if source.op is not None and len(source.op.outputs) > 1:
+    if whole and source.op is not None and len(source.op.outputs) > 1:
         sx, sy = points[0]
         parts.append(f'<text x="{_f(sx + 5)}" y="{_f(sy + 9)}" font-size="9" fill="{colour}">:'
                      f'{edge.value_index}</text>')
@@ -606,13 +623,14 @@ def _node_svg(box: Box) -> str:
 def render_svg(layout: Layout, name: str) -> str:
     """A standalone SVG document (also valid inline in HTML): edges first, boxes drawn over them."""
     ops = [b for b in layout.boxes if b.op is not None]
+    whole = _deepest_edges(layout.edges)
     width, height = _f(layout.width), _f(layout.height)
     return "".join([
         f'<svg xmlns="http://www.w3.org/2000/svg" class="minitf-graph" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" style="max-width:none;display:block" '
         f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{FONT_SIZE}" fill="#111827">',
         f"<title>graph {html.escape(name)}: {len(ops)} operations</title>",
-        '<g class="edges">', *(_edge_svg(e, layout) for e in layout.edges), "</g>",
+        '<g class="edges">', *(_edge_svg(e, layout, i in whole) for i, e in enumerate(layout.edges)), "</g>",
         '<g class="nodes">', *(_node_svg(b) for b in ops), "</g>",
         "</svg>",
     ])

@@ -241,6 +241,12 @@ def test_arguments_variables_reads_writes_prints_and_random_ops_look_different()
     assert {STYLES[k].fill for k in ("argument", "variable", "variable-io", "stateful", "constant", "op")} <= fills
 
 
+def test_a_variable_handle_names_the_variable_with_its_dtype_and_shape() -> None:
+    step, v = stateful_function()
+    assert label(node(svg_root(draw(step)), "resource")) == ["Placeholder", "resource", "resource[]",
+                                                             f"{v.name} float32[3]"]
+
+
 def test_edges_carrying_a_variable_handle_are_dashed() -> None:
     step, _ = stateful_function()
     edges = edge_groups(svg_root(draw(step)))
@@ -444,6 +450,43 @@ def test_a_constant_sits_beside_the_op_that_reads_it() -> None:
     for constant in (b for b in layout.boxes if b.kind == "constant"):
         (reader,) = [layout.boxes[link.other] for link in constant.down]
         assert abs(constant.x - reader.x) < (constant.width + reader.width) / 2 + 60
+
+
+def random_graph(seed: int, size: int = 60) -> FuncGraph:
+    """A graph of random shape: ops with one to four inputs, some with several outputs, read from anywhere."""
+    rng = np.random.default_rng(seed)
+    graph = FuncGraph(f"random_{seed}")
+    tensors = [graph.placeholder([], dtypes.float32, name=f"arg{i}") for i in range(3)]
+    tensors += [graph.constant(float(i), dtypes.float32) for i in range(2)]
+    for i in range(size):
+        inputs = [tensors[j] for j in rng.integers(0, len(tensors), size=int(rng.integers(1, 5)))]
+        outputs = [(tf.TensorShape([]), dtypes.float32)] * int(rng.choice([1, 1, 1, 2, 3]))
+        tensors += graph.create_op(f"Op{i % 7}", inputs, outputs).outputs
+    graph.outputs = [tensors[j] for j in rng.integers(len(tensors) // 2, len(tensors), size=3)]
+    return graph
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_graphs_of_any_shape_draw_without_overlaps_and_with_every_arrow_pointing_down(seed: int) -> None:
+    graph = random_graph(seed)
+    svg = svg_root(draw(graph))
+    boxes = {g.get("data-name"): box(g) for g in node_groups(svg)}
+    assert len(boxes) == operation_count(graph)
+    for (x1, y1, w1, h1), (x2, y2, w2, h2) in itertools.combinations(boxes.values(), 2):
+        assert x1 + w1 <= x2 or x2 + w2 <= x1 or y1 + h1 <= y2 or y2 + h2 <= y1
+    for edge in edge_groups(svg):
+        _, source_top, _, source_height = boxes[edge.get("data-from")]
+        assert source_top + source_height < boxes[edge.get("data-to")][1]
+    layout = lay_out(graph)
+    for layer in layout.layers:  # waypoints too: no edge runs through a box
+        spans = sorted((layout.boxes[n].x - layout.boxes[n].width / 2, layout.boxes[n].x + layout.boxes[n].width / 2)
+                       for n in layer)
+        assert all(right <= next_left + 1e-6 for (_, right), (next_left, _) in zip(spans, spans[1:]))
+
+
+def test_an_empty_graph_draws_as_an_empty_picture() -> None:
+    svg = svg_root(draw(FuncGraph("empty")))
+    assert node_groups(svg) == [] and edge_groups(svg) == []
 
 
 # --- HTML: title, legend, side by side, saving, notebooks ---

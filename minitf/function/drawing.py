@@ -116,9 +116,9 @@ def bodies(op: Operation) -> list[tuple[str, FuncGraph]]:
 def category(op: Operation, graph: FuncGraph) -> str:
     """The kind of node `op` is: a key of STYLES."""
     if op.type == "Placeholder":
-        captured = any(inside.op is op for _, inside in graph.captures)
         if op.outputs and op.outputs[0].dtype.name == "resource":
             return "variable"
+        captured = any(inside.op is op for _, inside in graph.captures)
         return "captured" if captured else "argument"
     if op.type == "Const":
         return "constant"
@@ -161,6 +161,15 @@ def _constant_text(op: Operation) -> str:
     return "= " + np.array2string(value, separator=",").replace("\n", "")
 
 
+def _variable_text(op: Operation) -> list[str]:
+    """The variable a resource handle stands for: its name, dtype and shape (the handle itself is a scalar)."""
+    variable = getattr(op.outputs[0], "_variable", None) if op.outputs else None
+    if variable is None:
+        return []
+    dims = ",".join("?" if d is None else str(d) for d in variable.shape.as_list())
+    return [f"{variable.name} {variable.dtype.name}[{dims}]"]
+
+
 def label_lines(op: Operation, kind: str, output_indices: list[int]) -> list[str]:
     """The full text of a node, line by line: type, name, outputs, then what matters for its kind."""
     lines = [op.type]
@@ -169,6 +178,8 @@ def label_lines(op: Operation, kind: str, output_indices: list[int]) -> list[str
     lines += _outputs_text(op)
     if kind == "constant":
         lines.append(_constant_text(op))
+    elif kind == "variable":
+        lines += _variable_text(op)
     elif kind == "fused":
         fused = op.attrs.get("fused_ops") or ()
         lines += textwrap.wrap("fused: " + "+".join(str(t) for t in fused), MAX_LABEL_CHARS)

@@ -526,6 +526,22 @@ def test_side_by_side_shows_two_drawings_with_their_titles_and_one_legend() -> N
     assert len(page.findall(".//div[@class='minitf-legend']")) == 1
 
 
+def test_side_by_side_counts_what_changed_by_op_type() -> None:
+    before = FuncGraph("before")
+    x = before.placeholder([3], dtypes.float32, name="x")
+    spec = [(tf.TensorShape([3]), dtypes.float32)]
+    h = before.create_op("Mul", [x, x], spec).outputs[0]
+    h = before.create_op("Mul", [h, x], spec).outputs[0]
+    before.outputs = before.create_op("AddV2", [h, x], spec).outputs
+    after = FuncGraph("after")
+    y = after.placeholder([3], dtypes.float32, name="x")
+    after.outputs = after.create_op("FusedElementwise", [y], spec, {"fused_ops": ["Mul", "Mul", "AddV2"]}).outputs
+    pair = side_by_side(before, after)
+    assert pair.changes() == "4 -> 2 operations; fewer: Mul x2, AddV2; more: FusedElementwise"
+    assert pair.changes() in "".join(html_root(pair.html).itertext())
+    assert side_by_side(before, before).changes() == "4 -> 4 operations"
+
+
 def test_save_writes_an_svg_file_or_an_html_page(tmp_path: Path) -> None:
     drawing = draw(control_flow_function())
     svg_file = drawing.save(tmp_path / "graph.svg")

@@ -790,8 +790,21 @@ class SideBySide:
         columns = "".join(f'<div style="flex:1 1 0;min-width:0">{d.header_html()}{d.body_html()}</div>'
                           for d in (self.left, self.right))
         return (f'<div class="minitf-graph-side-by-side" style="font-family:sans-serif;color:#111827">'
+                f'<div class="minitf-graph-changes" style="font-size:13px">{html.escape(self.changes())}</div>'
                 f"{legend_html(kinds, outputs)}"
                 f'<div style="display:flex;gap:12px;align-items:flex-start">{columns}</div></div>')
+
+    def changes(self) -> str:
+        """What changed, counted by op type: `24 -> 15 operations; fewer: Mul x2, AddV2; more: FusedElementwise`."""
+        before, after = _type_counts(self.left.graph), _type_counts(self.right.graph)
+        fewer = _counted({t: n - after.get(t, 0) for t, n in before.items()})
+        more = _counted({t: n - before.get(t, 0) for t, n in after.items()})
+        text = f"{self.left.operation_count} -> {self.right.operation_count} operations"
+        if fewer:
+            text += f"; fewer: {fewer}"
+        if more:
+            text += f"; more: {more}"
+        return text
 
     def _repr_html_(self) -> str:
         return self.html
@@ -804,6 +817,19 @@ class SideBySide:
     def __repr__(self) -> str:
         return (f"<SideBySide {self.left.title!r}: {self.left.operation_count} operations | "
                 f"{self.right.title!r}: {self.right.operation_count} operations>")
+
+
+def _type_counts(graph: FuncGraph) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for op in graph.get_operations():
+        counts[op.type] = counts.get(op.type, 0) + 1
+    return counts
+
+
+def _counted(differences: dict[str, int]) -> str:
+    """`Mul x2, AddV2`: the op types whose count went up (or down), most changed first."""
+    changed = sorted(((n, t) for t, n in differences.items() if n > 0), key=lambda item: (-item[0], item[1]))
+    return ", ".join(t if n == 1 else f"{t} x{n}" for n, t in changed)
 
 
 def _page(title: str, body: str) -> str:

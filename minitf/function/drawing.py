@@ -238,6 +238,8 @@ class Edge:
 
 @dataclass
 class Layout:
+    """A graph laid out: boxes (ops, then waypoints) with positions, edges, and the boxes of each layer."""
+
     boxes: list[Box]
     edges: list[Edge]
     layers: list[list[int]]
@@ -348,8 +350,8 @@ def _slot(position: int, box: Box, dx: float) -> float:
 
 
 def _crossings_between(upper: list[int], lower: list[int], boxes: list[Box]) -> int:
-    """How many links cross between two adjacent layers: with the upper ends in order, count the pairs of
-    lower ends that are not (ports count: two edges into one box can cross too)."""
+    """How many links cross between two adjacent layers: list the lower ends in the order of the upper
+    ends, and count the pairs out of order (ports count: two edges into one box can cross too)."""
     lower_position = {node: i for i, node in enumerate(lower)}
     ends = [end for node in upper
             for _, end in sorted((link.own_dx, _slot(lower_position[link.other], boxes[link.other], link.other_dx))
@@ -503,14 +505,15 @@ def place(boxes: list[Box], layers: list[list[int]]) -> tuple[list[tuple[float, 
 
     Every column gets one x: the mean of where it lands when all columns are packed to the left and when
     they are packed to the right. Both keep the order and the gaps, so their mean does too, and a box that
-    is in no column (a constant, a side branch) ends up halfway between its neighbours.
+    is in no column (a constant, a side branch) ends up halfway between its neighbours. Then columns slide
+    towards what they are linked to, within the room they have.
     """
     align_columns(boxes, layers)
     column = _column_tops(boxes)
-    left, right = _packed(boxes, layers, column, True), _packed(boxes, layers, column, False)
-    shift = min(right.values(), default=0.0)
+    to_left, to_right = _packed(boxes, layers, column, True), _packed(boxes, layers, column, False)
+    shift = min(to_right.values(), default=0.0)  # both packings start at 0
     for box, top in zip(boxes, column):
-        box.x = (left[top] + right[top] - shift) / 2
+        box.x = (to_left[top] + to_right[top] - shift) / 2
     for _ in range(RELAX_PASSES):
         _relax(boxes, layers, column)
     left = min((b.x - b.width / 2 for b in boxes), default=0.0)
@@ -756,7 +759,7 @@ class GraphDrawing:
 
     @property
     def html(self) -> str:
-        return (f'<div class="minitf-graph-drawing" style="font-family:sans-serif;color:#111827">'
+        return (f'<div class="minitf-graph-drawing" style="font-family:sans-serif">'
                 f"{self.header_html()}{legend_html(_kinds(self), _has_outputs(self))}{self.body_html()}</div>")
 
     def _repr_html_(self) -> str:
@@ -789,7 +792,7 @@ class SideBySide:
         outputs = _has_outputs(self.left) or _has_outputs(self.right)
         columns = "".join(f'<div style="flex:1 1 0;min-width:0">{d.header_html()}{d.body_html()}</div>'
                           for d in (self.left, self.right))
-        return (f'<div class="minitf-graph-side-by-side" style="font-family:sans-serif;color:#111827">'
+        return (f'<div class="minitf-graph-side-by-side" style="font-family:sans-serif">'
                 f'<div class="minitf-graph-changes" style="font-size:13px">{html.escape(self.changes())}</div>'
                 f"{legend_html(kinds, outputs)}"
                 f'<div style="display:flex;gap:12px;align-items:flex-start">{columns}</div></div>')

@@ -155,6 +155,25 @@ def test_draw_rejects_what_is_not_a_graph() -> None:
         draw(3)
 
 
+class GraphView:
+    """Not a FuncGraph, but with its reading API: what a rewritten (optimised) graph might be."""
+
+    def __init__(self, graph: FuncGraph) -> None:
+        self.name = f"{graph.name}_view"
+        self.inputs, self.outputs = graph.inputs, graph.outputs
+        self._operations = graph.get_operations()
+
+    def get_operations(self) -> list:
+        return list(self._operations)
+
+
+def test_anything_with_the_graph_reading_api_can_be_drawn() -> None:
+    f = arithmetic_function()
+    graph = f._concrete[-1].graph
+    drawing = draw(GraphView(graph))
+    assert drawing.svg == draw(graph).svg.replace(f"graph {graph.name}:", f"graph {graph.name}_view:")
+
+
 def test_the_same_graph_draws_to_the_same_svg_every_time() -> None:
     f = control_flow_function()
     assert draw(f).html == draw(f).html
@@ -287,6 +306,14 @@ def test_fused_kernels_are_drawn_as_fused_with_the_ops_they_fused(op_type: str) 
     assert "fused" in classes(group)
     assert "fused: BiasAdd+Relu" in label(group)
     assert group.find(f"{SVG}rect").get("fill") == STYLES["fused"].fill
+
+
+def test_a_fused_kernel_without_a_fused_ops_attr_is_still_drawn_as_fused() -> None:
+    graph = FuncGraph("fused")
+    x = graph.placeholder([2], dtypes.float32, name="x")
+    graph.outputs = graph.create_op("FusedElementwise", [x], [(tf.TensorShape([2]), dtypes.float32)]).outputs
+    group = node(svg_root(draw(graph)), "FusedElementwise")
+    assert "fused" in classes(group) and label(group) == ["FusedElementwise", "float32[2]", "returned as output 0"]
 
 
 # --- control flow: bodies nested and collapsible ---

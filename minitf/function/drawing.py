@@ -118,7 +118,7 @@ def category(op: Operation, graph: FuncGraph) -> str:
     if op.type == "Placeholder":
         if op.outputs and op.outputs[0].dtype.name == "resource":
             return "variable"
-        captured = any(inside.op is op for _, inside in graph.captures)
+        captured = any(inside.op is op for _, inside in getattr(graph, "captures", ()))
         return "captured" if captured else "argument"
     if op.type == "Const":
         return "constant"
@@ -153,7 +153,7 @@ def _outputs_text(op: Operation) -> list[str]:
 
 
 def _constant_text(op: Operation) -> str:
-    value = np.asarray(op.attrs.get("value"))
+    value = np.asarray(op.attrs["value"])
     if value.size > 6:
         return f"= <{value.size} values>"
     if value.ndim == 0:
@@ -176,13 +176,12 @@ def label_lines(op: Operation, kind: str, output_indices: list[int]) -> list[str
     if op.name != op.type:
         lines.append(op.name)
     lines += _outputs_text(op)
-    if kind == "constant":
+    if kind == "constant" and "value" in op.attrs:
         lines.append(_constant_text(op))
     elif kind == "variable":
         lines += _variable_text(op)
-    elif kind == "fused":
-        fused = op.attrs.get("fused_ops") or ()
-        lines += textwrap.wrap("fused: " + "+".join(str(t) for t in fused), MAX_LABEL_CHARS)
+    elif kind == "fused" and op.attrs.get("fused_ops"):
+        lines += textwrap.wrap("fused: " + "+".join(str(t) for t in op.attrs["fused_ops"]), MAX_LABEL_CHARS)
     elif kind == "control-flow":
         lines += textwrap.wrap("bodies: " + ", ".join(key for key, _ in bodies(op)), MAX_LABEL_CHARS)
     if output_indices:
@@ -692,11 +691,16 @@ def _scroll_box(svg: str, max_height: int) -> str:
 # Public API
 # ---------------------------------------------------------------------------------------------------
 
+def _is_graph(value: Any) -> bool:
+    """A FuncGraph, or anything with its reading API (a rewritten graph need not be a FuncGraph)."""
+    return isinstance(value, FuncGraph) or all(hasattr(value, a) for a in ("get_operations", "outputs", "name"))
+
+
 def graph_of(graph_or_function: Any) -> FuncGraph:
-    """The FuncGraph behind a FuncGraph, a ConcreteFunction or a traced `tf.function`."""
+    """The graph behind a FuncGraph, a ConcreteFunction or a traced `tf.function`."""
     from minitf.function.function import ConcreteFunction, Function
 
-    if isinstance(graph_or_function, FuncGraph):
+    if _is_graph(graph_or_function):
         return graph_or_function
     if isinstance(graph_or_function, ConcreteFunction):
         return graph_or_function.graph
@@ -707,7 +711,7 @@ def graph_of(graph_or_function: Any) -> FuncGraph:
                              f"draw. Call it once, or draw f.get_concrete_function(...) for the input signature "
                              f"you want.")
         return traces[-1].graph
-    if isinstance(getattr(graph_or_function, "graph", None), FuncGraph):
+    if _is_graph(getattr(graph_or_function, "graph", None)):
         return graph_or_function.graph
     raise TypeError(f"draw() takes a FuncGraph, a ConcreteFunction or a tf.function, not "
                     f"{type(graph_or_function).__name__}.")

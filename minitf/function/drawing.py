@@ -667,8 +667,9 @@ def legend_html(kinds: set[str], has_outputs: bool) -> str:
     if has_outputs:
         entries.append(f'<span style="white-space:nowrap">{_swatch(STYLES["op"], OUTPUT_STROKE, 3)}returned '
                        "(graph output)</span>")
-    return ('<div class="minitf-legend" style="font-size:12px;margin:2px 0 6px 0;line-height:1.8">'
-            f'{"".join(entries)}</div>')
+    # On a white card like the drawings, so that it reads the same in a light or a dark notebook theme.
+    return ('<div class="minitf-legend" style="font-size:12px;margin:2px 0 6px 0;line-height:1.8;padding:0 6px;'
+            f'background:#ffffff;color:#111827;border-radius:4px;width:fit-content">{"".join(entries)}</div>')
 
 
 def _kinds(drawing: GraphDrawing) -> set[str]:

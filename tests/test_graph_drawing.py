@@ -11,6 +11,7 @@ import itertools
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import numpy as np
@@ -24,10 +25,11 @@ from minitf.function.drawing import (
     SideBySide,
     count_crossings,
     draw,
+    is_fused,
     lay_out,
     side_by_side,
 )
-from minitf.function.function import Function
+from minitf.function.function import ConcreteFunction, Function
 from minitf.function.graph import FuncGraph
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -294,26 +296,30 @@ def test_the_ops_a_function_returns_are_marked_as_outputs() -> None:
     assert label(node(svg_root(draw(f)), graph.outputs[1].op.name))[-1] == "returned as output 1"
 
 
-@pytest.mark.parametrize("op_type", ["_FusedMatMul", "FusedElementwise", "_FusedConv2D", "FusedBatchNormV3"])
-def test_fused_kernels_are_drawn_as_fused_with_the_ops_they_fused(op_type: str) -> None:
-    graph = FuncGraph("fused")
-    x = graph.placeholder([2, 3], dtypes.float32, name="x")
-    w = graph.placeholder([3, 4], dtypes.float32, name="w")
-    fused = graph.create_op(op_type, [x, w], [(tf.TensorShape([2, 4]), dtypes.float32)],
-                            {"fused_ops": ["BiasAdd", "Relu"]})
-    graph.outputs = fused.outputs
-    group = node(svg_root(draw(graph)), fused.name)
-    assert "fused" in classes(group)
-    assert "fused: BiasAdd+Relu" in label(group)
-    assert group.find(f"{SVG}rect").get("fill") == STYLES["fused"].fill
+def optimised_dense() -> ConcreteFunction:
+    @tf.function
+    def dense(x, w, b):
+        return tf.nn.relu(tf.matmul(x, w) + b) * 2.0 + 1.0
+
+    return dense.get_concrete_function(tf.TensorSpec([None, 3]), tf.TensorSpec([3, 4]), tf.TensorSpec([4]))
 
 
-def test_a_fused_kernel_without_a_fused_ops_attr_is_still_drawn_as_fused() -> None:
-    graph = FuncGraph("fused")
-    x = graph.placeholder([2], dtypes.float32, name="x")
-    graph.outputs = graph.create_op("FusedElementwise", [x], [(tf.TensorShape([2]), dtypes.float32)]).outputs
-    group = node(svg_root(draw(graph)), "FusedElementwise")
-    assert "fused" in classes(group) and label(group) == ["FusedElementwise", "float32[2]", "returned as output 0"]
+def test_fused_kernels_made_by_the_optimiser_are_drawn_as_fused_with_the_ops_they_fused() -> None:
+    graph = optimised_dense().optimized_graph
+    svg = svg_root(draw(graph))
+    fused = {g.get("data-type"): g for g in node_groups(svg) if "fused" in classes(g)}
+    assert set(fused) == {"_FusedMatMul", "FusedElementwise"}
+    assert "fused: MatMul + AddV2 + Relu" in label(fused["_FusedMatMul"])
+    assert "fused: Mul + AddV2" in label(fused["FusedElementwise"])
+    assert {g.find(f"{SVG}rect").get("fill") for g in fused.values()} == {STYLES["fused"].fill}
+
+
+@pytest.mark.parametrize(("op_type", "fused"), [
+    ("_FusedMatMul", True), ("FusedElementwise", True), ("_FusedConv2D", True), ("FusedBatchNormV3", True),
+    ("MatMul", False), ("Unfused", False),
+])
+def test_any_op_type_starting_with_fused_counts_as_a_fused_kernel(op_type: str, fused: bool) -> None:
+    assert is_fused(SimpleNamespace(type=op_type)) is fused
 
 
 # --- control flow: bodies nested and collapsible ---
@@ -425,17 +431,16 @@ def test_constants_sit_just_above_their_first_reader() -> None:
 
 
 def test_ordering_removes_crossings_that_the_creation_order_would_draw() -> None:
-    graph = FuncGraph("crossed")
-    a = graph.placeholder([], dtypes.float32, name="a")
-    b = graph.placeholder([], dtypes.float32, name="b")
-    from_b = graph.create_op("Neg", [b], [(tf.TensorShape([]), dtypes.float32)], name="neg_b")
-    from_a = graph.create_op("Neg", [a], [(tf.TensorShape([]), dtypes.float32)], name="neg_a")
-    graph.outputs = [from_b.outputs[0], from_a.outputs[0]]
+    @tf.function
+    def swap(a, b):
+        return -b, -a  # Neg(b) is made first: in creation order, the two edges would cross
+
+    graph = swap.get_concrete_function(tf.TensorSpec([]), tf.TensorSpec([])).graph
     layout = lay_out(graph)
     assert count_crossings(layout.layers, layout.boxes) == 0
     svg = svg_root(draw(graph))
-    assert (box(node(svg, "a"))[0] < box(node(svg, "b"))[0]) == (box(node(svg, "neg_a"))[0] <
-                                                                 box(node(svg, "neg_b"))[0])
+    assert (box(node(svg, "a"))[0] < box(node(svg, "b"))[0]) == (box(node(svg, "Neg_1"))[0] <
+                                                                 box(node(svg, "Neg"))[0])
 
 
 def test_a_value_read_in_many_places_runs_down_one_shared_trunk() -> None:
@@ -479,18 +484,28 @@ def test_a_constant_sits_beside_the_op_that_reads_it() -> None:
         assert abs(constant.x - reader.x) < (constant.width + reader.width) / 2 + 60
 
 
-def random_graph(seed: int, size: int = 60) -> FuncGraph:
-    """A graph of random shape: ops with one to four inputs, some with several outputs, read from anywhere."""
+def random_graph(seed: int, size: int = 50) -> FuncGraph:
+    """The graph of a random program: ops with one to four inputs, some with two outputs, reading any
+    earlier value."""
     rng = np.random.default_rng(seed)
-    graph = FuncGraph(f"random_{seed}")
-    tensors = [graph.placeholder([], dtypes.float32, name=f"arg{i}") for i in range(3)]
-    tensors += [graph.constant(float(i), dtypes.float32) for i in range(2)]
-    for i in range(size):
-        inputs = [tensors[j] for j in rng.integers(0, len(tensors), size=int(rng.integers(1, 5)))]
-        outputs = [(tf.TensorShape([]), dtypes.float32)] * int(rng.choice([1, 1, 1, 2, 3]))
-        tensors += graph.create_op(f"Op{i % 7}", inputs, outputs).outputs
-    graph.outputs = [tensors[j] for j in rng.integers(len(tensors) // 2, len(tensors), size=3)]
-    return graph
+    plan = [(int(rng.integers(0, 4)), rng.integers(0, 1_000_000, size=4)) for _ in range(size)]
+
+    def program(a, b, c):
+        values = [a, b, c, tf.constant(1.0), tf.constant(2.0)]
+        for kind, picks in plan:
+            x, y, z, w = (values[int(p) % len(values)] for p in picks)
+            if kind == 0:
+                values.append(tf.tanh(x))
+            elif kind == 1:
+                values.append(x * y)
+            elif kind == 2:
+                values.append(tf.add_n([x, y, z, w]))
+            else:
+                values.extend(tf.unstack(tf.stack([x, y])))
+        return values[-1], values[len(values) // 2]
+
+    spec = tf.TensorSpec([])
+    return tf.function(program).get_concrete_function(spec, spec, spec).graph
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -554,19 +569,28 @@ def test_side_by_side_shows_two_drawings_with_their_titles_and_one_legend() -> N
 
 
 def test_side_by_side_counts_what_changed_by_op_type() -> None:
-    before = FuncGraph("before")
-    x = before.placeholder([3], dtypes.float32, name="x")
-    spec = [(tf.TensorShape([3]), dtypes.float32)]
-    h = before.create_op("Mul", [x, x], spec).outputs[0]
-    h = before.create_op("Mul", [h, x], spec).outputs[0]
-    before.outputs = before.create_op("AddV2", [h, x], spec).outputs
-    after = FuncGraph("after")
-    y = after.placeholder([3], dtypes.float32, name="x")
-    after.outputs = after.create_op("FusedElementwise", [y], spec, {"fused_ops": ["Mul", "Mul", "AddV2"]}).outputs
-    pair = side_by_side(before, after)
-    assert pair.changes() == "4 -> 2 operations; fewer: Mul x2, AddV2; more: FusedElementwise"
+    @tf.function
+    def before(x):
+        return tf.nn.relu(x * 2.0 + 1.0)
+
+    @tf.function
+    def after(x):
+        return tf.nn.relu(x)
+
+    spec = tf.TensorSpec([3])
+    pair = side_by_side(before.get_concrete_function(spec), after.get_concrete_function(spec))
+    assert pair.changes() == "7 -> 3 operations; fewer: Const x2, AddV2, Mul"
     assert pair.changes() in "".join(html_root(pair.html).itertext())
-    assert side_by_side(before, before).changes() == "4 -> 4 operations"
+    assert side_by_side(after.get_concrete_function(spec), before.get_concrete_function(spec)).changes() == (
+        "3 -> 7 operations; more: Const x2, AddV2, Mul")
+
+
+def test_side_by_side_shows_a_graph_before_and_after_optimisation() -> None:
+    concrete = optimised_dense()
+    pair = side_by_side(concrete.graph, concrete.optimized_graph)
+    assert pair.changes().startswith(f"{operation_count(concrete.graph)} -> "
+                                     f"{operation_count(concrete.optimized_graph)} operations")
+    assert "more: FusedElementwise, _FusedMatMul" in pair.changes()
 
 
 def test_save_writes_an_svg_file_or_an_html_page(tmp_path: Path) -> None:

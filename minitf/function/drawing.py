@@ -181,7 +181,7 @@ def label_lines(op: Operation, kind: str, output_indices: list[int]) -> list[str
     elif kind == "variable":
         lines += _variable_text(op)
     elif kind == "fused" and op.attrs.get("fused_ops"):
-        lines += textwrap.wrap("fused: " + "+".join(str(t) for t in op.attrs["fused_ops"]), MAX_LABEL_CHARS)
+        lines += textwrap.wrap("fused: " + " + ".join(str(t) for t in op.attrs["fused_ops"]), MAX_LABEL_CHARS)
     elif kind == "control-flow":
         lines += textwrap.wrap("bodies: " + ", ".join(key for key, _ in bodies(op)), MAX_LABEL_CHARS)
     if output_indices:

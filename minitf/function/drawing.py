@@ -3,9 +3,11 @@
 minitf-only: TensorFlow has no such function. In TensorFlow you look at graphs with TensorBoard (its Graphs
 dashboard, fed by `tf.summary.trace_on` and `tf.summary.trace_export`); here a cell is enough:
 
-    draw(f)                          # a tf.function: its last trace (call it once first)
-    draw(f.get_concrete_function(tf.TensorSpec([None, 3])))
-    side_by_side(graph_before, graph_after)
+    draw(f)                                # a tf.function: its last trace (call it once first)
+    cf = f.get_concrete_function(tf.TensorSpec([None, 3]))
+    draw(cf)                               # the traced graph (draw(cf.graph) is the same)
+    side_by_side(cf.graph, cf.optimized_graph)  # before and after the optimisation passes, with what changed
+    draw(f).save("graph.html")             # a page that opens in any browser (or "graph.svg": the picture)
 
 Every operation is one box, labelled with its op type, name, and output dtype and shape (`float32[?,3]`,
 `?` is a dimension unknown while tracing). The fill colour says what kind of node it is (function argument,

@@ -245,6 +245,13 @@ def test_every_input_of_every_operation_is_one_arrow() -> None:
     assert all(len(e.findall(f"{SVG}path")) == 2 for e in edges)  # the line and its arrowhead
 
 
+def test_hovering_an_edge_names_the_tensor_it_carries() -> None:
+    svg = svg_root(draw(arithmetic_function()))
+    titles = {e.findtext(f"{SVG}title") for e in edge_groups(svg)}
+    assert "MatMul:0 float32[2,4] -> mul, input 0" in titles
+    assert "mul/y:0 float32[] -> mul, input 1" in titles
+
+
 # --- node categories ---
 
 def test_arguments_variables_reads_writes_prints_and_random_ops_look_different() -> None:

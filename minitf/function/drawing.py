@@ -601,12 +601,15 @@ def _edge_svg(edge: Edge, layout: Layout, whole: bool) -> str:
     resource = edge.dtype == "resource"
     colour = STYLES["variable"].stroke if resource else "#6b7280"
     dash = ' stroke-dasharray="5 3"' if resource else ""
-    source = boxes[edge.chain[0]]
-    parts = [f'<g class="edge" data-from="{html.escape(source.op.name if source.op else "")}" '
-             f'data-to="{html.escape(boxes[edge.chain[-1]].op.name)}">',  # type: ignore[union-attr]
+    source, target = boxes[edge.chain[0]].op, boxes[edge.chain[-1]].op
+    assert source is not None and target is not None
+    tensor = source.outputs[edge.value_index]
+    parts = [f'<g class="edge" data-from="{html.escape(source.name)}" data-to="{html.escape(target.name)}">',
+             f"<title>{html.escape(f'{tensor.name} {spec_text(tensor)} -> {target.name}, input {edge.input_index}')}"
+             "</title>",
              f'<path d="{_path_data(points)}" fill="none" stroke="{colour}" stroke-width="1.2"{dash}/>',
              f'<path d="M{_f(x - 4)},{_f(y - 7)} L{_f(x + 4)},{_f(y - 7)} L{_f(x)},{_f(y)} Z" fill="{colour}"/>']
-    if whole and source.op is not None and len(source.op.outputs) > 1:
+    if whole and len(source.outputs) > 1:
         sx, sy = points[0]
         parts.append(f'<text x="{_f(sx + 5)}" y="{_f(sy + 9)}" font-size="9" fill="{colour}">:'
                      f'{edge.value_index}</text>')

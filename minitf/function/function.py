@@ -304,6 +304,16 @@ class ConcreteFunction:
         """What each pass changed, with the graph's size before and after (minitf-only)."""
         return self._optimize()[2]
 
+    def draw(self, optimized: bool = False, **options: Any) -> Any:
+        """The graph (or the optimised graph) drawn inline, as SVG (minitf-only; TensorFlow uses TensorBoard)."""
+        from minitf.function import drawing  # the drawing code is only needed when someone draws
+        return drawing.draw(self.optimized_graph if optimized else self.graph, **options)
+
+    def draw_optimization(self) -> Any:
+        """The traced graph and the optimised graph side by side (minitf-only)."""
+        from minitf.function import drawing
+        return drawing.side_by_side(self.graph, self.optimized_graph, titles=("traced", "optimised"))
+
     def generated_code(self) -> str:
         """The Python code the optimised graph became, with the kernels fusion made (minitf-only)."""
         return codegen.source_of(self.optimized_graph, compiled)

@@ -160,3 +160,9 @@ def test_the_generated_code_runs_the_optimised_graph_and_replays_the_traced_one_
         y = f(x)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 * np.cos(x.numpy()), rtol=1e-6)
     np.testing.assert_allclose(y.numpy(), 2 * np.sin(x.numpy()), rtol=1e-6)
+
+
+def test_numpy_scalars_in_attributes_become_globals_not_source_text() -> None:
+    x = tf.constant([1.0, 2.0], dtype=tf.float64)
+    padded = tf.function(lambda x: tf.pad(x, [[1, 1]]))(x)
+    np.testing.assert_array_equal(padded.numpy(), [0.0, 1.0, 2.0, 0.0])

@@ -85,9 +85,10 @@ DTYPE_NAMES = {d.name: d for d in dtypes.ALL}
 
 def literal(value: Any) -> str | None:
     """Python source for `value` when it is a plain literal that reads back equal, else None."""
-    if value is None or isinstance(value, bool | int | str | bytes):
+    kind = type(value)  # exact types: NumPy's float64 is a float whose repr is "np.float64(...)"
+    if value is None or kind in (bool, int, str, bytes):
         return repr(value)
-    if isinstance(value, float):
+    if kind is float:
         return repr(value) if math.isfinite(value) else None
     if isinstance(value, dtypes.DType) and value.name in DTYPE_NAMES:
         return value.name

@@ -76,6 +76,21 @@ from minitf.ops.array_ops import (
     zeros,
     zeros_like,
 )
+from minitf.ops.indexing_ops import (
+    gather_nd,
+    meshgrid,
+    repeat,
+    roll,
+    scatter_nd,
+    slice,
+    strided_slice,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    unravel_index,
+)
 from minitf.ops.linalg_ops import matmul, norm, tensordot
 from minitf.ops.math_ops import (
     abs,

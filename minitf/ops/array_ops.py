@@ -668,10 +668,12 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     """Pick slices of `params` along `axis` at the given indices (out-of-range indices are an error)."""
     p = convert_to_tensor(params)
     i = convert_to_tensor(indices)
-    axis = 0 if axis is None else axis
+    batch_dims = int(getattr(batch_dims, "_value", batch_dims))
+    axis = batch_dims if axis is None else axis
     axis = _normalise_axis(axis, builtins.max(p.shape.rank or 0, 1), "GatherV2")
     if batch_dims:
-        raise NotImplementedError("gather with batch_dims is not part of this engine; loop over the batch instead.")
+        from minitf.ops.indexing_ops import gather_batched
+        return gather_batched(p, i, axis, batch_dims)
     return bind(GatherV2, p, i, axis=axis, batch_dims=0)
 
 

@@ -1,0 +1,92 @@
+"""Gradients of the indexing, scattering, sorting and linear-algebra additions, checked as test_tape_ops checks
+the core ops: against TensorFlow for a random cotangent, against central differences in float64, and the
+second derivative through nested tapes against TensorFlow."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tape_compare import ENGINES, assert_alike
+from test_tape_ops import Case, _float64, _rng, cotangents_for, draw_inputs, first_order, forward_value, second_order
+
+pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
+
+minitf = ENGINES["minitf"]
+real_tf = ENGINES["tensorflow"]
+
+ROWS = np.array([[0], [2]], np.int32)
+CELLS = np.array([[0, 1], [2, 3], [0, 1]], np.int32)
+
+
+def _indexing_cases() -> list[Case]:
+    return [
+        Case("slice[3,4]", lambda tf, x: tf.slice(x, [1, 0], [2, -1]), ((3, 4),)),
+        Case("strided_slice[4,3]masks", lambda tf, x: tf.strided_slice(x, [3, 0], [0, 3], [-2, 1], end_mask=1),
+             ((4, 3),)),
+        Case("gather[2,3,4]batch_dims=1,axis=2",
+             lambda tf, x: tf.gather(x, [[0, 1, 1], [3, 3, 0]], batch_dims=1, axis=2), ((2, 3, 4),)),
+        Case("gather[2,3]batch_dims=1", lambda tf, x: tf.gather(x, [[2, 2], [0, 1]], batch_dims=1), ((2, 3),)),
+        Case("gather_nd[3,4]cells", lambda tf, x: tf.gather_nd(x, CELLS), ((3, 4),)),
+        Case("gather_nd[3,4]rows", lambda tf, x: tf.gather_nd(x, ROWS), ((3, 4),)),
+        Case("gather_nd[2,3,4]batch_dims=1", lambda tf, x: tf.gather_nd(x, [[[0, 1]], [[2, 3]]], batch_dims=1),
+             ((2, 3, 4),)),
+        Case("scatter_nd[2,4]->[3,4]", lambda tf, u: tf.scatter_nd(ROWS, u, [3, 4]), ((2, 4),)),
+        Case("tensor_scatter_nd_update", lambda tf, x, u: tf.tensor_scatter_nd_update(x, CELLS[:2], u),
+             ((3, 4), (2,))),
+        Case("tensor_scatter_nd_add", lambda tf, x, u: tf.tensor_scatter_nd_add(x, CELLS, u), ((3, 4), (3,))),
+        Case("tensor_scatter_nd_sub", lambda tf, x, u: tf.tensor_scatter_nd_sub(x, ROWS, u), ((3, 4), (2, 4))),
+        Case("tensor_scatter_nd_min", lambda tf, x, u: tf.tensor_scatter_nd_min(x, ROWS, u), ((3, 4), (2, 4))),
+        Case("tensor_scatter_nd_max", lambda tf, x, u: tf.tensor_scatter_nd_max(x, CELLS[:2], u), ((3, 4), (2,))),
+        Case("roll[2,3]", lambda tf, x: tf.roll(x, [1, -1], [0, 1]), ((2, 3),)),
+        Case("repeat[2,3]axis=1", lambda tf, x: tf.repeat(x, [2, 0, 1], axis=1), ((2, 3),)),
+        Case("repeat[2,2]flat", lambda tf, x: tf.repeat(x, 2), ((2, 2),)),
+        Case("meshgrid", lambda tf, a, b: tf.meshgrid(a, b), ((3,), (2,))),
+    ]
+
+
+CASES = _indexing_cases()
+BY_NAME = {c.name: c for c in CASES}
+assert len(BY_NAME) == len(CASES), "case names must be unique"
+
+
+@pytest.mark.parametrize("name", list(BY_NAME))
+def test_gradient_matches_tensorflow_for_a_random_cotangent(name: str) -> None:
+    case = BY_NAME[name]
+    arrays = draw_inputs(case, case.dtype)
+    outputs = case.fn(real_tf, *[real_tf.constant(a) for a in arrays])
+    cotangent = cotangents_for(case, outputs, lambda t: t.dtype.name)
+    expected = first_order(real_tf, case, arrays, cotangent)
+    actual = first_order(minitf, case, arrays, cotangent)
+    tolerance = case.tf_rtol if case.dtype == "float32" else 1e-10
+    assert_alike(actual, expected, name, rtol=tolerance, atol=tolerance, text=False)
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES if c.not_finite_differences is None])
+def test_gradient_matches_central_differences_in_float64(name: str) -> None:
+    case = BY_NAME[name]
+    arrays, cotangent = _float64(case)
+    grads = first_order(minitf, case, arrays, cotangent)
+    eps = case.fd_eps
+    for i, a in enumerate(arrays):
+        numeric = np.zeros(a.shape)
+        for index in np.ndindex(a.shape):
+            plus, minus = [b.copy() for b in arrays], [b.copy() for b in arrays]
+            plus[i][index] += eps
+            minus[i][index] -= eps
+            numeric[index] = (forward_value(case, plus, cotangent) - forward_value(case, minus, cotangent)) / (2 * eps)
+        analytic = np.zeros(a.shape) if grads[i] is None else grads[i].numpy()
+        np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=case.fd_atol,
+                                   err_msg=f"{name}: gradient of input {i}")
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES if c.not_second_order is None])
+def test_second_order_matches_tensorflow(name: str) -> None:
+    case = BY_NAME[name]
+    arrays, cotangent = _float64(case)
+    rng = _rng(name, "direction")
+    directions = [rng.normal(size=a.shape) for a in arrays]
+    expected_first = first_order(real_tf, case, arrays, cotangent)
+    connected = [d for d, g in zip(directions, expected_first) if g is not None]
+    expected = second_order(real_tf, case, arrays, cotangent, connected)
+    actual = second_order(minitf, case, arrays, cotangent, connected)
+    assert_alike(actual, expected, name, rtol=1e-9, atol=1e-10, text=False)

@@ -143,6 +143,8 @@ from minitf.ops.math_ops import (
     truncatemod,
     where,
 )
+from minitf.ops.matrix_ops import einsum
+from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
 from minitf.printing import print_values as print
 from minitf.tape import GradientTape, UnconnectedGradients
 from minitf.tensor import Tensor

@@ -13,3 +13,4 @@ from minitf.ops.nn_ops import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits,
     tanh,
 )
+from minitf.ops.sort_ops import top_k  # noqa: F401

@@ -44,7 +44,28 @@ def _indexing_cases() -> list[Case]:
     ]
 
 
-CASES = _indexing_cases()
+def _sorting_and_matrix_cases() -> list[Case]:
+    return [
+        Case("sort[2,4]", lambda tf, x: tf.sort(x), ((2, 4),)),
+        Case("sort[3,2]axis=0,descending", lambda tf, x: tf.sort(x, axis=0, direction="DESCENDING"), ((3, 2),)),
+        Case("top_k[2,5]k=3", lambda tf, x: tf.math.top_k(x, 3).values, ((2, 5),)),
+        Case("einsum ij,jk->ik", lambda tf, a, b: tf.einsum("ij,jk->ik", a, b), ((2, 3), (3, 2))),
+        Case("einsum ii->i", lambda tf, x: tf.einsum("ii->i", x), ((3, 3),)),
+        Case("einsum ij->", lambda tf, x: tf.einsum("ij->", x), ((2, 3),)),
+        Case("einsum i,j->ij", lambda tf, a, b: tf.einsum("i,j->ij", a, b), ((2,), (3,))),
+        Case("einsum ...ij,...jk->...ik", lambda tf, a, b: tf.einsum("...ij,...jk->...ik", a, b),
+             ((2, 2, 3), (3, 2))),
+        Case("einsum i,ij,j->", lambda tf, a, m, b: tf.einsum("i,ij,j->", a, m, b), ((2,), (2, 3), (3,))),
+        Case("band_part[3,4]", lambda tf, x: tf.linalg.band_part(x, 1, 0), ((3, 4),)),
+        Case("diag[2,3]k=1", lambda tf, x: tf.linalg.diag(x, k=1), ((2, 3),)),
+        Case("diag_part[3,4]k=-1", lambda tf, x: tf.linalg.diag_part(x, k=-1), ((3, 4),)),
+        Case("trace[2,3,3]", lambda tf, x: tf.linalg.trace(x), ((2, 3, 3),)),
+        Case("norm[3,2]ord=2", lambda tf, x: tf.norm(x, ord=2, axis=[0, 1]), ((3, 2),), fd_eps=1e-5, fd_atol=1e-5,
+             not_second_order="the gradient of singular vectors (needed one order up) is not part of this engine"),
+    ]
+
+
+CASES = _indexing_cases() + _sorting_and_matrix_cases()
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"
 

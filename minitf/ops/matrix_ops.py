@@ -1,0 +1,362 @@
+"""Matrices beyond the product: tf.einsum, tf.linalg.band_part, diag, diag_part, and the singular values
+behind `tf.norm(x, ord=2, axis=[-2, -1])`."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, same_dtype
+from minitf.errors import InvalidArgumentError
+from minitf.ops import array_ops
+from minitf.ops import math_ops as m
+from minitf.ops.shapes import broadcast_shapes
+from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
+
+Specs = list[tuple[TensorShape, dtypes.DType]]
+EINSUM_TYPES = dtypes.FLOAT_OR_COMPLEX | {dtypes.int32, dtypes.int64}
+
+
+def _dims(shape: Sequence[Any]) -> str:
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+# ---------------------------------------------------------------------------------------------------
+# einsum
+# ---------------------------------------------------------------------------------------------------
+
+def _explicit(equation: str) -> str:
+    """The equation with its output spelled out: TensorFlow's implicit output is the labels used once, sorted
+    (and, unlike NumPy's, without the ellipsis)."""
+    equation = equation.replace(" ", "")
+    if "->" in equation:
+        return equation
+    labels = [c for c in equation if c.isalpha()]
+    return equation + "->" + "".join(sorted(c for c in set(labels) if labels.count(c) == 1))
+
+
+def _expand(equation: str, ranks: Sequence[int]) -> tuple[list[list[str]], list[str]]:
+    """Input and output label lists with each '...' replaced by explicit labels, aligned from the right."""
+    lhs, rhs = equation.split("->")
+    parts = lhs.split(",")
+    if len(parts) != len(ranks):
+        raise ValueError(f"Expected {len(parts)} inputs but got: {len(ranks)}")
+    spare = [c for c in string.ascii_letters if c not in equation]
+    widest = 0
+    inputs = []
+    for part, rank in zip(parts, ranks):
+        named = len(part.replace("...", ""))
+        width = rank - named if "..." in part else 0
+        if width < 0 or ("..." not in part and named != rank):
+            raise InvalidArgumentError(None, None, f"Expected input {len(inputs)} to have rank {named} but got: "
+                                       f"{rank} [Op:Einsum]\nHint: each input needs one label per dimension "
+                                       f"(or '...' for the leading ones).")
+        widest = max(widest, width)
+        before, _, after = part.partition("...")
+        inputs.append(list(before) + _ellipsis(spare, width) + list(after) if "..." in part else list(part))
+    out_before, dots, out_after = rhs.partition("...")
+    output = list(out_before) + (_ellipsis(spare, widest) if dots else []) + list(out_after)
+    return inputs, output
+
+
+def _ellipsis(spare: list[str], width: int) -> list[str]:
+    """The labels standing for the last `width` broadcast dimensions (shared by every input, right-aligned)."""
+    return spare[len(spare) - width:] if width else []
+
+
+def _einsum_kernel(*operands: np.ndarray, equation: str) -> np.ndarray:
+    inputs, output = _expand(equation, [np.ndim(x) for x in operands])
+    sizes: dict[str, int] = {}
+    for labels, x in zip(inputs, operands):
+        for axis, (label, size) in enumerate(zip(labels, np.shape(x))):
+            known = sizes.setdefault(label, size)
+            if known != size and 1 not in (known, size):
+                raise InvalidArgumentError(None, None, f"Expected dimension {known} at axis {axis} of the input "
+                                           f"shaped {_dims(np.shape(x))} but got dimension {size} [Op:Einsum]\n"
+                                           f"Hint: a label that appears in several inputs must have the same size "
+                                           "everywhere.")
+            sizes[label] = max(known, size)
+    broadcast = [c for labels in inputs for c in labels if c not in output and c not in equation]
+    if broadcast and sizes[broadcast[0]] != 1:
+        raise InvalidArgumentError(None, None, "Output contains broadcasting dimension(s) but no ellipsis (...) was "
+                                   "found in the output subscripts. [Op:Einsum]\nHint: write '...' in the output "
+                                   "too, e.g. '...ij,...jk->...ik'.")
+    spelled = ",".join("".join(labels) for labels in inputs) + "->" + "".join(output)
+    return np.asarray(np.einsum(spelled, *operands))
+
+
+def _einsum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    if any(s.rank is None for s in shapes):
+        return [(TensorShape(None), types[0])]
+    inputs, output = _expand(attrs["equation"], [s.rank for s in shapes])  # type: ignore[misc]
+    sizes: dict[str, TensorShape] = {}
+    for labels, shape in zip(inputs, shapes):
+        for label, size in zip(labels, shape):
+            sizes[label] = broadcast_shapes(sizes.get(label, TensorShape([1])), TensorShape([size]))
+    return [(TensorShape([sizes[c][0] for c in output]), types[0])]
+
+
+def _einsum_grad(c: Any, g: Tensor) -> list:
+    """d out / d operand k is an einsum of the output gradient with the other operands. Labels that only
+    operand k has are spread out with ones; a label repeated inside operand k (a diagonal) with an identity."""
+    operands = list(c.inputs)
+    inputs, output = _expand(c.attrs["equation"], [x.shape.rank for x in operands])
+    used = set("".join("".join(labels) for labels in inputs) + "".join(output))
+    fresh = iter(c for c in string.ascii_letters if c not in used)
+    grads = []
+    for k, x in enumerate(operands):
+        wanted = c.needs[k] if k < len(c.needs) else True
+        if not wanted:
+            grads.append(None)
+            continue
+        terms, tensors = ["".join(output)], [g]
+        for j, other in enumerate(operands):
+            if j != k:
+                terms.append("".join(inputs[j]))
+                tensors.append(other)
+        seen: set[str] = set()
+        target = []
+        elsewhere = set("".join(terms))
+        for label, size in zip(inputs[k], x.shape.as_list()):
+            if label in seen:  # a diagonal: the second occurrence is tied to the first by an identity matrix
+                tied = next(fresh)
+                terms.append(label + tied)
+                tensors.append(array_ops.eye(size, dtype=x.dtype))
+                target.append(tied)
+                continue
+            seen.add(label)
+            if label not in elsewhere:
+                terms.append(label)
+                tensors.append(array_ops.ones([size], dtype=x.dtype))
+            target.append(label)
+        grads.append(einsum(",".join(terms) + "->" + "".join(target), *tensors))
+    return grads
+
+
+def _einsum_check(inputs: Sequence[Tensor], attrs: dict) -> None:
+    same_dtype("Einsum", inputs)
+    if inputs[0].dtype not in EINSUM_TYPES:  # type: ignore[attr-defined]
+        allowed_dtypes("Einsum", EINSUM_TYPES, inputs[0].dtype)  # type: ignore[attr-defined]
+
+
+Einsum = Op("Einsum", _einsum_kernel, check=_einsum_check, shape=_einsum_shape, grad=_einsum_grad)
+
+
+def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
+    """Sum of products named by labels: 'ij,jk->ik' is a matrix product, 'ii->' a trace, 'i,j->ij' an outer
+    product; '...' stands for leading (batch) dimensions."""
+    kwargs.pop("name", None)
+    kwargs.pop("optimize", None)
+    if kwargs:
+        raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name, "
+                        "optimize")
+    tensors = [convert_to_tensor(x) for x in inputs]
+    equation = _explicit(equation)
+    if equation.count("->") != 1 or any(not (ch.isalpha() or ch in ",.->") for ch in equation):
+        raise ValueError(f"Invalid equation: {equation}\nHint: use letters for labels, ',' between inputs and "
+                         "'->' before the output.")
+    return bind(Einsum, *tensors, equation=equation)
+
+
+# ---------------------------------------------------------------------------------------------------
+# band_part
+# ---------------------------------------------------------------------------------------------------
+
+def _band_kernel(x: np.ndarray, num_lower: Any, num_upper: Any) -> np.ndarray:
+    if np.ndim(x) < 2:
+        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: "
+                                   f"{_dims(np.shape(x))} [Op:MatrixBandPart]\nHint: band_part works on matrices "
+                                   "(the last two dimensions).")
+    rows, cols = np.shape(x)[-2:]
+    lower, upper = int(num_lower), int(num_upper)
+    for name, value, limit, what in (("num_lower", lower, rows, "rows"), ("num_upper", upper, cols, "cols")):
+        if value > limit:
+            raise InvalidArgumentError(None, None, f"{name} must be negative or less or equal to number of {what} "
+                                       f"({limit}) got: {value} [Op:MatrixBandPart]\nHint: -1 keeps the whole "
+                                       "triangle.")
+    i = np.arange(rows)[:, None]
+    j = np.arange(cols)[None, :]
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    return np.where(keep, x, np.zeros((), dtype=x.dtype))
+
+
+MatrixBandPart = Op("MatrixBandPart", _band_kernel, shape=lambda s, t, a: [(s[0], t[0])],
+                    grad=lambda c, g: [bind(MatrixBandPart, g, c.inputs[1], c.inputs[2]), None, None])
+
+
+def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Keep `num_lower` diagonals below the main one and `num_upper` above it (-1: all); zero the rest."""
+    x = convert_to_tensor(input)
+    lower = convert_to_tensor(num_lower, dtype_hint=dtypes.int64)
+    upper = convert_to_tensor(num_upper, dtype=lower.dtype) if not isinstance(num_upper, Tensor) else num_upper
+    return bind(MatrixBandPart, x, lower, upper)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------------
+# diag and diag_part (one diagonal, offset k)
+# ---------------------------------------------------------------------------------------------------
+
+def _diagonal_positions(rows: int, cols: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    length = max(0, min(rows - max(-k, 0), cols - max(k, 0)))
+    start = np.arange(length)
+    return start + max(-k, 0), start + max(k, 0)
+
+
+def _diag_kernel(diagonal: np.ndarray, k: int, num_rows: int, num_cols: int, padding_value: Any) -> np.ndarray:
+    if np.ndim(diagonal) < 1:
+        raise InvalidArgumentError(None, None, f"diagonal must be at least 1-dim, received shape: "
+                                   f"{_dims(np.shape(diagonal))} [Op:MatrixDiagV3]\nHint: pass the diagonal's "
+                                   "entries as a vector, e.g. tf.linalg.diag([x]).")
+    n = np.shape(diagonal)[-1]
+    rows, cols = _diag_size(n, k, num_rows, num_cols)
+    out = np.full(np.shape(diagonal)[:-1] + (rows, cols), padding_value, dtype=diagonal.dtype)
+    r, c = _diagonal_positions(rows, cols, k)
+    out[..., r, c] = diagonal[..., :len(r)]
+    return out
+
+
+def _diag_size(n: int, k: int, num_rows: int, num_cols: int) -> tuple[int, int]:
+    """TensorFlow's rule: the smallest matrix that holds the diagonal, unless num_rows / num_cols say more."""
+    least_rows, least_cols = n + max(-k, 0), n + max(k, 0)
+    if num_rows == -1 and num_cols == -1:
+        side = max(least_rows, least_cols)
+        return side, side
+    rows = least_rows if num_rows == -1 else num_rows
+    cols = least_cols if num_cols == -1 else num_cols
+    if rows != least_rows and cols != least_cols:
+        raise InvalidArgumentError(None, None, f"The number of diagonal elements should match either num_rows or "
+                                   f"num_cols. [Op:MatrixDiagV3]\nHint: a diagonal of {n} entries at offset {k} "
+                                   f"needs {least_rows} rows or {least_cols} columns.")
+    return rows, cols
+
+
+def _diag_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    s = shapes[0]
+    if s.rank is None or s[-1] is None:
+        return [(TensorShape(None) if s.rank is None else TensorShape(s.as_list()[:-1] + [None, None]), types[0])]
+    rows, cols = _diag_size(s[-1], attrs["k"], attrs["num_rows"], attrs["num_cols"])
+    return [(TensorShape(s.as_list()[:-1] + [rows, cols]), types[0])]
+
+
+def _diag_part_kernel(x: np.ndarray, k: int, padding_value: Any) -> np.ndarray:
+    if np.ndim(x) < 2:
+        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: {_dims(np.shape(x))} "
+                                   "[Op:MatrixDiagPartV3]\nHint: diag_part reads the diagonal of matrices; for a "
+                                   "vector, tf.linalg.diag builds the matrix.")
+    rows, cols = np.shape(x)[-2:]
+    if not -rows < k < cols and not (rows == 0 or cols == 0):
+        raise InvalidArgumentError(None, None, f"diag_index is out of bounds: k = {k} for a {rows}x{cols} matrix "
+                                   "[Op:MatrixDiagPartV3]")
+    r, c = _diagonal_positions(rows, cols, k)
+    return np.array(x[..., r, c], copy=True)
+
+
+def _diag_part_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    s = shapes[0]
+    if s.rank is None:
+        return [(TensorShape(None), types[0])]
+    rows, cols = s[-2], s[-1]
+    k = attrs["k"]
+    length = None if rows is None or cols is None else max(0, min(rows - max(-k, 0), cols - max(k, 0)))
+    return [(TensorShape(s.as_list()[:-2] + [length]), types[0])]
+
+
+def _diag_grad(c: Any, g: Tensor) -> list:
+    return [bind(MatrixDiagPartV3, g, k=c.attrs["k"], padding_value=np.zeros((), dtype=g.dtype._np))]  # type: ignore
+
+
+def _diag_part_grad(c: Any, g: Tensor) -> list:
+    rows, cols = c.x.shape[-2], c.x.shape[-1]
+    return [bind(MatrixDiagV3, g, k=c.attrs["k"], num_rows=rows, num_cols=cols,
+                 padding_value=np.zeros((), dtype=g.dtype._np))]  # type: ignore[attr-defined]
+
+
+MatrixDiagV3 = Op("MatrixDiagV3", _diag_kernel, shape=_diag_shape, grad=_diag_grad)
+MatrixDiagPartV3 = Op("MatrixDiagPartV3", _diag_part_kernel, shape=_diag_part_shape, grad=_diag_part_grad)
+
+
+def _offset(k: Any) -> int:
+    value = np.asarray(getattr(k, "_value", k))
+    if value.ndim != 0:
+        raise NotImplementedError("Only a single diagonal (an integer k) is supported in this engine; for a band "
+                                  "of diagonals, call tf.linalg.diag once per diagonal.")
+    return int(value)
+
+
+def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_cols: int = -1,
+         padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
+    """A (batch of) matrix with `diagonal` on its k-th diagonal and `padding_value` elsewhere."""
+    d = convert_to_tensor(diagonal)
+    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(d.dtype._np)[()]  # type: ignore
+    return bind(MatrixDiagV3, d, k=_offset(k), num_rows=int(num_rows), num_cols=int(num_cols), padding_value=pad)
+
+
+def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002
+              align: str = "RIGHT_LEFT") -> Tensor:
+    """The k-th diagonal of each matrix in the last two dimensions."""
+    x = convert_to_tensor(input)
+    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)[()]  # type: ignore
+    return bind(MatrixDiagPartV3, x, k=_offset(k), padding_value=pad)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Singular values (for the matrix 2-norm)
+# ---------------------------------------------------------------------------------------------------
+
+def _svd_kernel(x: np.ndarray, compute_uv: bool, full_matrices: bool) -> tuple[np.ndarray, ...]:
+    if np.ndim(x) < 2:
+        raise InvalidArgumentError(None, None, f"input must have rank >= 2, got {np.ndim(x)} [Op:Svd]")
+    if not compute_uv:
+        s = np.linalg.svd(x, compute_uv=False)
+        empty = np.zeros((0,), dtype=x.dtype)
+        return s.astype(np.abs(x).dtype), empty, empty
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    return s.astype(np.abs(x).dtype), u.astype(x.dtype), np.swapaxes(vh, -1, -2).conj().astype(x.dtype)
+
+
+def _svd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    s = shapes[0]
+    real = dtypes.float32 if types[0] is dtypes.complex64 else (
+        dtypes.float64 if types[0] is dtypes.complex128 else types[0])
+    if s.rank is None:
+        return [(TensorShape(None), real), (TensorShape(None), types[0]), (TensorShape(None), types[0])]
+    batch, rows, cols = s.as_list()[:-2], s[-2], s[-1]
+    p = None if rows is None or cols is None else min(rows, cols)
+    if not attrs["compute_uv"]:
+        return [(TensorShape(batch + [p]), real), (TensorShape([0]), types[0]), (TensorShape([0]), types[0])]
+    u_cols, v_cols = (rows, cols) if attrs["full_matrices"] else (p, p)
+    return [(TensorShape(batch + [p]), real), (TensorShape(batch + [rows, u_cols]), types[0]),
+            (TensorShape(batch + [cols, v_cols]), types[0])]
+
+
+def _svd_grad(c: Any, grads: list) -> list:
+    """d s = u^H dA v on the diagonal, so the singular values' gradient is u diag(g_s) v^H."""
+    g_s, g_u, g_v = grads
+    if g_u is not None or g_v is not None:
+        raise NotImplementedError("Gradients through singular vectors are not part of this engine; only the "
+                                  "singular values (tf.norm with ord=2) are differentiable.")
+    _, u, v = bind(Svd, c.x, compute_uv=True, full_matrices=False)
+    weighted = u * array_ops.expand_dims(m.cast(g_s, u.dtype), -2)  # type: ignore[attr-defined]
+    from minitf.ops.linalg_ops import matmul
+    return [matmul(weighted, v, adjoint_b=True)]
+
+
+Svd = Op("Svd", _svd_kernel, shape=_svd_shape, grad=_svd_grad, num_outputs=3,
+         check=lambda i, a: allowed_dtypes("Svd", dtypes.FLOAT_OR_COMPLEX, i[0].dtype))  # type: ignore
+
+
+def matrix_two_norm(x: Tensor, axis: tuple[int, int], keepdims: bool) -> Tensor:
+    """The largest singular value of the matrices in `axis`, composed as TensorFlow composes it."""
+    rank = x.shape.rank or 0
+    pair = [a % rank for a in axis]
+    perm_before = [i for i in range(rank) if i not in pair] + pair
+    perm_after = [perm_before.index(i) for i in range(rank)]
+    singular, _, _ = bind(Svd, array_ops.transpose(x, perm_before), compute_uv=False, full_matrices=False)
+    largest = array_ops.expand_dims(m.reduce_max(m.abs(singular), axis=-1, keepdims=True), -1)
+    result = array_ops.transpose(largest, perm_after)
+    return result if keepdims else array_ops.squeeze(result, pair)

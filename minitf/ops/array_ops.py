@@ -799,6 +799,12 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         return boolean_mask(x, key[0])
     if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype == np.bool_:
         return boolean_mask(x, key[0])
+    spec, dynamic = slice_spec(key)
+    return bind(StridedSlice, x, *dynamic, spec=spec)
+
+
+def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
+    """The StridedSlice spec of an index tuple, and the symbolic tensors it refers to as ("input", k)."""
     spec: list[Any] = []
     dynamic: list[Tensor] = []
 
@@ -827,4 +833,4 @@ def getitem(x: Tensor, key: Any) -> Tensor:
                                        "Hint: to pick several positions use tf.gather(x, indices).")
         else:
             spec.append(part(item))
-    return bind(StridedSlice, x, *dynamic, spec=tuple(spec))
+    return tuple(spec), dynamic

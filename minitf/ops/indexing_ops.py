@@ -555,3 +555,41 @@ def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
         outputs.append(array_ops.reshape(v, shape))
     ones = array_ops.ones(sizes, dtype=vectors[0].dtype)  # type: ignore[attr-defined]
     return [o * ones for o in outputs]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Writing into a slice: `variable[key].assign(value)` computes the new value with this op
+# ---------------------------------------------------------------------------------------------------
+
+def _slice_update_kernel(x: np.ndarray, value: np.ndarray, *dynamic: Any, spec: tuple) -> np.ndarray:
+    index = array_ops._resolve(spec, dynamic)
+    array_ops._check_bounds(x, index)
+    out = np.array(x, copy=True)
+    target = np.shape(out[index])
+    try:
+        np.broadcast_to(value, target)
+    except ValueError:
+        raise InvalidArgumentError(None, None, f"Cannot broadcast input shape {_dims(np.shape(value))} into final "
+                                   f"shape {_dims(target)} [Op:ResourceStridedSliceAssign] name: strided_slice/"
+                                   f"_assign\nHint: the assigned value must fit the slice {_dims(target)} (or "
+                                   "broadcast to it).") from None
+    out[index] = value
+    return out
+
+
+def _slice_update_grad(c: Any, g: Tensor) -> list:
+    """The old entries of the slice are overwritten (no gradient); the value's gradient is the slice of g."""
+    x, value, *dynamic = c.inputs
+    spec = c.attrs["spec"]
+    cleared = bind(TensorStridedSliceUpdate, g, array_ops.zeros_like(value), *dynamic, spec=spec)
+    return [cleared, m.unbroadcast(bind(array_ops.StridedSlice, g, *dynamic, spec=spec), value)] + [None] * len(dynamic)
+
+
+TensorStridedSliceUpdate = Op("TensorStridedSliceUpdate", _slice_update_kernel, shape=lambda s, t, a: [(s[0], t[0])],
+                              grad=_slice_update_grad)
+
+
+def slice_update(x: Tensor, key: Any, value: Tensor) -> Tensor:
+    """`x` with `x[key]` replaced by `value` (broadcast), as a new tensor."""
+    spec, dynamic = array_ops.slice_spec(key if isinstance(key, tuple) else (key,))
+    return bind(TensorStridedSliceUpdate, x, value, *dynamic, spec=spec)

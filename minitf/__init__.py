@@ -8,7 +8,7 @@
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
 """
 
-from minitf import dtypes, errors, linalg, math, nest, nn, random
+from minitf import debugging, dtypes, errors, linalg, math, nest, nn, random
 from minitf import logs as _logs
 from minitf.core import convert_to_tensor
 from minitf.dtypes import (
@@ -76,6 +76,7 @@ from minitf.ops.array_ops import (
     zeros,
     zeros_like,
 )
+from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
 from minitf.ops.indexing_ops import (
     gather_nd,
     meshgrid,
@@ -91,6 +92,7 @@ from minitf.ops.indexing_ops import (
     tensor_scatter_nd_update,
     unravel_index,
 )
+from minitf.ops.init_ops import constant_initializer, random_normal_initializer, zeros_initializer
 from minitf.ops.linalg_ops import matmul, norm, tensordot
 from minitf.ops.math_ops import (
     abs,

@@ -13,4 +13,5 @@ from minitf.ops.nn_ops import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits,
     tanh,
 )
+from minitf.ops.nn_training_ops import dropout, sigmoid_cross_entropy_with_logits  # noqa: F401
 from minitf.ops.sort_ops import top_k  # noqa: F401

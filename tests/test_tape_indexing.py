@@ -65,7 +65,21 @@ def _sorting_and_matrix_cases() -> list[Case]:
     ]
 
 
-CASES = _indexing_cases() + _sorting_and_matrix_cases()
+def _everyday_cases() -> list[Case]:
+    return [
+        Case("ensure_shape", lambda tf, x: tf.ensure_shape(x, [None, 3]) * x, ((2, 3),)),
+        Case("check_numerics", lambda tf, x: tf.debugging.check_numerics(x * x, "finite"), ((2, 3),)),
+        Case("polyval", lambda tf, a, x: tf.math.polyval([a, 2.0 * a, x], x), ((3,), (3,))),
+        Case("segment_sum", lambda tf, x: tf.math.segment_sum(x, [0, 0, 2]), ((3, 2),)),
+        Case("unsorted_segment_sum", lambda tf, x: tf.math.unsorted_segment_sum(x, [[1, -1], [0, 1]], 3),
+             ((2, 2, 3),)),
+        Case("sigmoid_cross_entropy_with_logits",
+             lambda tf, z, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.sigmoid(z), logits=x),
+             ((2, 3), (2, 3))),
+    ]
+
+
+CASES = _indexing_cases() + _sorting_and_matrix_cases() + _everyday_cases()
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"
 

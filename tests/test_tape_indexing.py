@@ -79,7 +79,18 @@ def _everyday_cases() -> list[Case]:
     ]
 
 
-CASES = _indexing_cases() + _sorting_and_matrix_cases() + _everyday_cases()
+def _conv_cases() -> list[Case]:
+    return [
+        Case("conv2d same strided", lambda tf, x, f: tf.nn.conv2d(x, f, 2, "SAME"), ((1, 4, 5, 2), (2, 3, 2, 2))),
+        Case("conv2d valid", lambda tf, x, f: tf.nn.conv2d(x, f, 1, "VALID"), ((2, 3, 5, 1), (2, 2, 1, 2))),
+        Case("conv2d explicit", lambda tf, x, f: tf.nn.conv2d(x, f, [1, 2], [[0, 0], [1, 0], [0, 2], [0, 0]]),
+             ((1, 3, 3, 2), (2, 2, 2, 1))),
+        Case("max_pool2d", lambda tf, x: tf.nn.max_pool2d(x, 2, 1, "SAME"), ((1, 3, 4, 2),)),
+        Case("avg_pool2d", lambda tf, x: tf.nn.avg_pool2d(x, [2, 3], 2, "SAME"), ((2, 4, 5, 1),)),
+    ]
+
+
+CASES = _indexing_cases() + _sorting_and_matrix_cases() + _everyday_cases() + _conv_cases()
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"
 

@@ -77,6 +77,7 @@ from minitf.ops.array_ops import (
     zeros_like,
 )
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
+from minitf.ops.graph_gradients import gradients
 from minitf.ops.indexing_ops import (
     gather_nd,
     meshgrid,
@@ -94,6 +95,7 @@ from minitf.ops.indexing_ops import (
 )
 from minitf.ops.init_ops import constant_initializer, random_normal_initializer, zeros_initializer
 from minitf.ops.linalg_ops import matmul, norm, tensordot
+from minitf.ops.map_ops import map_fn, vectorized_map
 from minitf.ops.math_ops import (
     abs,
     add,

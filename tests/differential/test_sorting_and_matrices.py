@@ -87,6 +87,14 @@ WIDE = np.arange(12, dtype=np.float64).reshape(3, 4) ** 1.5
     ("norm ord=2 keepdims", lambda tf: tf.norm(tf.constant(WIDE), ord=2, axis=[-2, -1], keepdims=True)),
     ("norm ord=2 batch axes", lambda tf: tf.norm(tf.reshape(tf.range(24.0), [2, 3, 4]), ord=2, axis=[0, 2])),
     ("norm ord=2 vector", lambda tf: tf.norm(tf.constant(M), ord=2)),
+    ("broadcast_to", lambda tf: tf.broadcast_to([1, 2, 3], [2, 3])),
+    ("broadcast_to tensor shape", lambda tf: tf.broadcast_to(tf.constant([[1.0], [2.0]]), tf.constant([2, 2, 4]))),
+    ("broadcast_to incompatible", lambda tf: tf.broadcast_to([1, 2, 3], [2, 2])),
+    ("solve", lambda tf: tf.linalg.solve(tf.constant(M) + tf.eye(3), [[1.0], [2.0], [3.0]])),
+    ("solve adjoint batch", lambda tf: tf.linalg.solve(tf.eye(2, batch_shape=[2]) * 2.0, tf.ones([2, 2, 3]),
+                                                       adjoint=True)),
+    ("solve singular", lambda tf: tf.linalg.solve(tf.constant(M), [[1.0], [2.0], [3.0]])),
+    ("solve ints", lambda tf: tf.linalg.solve(tf.eye(2, dtype=tf.int32), tf.ones([2, 1], tf.int32))),
 )
 def test_sorting_and_matrices_match_tensorflow(case: Any) -> None:
     same(case)
@@ -103,6 +111,8 @@ def test_sorting_and_matrices_match_tensorflow(case: Any) -> None:
     ("diag", traced(lambda tf, x: tf.linalg.diag(x, k=-1), V)),
     ("diag_part", traced(lambda tf, x: tf.linalg.diag_part(x, k=1), WIDE)),
     ("norm ord=2", traced(lambda tf, x: tf.norm(x, ord=2, axis=[0, 1]), WIDE)),
+    ("broadcast_to", traced(lambda tf, x: tf.broadcast_to(x, [2, 4]), V)),
+    ("solve", traced(lambda tf, a, b: tf.linalg.solve(a, b), M + np.eye(3, dtype=np.float32), M)),
 )
 def test_sorting_and_matrices_inside_tf_function_match_tensorflow(case: Any) -> None:
     same(case)

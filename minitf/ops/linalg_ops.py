@@ -183,7 +183,8 @@ def _solve_grad(c: Any, g: Tensor) -> list:
     return [grad_matrix, grad_rhs]
 
 
-MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), grad=_solve_grad)
+MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), grad=_solve_grad,
+                 shape=lambda s, t, a: [(s[1], t[0])])  # X has the shape of the right-hand side
 
 
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Tensor:

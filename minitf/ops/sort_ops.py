@@ -14,7 +14,7 @@ from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
-from minitf.ops.indexing_ops import _known_values, scatter_nd
+from minitf.ops.indexing_ops import _known_values
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -62,15 +62,22 @@ def _top_k_grad(c: Any, grads: list) -> list:
     g = grads[0]
     if g is None:
         return [None, None]
-    x, indices = c.inputs[0], c.outputs[1]
-    in_shape = array_ops.shape(x)
-    last = array_ops.shape(indices)[-1]
-    rows = array_ops.reshape(indices, array_ops.stack([-1, last]))
-    width = in_shape[-1]
-    starts = array_ops.range(0, array_ops.shape(rows)[0] * width, width)
-    flat = array_ops.reshape(rows + m.cast(array_ops.expand_dims(starts, -1), indices.dtype), [-1, 1])
-    spread = scatter_nd(flat, array_ops.reshape(g, [-1]), array_ops.reshape(m.reduce_prod(in_shape), [1]))
-    return [array_ops.reshape(spread, in_shape), None]
+    return [bind(ScatterLastAxis, g, c.outputs[1], c.inputs[0]), None]
+
+
+def _scatter_last_axis_kernel(g: np.ndarray, indices: np.ndarray, like: np.ndarray) -> np.ndarray:
+    out = np.zeros(np.shape(like), dtype=g.dtype)
+    np.put_along_axis(out, indices.astype(np.int64), g, axis=-1)
+    return out
+
+
+# Gradient helpers of top_k (shapes may be unknown while tracing, so no reshapes): put values back at the
+# positions they were taken from along the last axis, and take them again.
+ScatterLastAxis = Op("ScatterLastAxis", _scatter_last_axis_kernel, shape=lambda s, t, a: [(s[2], t[0])],
+                     grad=lambda c, g: [bind(GatherLastAxis, g, c.inputs[1]), None, None])
+GatherLastAxis = Op("GatherLastAxis", lambda y, indices: np.take_along_axis(y, indices.astype(np.int64), axis=-1),
+                    shape=lambda s, t, a: [(s[1], t[0])],
+                    grad=lambda c, g: [bind(ScatterLastAxis, g, c.inputs[1], c.inputs[0]), None])
 
 
 def _top_k_check(inputs: Sequence[Tensor], attrs: dict) -> None:

@@ -104,3 +104,35 @@ def map_fn_under_a_tape(tf: Any) -> Any:
 @named_examples(("gradients of a variable", variable_gradients), ("map_fn under a tape", map_fn_under_a_tape))
 def test_gradients_of_variables_and_maps_match_tensorflow(case: Any) -> None:
     same(case)
+
+
+def many_new_ops(tf: Any, x: Any) -> Any:
+    """A scalar computed from a [3, 4] matrix through most of the new differentiable ops."""
+    picked = tf.gather_nd(x, [[0, 1], [2, 3]])
+    scattered = tf.tensor_scatter_nd_add(x, [[1, 1]], picked[:1])
+    ordered = tf.sort(scattered, axis=-1)
+    mixed = tf.einsum("ij,kj->ik", ordered, tf.roll(x, 1, 0))
+    image = tf.reshape(mixed, [1, 3, 3, 1])
+    pooled = tf.nn.max_pool2d(tf.nn.conv2d(image, tf.ones([2, 2, 1, 1]), 1, "SAME"), 2, 1, "VALID")
+    summed = tf.math.segment_sum(tf.reshape(pooled, [4]), [0, 0, 1, 1])
+    return tf.reduce_sum(tf.math.top_k(summed, 1).values) + tf.linalg.trace(tf.linalg.band_part(mixed, 0, 1))
+
+
+def tape_around_function(tf: Any) -> Any:
+    x = tf.constant(np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(3, 4) ** 3)
+    f = tf.function(lambda x: many_new_ops(tf, x))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return y, tape.gradient(y, x)
+
+
+def gradients_inside_function(tf: Any) -> Any:
+    x = tf.constant(np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(3, 4) ** 3)
+    return tf.function(lambda x: tf.gradients(many_new_ops(tf, x), x))(x)
+
+
+@named_examples(("tape around a tf.function", tape_around_function),
+                ("tf.gradients inside a tf.function", gradients_inside_function))
+def test_new_ops_differentiate_through_tf_function_like_tensorflow(case: Any) -> None:
+    same(case, rtol=1e-5, atol=1e-5)

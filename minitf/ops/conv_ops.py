@@ -16,6 +16,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, same_dtype
 from minitf.errors import InvalidArgumentError
+from minitf.ops.indexing_ops import at_graph_build
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -177,7 +178,9 @@ def _conv_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     x, f = shapes
     if x.rank is None or f.rank is None:
         return [(TensorShape(None), types[0])]
-    _check_conv_shapes(x.as_list(), f.as_list())
+    at_graph_build(lambda: _check_conv_shapes(x.as_list(), f.as_list()), "Conv2D")
+    if None not in x.as_list()[1:3] + f.as_list()[:2]:
+        at_graph_build(lambda: _geometry(x.as_list(), f.as_list()[:2], attrs), "Conv2D")
     named = attrs["padding"] in ("SAME", "VALID")
     sizes = [None if x[1 + a] is None or f[a] is None else
              max(_axis_geometry(x[1 + a], f[a], attrs["strides"][a], attrs["dilations"][a],
@@ -341,14 +344,20 @@ def _max_pool_grad_grad_kernel(x: np.ndarray, y: np.ndarray, gg: np.ndarray, **a
     return padded.reshape(-1)[where]
 
 
-def _pool_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
-    x = shapes[0]
-    if x.rank != 4:
-        return [(TensorShape(None), types[0])]
-    sizes = [None if x[1 + a] is None else
-             max(_axis_geometry(x[1 + a], attrs["ksize"][a], attrs["strides"][a], 1, attrs["padding"])[0], 0)
-             for a in (0, 1)]
-    return [(TensorShape([x[0], *sizes, x[3]]), types[0])]
+def _pool_shape(name: str) -> Any:
+    def rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+        x = shapes[0]
+        if x.rank is not None and x.rank != 4:
+            at_graph_build(lambda: _check_pool_input(np.zeros([0] * x.rank), name), name)  # type: ignore[operator]
+        if x.rank != 4:
+            return [(TensorShape(None), types[0])]
+        if None not in x.as_list()[1:3]:
+            at_graph_build(lambda: _geometry(x.as_list(), attrs["ksize"], attrs, name), name)
+        sizes = [None if x[1 + a] is None else
+                 max(_axis_geometry(x[1 + a], attrs["ksize"][a], attrs["strides"][a], 1, attrs["padding"])[0], 0)
+                 for a in (0, 1)]
+        return [(TensorShape([x[0], *sizes, x[3]]), types[0])]
+    return rule
 
 
 def _pool_check(name: str, allowed: frozenset) -> Any:
@@ -362,11 +371,11 @@ def _pool_only(attrs: dict) -> dict:
     return {k: attrs[k] for k in ("ksize", "strides", "padding", "dilations")}
 
 
-AvgPool = Op("AvgPool", _avg_pool_kernel, check=_pool_check("AvgPool", AVG_POOL_TYPES), shape=_pool_shape,
+AvgPool = Op("AvgPool", _avg_pool_kernel, check=_pool_check("AvgPool", AVG_POOL_TYPES), shape=_pool_shape("AvgPool"),
              grad=lambda c, g: [bind(AvgPoolGrad, g, input_shape=_static(c.x), **_pool_only(c.attrs))])
 AvgPoolGrad = Op("AvgPoolGrad", _avg_pool_grad_kernel, shape=lambda s, t, a: [(TensorShape(a["input_shape"]), t[0])],
                  grad=lambda c, gg: [bind(AvgPool, gg, **_pool_only(c.attrs))])
-MaxPool = Op("MaxPool", _max_pool_kernel, check=_pool_check("MaxPool", MAX_POOL_TYPES), shape=_pool_shape,
+MaxPool = Op("MaxPool", _max_pool_kernel, check=_pool_check("MaxPool", MAX_POOL_TYPES), shape=_pool_shape("MaxPool"),
              grad=lambda c, g: [bind(MaxPoolGrad, c.x, c.out, g, **c.attrs)])
 MaxPoolGrad = Op("MaxPoolGrad", _max_pool_grad_kernel, shape=lambda s, t, a: [(s[0], t[2])],
                  grad=lambda c, gg: [None, None, bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])

@@ -9,7 +9,7 @@ from the primitives' rules.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,15 @@ def _known_values(t: Tensor) -> list[int] | None:
     if value is None:
         return None
     return [int(v) for v in np.ravel(value)]
+
+
+def at_graph_build(check: Callable[[], Any], op_name: str) -> None:
+    """Run a check that needs only static shapes while a graph is built: TensorFlow's shape inference reports
+    such mistakes as ValueError then, before anything runs."""
+    try:
+        check()
+    except InvalidArgumentError as exc:
+        raise ValueError(exc.message.replace("[Op:", f"for '{{{{node {op_name}}}}}' [Op:", 1)) from None
 
 
 def _index_tensor(value: Any, name: str = "indices") -> Tensor:
@@ -77,6 +86,9 @@ def _slice_kernel(x: np.ndarray, begin: np.ndarray, size: np.ndarray, known_size
 
 
 def _slice_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    x, begin, size = shapes
+    if x.rank is not None and begin.rank == 1 and size.rank == 1 and x.rank not in (begin[0], size[0]):
+        at_graph_build(lambda: _slice_bounds(x.as_list(), np.zeros(begin[0]), np.zeros(size[0])), "Slice")
     known = attrs["known_size"]
     if known is not None:
         return [(TensorShape(known), types[0])]
@@ -178,18 +190,18 @@ def _nd_positions(indices: np.ndarray, shape: Sequence[int], what: str, op_name:
     return tuple(rows.T)
 
 
-def _check_depth(indices: np.ndarray, rank: int, op_name: str, what: str = "params rank") -> None:
-    if np.ndim(indices) < 1:
+def _check_depth(index_shape: Sequence[int], rank: int, op_name: str, what: str = "params rank") -> None:
+    if len(index_shape) < 1:
         raise InvalidArgumentError(None, None, f"indices must be at least a vector, got a scalar [Op:{op_name}]\n"
                                    "Hint: the last axis of indices holds the coordinates, e.g. [[0, 1]].")
-    if np.shape(indices)[-1] > rank:
+    if index_shape[-1] > rank:
         raise InvalidArgumentError(None, None, f"index innermost dimension length must be <= {what}; saw: "
-                                   f"{np.shape(indices)[-1]} vs. {rank} [Op:{op_name}]\nHint: each index row "
+                                   f"{index_shape[-1]} vs. {rank} [Op:{op_name}]\nHint: each index row "
                                    f"names at most one coordinate per dimension.")
 
 
 def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    _check_depth(indices, np.ndim(params), "GatherNd")
+    _check_depth(np.shape(indices), np.ndim(params), "GatherNd")
     depth = np.shape(indices)[-1]
     rest = np.shape(params)[depth:]
     out_shape = np.shape(indices)[:-1] + rest
@@ -203,8 +215,11 @@ def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
 
 def _gather_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     params, indices = shapes
+    if indices.rank == 0:
+        at_graph_build(lambda: _check_depth([], 0, "GatherNd"), "GatherNd")
     if indices.rank is None or params.rank is None or indices[-1] is None:
         return [(TensorShape(None), types[0])]
+    at_graph_build(lambda: _check_depth(indices.as_list(), params.rank, "GatherNd"), "GatherNd")
     return [(TensorShape(indices.as_list()[:-1] + params.as_list()[indices[-1]:]), types[0])]
 
 
@@ -288,11 +303,12 @@ def gather_batched(params: Tensor, indices: Tensor, axis: int, batch_dims: int) 
 # tf.scatter_nd and tf.tensor_scatter_nd_*
 # ---------------------------------------------------------------------------------------------------
 
-def _check_updates(indices: np.ndarray, updates: np.ndarray, shape: Sequence[int], op_name: str) -> None:
-    depth = np.shape(indices)[-1]
-    expected = tuple(np.shape(indices)[:-1]) + tuple(shape[depth:])
-    if tuple(np.shape(updates)) != expected:
-        raise InvalidArgumentError(None, None, f"Dimensions of updates {_dims(np.shape(updates))} must equal "
+def _check_updates(index_shape: Sequence[int], update_shape: Sequence[int], shape: Sequence[int],
+                   op_name: str) -> None:
+    depth = index_shape[-1]
+    expected = tuple(index_shape[:-1]) + tuple(shape[depth:])
+    if tuple(update_shape) != expected:
+        raise InvalidArgumentError(None, None, f"Dimensions of updates {_dims(update_shape)} must equal "
                                    f"indices.shape[:-1] + shape[indices.shape[-1]:] = {_dims(expected)} "
                                    f"[Op:{op_name}]\nHint: one update per index row, shaped like the slice it "
                                    "replaces.")
@@ -300,8 +316,8 @@ def _check_updates(indices: np.ndarray, updates: np.ndarray, shape: Sequence[int
 
 def _place(out: np.ndarray, indices: np.ndarray, updates: np.ndarray, how: str, op_name: str) -> np.ndarray:
     """Combine `updates` into `out` (in place) at the rows of `indices`: TensorFlow's scatter kernels."""
-    _check_depth(indices, np.ndim(out), op_name, "rank of the shape")
-    _check_updates(indices, updates, np.shape(out), op_name)
+    _check_depth(np.shape(indices), np.ndim(out), op_name, "rank of the shape")
+    _check_updates(np.shape(indices), np.shape(updates), np.shape(out), op_name)
     if np.size(updates) == 0:
         return out
     depth = np.shape(indices)[-1]
@@ -402,9 +418,21 @@ def _min_max_grad(c: Any, g: Tensor) -> list:
     return [g * x_won / winners, None, bind(GatherNd, g / winners, indices) * y_won]
 
 
+def _tensor_scatter_shape(name: str) -> Any:
+    def rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+        tensor, indices, updates = shapes
+        if tensor.is_fully_defined() and indices.is_fully_defined() and updates.is_fully_defined():
+            def check() -> None:
+                _check_depth(indices.as_list(), tensor.rank, name, "rank of the shape")  # type: ignore[arg-type]
+                _check_updates(indices.as_list(), updates.as_list(), tensor.as_list(), name)  # type: ignore[arg-type]
+            at_graph_build(check, name)
+        return [(tensor, types[0])]
+    return rule
+
+
 def _tensor_scatter_op(name: str, how: str, grad: Any) -> Op:
     return Op(name, _tensor_scatter_kernel(how, name), check=_tensor_scatter_check(name),
-              shape=lambda s, t, a: [(s[0], t[0])], grad=grad)
+              shape=_tensor_scatter_shape(name), grad=grad)
 
 
 TensorScatterUpdate = _tensor_scatter_op("TensorScatterUpdate", "update", _update_grad)

@@ -14,6 +14,7 @@ from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, same_dtype
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
+from minitf.ops.indexing_ops import at_graph_build
 from minitf.ops.shapes import broadcast_shapes
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -260,8 +261,12 @@ def _diag_part_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
     s = shapes[0]
     if s.rank is None:
         return [(TensorShape(None), types[0])]
-    rows, cols = s[-2], s[-1]
     k = attrs["k"]
+    if s.rank < 2 or (s[-2] is not None and s[-1] is not None):
+        dims = [0] * (s.rank - 2) + s.as_list()[-2:] if s.rank >= 2 else [0] * s.rank
+        stand_in = np.broadcast_to(np.float32(0), dims)  # a view: nothing allocated
+        at_graph_build(lambda: _diag_part_kernel(stand_in, k, 0), "MatrixDiagPartV3")
+    rows, cols = s[-2], s[-1]
     length = None if rows is None or cols is None else max(0, min(rows - max(-k, 0), cols - max(k, 0)))
     return [(TensorShape(s.as_list()[:-2] + [length]), types[0])]
 

@@ -14,7 +14,7 @@ from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
-from minitf.ops.indexing_ops import _known_values
+from minitf.ops.indexing_ops import _known_values, at_graph_build
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -52,8 +52,13 @@ def _top_k_kernel(x: np.ndarray, k: Any, sorted: bool, index_type: dtypes.DType,
 
 
 def _top_k_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
-    x = shapes[0]
-    out = TensorShape(None) if x.rank is None else TensorShape(x.as_list()[:-1] + [attrs["known_k"]])
+    x, k = shapes[0], attrs["known_k"]
+    if x.rank is not None:
+        last = x[-1] if x.rank else None
+        at_graph_build(lambda: _top_k_kernel(np.zeros([0] * x.rank) if last is None or k is None else
+                                             np.zeros([0] * (x.rank - 1) + [last]), k or 0, True, dtypes.int32),
+                       "TopKV2")
+    out = TensorShape(None) if x.rank is None else TensorShape(x.as_list()[:-1] + [k])
     return [(out, types[0]), (out, attrs["index_type"])]
 
 
@@ -173,6 +178,8 @@ def _unique_kernel(x: np.ndarray, out_idx: dtypes.DType) -> tuple[np.ndarray, np
 
 
 def _unique_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    if shapes[0].rank not in (None, 1):
+        at_graph_build(lambda: _unique_kernel(np.zeros([0] * shapes[0].rank), attrs["out_idx"]), "Unique")
     return [(TensorShape([None]), types[0]), (TensorShape([None]) if shapes[0].rank is None else shapes[0],
                                               attrs["out_idx"])]
 

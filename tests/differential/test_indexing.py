@@ -173,3 +173,42 @@ def test_gather_nd_and_tensor_scatter_on_generated_indices_match_tensorflow(data
     repeated = len({tuple(row) for row in index.tolist()}) < len(index)
     if how != "update" or not repeated:  # with repeated rows TensorFlow does not say which update wins
         same(lambda tf: getattr(tf, f"tensor_scatter_nd_{how}")(tf.constant(a), index, updates))
+
+
+def while_tracing(fn: Any) -> Any:
+    """A case: `fn(tf, x)` inside a tf.function on a [3, 4] float32 matrix (shape mistakes surface while the
+    graph is built, as ValueError, or when it runs, as InvalidArgumentError)."""
+    def case(tf: Any) -> Any:
+        return tf.function(lambda x: fn(tf, x))(tf.constant(M, tf.float32))
+    return case
+
+
+@named_examples(
+    ("conv2d depth", while_tracing(lambda tf, x: tf.nn.conv2d(tf.reshape(x, [1, 3, 4, 1]), tf.ones([2, 2, 2, 1]), 1,
+                                                             "VALID"))),
+    ("conv2d negative size", while_tracing(lambda tf, x: tf.nn.conv2d(tf.reshape(x, [1, 3, 4, 1]),
+                                                                      tf.ones([5, 1, 1, 1]), 1, "VALID"))),
+    ("max_pool2d rank", while_tracing(lambda tf, x: tf.nn.max_pool2d(x, 2, 2, "VALID"))),
+    ("gather_nd too deep", while_tracing(lambda tf, x: tf.gather_nd(x, [[0, 1, 2]]))),
+    ("gather_nd out of range", while_tracing(lambda tf, x: tf.gather_nd(x, [[5, 1]]))),
+    ("tensor_scatter_nd_update updates", while_tracing(lambda tf, x: tf.tensor_scatter_nd_update(x, [[0]],
+                                                                                                [1.0, 2.0]))),
+    ("einsum sizes", while_tracing(lambda tf, x: tf.einsum("ij,jk->ik", x, x))),
+    ("slice out of range", while_tracing(lambda tf, x: tf.slice(x, [1, 0], [3, -1]))),
+    ("slice rank", while_tracing(lambda tf, x: tf.slice(x, [1], [1]))),
+    ("ensure_shape", while_tracing(lambda tf, x: tf.ensure_shape(x, [2, 4]))),
+    ("top_k too many", while_tracing(lambda tf, x: tf.math.top_k(x, 5))),
+    ("band_part too wide", while_tracing(lambda tf, x: tf.linalg.band_part(x, 4, 0))),
+    ("diag_part of a vector", while_tracing(lambda tf, x: tf.linalg.diag_part(x[0]))),
+    ("diag_part offset", while_tracing(lambda tf, x: tf.linalg.diag_part(x, k=7))),
+    ("roll axis", while_tracing(lambda tf, x: tf.roll(x, 1, 2))),
+    ("unique of a matrix", while_tracing(lambda tf, x: tf.unique(x))),
+    ("segment_sum ids", while_tracing(lambda tf, x: tf.math.segment_sum(x, [0, 0]))),
+    ("unsorted_segment_sum out of range", while_tracing(lambda tf, x: tf.math.unsorted_segment_sum(x, [0, 5, 0],
+                                                                                                    3))),
+    ("unravel_index", while_tracing(lambda tf, x: tf.unravel_index(15, [3, 4]))),
+    ("scatter_nd out of range", while_tracing(lambda tf, x: tf.scatter_nd([[6]], [1.0], [5]))),
+    ("searchsorted rows", while_tracing(lambda tf, x: tf.searchsorted(x, tf.ones([2, 1])))),
+)
+def test_shape_mistakes_inside_tf_function_raise_like_tensorflow(case: Any) -> None:
+    same(case)

@@ -671,7 +671,9 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     batch_dims = int(getattr(batch_dims, "_value", batch_dims))
     axis = batch_dims if axis is None else axis
     axis = _normalise_axis(axis, builtins.max(p.shape.rank or 0, 1), "GatherV2")
-    if batch_dims:
+    if batch_dims < 0:
+        batch_dims += i.shape.rank or 0
+    if 0 < batch_dims <= axis:  # (TensorFlow ignores a batch_dims beyond the axis: a plain gather then)
         from minitf.ops.indexing_ops import gather_batched
         return gather_batched(p, i, axis, batch_dims)
     return bind(GatherV2, p, i, axis=axis, batch_dims=0)

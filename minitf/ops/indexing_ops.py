@@ -254,6 +254,8 @@ def _check_batch(params: Tensor, indices: Tensor, batch_dims: int, op_name: str)
     p_rank, i_rank = params.shape.rank or 0, indices.shape.rank or 0
     if batch_dims < 0:
         batch_dims += i_rank
+    if op_name == "GatherNd" and batch_dims >= i_rank:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`indices`) = {i_rank}")
     for d in builtins.range(builtins.min(batch_dims, p_rank, i_rank)):
         if params.shape[d] != indices.shape[d]:
             raise InvalidArgumentError(None, None, f"params.shape[{d}]: {params.shape[d]} should be equal to "
@@ -285,8 +287,6 @@ def gather_batched(params: Tensor, indices: Tensor, axis: int, batch_dims: int) 
     """`tf.gather(params, indices, axis=axis, batch_dims=batch_dims)` for batch_dims > 0 (axis normalised)."""
     batch_dims = _check_batch(params, indices, batch_dims, "GatherV2")
     rank = params.shape.rank or 0
-    if axis < batch_dims:
-        raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}).")
     # Bring `axis` right after the batch dimensions, gather there, and move the middle dimensions back.
     middle = list(builtins.range(batch_dims, axis))
     rest = list(builtins.range(axis + 1, rank))
@@ -549,9 +549,7 @@ def repeat(input: Any, repeats: Any, axis: int | None = None, name: str | None =
         counts = counts * length
     if len(counts) != length:
         raise ValueError(f"Dimensions {length} and {len(counts)} are not compatible")
-    if any(c < 0 for c in counts):
-        raise InvalidArgumentError(None, None, "repeats must be non-negative [Op:Repeat]\nHint: a count says how "
-                                   "often each entry appears; 0 drops it.")
+    counts = [builtins.max(c, 0) for c in counts]  # TensorFlow reads a negative count as 0
     if one_count:  # the output's size along `axis` is known while tracing
         positions = array_ops.constant(np.repeat(np.arange(length, dtype=np.int32), counts))
     else:

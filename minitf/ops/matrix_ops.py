@@ -157,6 +157,9 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
         raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name, "
                         "optimize")
     tensors = [convert_to_tensor(x) for x in inputs]
+    expected = equation.split("->")[0].count(",") + 1
+    if expected != len(tensors):
+        raise ValueError(f'Got {len(tensors)} inputs for equation "{equation}", expecting {expected}')
     equation = _explicit(equation)
     if equation.count("->") != 1 or any(not (ch.isalpha() or ch in ",.->") for ch in equation):
         raise ValueError(f"Invalid equation: {equation}\nHint: use letters for labels, ',' between inputs and "

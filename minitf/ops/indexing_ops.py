@@ -143,12 +143,25 @@ def _bit(mask: int, i: int) -> bool:
     return bool(int(mask) >> i & 1)
 
 
+def _entries(value: Any) -> list[Any]:
+    """begin/end as a list of ints or scalar tensors (a tensor traced with a known length is split up), so
+    that values only known when the function runs reach StridedSlice as inputs."""
+    if isinstance(value, Tensor) and getattr(value, "_value", None) is None:
+        length = value.shape[0] if value.shape.rank == 1 else None
+        if length is None:
+            raise ValueError("strided_slice needs begin and end of known length in this engine.")
+        return [value[k] for k in builtins.range(length)]
+    if isinstance(value, list | tuple) and any(isinstance(v, Tensor) and getattr(v, "_value", None) is None
+                                               for v in value):
+        return list(value)
+    return array_ops._static_ints(value, "begin/end")
+
+
 def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0, end_mask: int = 0,
                   ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0, var: Any = None,
                   name: str | None = None) -> Tensor:
     """`x[begin:end:strides]` spelled as TensorFlow's op: bit i of a mask changes what entry i means."""
-    starts = array_ops._static_ints(begin, "begin")
-    stops = array_ops._static_ints(end, "end")
+    starts, stops = _entries(begin), _entries(end)
     steps = [1] * len(starts) if strides is None else array_ops._static_ints(strides, "strides")
     if not len(starts) == len(stops) == len(steps):
         raise InvalidArgumentError(None, None, f"Expected begin, end, and strides to be 1D equal size tensors, but "

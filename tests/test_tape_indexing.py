@@ -60,8 +60,10 @@ def _sorting_and_matrix_cases() -> list[Case]:
         Case("diag[2,3]k=1", lambda tf, x: tf.linalg.diag(x, k=1), ((2, 3),)),
         Case("diag_part[3,4]k=-1", lambda tf, x: tf.linalg.diag_part(x, k=-1), ((3, 4),)),
         Case("trace[2,3,3]", lambda tf, x: tf.linalg.trace(x), ((2, 3, 3),)),
-        Case("norm[3,2]ord=2", lambda tf, x: tf.norm(x, ord=2, axis=[0, 1]), ((3, 2),), fd_eps=1e-5, fd_atol=1e-5,
-             not_second_order="the gradient of singular vectors (needed one order up) is not part of this engine"),
+        Case("norm[3,2]ord=2", lambda tf, x: tf.norm(x, ord=2, axis=[0, 1]), ((3, 2),), fd_eps=1e-5, fd_atol=1e-5),
+        Case("norm[2,3,4]ord=2,axis=[1,2]", lambda tf, x: tf.norm(x, ord=2, axis=[1, 2]), ((2, 3, 4),), fd_eps=1e-5,
+             fd_atol=1e-5),
+        Case("norm[3,3]ord=2", lambda tf, x: tf.norm(x, ord=2, axis=[-2, -1]), ((3, 3),), fd_eps=1e-5, fd_atol=1e-5),
     ]
 
 

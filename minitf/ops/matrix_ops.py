@@ -343,15 +343,48 @@ def _svd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], att
 
 
 def _svd_grad(c: Any, grads: list) -> list:
-    """d s = u^H dA v on the diagonal, so the singular values' gradient is u diag(g_s) v^H."""
-    g_s, g_u, g_v = grads
-    if g_u is not None or g_v is not None:
-        raise NotImplementedError("Gradients through singular vectors are not part of this engine; only the "
-                                  "singular values (tf.norm with ord=2) are differentiable.")
-    _, u, v = bind(Svd, c.x, compute_uv=True, full_matrices=False)
-    weighted = u * array_ops.expand_dims(m.cast(g_s, u.dtype), -2)  # type: ignore[attr-defined]
+    """The gradient of A = U diag(s) V^T (thin SVD, real A) from the gradients of s, U and V.
+
+    With F[i, j] = 1 / (s_j^2 - s_i^2) off the diagonal:
+      dA = U [diag(g_s) + (F o (U^T g_U - g_U^T U)) S + S (F o (V^T g_V - g_V^T V))] V^T
+           + (I - U U^T) g_U S^-1 V^T + U S^-1 g_V^T (I - V V^T)
+    (the last two terms only for rectangular A). Written with minitf ops, so it has a gradient too.
+    """
     from minitf.ops.linalg_ops import matmul
-    return [matmul(weighted, v, adjoint_b=True)]
+    g_s, g_u, g_v = grads
+    if c.x.dtype.is_complex:
+        raise NotImplementedError("The gradient of the SVD of complex matrices is not part of this engine.")
+    if not c.attrs["compute_uv"]:
+        s, u, v = bind(Svd, c.x, compute_uv=True, full_matrices=False)
+    else:
+        s, u, v = c.outputs
+    if g_s is None:
+        g_s = array_ops.zeros_like(s)
+    inner = array_ops.expand_dims(g_s, -1) * array_ops.eye(s.shape[-1], dtype=s.dtype)
+    if g_u is None and g_v is None:
+        return [matmul(matmul(u, inner), v, transpose_b=True)]
+    p = s.shape[-1]
+    diagonal = m.cast(array_ops.eye(p, dtype=dtypes.int32), dtypes.bool)
+    squares = s * s
+    gaps = array_ops.expand_dims(squares, -2) - array_ops.expand_dims(squares, -1)  # s_j^2 - s_i^2
+    gaps = m.where(diagonal, array_ops.ones_like(gaps), gaps)  # (no 1/0 on the diagonal, not even unused)
+    f = m.where(diagonal, array_ops.zeros_like(gaps), 1.0 / gaps)
+    rows, cols = c.x.shape[-2], c.x.shape[-1]
+    if g_u is not None:
+        ut_gu = matmul(u, g_u, transpose_a=True)
+        inner = inner + (f * (ut_gu - matmul(g_u, u, transpose_a=True))) * array_ops.expand_dims(s, -2)
+    if g_v is not None:
+        vt_gv = matmul(v, g_v, transpose_a=True)
+        inner = inner + array_ops.expand_dims(s, -1) * (f * (vt_gv - matmul(g_v, v, transpose_a=True)))
+    grad = matmul(matmul(u, inner), v, transpose_b=True)
+    inverse_s = array_ops.expand_dims(1.0 / s, -2)
+    if g_u is not None and rows > p:
+        outside = g_u - matmul(u, matmul(u, g_u, transpose_a=True))
+        grad = grad + matmul(outside * inverse_s, v, transpose_b=True)
+    if g_v is not None and cols > p:
+        outside = g_v - matmul(v, matmul(v, g_v, transpose_a=True))
+        grad = grad + matmul(u * inverse_s, outside, transpose_b=True)
+    return [grad]
 
 
 Svd = Op("Svd", _svd_kernel, shape=_svd_shape, grad=_svd_grad, num_outputs=3,

@@ -202,8 +202,11 @@ def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = Non
 
 
 # ---------------------------------------------------------------------------------------------------
-# diag and diag_part (one diagonal, offset k)
+# diag and diag_part: one diagonal (k an int) or a band of them (k = (low, high)), stored one per row
 # ---------------------------------------------------------------------------------------------------
+
+ALIGNMENTS = ("LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT")
+
 
 def _diagonal_positions(rows: int, cols: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     length = max(0, min(rows - max(-k, 0), cols - max(k, 0)))
@@ -211,22 +214,29 @@ def _diagonal_positions(rows: int, cols: int, k: int) -> tuple[np.ndarray, np.nd
     return start + max(-k, 0), start + max(k, 0)
 
 
-def _diag_kernel(diagonal: np.ndarray, k: int, num_rows: int, num_cols: int, padding_value: Any) -> np.ndarray:
-    if np.ndim(diagonal) < 1:
-        raise InvalidArgumentError(None, None, f"diagonal must be at least 1-dim, received shape: "
-                                   f"{_dims(np.shape(diagonal))} [Op:MatrixDiagV3]\nHint: pass the diagonal's "
-                                   "entries as a vector, e.g. tf.linalg.diag([x]).")
-    n = np.shape(diagonal)[-1]
-    rows, cols = _diag_size(n, k, num_rows, num_cols)
-    out = np.full(np.shape(diagonal)[:-1] + (rows, cols), padding_value, dtype=diagonal.dtype)
-    r, c = _diagonal_positions(rows, cols, k)
-    out[..., r, c] = diagonal[..., :len(r)]
-    return out
+def _layout(k: tuple[int, int], rows: int, cols: int, align: str) -> tuple[int, list[tuple[int, int, int]]]:
+    """The longest diagonal's length, and for each diagonal d (from k[1] down to k[0]): (d, stored row,
+    offset of its first entry in that row)."""
+    low, high = k
+    lengths = {d: max(0, min(rows - max(-d, 0), cols - max(d, 0))) for d in range(low, high + 1)}
+    longest = max(lengths.values(), default=0)
+    upper, lower = align.split("_")
+    layout = []
+    for row, d in enumerate(range(high, low - 1, -1)):
+        side = upper if d >= 0 else lower
+        layout.append((d, row, longest - lengths[d] if side == "RIGHT" else 0))
+    return longest, layout
 
 
-def _diag_size(n: int, k: int, num_rows: int, num_cols: int) -> tuple[int, int]:
-    """TensorFlow's rule: the smallest matrix that holds the diagonal, unless num_rows / num_cols say more."""
-    least_rows, least_cols = n + max(-k, 0), n + max(k, 0)
+def _check_k(k: tuple[int, int], op_name: str) -> None:
+    if k[0] > k[1]:
+        raise InvalidArgumentError(None, None, f"lower_diag_index must not be larger than upper_diag_index: {k[0]} > "
+                                   f"{k[1]} [Op:{op_name}]\nHint: give k as (lowest, highest) diagonal.")
+
+
+def _diag_size(n: int, k: tuple[int, int], num_rows: int, num_cols: int) -> tuple[int, int]:
+    """TensorFlow's rule: the smallest matrix that holds the diagonals, unless num_rows / num_cols say more."""
+    least_rows, least_cols = n - min(k[1], 0), n + max(k[0], 0)
     if num_rows == -1 and num_cols == -1:
         side = max(least_rows, least_cols)
         return side, side
@@ -234,30 +244,55 @@ def _diag_size(n: int, k: int, num_rows: int, num_cols: int) -> tuple[int, int]:
     cols = least_cols if num_cols == -1 else num_cols
     if rows != least_rows and cols != least_cols:
         raise InvalidArgumentError(None, None, f"The number of diagonal elements should match either num_rows or "
-                                   f"num_cols. [Op:MatrixDiagV3]\nHint: a diagonal of {n} entries at offset {k} "
-                                   f"needs {least_rows} rows or {least_cols} columns.")
+                                   f"num_cols. [Op:MatrixDiagV3]\nHint: diagonals of {n} entries at offsets {k} "
+                                   f"need {least_rows} rows or {least_cols} columns.")
     return rows, cols
 
 
+def _diag_kernel(diagonal: np.ndarray, k: tuple[int, int], num_rows: int, num_cols: int, padding_value: Any,
+                 align: str) -> np.ndarray:
+    _check_k(k, "MatrixDiagV3")
+    single = k[0] == k[1]
+    if np.ndim(diagonal) < (1 if single else 2):
+        raise InvalidArgumentError(None, None, f"diagonal must be at least {1 if single else 2}-dim, received shape: "
+                                   f"{_dims(np.shape(diagonal))} [Op:MatrixDiagV3]\nHint: pass the diagonal's "
+                                   "entries as a vector (one row per diagonal for a band), e.g. tf.linalg.diag([x]).")
+    band = diagonal[..., None, :] if single else diagonal
+    rows, cols = _diag_size(np.shape(band)[-1], k, num_rows, num_cols)
+    out = np.full(np.shape(band)[:-2] + (rows, cols), padding_value, dtype=diagonal.dtype)
+    _, layout = _layout(k, rows, cols, align)
+    for d, row, offset in layout:
+        r, c = _diagonal_positions(rows, cols, d)
+        out[..., r, c] = band[..., row, offset:offset + len(r)]
+    return out
+
+
 def _diag_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
-    s = shapes[0]
-    if s.rank is None or s[-1] is None:
-        return [(TensorShape(None) if s.rank is None else TensorShape(s.as_list()[:-1] + [None, None]), types[0])]
-    rows, cols = _diag_size(s[-1], attrs["k"], attrs["num_rows"], attrs["num_cols"])
-    return [(TensorShape(s.as_list()[:-1] + [rows, cols]), types[0])]
+    s, k = shapes[0], attrs["k"]
+    batch = 1 if k[0] == k[1] else 2
+    if s.rank is None or s.rank < batch or s[-1] is None:
+        return [(TensorShape(None) if s.rank is None else TensorShape(s.as_list()[:-batch] + [None, None]), types[0])]
+    rows, cols = _diag_size(s[-1], k, attrs["num_rows"], attrs["num_cols"])
+    return [(TensorShape(s.as_list()[:-batch] + [rows, cols]), types[0])]
 
 
-def _diag_part_kernel(x: np.ndarray, k: int, padding_value: Any) -> np.ndarray:
+def _diag_part_kernel(x: np.ndarray, k: tuple[int, int], padding_value: Any, align: str) -> np.ndarray:
+    _check_k(k, "MatrixDiagPartV3")
     if np.ndim(x) < 2:
         raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: {_dims(np.shape(x))} "
                                    "[Op:MatrixDiagPartV3]\nHint: diag_part reads the diagonal of matrices; for a "
                                    "vector, tf.linalg.diag builds the matrix.")
     rows, cols = np.shape(x)[-2:]
-    if not -rows < k < cols and not (rows == 0 or cols == 0):
-        raise InvalidArgumentError(None, None, f"diag_index is out of bounds: k = {k} for a {rows}x{cols} matrix "
-                                   "[Op:MatrixDiagPartV3]")
-    r, c = _diagonal_positions(rows, cols, k)
-    return np.array(x[..., r, c], copy=True)
+    for d in k:
+        if not -rows < d < cols and not (rows == 0 or cols == 0):
+            raise InvalidArgumentError(None, None, f"diag_index is out of bounds: k = {d} for a {rows}x{cols} matrix "
+                                       "[Op:MatrixDiagPartV3]\nHint: k must lie in (-rows, cols).")
+    longest, layout = _layout(k, rows, cols, align)
+    band = np.full(np.shape(x)[:-2] + (len(layout), longest), padding_value, dtype=x.dtype)
+    for d, row, offset in layout:
+        r, c = _diagonal_positions(rows, cols, d)
+        band[..., row, offset:offset + len(r)] = x[..., r, c]
+    return band[..., 0, :] if k[0] == k[1] else band
 
 
 def _diag_part_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
@@ -268,48 +303,62 @@ def _diag_part_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
     if s.rank < 2 or (s[-2] is not None and s[-1] is not None):
         dims = [0] * (s.rank - 2) + s.as_list()[-2:] if s.rank >= 2 else [0] * s.rank
         stand_in = np.broadcast_to(np.float32(0), dims)  # a view: nothing allocated
-        at_graph_build(lambda: _diag_part_kernel(stand_in, k, 0), "MatrixDiagPartV3")
+        at_graph_build(lambda: _diag_part_kernel(stand_in, k, 0, attrs["align"]), "MatrixDiagPartV3")
     rows, cols = s[-2], s[-1]
-    length = None if rows is None or cols is None else max(0, min(rows - max(-k, 0), cols - max(k, 0)))
-    return [(TensorShape(s.as_list()[:-2] + [length]), types[0])]
+    longest = None if rows is None or cols is None else _layout(k, rows, cols, attrs["align"])[0]
+    band = [] if k[0] == k[1] else [k[1] - k[0] + 1]
+    return [(TensorShape(s.as_list()[:-2] + band + [longest]), types[0])]
 
 
 def _diag_grad(c: Any, g: Tensor) -> list:
-    return [bind(MatrixDiagPartV3, g, k=c.attrs["k"], padding_value=np.zeros((), dtype=g.dtype._np))]  # type: ignore
+    zero = np.zeros((), dtype=g.dtype._np)  # type: ignore[attr-defined]
+    return [bind(MatrixDiagPartV3, g, k=c.attrs["k"], padding_value=zero, align=c.attrs["align"])]
 
 
 def _diag_part_grad(c: Any, g: Tensor) -> list:
     rows, cols = c.x.shape[-2], c.x.shape[-1]
-    return [bind(MatrixDiagV3, g, k=c.attrs["k"], num_rows=rows, num_cols=cols,
-                 padding_value=np.zeros((), dtype=g.dtype._np))]  # type: ignore[attr-defined]
+    zero = np.zeros((), dtype=g.dtype._np)  # type: ignore[attr-defined]
+    return [bind(MatrixDiagV3, g, k=c.attrs["k"], num_rows=rows, num_cols=cols, padding_value=zero,
+                 align=c.attrs["align"])]
 
 
 MatrixDiagV3 = Op("MatrixDiagV3", _diag_kernel, shape=_diag_shape, grad=_diag_grad)
 MatrixDiagPartV3 = Op("MatrixDiagPartV3", _diag_part_kernel, shape=_diag_part_shape, grad=_diag_part_grad)
 
 
-def _offset(k: Any) -> int:
-    value = np.asarray(getattr(k, "_value", k))
-    if value.ndim != 0:
-        raise NotImplementedError("Only a single diagonal (an integer k) is supported in this engine; for a band "
-                                  "of diagonals, call tf.linalg.diag once per diagonal.")
-    return int(value)
+def _offsets(k: Any, op_name: str) -> tuple[int, int]:
+    values = [int(v) for v in np.ravel(getattr(k, "_value", k))]
+    if len(values) not in (1, 2):
+        raise InvalidArgumentError(None, None, f"diag_index must have only one or two elements, received "
+                                   f"{len(values)} elements. [Op:{op_name}]\nHint: k is one offset, or (low, high).")
+    return (values[0], values[-1])
+
+
+def _alignment(align: str, op_name: str) -> str:
+    if align not in ALIGNMENTS:
+        raise InvalidArgumentError(None, None, f"Value for attr 'align' of \"{align}\" is not in the list of allowed "
+                                   f"values: {', '.join(chr(34) + a + chr(34) for a in ALIGNMENTS)} [Op:{op_name}]")
+    return align
 
 
 def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_cols: int = -1,
          padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
-    """A (batch of) matrix with `diagonal` on its k-th diagonal and `padding_value` elsewhere."""
+    """A (batch of) matrix with `diagonal` on its k-th diagonal (or, with k = (low, high), one row of the input per
+    diagonal from high down to low) and `padding_value` elsewhere."""
     d = convert_to_tensor(diagonal)
     pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(d.dtype._np)[()]  # type: ignore
-    return bind(MatrixDiagV3, d, k=_offset(k), num_rows=int(num_rows), num_cols=int(num_cols), padding_value=pad)
+    return bind(MatrixDiagV3, d, k=_offsets(k, "MatrixDiagV3"), num_rows=int(num_rows), num_cols=int(num_cols),
+                padding_value=pad, align=_alignment(align, "MatrixDiagV3"))
 
 
 def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002
               align: str = "RIGHT_LEFT") -> Tensor:
-    """The k-th diagonal of each matrix in the last two dimensions."""
+    """The k-th diagonal of each matrix in the last two dimensions (or, with k = (low, high), the diagonals from
+    high down to low, one per row, shorter ones padded as `align` says)."""
     x = convert_to_tensor(input)
     pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)[()]  # type: ignore
-    return bind(MatrixDiagPartV3, x, k=_offset(k), padding_value=pad)
+    return bind(MatrixDiagPartV3, x, k=_offsets(k, "MatrixDiagPartV3"), padding_value=pad,
+                align=_alignment(align, "MatrixDiagPartV3"))
 
 
 # ---------------------------------------------------------------------------------------------------

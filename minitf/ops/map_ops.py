@@ -109,9 +109,10 @@ def vectorized_map(fn: Callable[..., Any], elems: Any, fallback_to_while_loop: b
         raise IndexError("list index out of range\nHint: vectorized_map maps over the first dimension; a scalar "
                          "has none.")
     length = flat[0].shape[0]
-    if length is None:
-        raise ValueError("vectorized_map needs the size of the first dimension in this engine; use tf.map_fn with "
-                         "fn_output_signature for tensors of unknown length.")
+    if length is None:  # traced with an unknown length: a loop, with the dtypes fn gives the first slice
+        probe = fn(nest.pack_sequence_as(elems, [array_ops.gather(t, 0) for t in flat]))
+        expected = nest.map_structure(lambda v: convert_to_tensor(v).dtype, probe)  # type: ignore[attr-defined]
+        return _map_in_loop(fn, elems, flat, expected)
     calls = [fn(nest.pack_sequence_as(elems, [t[i] for t in flat])) for i in range(length)]
     if not calls:
         return array_ops.zeros([0], dtype=flat[0].dtype)  # type: ignore[attr-defined]

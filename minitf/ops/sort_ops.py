@@ -53,11 +53,9 @@ def _top_k_kernel(x: np.ndarray, k: Any, sorted: bool, index_type: dtypes.DType,
 
 def _top_k_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     x, k = shapes[0], attrs["known_k"]
-    if x.rank is not None:
-        last = x[-1] if x.rank else None
-        at_graph_build(lambda: _top_k_kernel(np.zeros([0] * x.rank) if last is None or k is None else
-                                             np.zeros([0] * (x.rank - 1) + [last]), k or 0, True, dtypes.int32),
-                       "TopKV2")
+    if x.rank == 0 or (x.rank is not None and x[-1] is not None and k is not None):
+        stand_in = np.broadcast_to(np.float32(0), [0] * (x.rank - 1) + [x[-1]] if x.rank else [])  # a view
+        at_graph_build(lambda: _top_k_kernel(stand_in, k or 0, True, dtypes.int32), "TopKV2")
     out = TensorShape(None) if x.rank is None else TensorShape(x.as_list()[:-1] + [k])
     return [(out, types[0]), (out, attrs["index_type"])]
 

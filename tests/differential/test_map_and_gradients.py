@@ -65,6 +65,8 @@ def gradients_in_function(fn: Any, *values: np.ndarray) -> Any:
     ("map_fn unknown length", unknown_length(lambda tf, x: tf.map_fn(lambda v: v * v, x), V)),
     ("map_fn unknown length rows", unknown_length(lambda tf, x: tf.map_fn(tf.reduce_sum, x), M)),
     ("vectorized_map known length", traced(lambda tf, x: tf.vectorized_map(lambda v: v + 1.0, x), M)),
+    ("vectorized_map unknown length", unknown_length(lambda tf, x: tf.vectorized_map(lambda v: tf.cast(v, tf.int32),
+                                                                                    x), M)),
     ("gradients", gradients_in_function(lambda tf, x: tf.gradients(x * x, x), V)),
     ("gradients of several", gradients_in_function(lambda tf, x, w: tf.gradients(tf.reduce_sum(x * w), [x, w]), V, V)),
     ("gradients unconnected", gradients_in_function(lambda tf, x, w: tf.gradients(x * 2.0, [x, w]), V, V)),

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from harness import examples, named_examples, same
+from harness import named_examples, same
 from hypothesis import given
 from hypothesis import strategies as st
-from test_indexing import traced
+from test_indexing import fewer_examples, traced
 
 IMAGE = np.arange(16.0, dtype=np.float32).reshape(1, 4, 4, 1)
 ONES = np.ones((2, 2, 1, 1), np.float32)
@@ -94,7 +94,7 @@ def convolutions(draw: Any) -> dict:
         "padding": padding, "window": [kh, kw]}
 
 
-@examples
+@fewer_examples
 @given(conv=convolutions())
 def test_conv2d_and_pools_on_generated_inputs_match_tensorflow(conv: dict) -> None:
     same(lambda tf: tf.nn.conv2d(conv["x"], conv["f"], conv["strides"], conv["padding"], dilations=conv["dilations"]),

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from harness import examples, named_examples, same
+from harness import named_examples, same
 from hypothesis import given
 from hypothesis import strategies as st
-from test_indexing import traced
+from test_indexing import fewer_examples, traced
 
 X = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]], np.float32)
 
@@ -141,7 +141,7 @@ def test_everyday_functions_inside_tf_function_match_tensorflow(case: Any) -> No
     same(case)
 
 
-@examples
+@fewer_examples
 @given(ids=st.lists(st.integers(-1, 4), min_size=0, max_size=8), segments=st.integers(0, 5))
 def test_unsorted_segment_sum_and_bincount_on_generated_ids_match_tensorflow(ids: list[int], segments: int) -> None:
     data = np.arange(len(ids), dtype=np.float32) * 1.5 - 2.0

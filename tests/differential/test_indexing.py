@@ -8,9 +8,12 @@ from typing import Any
 
 import numpy as np
 from harness import examples, named_examples, same
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import arrays, shapes
+
+# These files hold many generated tests: half the harness's examples each keeps the whole set quick.
+fewer_examples = settings(examples, max_examples=max(10, examples.max_examples // 2))
 
 M = np.arange(12, dtype=np.int32).reshape(3, 4)
 CUBE = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
@@ -155,7 +158,7 @@ def slices(draw: Any) -> tuple[np.ndarray, list[int], list[int]]:
     return a, begin, size
 
 
-@examples
+@fewer_examples
 @given(data=slices())
 def test_slice_on_generated_bounds_matches_tensorflow(data: tuple[np.ndarray, list[int], list[int]]) -> None:
     a, begin, size = data
@@ -173,7 +176,7 @@ def nd_indices(draw: Any) -> tuple[np.ndarray, np.ndarray]:
     return a, np.array(index, dtype=np.int32).reshape(rows, depth)
 
 
-@examples
+@fewer_examples
 @given(data=nd_indices(), how=st.sampled_from(["update", "add", "sub", "min", "max"]))
 def test_gather_nd_and_tensor_scatter_on_generated_indices_match_tensorflow(data: tuple[np.ndarray, np.ndarray],
                                                                            how: str) -> None:

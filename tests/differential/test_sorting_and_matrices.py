@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, minitf, named_examples, same
+from harness import minitf, named_examples, same
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import arrays, shapes
-from test_indexing import traced
+from test_indexing import fewer_examples, traced
 
 V = np.array([3.0, 1.0, 2.0, 1.0], np.float32)
 M = np.arange(1.0, 10.0, dtype=np.float32).reshape(3, 3)
@@ -135,7 +135,7 @@ def test_sorting_and_matrices_inside_tf_function_match_tensorflow(case: Any) -> 
     same(case)
 
 
-@examples
+@fewer_examples
 @given(a=arrays(st.sampled_from(["float32", "int32", "int64", "float64"]), shapes(min_dims=1, max_side=5),
                 small=True, finite=True),  # where NaN lands in TensorFlow's sort is an accident of its top_k
        axis=st.integers(-3, 2), descending=st.booleans())
@@ -145,7 +145,7 @@ def test_sort_and_argsort_on_generated_arrays_match_tensorflow(a: np.ndarray, ax
     same(lambda tf: tf.argsort(tf.constant(a), axis=axis, direction=direction))
 
 
-@examples
+@fewer_examples
 @given(a=arrays("int32", shapes(min_dims=1, max_dims=1, max_side=8), small=True))
 def test_unique_on_generated_vectors_matches_tensorflow(a: np.ndarray) -> None:
     same(lambda tf: tf.unique(tf.constant(a)))

@@ -132,6 +132,9 @@ def assert_in_function(value: int) -> Any:
     ("polyval", traced(lambda tf, x: tf.math.polyval([2.0, x, 1.0], x), X)),
     ("sigmoid_cross_entropy", traced(lambda tf, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=x * 0.0 + 1.0,
                                                                                            logits=x), X)),
+    ("dropout keeps or scales", traced(lambda tf, x: (lambda y: tf.reduce_all(tf.logical_or(
+        tf.equal(y, 0.0), tf.equal(y, (x + 10.0) * 2.0))))(tf.nn.dropout(x + 10.0, 0.5)), X)),
+    ("dropout shape", traced(lambda tf, x: tf.nn.dropout(x, 0.3, seed=1) * 0.0, X)),
     ("check_numerics", traced(lambda tf, x: tf.debugging.check_numerics(x, "msg"), X)),
     ("check_numerics nan", traced(lambda tf, x: tf.debugging.check_numerics(x / 0.0, "msg"), X)),
     ("assert_equal holds", assert_in_function(1)),

@@ -133,6 +133,10 @@ ALL: tuple[DType, ...] = (
     float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     bool, complex64, complex128, string,
 )
+# Not values a student computes with: a `resource` tensor stands for a Variable (the input of ReadVariableOp and
+# the assign ops), a `variant` for a TensorArray's list. Neither is in ALL.
+resource = DType("resource", np.object_)
+variant = DType("variant", np.object_)
 FLOATS = frozenset({float16, float32, float64})
 FLOAT_OR_COMPLEX = FLOATS | {complex64, complex128}
 INTEGERS = frozenset({int8, int16, int32, int64, uint8, uint16, uint32, uint64})

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import convert_to_tensor, state
+from minitf.core import bind, convert_to_tensor, state
 from minitf.errors import InvalidArgumentError
+from minitf.ops import state_ops
 from minitf.tensor import EagerTensor, Reference, Tensor, make
 from minitf.tensor_shape import TensorShape
 
@@ -41,6 +42,7 @@ class Variable:
         self._name = f"{'Variable' if name is None else name}:0"
         Variable._next_uid += 1
         self._uid = Variable._next_uid
+        self._handle = make(self, dtypes.resource)  # what ReadVariableOp and the assign ops take as input
 
     # --- what it is ---
     @property
@@ -73,17 +75,14 @@ class Variable:
     def value(self) -> Tensor:
         return self.read_value()
 
+    @property
+    def handle(self) -> Tensor:
+        """The `resource` tensor that stands for this variable in ops that read or write it."""
+        return self._handle
+
     def read_value(self) -> Tensor:
-        """The current value as a tensor; tapes and the tracer get to see the read."""
-        if not state.active:
-            return self._value
-        if state.graph is not None:
-            out = state.graph.read_variable(self)
-        else:
-            out = make(self._value._value, self._dtype)
-        for tape in state.tapes:
-            tape.record_read(self, out)
-        return out
+        """The current value as a tensor: a ReadVariableOp, so tapes and the tracer see the read."""
+        return bind(state_ops.ReadVariableOp, self._handle, dtype=self._dtype, _shape=self._shape)
 
     _as_tensor = read_value
 
@@ -116,20 +115,10 @@ class Variable:
         return self._write(self._checked(delta, "sub"), "sub", read_value)
 
     def _write(self, value: Tensor, how: str, read_value: bool) -> Any:
+        bind(state_ops.ASSIGN[how], self._handle, value, dtype=self._dtype)
         if state.graph is not None:
-            state.graph.assign_variable(self, value, how)
             return self if read_value else None
-        new = value._value  # type: ignore[attr-defined]
-        if how == "add":
-            new = self._value._value + new
-        elif how == "sub":
-            new = self._value._value - new
-        self._value = make(np.asarray(new, dtype=self._dtype._np)[()], self._dtype)
         return UnreadVariable(self) if read_value else None
-
-    def _set_value_eagerly(self, value: Any) -> None:
-        """Used by compiled functions to store their results."""
-        self._value = make(value, self._dtype)
 
     def __iadd__(self, other: Any) -> Any:
         raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use `variable.assign_add(value)`"

@@ -1,16 +1,23 @@
-"""The small public namespaces that belong to tf.function: `tf.config` (eager switch) and `tf.autograph`."""
+"""The small public namespaces that belong to tf.function: `tf.config` (eager switch, graph optimiser switches)
+and `tf.autograph`."""
 
 from __future__ import annotations
 
 import types
 
 from minitf.function import autograph as _autograph
+from minitf.function import optimizer as _optimizer
 from minitf.function.function import functions_run_eagerly, run_functions_eagerly
 
 config = types.SimpleNamespace(run_functions_eagerly=run_functions_eagerly,
                                functions_run_eagerly=functions_run_eagerly,
                                experimental_run_functions_eagerly=run_functions_eagerly,
-                               experimental_functions_run_eagerly=functions_run_eagerly)
+                               experimental_functions_run_eagerly=functions_run_eagerly,
+                               optimizer=types.SimpleNamespace(
+                                   set_experimental_options=_optimizer.set_experimental_options,
+                                   get_experimental_options=_optimizer.get_experimental_options,
+                                   set_jit=_optimizer.set_jit,
+                                   get_jit=_optimizer.get_jit))
 
 autograph = types.SimpleNamespace(
     to_code=_autograph.to_code,

@@ -47,7 +47,7 @@ def _unary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | Non
         if inputs[0].dtype not in allowed:  # type: ignore[attr-defined]
             allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
 
-    return Op(name, kernel, check=check, shape=shapes.same_as_first, grad=grad)
+    return Op(name, kernel, check=check, shape=shapes.same_as_first, grad=grad, elementwise=True)
 
 
 def _binary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
@@ -66,7 +66,8 @@ def _binary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | No
                     f"from the right, each pair of dimensions is equal or one of them is 1.")
         return str(exc)
 
-    return Op(name, kernel, check=check, shape=shapes.broadcast_rule(out_dtype), grad=grad, explain=explain)
+    return Op(name, kernel, check=check, shape=shapes.broadcast_rule(out_dtype), grad=grad, explain=explain,
+              elementwise=True)
 
 
 def _dims(shape: list[int]) -> str:
@@ -365,19 +366,19 @@ def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
 
 # Gradient kernels TensorFlow also has as ops of their own (TanhGrad, ...): one NumPy call instead of
 # three, and their own rules for second derivatives. Inputs are (y, dy): the forward output and its gradient.
-TanhGrad = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shapes.same_as_first,
+TanhGrad = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shapes.same_as_first, elementwise=True,
               grad=lambda c, g: [g * c.y * -2 * c.x, bind(TanhGrad, c.x, g)])
-SigmoidGrad = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shapes.same_as_first,
+SigmoidGrad = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shapes.same_as_first, elementwise=True,
                  grad=lambda c, g: [g * c.y * (1 - 2 * c.x), bind(SigmoidGrad, c.x, g)])
 SqrtGrad = Op("SqrtGrad", lambda y, dy: np.where(dy == 0, np.zeros((), y.dtype), dy * (0.5 / y)).astype(y.dtype),
-              shape=shapes.same_as_first,
+              shape=shapes.same_as_first, elementwise=True,
               grad=lambda c, g: [negative(g) * c.out / c.x, bind(SqrtGrad, c.x, g)])
-ReciprocalGrad = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shapes.same_as_first,
+ReciprocalGrad = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shapes.same_as_first, elementwise=True,
                     grad=lambda c, g: [g * -2 * c.y * c.x, bind(ReciprocalGrad, c.x, g)])
-RsqrtGrad = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shapes.same_as_first,
+RsqrtGrad = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shapes.same_as_first, elementwise=True,
                grad=lambda c, g: [g * -1.5 * c.y * c.x * c.x, bind(RsqrtGrad, c.x, g)])
 ReluGrad = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtype)), shape=shapes.same_as_first,
-              grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
+              elementwise=True, grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
 
 
 def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:

@@ -346,7 +346,7 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
     """A (batch of) matrix with `diagonal` on its k-th diagonal (or, with k = (low, high), one row of the input per
     diagonal from high down to low) and `padding_value` elsewhere."""
     d = convert_to_tensor(diagonal)
-    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(d.dtype._np)[()]  # type: ignore
+    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(d.dtype._np)  # type: ignore  (0-d array)
     return bind(MatrixDiagV3, d, k=_offsets(k, "MatrixDiagV3"), num_rows=int(num_rows), num_cols=int(num_cols),
                 padding_value=pad, align=_alignment(align, "MatrixDiagV3"))
 
@@ -356,7 +356,7 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: An
     """The k-th diagonal of each matrix in the last two dimensions (or, with k = (low, high), the diagonals from
     high down to low, one per row, shorter ones padded as `align` says)."""
     x = convert_to_tensor(input)
-    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)[()]  # type: ignore
+    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)  # type: ignore  (0-d array)
     return bind(MatrixDiagPartV3, x, k=_offsets(k, "MatrixDiagPartV3"), padding_value=pad,
                 align=_alignment(align, "MatrixDiagPartV3"))
 

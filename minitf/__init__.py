@@ -8,7 +8,7 @@
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
 """
 
-from minitf import dtypes, errors, linalg, math, nest, nn, random
+from minitf import debugging, dtypes, errors, linalg, math, nest, nn, random
 from minitf import logs as _logs
 from minitf.core import convert_to_tensor
 from minitf.dtypes import (
@@ -76,7 +76,26 @@ from minitf.ops.array_ops import (
     zeros,
     zeros_like,
 )
+from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
+from minitf.ops.graph_gradients import gradients
+from minitf.ops.indexing_ops import (
+    gather_nd,
+    meshgrid,
+    repeat,
+    roll,
+    scatter_nd,
+    slice,
+    strided_slice,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    unravel_index,
+)
+from minitf.ops.init_ops import constant_initializer, random_normal_initializer, zeros_initializer
 from minitf.ops.linalg_ops import matmul, norm, tensordot
+from minitf.ops.map_ops import map_fn, vectorized_map
 from minitf.ops.math_ops import (
     abs,
     add,
@@ -128,6 +147,8 @@ from minitf.ops.math_ops import (
     truncatemod,
     where,
 )
+from minitf.ops.matrix_ops import einsum
+from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
 from minitf.printing import print_values as print
 from minitf.tape import GradientTape, UnconnectedGradients
 from minitf.tensor import Tensor

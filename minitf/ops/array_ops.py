@@ -668,10 +668,14 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     """Pick slices of `params` along `axis` at the given indices (out-of-range indices are an error)."""
     p = convert_to_tensor(params)
     i = convert_to_tensor(indices)
-    axis = 0 if axis is None else axis
+    batch_dims = int(getattr(batch_dims, "_value", batch_dims))
+    axis = batch_dims if axis is None else axis
     axis = _normalise_axis(axis, builtins.max(p.shape.rank or 0, 1), "GatherV2")
-    if batch_dims:
-        raise NotImplementedError("gather with batch_dims is not part of this engine; loop over the batch instead.")
+    if batch_dims < 0:
+        batch_dims += i.shape.rank or 0
+    if 0 < batch_dims <= axis:  # (TensorFlow ignores a batch_dims beyond the axis: a plain gather then)
+        from minitf.ops.indexing_ops import gather_batched
+        return gather_batched(p, i, axis, batch_dims)
     return bind(GatherV2, p, i, axis=axis, batch_dims=0)
 
 
@@ -797,6 +801,12 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         return boolean_mask(x, key[0])
     if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype == np.bool_:
         return boolean_mask(x, key[0])
+    spec, dynamic = slice_spec(key)
+    return bind(StridedSlice, x, *dynamic, spec=spec)
+
+
+def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
+    """The StridedSlice spec of an index tuple, and the symbolic tensors it refers to as ("input", k)."""
     spec: list[Any] = []
     dynamic: list[Tensor] = []
 
@@ -825,4 +835,4 @@ def getitem(x: Tensor, key: Any) -> Tensor:
                                        "Hint: to pick several positions use tf.gather(x, indices).")
         else:
             spec.append(part(item))
-    return bind(StridedSlice, x, *dynamic, spec=tuple(spec))
+    return tuple(spec), dynamic

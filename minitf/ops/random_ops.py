@@ -202,6 +202,9 @@ def _stateful(op: Op, inputs: tuple, signature: tuple, seed: int | None, **attrs
 
 
 def _shape(shape: Any, op_name: str = "RandomUniform") -> tuple:
+    op = getattr(shape, "op", None)  # tf.shape(x) inside a tf.function: x's static shape, when it is known
+    if getattr(op, "type", None) == "Shape" and op.inputs[0].shape.is_fully_defined():
+        shape = op.inputs[0].shape
     dims = tuple(_static_ints(shape, "shape"))
     for d in dims:
         if d < 0:

@@ -360,7 +360,19 @@ def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
 # ---------------------------------------------------------------------------------------------------
 
 def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
-    return np.asarray(0.5 * (np.tanh(0.5 * x) + 1), dtype=x.dtype)[()]
+    """1 / (1 + exp(-x)) without overflow: exp(-|x|) is at most 1, so for x < 0 use exp(x) / (1 + exp(x)).
+
+    Far below zero the result is tiny but positive, as in TensorFlow, which flushes only float32 and float64
+    results below the smallest normal number to 0 (float16 keeps its subnormals).
+    """
+    if np.asarray(x).dtype.kind == "c":
+        return np.asarray(0.5 * (np.tanh(0.5 * x) + 1), dtype=x.dtype)[()]
+    wide = np.asarray(x, dtype=np.float64)
+    e = np.exp(-np.abs(wide))
+    out = np.where(wide >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
+    if out.dtype != np.float16:
+        out[np.abs(out) < np.finfo(out.dtype).tiny] = 0
+    return out[()]
 
 
 # Gradient kernels TensorFlow also has as ops of their own (TanhGrad, ...): one NumPy call instead of
@@ -1008,11 +1020,17 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Tensor:
     """Clamp into [min, max]. The gradient is 1 inside the range, bounds included (ties favour `t`)."""
     t = convert_to_tensor(t)
-    clipped = minimum(maximum(t, clip_value_min), clip_value_max)
+    below_max = minimum(t, clip_value_max)  # TensorFlow applies the upper bound first (and converts it first)
+    _same_shape(t, below_max)
+    clipped = maximum(below_max, clip_value_min)
+    _same_shape(t, clipped)
+    return clipped
+
+
+def _same_shape(t: Tensor, clipped: Tensor) -> None:
     if clipped.shape != t.shape and t.shape.is_fully_defined():
         raise ValueError(f"Shapes {t.shape} and {clipped.shape} are incompatible\nHint: the bounds of "
                          f"clip_by_value may broadcast to the clipped tensor's shape {t.shape}, not beyond it.")
-    return clipped
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -235,3 +235,11 @@ def permutation(gen: Philox, n: int) -> np.ndarray:
         j = i + word % (n - i)
         order[i], order[j] = order[j], order[i]
     return order
+
+
+def word_stream(gen: Philox, chunk: int = 64) -> Iterator[int]:
+    """The stream's words one at a time, for samplers that draw as they go (TensorFlow's SingleSampleAdapter)."""
+    start = 0
+    while True:
+        yield from gen.blocks_at(np.arange(start, start + chunk, dtype=np.uint64)).reshape(-1).tolist()
+        start += chunk

@@ -439,3 +439,54 @@ def fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
     data = convert_to_tensor(data)
     first = stateless_uniform([], seed=seed, dtype=data.dtype, minval=None, maxval=None, alg=alg)
     return stack([first, data])
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The shuffle buffer of tf.data (for Dataset.shuffle)
+# ------------------------------------------------------------------------------------------------------------
+
+class DatasetShuffle:
+    """TensorFlow's order for `Dataset.shuffle(buffer_size, seed, reshuffle_each_iteration)`, epoch by epoch.
+
+    Make one when the dataset is made (that is when TensorFlow picks the seeds), then call `epoch` for every
+    pass over the data. Each epoch's buffer draws from its own generator: with `reshuffle_each_iteration` its two
+    seeds are the next two words of a generator seeded by (seed, seed2), otherwise they are (seed, seed2) itself.
+    """
+
+    def __init__(self, seed: int | None = None, reshuffle_each_iteration: bool = True) -> None:
+        s, s2 = seeds.seeds_for(seed)
+        if s == 0 and s2 == 0:
+            s, s2 = (int.from_bytes(os.urandom(8), "little") for _ in range(2))
+        self._fixed = (s, s2)
+        self._epoch_seeds = philox.word_stream(philox.Philox.from_seeds(s, s2)) if reshuffle_each_iteration else None
+
+    def epoch(self, elements: Any, buffer_size: int) -> Any:
+        """The elements of one pass, in shuffled order: an iterator (the input may be endless)."""
+        if self._epoch_seeds is None:
+            seed, seed2 = self._fixed
+        else:
+            seed, seed2 = next(self._epoch_seeds), next(self._epoch_seeds)
+        return shuffle_buffer(elements, buffer_size, philox.word_stream(philox.Philox.from_seeds(seed, seed2)))
+
+
+def shuffle_buffer(elements: Any, buffer_size: int, words: Any) -> Any:
+    """Fill a buffer of `buffer_size`; then repeatedly hand out a random element of it (word % filled) and
+    refill its place from the input. The buffer is a ring: the element handed out swaps with the oldest one."""
+    buffer: list[Any] = [None] * buffer_size
+    start = end = 0  # the buffer holds elements start .. end-1, at positions modulo buffer_size
+    source = iter(elements)
+    exhausted = False
+    while True:
+        while not exhausted and end - start < buffer_size:
+            try:
+                buffer[end % buffer_size] = next(source)
+                end += 1
+            except StopIteration:
+                exhausted = True
+        if start == end:
+            return
+        index = (start + next(words) % (end - start)) % buffer_size
+        oldest = start % buffer_size
+        yield buffer[index]
+        buffer[index], buffer[oldest] = buffer[oldest], None
+        start += 1

@@ -304,3 +304,22 @@ def test_samples_have_the_requested_distribution() -> None:
 )
 def test_random_rules_match_tensorflow(case: Any) -> None:
     same(case)
+
+
+@pytest.mark.parametrize(("size", "buffer_size", "seed", "global_seed"), [(10, 4, 3, None), (10, 10, 5, None),
+                                                                         (7, 100, 1, None), (12, 1, 2, None),
+                                                                         (20, 6, None, 9), (9, 3, 4, 11)])
+@pytest.mark.parametrize("reshuffle", [True, False])
+def test_the_dataset_shuffle_buffer_gives_tensorflows_order(size: int, buffer_size: int, seed: Any,
+                                                            global_seed: Any, reshuffle: bool) -> None:
+    """minitf has no tf.data yet: its shuffle buffer is compared with TensorFlow's Dataset.shuffle directly."""
+    from harness import minitf, real_tf
+
+    from minitf.ops.random_ops import DatasetShuffle
+
+    real_tf.random.set_seed(global_seed)
+    dataset = real_tf.data.Dataset.range(size).shuffle(buffer_size, seed=seed, reshuffle_each_iteration=reshuffle)
+    expected = [[int(v) for v in dataset.as_numpy_iterator()] for _ in range(3)]
+    minitf.random.set_seed(global_seed)
+    shuffle = DatasetShuffle(seed, reshuffle_each_iteration=reshuffle)
+    assert [list(shuffle.epoch(range(size), buffer_size)) for _ in range(3)] == expected

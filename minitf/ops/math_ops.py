@@ -24,7 +24,7 @@ from minitf.core import (
     state,
 )
 from minitf.errors import InternalError, InvalidArgumentError, UnimplementedError
-from minitf.ops import shapes
+from minitf.ops import shapes, summation
 from minitf.tensor import Tensor
 
 F = dtypes.FLOATS
@@ -703,7 +703,21 @@ def _reduce_kernel(np_fn: Callable, **extra: Any) -> Callable:
 
 
 def _sum_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
+    if _in_tensorflows_order(x):
+        return _keep_dims(summation.tf_sum(x, axis), x, axis, keepdims)
     return np.asarray(np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
+
+
+def _in_tensorflows_order(x: Any) -> bool:
+    """float32 and float64 sums follow TensorFlow's order (summation.py), so they print its last digit."""
+    return isinstance(x, np.ndarray) and x.ndim > 0 and x.dtype in (np.float32, np.float64)
+
+
+def _keep_dims(total: np.ndarray, x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
+    if keepdims:
+        axes = range(x.ndim) if axis is None else axis
+        total = total.reshape([1 if i in axes else d for i, d in enumerate(x.shape)])
+    return np.asarray(total)[()]
 
 
 def _prod_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
@@ -721,6 +735,10 @@ def _mean_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
         quotient = total // count
         quotient = quotient + ((total < 0) & (quotient * count != total))
         return np.asarray(quotient).astype(x.dtype)[()]
+    if _in_tensorflows_order(x):  # TensorFlow's mean: the sum, divided by the count in the same precision
+        total = summation.tf_sum(x, axis)
+        count = x.dtype.type(x.size // total.size if total.size else 0)
+        return _keep_dims(total / count, x, axis, keepdims)
     return np.asarray(np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
 
 

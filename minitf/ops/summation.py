@@ -39,26 +39,35 @@ def _fold(acc: np.ndarray) -> np.ndarray:
     return acc[:, 0] + acc[:, 1]
 
 
+def _in_order(blocks: np.ndarray, axis: int) -> np.ndarray:
+    """`blocks` summed along `axis` one slice after the other, starting from +0.
+
+    A running sum (`accumulate`) is sequential by definition, whereas `np.sum` may add pairwise. Adding +0 at
+    the end turns a total of -0.0 into +0.0, as starting from +0 does; it changes nothing else.
+    """
+    if blocks.shape[axis] == 0:
+        return np.zeros(np.delete(blocks.shape, axis), dtype=blocks.dtype)
+    running = np.add.accumulate(blocks, axis=axis)
+    return np.take(running, -1, axis=axis) + blocks.dtype.type(0)
+
+
 def _leaf(x: np.ndarray) -> np.ndarray:
     """Sums of the rows of a (rows, n) array, n at most LEAF_PACKETS packets."""
     rows, n = x.shape
     p = lanes(x.dtype)
-    acc = [np.zeros((rows, p), dtype=x.dtype) for _ in range(4)]
-    start = 0
-    if n >= 4 * p:
-        start = n // (4 * p) * 4 * p
-        for j in range(0, start, 4 * p):
-            for k in range(4):
-                acc[k] += x[:, j + k * p:j + (k + 1) * p]
-        for k in (1, 2, 3):
-            acc[0] += acc[k]
+    start = n // (4 * p) * 4 * p if n >= 4 * p else 0
+    if start:  # four accumulators, each adding every fourth packet, then added into the first
+        acc4 = _in_order(x[:, :start].reshape(rows, -1, 4, p), axis=1)
+        acc = ((acc4[:, 0] + acc4[:, 1]) + acc4[:, 2]) + acc4[:, 3]
+    else:
+        acc = np.zeros((rows, p), dtype=x.dtype)
     whole = n // p * p
-    for j in range(start, whole, p):
-        acc[0] += x[:, j:j + p]
+    for j in range(start, whole, p):  # at most three packets
+        acc = acc + x[:, j:j + p]
     single = np.zeros(rows, dtype=x.dtype)
-    for j in range(whole, n):
-        single += x[:, j]
-    return single + _fold(acc[0])
+    for j in range(whole, n):  # at most seven elements
+        single = single + x[:, j]
+    return single + _fold(acc)
 
 
 def _row(x: np.ndarray, first: int) -> np.ndarray:
@@ -98,18 +107,17 @@ def column_sums(x: np.ndarray) -> np.ndarray:
     for start in starts[(starts % columns) + p - 1 < columns]:
         packed[start:start + p] = True
     out = np.zeros(planes * columns, dtype=x.dtype)
-    for r in range(rows):
-        out[~packed] += flat[r, ~packed]
-    acc = [np.zeros(int(packed.sum()), dtype=x.dtype) for _ in range(4)]
+    out[~packed] = _in_order(flat[:, ~packed], axis=0)
+    columns_in_packets = flat[:, packed]
     interleaved = rows // 4 * 4 if rows >= 16 else 0
-    for r in range(0, interleaved, 4):
-        for k in range(4):
-            acc[k] += flat[r + k, packed]
-    for k in (1, 2, 3):
-        acc[0] += acc[k]
-    for r in range(interleaved, rows):
-        acc[0] += flat[r, packed]
-    out[packed] = acc[0]
+    if interleaved and columns_in_packets.size:
+        acc4 = _in_order(columns_in_packets[:interleaved].reshape(-1, 4, columns_in_packets.shape[1]), axis=0)
+        acc = ((acc4[0] + acc4[1]) + acc4[2]) + acc4[3]
+    else:
+        acc = np.zeros(columns_in_packets.shape[1], dtype=x.dtype)
+    for r in range(interleaved, rows):  # at most 15 rows
+        acc = acc + columns_in_packets[r]
+    out[packed] = acc
     return out.reshape(planes, columns)
 
 

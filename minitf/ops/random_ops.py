@@ -201,6 +201,14 @@ def _stateful(op: Op, inputs: tuple, signature: tuple, seed: int | None, **attrs
     return bind(op, *inputs, seed=s, seed2=s2, _stream=stream, **attrs)
 
 
+def _index_dtype(shape: Any) -> dtypes.DType:
+    """The dtype of the shape tensor: part of the kernel's signature (an int64 shape is another kernel)."""
+    if isinstance(shape, Tensor):
+        return shape.dtype
+    dims = shape.as_list() if isinstance(shape, TensorShape) else np.ravel(shape).tolist()
+    return dtypes.int32 if all(-(2**31) <= int(d) < 2**31 for d in dims if d is not None) else dtypes.int64
+
+
 def _shape(shape: Any, op_name: str = "RandomUniform") -> tuple:
     op = getattr(shape, "op", None)  # tf.shape(x) inside a tf.function: x's static shape, when it is known
     if getattr(op, "type", None) == "Shape" and op.inputs[0].shape.is_fully_defined():
@@ -231,8 +239,8 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
         minval = convert_to_tensor(minval, dtype=dtype)
         maxval = convert_to_tensor(maxval, dtype=dtype)
     if dtype.is_integer:
-        return _stateful(RandomUniformInt, (minval, maxval), (dtype,), seed, shape=dims)
-    result = _stateful(RandomUniform, (), (dtype,), seed, shape=dims, dtype=dtype)
+        return _stateful(RandomUniformInt, (minval, maxval), (dtype, _index_dtype(shape)), seed, shape=dims)
+    result = _stateful(RandomUniform, (), (dtype, _index_dtype(shape)), seed, shape=dims, dtype=dtype)
     if minval_is_zero:
         return result if maxval_is_one else multiply(result, maxval)
     return add(result * subtract(maxval, minval), minval)
@@ -245,7 +253,7 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.f
     dims = _shape(shape, "RandomStandardNormal")
     mean, stddev = convert_to_tensor(mean, dtype=dtype), convert_to_tensor(stddev, dtype=dtype)
     _floats_only(dtype, "RandomStandardNormal")
-    rnd = _stateful(RandomStandardNormal, (), (dtype,), seed, shape=dims, dtype=dtype)
+    rnd = _stateful(RandomStandardNormal, (), (dtype, _index_dtype(shape)), seed, shape=dims, dtype=dtype)
     return add(rnd * stddev, mean)
 
 
@@ -256,7 +264,7 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
     dims = _shape(shape, "TruncatedNormal")
     mean, stddev = convert_to_tensor(mean, dtype=dtype), convert_to_tensor(stddev, dtype=dtype)
     _floats_only(dtype, "TruncatedNormal")
-    rnd = _stateful(TruncatedNormal, (), (dtype,), seed, shape=dims, dtype=dtype)
+    rnd = _stateful(TruncatedNormal, (), (dtype, _index_dtype(shape)), seed, shape=dims, dtype=dtype)
     return add(rnd * stddev, mean)
 
 

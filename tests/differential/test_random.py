@@ -323,3 +323,12 @@ def test_the_dataset_shuffle_buffer_gives_tensorflows_order(size: int, buffer_si
     minitf.random.set_seed(global_seed)
     shuffle = DatasetShuffle(seed, reshuffle_each_iteration=reshuffle)
     assert [list(shuffle.epoch(range(size), buffer_size)) for _ in range(3)] == expected
+
+
+def test_a_shape_of_another_integer_type_is_another_kernel() -> None:
+    def case(tf: Any) -> list:
+        tf.random.set_seed(6)
+        return all_bits([tf.random.uniform([2], seed=1), tf.random.uniform(tf.constant([2], tf.int64), seed=1),
+                         tf.random.uniform(tf.constant([2]), seed=1), tf.random.normal(tf.constant([3], tf.int64))])
+
+    same(case)

@@ -296,7 +296,12 @@ def _logits(logits: Any, dtype: Any) -> tuple[Tensor, dtypes.DType]:
 
 def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: int | None = None,
                 name: str | None = None) -> Tensor:
-    """num_samples class indices per row of `logits` (unnormalised log-probabilities)."""
+    """num_samples class indices per row of `logits` (unnormalised log-probabilities).
+
+    TensorFlow's numbers, as long as TensorFlow draws them on one thread: it splits the rows among threads
+    (in a way that depends on the machine) once rows * 50 * (num_samples * log2(classes) + classes) passes
+    about 200,000.
+    """
     logits, dtype = _logits(logits, dtype)
     return _stateful(Multinomial, (logits,), (logits.dtype, dtype), seed, num_samples=int(num_samples),
                      output_dtype=dtype)
@@ -429,7 +434,8 @@ def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: A
 
 def stateless_categorical(logits: Any, num_samples: int, seed: Any, dtype: Any = dtypes.int64,
                           name: str | None = None) -> Tensor:
-    """Class indices drawn from `logits`, depending only on `seed`."""
+    """Class indices drawn from `logits`, depending only on `seed` (TensorFlow's numbers for inputs that
+    TensorFlow samples on one thread: see `categorical`)."""
     logits, dtype = _logits(logits, dtype)
     return bind(StatelessMultinomial, logits, convert_to_tensor(seed), num_samples=int(num_samples),
                 output_dtype=dtype)

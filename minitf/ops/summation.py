@@ -2,8 +2,7 @@
 
 Floating-point addition is not associative: the order of a sum shows in the last bits, and TensorFlow prints
 float32 with all the digits that tell two floats apart. TensorFlow's CPU kernels (Eigen, built for AVX) add
-in a fixed order that depends on the shape, not the machine, except for whole-tensor sums of many elements,
-which are split among threads.
+in a fixed order that depends on the shape, not on the number of threads (checked up to 3 million elements).
 
 First the reduction is simplified as TensorFlow does: size-1 axes dropped, neighbouring axes that are both
 reduced (or both kept) merged. Then:

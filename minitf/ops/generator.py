@@ -7,6 +7,7 @@ drawn, eagerly and inside a `tf.function` alike.
 
 from __future__ import annotations
 
+import enum
 import os
 from typing import Any
 
@@ -21,7 +22,16 @@ from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variables import Variable
 
-PHILOX = 1  # TensorFlow's number for the algorithm (tf.random.Algorithm.PHILOX)
+
+class Algorithm(enum.Enum):
+    """The random-number algorithms TensorFlow names; minitf implements Philox (AUTO_SELECT picks it on CPU)."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+PHILOX = Algorithm.PHILOX.value
 STATE_SIZE = 3  # two 64-bit words of counter, one of key
 _INT64_SPAN = 1 << 64
 
@@ -59,6 +69,12 @@ def _state_from_seed(seed: Any) -> list[int] | Tensor:
         return [_as_int64(seed >> (64 * i)) for i in range(STATE_SIZE)]
     words = [int(w) for w in np.asarray(convert_to_tensor(seed)).reshape(-1)[:STATE_SIZE]]
     return [0] * (STATE_SIZE - len(words)) + [_as_int64(w) for w in words]
+
+
+def create_rng_state(seed: Any, alg: Any) -> Tensor:
+    """The int64 state [counter_low, counter_high, key] that `Generator.from_seed(seed, alg)` starts from."""
+    _algorithm(alg)
+    return convert_to_tensor(_state_from_seed(seed), dtype=dtypes.int64)
 
 
 def _algorithm(alg: Any) -> int:

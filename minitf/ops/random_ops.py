@@ -370,8 +370,7 @@ def _key_counter(seed: Any) -> tuple[Tensor, Tensor]:
 
 
 def _check_alg(alg: Any) -> None:
-    if alg not in ("auto_select", "philox", 1, 3, None) and getattr(alg, "name", None) not in ("PHILOX",
-                                                                                                "AUTO_SELECT"):
+    if alg not in ("auto_select", "philox", 1, 3, None) and getattr(alg, "value", None) not in (1, 3):
         raise ValueError(f"Argument `alg` got unsupported value {alg!r}. minitf implements only Philox "
                          "('philox' or 'auto_select', the default).")
 

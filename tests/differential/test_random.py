@@ -332,3 +332,14 @@ def test_a_shape_of_another_integer_type_is_another_kernel() -> None:
                          tf.random.uniform(tf.constant([2]), seed=1), tf.random.normal(tf.constant([3], tf.int64))])
 
     same(case)
+
+
+@pytest.mark.parametrize("seed", [1234, 2**70 + 5, [3, 4]])
+def test_create_rng_state_and_algorithms_are_tensorflows(seed: Any) -> None:
+    def case(tf: Any) -> list:
+        g = tf.random.Generator.from_seed(5, alg=tf.random.Algorithm.PHILOX)
+        return [bits(tf.random.create_rng_state(seed, "philox")), bits(tf.random.create_rng_state(seed, 1)),
+                tf.random.Algorithm.PHILOX.value, tf.random.Algorithm.AUTO_SELECT.value, g.algorithm,
+                bits(tf.random.stateless_normal([3], seed=[1, 2], alg=tf.random.Algorithm.AUTO_SELECT))]
+
+    same(case)

@@ -343,3 +343,14 @@ def test_create_rng_state_and_algorithms_are_tensorflows(seed: Any) -> None:
                 bits(tf.random.stateless_normal([3], seed=[1, 2], alg=tf.random.Algorithm.AUTO_SELECT))]
 
     same(case)
+
+
+def test_generator_from_key_counter_and_copy() -> None:
+    def case(tf: Any) -> list:
+        g = tf.random.Generator.from_key_counter(key=7, counter=[5, 6], alg="philox")
+        h = tf.random.Generator(copy_from=g)
+        draws = [g.state, g.normal([3]), h.normal([3]), h.state]
+        g.reset_from_key_counter(key=9, counter=[1, 0])
+        return all_bits([*draws, g.state, g.uniform([2])])
+
+    same(case)

@@ -117,3 +117,50 @@ def unknown_rank_probes(tf: Any) -> dict:
 
 def test_shape_of_an_unknown_rank_graph_tensor_behaves_as_tensorflows() -> None:
     same(unknown_rank_probes)
+
+
+SHAPE_CHECKS = {
+    "assert_is_fully_defined": lambda s: s.assert_is_fully_defined(),
+    "assert_has_rank_2": lambda s: s.assert_has_rank(2),
+    "assert_same_rank": lambda s: s.assert_same_rank([1, 2]),
+    "with_rank_2": lambda s: s.with_rank(2),
+    "with_rank_at_least_1": lambda s: s.with_rank_at_least(1),
+    "with_rank_at_least_3": lambda s: s.with_rank_at_least(3),
+    "with_rank_at_most_1": lambda s: s.with_rank_at_most(1),
+}
+
+
+@pytest.mark.parametrize("dims", [None, [2, 3], [None, 3], [4], []])
+@pytest.mark.parametrize("check", list(SHAPE_CHECKS))
+def test_shape_assertions_raise_where_tensorflows_do(dims: Any, check: str) -> None:
+    def case(tf: Any) -> Any:
+        result = SHAPE_CHECKS[check](tf.TensorShape(dims))
+        return None if result is None else repr(result)
+
+    result = same(case)
+    if isinstance(result, ValueError):
+        same(lambda tf: _message(lambda: SHAPE_CHECKS[check](tf.TensorShape(dims))))
+
+
+def _message(call: Any) -> str:
+    try:
+        call()
+    except ValueError as exc:
+        return str(exc)
+    return "no error"
+
+
+def test_get_shape_of_an_unknown_rank_tensor_fails_the_assertions_tensorflow_makes() -> None:
+    def case(tf: Any) -> list:
+        seen: list = []
+
+        @tf.function(input_signature=[tf.TensorSpec(None, tf.float32)])
+        def f(x: Any) -> Any:
+            seen.append(_message(lambda: x.get_shape().assert_is_fully_defined()))
+            seen.append(repr(x.get_shape().with_rank(2)))
+            return x
+
+        f(tf.constant([1.0]))
+        return seen
+
+    same(case)

@@ -24,6 +24,10 @@ class Variable:
 
     _next_uid = 0
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
+        # As in TensorFlow, `tf.Variable(...)` makes a ResourceVariable, a subclass: isinstance(v, tf.Variable) holds.
+        return object.__new__(ResourceVariable if cls is Variable else cls)
+
     def __init__(self, initial_value: Any = None, trainable: bool = True, validate_shape: bool = True,
                  caching_device: Any = None, name: str | None = None, variable_def: Any = None, dtype: Any = None,
                  import_scope: Any = None, constraint: Any = None, synchronization: Any = None,
@@ -140,7 +144,7 @@ class Variable:
     __str__ = __repr__
 
     def __hash__(self) -> int:
-        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+        raise TypeError(f"Variable is unhashable. Instead, use variable.ref() as the key. (Variable: {self!r})")
 
     def ref(self) -> Reference:
         return Reference(self)
@@ -239,6 +243,10 @@ class Variable:
 
     def __deepcopy__(self, memo: dict) -> Variable:
         return Variable(self._value, trainable=self._trainable, name=self._name[:-2])
+
+
+class ResourceVariable(Variable):
+    """The class of every variable `tf.Variable(...)` makes (TensorFlow's variables live in resources)."""
 
 
 class UnreadVariable(Variable):

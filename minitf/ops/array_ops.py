@@ -176,7 +176,17 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     if start.dtype.is_integer:  # type: ignore[attr-defined]
         start, stop = cast(start, dtypes.float64), cast(stop, dtypes.float64)
     stop = cast(stop, start.dtype)  # type: ignore[attr-defined]
-    return bind(LinSpace, start, stop, convert_to_tensor(num))
+    values = bind(LinSpace, start, stop, convert_to_tensor(num))  # the new axis first: (num, *batch)
+    rank = values.shape.rank
+    if rank is not None and not -rank <= axis < rank:
+        raise InvalidArgumentError(None, None, f"Tried to expand dim index {axis} for tensor with {rank - 1} "
+                                   f"dimensions. [Op:ExpandDims] name: \nHint: the result has {rank} axes, so axis "
+                                   f"must be in [{-rank}, {rank}).")
+    if axis == 0 or rank is None or rank < 2:
+        return values
+    perm = list(builtins.range(1, rank))
+    perm.insert(axis % rank, 0)  # move the new axis to `axis` (counted in the result, as TensorFlow does)
+    return transpose(values, perm)
 
 
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = dtypes.float32,

@@ -135,10 +135,8 @@ def _line(op: Operation, names: Names, env: dict[str, Any], kernels: types.Simpl
     kernel_name = op.attrs.get("_kernel_name", op.type)
     setattr(kernels, kernel_name, kernel)
     args = [names.tensor(t) for t in op.inputs]
-    if "_kernel" not in op.attrs:
+    if "_kernel" not in op.attrs:  # (a fused node's generated kernel takes its inputs only)
         for key, value in op.attrs.items():
-            if key.startswith("_"):
-                continue
             text = literal(value)
             if text is None:  # arrays, sub-graphs, streams...: a global named after the node and attribute
                 text = names.fresh(f"{op.name}_{key}")

@@ -1,0 +1,46 @@
+"""The public namespaces of the composite tensors: `tf.sparse`, `tf.ragged`, `tf.strings`.
+
+They list only names TensorFlow has there. `install_ragged_dispatch` lets the everyday ops (`tf.add`,
+`tf.reduce_sum`, `tf.math.sqrt`, ...) accept RaggedTensors, as TensorFlow's dispatch does.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from minitf import ragged as _ragged
+from minitf import sparse as _sparse
+from minitf import strings as _strings
+
+sparse = types.SimpleNamespace(
+    SparseTensor=_sparse.SparseTensor, to_dense=_sparse.to_dense, from_dense=_sparse.from_dense,
+    add=_sparse.add, reorder=_sparse.reorder, sparse_dense_matmul=_sparse.sparse_dense_matmul,
+)
+
+ragged = types.SimpleNamespace(constant=_ragged.constant)
+
+strings = types.SimpleNamespace(
+    split=_strings.split, to_number=_strings.to_number, length=_strings.length,
+    bytes_split=_strings.bytes_split, join=_strings.join, lower=_strings.lower, upper=_strings.upper,
+    unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
+    reduce_join=_strings.reduce_join,
+)
+
+_ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
+                "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",
+                "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
+                "floor", "round", "sign", "pow")
+_REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+
+
+def install_ragged_dispatch(*namespaces: Any) -> None:
+    """Replace the everyday ops in each namespace by versions that also take RaggedTensors."""
+    for namespace in namespaces:
+        for name in _ELEMENTWISE + _REDUCTIONS:
+            fn = getattr(namespace, name, None)
+            if fn is None or getattr(fn, "_ragged_aware", False):
+                continue
+            wrapped = _ragged.dispatching(fn, "reduce" if name in _REDUCTIONS else "elementwise")
+            wrapped._ragged_aware = True  # type: ignore[attr-defined]
+            setattr(namespace, name, wrapped)

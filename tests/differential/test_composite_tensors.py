@@ -1,0 +1,203 @@
+"""SparseTensor, RaggedTensor and tf.strings against TensorFlow: values, dtypes, shapes, printing, errors.
+
+Composite results are compared through what a student sees of them: their printed form, their components
+(plain tensors, compared as usual) and their static shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness import named_examples, same
+
+
+def seen(value: Any) -> Any:
+    """A RaggedTensor or SparseTensor as (repr, components, shape); anything else unchanged."""
+    kind = type(value).__name__
+    if kind == "RaggedTensor":
+        return repr(value), str(value), value.to_list(), value.shape, value.dtype, value.ragged_rank, \
+            value.flat_values, list(value.nested_row_splits)
+    if kind == "SparseTensor":
+        return repr(value), value.indices, value.values, value.dense_shape, value.shape, value.dtype
+    if isinstance(value, tuple):
+        return tuple(seen(v) for v in value)
+    return value
+
+
+def sp(tf: Any) -> Any:
+    return tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
+
+
+SPARSE = [
+    ("construct_and_print", lambda tf: seen(sp(tf))),
+    ("construct_int_values", lambda tf: seen(tf.SparseTensor([[0], [3]], [7, 8], [5]))),
+    ("construct_mismatched_lengths", lambda tf: tf.SparseTensor([[0, 0], [1, 1]], [1, 2, 3], [2, 2])),
+    ("to_dense", lambda tf: tf.sparse.to_dense(sp(tf))),
+    ("to_dense_default_value", lambda tf: tf.sparse.to_dense(sp(tf), default_value=-1.0)),
+    ("to_dense_out_of_order", lambda tf: tf.sparse.to_dense(tf.SparseTensor([[1, 1], [0, 0]], [1, 2], [2, 2]))),
+    ("to_dense_out_of_bounds", lambda tf: tf.sparse.to_dense(tf.SparseTensor([[3, 1]], [1], [2, 2]))),
+    ("to_dense_strings", lambda tf: tf.sparse.to_dense(tf.SparseTensor([[1]], ["x"], [3]))),
+    ("from_dense", lambda tf: seen(tf.sparse.from_dense([[1.0, 0.0], [0.0, 2.0]]))),
+    ("from_dense_ints_3d", lambda tf: seen(tf.sparse.from_dense(tf.reshape(tf.range(-2, 6), [2, 2, 2])))),
+    ("reorder", lambda tf: seen(tf.sparse.reorder(tf.SparseTensor([[1, 1], [0, 2], [0, 0]], [1, 2, 3], [2, 3])))),
+    ("add_sparse_sparse", lambda tf: seen(tf.sparse.add(sp(tf), tf.SparseTensor([[0, 1], [1, 2]], [5.0, -2.0],
+                                                                                   [3, 4])))),
+    ("add_with_threshold", lambda tf: seen(tf.sparse.add(sp(tf), tf.SparseTensor([[0, 1], [1, 2]], [5.0, -2.0],
+                                                                                    [3, 4]), threshold=0.5))),
+    ("add_sparse_dense", lambda tf: tf.sparse.add(sp(tf), tf.ones([3, 4]))),
+    ("add_dense_sparse", lambda tf: tf.sparse.add(tf.ones([3, 4]), sp(tf))),
+    ("add_shape_mismatch", lambda tf: tf.sparse.add(sp(tf), tf.SparseTensor([[0, 0]], [1.0], [3, 3]))),
+    ("matmul", lambda tf: tf.sparse.sparse_dense_matmul(sp(tf), tf.reshape(tf.range(8.0), [4, 2]))),
+    ("matmul_adjoint_a", lambda tf: tf.sparse.sparse_dense_matmul(sp(tf), tf.ones([3, 2]), adjoint_a=True)),
+    ("matmul_adjoint_b", lambda tf: tf.sparse.sparse_dense_matmul(sp(tf), tf.ones([2, 4]), adjoint_b=True)),
+    ("matmul_inner_mismatch", lambda tf: tf.sparse.sparse_dense_matmul(sp(tf), tf.ones([3, 3]))),
+    ("matmul_dtype_mismatch", lambda tf: tf.sparse.sparse_dense_matmul(sp(tf), tf.ones([4, 3], tf.int32))),
+    ("scaled", lambda tf: seen(sp(tf) * 2.0)),
+]
+
+
+@named_examples(*SPARSE)
+def test_sparse_tensor_matches_tensorflow(case: Any) -> None:
+    same(case)
+
+
+def test_sparse_dense_matmul_gradients_match_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        values = tf.Variable([1.0, 2.0])
+        b = tf.Variable(tf.reshape(tf.range(8.0), [4, 2]))
+        with tf.GradientTape() as tape:
+            a = tf.SparseTensor([[0, 0], [1, 2]], values, [3, 4])
+            y = tf.reduce_sum(tf.sparse.sparse_dense_matmul(a, b) ** 2)
+        return tape.gradient(y, [values, b])
+    same(case)
+
+
+def test_sparse_to_dense_inside_tf_function_matches_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        @tf.function
+        def densify(values: Any) -> Any:
+            return tf.sparse.to_dense(tf.SparseTensor([[0, 1], [2, 0]], values, [3, 2])) * 2.0
+        return densify(tf.constant([1.0, 5.0])), densify.get_concrete_function(tf.constant([1.0, 2.0])).outputs[0].shape
+    same(case)
+
+
+def rt(tf: Any) -> Any:
+    return tf.ragged.constant([[1, 2], [3], [], [4, 5, 6]])
+
+
+RAGGED = [
+    ("constant_ints", lambda tf: seen(rt(tf))),
+    ("constant_floats", lambda tf: seen(tf.ragged.constant([[0.1, 2.0], [3.5]]))),
+    ("constant_float64", lambda tf: seen(tf.ragged.constant([[0.1, 2.0], [3.5]], dtype=tf.float64))),
+    ("constant_strings", lambda tf: seen(tf.ragged.constant([["a", "b"], ["c"]]))),
+    ("constant_uniform_rows_print_on_lines", lambda tf: seen(tf.ragged.constant([[1, 2], [3, 4]]))),
+    ("constant_nested", lambda tf: seen(tf.ragged.constant([[[1, 2], [3]], [[4]]]))),
+    ("constant_empty_row", lambda tf: seen(tf.ragged.constant([[]]))),
+    ("constant_flat_list_is_dense", lambda tf: tf.ragged.constant([1, 2])),
+    ("constant_mixed_depths", lambda tf: tf.ragged.constant([[1, [2]], [3]])),
+    ("from_row_lengths", lambda tf: seen(tf.RaggedTensor.from_row_lengths([1, 2, 3], [1, 0, 2]))),
+    ("from_row_lengths_wrong_total", lambda tf: tf.RaggedTensor.from_row_lengths([1, 2, 3], [1, 1])),
+    ("from_row_splits", lambda tf: seen(tf.RaggedTensor.from_row_splits([1.0, 2.0, 3.0], [0, 1, 3]))),
+    ("from_row_splits_not_from_zero", lambda tf: tf.RaggedTensor.from_row_splits([1, 2, 3], [1, 1, 3])),
+    ("row_lengths", lambda tf: rt(tf).row_lengths()),
+    ("row_lengths_nested", lambda tf: tf.ragged.constant([[[1, 2], [3]], [[4]]]).row_lengths()),
+    ("nrows", lambda tf: rt(tf).nrows()),
+    ("values_and_splits", lambda tf: (rt(tf).values, rt(tf).row_splits)),
+    ("to_tensor", lambda tf: rt(tf).to_tensor()),
+    ("to_tensor_default", lambda tf: rt(tf).to_tensor(default_value=-1)),
+    ("to_tensor_nested", lambda tf: tf.ragged.constant([[[1, 2], [3]], [[4]]]).to_tensor()),
+    ("to_tensor_strings", lambda tf: tf.ragged.constant([["a", "b"], ["c"]]).to_tensor()),
+    ("bounding_shape", lambda tf: rt(tf).bounding_shape()),
+    ("row_index", lambda tf: (rt(tf)[0], rt(tf)[2], rt(tf)[-1])),
+    ("row_slice", lambda tf: seen(rt(tf)[1:3])),
+    ("times_scalar", lambda tf: seen(rt(tf) * 2)),
+    ("plus_ragged", lambda tf: seen(rt(tf) + rt(tf))),
+    ("plus_other_lengths", lambda tf: rt(tf) + tf.ragged.constant([[1], [2, 3], [], [4, 5, 6]])),
+    ("compare", lambda tf: seen(rt(tf) > 2)),
+    ("tf_add", lambda tf: seen(tf.add(rt(tf), 10))),
+    ("tf_abs", lambda tf: seen(tf.abs(-rt(tf)))),
+    ("tf_math_sqrt", lambda tf: seen(tf.math.sqrt(tf.cast(rt(tf), tf.float32)))),
+    ("reduce_sum_all", lambda tf: tf.reduce_sum(rt(tf))),
+    ("reduce_sum_rows", lambda tf: tf.reduce_sum(rt(tf), axis=1)),
+    ("reduce_sum_columns", lambda tf: tf.reduce_sum(rt(tf), axis=0)),
+    ("reduce_max_rows_empty_row", lambda tf: tf.reduce_max(rt(tf), axis=1)),
+    ("reduce_min_rows", lambda tf: tf.reduce_min(rt(tf), axis=-1)),
+    ("reduce_mean_rows", lambda tf: tf.reduce_mean(tf.cast(rt(tf), tf.float32), axis=1)),
+    ("reduce_mean_columns", lambda tf: tf.reduce_mean(tf.cast(rt(tf), tf.float32), axis=0)),
+    ("reduce_prod_rows", lambda tf: tf.math.reduce_prod(rt(tf), axis=1)),
+]
+
+
+@named_examples(*RAGGED)
+def test_ragged_tensor_matches_tensorflow(case: Any) -> None:
+    same(case)
+
+
+def test_ragged_row_sums_gradient_matches_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        values = tf.Variable([1.0, 2.0, 3.0, 4.0])
+        with tf.GradientTape() as tape:
+            r = tf.RaggedTensor.from_row_lengths(values, [2, 0, 2])
+            y = tf.reduce_sum(tf.reduce_mean(r * r, axis=1) * tf.constant([1.0, 2.0, 3.0]))
+        return tape.gradient(y, values)
+    same(case)
+
+
+def test_ragged_inside_tf_function_matches_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        @tf.function
+        def row_sums(values: Any, lengths: Any) -> Any:
+            r = tf.RaggedTensor.from_row_lengths(values, lengths)
+            return tf.reduce_sum(r, axis=1), r.to_tensor(), r.row_lengths()
+        return row_sums(tf.constant([1, 2, 3]), tf.constant([1, 2], tf.int64))
+    same(case)
+
+
+STRINGS = [
+    ("print_scalar_and_vector", lambda tf: (tf.constant("héllo"), tf.constant([["a", "b"], ["c", "d"]]))),
+    ("split_vector", lambda tf: seen(tf.strings.split(["hello world", "a  b c", ""]))),
+    ("split_scalar", lambda tf: tf.strings.split("a b c")),
+    ("split_sep", lambda tf: seen(tf.strings.split(["a,,b", ",c"], sep=","))),
+    ("split_maxsplit", lambda tf: seen(tf.strings.split(["a b c d"], maxsplit=1))),
+    ("split_matrix", lambda tf: seen(tf.strings.split([["a b"], ["c"]]))),
+    ("to_number", lambda tf: tf.strings.to_number(["1.5", "-2", " 3", "1e3"])),
+    ("to_number_int64", lambda tf: tf.strings.to_number(["1", "-7"], out_type=tf.int64)),
+    ("to_number_bad", lambda tf: tf.strings.to_number(["1", "x"])),
+    ("to_number_int_of_float", lambda tf: tf.strings.to_number(["1.5"], out_type=tf.int32)),
+    ("length_bytes_and_chars", lambda tf: (tf.strings.length(["héllo", ""]),
+                                           tf.strings.length("héllo", unit="UTF8_CHAR"))),
+    ("bytes_split_scalar", lambda tf: tf.strings.bytes_split("abc")),
+    ("bytes_split_vector", lambda tf: seen(tf.strings.bytes_split(["ab", "c"]))),
+    ("join", lambda tf: tf.strings.join(["a", "b"], separator="-")),
+    ("join_broadcast", lambda tf: tf.strings.join([["a", "b"], "x"])),
+    ("join_shape_mismatch", lambda tf: tf.strings.join([["a", "b"], ["x", "y", "z"]])),
+    ("lower_upper", lambda tf: (tf.strings.lower(["HeLLo", "ÀB"]), tf.strings.upper("abc"))),
+    ("upper_utf8", lambda tf: tf.strings.upper("àb", encoding="utf-8")),
+    ("unicode_decode_scalar", lambda tf: tf.strings.unicode_decode("héllo", "UTF-8")),
+    ("unicode_decode_vector", lambda tf: seen(tf.strings.unicode_decode(["hé", "x", ""], "UTF-8"))),
+    ("unicode_encode_vector", lambda tf: tf.strings.unicode_encode([104, 233, 8364], "UTF-8")),
+    ("unicode_encode_ragged", lambda tf: tf.strings.unicode_encode(tf.ragged.constant([[104, 233], [120]]),
+                                                                   "UTF-8")),
+    ("unicode_encode_matrix", lambda tf: tf.strings.unicode_encode([[104, 105], [120, 121]], "UTF-8")),
+    ("reduce_join_all", lambda tf: tf.strings.reduce_join([["a", "b"], ["c", "d"]])),
+    ("reduce_join_axis", lambda tf: tf.strings.reduce_join([["a", "b"], ["c", "d"]], axis=1, separator=",")),
+    ("reduce_join_axis0_keepdims", lambda tf: tf.strings.reduce_join([["a", "b"], ["c", "d"]], axis=0,
+                                                                      keepdims=True)),
+    ("reduce_join_bad_axis", lambda tf: tf.strings.reduce_join(["a", "b"], axis=2)),
+    ("string_gather_from_split", lambda tf: tf.strings.split(["a b", "c"])[0]),
+]
+
+
+@named_examples(*STRINGS)
+def test_strings_match_tensorflow(case: Any) -> None:
+    same(case)
+
+
+def test_string_ops_inside_tf_function_match_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        @tf.function
+        def words(line: Any) -> Any:
+            pieces = tf.strings.split(line)
+            return tf.strings.reduce_join(tf.strings.upper(pieces), separator="_"), tf.strings.length(line)
+        return words(tf.constant("the quick fox"))
+    same(case)

@@ -8,11 +8,10 @@
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
 """
 
-# --- composite tensors: sparse, ragged, strings ---
-from minitf import composite_api as _composite_api
+from minitf import api_extensions as _api_extensions
 from minitf import dtypes, errors, linalg, math, nest, nn, random
 from minitf import logs as _logs
-from minitf.composite_api import ragged, sparse, strings
+from minitf.api_extensions import RaggedTensor, SparseTensor, data, ragged, sparse, strings
 from minitf.core import convert_to_tensor
 from minitf.dtypes import (
     DType,
@@ -132,8 +131,6 @@ from minitf.ops.math_ops import (
     where,
 )
 from minitf.printing import print_values as print
-from minitf.ragged import RaggedTensor
-from minitf.sparse import SparseTensor
 from minitf.tape import GradientTape, UnconnectedGradients
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -143,7 +140,7 @@ from minitf.variables import _install_operators as _install_variable_operators
 _operators.install()
 _install_variable_operators()
 _logs.configure()
-_composite_api.install_ragged_dispatch(math, __import__("sys").modules[__name__])
+_api_extensions.install_ragged_dispatch(math, __import__("sys").modules[__name__])
 # TensorFlow also exports cast under tf.dtypes (dtypes.py cannot import the ops: they import it).
 dtypes.cast = cast  # type: ignore[attr-defined]
 dtypes.saturate_cast = saturate_cast  # type: ignore[attr-defined]

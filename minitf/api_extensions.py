@@ -1,6 +1,6 @@
-"""The public namespaces of the composite tensors: `tf.sparse`, `tf.ragged`, `tf.strings`.
+"""Public names beyond the core: `tf.sparse`, `tf.ragged`, `tf.strings`, `tf.data` and the composite classes.
 
-They list only names TensorFlow has there. `install_ragged_dispatch` lets the everyday ops (`tf.add`,
+The namespaces list only names TensorFlow has there. `install_ragged_dispatch` lets the everyday ops (`tf.add`,
 `tf.reduce_sum`, `tf.math.sqrt`, ...) accept RaggedTensors, as TensorFlow's dispatch does.
 """
 
@@ -9,9 +9,12 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from minitf import data  # noqa: F401  (re-exported as tf.data)
 from minitf import ragged as _ragged
 from minitf import sparse as _sparse
 from minitf import strings as _strings
+from minitf.ragged import RaggedTensor  # noqa: F401
+from minitf.sparse import SparseTensor  # noqa: F401
 
 sparse = types.SimpleNamespace(
     SparseTensor=_sparse.SparseTensor, to_dense=_sparse.to_dense, from_dense=_sparse.from_dense,

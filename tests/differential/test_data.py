@@ -1,0 +1,182 @@
+"""tf.data against TensorFlow: elements, element_spec, cardinality, printing and errors.
+
+Datasets print as `<_MapDataset element_spec=...>` in both engines, so a case may return `repr(ds)`;
+elements are compared as tensors, or as NumPy values through `as_numpy_iterator`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from harness import minitf, named_examples, same
+
+
+def ds3(tf: Any) -> Any:
+    return tf.data.Dataset.from_tensor_slices([1, 2, 3])
+
+
+def described(ds: Any) -> Any:
+    """What a student looks at: the dataset's repr, its cardinality and its elements."""
+    return repr(ds), ds.cardinality(), list(ds)
+
+
+def is_even(x: Any) -> Any:
+    return x % 2 == 0
+
+
+def pair(x: Any) -> Any:
+    return x, x * 2
+
+
+def greater_than_one(x: Any) -> Any:
+    return x > 1
+
+
+def always(x: Any) -> Any:
+    return True
+
+
+CASES = [
+    ("from_tensor_slices", lambda tf: described(ds3(tf))),
+    ("from_tensor_slices_tuple_and_dict", lambda tf: described(
+        tf.data.Dataset.from_tensor_slices(({"a": [1, 2]}, [3.0, 4.0])))),
+    ("from_tensor_slices_strings", lambda tf: list(tf.data.Dataset.from_tensor_slices(["a", "b"])
+                                                   .as_numpy_iterator())),
+    ("from_tensor_slices_scalar", lambda tf: tf.data.Dataset.from_tensor_slices(5)),
+    ("from_tensor_slices_ragged_list", lambda tf: tf.data.Dataset.from_tensor_slices([[1, 2], [3]])),
+    ("from_tensor_slices_lengths_differ", lambda tf: tf.data.Dataset.from_tensor_slices(([1, 2], [3]))),
+    ("from_tensors", lambda tf: described(tf.data.Dataset.from_tensors({"a": 1, "b": [1.0, 2.0]}))),
+    ("range", lambda tf: described(tf.data.Dataset.range(5))),
+    ("range_start_stop_step", lambda tf: described(tf.data.Dataset.range(10, 0, -3))),
+    ("range_output_type", lambda tf: described(tf.data.Dataset.range(3, output_type=tf.int32))),
+    ("zip", lambda tf: described(tf.data.Dataset.zip(ds3(tf), tf.data.Dataset.range(2)))),
+    ("zip_tuple", lambda tf: described(tf.data.Dataset.zip((ds3(tf), ds3(tf))))),
+    ("map", lambda tf: described(ds3(tf).map(lambda x: x * 10))),
+    ("map_changes_dtype", lambda tf: described(ds3(tf).map(lambda x: x / 2))),
+    ("map_returns_tuple", lambda tf: described(ds3(tf).map(pair))),
+    ("map_returns_list_gives_tuple", lambda tf: described(ds3(tf).map(lambda x: [x, x]))),
+    ("map_returns_dict", lambda tf: described(ds3(tf).map(lambda x: {"y": x}))),
+    ("map_returns_python_number", lambda tf: described(ds3(tf).map(lambda x: 1))),
+    ("map_unpacks_tuples", lambda tf: described(tf.data.Dataset.zip(ds3(tf), ds3(tf)).map(lambda a, b: a - b))),
+    ("map_wrong_arity", lambda tf: ds3(tf).map(lambda x, y: x)),
+    ("filter", lambda tf: described(tf.data.Dataset.range(6).filter(is_even))),
+    ("filter_not_bool", lambda tf: ds3(tf).filter(lambda x: x)),
+    ("batch", lambda tf: described(ds3(tf).batch(2))),
+    ("batch_drop_remainder", lambda tf: described(ds3(tf).batch(2, drop_remainder=True))),
+    ("batch_structure", lambda tf: described(tf.data.Dataset.from_tensor_slices(([1, 2], [[1, 2], [3, 4]]))
+                                             .batch(2))),
+    ("batch_zero", lambda tf: ds3(tf).batch(0)),
+    ("batch_shapes_differ", lambda tf: list(tf.data.Dataset.range(1, 3).map(lambda x: tf.range(x)).batch(2))),
+    ("repeat", lambda tf: described(ds3(tf).repeat(2))),
+    ("repeat_forever_take", lambda tf: described(ds3(tf).repeat().take(5))),
+    ("take_skip", lambda tf: (described(ds3(tf).take(2)), described(ds3(tf).skip(1)), described(ds3(tf).skip(5)))),
+    ("take_all_skip_all", lambda tf: (described(ds3(tf).take(-1)), described(ds3(tf).skip(-1)))),
+    ("prefetch", lambda tf: described(ds3(tf).prefetch(tf.data.AUTOTUNE))),
+    ("cache", lambda tf: described(ds3(tf).map(lambda x: x + 1).cache())),
+    ("enumerate", lambda tf: described(ds3(tf).enumerate(5))),
+    ("shuffle_repr_and_cardinality", lambda tf: (repr(ds3(tf).shuffle(2, seed=1)), ds3(tf).shuffle(2).cardinality())),
+    ("reduce", lambda tf: ds3(tf).reduce(0, lambda s, x: s + x)),
+    ("reduce_structure", lambda tf: tf.data.Dataset.zip(ds3(tf), ds3(tf)).reduce(0, lambda s, x: s + x[0])),
+    ("reduce_dtype_changes", lambda tf: ds3(tf).reduce(0.0, lambda s, x: s + x)),
+    ("cardinality_rules", lambda tf: [
+        ds3(tf).repeat(2).filter(greater_than_one).cardinality(), ds3(tf).repeat().cardinality(),
+        ds3(tf).repeat().skip(2).cardinality(), ds3(tf).batch(2).cardinality(),
+        ds3(tf).repeat().batch(2).cardinality(), tf.data.Dataset.zip(ds3(tf), ds3(tf).repeat()).cardinality(),
+        tf.data.Dataset.zip(ds3(tf).filter(always), ds3(tf).repeat()).cardinality(), ds3(tf).repeat(0).cardinality(),
+        tf.data.Dataset.range(0).repeat().cardinality(), tf.data.INFINITE_CARDINALITY,
+        tf.data.UNKNOWN_CARDINALITY]),
+    ("len", lambda tf: len(ds3(tf).batch(2))),
+    ("len_infinite", lambda tf: len(ds3(tf).repeat())),
+    ("len_unknown", lambda tf: len(ds3(tf).filter(greater_than_one))),
+    ("iterator_next_and_end", lambda tf: _drain(iter(tf.data.Dataset.range(2)))),
+    ("as_numpy_iterator", lambda tf: list(tf.data.Dataset.from_tensors({"a": 1, "b": [1.0, 2.0]})
+                                          .as_numpy_iterator())),
+    ("element_spec_compares_with_tensorspec", lambda tf: ds3(tf).element_spec == tf.TensorSpec([], tf.int32)),
+]
+
+
+def _drain(iterator: Any) -> Any:
+    first, second = next(iterator), next(iterator)
+    try:
+        next(iterator)
+    except StopIteration:
+        return first, second, "stopped"
+    return first, second, "not stopped"
+
+
+@named_examples(*CASES)
+def test_dataset_matches_tensorflow(case: Any) -> None:
+    same(case)
+
+
+def test_dataset_loop_and_reduce_inside_tf_function_match_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        outside = tf.data.Dataset.from_tensor_slices([1, 2, 3]).map(lambda x: x * x)
+
+        @tf.function
+        def total(ds: Any) -> Any:
+            s = tf.constant(0)
+            for x in ds:
+                s += x
+            return s
+
+        @tf.function
+        def built_inside() -> Any:
+            s = tf.constant(0)
+            for x in tf.data.Dataset.range(4).map(lambda x: tf.cast(x, tf.int32) * 2):
+                s += x
+            return s, tf.data.Dataset.range(4).batch(3).reduce(tf.constant(0, tf.int64),
+                                                               lambda a, b: a + tf.reduce_sum(b))
+
+        return total(outside), built_inside()
+    same(case)
+
+
+def test_map_function_is_traced_once_like_a_tf_function() -> None:
+    def case(tf: Any) -> Any:
+        calls = []
+
+        def double(x: Any) -> Any:
+            calls.append(x.shape)
+            return x * 2
+
+        ds = tf.data.Dataset.range(4).map(double)
+        return list(ds), list(ds), len(calls), calls[0]
+    same(case)
+
+
+def test_seeded_shuffle_is_a_permutation_like_tensorflows() -> None:
+    def case(tf: Any) -> Any:
+        ds = tf.data.Dataset.range(10).shuffle(4, seed=42)
+        return sorted(ds.as_numpy_iterator()), ds.cardinality()
+    same(case)
+
+
+def test_seeded_shuffle_repeats_its_order_and_reshuffles_each_epoch() -> None:
+    def orders(seed: int, reshuffle: bool) -> list[list[int]]:
+        ds = minitf.data.Dataset.range(20).shuffle(5, seed=seed, reshuffle_each_iteration=reshuffle)
+        return [[int(x) for x in ds.as_numpy_iterator()] for _ in range(2)]
+
+    first_epoch, second_epoch = orders(7, reshuffle=True)
+    assert orders(7, reshuffle=True) == [first_epoch, second_epoch]
+    assert first_epoch != second_epoch and sorted(first_epoch) == list(range(20))
+    fixed = orders(7, reshuffle=False)
+    assert fixed[0] == fixed[1]
+    assert orders(8, reshuffle=True)[0] != first_epoch
+
+
+def test_shuffle_with_global_seed_is_reproducible() -> None:
+    def draw() -> list[int]:
+        minitf.random.set_seed(3)
+        return [int(x) for x in minitf.data.Dataset.range(30).shuffle(30).as_numpy_iterator()]
+
+    assert draw() == draw()
+    assert draw() != list(range(30))
+
+
+def test_cache_replays_the_first_pass_without_calling_the_source_again() -> None:
+    ds = minitf.data.Dataset.range(5).shuffle(5, seed=1).cache()
+    first = list(ds.as_numpy_iterator())
+    assert list(ds.as_numpy_iterator()) == first
+    assert np.array_equal(sorted(first), np.arange(5))

@@ -1,4 +1,5 @@
-"""Public names beyond the core: `tf.sparse`, `tf.ragged`, `tf.strings`, `tf.data` and the composite classes.
+"""Public names beyond the core: `tf.sparse`, `tf.ragged`, `tf.strings`, `tf.data`, `tf.saved_model`,
+`tf.train` and the composite classes.
 
 The namespaces list only names TensorFlow has there. `install_ragged_dispatch` lets the everyday ops (`tf.add`,
 `tf.reduce_sum`, `tf.math.sqrt`, ...) accept RaggedTensors, as TensorFlow's dispatch does.
@@ -9,8 +10,10 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from minitf import checkpoint as _checkpoint
 from minitf import data  # noqa: F401  (re-exported as tf.data)
 from minitf import ragged as _ragged
+from minitf import saved_model as _saved_model
 from minitf import sparse as _sparse
 from minitf import strings as _strings
 from minitf.ragged import RaggedTensor  # noqa: F401
@@ -29,6 +32,10 @@ strings = types.SimpleNamespace(
     unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
     reduce_join=_strings.reduce_join,
 )
+
+saved_model = types.SimpleNamespace(save=_saved_model.save, load=_saved_model.load)
+
+train = types.SimpleNamespace(Checkpoint=_checkpoint.Checkpoint, latest_checkpoint=_checkpoint.latest_checkpoint)
 
 _ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
                 "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",

@@ -45,12 +45,19 @@ _REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_
 
 
 def install_ragged_dispatch(*namespaces: Any) -> None:
-    """Replace the everyday ops in each namespace by versions that also take RaggedTensors."""
+    """Replace the everyday ops in each namespace by versions that also take RaggedTensors.
+
+    One wrapper per function, so that names TensorFlow shares stay the same object (`tf.add is tf.math.add`).
+    """
+    wrappers: dict[int, Any] = {}
     for namespace in namespaces:
         for name in _ELEMENTWISE + _REDUCTIONS:
             fn = getattr(namespace, name, None)
             if fn is None or getattr(fn, "_ragged_aware", False):
                 continue
-            wrapped = _ragged.dispatching(fn, "reduce" if name in _REDUCTIONS else "elementwise")
-            wrapped._ragged_aware = True  # type: ignore[attr-defined]
+            wrapped = wrappers.get(id(fn))
+            if wrapped is None:
+                wrapped = _ragged.dispatching(fn, "reduce" if name in _REDUCTIONS else "elementwise")
+                wrapped._ragged_aware = True  # type: ignore[attr-defined]
+                wrappers[id(fn)] = wrapped
             setattr(namespace, name, wrapped)

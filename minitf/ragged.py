@@ -391,13 +391,11 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inn
             splits.append(len(nxt))
         levels.append(splits)
         items = nxt
-    if not items and dtype is None:
-        array, dt = np.zeros((0,) + ((0,) * (depth - 1 - rank)), dtype=np.float32), dtypes.float32
-        array = array.reshape((0,) + tuple(inner_shape or ()))
+    if not items:  # no values at all: float32 unless a dtype is given, as in TensorFlow
+        dt = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+        array = np.zeros((0,) + tuple(inner_shape or ()), dtype=dt._np)
     else:
         array, dt = to_numpy(items, None if dtype is None else dtypes.as_dtype(dtype))
-        if not items:
-            array = np.zeros((0,) + tuple(inner_shape or ()), dtype=dt._np)
     values: Any = _constant_tensor(array, dt)
     for splits in reversed(levels):
         values = RaggedTensor(values, _constant_tensor(np.array(splits, dtype=np.int64), dtypes.int64),
@@ -467,8 +465,8 @@ def _segment_reduce_kernel(values: Any, splits: Any, reducer: str) -> np.ndarray
     elif reducer in ("max", "min"):
         out = np.full(out_shape, _identity(values.dtype, reducer), dtype=values.dtype)
     else:
-        out = np.full(out_shape, np.nan, dtype=values.dtype)
-    func = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "mean": np.mean}[reducer]
+        raise ValueError(f"Unknown reducer {reducer!r}")
+    func = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[reducer]
     for i in range(len(splits) - 1):
         rows = values[int(splits[i]):int(splits[i + 1])]
         if len(rows):
@@ -477,8 +475,9 @@ def _segment_reduce_kernel(values: Any, splits: Any, reducer: str) -> np.ndarray
 
 
 def _identity(dtype: np.dtype, reducer: str) -> Any:
-    if dtype.kind == "f":
-        return -np.inf if reducer == "max" else np.inf
+    if dtype.kind == "f":  # TensorFlow's segment reductions start from the lowest finite value, not -inf
+        info = np.finfo(dtype)
+        return info.min if reducer == "max" else info.max
     if dtype.kind == "b":
         return reducer == "min"
     info = np.iinfo(dtype)
@@ -491,52 +490,55 @@ def _segment_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
 
 
 def _segment_grad(ctx: Any, g: Tensor) -> list[Any]:
-    """Sum: every value of row i gets g[i]; mean: g[i] / (length of row i)."""
+    """Sum: every value of row i gets g[i] (max, min and prod have no gradient here)."""
     from minitf.ops.array_ops import gather
-    from minitf.ops.math_ops import cast
-    reducer = ctx.attrs["reducer"]
-    if reducer not in ("sum", "mean"):
+    if ctx.attrs["reducer"] != "sum":
         return [None, None]
-    splits = ctx.inputs[1]
-    lengths = splits[1:] - splits[:-1]
-    row_ids = bind(RowIds, splits)
-    grad = gather(g, row_ids)
-    if reducer == "mean":
-        per_value = gather(cast(lengths, g.dtype), row_ids)  # type: ignore[attr-defined]
-        grad = grad / per_value
-    return [grad, None]
+    return [gather(g, bind(RowIds, ctx.inputs[1])), None]
 
 
 RaggedSegmentReduce = Op("RaggedSegmentReduce", _segment_reduce_kernel, shape=_segment_shape, grad=_segment_grad)
 RowIds = Op("RaggedRowIds", lambda splits: np.repeat(np.arange(len(splits) - 1, dtype=np.int64), np.diff(splits)),
             shape=lambda s, t, a: [(TensorShape([None]), dtypes.int64)])
 
-_REDUCERS = {"reduce_sum": "sum", "reduce_prod": "prod", "reduce_max": "max", "reduce_min": "min",
-             "reduce_mean": "mean"}
+_REDUCERS = {"reduce_sum": "sum", "reduce_prod": "prod", "reduce_max": "max", "reduce_min": "min"}
 
 
 def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any = None, keepdims: bool = False,
            **kwargs: Any) -> Any:
-    """A reduction of a 2-D ragged tensor: over everything, over rows (axis=0) or within each row (axis=1)."""
-    if axis is None:
-        return dense_fn(rt.flat_values, **kwargs)
+    """A reduction of a 2-D ragged tensor: over everything, over rows (axis=0) or within each row (axis=1).
+
+    A mean is a sum divided by a count, as in TensorFlow: so the mean of int32 values is float64.
+    """
+    from minitf.ops.math_ops import cast, reduce_sum, truediv
     if isinstance(axis, list | tuple):
-        if len(axis) != 1:
-            return dense_fn(rt.flat_values, **kwargs) if sorted(a % rt.shape.rank for a in axis) == \
-                list(range(rt.shape.rank)) else _unsupported(name, axis)
-        axis = axis[0]
+        if len(axis) == 1:
+            axis = axis[0]
+        elif sorted(int(a) % rt.shape.rank for a in axis) == list(range(rt.shape.rank)):  # type: ignore[operator]
+            axis = None
+        else:
+            return _unsupported(name, axis)
+    if axis is None:
+        if name != "reduce_mean":
+            return dense_fn(rt.flat_values, **kwargs)
+        total = reduce_sum(rt.flat_values)
+        from minitf.ops.array_ops import size
+        return truediv(total, cast(size(rt.flat_values), total.dtype))  # type: ignore[attr-defined]
     rank = rt.shape.rank
-    axis = int(axis) + rank if int(axis) < 0 else int(axis)
-    reducer = _REDUCERS[name]
+    axis = int(axis) + rank if int(axis) < 0 else int(axis)  # type: ignore[operator]
     if rt.ragged_rank != 1 or axis not in (0, 1) or keepdims:
         return _unsupported(name, axis)
     if axis == 1:
-        return bind(RaggedSegmentReduce, rt.values, rt.row_splits, reducer=reducer)
-    # axis 0: column j reduces the j-th item of every row that has one
-    columns = bind(ColumnSplits, rt.row_splits)
-    ordered = bind(ColumnOrder, rt.row_splits)
-    from minitf.ops.array_ops import gather
-    return bind(RaggedSegmentReduce, gather(rt.values, ordered), columns, reducer=reducer)
+        values, splits = rt.values, rt.row_splits
+    else:  # axis 0: column j reduces the j-th item of every row that has one
+        from minitf.ops.array_ops import gather
+        values = gather(rt.values, bind(ColumnOrder, rt.row_splits))
+        splits = bind(ColumnSplits, rt.row_splits)
+    if name != "reduce_mean":
+        return bind(RaggedSegmentReduce, values, splits, reducer=_REDUCERS[name])
+    total = bind(RaggedSegmentReduce, values, splits, reducer="sum")
+    counts = splits[1:] - splits[:-1]  # type: ignore[index]
+    return truediv(total, cast(counts, total.dtype))
 
 
 def _column_splits(splits: Any) -> np.ndarray:

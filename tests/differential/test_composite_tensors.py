@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import named_examples, same
+from harness import examples, named_examples, same
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import elements
+
+# TensorFlow's ragged and string ops cost tens of milliseconds a call: a quarter of the usual examples.
+few_examples = settings(examples, max_examples=max(5, examples.max_examples // 4))
 
 
 def seen(value: Any) -> Any:
@@ -121,6 +127,8 @@ RAGGED = [
     ("reduce_sum_rows", lambda tf: tf.reduce_sum(rt(tf), axis=1)),
     ("reduce_sum_columns", lambda tf: tf.reduce_sum(rt(tf), axis=0)),
     ("reduce_max_rows_empty_row", lambda tf: tf.reduce_max(rt(tf), axis=1)),
+    ("reduce_max_rows_empty_row_float", lambda tf: tf.reduce_max(tf.cast(rt(tf), tf.float32), axis=1)),
+    ("reduce_mean_int_is_float64", lambda tf: (tf.reduce_mean(rt(tf)), tf.reduce_mean(rt(tf), axis=1))),
     ("reduce_min_rows", lambda tf: tf.reduce_min(rt(tf), axis=-1)),
     ("reduce_mean_rows", lambda tf: tf.reduce_mean(tf.cast(rt(tf), tf.float32), axis=1)),
     ("reduce_mean_columns", lambda tf: tf.reduce_mean(tf.cast(rt(tf), tf.float32), axis=0)),
@@ -201,3 +209,48 @@ def test_string_ops_inside_tf_function_match_tensorflow() -> None:
             return tf.strings.reduce_join(tf.strings.upper(pieces), separator="_"), tf.strings.length(line)
         return words(tf.constant("the quick fox"))
     same(case)
+
+
+@st.composite
+def ragged_lists(draw: Any) -> tuple[list, str]:
+    """Nested Python lists of one depth (2 or 3) with rows of different lengths, and their dtype."""
+    dtype = draw(st.sampled_from(["int32", "int64", "float32", "float64"]))
+    values = elements(dtype, finite=True)
+    depth = draw(st.integers(2, 3))
+
+    def level(d: int) -> Any:
+        if d == 1:
+            return st.lists(values, max_size=4)
+        return st.lists(level(d - 1), max_size=3)
+
+    rows = draw(st.lists(level(depth - 1), min_size=1, max_size=4))
+    return rows, dtype
+
+
+@few_examples
+@given(data=ragged_lists())
+def test_ragged_constant_prints_and_pads_like_tensorflow(data: tuple[list, str]) -> None:
+    rows, dtype = data
+    same(lambda tf: seen(tf.ragged.constant(rows, dtype=getattr(tf, dtype))))
+    same(lambda tf: tf.ragged.constant(rows, dtype=getattr(tf, dtype)).to_tensor())
+    same(lambda tf: tf.ragged.constant(rows, dtype=getattr(tf, dtype)).row_lengths())
+
+
+@few_examples
+@given(dtype=st.sampled_from(["int32", "float32", "float64"]), data=st.data(),
+       reducer=st.sampled_from(["reduce_sum", "reduce_max", "reduce_min", "reduce_mean", "reduce_prod"]),
+       axis=st.sampled_from([None, 0, 1, -1]))
+def test_ragged_reductions_match_tensorflow(dtype: str, data: Any, reducer: str, axis: Any) -> None:
+    rows = data.draw(st.lists(st.lists(elements(dtype, finite=True, small=True), max_size=4), min_size=1,
+                              max_size=4))
+    same(lambda tf: getattr(tf, reducer)(tf.ragged.constant(rows, dtype=getattr(tf, dtype)), axis=axis))
+
+
+@few_examples
+@given(text=st.lists(st.text(alphabet="ab é,\t", max_size=8), min_size=1, max_size=4),
+       sep=st.sampled_from([None, ",", "a", " "]))
+def test_strings_split_and_friends_match_tensorflow(text: list[str], sep: Any) -> None:
+    same(lambda tf: seen(tf.strings.split(text, sep=sep)))
+    same(lambda tf: (tf.strings.length(text), tf.strings.length(text, unit="UTF8_CHAR"), tf.strings.upper(text),
+                     tf.strings.reduce_join(text, separator="|")))
+    same(lambda tf: seen(tf.strings.unicode_decode(text, "UTF-8")))

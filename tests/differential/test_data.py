@@ -37,6 +37,20 @@ def always(x: Any) -> Any:
     return True
 
 
+def flip_large(tf: Any) -> Any:
+    """A map function with Python control flow on tensors: AutoGraph makes it a tf.cond, as in a tf.function."""
+    def flip(x: Any, y: Any) -> Any:
+        if tf.reduce_sum(x) > 10:
+            x = -x
+        return x, y
+    return flip
+
+
+def features_and_labels(tf: Any) -> Any:
+    features = np.arange(20, dtype=np.float32).reshape(10, 2)
+    return tf.data.Dataset.from_tensor_slices((features, np.arange(10) % 2))
+
+
 CASES = [
     ("from_tensor_slices", lambda tf: described(ds3(tf))),
     ("from_tensor_slices_tuple_and_dict", lambda tf: described(
@@ -59,6 +73,12 @@ CASES = [
     ("map_returns_dict", lambda tf: described(ds3(tf).map(lambda x: {"y": x}))),
     ("map_returns_python_number", lambda tf: described(ds3(tf).map(lambda x: 1))),
     ("map_unpacks_tuples", lambda tf: described(tf.data.Dataset.zip(ds3(tf), ds3(tf)).map(lambda a, b: a - b))),
+    ("map_with_autograph_control_flow", lambda tf: described(features_and_labels(tf).map(flip_large(tf)))),
+    ("numpy_features_labels_batched", lambda tf: described(features_and_labels(tf).batch(4))),
+    ("map_to_dict_then_batch", lambda tf: described(features_and_labels(tf).map(lambda x, y: {"f": x, "l": y})
+                                                    .batch(3))),
+    ("experimental_cardinality", lambda tf: (tf.data.experimental.cardinality(tf.data.Dataset.range(4)),
+                                             tf.data.experimental.INFINITE_CARDINALITY)),
     ("map_wrong_arity", lambda tf: ds3(tf).map(lambda x, y: x)),
     ("filter", lambda tf: described(tf.data.Dataset.range(6).filter(is_even))),
     ("filter_not_bool", lambda tf: ds3(tf).filter(lambda x: x)),

@@ -161,6 +161,16 @@ def graph_to_json(graph: FuncGraph, arrays: Arrays) -> dict:
 
 
 def _structure_json(structure: Any, outputs: list[SymbolicTensor], arrays: Arrays) -> Any:
+    from minitf.ragged import RaggedTensor
+    from minitf.sparse import SparseTensor
+    if isinstance(structure, RaggedTensor | SparseTensor):  # a composite output: its components, and its kind
+        levels = []
+        node: Any = structure
+        while isinstance(node, RaggedTensor):
+            levels.append(node._uniform_row_length)
+            node = node.values
+        return {"t": type(structure).__name__, "uniform_row_lengths": levels,
+                "v": [_structure_json(c, outputs, arrays) for c in structure._components()]}
     if isinstance(structure, SymbolicTensor):
         return {"t": "output", "v": next(i for i, t in enumerate(outputs) if t is structure)}
     if isinstance(structure, dict):
@@ -173,6 +183,16 @@ def _structure_json(structure: Any, outputs: list[SymbolicTensor], arrays: Array
 
 def _structure_from(node: Any, outputs: list[SymbolicTensor], arrays: Arrays) -> Any:
     tag = node["t"]
+    if tag == "SparseTensor":
+        from minitf.sparse import SparseTensor
+        return SparseTensor(*[_structure_from(c, outputs, arrays) for c in node["v"]])
+    if tag == "RaggedTensor":
+        from minitf.ragged import RaggedTensor
+        flat, *splits = [_structure_from(c, outputs, arrays) for c in node["v"]]
+        value: Any = flat
+        for row_splits, uniform in zip(reversed(splits), reversed(node["uniform_row_lengths"])):
+            value = RaggedTensor(value, row_splits, internal=True, uniform_row_length=uniform)
+        return value
     if tag == "output":
         return outputs[node["v"]]
     if tag == "dict":

@@ -144,6 +144,22 @@ class RaggedTensor:
         raise ValueError(f"axis={axis} is not a ragged dimension of this RaggedTensor (ragged_rank "
                          f"{self.ragged_rank}).\nHint: row_lengths(axis=1) gives the length of every row.")
 
+    # --- as components (tf.nest with expand_composites=True; tf.function outputs) ---
+    def _components(self) -> list[Tensor]:
+        return [self.flat_values, *self.nested_row_splits]
+
+    def _with_components(self, components: list[Any]) -> RaggedTensor:
+        flat, splits = components[0], components[1:]
+        levels: list[RaggedTensor] = []
+        node: Any = self
+        while isinstance(node, RaggedTensor):
+            levels.append(node)
+            node = node._values
+        values: Any = flat
+        for level, row_splits in zip(reversed(levels), reversed(splits)):
+            values = RaggedTensor(values, row_splits, internal=True, uniform_row_length=level._uniform_row_length)
+        return values
+
     def with_values(self, new_values: Any) -> RaggedTensor:
         return RaggedTensor(new_values, self._row_splits, internal=True, uniform_row_length=self._uniform_row_length)
 

@@ -74,6 +74,13 @@ class SparseTensor:
     def ndim(self) -> int | None:
         return self.shape.rank
 
+    # --- as components (tf.nest with expand_composites=True; tf.function outputs) ---
+    def _components(self) -> list[Tensor]:
+        return [self._indices, self._values, self._dense_shape]
+
+    def _with_components(self, components: list[Any]) -> SparseTensor:
+        return SparseTensor(*components)
+
     def with_values(self, new_values: Any) -> SparseTensor:
         return SparseTensor(self._indices, new_values, self._dense_shape)
 

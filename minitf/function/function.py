@@ -290,7 +290,8 @@ class ConcreteFunction:
         it = iter(outputs)
         return nest.pack_sequence_as(self.graph.structured_outputs,
                                      [next(it) if isinstance(leaf, Tensor) else leaf
-                                      for leaf in nest.flatten(self.graph.structured_outputs)])
+                                      for leaf in nest.flatten(self.graph.structured_outputs, expand_composites=True)],
+                                     expand_composites=True)
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         params = []
@@ -616,7 +617,7 @@ class Function:
         args, kwargs = _rebuild_call(self._sig, call_args)
         with graph_scope(graph):
             result = fn(*args, **kwargs)
-            flat_out = nest.flatten(result)
+            flat_out = nest.flatten(result, expand_composites=True)
             outputs = []
             packed = []
             for leaf in flat_out:
@@ -634,7 +635,7 @@ class Function:
             if graph.control_outputs or any(op.type == "ReadVariableOp" for op in graph.get_operations()):
                 graph.create_op("NoOp", [], [])
         graph.outputs = outputs
-        graph.structured_outputs = nest.pack_sequence_as(result, packed) if nest.is_nested(result) else packed[0]
+        graph.structured_outputs = nest.pack_sequence_as(result, packed, expand_composites=True)
         if graph.variables:
             self._created_variables = True
         self._tracing_count += 1

@@ -254,3 +254,14 @@ def test_strings_split_and_friends_match_tensorflow(text: list[str], sep: Any) -
     same(lambda tf: (tf.strings.length(text), tf.strings.length(text, unit="UTF8_CHAR"), tf.strings.upper(text),
                      tf.strings.reduce_join(text, separator="|")))
     same(lambda tf: seen(tf.strings.unicode_decode(text, "UTF-8")))
+
+
+def test_tf_function_returns_composite_tensors_like_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        @tf.function
+        def parts(lines: Any) -> Any:
+            return tf.strings.split(lines), {"sparse": tf.sparse.from_dense(tf.constant([[0, 3], [4, 0]]))}
+
+        words, rest = parts(tf.constant(["a b", "c"]))
+        return seen(words), seen(rest["sparse"]), parts.experimental_get_tracing_count()
+    same(case)

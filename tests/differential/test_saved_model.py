@@ -171,3 +171,14 @@ def test_checkpoint_errors_like_tensorflow(tmp_path: Path) -> None:
         status = tf.train.Checkpoint(v=tf.Variable(0.0)).restore(path)
         return status.assert_consumed()
     same(unused_value)
+
+
+def test_saved_function_returning_a_ragged_tensor_reloads_like_tensorflows(tmp_path: Path) -> None:
+    def case(tf: Any) -> Any:
+        module = tf.Module()
+        module.words = tf.function(lambda lines: tf.strings.split(lines),
+                                   input_signature=[tf.TensorSpec([None], tf.string)])
+        tf.saved_model.save(module, str(tmp_path / tf.__name__))
+        words = tf.saved_model.load(str(tmp_path / tf.__name__)).words(tf.constant(["a b", "", "c d e"]))
+        return repr(words), words.to_list(), words.shape
+    same(case)

@@ -11,7 +11,18 @@
 from minitf import api_extensions as _api_extensions
 from minitf import dtypes, errors, linalg, math, nest, nn, random
 from minitf import logs as _logs
-from minitf.api_extensions import RaggedTensor, SparseTensor, data, ragged, saved_model, sparse, strings, train
+from minitf.api_extensions import (
+    RaggedTensor,
+    RaggedTensorSpec,
+    SparseTensor,
+    SparseTensorSpec,
+    data,
+    ragged,
+    saved_model,
+    sparse,
+    strings,
+    train,
+)
 from minitf.core import convert_to_tensor
 from minitf.dtypes import (
     DType,

@@ -16,6 +16,7 @@ from minitf import ragged as _ragged
 from minitf import saved_model as _saved_model
 from minitf import sparse as _sparse
 from minitf import strings as _strings
+from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.ragged import RaggedTensor  # noqa: F401
 from minitf.sparse import SparseTensor  # noqa: F401
 

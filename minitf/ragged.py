@@ -144,7 +144,11 @@ class RaggedTensor:
         raise ValueError(f"axis={axis} is not a ragged dimension of this RaggedTensor (ragged_rank "
                          f"{self.ragged_rank}).\nHint: row_lengths(axis=1) gives the length of every row.")
 
-    # --- as components (tf.nest with expand_composites=True; tf.function outputs) ---
+    # --- as components (tf.nest with expand_composites=True; tf.function arguments and outputs) ---
+    def _trace_spec(self) -> Any:
+        from minitf.composite_specs import RaggedTensorSpec
+        return RaggedTensorSpec.from_value(self)
+
     def _components(self) -> list[Tensor]:
         return [self.flat_values, *self.nested_row_splits]
 

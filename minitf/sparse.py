@@ -22,6 +22,8 @@ from minitf.tensor_shape import TensorShape
 class SparseTensor:
     """`tf.SparseTensor(indices, values, dense_shape)`: only the listed entries are stored; the rest are zero."""
 
+    _static_shape: TensorShape | None = None  # set when a tf.function traces a SparseTensor argument
+
     def __init__(self, indices: Any, values: Any, dense_shape: Any) -> None:
         self._indices = _int64(indices, "indices")
         self._values = convert_to_tensor(values)
@@ -60,6 +62,8 @@ class SparseTensor:
     @property
     def shape(self) -> TensorShape:
         """The dense shape, as far as it is known without running anything."""
+        if self._static_shape is not None:
+            return self._static_shape
         shape = self._dense_shape
         if isinstance(shape, EagerTensor):
             return TensorShape([int(d) for d in np.asarray(shape._value)])
@@ -74,7 +78,11 @@ class SparseTensor:
     def ndim(self) -> int | None:
         return self.shape.rank
 
-    # --- as components (tf.nest with expand_composites=True; tf.function outputs) ---
+    # --- as components (tf.nest with expand_composites=True; tf.function arguments and outputs) ---
+    def _trace_spec(self) -> Any:
+        from minitf.composite_specs import SparseTensorSpec
+        return SparseTensorSpec.from_value(self)
+
     def _components(self) -> list[Tensor]:
         return [self._indices, self._values, self._dense_shape]
 

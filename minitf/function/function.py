@@ -164,6 +164,8 @@ def _trace_type(value: Any) -> Any:
         return ("Tuple", *(_trace_type(v) for v in value))
     if isinstance(value, dict):
         return ("Dict", *((k, _trace_type(value[k])) for k in sorted(value, key=str)))
+    if hasattr(value, "_trace_spec"):  # RaggedTensor, SparseTensor: traced by a spec, as TensorFlow does
+        return value._trace_spec()
     try:
         hash(value)
     except TypeError:
@@ -343,6 +345,8 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
             return [convert_to_tensor(value, dtype=expected.dtype)]
         except (TypeError, ValueError):
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}") from None
+    if hasattr(expected, "_flat_inputs"):  # RaggedTensorSpec, SparseTensorSpec
+        return expected._flat_inputs(value)
     if isinstance(expected, _ById):
         if value is not expected.obj:
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}")
@@ -687,6 +691,8 @@ def _placeholders(graph: FuncGraph, name: str, value: Any, expected: Any) -> Any
         graph.inputs.append(handle)
         graph._captured[id(value)] = handle  # reads of this variable use the input
         return value
+    if hasattr(expected, "_placeholders"):  # RaggedTensorSpec, SparseTensorSpec
+        return expected._placeholders(graph, name)
     if isinstance(expected, TensorSpec):
         holder = graph.placeholder(expected.shape, expected.dtype, name=name)
         graph.inputs.append(holder)

@@ -265,3 +265,41 @@ def test_tf_function_returns_composite_tensors_like_tensorflow() -> None:
         words, rest = parts(tf.constant(["a b", "c"]))
         return seen(words), seen(rest["sparse"]), parts.experimental_get_tracing_count()
     same(case)
+
+
+NAMES = {
+    "": ["SparseTensor", "RaggedTensor"],
+    "sparse": ["SparseTensor", "to_dense", "from_dense", "add", "reorder", "sparse_dense_matmul"],
+    "ragged": ["constant"],
+    "strings": ["split", "to_number", "length", "bytes_split", "join", "lower", "upper", "unicode_decode",
+                "unicode_encode", "reduce_join"],
+    "data": ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],
+    "data.experimental": ["cardinality", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],
+    "saved_model": ["save", "load"],
+    "train": ["Checkpoint", "latest_checkpoint"],
+}
+
+
+def test_sparse_ragged_strings_data_and_saving_names_exist_where_tensorflow_has_them() -> None:
+    from harness import minitf, real_tf, resolve
+    for namespace, names in NAMES.items():
+        for name in names:
+            path = f"{namespace}.{name}" if namespace else name
+            assert resolve(real_tf, path) is not None
+            assert hasattr(resolve(minitf, namespace) if namespace else minitf, name), f"minitf lacks tf.{path}"
+
+
+def test_tf_function_traces_composite_arguments_by_spec_like_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        traced = []
+
+        @tf.function
+        def f(r: Any, s: Any) -> Any:
+            traced.append((str(r), s.shape))
+            return tf.reduce_sum(r, axis=1), tf.sparse.to_dense(s)
+
+        s = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+        results = [f(tf.ragged.constant(rows), s) for rows in ([[1, 2], [3]], [[1], [3], [4, 5]], [[1], [], [6]])]
+        signature = f.get_concrete_function(tf.ragged.constant([[1, 2], [3]]), s).structured_input_signature
+        return results, traced, f.experimental_get_tracing_count(), repr(signature)
+    same(case)

@@ -382,7 +382,42 @@ def _to_tensor_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]
     return [(TensorShape([rows] + [None] * len(splits) + list(flat[1:])), types[0])]
 
 
-RaggedToTensor = Op("RaggedTensorToTensor", _to_tensor_kernel, shape=_to_tensor_shape)
+def _positions(splits: Any) -> list[tuple]:
+    """Where each flat value lands in the padded tensor, in flat-value order."""
+    out: list[tuple] = []
+
+    def walk(level: int, row: int, index: tuple) -> None:
+        s = splits[level]
+        for j, k in enumerate(range(int(s[row]), int(s[row + 1]))):
+            if level + 1 == len(splits):
+                out.append(index + (j,))
+            else:
+                walk(level + 1, k, index + (j,))
+
+    for row in range(len(splits[0]) - 1):
+        walk(0, row, (row,))
+    return out
+
+
+def _to_tensor_grad_kernel(g: Any, *splits: Any) -> np.ndarray:
+    g = np.asarray(g)
+    positions = _positions(splits)
+    if not positions:
+        return np.zeros((0,) + g.shape[len(splits) + 1:], dtype=g.dtype)
+    return np.stack([g[p] for p in positions])
+
+
+def _to_tensor_grad(ctx: Any, g: Tensor) -> list[Any]:
+    """Each flat value's gradient is the gradient at its place; padding's gradient goes to default_value."""
+    from minitf.ops.math_ops import reduce_sum
+    flat_grad = bind(RaggedToTensorGrad, g, *ctx.inputs[2:])
+    default_grad = reduce_sum(g) - reduce_sum(flat_grad) if ctx.inputs[1].dtype.is_floating else None
+    return [flat_grad, default_grad] + [None] * (len(ctx.inputs) - 2)
+
+
+RaggedToTensorGrad = Op("RaggedTensorToTensorGrad", _to_tensor_grad_kernel,
+                        shape=lambda s, t, a: [(TensorShape([None] + list(s[0][len(s):])), t[0])])
+RaggedToTensor = Op("RaggedTensorToTensor", _to_tensor_kernel, shape=_to_tensor_shape, grad=_to_tensor_grad)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -201,8 +201,18 @@ def _from_dense_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec
             (TensorShape([rank]), dtypes.int64)]
 
 
+def _from_dense_grad(ctx: Any, grads: list) -> list[Any]:
+    """The stored values' gradients go back to their places in the dense tensor; the rest get zero."""
+    g_values = grads[1]
+    if g_values is None:
+        return [None]
+    indices, _, dense_shape = ctx.outputs
+    zero = convert_to_tensor(0, dtype=g_values.dtype)
+    return [bind(SparseToDense, indices, g_values, dense_shape, zero, validate_indices=False)]
+
+
 DenseToSparse = Op("DenseToSparse", _from_dense_kernel, num_outputs=3, shape=_from_dense_shape,
-                   value_dependent=True)
+                   grad=_from_dense_grad, value_dependent=True)
 
 
 def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:

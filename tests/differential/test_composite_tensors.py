@@ -303,3 +303,16 @@ def test_tf_function_traces_composite_arguments_by_spec_like_tensorflow() -> Non
         signature = f.get_concrete_function(tf.ragged.constant([[1, 2], [3]]), s).structured_input_signature
         return results, traced, f.experimental_get_tracing_count(), repr(signature)
     same(case)
+
+
+def test_gradients_through_to_tensor_and_from_dense_match_tensorflow() -> None:
+    def case(tf: Any) -> Any:
+        values = tf.Variable([1.0, 2.0, 3.0])
+        dense = tf.Variable([[0.0, 2.0], [3.0, 0.0]])
+        with tf.GradientTape() as tape:
+            padded = tf.RaggedTensor.from_row_lengths(values, [2, 0, 1]).to_tensor()
+            y = tf.reduce_sum(padded * tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+            z = tf.reduce_sum(tf.sparse.from_dense(dense).values ** 2)
+        # TensorFlow hands back the ragged values' gradient as IndexedSlices: compare it as a dense tensor.
+        return [tf.convert_to_tensor(g) for g in tape.gradient([y, z], [values, dense])]
+    same(case)

@@ -121,6 +121,75 @@ class _Writer:
                 "captures": captures}
 
 
+    def signature(self, key: str, cf: ConcreteFunction) -> dict:
+        """A signature: the trace, its inputs by name and its outputs as a name -> tensor dict."""
+        outputs = _signature_outputs(cf.structured_outputs, cf.name, key)
+        if not cf.outputs:
+            outputs = {}
+        positions = {id(t): i for i, t in enumerate(cf.graph.outputs)}
+        specs = [s for s in cf.structured_input_signature[0] if isinstance(s, TensorSpec)]
+        saved = self.concrete(cf)
+        if saved is None:
+            raise ValueError(f"Cannot save the signature {key!r}: its function was traced for Python objects.")
+        saved["signature_inputs"] = [[s.name, shape_json(s.shape), s.dtype.name] for s in specs]
+        saved["signature_outputs"] = [[name, positions[id(t)]] for name, t in outputs.items()]
+        return saved
+
+
+def _signatures_to_save(obj: Any, signatures: Any) -> dict[str, ConcreteFunction]:
+    """The `signatures` argument as name -> ConcreteFunction (TensorFlow's default: the one eligible function)."""
+    if signatures is None:
+        eligible = []
+        for _, value in _attributes(obj):
+            if isinstance(value, Function | ConcreteFunction):
+                cf = value if isinstance(value, ConcreteFunction) else \
+                    (value.get_concrete_function() if value.input_signature is not None else None)
+                if cf is not None and cf.outputs and _valid_outputs(cf):
+                    eligible.append(cf)
+        return {"serving_default": eligible[0]} if len(eligible) == 1 else {}
+    if not isinstance(signatures, dict):
+        signatures = {"serving_default": signatures}
+    result = {}
+    for key, value in signatures.items():
+        if isinstance(value, Function) and value.input_signature is not None:
+            value = value.get_concrete_function()
+        if not isinstance(value, ConcreteFunction):
+            raise ValueError(f"Expected a TensorFlow function for which to generate a signature, but got {value!r}. "
+                             f"Only `tf.functions` with an input signature or concrete functions can be used as a "
+                             f"signature.")
+        _signature_outputs(value.structured_outputs, value.name, key)
+        result[key] = value
+    return result
+
+
+def _valid_outputs(cf: ConcreteFunction) -> bool:
+    try:
+        _signature_outputs(cf.structured_outputs, cf.name, "unused")
+    except ValueError:
+        return False
+    return True
+
+
+def _signature_outputs(outputs: Any, function_name: str, key: str) -> dict[str, Any]:
+    """A signature's outputs are a dict of named tensors: `output_0`, ... for a tensor or a sequence."""
+    from minitf.tensor import Tensor
+    if hasattr(outputs, "_asdict"):
+        outputs = outputs._asdict()
+    elif not isinstance(outputs, dict):
+        outputs = {f"output_{i}": v for i, v in enumerate(outputs if isinstance(outputs, list | tuple)
+                                                          else [outputs])}
+    for name, value in outputs.items():
+        if not isinstance(name, str):
+            raise ValueError(f"Got a dictionary with a non-string key {name!r} in the output of the function "
+                             f"{function_name} used to generate the SavedModel signature {key!r}.")
+        if not isinstance(value, Tensor):
+            raise ValueError(f"Got a non-Tensor value {value!r} for key {name!r} in the output of the function "
+                             f"{function_name} used to generate the SavedModel signature {key!r}. Outputs for "
+                             f"functions used as signatures must be a single Tensor, a sequence of Tensors, or a "
+                             f"dictionary from string to Tensor.")
+    return outputs
+
+
 def _is_checkpoint(value: Any) -> bool:
     from minitf.checkpoint import Checkpoint
     return isinstance(value, Checkpoint)
@@ -200,6 +269,8 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: Any = None)
     _trackable_check(obj)
     writer = _Writer()
     root = writer.node(obj)
+    signature_functions = _signatures_to_save(obj, signatures)
+    saved_signatures = {key: writer.signature(key, cf) for key, cf in signature_functions.items()}
     export_dir = os.fspath(export_dir)
     os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)
     os.makedirs(os.path.join(export_dir, "assets"), exist_ok=True)
@@ -211,7 +282,7 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: Any = None)
         if values[f"v{i}"].dtype == object:
             strings[str(i)] = encode(values.pop(f"v{i}"), writer.arrays)
     document = {"format": FORMAT, "version": VERSION, "root": root, "variables": variables,
-                "string_variables": strings, "functions": writer.functions}
+                "string_variables": strings, "functions": writer.functions, "signatures": saved_signatures}
     with open(os.path.join(export_dir, GRAPHS_FILE), "w", encoding="utf-8") as f:
         json.dump(document, f)
     np.savez(os.path.join(export_dir, VARIABLES_FILE), **values)
@@ -285,27 +356,36 @@ def load(export_dir: str, tags: Any = None, options: Any = None) -> Any:
         variables.append(Variable(value, name=spec["name"], trainable=spec["trainable"],
                                   dtype=dtypes.as_dtype(spec["dtype"])))
     functions = [_restore_function(record, variables, arrays) for record in document["functions"]]
-    return _restore_node(document["root"], variables, functions)
+    loaded = _restore_node(document["root"], variables, functions)
+    loaded.signatures = _SignatureMap({key: _restore_signature(key, entry, variables, arrays)
+                                       for key, entry in document.get("signatures", {}).items()})
+    return loaded
+
+
+def _restore_graph(entry: dict, variables: list[Variable], arrays: Arrays) -> Any:
+    """A saved trace's graph, its captures fed by the loaded variables and the saved tensors."""
+    graph = graph_from_json(entry["graph"], arrays)
+    outside: list[Any] = []
+    for capture in entry["captures"]:
+        if capture["kind"] == "variable":
+            outside.append(variables[capture["id"]])
+        else:
+            from minitf.tensor import make
+            outside.append(make(decode(capture["value"], arrays), dtypes.as_dtype(capture["dtype"])))
+    n = len(outside)
+    holders = graph.inputs[len(graph.inputs) - n:] if n else []
+    for value, holder in zip(outside, holders):
+        if isinstance(value, Variable):
+            holder._variable = value
+    graph.captures = list(zip(outside, holders))
+    return graph
 
 
 def _restore_function(record: dict, variables: list[Variable], arrays: Arrays) -> RestoredFunction:
     sig = _signature_from(record["parameters"], arrays)
     concretes = []
     for entry in record["concrete"]:
-        graph = graph_from_json(entry["graph"], arrays)
-        outside = []
-        for capture in entry["captures"]:
-            if capture["kind"] == "variable":
-                outside.append(variables[capture["id"]])
-            else:
-                from minitf.tensor import make
-                outside.append(make(decode(capture["value"], arrays), dtypes.as_dtype(capture["dtype"])))
-        n = len(outside)
-        holders = graph.inputs[len(graph.inputs) - n:] if n else []
-        for value, holder in zip(outside, holders):
-            if isinstance(value, Variable):
-                holder._variable = value
-        graph.captures = list(zip(outside, holders))
+        graph = _restore_graph(entry, variables, arrays)
         key = tuple(_key_from(k, arrays) for k in entry["key"])
         graph.structured_input_signature = (tuple(k if isinstance(k, TensorSpec) else getattr(k, "value", k)
                                                   for k in key), {})
@@ -349,3 +429,78 @@ def _callable(obj: _UserObject, call: Any) -> _UserObject:
     new.__dict__.update(obj.__dict__)
     new.__dict__["__call__"] = call
     return new
+
+
+# ---------------------------------------------------------------------------------------------------
+# Signatures: `loaded.signatures["serving_default"](x=...)` -> {"output_0": ...}
+# ---------------------------------------------------------------------------------------------------
+
+class SignatureFunction:
+    """A loaded signature: named tensor inputs (keywords or positions), a dict of named tensor outputs."""
+
+    def __init__(self, key: str, graph: Any, inputs: list[TensorSpec], outputs: list[tuple[str, int]]) -> None:
+        self._key = key
+        self.graph = graph
+        self._inputs = inputs
+        self._outputs = outputs
+        self.name = f"__inference_signature_wrapper_{graph.name}"
+
+    @property
+    def structured_input_signature(self) -> tuple:
+        return (), {s.name: s for s in self._inputs}
+
+    @property
+    def structured_outputs(self) -> dict[str, TensorSpec]:
+        return {name: TensorSpec(self.graph.outputs[i].shape, self.graph.outputs[i].dtype, name=name)
+                for name, i in self._outputs}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        from minitf.core import convert_to_tensor
+        from minitf.errors import InvalidArgumentError
+        from minitf.function.trace import call_graph
+        names = [s.name for s in self._inputs]
+        values = dict(zip(names, args))
+        values.update(kwargs)
+        if set(values) != set(names) or len(args) > len(names):
+            missing = [n for n in names if n not in values]
+            raise TypeError(f"Binding inputs to tf.function failed due to `missing a required argument: "
+                            f"{missing[0]!r}`. Received args: {args} and kwargs: {kwargs} for signature: "
+                            f"{self._signature_text()}." if missing else
+                            f"Binding inputs to tf.function failed due to `got an unexpected keyword argument`. "
+                            f"Received args: {args} and kwargs: {kwargs} for signature: {self._signature_text()}.")
+        flat = []
+        for i, spec in enumerate(self._inputs):
+            value = convert_to_tensor(values[spec.name], dtype_hint=spec.dtype)
+            if value.dtype is not spec.dtype:  # type: ignore[attr-defined]
+                raise InvalidArgumentError(None, None, f"cannot compute {self.name} as input #{i}(zero-based) was "
+                                           f"expected to be a {_c_name(spec.dtype)} tensor but is a "
+                                           f"{_c_name(value.dtype)} tensor [Op:{self.name}]")  # type: ignore
+            flat.append(value)
+        outputs = call_graph(self.graph, flat + self.graph.external_captures())
+        return {name: outputs[i] for name, i in self._outputs}
+
+    def _signature_text(self) -> str:
+        inputs = ", ".join(f"{s.name}: {s!r}" for s in self._inputs)
+        outputs = ", ".join(f"[{name!r}, {spec!r}]" for name, spec in self.structured_outputs.items())
+        return f"(*, {inputs}) -> Dict[{outputs}]"
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self._signature_text()} at 0x{id(self):X}>"
+
+
+def _c_name(dtype: dtypes.DType) -> str:
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name, dtype.name)
+
+
+class _SignatureMap(dict):
+    """`loaded.signatures`: signature name -> SignatureFunction."""
+
+    def __repr__(self) -> str:
+        return f"_SignatureMap({dict.__repr__(self)})"
+
+
+def _restore_signature(key: str, entry: dict, variables: list[Variable], arrays: Arrays) -> SignatureFunction:
+    graph = _restore_graph(entry, variables, arrays)
+    inputs = [TensorSpec(TensorShape(shape), dtypes.as_dtype(dtype), name=name)
+              for name, shape, dtype in entry["signature_inputs"]]
+    return SignatureFunction(key, graph, inputs, [(name, i) for name, i in entry["signature_outputs"]])

@@ -68,6 +68,7 @@ LOAD_SCRIPT = textwrap.dedent("""
     print(loaded(tf.constant([[1.0, 1.0]])))
     print(loaded([[-10.0, 2.0], [0.0, 1.0]]))
     print(loaded.steps)
+    print(sorted(loaded.signatures), loaded.signatures["serving_default"](x=tf.constant([[1.0, 1.0]])))
     show(lambda: loaded.scale(tf.constant([3.0])))
     show(lambda: loaded.scale(tf.constant([3, 4]), factor=3))
     show(lambda: loaded.scale(tf.constant([[3.0]])))
@@ -182,3 +183,59 @@ def test_saved_function_returning_a_ragged_tensor_reloads_like_tensorflows(tmp_p
         words = tf.saved_model.load(str(tmp_path / tf.__name__)).words(tf.constant(["a b", "", "c d e"]))
         return repr(words), words.to_list(), words.shape
     same(case)
+
+
+def signature_module(tf: Any) -> Any:
+    class Scaler(tf.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.v = tf.Variable(2.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def f(self, x: Any) -> Any:
+            return x * self.v, x + 1
+
+        @tf.function
+        def g(self, x: Any) -> Any:
+            return {"double": x * 2}
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def mutate(self, new_v: Any) -> Any:
+            self.v.assign(new_v)
+
+    return Scaler()
+
+
+def test_signatures_save_and_load_like_tensorflow(tmp_path: Path) -> None:
+    def case(tf: Any) -> Any:
+        folder = tmp_path / tf.__name__
+        module = signature_module(tf)
+        tf.saved_model.save(module, str(folder / "auto"))
+        auto = tf.saved_model.load(str(folder / "auto")).signatures
+        tf.saved_model.save(module, str(folder / "explicit"),
+                            signatures={"scale": module.f, "double": module.g.get_concrete_function(
+                                tf.TensorSpec([], tf.int32))})
+        loaded = tf.saved_model.load(str(folder / "explicit"))
+        scale = loaded.signatures["scale"]
+        return (sorted(auto), sorted(loaded.signatures), scale(x=tf.constant([1.0, 2.0])), scale(tf.constant([3.0])),
+                loaded.signatures["double"](x=tf.constant(4)),
+                {name: repr(spec) for name, spec in scale.structured_outputs.items()})
+    same(case)
+
+
+def test_signature_errors_like_tensorflow(tmp_path: Path) -> None:
+    def saved(tf: Any) -> Any:
+        folder = tmp_path / tf.__name__
+        module = signature_module(tf)
+        tf.saved_model.save(module, str(folder), signatures=module.f)
+        return tf.saved_model.load(str(folder)).signatures["serving_default"]
+
+    same(lambda tf: saved(tf)(y=tf.constant([1.0])))
+    same(lambda tf: saved(tf)(x=tf.constant([1])))
+
+    def save_with(tf: Any, method: str) -> Any:
+        module = signature_module(tf)
+        return tf.saved_model.save(module, str(tmp_path / tf.__name__ / method), signatures=getattr(module, method))
+
+    same(lambda tf: save_with(tf, "g"))  # no input_signature
+    same(lambda tf: save_with(tf, "mutate"))  # returns None

@@ -25,7 +25,7 @@ sparse = types.SimpleNamespace(
     add=_sparse.add, reorder=_sparse.reorder, sparse_dense_matmul=_sparse.sparse_dense_matmul,
 )
 
-ragged = types.SimpleNamespace(constant=_ragged.constant)
+ragged = types.SimpleNamespace(constant=_ragged.constant, map_flat_values=_ragged.map_flat_values)
 
 strings = types.SimpleNamespace(
     split=_strings.split, to_number=_strings.to_number, length=_strings.length,

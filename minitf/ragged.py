@@ -67,10 +67,9 @@ class RaggedTensor:
         flat = reshape(t, [-1] + list(t.shape[2:]))  # type: ignore[attr-defined]
         splits = convert_to_tensor(np.arange(0, rows * cols + 1, max(cols, 1), dtype=np.int64)[:rows + 1]) \
             if rows is not None and cols is not None else _to_int64(shape(t))
-        ragged = cls(flat, splits, internal=True)
         if lengths is not None:
             return cls.from_row_lengths(_take_lengths(t, lengths), lengths)
-        return ragged
+        return cls(flat, splits, internal=True, uniform_row_length=cols)
 
     # --- what it is made of ---
     @property
@@ -231,22 +230,23 @@ class RaggedTensor:
     # --- indexing and operators ---
     def __getitem__(self, key: Any) -> Any:
         """`r[i]` is row i (a tensor, or a RaggedTensor when ragged_rank > 1); `r[a:b]` keeps the rows a..b-1."""
+        nrows = self.shape[0]
         if isinstance(key, slice) and key.step in (None, 1):
-            splits = self._row_splits[key.start:None if key.stop is None else key.stop + 1]  # type: ignore[index]
-            if key.stop is not None and key.stop < 0:
-                splits = self._row_splits[key.start:key.stop]  # type: ignore[index]
-                splits = _append_limit(self._row_splits, splits, key.stop)
-            start = splits[0]  # type: ignore[index]
-            values = _slice_rows(self._values, start, splits[-1])  # type: ignore[index]
-            return RaggedTensor(values, splits - start, internal=True)
-        if isinstance(key, int | np.integer | Tensor):
-            index = key
-            if isinstance(index, int | np.integer) and index < 0:
-                nrows = self.shape[0]
-                if nrows is None:
-                    raise ValueError("A negative row index needs a known number of rows.")
-                index = int(index) + nrows
+            if nrows is None:
+                raise ValueError("minitf slices the rows of a RaggedTensor only when the number of rows is known."
+                                 "\nHint: slice rt.to_tensor(), or index single rows.")
+            start, stop, _ = key.indices(nrows)
+            splits = self._row_splits[start:max(start, stop) + 1]  # type: ignore[index]
+            first = splits[0]  # type: ignore[index]
+            values = _slice_rows(self._values, first, splits[-1])  # type: ignore[index]
+            return RaggedTensor(values, splits - first, internal=True)
+        if isinstance(key, int | np.integer):
+            if nrows is not None and not -nrows <= key < nrows:
+                raise IndexError(f"Row key {key} out of bounds\nHint: this RaggedTensor has {nrows} rows.")
+            index = int(key) + nrows if key < 0 else int(key)  # type: ignore[operator]
             return _slice_rows(self._values, self._row_splits[index], self._row_splits[index + 1])  # type: ignore
+        if isinstance(key, Tensor):
+            return _slice_rows(self._values, self._row_splits[key], self._row_splits[key + 1])  # type: ignore
         raise TypeError(f"minitf's RaggedTensor supports r[i] and r[a:b] on rows, not {key!r}.\nHint: "
                         f"r.to_tensor() gives a dense tensor that accepts every index.")
 
@@ -254,9 +254,6 @@ class RaggedTensor:
         if not self._is_eager():
             raise TypeError("Iterating over a symbolic RaggedTensor is not allowed.")
         return (self[i] for i in range(int(self._row_splits.shape[0]) - 1))  # type: ignore[attr-defined]
-
-    def __len__(self) -> int:
-        return int(self._row_splits.shape[0]) - 1  # type: ignore[attr-defined]
 
     def __bool__(self) -> bool:
         raise TypeError("RaggedTensor may not be used as a boolean.")
@@ -274,6 +271,20 @@ class RaggedTensor:
         return self.with_flat_values(~self.flat_values)  # type: ignore[operator]
 
 
+def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`op` applied to the flat values of the ragged arguments; the result has their row structure."""
+    ragged = [a for a in list(args) + list(kwargs.values()) if isinstance(a, RaggedTensor)]
+    if not ragged:
+        return op(*args, **kwargs)
+    for other in ragged[1:]:
+        _same_splits(ragged[0], other)
+
+    def flat(a: Any) -> Any:
+        return a.flat_values if isinstance(a, RaggedTensor) else a
+
+    return ragged[0].with_flat_values(op(*[flat(a) for a in args], **{k: flat(v) for k, v in kwargs.items()}))
+
+
 def _element_text(x: Any) -> str:
     """How TensorFlow prints a ragged value: NumPy's layout with ", " between items, rows via recursion."""
     if isinstance(x, np.ndarray):
@@ -283,11 +294,6 @@ def _element_text(x: Any) -> str:
 
 def _zero(dtype: dtypes.DType) -> Any:
     return b"" if dtype is dtypes.string else dtype._np.type(0)
-
-
-def _append_limit(all_splits: Tensor, splits: Tensor, stop: int) -> Tensor:
-    from minitf.ops.array_ops import concat
-    return concat([splits, all_splits[stop:stop + 1 if stop != -1 else None]], axis=0)  # type: ignore[index]
 
 
 def _slice_rows(values: Any, start: Tensor, limit: Tensor) -> Any:

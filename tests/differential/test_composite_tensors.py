@@ -116,6 +116,15 @@ RAGGED = [
     ("bounding_shape", lambda tf: rt(tf).bounding_shape()),
     ("row_index", lambda tf: (rt(tf)[0], rt(tf)[2], rt(tf)[-1])),
     ("row_slice", lambda tf: seen(rt(tf)[1:3])),
+    ("row_slices_negative_and_past_the_end", lambda tf: [seen(rt(tf)[k]) for k in (slice(-2, None), slice(None, -1),
+                                                                                   slice(-3, -1), slice(1, 100),
+                                                                                   slice(0, 0))]),
+    ("row_index_out_of_bounds", lambda tf: rt(tf)[4]),
+    ("len_is_not_defined", lambda tf: len(rt(tf))),
+    ("iterate_rows", lambda tf: list(rt(tf))),
+    ("map_flat_values", lambda tf: seen(tf.ragged.map_flat_values(lambda x: x * 2 + 1, rt(tf)))),
+    ("from_tensor", lambda tf: (seen(tf.RaggedTensor.from_tensor([[1, 2], [3, 4]])),
+                                seen(tf.RaggedTensor.from_tensor([[1, 0], [3, 4]], lengths=[1, 2])))),
     ("times_scalar", lambda tf: seen(rt(tf) * 2)),
     ("plus_ragged", lambda tf: seen(rt(tf) + rt(tf))),
     ("plus_other_lengths", lambda tf: rt(tf) + tf.ragged.constant([[1], [2, 3], [], [4, 5, 6]])),
@@ -268,9 +277,9 @@ def test_tf_function_returns_composite_tensors_like_tensorflow() -> None:
 
 
 NAMES = {
-    "": ["SparseTensor", "RaggedTensor"],
+    "": ["SparseTensor", "RaggedTensor", "SparseTensorSpec", "RaggedTensorSpec"],
     "sparse": ["SparseTensor", "to_dense", "from_dense", "add", "reorder", "sparse_dense_matmul"],
-    "ragged": ["constant"],
+    "ragged": ["constant", "map_flat_values"],
     "strings": ["split", "to_number", "length", "bytes_split", "join", "lower", "upper", "unicode_decode",
                 "unicode_encode", "reduce_join"],
     "data": ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],

@@ -60,15 +60,20 @@ class RaggedTensor:
 
     @classmethod
     def from_tensor(cls, tensor: Any, lengths: Any = None, padding: Any = None) -> RaggedTensor:
-        """Every row of a dense [rows, cols, ...] tensor, all of the same length (or cut to `lengths`)."""
-        from minitf.ops.array_ops import reshape, shape
+        """The rows of a dense [rows, cols, ...] tensor: whole, cut to `lengths`, or without trailing `padding`."""
+        from minitf.ops.array_ops import reshape
         t = convert_to_tensor(tensor)
         rows, cols = t.shape[0], t.shape[1]  # type: ignore[attr-defined]
-        flat = reshape(t, [-1] + list(t.shape[2:]))  # type: ignore[attr-defined]
-        splits = convert_to_tensor(np.arange(0, rows * cols + 1, max(cols, 1), dtype=np.int64)[:rows + 1]) \
-            if rows is not None and cols is not None else _to_int64(shape(t))
+        if rows is None or cols is None:
+            raise ValueError("minitf's RaggedTensor.from_tensor needs the first two dimensions of the tensor known."
+                             "\nHint: call it outside tf.function, or give the function an input_signature with "
+                             "those dimensions.")
+        if padding is not None:
+            lengths = _lengths_without_padding(t, padding)
         if lengths is not None:
             return cls.from_row_lengths(_take_lengths(t, lengths), lengths)
+        flat = reshape(t, [-1] + list(t.shape[2:]))  # type: ignore[attr-defined]
+        splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * cols)
         return cls(flat, splits, internal=True, uniform_row_length=cols)
 
     # --- what it is made of ---
@@ -302,6 +307,17 @@ def _slice_rows(values: Any, start: Tensor, limit: Tensor) -> Any:
         first = splits[0]
         return RaggedTensor(_slice_rows(values._values, first, splits[-1]), splits - first, internal=True)
     return values[start:limit]
+
+
+def _lengths_without_padding(t: Tensor, padding: Any) -> list[int]:
+    """Each row's length once its trailing `padding` items are dropped (eager tensors only)."""
+    if not isinstance(t, EagerTensor):
+        raise ValueError("minitf's RaggedTensor.from_tensor(padding=...) works on eager tensors.\nHint: pass "
+                         "lengths=... inside a tf.function.")
+    value = np.asarray(t._value)
+    kept = value != np.asarray(getattr(padding, "_value", padding))
+    kept = kept.reshape(kept.shape[:2] + (-1,)).any(axis=2)
+    return [int(np.flatnonzero(row)[-1]) + 1 if row.any() else 0 for row in kept]
 
 
 def _take_lengths(t: Tensor, lengths: Any) -> Tensor:

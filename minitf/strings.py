@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, bind, convert_to_tensor
-from minitf.errors import OutOfRangeError, invalid_argument, op_error
+from minitf.core import Op, bind, convert_to_tensor, state
+from minitf.errors import InvalidArgumentError, OutOfRangeError, invalid_argument, op_error
 from minitf.ops import shapes
 from minitf.ragged import RaggedTensor
 from minitf.tensor import Tensor
@@ -24,12 +24,38 @@ _ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-b
 
 
 def _strings(value: Any, op_name: str) -> Tensor:
-    t = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype_hint=dtypes.string)
+    """The input as a string tensor, with TensorFlow's errors: a Python number cannot become a string
+    (TypeError); a tensor of another dtype is rejected by the op (InvalidArgumentError, TypeError when traced)."""
+    t = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtypes.string)
     if t.dtype is not dtypes.string:  # type: ignore[attr-defined]
-        raise TypeError(f"Input 'input' of '{op_name}' Op has type {t.dtype.name} that does not match expected "  # type: ignore
-                        f"type of string.\nHint: tf.strings functions take string tensors; tf.strings.as_string "
-                        f"or tf.strings.format turn numbers into text.")
+        raise _wrong_dtype(op_name, dtypes.string, t.dtype)  # type: ignore[attr-defined]
     return t
+
+
+def _wrong_dtype(op_name: str, expected: dtypes.DType, got: dtypes.DType) -> Exception:
+    """TensorFlow's dtype error (InvalidArgumentError eagerly, TypeError while tracing), with a hint for text."""
+    hint = ("Hint: tf.strings functions take string tensors: write the values as text (\"1.5\"), or format "
+            "numbers with tf.strings.as_string." if expected is dtypes.string else
+            f"Hint: tf.cast(x, tf.{expected.name}) converts the input first.")
+    if state.graph is not None:
+        return TypeError(f"Input 'input' of '{op_name}' Op has type {got.name} that does not match expected type "
+                         f"of {expected.name}.\n{hint}")
+    return InvalidArgumentError(None, None, f"cannot compute {op_name} as input #0(zero-based) was expected to be a "
+                                f"{_c_name(expected)} tensor but is a {_c_name(got)} tensor [Op:{op_name}] name: "
+                                f"\n{hint}")
+
+
+def _c_name(dtype: dtypes.DType) -> str:
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dtype.name, dtype.name)
+
+
+def _bad_attr(op_name: str, attr: str, value: Any, allowed: str) -> Exception:
+    """An attribute value the op does not accept: InvalidArgumentError eagerly, TypeError while tracing."""
+    message = f"Value for attr '{attr}' of {value} is not in the list of allowed values: {allowed}\n\t; NodeDef: " \
+              f"{{{{node {op_name}}}}}; Op<name={op_name}> [Op:{op_name}] name: "
+    if state.graph is not None:
+        return TypeError(message)
+    return InvalidArgumentError(None, None, message)
 
 
 def _map(fn: Callable[[bytes], Any], array: Any, otype: Any = object) -> np.ndarray:
@@ -93,7 +119,7 @@ def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = No
     """Split each string at `sep` (default: runs of whitespace); a RaggedTensor of the pieces."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(split(input.flat_values, sep, maxsplit))
-    t = _strings(input, "StringSplitV2")
+    t = convert_to_tensor(input, dtype=dtypes.string)
     sep_bytes = sep.encode() if isinstance(sep, str) else sep
     values, splits = bind(StringSplitV2, t, sep=sep_bytes, maxsplit=maxsplit)
     return _as_ragged(values, splits, t)
@@ -119,10 +145,11 @@ def _decode(s: bytes, input_encoding: str, errors: str, replacement_char: int) -
     return [replacement_char if ch == "\ufffd" and errors == "replace" else ord(ch) for ch in text]
 
 
-def _codec(encoding: str) -> str:
+def _codec(encoding: str, op_name: str = "UnicodeDecode") -> str:
     codec = _ENCODINGS.get(encoding.upper())
     if codec is None:
-        raise ValueError(f"Invalid encoding \"{encoding}\"; TensorFlow accepts UTF-8, UTF-16-BE and UTF-32-BE.")
+        raise invalid_argument(op_name, f"Could not create converter for input encoding: {encoding}\nHint: "
+                               f"TensorFlow's unicode ops accept UTF-8, UTF-16-BE and UTF-32-BE.")
     return codec
 
 
@@ -144,7 +171,7 @@ def unicode_decode(input: Any, input_encoding: str, errors: str = "replace",  # 
 
 
 def _encode_kernel(values: Any, splits: Any, output_encoding: str) -> np.ndarray:
-    codec = _codec(output_encoding)
+    codec = _codec(output_encoding, "UnicodeEncode")
     chars = "".join(chr(int(c)) if 0 <= int(c) <= 0x10FFFF and not 0xD800 <= int(c) <= 0xDFFF else "\ufffd"
                     for c in np.asarray(values).reshape(-1))
     out = np.empty(len(splits) - 1, dtype=object)
@@ -161,7 +188,7 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
                    replacement_char: int = 65533, name: str | None = None) -> Tensor:
     """Code points back to strings: a vector of code points gives one string, a ragged batch one per row."""
     from minitf.ops.array_ops import reshape
-    _codec(output_encoding)
+    _codec(output_encoding, "UnicodeEncode")
     if isinstance(input, RaggedTensor):
         if isinstance(input.values, RaggedTensor):
             return input.with_values(unicode_encode(input.values, output_encoding, errors, replacement_char))
@@ -181,8 +208,7 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
 
 def _code_points(t: Tensor) -> Tensor:
     if t.dtype is not dtypes.int32:  # type: ignore[attr-defined]
-        raise TypeError(f"Unicode code points must be int32, got {t.dtype.name}.\nHint: "  # type: ignore
-                        f"tf.cast(codes, tf.int32).")
+        raise _wrong_dtype("UnicodeEncode", dtypes.int32, t.dtype)  # type: ignore[attr-defined]
     return t
 
 
@@ -204,7 +230,7 @@ def length(input: Any, unit: str = "BYTE", name: str | None = None) -> Any:  # n
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(length(input.flat_values, unit))
     if unit not in ("BYTE", "UTF8_CHAR"):
-        raise ValueError(f"unit must be one of ['BYTE', 'UTF8_CHAR'], got {unit!r}.")
+        raise _bad_attr("StringLength", "unit", f'"{unit}"', '"BYTE", "UTF8_CHAR"')
     return bind(StringLength, _strings(input, "StringLength"), unit=unit)
 
 
@@ -238,8 +264,8 @@ def to_number(input: Any, out_type: Any = dtypes.float32, name: str | None = Non
         return input.with_flat_values(to_number(input.flat_values, out_type))
     out_type = dtypes.as_dtype(out_type)
     if out_type not in _NUMBER_TYPES:
-        raise TypeError(f"Value passed to parameter 'out_type' has DataType {out_type.name} not in list of allowed "
-                        f"values: float32, float64, int32, int64")
+        raise _bad_attr("StringToNumber", "out_type", {"float32": "float", "float64": "double"}.get(
+            out_type.name, out_type.name), "float, double, int32, int64")
     return bind(StringToNumber, _strings(input, "StringToNumber"), out_type=out_type)
 
 

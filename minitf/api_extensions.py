@@ -11,12 +11,12 @@ import types
 from typing import Any
 
 from minitf import checkpoint as _checkpoint
-from minitf import data  # noqa: F401  (re-exported as tf.data)
 from minitf import ragged as _ragged
 from minitf import saved_model as _saved_model
 from minitf import sparse as _sparse
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
+from minitf.data import dataset as _dataset
 from minitf.ragged import RaggedTensor  # noqa: F401
 from minitf.sparse import SparseTensor  # noqa: F401
 
@@ -32,6 +32,13 @@ strings = types.SimpleNamespace(
     bytes_split=_strings.bytes_split, join=_strings.join, lower=_strings.lower, upper=_strings.upper,
     unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
     reduce_join=_strings.reduce_join,
+)
+
+data = types.SimpleNamespace(
+    Dataset=_dataset.Dataset, AUTOTUNE=_dataset.AUTOTUNE, INFINITE_CARDINALITY=_dataset.INFINITE,
+    UNKNOWN_CARDINALITY=_dataset.UNKNOWN,
+    experimental=types.SimpleNamespace(cardinality=lambda dataset: dataset.cardinality(), AUTOTUNE=_dataset.AUTOTUNE,
+                                       INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN),
 )
 
 saved_model = types.SimpleNamespace(save=_saved_model.save, load=_saved_model.load)

@@ -58,7 +58,10 @@ class RaggedTensorSpec:
     def __repr__(self) -> str:
         return f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, {self._row_splits_dtype!r})"
 
-    # --- what a tf.function needs ---
+    # --- what a tf.function needs (a spec given to get_concrete_function stands for itself) ---
+    def _trace_spec(self) -> RaggedTensorSpec:
+        return self
+
     def _placeholders(self, graph: Any, name: str) -> Any:
         from minitf.ragged import RaggedTensor
         inner = list(self._shape[self._ragged_rank + 1:]) if self._shape.rank is not None else []
@@ -78,6 +81,8 @@ class RaggedTensorSpec:
 
     def _flat_inputs(self, value: Any) -> list[Any]:
         from minitf.ragged import RaggedTensor
+        if isinstance(value, RaggedTensorSpec):
+            return []
         if not isinstance(value, RaggedTensor) or not RaggedTensorSpec.from_value(value)._fits(self):
             raise _cannot_cast(value, self)
         return value._components()
@@ -119,6 +124,9 @@ class SparseTensorSpec:
     def __repr__(self) -> str:
         return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
 
+    def _trace_spec(self) -> SparseTensorSpec:
+        return self
+
     def _placeholders(self, graph: Any, name: str) -> Any:
         from minitf.sparse import SparseTensor
         rank = self._shape.rank
@@ -132,6 +140,8 @@ class SparseTensorSpec:
 
     def _flat_inputs(self, value: Any) -> list[Any]:
         from minitf.sparse import SparseTensor
+        if isinstance(value, SparseTensorSpec):
+            return []
         if not isinstance(value, SparseTensor) or value.dtype is not self._dtype or \
                 not self._shape.is_compatible_with(value.shape):
             raise _cannot_cast(value, self)

@@ -48,14 +48,31 @@ def _normalize(value: Any) -> Any:
     if isinstance(value, tuple):
         items = [_normalize(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    from minitf.ragged import RaggedTensor
     from minitf.variables import Variable
     if isinstance(value, Variable):
         return value.read_value()
-    return value if isinstance(value, Tensor) else convert_to_tensor(value)
+    return value if isinstance(value, Tensor | RaggedTensor) else convert_to_tensor(value)
 
 
 def _spec_of(element: Any) -> Any:
-    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), element)
+    return nest.map_structure(_value_spec, element)
+
+
+def _value_spec(t: Any) -> Any:
+    """TensorSpec of a tensor; RaggedTensorSpec of a RaggedTensor."""
+    from minitf.composite_specs import RaggedTensorSpec
+    if hasattr(t, "_trace_spec"):
+        return RaggedTensorSpec.from_value(t)
+    return TensorSpec(t.shape, t.dtype)
+
+
+def _row_spec(t: Any) -> Any:
+    """The spec of one row of `t`: a RaggedTensor's rows are ragged one level less (level 0: plain tensors)."""
+    from minitf.composite_specs import RaggedTensorSpec
+    if hasattr(t, "_trace_spec"):
+        return RaggedTensorSpec(t.shape[1:], t.dtype, t.ragged_rank - 1)
+    return TensorSpec(t.shape[1:], t.dtype)
 
 
 def _spec_text(spec: Any) -> str:
@@ -275,7 +292,7 @@ class _TensorSliceDataset(DatasetV2):
         if len(known) > 1:
             raise ValueError(f"Dimensions {known[-1]} and {known[0]} are not compatible")
         self._size = known[0] if known and None not in sizes else None
-        spec = nest.map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), self._value)
+        spec = nest.map_structure(_row_spec, self._value)
         super().__init__(spec, self._size if self._size is not None else UNKNOWN)
 
     def _elements(self) -> Iterator[Any]:
@@ -286,7 +303,7 @@ class _TensorSliceDataset(DatasetV2):
             yield nest.map_structure(lambda t, i=i: _row(t, i), self._value)
 
 
-def _row(t: Tensor, i: int) -> Tensor:
+def _row(t: Any, i: int) -> Any:
     if isinstance(t, EagerTensor) and state.graph is None:
         return make(t._value[i], t.dtype)  # the fast way, and strings stay bytes
     return t[i]  # type: ignore[index]
@@ -368,7 +385,7 @@ class _Traced:
             return user_fn(*element) if self._unpack else user_fn(element)
 
         on_leaves.__name__ = getattr(fn, "__name__", what)
-        flat_specs = _leaves(element_spec)
+        flat_specs = [_as_traceable(s) for s in _leaves(element_spec)]
         # One positional parameter per leaf (named as TensorFlow names them), so each is traced as a TensorSpec.
         on_leaves.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             [inspect.Parameter(f"args_{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(len(flat_specs))])
@@ -383,10 +400,17 @@ class _Traced:
         if outputs is None or (isinstance(outputs, tuple | list | dict) and not _leaves(outputs)):
             raise TypeError(f"The {what} function must return a value (a tensor or a structure of tensors); it "
                             f"returned {outputs!r}.")
-        self.output_spec = _tuples(nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype), outputs))
+        self.output_spec = _tuples(nest.map_structure(_value_spec, outputs))
 
     def __call__(self, element: Any) -> Any:
         return _tuples(self._concrete(*_leaves(element)))
+
+
+def _as_traceable(spec: Any) -> Any:
+    """A RaggedTensorSpec of ragged_rank 0 describes plain tensors (rows of a ragged dataset)."""
+    if getattr(spec, "ragged_rank", None) == 0:
+        return TensorSpec(spec.shape, spec.dtype)
+    return spec
 
 
 def _tuples(structure: Any) -> Any:
@@ -438,8 +462,8 @@ class _BatchDataset(DatasetV2):
                                        "name: ")
         self._source, self._size, self._drop = source, batch_size, drop_remainder
         outer = batch_size if drop_remainder else None
-        spec = nest.map_structure(lambda s: TensorSpec(TensorShape([outer]).concatenate(s.shape), s.dtype),
-                                  source.element_spec)
+        spec = nest.map_structure(lambda s: _batched_spec(s, outer), source.element_spec)
+        self._ragged = [getattr(s, "ragged_rank", None) == 0 for s in _leaves(source.element_spec)]
         card = source._cardinality
         if card >= 0:
             card = card // batch_size if drop_remainder else -(-card // batch_size)
@@ -453,7 +477,8 @@ class _BatchDataset(DatasetV2):
             if not rows or (self._drop and len(rows) < self._size):
                 return
             columns = zip(*[_leaves(r) for r in rows])
-            stacked = [self._stack(stack, list(c)) for c in columns]
+            stacked = [_ragged_batch(list(c)) if ragged else self._stack(stack, list(c))
+                       for c, ragged in zip(columns, self._ragged)]
             yield nest.pack_sequence_as(rows[0], stacked)
 
     @staticmethod
@@ -466,6 +491,24 @@ class _BatchDataset(DatasetV2):
                                            f"{list(first)} [Op:IteratorGetNext] name: \nHint: elements of one batch "
                                            f"must have the same shape; pad them first (or use ragged batches).")
         return stack(tensors)
+
+
+def _batched_spec(spec: Any, outer: int | None) -> Any:
+    from minitf.composite_specs import RaggedTensorSpec
+    if isinstance(spec, RaggedTensorSpec):
+        if spec.ragged_rank != 0:
+            raise ValueError("minitf batches rows of a ragged dataset (ragged_rank 0), not ragged elements.\nHint: "
+                             "batch before making the elements ragged.")
+        return RaggedTensorSpec(TensorShape([outer]).concatenate(spec.shape), spec.dtype, 1)
+    return TensorSpec(TensorShape([outer]).concatenate(spec.shape), spec.dtype)
+
+
+def _ragged_batch(rows: list[Any]) -> Any:
+    """Rows of different lengths batched into one RaggedTensor, as TensorFlow batches a ragged dataset."""
+    from minitf.ops.array_ops import concat
+    from minitf.ragged import RaggedTensor
+    lengths = [int(r.shape[0]) for r in rows]
+    return RaggedTensor.from_row_lengths(concat(rows, axis=0), np.array(lengths, dtype=np.int64))
 
 
 class _ShuffleDataset(DatasetV2):

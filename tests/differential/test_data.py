@@ -79,6 +79,11 @@ CASES = [
                                                     .batch(3))),
     ("experimental_cardinality", lambda tf: (tf.data.experimental.cardinality(tf.data.Dataset.range(4)),
                                              tf.data.experimental.INFINITE_CARDINALITY)),
+    ("ragged_rows", lambda tf: described(ragged_digits(tf))),
+    ("ragged_rows_batched", lambda tf: [(repr(ds), [repr(b) for b in ds]) for ds in [ragged_digits(tf).batch(2)]]),
+    ("ragged_rows_mapped", lambda tf: described(ragged_digits(tf).map(lambda x: tf.reduce_sum(x)))),
+    ("ragged_batches_mapped", lambda tf: described(ragged_digits(tf).batch(2).map(
+        lambda r: tf.reduce_sum(r, axis=1)))),
     ("map_wrong_arity", lambda tf: ds3(tf).map(lambda x, y: x)),
     ("filter", lambda tf: described(tf.data.Dataset.range(6).filter(is_even))),
     ("filter_not_bool", lambda tf: ds3(tf).filter(lambda x: x)),
@@ -114,6 +119,10 @@ CASES = [
                                           .as_numpy_iterator())),
     ("element_spec_compares_with_tensorspec", lambda tf: ds3(tf).element_spec == tf.TensorSpec([], tf.int32)),
 ]
+
+
+def ragged_digits(tf: Any) -> Any:
+    return tf.data.Dataset.from_tensor_slices(tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []]))
 
 
 def _drain(iterator: Any) -> Any:

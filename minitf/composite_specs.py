@@ -71,7 +71,7 @@ class RaggedTensorSpec:
         splits = []
         for level in range(self._ragged_rank):
             size = nrows + 1 if level == 0 and nrows is not None else None
-            holder = graph.placeholder([size], dtypes.int64, name=name)
+            holder = graph.placeholder([size], self._row_splits_dtype, name=name)
             graph.inputs.append(holder)
             splits.append(holder)
         value: Any = flat

@@ -111,7 +111,7 @@ class RaggedTensor:
 
     @property
     def row_splits_dtype(self) -> dtypes.DType:
-        return dtypes.int64
+        return self._row_splits.dtype  # type: ignore[attr-defined]
 
     @property
     def shape(self) -> TensorShape:
@@ -455,6 +455,10 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inn
     rank = depth - 1 if ragged_rank is None else ragged_rank
     if inner_shape is not None:
         rank = depth - 1 - len(inner_shape)
+    if rank >= depth:
+        raise ValueError(f"pylist has scalar values depth {depth}, but ragged_rank={rank} requires scalar value "
+                         f"depth greater than {rank}")
+    splits_dtype = dtypes.as_dtype(row_splits_dtype)
     if rank == 0:
         from minitf.ops.array_ops import constant as dense_constant
         return dense_constant(pylist, dtype=dtype)
@@ -475,7 +479,7 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inn
         array, dt = to_numpy(items, None if dtype is None else dtypes.as_dtype(dtype))
     values: Any = _constant_tensor(array, dt)
     for splits in reversed(levels):
-        values = RaggedTensor(values, _constant_tensor(np.array(splits, dtype=np.int64), dtypes.int64),
+        values = RaggedTensor(values, _constant_tensor(np.array(splits, dtype=splits_dtype._np), splits_dtype),
                               internal=True)
     return values
 

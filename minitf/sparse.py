@@ -347,8 +347,7 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
     if not isinstance(sp_a, SparseTensor):
         if isinstance(b, SparseTensor):  # dense @ sparse = (sparse^T @ dense^T)^T
             from minitf.ops.array_ops import transpose
-            return transpose(sparse_dense_matmul(b, transpose(convert_to_tensor(sp_a)), adjoint_a=not adjoint_b,
-                                                 adjoint_b=not adjoint_a))
+            return transpose(sparse_dense_matmul(b, sp_a, adjoint_a=not adjoint_b, adjoint_b=not adjoint_a))
         sp_a = _sparse(sp_a, "tf.sparse.sparse_dense_matmul")
     b = convert_to_tensor(b, dtype_hint=sp_a.dtype)
     if b.dtype is not sp_a.dtype:  # type: ignore[attr-defined]

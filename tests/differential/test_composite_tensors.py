@@ -361,3 +361,17 @@ def test_gradients_through_to_tensor_and_from_dense_match_tensorflow() -> None:
         # TensorFlow hands back the ragged values' gradient as IndexedSlices: compare it as a dense tensor.
         return [tf.convert_to_tensor(g) for g in tape.gradient([y, z], [values, dense])]
     same(case)
+
+
+@few_examples
+@given(dtype=st.sampled_from(["int32", "float32", "float64"]), data=st.data())
+def test_sparse_round_trips_add_and_matmul_match_tensorflow(dtype: str, data: Any) -> None:
+    from strategies import arrays
+    a = data.draw(arrays(dtype, st.tuples(st.integers(1, 4), st.integers(1, 4)), finite=True, small=True))
+    b = data.draw(arrays(dtype, st.just(a.shape), finite=True, small=True))
+    dense = data.draw(arrays(dtype, st.tuples(st.just(a.shape[1]), st.integers(1, 3)), finite=True, small=True))
+    same(lambda tf: seen(tf.sparse.from_dense(a)))
+    same(lambda tf: tf.sparse.to_dense(tf.sparse.from_dense(a)))
+    same(lambda tf: seen(tf.sparse.add(tf.sparse.from_dense(a), tf.sparse.from_dense(b))))
+    same(lambda tf: tf.sparse.add(tf.sparse.from_dense(a), tf.constant(b)))
+    same(lambda tf: tf.sparse.sparse_dense_matmul(tf.sparse.from_dense(a), tf.constant(dense)))

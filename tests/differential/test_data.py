@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from harness import minitf, named_examples, same
+from harness import examples, minitf, named_examples, same
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def ds3(tf: Any) -> Any:
@@ -209,3 +211,41 @@ def test_cache_replays_the_first_pass_without_calling_the_source_again() -> None
     first = list(ds.as_numpy_iterator())
     assert list(ds.as_numpy_iterator()) == first
     assert np.array_equal(sorted(first), np.arange(5))
+
+
+@st.composite
+def pipelines(draw: Any) -> list[tuple[str, Any]]:
+    """A random chain of take/skip/repeat/batch/filter steps (repeat() forever only when a take follows)."""
+    steps: list[tuple[str, Any]] = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["take", "skip", "repeat", "batch", "filter", "enumerate"]))
+        if kind in ("take", "skip"):
+            steps.append((kind, draw(st.integers(-1, 6))))
+        elif kind == "repeat":
+            steps.append((kind, draw(st.sampled_from([0, 1, 2, None]))))
+            if steps[-1][1] is None:
+                steps.append(("take", draw(st.integers(0, 7))))
+        elif kind == "batch":
+            steps.append((kind, (draw(st.integers(1, 3)), draw(st.booleans()))))
+        else:
+            steps.append((kind, None))
+    return steps
+
+
+def apply(ds: Any, steps: list[tuple[str, Any]]) -> Any:
+    for kind, arg in steps:
+        if kind == "batch":
+            ds = ds.batch(arg[0], drop_remainder=arg[1])
+        elif kind == "filter":
+            ds = ds.filter(lambda *x: True)
+        elif kind == "enumerate":
+            ds = ds.enumerate()
+        else:
+            ds = getattr(ds, kind)(arg)
+    return ds
+
+
+@settings(examples, max_examples=max(5, examples.max_examples // 4))
+@given(size=st.integers(0, 5), steps=pipelines())
+def test_generated_pipelines_match_tensorflow(size: int, steps: list[tuple[str, Any]]) -> None:
+    same(lambda tf: described(apply(tf.data.Dataset.range(size), steps)))

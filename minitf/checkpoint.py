@@ -84,6 +84,9 @@ class CheckpointLoadStatus:
     def run_restore_ops(self, session: Any = None) -> None:
         return None
 
+    def __repr__(self) -> str:
+        return f"<tensorflow.python.checkpoint.checkpoint.{type(self).__name__} object at 0x{id(self):x}>"
+
 
 class InitializationOnlyStatus(CheckpointLoadStatus):
     """`restore(None)`: nothing to restore (variables keep their initial values)."""
@@ -213,18 +216,81 @@ def _shape_text(shape: Any) -> str:
     return "(" + ", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else "") + ")"
 
 
-def _update_state(folder: str, name: str) -> None:
-    """The `checkpoint` file TensorFlow keeps next to the checkpoints: which one is the latest."""
+def _update_state(folder: str, name: str, kept: list[str] | None = None) -> None:
+    """The `checkpoint` file TensorFlow keeps next to the checkpoints: the latest, and all that are kept."""
     path = os.path.join(folder, "checkpoint")
-    previous = []
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            previous = re.findall(r'^all_model_checkpoint_paths: "(.*)"$', f.read(), flags=re.M)
-    paths = [p for p in previous if p != name] + [name]
+    if kept is None:
+        kept = [p for p in _recorded(folder) if p != name] + [name]
     with open(path, "w", encoding="utf-8") as f:
         f.write(f'model_checkpoint_path: "{name}"\n')
-        for p in paths:
+        for p in kept:
             f.write(f'all_model_checkpoint_paths: "{p}"\n')
+
+
+def _recorded(folder: str) -> list[str]:
+    """The checkpoint names the `checkpoint` file of `folder` lists (oldest first)."""
+    path = os.path.join(folder, "checkpoint")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return re.findall(r'^all_model_checkpoint_paths: "(.*)"$', f.read(), flags=re.M)
+
+
+class CheckpointManager:
+    """Numbered checkpoints in one folder, keeping the newest `max_to_keep` (older ones are deleted)."""
+
+    def __init__(self, checkpoint: Checkpoint, directory: str, max_to_keep: int | None,
+                 keep_checkpoint_every_n_hours: float | None = None, checkpoint_name: str = "ckpt",
+                 step_counter: Any = None, checkpoint_interval: Any = None, init_fn: Any = None,
+                 last_checkpoint_step: Any = None) -> None:
+        self._checkpoint = checkpoint
+        self._directory = os.fspath(directory)
+        self._max_to_keep = max_to_keep
+        self._prefix = os.path.join(self._directory, checkpoint_name)
+        self._init_fn = init_fn
+        self._checkpoints = [os.path.join(self._directory, name) for name in _recorded(self._directory)
+                             if os.path.exists(os.path.join(self._directory, name) + _INDEX)]
+
+    @property
+    def directory(self) -> str:
+        return self._directory
+
+    @property
+    def checkpoint(self) -> Checkpoint:
+        return self._checkpoint
+
+    @property
+    def checkpoints(self) -> list[str]:
+        return list(self._checkpoints)
+
+    @property
+    def latest_checkpoint(self) -> str | None:
+        return self._checkpoints[-1] if self._checkpoints else None
+
+    def save(self, checkpoint_number: int | None = None, check_interval: bool = True, options: Any = None) -> str:
+        """Write `directory/ckpt-N` (N: the save counter, or `checkpoint_number`) and forget the oldest."""
+        counter = self._checkpoint.save_counter
+        counter.assign_add(1)
+        number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
+        path = self._checkpoint.write(f"{self._prefix}-{number}")
+        self._checkpoints = [c for c in self._checkpoints if c != path] + [path]
+        while self._max_to_keep is not None and len(self._checkpoints) > self._max_to_keep:
+            old = self._checkpoints.pop(0)
+            for suffix in (_INDEX, _DATA):
+                if os.path.exists(old + suffix):
+                    os.remove(old + suffix)
+        _update_state(self._directory, os.path.basename(path), [os.path.basename(c) for c in self._checkpoints])
+        return path
+
+    def restore_or_initialize(self) -> str | None:
+        """Restore the latest checkpoint if there is one (returns its path); otherwise run `init_fn`."""
+        latest = self.latest_checkpoint
+        if latest is not None:
+            self._checkpoint.restore(latest)
+            return latest
+        if self._init_fn is not None:
+            self._init_fn()
+        return None
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:

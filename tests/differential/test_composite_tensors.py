@@ -321,7 +321,7 @@ NAMES = {
     "data": ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],
     "data.experimental": ["cardinality", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],
     "saved_model": ["save", "load"],
-    "train": ["Checkpoint", "latest_checkpoint"],
+    "train": ["Checkpoint", "CheckpointManager", "latest_checkpoint"],
 }
 
 

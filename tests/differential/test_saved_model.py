@@ -239,3 +239,31 @@ def test_signature_errors_like_tensorflow(tmp_path: Path) -> None:
 
     same(lambda tf: save_with(tf, "g"))  # no input_signature
     same(lambda tf: save_with(tf, "mutate"))  # returns None
+
+
+def manager_round_trip(tf: Any, folder: Path) -> Any:
+    v = tf.Variable(1.0)
+    checkpoint = tf.train.Checkpoint(step=tf.Variable(1), v=v)
+    manager = tf.train.CheckpointManager(checkpoint, str(folder / "ckpts"), max_to_keep=2)
+    status = checkpoint.restore(manager.latest_checkpoint)
+    before = (manager.latest_checkpoint, manager.checkpoints, type(status).__name__)
+    saved = []
+    for _ in range(4):
+        checkpoint.step.assign_add(1)
+        v.assign_add(1.0)
+        saved.append(os.path.relpath(manager.save(), folder))
+    saved.append(os.path.relpath(manager.save(checkpoint_number=100), folder))
+    files = sorted(os.listdir(folder / "ckpts"))
+    fresh = tf.train.Checkpoint(step=tf.Variable(0), v=tf.Variable(0.0))
+    again = tf.train.CheckpointManager(fresh, str(folder / "ckpts"), max_to_keep=2)
+    restored = os.path.relpath(again.restore_or_initialize(), folder)
+    return (before, saved, files, [os.path.relpath(c, folder) for c in again.checkpoints], restored, fresh.step,
+            fresh.v, fresh.save_counter)
+
+
+def test_checkpoint_manager_keeps_the_newest_like_tensorflow(tmp_path: Path) -> None:
+    results = {}
+    for name, lib in ENGINES.items():
+        (tmp_path / name).mkdir()
+        results[name] = manager_round_trip(lib, tmp_path / name)
+    assert_equal(results["minitf"], results["tensorflow"], "checkpoint manager")

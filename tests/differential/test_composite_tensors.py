@@ -147,6 +147,10 @@ RAGGED = [
     ("row_index_out_of_bounds", lambda tf: rt(tf)[4]),
     ("len_is_not_defined", lambda tf: len(rt(tf))),
     ("iterate_rows", lambda tf: list(rt(tf))),
+    ("nest_flatten_expands_composites", lambda tf: (
+        tf.nest.flatten({"r": tf.ragged.constant([[[1], [2, 3]], [[4]]]), "s": tf.sparse.from_dense([[0, 5]])},
+                        expand_composites=True),
+        [seen(x) for x in tf.nest.flatten([rt(tf)])])),
     ("map_flat_values", lambda tf: seen(tf.ragged.map_flat_values(lambda x: x * 2 + 1, rt(tf)))),
     ("from_tensor", lambda tf: (seen(tf.RaggedTensor.from_tensor([[1, 2], [3, 4]])),
                                 seen(tf.RaggedTensor.from_tensor([[1, 0], [3, 4]], lengths=[1, 2])),

@@ -26,10 +26,18 @@ _ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-b
 def _strings(value: Any, op_name: str) -> Tensor:
     """The input as a string tensor, with TensorFlow's errors: a Python number cannot become a string
     (TypeError); a tensor of another dtype is rejected by the op (InvalidArgumentError, TypeError when traced)."""
-    t = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtypes.string)
+    t = value if isinstance(value, Tensor) else _text_tensor(value)
     if t.dtype is not dtypes.string:  # type: ignore[attr-defined]
         raise _wrong_dtype(op_name, dtypes.string, t.dtype)  # type: ignore[attr-defined]
     return t
+
+
+def _text_tensor(value: Any) -> Tensor:
+    """A string tensor from text, or from a list of tensors (stacked, as TensorFlow packs `[s]`)."""
+    if isinstance(value, list | tuple) and any(isinstance(v, Tensor) for v in value):
+        from minitf.ops.array_ops import stack
+        return stack([_text_tensor(v) if not isinstance(v, Tensor) else v for v in value])
+    return convert_to_tensor(value, dtype=dtypes.string)
 
 
 def _wrong_dtype(op_name: str, expected: dtypes.DType, got: dtypes.DType) -> Exception:
@@ -119,7 +127,8 @@ def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = No
     """Split each string at `sep` (default: runs of whitespace); a RaggedTensor of the pieces."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(split(input.flat_values, sep, maxsplit))
-    t = convert_to_tensor(input, dtype=dtypes.string)
+    t = input if isinstance(input, Tensor) and input.dtype is dtypes.string else \
+        _text_tensor(input)  # type: ignore[attr-defined]
     sep_bytes = sep.encode() if isinstance(sep, str) else sep
     values, splits = bind(StringSplitV2, t, sep=sep_bytes, maxsplit=maxsplit)
     return _as_ragged(values, splits, t)

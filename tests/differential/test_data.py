@@ -86,6 +86,13 @@ CASES = [
     ("ragged_rows_mapped", lambda tf: described(ragged_digits(tf).map(lambda x: tf.reduce_sum(x)))),
     ("ragged_batches_mapped", lambda tf: described(ragged_digits(tf).batch(2).map(
         lambda r: tf.reduce_sum(r, axis=1)))),
+    ("text_lines_split_into_words", lambda tf: described(text_lines(tf).map(lambda s: tf.strings.split(s)))),
+    ("text_words_joined_again", lambda tf: described(text_lines(tf).map(lambda s: tf.strings.split(s)).map(
+        lambda w: tf.strings.reduce_join(w, separator="-")))),
+    ("text_lengths", lambda tf: list(text_lines(tf).map(lambda s: tf.strings.length(s)).as_numpy_iterator())),
+    ("text_batches_split", lambda tf: [(repr(ds), [repr(b) for b in ds]) for ds in [
+        text_lines(tf).batch(2).map(tf.strings.split)]]),
+    ("text_line_in_a_list_split", lambda tf: [repr(b) for b in text_lines(tf).map(lambda s: tf.strings.split([s]))]),
     ("map_wrong_arity", lambda tf: ds3(tf).map(lambda x, y: x)),
     ("filter", lambda tf: described(tf.data.Dataset.range(6).filter(is_even))),
     ("filter_not_bool", lambda tf: ds3(tf).filter(lambda x: x)),
@@ -121,6 +128,10 @@ CASES = [
                                           .as_numpy_iterator())),
     ("element_spec_compares_with_tensorspec", lambda tf: ds3(tf).element_spec == tf.TensorSpec([], tf.int32)),
 ]
+
+
+def text_lines(tf: Any) -> Any:
+    return tf.data.Dataset.from_tensor_slices(["a b", "c d e", ""])
 
 
 def ragged_digits(tf: Any) -> Any:

@@ -65,10 +65,14 @@ class SparseTensor:
         if self._static_shape is not None:
             return self._static_shape
         shape = self._dense_shape
+        while not isinstance(shape, EagerTensor) and shape.op.type == "Identity":  # type: ignore[attr-defined]
+            shape = shape.op.inputs[0]  # type: ignore[attr-defined]
         if isinstance(shape, EagerTensor):
             return TensorShape([int(d) for d in np.asarray(shape._value)])
         if shape.op.type == "Const":  # type: ignore[attr-defined]
             return TensorShape([int(d) for d in np.asarray(shape.op.attrs["value"])])  # type: ignore[attr-defined]
+        if shape.op.type == "DenseToSparse":  # type: ignore[attr-defined]  (the dense tensor's static shape)
+            return shape.op.inputs[0].shape  # type: ignore[attr-defined]
         return TensorShape([None] * shape.shape[0]) if shape.shape[0] is not None else TensorShape(None)  # type: ignore
 
     def get_shape(self) -> TensorShape:

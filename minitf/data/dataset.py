@@ -48,11 +48,10 @@ def _normalize(value: Any) -> Any:
     if isinstance(value, tuple):
         items = [_normalize(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    from minitf.ragged import RaggedTensor
     from minitf.variables import Variable
     if isinstance(value, Variable):
         return value.read_value()
-    return value if isinstance(value, Tensor | RaggedTensor) else convert_to_tensor(value)
+    return value if isinstance(value, Tensor) or hasattr(value, "_trace_spec") else convert_to_tensor(value)
 
 
 def _spec_of(element: Any) -> Any:
@@ -60,23 +59,19 @@ def _spec_of(element: Any) -> Any:
 
 
 def _value_spec(t: Any) -> Any:
-    """TensorSpec of a tensor; RaggedTensorSpec of a RaggedTensor."""
-    from minitf.composite_specs import RaggedTensorSpec
-    if hasattr(t, "_trace_spec"):
-        return RaggedTensorSpec.from_value(t)
-    return TensorSpec(t.shape, t.dtype)
+    """TensorSpec of a tensor; RaggedTensorSpec / SparseTensorSpec of a composite tensor."""
+    return t._trace_spec() if hasattr(t, "_trace_spec") else TensorSpec(t.shape, t.dtype)
 
 
 def _row_spec(t: Any) -> Any:
     """The spec of one row of `t`: a RaggedTensor's rows are ragged one level less (level 0: plain tensors)."""
     from minitf.composite_specs import RaggedTensorSpec
-    if hasattr(t, "_trace_spec"):
+    if hasattr(t, "ragged_rank"):
         return RaggedTensorSpec(t.shape[1:], t.dtype, t.ragged_rank - 1)
+    if hasattr(t, "_trace_spec"):
+        raise NotImplementedError("minitf cannot slice a SparseTensor into a dataset yet.\nHint: "
+                                  "tf.sparse.to_dense it first, or use Dataset.from_tensors.")
     return TensorSpec(t.shape[1:], t.dtype)
-
-
-def _spec_text(spec: Any) -> str:
-    return repr(spec)
 
 
 def _leaves(structure: Any) -> list[Any]:
@@ -120,7 +115,7 @@ class DatasetV2:
         return self._cardinality
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} element_spec={_spec_text(self._element_spec)}>"
+        return f"<{type(self).__name__} element_spec={self._element_spec!r}>"
 
     def __bool__(self) -> bool:
         return True

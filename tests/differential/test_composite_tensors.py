@@ -92,7 +92,13 @@ def test_sparse_to_dense_inside_tf_function_matches_tensorflow() -> None:
         @tf.function
         def densify(values: Any) -> Any:
             return tf.sparse.to_dense(tf.SparseTensor([[0, 1], [2, 0]], values, [3, 2])) * 2.0
-        return densify(tf.constant([1.0, 5.0])), densify.get_concrete_function(tf.constant([1.0, 2.0])).outputs[0].shape
+        @tf.function
+        def from_dense_and_back(x: Any) -> Any:
+            return tf.sparse.to_dense(tf.sparse.from_dense(x))
+
+        return (densify(tf.constant([1.0, 5.0])),
+                densify.get_concrete_function(tf.constant([1.0, 2.0])).outputs[0].shape,
+                from_dense_and_back.get_concrete_function(tf.TensorSpec([3, None], tf.float32)).outputs[0].shape)
     same(case)
 
 

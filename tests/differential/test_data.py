@@ -93,6 +93,11 @@ CASES = [
     ("text_batches_split", lambda tf: [(repr(ds), [repr(b) for b in ds]) for ds in [
         text_lines(tf).batch(2).map(tf.strings.split)]]),
     ("text_line_in_a_list_split", lambda tf: [repr(b) for b in text_lines(tf).map(lambda s: tf.strings.split([s]))]),
+    ("sparse_from_tensors_and_densified", lambda tf: [
+        (repr(ds), [repr(x) for x in ds])
+        for ds in [sparse_one(tf), sparse_one(tf).map(lambda s: tf.sparse.to_dense(s))]]),
+    ("map_returns_sparse", lambda tf: [(repr(ds), [repr(x) for x in ds]) for ds in [tf.data.Dataset.range(2).map(
+        lambda i: tf.sparse.from_dense(tf.reshape(tf.range(i, i + 2), [1, 2])))]]),
     ("map_wrong_arity", lambda tf: ds3(tf).map(lambda x, y: x)),
     ("filter", lambda tf: described(tf.data.Dataset.range(6).filter(is_even))),
     ("filter_not_bool", lambda tf: ds3(tf).filter(lambda x: x)),
@@ -128,6 +133,10 @@ CASES = [
                                           .as_numpy_iterator())),
     ("element_spec_compares_with_tensorspec", lambda tf: ds3(tf).element_spec == tf.TensorSpec([], tf.int32)),
 ]
+
+
+def sparse_one(tf: Any) -> Any:
+    return tf.data.Dataset.from_tensors(tf.sparse.from_dense([[1, 0], [0, 2]]))
 
 
 def text_lines(tf: Any) -> Any:

@@ -8,8 +8,21 @@
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
 """
 
+from minitf import api_extensions as _api_extensions
 from minitf import debugging, dtypes, errors, linalg, math, nest, nn, random
 from minitf import logs as _logs
+from minitf.api_extensions import (
+    RaggedTensor,
+    RaggedTensorSpec,
+    SparseTensor,
+    SparseTensorSpec,
+    data,
+    ragged,
+    saved_model,
+    sparse,
+    strings,
+    train,
+)
 from minitf.core import convert_to_tensor
 from minitf.dtypes import (
     DType,
@@ -159,6 +172,7 @@ from minitf.variables import _install_operators as _install_variable_operators
 _operators.install()
 _install_variable_operators()
 _logs.configure()
+_api_extensions.install_ragged_dispatch(math, __import__("sys").modules[__name__])
 # TensorFlow also exports cast under tf.dtypes (dtypes.py cannot import the ops: they import it).
 dtypes.cast = cast  # type: ignore[attr-defined]
 dtypes.saturate_cast = saturate_cast  # type: ignore[attr-defined]

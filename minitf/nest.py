@@ -10,11 +10,17 @@ def is_nested(structure: Any) -> bool:
 
 
 def flatten(structure: Any, expand_composites: bool = False) -> list[Any]:
-    """Leaves in a fixed order (dicts by sorted key, as TensorFlow does)."""
+    """Leaves in a fixed order (dicts by sorted key, as TensorFlow does).
+
+    With `expand_composites=True`, a SparseTensor or RaggedTensor counts as its component tensors.
+    """
     if isinstance(structure, dict):
-        return [leaf for key in sorted(structure, key=_sort_key) for leaf in flatten(structure[key])]
+        return [leaf for key in sorted(structure, key=_sort_key)
+                for leaf in flatten(structure[key], expand_composites)]
     if isinstance(structure, list | tuple):
-        return [leaf for item in structure for leaf in flatten(item)]
+        return [leaf for item in structure for leaf in flatten(item, expand_composites)]
+    if expand_composites and hasattr(structure, "_components"):
+        return list(structure._components())
     return [structure]
 
 
@@ -25,17 +31,19 @@ def _sort_key(key: Any) -> Any:
 def pack_sequence_as(structure: Any, flat_sequence: Any, expand_composites: bool = False) -> Any:
     """Rebuild `structure`'s shape with the leaves from `flat_sequence`."""
     leaves = iter(list(flat_sequence))
-    result = _pack(structure, leaves)
+    result = _pack(structure, leaves, expand_composites)
     return result
 
 
-def _pack(structure: Any, leaves: Any) -> Any:
+def _pack(structure: Any, leaves: Any, expand_composites: bool = False) -> Any:
     if isinstance(structure, dict):
-        packed = {key: _pack(structure[key], leaves) for key in sorted(structure, key=_sort_key)}
+        packed = {key: _pack(structure[key], leaves, expand_composites) for key in sorted(structure, key=_sort_key)}
         return type(structure)((key, packed[key]) for key in structure) if type(structure) is not dict else \
             {key: packed[key] for key in structure}
+    if expand_composites and hasattr(structure, "_components"):
+        return structure._with_components([next(leaves) for _ in structure._components()])
     if isinstance(structure, list | tuple):
-        items = [_pack(item, leaves) for item in structure]
+        items = [_pack(item, leaves, expand_composites) for item in structure]
         if hasattr(structure, "_fields"):  # namedtuple
             return type(structure)(*items)
         return type(structure)(items)

@@ -167,6 +167,8 @@ def _trace_type(value: Any) -> Any:
         return ("Tuple", *(_trace_type(v) for v in value))
     if isinstance(value, dict):
         return ("Dict", *((k, _trace_type(value[k])) for k in sorted(value, key=str)))
+    if hasattr(value, "_trace_spec"):  # RaggedTensor, SparseTensor: traced by a spec, as TensorFlow does
+        return value._trace_spec()
     try:
         hash(value)
     except TypeError:
@@ -331,7 +333,8 @@ class ConcreteFunction:
         it = iter(outputs)
         return nest.pack_sequence_as(self.graph.structured_outputs,
                                      [next(it) if isinstance(leaf, Tensor) else leaf
-                                      for leaf in nest.flatten(self.graph.structured_outputs)])
+                                      for leaf in nest.flatten(self.graph.structured_outputs, expand_composites=True)],
+                                     expand_composites=True)
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         params = []
@@ -383,6 +386,8 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
             return [convert_to_tensor(value, dtype=expected.dtype)]
         except (TypeError, ValueError):
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}") from None
+    if hasattr(expected, "_flat_inputs"):  # RaggedTensorSpec, SparseTensorSpec
+        return expected._flat_inputs(value)
     if isinstance(expected, _ById):
         if value is not expected.obj:
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}")
@@ -658,7 +663,7 @@ class Function:
         args, kwargs = _rebuild_call(self._sig, call_args)
         with graph_scope(graph):
             result = fn(*args, **kwargs)
-            flat_out = nest.flatten(result)
+            flat_out = nest.flatten(result, expand_composites=True)
             outputs = []
             packed = []
             for leaf in flat_out:
@@ -676,7 +681,7 @@ class Function:
             if graph.control_outputs or any(op.type == "ReadVariableOp" for op in graph.get_operations()):
                 graph.create_op(NoOp, [])
         graph.outputs = outputs
-        graph.structured_outputs = nest.pack_sequence_as(result, packed) if nest.is_nested(result) else packed[0]
+        graph.structured_outputs = nest.pack_sequence_as(result, packed, expand_composites=True)
         if graph.variables:
             self._created_variables = True
         self._tracing_count += 1
@@ -728,6 +733,8 @@ def _placeholders(graph: FuncGraph, name: str, value: Any, expected: Any) -> Any
         graph.inputs.append(handle)
         graph._captured[id(value)] = handle  # reads of this variable use the input
         return value
+    if hasattr(expected, "_placeholders"):  # RaggedTensorSpec, SparseTensorSpec
+        return expected._placeholders(graph, name)
     if isinstance(expected, TensorSpec):
         holder = graph.placeholder(expected.shape, expected.dtype, name=name)
         graph.inputs.append(holder)

@@ -1,0 +1,72 @@
+"""Public names beyond the core: `tf.sparse`, `tf.ragged`, `tf.strings`, `tf.data`, `tf.saved_model`,
+`tf.train` and the composite classes.
+
+The namespaces list only names TensorFlow has there. `install_ragged_dispatch` lets the everyday ops (`tf.add`,
+`tf.reduce_sum`, `tf.math.sqrt`, ...) accept RaggedTensors, as TensorFlow's dispatch does.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from minitf import checkpoint as _checkpoint
+from minitf import ragged as _ragged
+from minitf import saved_model as _saved_model
+from minitf import sparse as _sparse
+from minitf import strings as _strings
+from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
+from minitf.data import dataset as _dataset
+from minitf.ragged import RaggedTensor  # noqa: F401
+from minitf.sparse import SparseTensor  # noqa: F401
+
+sparse = types.SimpleNamespace(
+    SparseTensor=_sparse.SparseTensor, to_dense=_sparse.to_dense, from_dense=_sparse.from_dense,
+    add=_sparse.add, reorder=_sparse.reorder, sparse_dense_matmul=_sparse.sparse_dense_matmul,
+)
+
+ragged = types.SimpleNamespace(constant=_ragged.constant, map_flat_values=_ragged.map_flat_values)
+
+strings = types.SimpleNamespace(
+    split=_strings.split, to_number=_strings.to_number, length=_strings.length,
+    bytes_split=_strings.bytes_split, join=_strings.join, lower=_strings.lower, upper=_strings.upper,
+    unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
+    reduce_join=_strings.reduce_join,
+)
+
+data = types.SimpleNamespace(
+    Dataset=_dataset.Dataset, AUTOTUNE=_dataset.AUTOTUNE, INFINITE_CARDINALITY=_dataset.INFINITE,
+    UNKNOWN_CARDINALITY=_dataset.UNKNOWN,
+    experimental=types.SimpleNamespace(cardinality=lambda dataset: dataset.cardinality(), AUTOTUNE=_dataset.AUTOTUNE,
+                                       INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN),
+)
+
+saved_model = types.SimpleNamespace(save=_saved_model.save, load=_saved_model.load)
+
+train = types.SimpleNamespace(Checkpoint=_checkpoint.Checkpoint, CheckpointManager=_checkpoint.CheckpointManager,
+                              latest_checkpoint=_checkpoint.latest_checkpoint)
+
+_ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
+                "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",
+                "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
+                "floor", "round", "sign", "pow")
+_REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+
+
+def install_ragged_dispatch(*namespaces: Any) -> None:
+    """Replace the everyday ops in each namespace by versions that also take RaggedTensors.
+
+    One wrapper per function, so that names TensorFlow shares stay the same object (`tf.add is tf.math.add`).
+    """
+    wrappers: dict[int, Any] = {}
+    for namespace in namespaces:
+        for name in _ELEMENTWISE + _REDUCTIONS:
+            fn = getattr(namespace, name, None)
+            if fn is None or getattr(fn, "_ragged_aware", False):
+                continue
+            wrapped = wrappers.get(id(fn))
+            if wrapped is None:
+                wrapped = _ragged.dispatching(fn, "reduce" if name in _REDUCTIONS else "elementwise")
+                wrapped._ragged_aware = True  # type: ignore[attr-defined]
+                wrappers[id(fn)] = wrapped
+            setattr(namespace, name, wrapped)

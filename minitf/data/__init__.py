@@ -1,0 +1,1 @@
+"""`tf.data`: input pipelines (see dataset.py; the public namespace is built in minitf/api_extensions.py)."""

@@ -138,14 +138,13 @@ def graph_to_json(graph: FuncGraph, arrays: Arrays) -> dict:
     position: dict[int, tuple[int, int]] = {}
     ops = []
     for i, op in enumerate(graph.get_operations()):
-        if op.op_def is not None and REGISTRY.get(op.type) is not op.op_def:
+        if REGISTRY.get(op.type) is not op.op_def:
             raise ValueError(f"Cannot save the op {op.name} ({op.type}): it is not a registered minitf op.")
         ops.append({
             "name": op.name, "type": op.type,
             "inputs": [list(position[id(t)]) for t in op.inputs],
-            "attrs": {k: encode(v, arrays) for k, v in op.attrs.items() if not k.startswith("_")},
+            "attrs": {k: encode(v, arrays) for k, v in op.attrs.items() if not k.startswith("_") or k == "_shape"},
             "outputs": [[shape_json(t.shape), dtype_name(t.dtype)] for t in op.outputs],
-            "registered": op.op_def is not None,
         })
         for j, t in enumerate(op.outputs):
             position[id(t)] = (i, j)
@@ -209,16 +208,15 @@ def graph_from_json(node: dict, arrays: Arrays) -> FuncGraph:
     made = []
     for op_node in node["ops"]:
         kind = op_node["type"]
-        op_def = None
-        if op_node["registered"]:
-            op_def = REGISTRY.get(kind)
-            if op_def is None:
-                raise ValueError(f"This SavedModel uses the op {kind}, which this version of minitf does not have.")
+        op_def = REGISTRY.get(kind)
+        if op_def is None:
+            raise ValueError(f"This SavedModel uses the op {kind}, which this version of minitf does not have.")
         inputs = [made[i].outputs[j] for i, j in op_node["inputs"]]
-        specs = [(TensorShape(shape), dtype_from(dt)) for shape, dt in op_node["outputs"]]
         attrs = {k: decode(v, arrays) for k, v in op_node["attrs"].items()}
-        op = graph.create_op(kind, inputs, specs, attrs, op_def=op_def, name=op_node["name"])
+        op = graph.create_op(op_def, inputs, attrs, name=op_node["name"])
         op.name = op_node["name"]
+        for t, (shape, dt) in zip(op.outputs, op_node["outputs"]):  # as saved (set_shape may have refined them)
+            t._shape, t._dtype = TensorShape(shape), dtype_from(dt)
         made.append(op)
     graph.inputs = [made[i].outputs[j] for i, j in node["inputs"]]
     graph.outputs = [made[i].outputs[j] for i, j in node["outputs"]]

@@ -457,7 +457,7 @@ class SignatureFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         from minitf.core import convert_to_tensor
         from minitf.errors import InvalidArgumentError
-        from minitf.function.trace import call_graph
+        from minitf.function.execute import call_graph
         names = [s.name for s in self._inputs]
         values = dict(zip(names, args))
         values.update(kwargs)

@@ -32,7 +32,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import itertools
 import json
+import linecache
 import os
 import re
 import subprocess
@@ -51,7 +53,7 @@ WRONG_ANSWERS = REPO / "tests" / "wrong_answers"
 HIDDEN_START = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 SOLUTION_REGION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[ \t]*\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.M | re.S)
-ANSWER_FILE = "<answer>"  # the filename student code is compiled under, to tell its errors from the test's
+ANSWER_FILE = "<answer>"  # student code is compiled under this name (plus a number), to tell its errors from the test's
 # Exceptions that a test cell raises by accident, not as a verdict a student can act on.
 UNINFORMATIVE = {"NameError", "AttributeError", "NotImplementedError", "SyntaxError", "KeyError", "IndexError"}
 
@@ -160,11 +162,17 @@ def _outcome(error: BaseException | None, where: str) -> dict:
         "where": where,  # "answer" (the answer cell itself failed) or "test"
         "error": type(error).__name__,
         "message": str(error).strip()[:500],
-        "raised_in_answer": any(frame.filename == ANSWER_FILE for frame in frames),
+        "raised_in_answer": any(frame.filename.startswith(ANSWER_FILE[:-1]) for frame in frames),
     }
 
 
+_cell_numbers = itertools.count()
+
+
 def _run(code: str, namespace: dict, filename: str) -> None:
+    """Execute `code` as Jupyter does: its source stays readable (inspect, AutoGraph) under a unique file name."""
+    filename = f"{filename[:-1]}-{next(_cell_numbers)}>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(keepends=True), filename)
     exec(compile(code, filename, "exec"), namespace)  # noqa: S102 (running lesson code is the point)
 
 

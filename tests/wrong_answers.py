@@ -42,6 +42,7 @@ import sys
 import textwrap
 import traceback
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,7 +271,9 @@ def teaches(verdict: dict) -> bool:
 def counts(reports: list[dict]) -> dict:
     """The figures issue-style: exercises, wrong answers, and how many of them each kind of test rejects."""
     exercises = [entry for report in reports for entry in report["exercises"].values()]
-    wrong = [item for entry in exercises for item in entry["wrong"] if "bad_record" not in item]
+    runs = [item for entry in exercises for item in entry["wrong"] if "bad_record" not in item]
+    # Only answers whose own cell runs count: an answer cell that fails is caught before any test sees it.
+    wrong = [item for item in runs if item["visible"].get("where") != "answer"]
     hidden_rejects = [item for item in wrong if rejected(item["hidden"])]
     both = [item for item in hidden_rejects if rejected(item["visible"])]
     checking = [
@@ -279,7 +282,8 @@ def counts(reports: list[dict]) -> dict:
     ]  # fmt: skip
     return {
         "exercises": len(exercises),
-        "wrong_answers": len(wrong),
+        "wrong_answers": len(runs),
+        "wrong_answers_that_run": len(wrong),
         "rejected_by_hidden": len(hidden_rejects),
         "rejected_by_visible": sum(rejected(item["visible"]) for item in wrong),
         "rejected_by_both": len(both),
@@ -291,11 +295,11 @@ def counts(reports: list[dict]) -> dict:
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--report":
         paths = [Path(arg) for arg in argv[1:]] or sorted((REPO / "solutions").glob("*/*.ipynb"))
-        reports = []
-        for path in paths:
-            # The wrong answers are looked up by assignment folder and notebook name, wherever the notebook is.
-            wrong = load_wrong_answers(path.parent.name).get(path.stem) or {}
-            reports.append(run_in_subprocess(path, wrong))
+        # The wrong answers are looked up by assignment folder and notebook name, wherever the notebook is.
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            reports = list(pool.map(
+                lambda path: run_in_subprocess(path, load_wrong_answers(path.parent.name).get(path.stem) or {}), paths
+            ))
         print(json.dumps(counts(reports), indent=1))
         return 0
     _prepare_process()

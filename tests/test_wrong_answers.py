@@ -15,7 +15,7 @@ tests/wrong_answers.py --report` prints the counts.
 
 from __future__ import annotations
 
-from functools import cache
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -42,9 +42,17 @@ def _name(path: Path) -> str:
 each_solution = pytest.mark.parametrize("solution", SOLUTIONS, ids=_name)
 
 
-@cache
-def report_of(solution: Path) -> dict:
-    return run_in_subprocess(solution)
+@pytest.fixture(scope="session")
+def reports(request: pytest.FixtureRequest) -> dict[Path, Future]:
+    """One run per selected notebook, two at a time (the runs are independent processes)."""
+    selected = {
+        item.callspec.params["solution"]
+        for item in request.session.items
+        if item.module.__name__ == __name__ and hasattr(item, "callspec") and item.get_closest_marker("slow")
+    }
+    pool = ThreadPoolExecutor(max_workers=2)
+    request.addfinalizer(lambda: pool.shutdown(cancel_futures=True))
+    return {solution: pool.submit(run_in_subprocess, solution) for solution in sorted(selected)}
 
 
 @each_solution
@@ -79,8 +87,8 @@ def test_every_assignment_has_a_wrong_answers_file() -> None:
 
 @pytest.mark.slow
 @each_solution
-def test_solution_passes_visible_and_hidden_tests(solution: Path) -> None:
-    report = report_of(solution)
+def test_solution_passes_visible_and_hidden_tests(solution: Path, reports: dict[Path, Future]) -> None:
+    report = reports[solution].result()
     problems = [f"lesson cell {e['cell']}: {e['error']}: {e['message']}" for e in report["lesson_errors"]]
     for grade_id, entry in report["exercises"].items():
         for part in ("visible", "hidden"):
@@ -96,8 +104,8 @@ def _describe(grade_id: str, item: dict) -> str:
 
 @pytest.mark.slow
 @each_solution
-def test_wrong_answers_run_and_every_test_rejects_them(solution: Path) -> None:
-    report = report_of(solution)
+def test_wrong_answers_run_and_every_test_rejects_them(solution: Path, reports: dict[Path, Future]) -> None:
+    report = reports[solution].result()
     problems = []
     for grade_id, entry in report["exercises"].items():
         for item in entry["wrong"]:

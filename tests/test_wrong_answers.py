@@ -22,12 +22,17 @@ import nbformat
 import pytest
 from notebook_runner import solution_notebooks
 from wrong_answers import (
+    Exercise,
+    evaluate,
     exercises_of,
     load_wrong_answers,
     rejected,
     run_in_subprocess,
+    solution_answer,
+    split_test,
     teaches,
     with_answer,
+    without_asserts,
     wrong_answers_file,
 )
 
@@ -126,3 +131,33 @@ def test_wrong_answers_run_and_every_test_rejects_them(solution: Path, reports: 
             if entry["has_hidden"] and not rejected(hidden):
                 problems.append(f"{label}: the hidden test passes it")
     assert not problems, f"{_name(solution)}:\n" + "\n".join(problems)
+
+
+# The harness itself: how answers are put into cells and how the hidden part is run alone.
+
+ANSWER_CELL = "def f(x):\n    ### BEGIN SOLUTION\n    return x + 1\n    ### END SOLUTION\n\n\nprint(f(1))"
+
+
+def test_a_wrong_answer_replaces_only_the_marked_region_and_takes_its_indentation() -> None:
+    assert with_answer(ANSWER_CELL, "return x - 1") == "def f(x):\n    return x - 1\n\n\nprint(f(1))"
+    two_regions = "### BEGIN SOLUTION\na = 1\n### END SOLUTION\nb = 2\n### BEGIN SOLUTION\nc = 3\n### END SOLUTION\n"
+    assert with_answer(two_regions, ["a = 0", "c = 0"]) == "a = 0\nb = 2\nc = 0\n"
+    with pytest.raises(ValueError, match="2 solution regions"):
+        with_answer(two_regions, "a = 0")
+
+
+def test_the_hidden_part_runs_after_the_visible_set_up_without_its_asserts() -> None:
+    cell = "x = f(2)\nassert x == 3, 'visible'\n### BEGIN HIDDEN TESTS\nassert x > 0\n### END HIDDEN TESTS"
+    visible, hidden = split_test(cell)
+    assert "assert" not in without_asserts(visible) and "x = f(2)" in without_asserts(visible)
+    assert hidden.strip() == "assert x > 0"
+
+
+def test_a_verdict_tells_an_assert_for_the_student_from_an_accident() -> None:
+    exercise = Exercise("ex1-answer", "ex1-tests", ANSWER_CELL, [], "assert f(2) == 3, 'f(2) should be 3'", "")
+    wrong = evaluate(exercise, with_answer(ANSWER_CELL, "return x - 1"), {})["visible"]
+    assert rejected(wrong) and teaches(wrong) and wrong["message"] == "f(2) should be 3"
+    crash = evaluate(exercise, with_answer(ANSWER_CELL, "return x.missing"), {})["visible"]
+    assert rejected(crash) and crash["raised_in_answer"] and not teaches(crash)  # AttributeError: no message to act on
+    right = evaluate(exercise, solution_answer(ANSWER_CELL), {})["visible"]
+    assert right["passed"]

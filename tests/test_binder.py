@@ -258,11 +258,14 @@ SWITCH = (
 )
 
 
-def run_switch(hide_tensorflow: bool) -> subprocess.CompletedProcess:
-    """`from use_tensorflow import tf` as a lesson cell runs it, with or without TensorFlow importable."""
+def run_switch(hide_tensorflow: bool, nbgrader: str | None = None) -> subprocess.CompletedProcess:
+    """`from use_tensorflow import tf` as a lesson cell runs it: with or without TensorFlow, under nbgrader or not."""
     hide = "sys.modules['tensorflow'] = None  # as on Binder: import tensorflow fails\n" if hide_tensorflow else ""
     code = SWITCH.format(hide=hide, folder=str(REPO / "course" / "part1-tensors"))
-    environment = dict(os.environ, PYTHONPATH=str(REPO))
+    environment = {key: value for key, value in os.environ.items() if key != "NBGRADER_EXECUTION"}
+    environment["PYTHONPATH"] = str(REPO)
+    if nbgrader:
+        environment["NBGRADER_EXECUTION"] = nbgrader
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=300)
 
 
@@ -279,6 +282,14 @@ def test_engine_switch_with_tensorflow_gives_tensorflow() -> None:
     assert run.returncode == 0, run.stderr[-2000:]
     assert "now runs on TensorFlow" in run.stdout, run.stdout
     assert run.stdout.strip().endswith("engine: tensorflow"), run.stdout
+
+
+@pytest.mark.parametrize("execution", ["autograde", "validate"])
+def test_engine_switch_changes_nothing_when_nbgrader_runs_the_notebook(execution: str) -> None:
+    run = run_switch(hide_tensorflow=False, nbgrader=execution)
+    assert run.returncode == 0 and not run.stderr, run.stderr[-2000:]
+    assert "this line changes nothing here" in run.stdout, run.stdout
+    assert run.stdout.strip().endswith("engine: minitf"), "grading must run a lesson on its setup cell's engine"
 
 
 @pytest.mark.slow

@@ -216,3 +216,144 @@ def validate(venv: Path, notebook: Path, environment: dict[str, str]) -> str:
         cwd=notebook.parent, env=environment, capture_output=True, text=True, check=False, timeout=600,
     )  # fmt: skip
     return run.stdout + run.stderr
+
+
+# --- what a learner meets on Binder: the launch link, the Assignment List, and the switch to real TensorFlow ---
+
+
+def readme_badge_url() -> str:
+    badge = re.search(r"\]\((https://mybinder\.org/v2/gh/[^)\s]+)\)", (REPO / "README.md").read_text())
+    assert badge, "README.md should have a 'launch binder' badge linking to mybinder.org"
+    return badge.group(1)
+
+
+def markdown_of(notebook: Path) -> str:
+    cells = json.loads(notebook.read_text())["cells"]
+    return "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+
+
+def test_welcome_lesson_links_to_binder_exactly_as_the_readme_badge_does() -> None:
+    url = readme_badge_url()
+    for notebook in (REPO / WELCOME, REPO / "solutions" / WELCOME.relative_to("course")):
+        links = re.findall(r"\]\((https://mybinder\.org/[^)\s]+)\)", markdown_of(notebook))
+        assert links == [url], f"{notebook.relative_to(REPO)} should link to Binder as the README does ({url}): {links}"
+    placeholder = re.search(r"/v2/gh/([^/]+)/", url).group(1)
+    readme = (REPO / "README.md").read_text()
+    assert placeholder != "OWNER" or "replace OWNER" in readme, "README.md should say that OWNER is what to set"
+
+
+def test_welcome_lesson_documents_the_engine_switch_that_exists() -> None:
+    text = markdown_of(REPO / WELCOME)
+    assert "from use_tensorflow import tf" in text, "the welcome lesson should show the line that switches engines"
+    assert "change the last line of the setup cell" not in text, "the setup cell is read-only: don't ask to edit it"
+    for part in sorted(path for path in (REPO / "course").iterdir() if path.is_dir()):
+        assert (part / "use_tensorflow.py").is_file(), f"{part.name} lacks use_tensorflow.py next to its lessons"
+    copies = {(path.parent.name, path.read_bytes()) for path in (REPO / "solutions").glob("*/use_tensorflow.py")}
+    assert len({content for _, content in copies}) == 1, "every part should ship the same use_tensorflow.py"
+
+
+SWITCH = (
+    "import sys\n{hide}sys.path.insert(0, {folder!r})\n"
+    "from use_tensorflow import tf\nprint('engine:', tf.__name__)"
+)
+
+
+def run_switch(hide_tensorflow: bool, nbgrader: str | None = None) -> subprocess.CompletedProcess:
+    """`from use_tensorflow import tf` as a lesson cell runs it: with or without TensorFlow, under nbgrader or not."""
+    hide = "sys.modules['tensorflow'] = None  # as on Binder: import tensorflow fails\n" if hide_tensorflow else ""
+    code = SWITCH.format(hide=hide, folder=str(REPO / "course" / "part1-tensors"))
+    environment = {key: value for key, value in os.environ.items() if key != "NBGRADER_EXECUTION"}
+    environment["PYTHONPATH"] = str(REPO)
+    if nbgrader:
+        environment["NBGRADER_EXECUTION"] = nbgrader
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=300)
+
+
+def test_engine_switch_without_tensorflow_says_so_and_keeps_minitf() -> None:
+    run = run_switch(hide_tensorflow=True)
+    assert run.returncode == 0 and not run.stderr, f"the switch should not fail without TensorFlow:\n{run.stderr}"
+    assert "TensorFlow is not installed here" in run.stdout, run.stdout
+    assert run.stdout.strip().endswith("engine: minitf"), run.stdout
+
+
+@pytest.mark.tf
+def test_engine_switch_with_tensorflow_gives_tensorflow() -> None:
+    run = run_switch(hide_tensorflow=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "now runs on TensorFlow" in run.stdout, run.stdout
+    assert run.stdout.strip().endswith("engine: tensorflow"), run.stdout
+
+
+@pytest.mark.parametrize("execution", ["autograde", "validate"])
+def test_engine_switch_changes_nothing_when_nbgrader_runs_the_notebook(execution: str) -> None:
+    run = run_switch(hide_tensorflow=False, nbgrader=execution)
+    assert run.returncode == 0 and not run.stderr, run.stderr[-2000:]
+    assert "this line changes nothing here" in run.stdout, run.stdout
+    assert run.stdout.strip().endswith("engine: minitf"), "grading must run a lesson on its setup cell's engine"
+
+
+@pytest.mark.slow
+@pytest.mark.tf
+def test_a_lesson_with_the_engine_switch_runs_on_tensorflow(tmp_path: Path) -> None:
+    """The welcome lesson, answered, with the switch in a cell below its setup: every cell runs on TensorFlow."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from notebook_runner import execute
+
+    solution = json.loads((REPO / "solutions" / WELCOME.relative_to("course")).read_text())
+    notebook = answered(json.loads((REPO / WELCOME).read_text()), solution)
+    setup = next(i for i, cell in enumerate(notebook["cells"]) if "setup" in cell.get("metadata", {}).get("tags", []))
+    switch = {"cell_type": "code", "metadata": {}, "source": "from use_tensorflow import tf", "outputs": [],
+              "execution_count": None, "id": "switch"}  # fmt: skip
+    probe = dict(switch, id="probe", source="print('engine:', tf.__name__, type(tf.constant(1.0)).__module__)")
+    notebook["cells"][setup + 1:setup + 1] = [switch]
+    notebook["cells"].append(probe)
+    shutil.copy2(REPO / WELCOME.parent / "use_tensorflow.py", tmp_path / "use_tensorflow.py")
+    path = tmp_path / WELCOME.name
+    path.write_text(json.dumps(notebook))
+    run = execute(path, "minitf")  # the notebook as the student has it: the switch itself picks TensorFlow
+    errors = [(cell.index, cell.errors) for cell in run.cells if cell.failed]
+    assert not errors, f"the welcome lesson with the switch raised: {errors}"
+    switched = next(cell for cell in run.cells if cell.index == setup + 1)
+    assert "now runs on TensorFlow" in switched.stdout, switched.stdout
+    assert run.cells[-1].stdout.startswith("engine: tensorflow tensorflow"), run.cells[-1].stdout
+
+
+ASSIGNMENT_LIST = """
+import json, sys
+from nbgrader.server_extensions.assignment_list.handlers import AssignmentList
+panel = AssignmentList()
+panel.root_dir = sys.argv[1]
+print(json.dumps(panel.list_released_assignments()))
+"""
+
+
+@pytest.mark.slow
+def test_binder_assignment_list_offers_every_part_as_the_course_folder(tmp_path: Path) -> None:
+    """postBuild in a fresh home, then what nbgrader's Assignment List panel asks the server for."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for folder in ("course", "solutions", "grader"):
+        shutil.copytree(REPO / folder, home / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy2(REPO / "postBuild", home / "postBuild")
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("JUPYTER")}
+    environment.update(HOME=str(home), PATH=f"{Path(sys.executable).parent}{os.pathsep}{environment.get('PATH', '')}")
+    subprocess.run(["bash", "postBuild"], cwd=home, env=environment, check=True, timeout=600, capture_output=True)
+    before = sorted(path.name for path in home.iterdir())
+    listed = subprocess.run(
+        [sys.executable, "-c", ASSIGNMENT_LIST, str(home)],
+        cwd=home, env=environment, check=True, timeout=300, capture_output=True, text=True,
+    )  # fmt: skip
+    answer = json.loads(listed.stdout.strip().splitlines()[-1])
+    assert answer["success"], answer["value"]
+    parts = sorted(path.name for path in (REPO / "course").iterdir() if path.is_dir())
+    offered = {item["assignment_id"]: item for item in answer["value"]}
+    assert sorted(offered) == parts, f"the Assignment List should offer {parts}, not {sorted(offered)}"
+    for part, item in offered.items():
+        assert item["status"] == "fetched" and item["path"] == f"course/{part}", (
+            f"{part} should show as already downloaded, as the notebooks in course/{part}: {item['status']}, "
+            f"{item.get('path')}"
+        )
+        notebooks = sorted(notebook["path"] for notebook in item["notebooks"])
+        assert notebooks == sorted(f"course/{part}/{path.name}" for path in (REPO / "course" / part).glob("*.ipynb"))
+    assert sorted(path.name for path in home.iterdir()) == before, "listing the assignments wrote into the home folder"
+    assert not set(parts) & set(before), f"a second copy of the course sits next to course/: {before}"

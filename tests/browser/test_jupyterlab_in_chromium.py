@@ -6,6 +6,7 @@ a screenshot in artifacts/browser/<test>/ (a failed step's ends in -FAILED.png).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 
@@ -187,14 +188,27 @@ def test_slider_redraws_its_figure_in_the_batches_lesson(
         expect(lab_page.error_outputs()).to_have_count(1)  # still only the unanswered exercise
 
 
-def test_nbgrader_assignment_list_and_formgrader_open(lab_page: LabPage, steps: StepRecorder) -> None:
+def test_nbgrader_assignment_list_and_formgrader_open(lab: RunningLab, lab_page: LabPage, steps: StepRecorder) -> None:
     page = lab_page.page
+    parts = sorted(path.name for path in (lab.home / "course").iterdir() if path.is_dir())
+    home_before = sorted(path.name for path in lab.home.iterdir())
 
-    with steps.step("assignment-list"):
+    with steps.step("assignment-list-shows-every-part-as-downloaded"):
         lab_page.menu("Nbgrader", "Assignment List")
-        released = page.locator("#released_assignments_list")
-        expect(released).to_contain_text("part1-tensors")
-        expect(released.locator("button", has_text=exact("Fetch"))).to_be_visible()
+        downloaded = page.locator("#fetched_assignments_list")
+        for part in parts:
+            expect(downloaded).to_contain_text(part)
+        # Nothing is left to fetch: the learner's copies are the notebooks in course/.
+        expect(page.locator("#released_assignments_list button", has_text=exact("Fetch"))).to_have_count(0)
+
+    with steps.step("assignment-list-opens-a-lesson-in-course"):
+        row = downloaded.locator(".list_item", has_text=parts[-1]).first
+        row.locator("a.assignment-notebooks-link").click()  # unfolds the part's notebooks
+        first_notebook = sorted(path.name for path in (lab.home / "course" / parts[-1]).glob("*.ipynb"))[0]
+        row.locator(".nested_list_item a", has_text=exact(first_notebook.removesuffix(".ipynb"))).click()
+        tab = page.locator("#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current")
+        expect(tab).to_contain_text(first_notebook)
+        assert sorted(path.name for path in lab.home.iterdir()) == home_before, "a second copy of the course appeared"
 
     with steps.step("formgrader"):
         lab_page.menu("Nbgrader", "Formgrader")
@@ -202,3 +216,34 @@ def test_nbgrader_assignment_list_and_formgrader_open(lab_page: LabPage, steps: 
         expect(formgrader.locator("body")).to_contain_text("Manage Assignments")
         expect(formgrader.locator("body")).to_contain_text("part1-tensors")
 
+
+def test_engine_switch_below_the_setup_cell(lab: RunningLab, lab_page: LabPage, steps: StepRecorder) -> None:
+    """The welcome lesson's way to run a lesson on real TensorFlow, typed into a lesson as a student does."""
+    lesson = "course/part2-basics/01-gradient-tape.ipynb"
+    cells = notebook_cells(lab, lesson)
+    setup = next(i for i, cell in enumerate(cells) if "setup" in cell.get("metadata", {}).get("tags", []))
+    # The browser's kernel runs in this interpreter's environment: Binder's has no TensorFlow, the full one has.
+    has_tensorflow = importlib.util.find_spec("tensorflow") is not None
+    expected = "now runs on TensorFlow" if has_tensorflow else "TensorFlow is not installed here"
+
+    with steps.step("open-lesson"):
+        lab_page.open_from_file_browser(lesson)
+
+    with steps.step("insert-the-switch-below-the-setup-cell"):
+        lab_page.run_cell(setup)
+        lab_page.cell(setup).locator(".jp-InputPrompt").click()  # select the setup cell again (Shift+Enter moved on)
+        lab_page.page.keyboard.press("Escape")
+        lab_page.page.keyboard.press("b")  # a new cell below the setup cell, as the lesson says
+        lab_page.replace_cell_source(setup + 1, "from use_tensorflow import tf")
+        lab_page.run_cell(setup + 1)
+        expect(lab_page.text_outputs(setup + 1)).to_contain_text(expected)
+        expect(lab_page.error_outputs(setup + 1)).to_have_count(0)
+
+    with steps.step("the-next-cell-uses-the-chosen-engine"):
+        lab_page.cell(setup + 1).locator(".jp-InputPrompt").click()
+        lab_page.page.keyboard.press("Escape")
+        lab_page.page.keyboard.press("b")
+        lab_page.replace_cell_source(setup + 2, "print(tf.__name__, tf.constant([1.0, 2.0]) * 2)")
+        lab_page.run_cell(setup + 2)
+        engine = "tensorflow" if has_tensorflow else "minitf"
+        expect(lab_page.text_outputs(setup + 2)).to_contain_text(f"{engine} tf.Tensor([2. 4.]")

@@ -23,7 +23,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
-from grader.verdicts import Plan, is_test, tf_function_names
+from grader.verdicts import Plan, is_test, source_notebook, tf_function_names
 
 GUARD_SOURCE = (Path(__file__).with_name("kernel_guard.py")).read_text(encoding="utf-8")
 GUARD_MODULE = "__grader_guard__"
@@ -307,12 +307,8 @@ class GuardedExecute(Execute):
         from nbgrader.api import Gradebook
 
         info = (resources or {}).get("nbgrader", {})
-        course = self.config.CourseDirectory
-        folder = Path(course.source_directory)
-        if not folder.is_absolute():
-            folder = Path(course.root) / folder
-        path = folder / info.get("assignment", "") / f"{info.get('notebook', '')}.ipynb"
-        if not info.get("db_url") or not path.is_file():
+        path = source_notebook(self.config, resources)
+        if not info.get("db_url") or path is None:
             return None
         with Gradebook(info["db_url"]) as gradebook:
             notebook = gradebook.find_notebook(info["notebook"], info["assignment"])

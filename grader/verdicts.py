@@ -23,6 +23,17 @@ from nbformat import NotebookNode
 RESERVED = frozenset(dir(builtins)) | {"tf", "np"}
 
 
+def source_notebook(config, resources: dict) -> Path | None:
+    """The instructor's source of the notebook being graded (nbgrader's resources name it)."""
+    info = (resources or {}).get("nbgrader", {})
+    course = config.CourseDirectory
+    folder = Path(course.source_directory)
+    if not folder.is_absolute():
+        folder = Path(course.root) / folder
+    path = folder / info.get("assignment", "") / f"{info.get('notebook', '')}.ipynb"
+    return path if path.is_file() else None
+
+
 def nbgrader_meta(cell: NotebookNode) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {}) or {}
 

@@ -20,6 +20,8 @@ import types
 import numpy as np
 
 ENGINES = ("minitf", "tensorflow")
+#: libraries whose public functions a test may pass to the student's code (tf.nn.relu, np.sin, ...)
+LIBRARIES = (*ENGINES, "numpy", "math")
 #: dtypes whose bytes are plain numbers (no Python objects behind them)
 PLAIN_KINDS = "biufc"
 #: what a tf.function has and a plain Python function has not; the source decides whether a name has them
@@ -45,7 +47,7 @@ def _engine(name):
 
 
 def _array_data(array):
-    array = np.ascontiguousarray(array)
+    array = np.array(array, order="C", copy=True)  # keeps 0-d arrays 0-d (ascontiguousarray would not)
     if array.dtype.kind not in PLAIN_KINDS:
         raise ChannelError(f"arrays of dtype {array.dtype} do not cross")
     return {"dtype": array.dtype.str, "shape": list(array.shape), "b64": base64.b64encode(array.tobytes()).decode()}
@@ -186,8 +188,10 @@ def _student_special(decoder, data, depth):
     if tag == "lambda":
         return eval(compile(str(data["src"]), "<test>", "eval"), _user_namespace())
     if tag == "libfn":
+        if data["module"] not in LIBRARIES:
+            raise ChannelError(f"unknown library {data['module']!r}")
         target = importlib.import_module(str(data["module"]))
-        for part in str(data["qualname"]).split("."):
+        for part in str(data["path"]).split("."):
             target = getattr(target, part)
         return target
     raise ChannelError(f"unknown tag {tag!r}")
@@ -365,12 +369,34 @@ def _trusted_other(value):
         return {"$": "ref", "id": object.__getattribute__(value, "_id")}
     if isinstance(value, types.FunctionType) and value.__name__ == "<lambda>":
         return {"$": "lambda", "src": _lambda_source(value)}
-    module = getattr(value, "__module__", None) or ""
-    if callable(value) and module.split(".")[0] in (*ENGINES, "numpy", "math"):
-        qualname = getattr(value, "__qualname__", getattr(value, "__name__", ""))
-        if "<" not in qualname:
-            return {"$": "libfn", "module": module, "qualname": qualname}
+    root = (getattr(value, "__module__", None) or "").split(".")[0]
+    if callable(value) and root in LIBRARIES:
+        path = _public_path(root, value)
+        if path:
+            return {"$": "libfn", "module": root, "path": path}
     raise ChannelError(f"a {type(value).__name__} cannot be passed to the student's code")
+
+
+_public_paths: dict = {}
+
+
+def _public_path(root, function):
+    """Where a library function is found in the library's public namespace: 'nn.relu', 'math.sin', 'sin'."""
+    if root not in _public_paths:
+        index = {}
+        library = importlib.import_module(root)
+        for name in dir(library):
+            if name.startswith("_"):
+                continue
+            value = getattr(library, name, None)
+            if isinstance(value, types.ModuleType):
+                for inner in dir(value):
+                    if not inner.startswith("_"):
+                        index.setdefault(id(getattr(value, inner, None)), f"{name}.{inner}")
+            elif callable(value):
+                index[id(value)] = name
+        _public_paths[root] = index
+    return _public_paths[root].get(id(function))
 
 
 def _encode(value):

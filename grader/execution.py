@@ -132,11 +132,17 @@ class TrustedKernel:
                 os.chown(path, sandbox.uid, sandbox.gid)
                 os.chmod(path, 0o700)
         self.km = KernelManager(kernel_name=owner.kernel_name, config=owner.config, **extra)
+        # started now, waited for at the first test: it boots while the student's notebook runs
         self.km.start_kernel(cwd=str(self.folder), extra_arguments=["--HistoryManager.hist_file=:memory:"])
         self.kc = self.km.blocking_client()
         self.kc.start_channels()
-        self.kc.wait_for_ready(timeout=owner.startup_timeout)
-        self.silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
+        self.ready = False
+
+    def wait_until_ready(self) -> None:
+        if not self.ready:
+            self.kc.wait_for_ready(timeout=self.owner.startup_timeout)
+            self.silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
+            self.ready = True
 
     def close(self) -> None:
         try:
@@ -164,7 +170,7 @@ class TrustedKernel:
             if cell.grade_id == grade_id:
                 return
             self.done += 1
-            if cell.test:
+            if cell.test or cell.reads_answers:
                 continue
             scratch = NotebookNode(cell_type="code", source=cell.source, outputs=[], metadata={})
             self.execute(scratch, -1, store_history=False)
@@ -358,6 +364,7 @@ class GuardedExecute(Execute):
         if self._verdicts is None:
             self._verdicts = TrustedKernel(self, self._plan)
         verdicts = self._verdicts
+        verdicts.wait_until_ready()
         if not self._student_broken:
             try:
                 self._guard_call("stop_strays()")
@@ -403,7 +410,7 @@ class GuardedExecute(Execute):
         self._check_assign_resources(resources)
         self._trusted = self._trusted_ids(resources) if self.guard else set()
         self._plan = self._load_plan(resources) if self.guard else None
-        self._verdicts: TrustedKernel | None = None
+        self._verdicts = TrustedKernel(self, self._plan) if self._plan is not None else None
         self._student_broken: str | None = None
         self._skipped: set[int] = set()
         self._timed_out: set[int] = set()

@@ -104,6 +104,15 @@ def used_names(source: str) -> set[str]:
     return names
 
 
+def free_reads(source: str) -> set[str]:
+    """Names a cell reads that it does not bind itself at module level (what it takes from earlier cells)."""
+    tree = _parse(source)
+    if tree is None:
+        return set()
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return loaded - bound_names(source)
+
+
 def _is_tf_function_expr(node: ast.expr) -> bool:
     """``tf.function`` or ``tf.function(...)``."""
     if isinstance(node, ast.Call):
@@ -112,12 +121,17 @@ def _is_tf_function_expr(node: ast.expr) -> bool:
         and isinstance(node.value, ast.Name) and node.value.id == "tf"
 
 
+def _imports_engine_as_tf(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Import) and all(
+        a.name in ("minitf", "tensorflow") for a in node.names if (a.asname or a.name) == "tf")
+
+
 def tf_function_names(sources: list[str]) -> dict[str, bool]:
     """For every name the cells bind: does its last binding make it a tf.function?
 
     ``@tf.function`` / ``@tf.function(...)`` on a ``def``, or ``name = tf.function(...)``.  Decided from the
-    source, because an object in the student's kernel can claim any attribute.  If the cells rebind
-    ``tf`` itself, nothing they define counts as a tf.function.
+    source, because an object in the student's kernel can claim any attribute.  If the cells bind ``tf``
+    to anything but the engine (``import minitf as tf``), nothing they define counts as a tf.function.
     """
     result: dict[str, bool] = {}
     rebinds_tf = False
@@ -127,7 +141,7 @@ def tf_function_names(sources: list[str]) -> dict[str, bool]:
             continue
         for node in _top_level_statements(tree.body):
             names = _targets(node)
-            rebinds_tf |= "tf" in names
+            rebinds_tf |= "tf" in names and not _imports_engine_as_tf(node)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 result[node.name] = any(_is_tf_function_expr(d) for d in node.decorator_list)
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -148,6 +162,8 @@ class TrustedCell:
     source: str
     grade_id: str | None
     test: bool
+    #: an instructor cell that reads an answer's names fails without them; the trusted kernel skips it
+    reads_answers: bool = False
 
 
 @dataclass
@@ -172,6 +188,8 @@ class Plan:
             text = gradebook_sources.get(grade_id, cell.source) if grade_id else cell.source
             cells.append(TrustedCell(text, grade_id, is_test(cell)))
         student_names -= RESERVED
+        for cell in cells:
+            cell.reads_answers = not cell.test and bool(free_reads(cell.source) & student_names)
         return cls(cells, student_names, {c.grade_id for c in cells if c.test and c.grade_id})
 
     @classmethod

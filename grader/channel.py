@@ -269,7 +269,8 @@ class StudentCodeError(Exception):
 def _request(payload):
     reply = json.loads(builtins.input(json.dumps(payload)))
     if "failed" in reply:  # the grader could not get an answer (time limit, the kernel died)
-        raise RuntimeError(str(reply["failed"]))
+        kind = str(reply.get("kind", "RuntimeError"))
+        raise type(kind if kind.isidentifier() else "RuntimeError", (RuntimeError,), {})(str(reply["failed"]))
     if "raised" in reply:
         name, message = str(reply["raised"]), str(reply["message"])
         kind = getattr(builtins, name, None)

@@ -47,6 +47,10 @@ COPY_NOTE = (
     "Note from the grader: this cell is a copy of the test cell {grade_id!r}. Copies are not run and cost "
     "nothing; the original test cell was graded.\n"
 )
+PRELUDE_BROKEN = (
+    "the instructor's cells before this test did not finish in the grader's test kernel (time limit or crash); "
+    "this is not your fault: tell your instructor, who can regrade this notebook"
+)
 TRUSTED_BROKEN = "the grader's test kernel stopped while this test ran; this test scores 0 points"
 
 
@@ -163,21 +167,26 @@ class TrustedKernel:
         if content.get("status") != "ok":
             raise RuntimeError(f"trusted kernel: {content.get('ename')}: {content.get('evalue')}")
 
-    def run_prelude(self, grade_id: str) -> None:
-        """Run the instructor's cells that come before this test in the source (never other tests)."""
+    def run_prelude(self, grade_id: str) -> bool:
+        """Run the instructor's cells that come before this test in the source (never other tests).
+
+        False if one of them hung or killed this kernel.
+        """
         while self.done < len(self.plan.cells):
             cell = self.plan.cells[self.done]
             if cell.grade_id == grade_id:
-                return
+                return True
             self.done += 1
             if cell.test or cell.reads_answers:
                 continue
             scratch = NotebookNode(cell_type="code", source=cell.source, outputs=[], metadata={})
-            self.execute(scratch, -1, store_history=False)
+            if not self.execute(scratch, -1, store_history=False):
+                return False
             errors = [o for o in scratch.outputs if o.output_type == "error"]
             if errors:
                 self.owner.log.warning("instructor cell failed in the trusted kernel: %s: %s",
                                        errors[0].ename, errors[0].evalue)
+        return True
 
     def execute(self, cell: NotebookNode, index: int, store_history: bool = True) -> bool:
         """Run a cell here, answering its requests for student values; False if this kernel broke."""
@@ -329,22 +338,28 @@ class GuardedExecute(Execute):
             return "test"
         return "student"
 
+    def _failed(self) -> str:
+        kind, message = self._student_broken
+        return json.dumps({"failed": message, "kind": kind})
+
     def _ask_student(self, request: str) -> str:
         """Relay one request of the trusted kernel to the student's kernel; the reply is JSON text."""
         if self._student_broken:
-            return json.dumps({"failed": self._student_broken})
+            return self._failed()
         expression = f"__import__('sys').modules[{CHANNEL_MODULE!r}].serve({request!r})"
         try:
             msg_id = self.kc.execute("pass", silent=True, store_history=False, allow_stdin=False,
                                      user_expressions={"r": expression})
             reply = self.wait_for_reply(msg_id)
         except DeadKernelError:
-            self._student_broken = ("the kernel running your code stopped while the test called it (os._exit, "
-                                    "a crash, or the memory or CPU limit)")
-            return json.dumps({"failed": self._student_broken})
+            self._student_broken = ("KernelDied", "The Python kernel stopped while the test called your code "
+                                    "(for example os._exit(), a crash, or the memory or CPU limit). This test "
+                                    "scores 0 points; the grader started a new kernel for the rest.")
+            return self._failed()
         if reply is None:
-            self._student_broken = f"your code did not finish within the time limit ({self.timeout} s)"
-            return json.dumps({"failed": self._student_broken})
+            self._student_broken = ("CellTimeoutError", f"Your code did not finish within the time limit "
+                                    f"({self.timeout} s) when the test called it. This test scores 0 points.")
+            return self._failed()
         value = reply.get("content", {}).get("user_expressions", {}).get("r", {})
         text = value.get("data", {}).get("text/plain", "") if value.get("status") == "ok" else ""
         answer = None
@@ -369,10 +384,14 @@ class GuardedExecute(Execute):
             try:
                 self._guard_call("stop_strays()")
             except DeadKernelError:
-                self._student_broken = "the kernel running your code stopped"
+                self._student_broken = ("KernelDied", "The Python kernel running your code stopped before this test.")
             except Exception:  # the student's code broke the guard: its kernel can still answer requests
                 pass
-        verdicts.run_prelude(grade_id)
+        if not verdicts.run_prelude(grade_id):
+            cell.outputs = [_error_output("GraderError", PRELUDE_BROKEN)]
+            verdicts.close()
+            self._verdicts = None
+            return
         wanted = self._plan.wanted(cell.source)
         values = self._ask_student(json.dumps({"op": "names", "names": wanted}))
         answer_sources = [c.source for i, c in enumerate(self.nb.cells[:index])
@@ -411,7 +430,7 @@ class GuardedExecute(Execute):
         self._trusted = self._trusted_ids(resources) if self.guard else set()
         self._plan = self._load_plan(resources) if self.guard else None
         self._verdicts = TrustedKernel(self, self._plan) if self._plan is not None else None
-        self._student_broken: str | None = None
+        self._student_broken: tuple[str, str] | None = None
         self._skipped: set[int] = set()
         self._timed_out: set[int] = set()
         try:

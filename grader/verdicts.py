@@ -104,13 +104,32 @@ def used_names(source: str) -> set[str]:
     return names
 
 
+def _global_reads(node: ast.AST, local: frozenset[str]) -> set[str]:
+    """Names read from the module namespace; a function's parameters and assignments are its own."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = node.args
+        own = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+        own |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+        body = node.body if isinstance(node.body, list) else [node.body]
+        own |= {n.id for part in body for n in ast.walk(part)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        reads = set().union(*(_global_reads(d, local) for d in getattr(node, "decorator_list", [])))
+        reads |= set().union(*(_global_reads(d, local) for d in arguments.defaults + arguments.kw_defaults if d))
+        return reads | set().union(*(_global_reads(part, local | own) for part in body))
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        own = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        return set().union(*(_global_reads(child, local | own) for child in ast.iter_child_nodes(node)))
+    if isinstance(node, ast.Name):
+        return {node.id} if isinstance(node.ctx, ast.Load) and node.id not in local else set()
+    return set().union(set(), *(_global_reads(child, local) for child in ast.iter_child_nodes(node)))
+
+
 def free_reads(source: str) -> set[str]:
-    """Names a cell reads that it does not bind itself at module level (what it takes from earlier cells)."""
+    """Names a cell reads from earlier cells: module-level reads of names it does not bind itself."""
     tree = _parse(source)
     if tree is None:
         return set()
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return loaded - bound_names(source)
+    return _global_reads(tree, frozenset()) - bound_names(source)
 
 
 def _is_tf_function_expr(node: ast.expr) -> bool:
@@ -178,6 +197,7 @@ class Plan:
     def from_source(cls, source: NotebookNode, gradebook_sources: dict[str, str]) -> Plan:
         cells: list[TrustedCell] = []
         student_names: set[str] = set()
+        instructor_names: set[str] = set()
         for cell in source.cells:
             if cell.cell_type != "code":
                 continue
@@ -187,7 +207,10 @@ class Plan:
                 continue
             text = gradebook_sources.get(grade_id, cell.source) if grade_id else cell.source
             cells.append(TrustedCell(text, grade_id, is_test(cell)))
-        student_names -= RESERVED
+            if not is_test(cell):
+                instructor_names |= bound_names(cell.source)
+        # a name other cells bind too (fig, ax of a plot) is not the exercise's: the instructor's value counts
+        student_names -= RESERVED | instructor_names
         for cell in cells:
             cell.reads_answers = not cell.test and bool(free_reads(cell.source) & student_names)
         return cls(cells, student_names, {c.grade_id for c in cells if c.test and c.grade_id})

@@ -58,8 +58,8 @@ with open("big.bin", "wb") as handle:
 """
 # Cheats that beat the in-kernel guard; the verdicts now come from a kernel where no student code runs.
 RESULT_HOOK = """ip = get_ipython()
-ip.events.register("pre_run_cell", lambda info: ip.displayhook(2))
-ip.events.register("post_run_cell", lambda result: ip.displayhook(2))
+ip.events.register("pre_run_cell", lambda info: ip.displayhook(1))
+ip.events.register("post_run_cell", lambda result: ip.displayhook(1))
 """
 LAUNCHER_SHADOW = """import os
 with open("ipykernel_launcher.py", "w") as handle:

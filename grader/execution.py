@@ -148,10 +148,11 @@ class TrustedKernel:
             self.silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
             self.ready = True
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
+        """Stop the kernel; gracefully when it still answers, so its supervisor reaps it (no orphans)."""
         try:
             self.kc.stop_channels()
-            self.km.shutdown_kernel(now=True)
+            self.km.shutdown_kernel(now=now or not self.ready)
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
             if self.ipc is not None:
@@ -389,7 +390,7 @@ class GuardedExecute(Execute):
                 pass
         if not verdicts.run_prelude(grade_id):
             cell.outputs = [_error_output("GraderError", PRELUDE_BROKEN)]
-            verdicts.close()
+            verdicts.close(now=True)
             self._verdicts = None
             return
         wanted = self._plan.wanted(cell.source)
@@ -405,7 +406,7 @@ class GuardedExecute(Execute):
         except RuntimeError as error:  # undecodable: the test sees the names as missing
             self.log.warning("student values for %s not usable: %s", grade_id, error)
         if not verdicts.execute(cell, index):
-            verdicts.close()
+            verdicts.close(now=True)
             self._verdicts = None  # the next test starts a fresh trusted kernel
 
     def _replay(self, upto: int) -> None:

@@ -212,7 +212,6 @@ def _student_answer(payload):
         kwargs = decoder.decode(payload["kwargs"])
         result = target(*args, **kwargs)
         # what the call did to its mutable arguments goes back too (train_step updates Variables in place)
-
         mutable = _mutable(args) + _mutable(list(kwargs.values()))
         slots = {id(v): n for n, v in enumerate(mutable)}
         mutated = [

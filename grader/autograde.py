@@ -77,13 +77,31 @@ def submission_problem(term: Term, student: str, assignment: str, students: set[
     if student not in students:
         return f"unknown student {student!r}: not in the roster (import it with `collect --roster FILE`)"
     folder = term.submitted / student / assignment
+    if folder.is_symlink():
+        return f"{folder} is a symbolic link; collect the submission again"
     for notebook in sorted(folder.glob("*.ipynb")):
+        if notebook.is_symlink() or not notebook.is_file():
+            return f"{notebook.name} is not a regular file (a symbolic link?); collect the submission again"
         try:
             nbformat.validate(nbformat.read(notebook, as_version=4))
         except Exception as error:  # nbformat raises several unrelated types for broken files
             first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             return f"{notebook.name} is not a readable notebook ({first_line[:200]})"
     return None
+
+
+def notebook_imports(term: Term, assignments: set[str]) -> list[str]:
+    """Modules the read-only cells (setup, helpers) of these assignments' notebooks import."""
+    from grader.execution import imported_modules
+    from grader.verdicts import is_answer, nbgrader_meta
+
+    modules: set[str] = set()
+    for assignment in sorted(assignments & set(list_assignments(term.solutions))):
+        for path in sorted((term.solutions / assignment).glob("*.ipynb")):
+            for cell in nbformat.read(path, as_version=4).cells:
+                if cell.cell_type == "code" and nbgrader_meta(cell).get("locked") and not is_answer(cell):
+                    modules |= set(imported_modules(cell.source))
+    return sorted(modules)
 
 
 def _score(term: Term, student: str, assignment: str) -> tuple[float, float]:
@@ -125,7 +143,7 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
     pairs = find_submissions(term, assignment, student)
     if not pairs:
         raise GraderError(f"nothing to grade in {term.submitted} (run `collect` first)")
-    sandbox = sandbox or prepare(term, limits)
+    sandbox = sandbox or prepare(term, limits, notebook_imports(term, {a for _, a in pairs}))
     print(sandbox.note, file=sys.stderr)
     preprocessors.ACTIVE_SANDBOX = sandbox if sandbox.isolated else None
     for name in sorted({a for _, a in pairs if a in list_assignments(term.solutions)}):

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import csv
 import filecmp
+import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,11 +74,32 @@ def _expected_notebooks(term: Term, assignment: str) -> set[str]:
     return {p.name for p in (term.solutions / assignment).glob("*.ipynb")}
 
 
-def _student_folders(source: Path, assignment: str) -> dict[str, Path]:
-    """source/<student>/[<assignment>/]*.ipynb -> {student: folder with the notebooks}."""
+def not_regular(path: Path) -> str | None:
+    """Why a submitted file cannot be collected as it is (a link, a device, a pipe ...); None if it can."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as error:
+        return f"cannot be read ({error.strerror})"
+    if stat.S_ISLNK(mode):
+        return "is a symbolic link, not a file; submit the notebook file itself"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device, pipe or socket); submit the notebook file itself"
+    return None
+
+
+def _student_folders(source: Path, assignment: str, report: CollectReport) -> dict[str, Path]:
+    """source/<student>/[<assignment>/]*.ipynb -> {student: folder with the notebooks}; links are refused."""
     folders = {}
-    for entry in sorted(p for p in source.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for entry in sorted(p for p in source.iterdir() if not p.name.startswith(".")):
+        if entry.is_symlink():
+            report.rejected.append(f"{entry.name}: the folder is a symbolic link; nothing collected")
+            continue
+        if not entry.is_dir():
+            continue
         nested = entry / assignment
+        if nested.is_symlink():
+            report.rejected.append(f"{entry.name}/{assignment}: the folder is a symbolic link; nothing collected")
+            continue
         folders[entry.name] = nested if nested.is_dir() else entry
     return folders
 
@@ -91,7 +114,7 @@ def collect_folder(term: Term, assignment: str, source: Path) -> CollectReport:
         raise GraderError("the gradebook has no students yet: pass the roster with --roster students.csv")
     expected = _expected_notebooks(term, assignment)
     report = CollectReport()
-    for student, folder in _student_folders(source, assignment).items():
+    for student, folder in _student_folders(source, assignment, report).items():
         if student not in students:
             report.rejected.append(f"{student}: unknown student (not in the roster); nothing collected")
             continue
@@ -99,6 +122,10 @@ def collect_folder(term: Term, assignment: str, source: Path) -> CollectReport:
         changed = False
         for notebook in sorted(folder.glob("*.ipynb")):
             label = f"{student}/{notebook.name}"
+            problem = not_regular(notebook)
+            if problem:
+                report.rejected.append(f"{label}: {problem}")
+                continue
             if notebook.name not in expected:
                 report.rejected.append(f"{label}: not a notebook of {assignment} "
                                        f"(expected {', '.join(sorted(expected))})")
@@ -117,7 +144,7 @@ def collect_folder(term: Term, assignment: str, source: Path) -> CollectReport:
             target.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(notebook, destination)
             changed = True
-        if (folder / "timestamp.txt").is_file():
+        if (folder / "timestamp.txt").is_file() and not not_regular(folder / "timestamp.txt"):
             target.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(folder / "timestamp.txt", target / "timestamp.txt")
         if changed:

@@ -9,16 +9,28 @@ from __future__ import annotations
 
 import ast
 import copy
+import json
+import os
+import shutil
+import tempfile
+import time
 from pathlib import Path
+from queue import Empty
 
 from nbclient.client import NotebookClient
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
+from grader.verdicts import Plan, is_test, source_notebook, tf_function_names
+
 GUARD_SOURCE = (Path(__file__).with_name("kernel_guard.py")).read_text(encoding="utf-8")
 GUARD_MODULE = "__grader_guard__"
+CHANNEL_SOURCE = (Path(__file__).with_name("channel.py")).read_text(encoding="utf-8")
+CHANNEL_MODULE = "__grader_channel__"
+#: the largest reply the student's kernel may send for one request (a few photos' worth of tensors)
+MAX_REPLY_CHARS = 64 * 1024 * 1024
 ALWAYS_PREIMPORTED = ("math", "numpy", "numpy.testing", "numpy.linalg")
 
 KERNEL_DIED = (
@@ -31,6 +43,15 @@ KERNEL_HUNG = (
     "This cell scores 0 points. The grader started a new kernel, re-ran the earlier cells and went on."
 )
 GIVEN_UP = "Not run: the kernel died too often in the cells above, so the grader stopped executing this notebook."
+COPY_NOTE = (
+    "Note from the grader: this cell is a copy of the test cell {grade_id!r}. Copies are not run and cost "
+    "nothing; the original test cell was graded.\n"
+)
+PRELUDE_BROKEN = (
+    "the instructor's cells before this test did not finish in the grader's test kernel (time limit or crash); "
+    "this is not your fault: tell your instructor, who can regrade this notebook"
+)
+TRUSTED_BROKEN = "the grader's test kernel stopped while this test ran; this test scores 0 points"
 
 
 def _error_output(ename: str, evalue: str) -> NotebookNode:
@@ -73,6 +94,136 @@ def imported_modules(source: str) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             modules.append(node.module)
     return modules
+
+
+def _module_install(name: str, source: str) -> str:
+    """Code that loads a grader module from its source text into a kernel, under a private name."""
+    return (
+        "import sys as _s, types as _t\n"
+        f"_m = _t.ModuleType({name!r})\n"
+        f"exec(compile({source!r}, '<grader>', 'exec'), _m.__dict__)\n"
+        f"_s.modules[{name!r}] = _m\n"
+        "del _s, _t, _m\n"
+    )
+
+
+class TrustedKernel:
+    """The kernel that runs the instructor's code and computes every verdict; no student code runs in it.
+
+    It is started like the student's kernel (same sandbox, same limits), but with its own socket folder
+    and working folder, which the student's kernel cannot see.  Its requests for the student's values
+    arrive on the stdin channel (``input()``) and are answered by the grader, which asks the student's
+    kernel.
+    """
+
+    def __init__(self, owner: GuardedExecute, plan: Plan) -> None:
+        from jupyter_client import KernelManager
+
+        from grader import preprocessors
+
+        self.owner = owner
+        self.plan = plan
+        self.done = 0  # plan cells run so far
+        sandbox = preprocessors.ACTIVE_SANDBOX
+        self.folder = Path(tempfile.mkdtemp(prefix="grader-trusted-"))
+        extra = {}
+        self.ipc: Path | None = None
+        if sandbox is not None and sandbox.ipc_dir is not None:
+            self.ipc = Path(tempfile.mkdtemp(prefix=f"{sandbox.ipc_dir.name}-trusted-", dir=sandbox.ipc_dir.parent))
+            extra["ip"] = str(self.ipc / "t")
+        if sandbox is not None:
+            for path in filter(None, (self.folder, self.ipc)):
+                os.chown(path, sandbox.uid, sandbox.gid)
+                os.chmod(path, 0o700)
+        self.km = KernelManager(kernel_name=owner.kernel_name, config=owner.config, **extra)
+        # started now, waited for at the first test: it boots while the student's notebook runs
+        self.km.start_kernel(cwd=str(self.folder), extra_arguments=["--HistoryManager.hist_file=:memory:"])
+        self.kc = self.km.blocking_client()
+        self.kc.start_channels()
+        self.ready = False
+
+    def wait_until_ready(self) -> None:
+        if not self.ready:
+            self.kc.wait_for_ready(timeout=self.owner.startup_timeout)
+            self.silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
+            self.ready = True
+
+    def close(self, now: bool = False) -> None:
+        """Stop the kernel; gracefully when it still answers, so its supervisor reaps it (no orphans)."""
+        try:
+            self.kc.stop_channels()
+            self.km.shutdown_kernel(now=now or not self.ready)
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            if self.ipc is not None:
+                shutil.rmtree(self.ipc, ignore_errors=True)
+
+    def silent(self, code: str) -> None:
+        msg_id = self.kc.execute(code, silent=True, store_history=False, allow_stdin=False)
+        while True:
+            reply = self.kc.get_shell_msg(timeout=self.owner.startup_timeout)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        content = reply["content"]
+        if content.get("status") != "ok":
+            raise RuntimeError(f"trusted kernel: {content.get('ename')}: {content.get('evalue')}")
+
+    def run_prelude(self, grade_id: str) -> bool:
+        """Run the instructor's cells that come before this test in the source (never other tests).
+
+        False if one of them hung or killed this kernel.
+        """
+        while self.done < len(self.plan.cells):
+            cell = self.plan.cells[self.done]
+            if cell.grade_id == grade_id:
+                return True
+            self.done += 1
+            if cell.test or cell.reads_answers:
+                continue
+            scratch = NotebookNode(cell_type="code", source=cell.source, outputs=[], metadata={})
+            if not self.execute(scratch, -1, store_history=False):
+                return False
+            errors = [o for o in scratch.outputs if o.output_type == "error"]
+            if errors:
+                self.owner.log.warning("instructor cell failed in the trusted kernel: %s: %s",
+                                       errors[0].ename, errors[0].evalue)
+        return True
+
+    def execute(self, cell: NotebookNode, index: int, store_history: bool = True) -> bool:
+        """Run a cell here, answering its requests for student values; False if this kernel broke."""
+        owner = self.owner
+        msg_id = self.kc.execute(cell.source, store_history=store_history, allow_stdin=True, stop_on_error=False)
+        cell.outputs = []
+        cell.setdefault("metadata", NotebookNode()).setdefault("execution", NotebookNode())
+        owner.clear_before_next_output = False
+        deadline = time.monotonic() + (owner.timeout or 600)
+        while True:
+            try:
+                request = self.kc.get_stdin_msg(timeout=0)
+            except Empty:
+                pass
+            else:
+                if request["parent_header"].get("msg_id") == msg_id and request["msg_type"] == "input_request":
+                    started = time.monotonic()
+                    self.kc.input(owner._ask_student(request["content"].get("prompt", "")))
+                    deadline += time.monotonic() - started  # the student's time is not the test's
+                continue
+            try:
+                message = self.kc.get_iopub_msg(timeout=0.02)
+            except Empty:
+                if time.monotonic() > deadline:
+                    cell.outputs.append(_error_output("CellTimeoutError", "the test did not finish in time"))
+                    return False
+                if not self.km.is_alive():
+                    cell.outputs.append(_error_output("KernelDied", TRUSTED_BROKEN))
+                    return False
+                continue
+            if message["parent_header"].get("msg_id") != msg_id:
+                continue
+            try:
+                owner.process_message(message, cell, index)
+            except CellExecutionComplete:
+                return True
 
 
 class GuardedExecute(Execute):
@@ -166,11 +317,103 @@ class GuardedExecute(Execute):
             self._guard_call("snapshot_modules()")
             self._guard_call(f"protect({defined_names(cell.source)!r})")
 
+    # ---- verdicts from the trusted kernel ----------------------------------------------------------------
+
+    def _load_plan(self, resources: dict) -> Plan | None:
+        from nbgrader.api import Gradebook
+
+        info = (resources or {}).get("nbgrader", {})
+        path = source_notebook(self.config, resources)
+        if not info.get("db_url") or path is None:
+            return None
+        with Gradebook(info["db_url"]) as gradebook:
+            notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+            sources = {cell.name: cell.source for cell in notebook.source_cells}
+        return Plan.load(path, sources)
+
+    def _kind(self, cell: NotebookNode) -> str:
+        """'copy' (a pasted copy of a test), 'test' (runs in the trusted kernel) or 'student'."""
+        if cell.get("metadata", {}).get("grader", {}).get("copy_of"):
+            return "copy"
+        if self._plan is not None and is_test(cell) and _nbgrader_meta(cell).get("grade_id") in self._plan.tests:
+            return "test"
+        return "student"
+
+    def _failed(self) -> str:
+        kind, message = self._student_broken
+        return json.dumps({"failed": message, "kind": kind})
+
+    def _ask_student(self, request: str) -> str:
+        """Relay one request of the trusted kernel to the student's kernel; the reply is JSON text."""
+        if self._student_broken:
+            return self._failed()
+        expression = f"__import__('sys').modules[{CHANNEL_MODULE!r}].serve({request!r})"
+        try:
+            msg_id = self.kc.execute("pass", silent=True, store_history=False, allow_stdin=False,
+                                     user_expressions={"r": expression})
+            reply = self.wait_for_reply(msg_id)
+        except DeadKernelError:
+            self._student_broken = ("KernelDied", "The Python kernel stopped while the test called your code "
+                                    "(for example os._exit(), a crash, or the memory or CPU limit). This test "
+                                    "scores 0 points; the grader started a new kernel for the rest.")
+            return self._failed()
+        if reply is None:
+            self._student_broken = ("CellTimeoutError", f"Your code did not finish within the time limit "
+                                    f"({self.timeout} s) when the test called it. This test scores 0 points.")
+            return self._failed()
+        value = reply.get("content", {}).get("user_expressions", {}).get("r", {})
+        text = value.get("data", {}).get("text/plain", "") if value.get("status") == "ok" else ""
+        answer = None
+        if 0 < len(text) <= MAX_REPLY_CHARS:
+            try:
+                answer = ast.literal_eval(text)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                answer = None
+        if not isinstance(answer, str):
+            return json.dumps({"raised": "RuntimeError",
+                               "message": "the kernel running your code sent no usable answer"})
+        return answer
+
+    def _run_test(self, cell: NotebookNode, index: int) -> None:
+        """Compute a test cell's verdict in the trusted kernel, with the student's values as data."""
+        grade_id = _nbgrader_meta(cell).get("grade_id")
+        if self._verdicts is None:
+            self._verdicts = TrustedKernel(self, self._plan)
+        verdicts = self._verdicts
+        verdicts.wait_until_ready()
+        if not self._student_broken:
+            try:
+                self._guard_call("stop_strays()")
+            except DeadKernelError:
+                self._student_broken = ("KernelDied", "The Python kernel running your code stopped before this test.")
+            except Exception:  # the student's code broke the guard: its kernel can still answer requests
+                pass
+        if not verdicts.run_prelude(grade_id):
+            cell.outputs = [_error_output("GraderError", PRELUDE_BROKEN)]
+            verdicts.close(now=True)
+            self._verdicts = None
+            return
+        wanted = self._plan.wanted(cell.source)
+        values = self._ask_student(json.dumps({"op": "names", "names": wanted}))
+        answer_sources = [c.source for i, c in enumerate(self.nb.cells[:index])
+                          if c.cell_type == "code" and self._kind(c) == "student" and i not in self._skipped]
+        flags = {name: flag for name, flag in tf_function_names(answer_sources).items() if name in wanted}
+        try:
+            verdicts.silent(
+                f"__import__('sys').modules[{CHANNEL_MODULE!r}].bind(get_ipython().user_ns, "
+                f"__import__('json').loads({values!r}).get('values', {{}}), {flags!r}, {wanted!r})"
+            )
+        except RuntimeError as error:  # undecodable: the test sees the names as missing
+            self.log.warning("student values for %s not usable: %s", grade_id, error)
+        if not verdicts.execute(cell, index):
+            verdicts.close(now=True)
+            self._verdicts = None  # the next test starts a fresh trusted kernel
+
     def _replay(self, upto: int) -> None:
-        """Re-run the cells before ``upto`` in a fresh kernel, keeping their recorded outputs."""
+        """Re-run the student's cells before ``upto`` in a fresh kernel, keeping their recorded outputs."""
         for index in range(upto):
             cell = self.nb.cells[index]
-            if cell.cell_type != "code" or index in self._skipped:
+            if cell.cell_type != "code" or index in self._skipped or self._kind(cell) != "student":
                 continue
             try:
                 self._run_cell(copy.deepcopy(cell), index)
@@ -178,25 +421,42 @@ class GuardedExecute(Execute):
                 self._skipped.add(index)
                 raise
 
+    def _install_channel(self) -> None:
+        self._silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
+
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None):
         NotebookClient.__init__(self, nb, km)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         self._trusted = self._trusted_ids(resources) if self.guard else set()
+        self._plan = self._load_plan(resources) if self.guard else None
+        self._verdicts = TrustedKernel(self, self._plan) if self._plan is not None else None
+        self._student_broken: tuple[str, str] | None = None
         self._skipped: set[int] = set()
         self._timed_out: set[int] = set()
+        try:
+            self._execute_all()
+        finally:
+            if self._verdicts is not None:
+                self._verdicts.close()
+        self.set_widgets_metadata()
+        return self.nb, self.resources
+
+    def _execute_all(self) -> None:
         restarts = 0
         index = 0
         while index < len(self.nb.cells):
             if restarts > self.max_kernel_restarts:
                 for cell in self.nb.cells[index:]:
-                    if cell.cell_type == "code":
+                    if cell.cell_type == "code" and self._kind(cell) != "copy":
                         cell.outputs = [_error_output("KernelDied", GIVEN_UP)]
                 break
             with self.setup_kernel():
+                self._student_broken = None
                 try:
                     if self.guard:
                         self._install_guard()
+                        self._install_channel()
                     if restarts:
                         self._replay(index)
                 except (DeadKernelError, CellTimeoutError):
@@ -204,8 +464,22 @@ class GuardedExecute(Execute):
                     continue
                 while index < len(self.nb.cells):
                     cell = self.nb.cells[index]
+                    kind = self._kind(cell) if cell.cell_type == "code" else "text"
+                    if kind == "copy":
+                        grade_id = cell.metadata["grader"]["copy_of"]
+                        cell.outputs = [NotebookNode(output_type="stream", name="stdout",
+                                                     text=COPY_NOTE.format(grade_id=grade_id))]
+                        index += 1
+                        continue
+                    if kind == "test":
+                        self._run_test(cell, index)
+                        index += 1
+                        if self._student_broken:  # a call into the student's code killed or hung its kernel
+                            restarts += 1
+                            break
+                        continue
                     try:
-                        if cell.cell_type == "code":
+                        if kind == "student":
                             self._run_cell(cell, index)
                     except (DeadKernelError, CellTimeoutError) as error:
                         self._skipped.add(index)
@@ -217,5 +491,3 @@ class GuardedExecute(Execute):
                         restarts += 1
                         break
                     index += 1
-        self.set_widgets_metadata()
-        return self.nb, self.resources

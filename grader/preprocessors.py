@@ -8,7 +8,7 @@ from pathlib import Path
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Unicode
+from traitlets import Integer, Unicode
 
 from grader.lognoise import LOG_NOISE_PATTERN
 
@@ -38,6 +38,60 @@ class DropLogNoise(NbGraderPreprocessor):
                 output.text = "".join(kept)
             outputs.append(output)
         cell.outputs = outputs
+        return cell, resources
+
+
+CUT_NOTE = "\n[the grader cut this output here: {dropped} more characters are not shown]\n"
+NOTEBOOK_FULL = "[output not kept: the notebook's outputs already reached the grader's limit of {limit} characters]\n"
+
+
+class CapOutputs(NbGraderPreprocessor):
+    """Keep outputs small: at most ``max_cell_chars`` characters per cell and ``max_notebook_chars`` in all.
+
+    nbgrader's LimitOutput counts lines, so one 50 MB line passes untouched into the autograded notebook
+    and the feedback page.  Every output keeps its kind (an error stays an error, stderr stays stderr,
+    so no verdict changes); only its text is cut, with a note saying so.
+    """
+
+    max_cell_chars = Integer(100_000, help="Characters of output kept per cell.").tag(config=True)
+    max_notebook_chars = Integer(1_000_000, help="Characters of output kept per notebook.").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: dict):
+        self._left = self.max_notebook_chars
+        return super().preprocess(nb, resources)
+
+    def _cut(self, text: str, budget: int) -> tuple[str, int]:
+        if len(text) <= budget:
+            return text, len(text)
+        if budget <= 0:
+            return NOTEBOOK_FULL.format(limit=self.max_notebook_chars), 0
+        return text[:budget] + CUT_NOTE.format(dropped=len(text) - budget), budget
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
+        if cell.cell_type != "code":
+            return cell, resources
+        cell_left = self.max_cell_chars
+        for output in cell.get("outputs", []):
+            budget = min(cell_left, self._left)
+            used = 0
+            if output.output_type == "stream":
+                output.text, used = self._cut(output.text, budget)
+            elif output.output_type == "error":
+                output.evalue, used_value = self._cut(output.evalue, budget)
+                traceback, used_trace = self._cut("\n".join(output.traceback), budget - used_value)
+                output.traceback = traceback.split("\n")
+                used = used_value + used_trace
+            elif "data" in output:
+                size = sum(len(v) if isinstance(v, str) else len(str(v)) for v in output.data.values())
+                if size > budget:
+                    plain = output.data.get("text/plain", "")
+                    plain = plain if isinstance(plain, str) else "".join(plain)
+                    text, used = self._cut(plain, budget)
+                    output.data = NotebookNode({"text/plain": text or CUT_NOTE.format(dropped=size)})
+                else:
+                    used = size
+            cell_left -= used
+            self._left -= used
         return cell, resources
 
 
@@ -93,6 +147,58 @@ class RestoreLockedCells(NbGraderPreprocessor):
         return cell
 
 
+class MarkCopiedTests(NbGraderPreprocessor):
+    """A pasted copy of a read-only cell (nbgrader metadata included) costs nothing: the original counts.
+
+    nbgrader's DeduplicateIds keeps the last cell with a grade_id and leaves the others with empty nbgrader
+    metadata, which CheckCellMetadata then rejects ("old version"), so the whole notebook went ungraded.
+    Here, for a test, setup or helper cell that appears more than once, the original is the one after
+    the cell that precedes it in the instructor's source; the others lose their nbgrader metadata and are
+    marked as copies, which the execution skips with a note.  Duplicated answer cells keep nbgrader's
+    choice (the last one), without the empty metadata.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: dict):
+        positions: dict[str, list[int]] = {}
+        for index, cell in enumerate(nb.cells):
+            grade_id = (cell.metadata.get("nbgrader") or {}).get("grade_id")
+            if grade_id:
+                positions.setdefault(grade_id, []).append(index)
+        duplicated = {name: where for name, where in positions.items() if len(where) > 1}
+        if not duplicated:
+            return nb, resources
+        order = self._source_order(resources)
+        for name, where in duplicated.items():
+            first = nb.cells[where[0]].metadata["nbgrader"]
+            if first.get("solution"):
+                keep = where[-1]
+            else:
+                before = order[order.index(name) - 1] if name in order and order.index(name) > 0 else None
+                anchor = positions.get(before, [-1])[0]
+                keep = next((i for i in where if i > anchor), where[0])
+            for index in where:
+                if index == keep:
+                    continue
+                cell = nb.cells[index]
+                del cell.metadata["nbgrader"]
+                if not first.get("solution"):
+                    cell.metadata["grader"] = {"copy_of": name}
+                self.log.warning("Cell %s appears more than once; the copy at position %d is ignored", name, index)
+        return nb, resources
+
+    def _source_order(self, resources: dict) -> list[str]:
+        import nbformat
+
+        from grader.verdicts import source_notebook
+
+        path = source_notebook(self.config, resources)
+        if path is None:
+            return []
+        source = nbformat.read(path, as_version=4)
+        return [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id")]
+
+
 class HandFolderToSandbox(NbGraderPreprocessor):
     """Give the student's grading folder to the sandbox user just before execution."""
 
@@ -119,12 +225,54 @@ HIDDEN_BLOCK = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDE
 HIDDEN_NOTE = "# (hidden tests: their code is not shown)\n"
 
 
+HIDDEN_TEXT_NOTE = "(hidden test text removed by the grader)"
+
+
+def hidden_lines(source: str) -> list[str]:
+    """The lines of a cell's hidden test blocks that are long enough to recognise in an output."""
+    lines = []
+    for block in HIDDEN_BLOCK.findall(source):
+        lines += [line.strip() for line in block.splitlines()[1:-1] if len(line.strip()) >= 8]
+    return lines
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    """Replace every line of ``text`` that quotes a hidden test line."""
+    if not secrets or not any(secret in text for secret in secrets):
+        return text
+    return "".join(HIDDEN_TEXT_NOTE + ("\n" if line.endswith("\n") else "")
+                   if any(secret in line for secret in secrets) else line
+                   for line in text.splitlines(keepends=True))
+
+
 class HideHiddenTests(NbGraderPreprocessor):
     """Feedback without hidden test code: blank the hidden block and reduce its errors to the message.
 
     nbgrader shows hidden tests in feedback by design (jupyter/nbgrader#917); a traceback would show the
-    failing line too, so cells with hidden tests keep only ``ErrorName: message``.
+    failing line too, so cells with hidden tests keep only ``ErrorName: message``.  Any output anywhere
+    in the notebook that quotes a hidden test line loses that line.
     """
+
+    def preprocess(self, nb: NotebookNode, resources: dict):
+        self._secrets = sorted({line for cell in nb.cells if cell.cell_type == "code"
+                                for line in hidden_lines(cell.source)}, key=len, reverse=True)
+        nb, resources = super().preprocess(nb, resources)
+        for cell in nb.cells:
+            for output in cell.get("outputs", []):
+                self._scrub_output(output)
+        return nb, resources
+
+    def _scrub_output(self, output: NotebookNode) -> None:
+        if output.output_type == "stream":
+            output.text = scrub(output.text, self._secrets)
+        elif output.output_type == "error":
+            output.evalue = scrub(output.evalue, self._secrets)
+            output.traceback = [scrub(line, self._secrets) for line in output.traceback]
+        for mime, value in list(output.get("data", {}).items()):
+            if mime.startswith("text/") or mime.endswith("json"):
+                text = value if isinstance(value, str) else "".join(value) if isinstance(value, list) else None
+                if text is not None:
+                    output.data[mime] = scrub(text, self._secrets)
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
         if cell.cell_type != "code" or not HIDDEN_BLOCK.search(cell.source):

@@ -112,10 +112,22 @@ def _write_kernelspec(term: Term, config: dict) -> None:
         os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (own, jupyter_path) if p)
 
 
-def self_test(config_file: Path, workdir: Path) -> str:
+ISOLATION_PROBE = "import os, socket; print(os.getuid(), [n for _, n in socket.if_nameindex()])"
+IMPORT_PROBE = """import importlib, json
+failed = []
+for name in {modules!r}:
+    try:
+        importlib.import_module(name)
+    except BaseException as error:
+        failed.append(f"{{name}} ({{type(error).__name__}}: {{error}})")
+print(json.dumps(failed))
+"""
+
+
+def self_test(config_file: Path, workdir: Path, command: str = ISOLATION_PROBE) -> str:
     """Start the launcher with a tiny command instead of ipykernel; return what the sandboxed process saw."""
     config = json.loads(config_file.read_text())
-    config["command"] = "import os, socket; print(os.getuid(), [n for _, n in socket.if_nameindex()])"
+    config["command"] = command
     probe = config_file.with_name("sandbox-selftest.json")
     probe.write_text(json.dumps(config))
     connection = workdir / "connection.json"
@@ -123,7 +135,7 @@ def self_test(config_file: Path, workdir: Path) -> str:
     os.chown(workdir, config["uid"], config["gid"])
     try:
         result = subprocess.run([sys.executable, str(LAUNCHER), str(probe), str(connection)], cwd=workdir,
-                                capture_output=True, text=True, timeout=60)
+                                capture_output=True, text=True, timeout=300)
     finally:
         probe.unlink(missing_ok=True)
     if result.returncode != 0:
@@ -139,8 +151,36 @@ def _remove_stale_ipc_dirs(parent: Path) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def prepare(term: Term, limits: Limits) -> Sandbox:
-    """Create the user and kernelspec for this term; verify isolation works before grading anyone."""
+def check_imports(term: Term, modules: list[str]) -> None:
+    """Import what the course notebooks import, in a kernel's environment; stop with a clear error if that fails.
+
+    A kernel sees only the Python installation and minitf: a package installed in editable mode from a
+    folder the sandbox hides imports fine for the grader but not for the kernels, and every answer would
+    fail as if the students had got it wrong.
+    """
+    if not modules:
+        return
+    probe_dir = Path(tempfile.mkdtemp(prefix="grader-probe-"))
+    try:
+        seen = self_test(term.state / "sandbox.json", probe_dir, IMPORT_PROBE.format(modules=sorted(set(modules))))
+    finally:
+        shutil.rmtree(probe_dir, ignore_errors=True)
+    try:
+        failed = json.loads(seen.splitlines()[-1])
+    except (ValueError, IndexError):
+        failed = [f"the probe printed {seen[-300:]!r}"]
+    if failed:
+        raise GraderError(
+            "the grading kernel cannot import what the course notebooks import, so every answer would fail:\n  "
+            + "\n  ".join(failed)
+            + "\nKernels see only the Python installation the grader runs from and minitf/ (nothing else of the "
+            "repository, no PYTHONPATH). Install the packages there (a package installed in editable mode from "
+            "another folder is hidden from the kernels), then run autograde again. Nothing was graded."
+        )
+
+
+def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> Sandbox:
+    """Create the user and kernelspec for this term; verify isolation and the notebooks' imports first."""
     term.state.mkdir(parents=True, exist_ok=True)
     base = {
         "memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds, "processes": limits.processes,
@@ -151,6 +191,7 @@ def prepare(term: Term, limits: Limits) -> Sandbox:
         config = {**base, "isolate": False, "ipc": False, "uid": os.getuid(), "gid": os.getgid(),
                   "needed": [], "hide": [], "untraversable": [], "processes": 0}
         _write_kernelspec(term, config)
+        check_imports(term, modules or [])
         return Sandbox(KERNEL_NAME, False, None, None, None,
                        "WARNING: not running as root, so student code runs as YOUR user, with network access "
                        "and your files in reach; only the time and memory limits apply. Grade as root "
@@ -175,6 +216,7 @@ def prepare(term: Term, limits: Limits) -> Sandbox:
         shutil.rmtree(probe_dir, ignore_errors=True)
     if not seen.startswith(f"{uid} ['lo']"):
         raise GraderError(f"the grading sandbox is not isolated as expected (saw {seen!r})")
+    check_imports(term, modules or [])
     return Sandbox(KERNEL_NAME, True, uid, gid, ipc_dir,
                    f"sandbox: kernels run as user {SANDBOX_USER!r} (uid {uid}) without network, with a private "
                    f"filesystem view, {limits.memory_mb} MB memory, {limits.cell_timeout} s per cell")

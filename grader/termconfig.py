@@ -25,10 +25,12 @@ def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | Non
 
     from grader.execution import GuardedExecute
     from grader.preprocessors import (
+        CapOutputs,
         DropLogNoise,
         FeedbackSummary,
         HandFolderToSandbox,
         HideHiddenTests,
+        MarkCopiedTests,
         RestoreLockedCells,
         TakeFolderBack,
     )
@@ -37,10 +39,11 @@ def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | Non
     config = course_config(root=term.root, source=term.solutions, release=term.release, db_url=term.db_url)
     config.Autograde.create_student = False  # unknown students are an error, not a new gradebook entry
     config.Autograde.sanitize_preprocessors = [
-        ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, RestoreLockedCells, CheckCellMetadata,
+        ClearOutput, MarkCopiedTests, DeduplicateIds, OverwriteKernelspec, OverwriteCells, RestoreLockedCells,
+        CheckCellMetadata,
     ]
     config.Autograde.autograde_preprocessors = [
-        HandFolderToSandbox, GuardedExecute, TakeFolderBack, DropLogNoise, ClearMetadataPreprocessor,
+        HandFolderToSandbox, GuardedExecute, TakeFolderBack, DropLogNoise, CapOutputs, ClearMetadataPreprocessor,
         LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
     ]
     config.Execute.timeout = limits.cell_timeout

@@ -5,6 +5,7 @@ Every submission gets the score its honest work deserves and nothing outside its
 
 from __future__ import annotations
 
+import copy
 import json
 import pwd
 import socket
@@ -19,6 +20,7 @@ from grader_fixtures.submissions import (
     autograded_notebook,
     build,
     cell_outputs_text,
+    grade_id,
     grader,
     new_term,
     scores,
@@ -54,10 +56,50 @@ with open("big.bin", "wb") as handle:
     for _ in range(64):
         handle.write(chunk)
 """
+# Cheats that beat the in-kernel guard; the verdicts now come from a kernel where no student code runs.
+RESULT_HOOK = """ip = get_ipython()
+ip.events.register("pre_run_cell", lambda info: ip.displayhook(1))
+ip.events.register("post_run_cell", lambda result: ip.displayhook(1))
+"""
+LAUNCHER_SHADOW = """import os
+with open("ipykernel_launcher.py", "w") as handle:
+    handle.write(
+        "import sys, runpy, numpy, numpy.testing\\n"
+        "numpy.allclose = lambda *a, **k: True\\n"
+        "numpy.testing.assert_allclose = lambda *a, **k: None\\n"
+        "sys.path.pop(0)\\n"
+        "runpy.run_module('ipykernel_launcher', run_name='__main__')\\n"
+    )
+os._exit(0)
+"""
+FAKE_NUMPY = """import types, numpy
+fake = types.ModuleType("numpy")
+fake.__dict__.update(numpy.__dict__)
+fake.allclose = lambda *a, **k: True
+fake.testing = types.SimpleNamespace(assert_allclose=lambda *a, **k: None)
+np = fake
+"""
+ALWAYS_EQUAL = """class Total:
+    def __eq__(self, other):
+        return True
+    def __repr__(self):
+        return "45"
+total = Total()
+"""
+GUARD_REPLACED = """import sys
+sys.modules["__grader_guard__"].restore = lambda: []
+np.allclose = lambda *a, **k: True
+"""
+HISTORY_LEAK = """print("\\n".join(In))
+print([entry for _, _, entry in get_ipython().history_manager.get_range(raw=True)])
+"""
+HUGE_PRINT = 'print("x" * 50_000_000)'
 STUDENTS = ["absent", "disk_filler", "fork_bomb",
             "deletes_helper", "deletes_test", "edits_test", "honest", "infinite_loop", "memory_bomb",
             "monkeypatch", "os_exit_in_test", "os_exit_midway", "redefines_helper", "stubborn_loop",
-            "sys_exit", "broken", "zsnoop"]
+            "sys_exit", "broken", "zsnoop",
+            "result_hook", "launcher_shadow", "fake_numpy", "shadows_bool", "always_equal", "guard_replaced",
+            "history_leak", "huge_print", "copies_test"]
 
 
 class Listener:
@@ -133,6 +175,16 @@ with open("loot.json", "w") as handle:
 """
 
 
+def with_copied_test(nb, name: str, after: str):
+    """A student pasted a copy of a test cell (nbgrader metadata and all) below the cell ``after``."""
+    original = next(c for c in nb.cells if grade_id(c) == name)
+    pasted = copy.deepcopy(original)
+    pasted.id = "pasted-copy"
+    place = next(i for i, c in enumerate(nb.cells) if grade_id(c) == after)
+    nb.cells.insert(place + 1, pasted)
+    return nb
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("attacks") / "term"
@@ -170,6 +222,18 @@ def graded(tmp_path_factory):
     submit(term, "mallory", build(term))  # not on the roster
     submit(term, "honest", build(term), assignment="no-such-assignment")
     (term.submitted / "absent" / "fixture-basics").mkdir(parents=True)
+    submit(term, "result_hook", build(term, {}, after={"setup": RESULT_HOOK}))
+    submit(term, "launcher_shadow", build(term, {**answers, "ex2-answer": REVERSED_UNIT},
+                                          after={"ex1-answer": LAUNCHER_SHADOW}))
+    submit(term, "fake_numpy", build(term, {**answers, "ex2-answer": REVERSED_UNIT}, after={"ex1-answer": FAKE_NUMPY}))
+    submit(term, "shadows_bool", build(term, {**answers, "ex2-answer": REVERSED_UNIT},
+                                       after={"ex1-answer": "bool = lambda value: True"}))
+    submit(term, "always_equal", build(term, {**answers, "ex3-answer": ALWAYS_EQUAL}))
+    submit(term, "guard_replaced", build(term, {**answers, "ex2-answer": REVERSED_UNIT},
+                                         after={"ex1-answer": GUARD_REPLACED}))
+    submit(term, "history_leak", build(term, after={"ex3-tests": HISTORY_LEAK}))
+    submit(term, "huge_print", build(term, after={"ex1-answer": HUGE_PRINT}))
+    submit(term, "copies_test", with_copied_test(build(term), "ex1-tests", after="ex1-tests"))
     result = grader(term, "autograde", "--timeout", "5", "--quiet")
     listener.stop()
     yield term, result, listener, marker
@@ -215,11 +279,11 @@ def test_redefining_a_helper_does_not_help(graded):
     assert scores(graded[0])["redefines_helper"] == {**POINTS, "ex2-tests": 0}
 
 
-def test_monkeypatching_numpy_does_not_help_and_the_feedback_says_what_was_restored(graded):
+def test_monkeypatching_numpy_does_not_help_and_the_feedback_shows_the_real_failure(graded):
     term = graded[0]
     assert scores(term)["monkeypatch"] == {**POINTS, "ex1-tests": 0, "ex2-tests": 0}
     text = cell_outputs_text(autograded_notebook(term, "monkeypatch"), "ex1-tests")
-    assert "numpy.testing.assert_allclose" in text and "put back" in text
+    assert "square must work element by element on arrays" in text and "ACTUAL: array([0., 1., 2., 3.])" in text
 
 
 def test_an_infinite_loop_costs_only_its_test(graded):
@@ -297,6 +361,57 @@ def test_no_process_of_the_sandbox_user_survives_grading(graded):
     assert survivors == []
 
 
+def test_a_blank_notebook_with_an_event_hook_that_prints_a_result_scores_zero(graded):
+    """nbgrader takes a number in an execute_result as partial credit; the hook cannot reach the tests now."""
+    assert scores(graded[0])["result_hook"] == {name: 0 for name in POINTS}
+
+
+def test_a_module_shadowing_the_kernel_launcher_plus_a_restart_does_not_help(graded):
+    assert scores(graded[0])["launcher_shadow"] == {**POINTS, "ex2-tests": 0}
+
+
+def test_a_fake_numpy_module_with_numpys_name_does_not_help(graded):
+    assert scores(graded[0])["fake_numpy"] == {**POINTS, "ex2-tests": 0}
+
+
+def test_a_global_that_shadows_a_builtin_does_not_help(graded):
+    assert scores(graded[0])["shadows_bool"] == {**POINTS, "ex2-tests": 0}
+
+
+def test_an_answer_object_that_equals_everything_does_not_pass(graded):
+    assert scores(graded[0])["always_equal"] == {**POINTS, "ex3-tests": 0}
+
+
+def test_replacing_the_guards_restore_function_does_not_help(graded):
+    assert scores(graded[0])["guard_replaced"] == {**POINTS, "ex2-tests": 0}
+
+
+def test_hidden_tests_never_reach_the_students_kernel_or_its_history(graded):
+    term = graded[0]
+    assert scores(term)["history_leak"] == POINTS
+    notebook = autograded_notebook(term, "history_leak")
+    printed = "".join(o.get("text", "") for c in notebook.cells if "history_manager" in c.source for o in c.outputs)
+    assert "def unit" in printed  # the cell did print the kernel's history ...
+    assert "HIDDEN-CHECK" not in printed and "square(3) should be 9" not in printed  # ... but no test code
+
+
+def test_a_huge_print_is_cut_to_the_output_limit_with_a_note(graded):
+    term = graded[0]
+    assert scores(term)["huge_print"] == POINTS
+    path = term.autograded / "huge_print" / "fixture-basics" / "exercises.ipynb"
+    assert path.stat().st_size < 2_000_000
+    assert "the grader cut this output here" in path.read_text()
+
+
+def test_a_pasted_copy_of_a_test_cell_costs_nothing_and_is_noted(graded):
+    term = graded[0]
+    assert scores(term)["copies_test"] == POINTS
+    notebook = autograded_notebook(term, "copies_test")
+    copies = [c for c in notebook.cells if c.get("metadata", {}).get("grader", {}).get("copy_of") == "ex1-tests"]
+    assert len(copies) == 1
+    assert "copy of the test cell 'ex1-tests'" in "".join(o.get("text", "") for o in copies[0].outputs)
+
+
 def test_feedback_shows_failures_and_messages_but_never_hidden_test_code(graded):
     term = graded[0]
     result = grader(term, "feedback", "--quiet")
@@ -304,7 +419,12 @@ def test_feedback_shows_failures_and_messages_but_never_hidden_test_code(graded)
     honest = (term.feedback / "honest" / "fixture-basics" / "exercises.html").read_text()
     monkeypatch = (term.feedback / "monkeypatch" / "fixture-basics" / "exercises.html").read_text()
     died = (term.feedback / "os_exit_in_test" / "fixture-basics" / "exercises.html").read_text()
-    for page in (honest, monkeypatch, died):
+    history = (term.feedback / "history_leak" / "fixture-basics" / "exercises.html").read_text()
+    huge = term.feedback / "huge_print" / "fixture-basics" / "exercises.html"
+    assert huge.stat().st_size < 3_000_000 and "the grader cut this output here" in huge.read_text()
+    pasted = (term.feedback / "copies_test" / "fixture-basics" / "exercises.html").read_text()
+    assert "copy of the test cell" in pasted
+    for page in (honest, monkeypatch, died, history):
         assert "HIDDEN-CHECK" not in page and "BEGIN HIDDEN TESTS" not in page
         assert "hidden tests: their code is not shown" in page
     assert "Your results" in monkeypatch

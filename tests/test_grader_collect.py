@@ -41,6 +41,24 @@ def test_folder_collect_takes_valid_work_and_rejects_unknown_students_broken_and
     assert "no submission (1):\n  carol" in result.stdout
 
 
+def test_collect_refuses_links_to_the_solutions_and_other_files_that_are_not_regular(term, tmp_path):
+    """A notebook linked to the instructor's solution would score full marks and show the solutions."""
+    import os
+
+    inbox = tmp_path / "inbox"
+    (inbox / "alice").mkdir(parents=True)
+    (inbox / "alice" / NOTEBOOK).symlink_to(term.solutions / ASSIGNMENT / NOTEBOOK)
+    (inbox / "bob").symlink_to(term.solutions / ASSIGNMENT)
+    (inbox / "carol").mkdir()
+    os.mkfifo(inbox / "carol" / NOTEBOOK)
+    result = grader(term, "collect", ASSIGNMENT, str(inbox))
+    assert result.returncode == 1
+    assert "alice/exercises.ipynb: is a symbolic link, not a file" in result.stdout
+    assert "bob: the folder is a symbolic link; nothing collected" in result.stdout
+    assert "carol/exercises.ipynb: is not a regular file" in result.stdout
+    assert list(term.submitted.glob("*/*/*")) == []
+
+
 def test_collecting_again_keeps_identical_work_and_marks_changed_work_for_regrading(term, tmp_path):
     inbox = tmp_path / "inbox"
     write(inbox / "alice" / NOTEBOOK, build(term))

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import os
+
+import numpy as np
+import pytest
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_output
 
+from grader import channel
+from grader.collect import not_regular
 from grader.execution import defined_names, imported_modules
-from grader.preprocessors import DropLogNoise, HideHiddenTests
+from grader.preprocessors import CapOutputs, DropLogNoise, HideHiddenTests
+from grader.verdicts import Plan, tf_function_names
 
 TF_LINES = (
     "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n"
@@ -53,3 +61,114 @@ def test_names_and_imports_of_a_read_only_cell_are_found():
     assert defined_names(source) == ["np", "os", "root", "helper", "x", "y", "z"]
     assert imported_modules(source) == ["numpy", "os.path", "math"]
     assert defined_names("def broken(:") == []
+
+
+# ---- the data-only channel and the verdict plan (no kernels needed) --------------------------------------
+
+
+def roundtrip(value):
+    """Encode as the student's kernel does, send as JSON text, rebuild as the trusted kernel does."""
+    data = json.loads(json.dumps(channel.Encoder(channel._keep).encode(value)))
+    return channel.Decoder(channel._trusted_special).decode(data)
+
+
+def test_values_cross_as_data_and_are_rebuilt_with_their_types():
+    import minitf as tf
+
+    scalar = roundtrip(tf.constant(42))
+    assert isinstance(scalar, tf.Tensor) and scalar.dtype == tf.int32 and scalar.shape == () and scalar.numpy() == 42
+    variable = roundtrip(tf.Variable([1.5, 2.5], name="W1"))
+    assert isinstance(variable, tf.Variable) and variable.name == "W1:0" and variable.numpy().tolist() == [1.5, 2.5]
+    assert type(roundtrip(np.int64(3))) is np.int64 and type(roundtrip(3)) is int
+    nested = roundtrip((1, [2.0, float("inf")], {"shape": (2, 3), "dtype": "float32"}, {4}, None, True))
+    assert nested == (1, [2.0, float("inf")], {"shape": (2, 3), "dtype": "float32"}, {4}, None, True)
+    assert roundtrip(tf.float32) == tf.float32
+    assert roundtrip(np.arange(6).reshape(2, 3)).tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_objects_that_are_not_data_become_proxies_that_answer_no_questions_themselves():
+    class Liar(int):
+        def __eq__(self, other):
+            return True
+
+    proxy = roundtrip(Liar(45))
+    assert isinstance(proxy, channel.Remote) and not isinstance(proxy, int)
+    assert proxy != 45 and type(proxy).__name__ == "Liar"
+    namespace = {"gone": "a value from an earlier test"}
+    encoded = json.loads(json.dumps(channel.Encoder(channel._keep).encode(lambda x: x)))
+    channel.bind(namespace, {"fast": encoded}, {"fast": False}, ["fast", "gone"])
+    assert callable(namespace["fast"]) and "gone" not in namespace
+    assert not hasattr(namespace["fast"], "get_concrete_function")  # the source said: not a tf.function
+
+
+@pytest.mark.parametrize("data", [
+    {"$": "ndarray", "dtype": "|O", "shape": [1], "b64": ""},
+    {"$": "ndarray", "dtype": "<f8", "shape": [2], "b64": "AAAAAAAA8D8="},
+    {"$": "float", "v": "__import__('os')"},
+    {"$": "tensor", "engine": "os", "tfdtype": "float32", "dtype": "<f4", "shape": [], "b64": ""},
+    ["not", "tagged"],
+])
+def test_the_trusted_side_refuses_anything_but_plain_data(data):
+    with pytest.raises((channel.ChannelError, KeyError, ValueError)):
+        channel.Decoder(channel._trusted_special).decode(data)
+
+
+def test_whether_a_name_is_a_tf_function_is_read_from_the_source():
+    sources = ["import minitf as tf", "@tf.function\ndef fast(x):\n    return x",
+               "@tf.function(input_signature=[])\ndef signed(x):\n    return x",
+               "def plain(x):\n    return x", "wrapped = tf.function(plain)",
+               "class Fake:\n    get_concrete_function = None\nfake = Fake()"]
+    assert tf_function_names(sources) == {"tf": False, "fast": True, "signed": True, "plain": False,
+                                          "wrapped": True, "Fake": False, "fake": False}
+    assert not any(tf_function_names([*sources, "import fakes as tf"]).values())
+
+
+def test_the_plan_takes_answers_from_the_student_and_everything_else_from_the_instructor():
+    def cell(source, **meta):
+        return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, **meta}} if meta else {})
+
+    source = NotebookNode(cells=[
+        cell("import numpy as np", grade_id="setup", locked=True),
+        cell("data = np.arange(3)"),
+        cell("def double(x):\n    return 2 * x\nsorted = 1", grade_id="a", solution=True),
+        cell("assert double(data).tolist() == [0, 2, 4]", grade_id="t", grade=True, locked=True, points=1),
+    ])
+    plan = Plan.from_source(source, {"t": "assert double(data).tolist() == [0, 2, 4]\n# hidden"})
+    assert plan.student_names == {"double"}  # builtins a student rebinds are never taken from the student
+    assert [c.source for c in plan.cells] == ["import numpy as np", "data = np.arange(3)",
+                                             "assert double(data).tolist() == [0, 2, 4]\n# hidden"]
+    assert plan.wanted('assert "double" in globals()\nassert sorted(double(data))') == ["double"]
+
+
+def test_outputs_are_cut_by_characters_per_cell_and_per_notebook_with_a_note():
+    big = new_code_cell("print(...)", outputs=[new_output("stream", name="stdout", text="x" * 1000),
+                                               new_output("stream", name="stderr", text="y" * 1000)])
+    other = new_code_cell("1/0", outputs=[NotebookNode(output_type="error", ename="ZeroDivisionError",
+                                                       evalue="z" * 1000, traceback=["t" * 1000])])
+    nb = NotebookNode(cells=[big, other], metadata={})
+    cap = CapOutputs(max_cell_chars=300, max_notebook_chars=500)
+    cap.preprocess(nb, {})
+    assert [o.name for o in big.outputs] == ["stdout", "stderr"]  # stderr still zeroes a test: kept
+    assert big.outputs[0].text.startswith("x" * 300) and "700 more characters" in big.outputs[0].text
+    assert other.outputs[0].ename == "ZeroDivisionError" and len(other.outputs[0].evalue) < 400
+
+
+def test_feedback_removes_hidden_test_lines_from_every_output():
+    test = new_code_cell("### BEGIN HIDDEN TESTS\nassert secret_function(7) == 49, 'hidden'\n### END HIDDEN TESTS\n",
+                         metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1}})
+    leak = new_code_cell("print(In)", outputs=[new_output(
+        "stream", name="stdout", text="['', \"assert secret_function(7) == 49, 'hidden'\"]\nkept line\n")])
+    nb = NotebookNode(cells=[test, leak], metadata={})
+    HideHiddenTests().preprocess(nb, {})
+    assert "secret_function" not in leak.outputs[0].text and "kept line" in leak.outputs[0].text
+    assert "hidden test text removed" in leak.outputs[0].text
+
+
+def test_links_and_special_files_are_not_collectable(tmp_path):
+    notebook = tmp_path / "real.ipynb"
+    notebook.write_text("{}")
+    (tmp_path / "link.ipynb").symlink_to(notebook)
+    os.mkfifo(tmp_path / "pipe.ipynb")
+    assert not_regular(notebook) is None
+    assert "symbolic link" in not_regular(tmp_path / "link.ipynb")
+    assert "not a regular file" in not_regular(tmp_path / "pipe.ipynb")

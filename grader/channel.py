@@ -1,0 +1,439 @@
+"""The data-only channel between the student's kernel and the trusted kernel that computes verdicts.
+
+This file runs inside both kernels (the grader sends its source, as it does for the guard), so it uses
+only the standard library, NumPy, and the engine (minitf or TensorFlow) that the notebook imported.
+
+Values cross as JSON: numbers, strings, None, lists, tuples, dicts, sets, NumPy arrays and scalars, and
+tensors, variables and dtypes of the engine, each rebuilt on the other side from plain data.  Anything
+else the student's kernel holds (a function, a custom object) stays there: the trusted kernel gets a
+proxy whose calls send data arguments over and get data back.  The trusted kernel decodes strictly and
+never executes what it receives, so whatever the student's kernel sends is at worst a wrong value.
+"""
+
+import base64
+import builtins
+import importlib
+import json
+import sys
+import types
+
+import numpy as np
+
+ENGINES = ("minitf", "tensorflow")
+#: libraries whose public functions a test may pass to the student's code (tf.nn.relu, np.sin, ...)
+LIBRARIES = (*ENGINES, "numpy", "math")
+#: dtypes whose bytes are plain numbers (no Python objects behind them)
+PLAIN_KINDS = "biufc"
+#: what a tf.function has and a plain Python function has not; the source decides whether a name has them
+TF_FUNCTION_ONLY = frozenset({
+    "get_concrete_function", "experimental_get_tracing_count", "python_function", "input_signature",
+    "function_spec", "experimental_get_compiler_ir", "pretty_printed_concrete_signatures",
+})
+
+
+class ChannelError(Exception):
+    """The other side sent something that is not a value this channel carries."""
+
+
+def _engine_of(value):
+    root = type(value).__module__.split(".")[0]
+    return sys.modules.get(root) if root in ENGINES else None
+
+
+def _engine(name):
+    if name not in ENGINES:
+        raise ChannelError(f"unknown engine {name!r}")
+    return sys.modules.get(name) or importlib.import_module(name)
+
+
+def _array_data(array):
+    array = np.array(array, order="C", copy=True)  # keeps 0-d arrays 0-d (ascontiguousarray would not)
+    if array.dtype.kind not in PLAIN_KINDS:
+        raise ChannelError(f"arrays of dtype {array.dtype} do not cross")
+    return {"dtype": array.dtype.str, "shape": list(array.shape), "b64": base64.b64encode(array.tobytes()).decode()}
+
+
+def _array_from(data):
+    dtype = np.dtype(str(data["dtype"]))
+    if dtype.kind not in PLAIN_KINDS or dtype.hasobject:
+        raise ChannelError(f"arrays of dtype {dtype} do not cross")
+    shape = tuple(int(n) for n in data["shape"])
+    raw = base64.b64decode(str(data["b64"]), validate=True)
+    if any(n < 0 for n in shape) or len(raw) != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+        raise ChannelError("array bytes do not match the shape")
+    return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+
+
+class Encoder:
+    """Turns a value into JSON-ready data; ``other`` says what to do with values that are not data."""
+
+    def __init__(self, other):
+        self.other = other
+
+    def encode(self, value, depth=0):
+        if depth > 50:
+            raise ChannelError("the value is nested too deeply")
+        if value is None or type(value) in (bool, int, str):
+            return value
+        if type(value) is float:
+            finite = value == value and value not in (float("inf"), float("-inf"))
+            return value if finite else {"$": "float", "v": repr(value)}
+        if type(value) in (list, tuple, set, frozenset):
+            items = list(value) if type(value) in (list, tuple) else sorted(value, key=repr)
+            return {"$": type(value).__name__, "v": [self.encode(item, depth + 1) for item in items]}
+        if type(value) is dict:
+            return {"$": "dict", "k": [self.encode(k, depth + 1) for k in value],
+                    "v": [self.encode(v, depth + 1) for v in value.values()]}
+        if type(value) is np.ndarray and value.dtype.kind in PLAIN_KINDS:
+            return {"$": "ndarray", **_array_data(value)}
+        if isinstance(value, np.generic) and type(value).__module__ == "numpy" and value.dtype.kind in PLAIN_KINDS:
+            return {"$": "npscalar", **_array_data(np.asarray(value))}
+        engine = _engine_of(value)
+        if engine is not None:
+            encoded = self._engine_value(engine, value)
+            if encoded is not None:
+                return encoded
+        return self.other(value)
+
+    def _engine_value(self, engine, value):
+        name = engine.__name__
+        if isinstance(value, engine.DType):
+            return {"$": "dtype", "engine": name, "name": value.name}
+        try:
+            return self._engine_data(engine, value)
+        except ChannelError:  # e.g. a tensor of strings: it stays where it is
+            return None
+
+    def _engine_data(self, engine, value):
+        name = engine.__name__
+        if isinstance(value, engine.Variable):
+            data = _array_data(value.numpy())
+            return {"$": "variable", "engine": name, "tfdtype": value.dtype.name, **data,
+                    "name": value.name.rsplit(":", 1)[0], "trainable": bool(value.trainable)}
+        if isinstance(value, engine.Tensor):
+            try:
+                array = value.numpy()
+            except Exception:  # a symbolic tensor has no value
+                return None
+            return {"$": "tensor", "engine": name, "tfdtype": value.dtype.name, **_array_data(np.asarray(array))}
+        return None
+
+
+class Decoder:
+    """Rebuilds values from data; ``special`` handles the tags only one side understands."""
+
+    def __init__(self, special):
+        self.special = special
+
+    def decode(self, data, depth=0):
+        if depth > 50:
+            raise ChannelError("the value is nested too deeply")
+        if data is None or type(data) in (bool, int, float, str):
+            return data
+        if type(data) is not dict or type(data.get("$")) is not str:
+            raise ChannelError(f"not a value: {type(data).__name__}")
+        tag = data["$"]
+        if tag == "float":
+            if data["v"] not in ("nan", "inf", "-inf"):
+                raise ChannelError("not a float")
+            return float(data["v"])
+        if tag in ("list", "tuple", "set", "frozenset"):
+            items = [self.decode(item, depth + 1) for item in data["v"]]
+            return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[tag](items)
+        if tag == "dict":
+            return dict(zip([self.decode(k, depth + 1) for k in data["k"]],
+                            [self.decode(v, depth + 1) for v in data["v"]], strict=True))
+        if tag == "ndarray":
+            return _array_from(data)
+        if tag == "npscalar":
+            return _array_from(data)[()]
+        if tag in ("tensor", "variable", "dtype"):
+            engine = _engine(data["engine"])
+            dtype = engine.as_dtype(str(data["tfdtype"] if tag != "dtype" else data["name"]))
+            if tag == "dtype":
+                return dtype
+            value = engine.constant(_array_from(data), dtype=dtype)
+            if tag == "tensor":
+                return value
+            return engine.Variable(value, name=str(data["name"]), trainable=bool(data["trainable"]))
+        return self.special(self, data, depth)
+
+
+# --------------------------------------------------------------------------------------------------------
+# The student's side: values by name, calls, attributes.  Objects that are not data are kept here and
+# named by number; the trusted kernel only ever holds those numbers.
+
+_kept = []
+_kept_ids = {}
+
+
+def _user_namespace():
+    from IPython import get_ipython
+
+    return get_ipython().user_ns
+
+
+def _keep(value):
+    key = id(value)
+    if key not in _kept_ids or _kept[_kept_ids[key]] is not value:
+        _kept_ids[key] = len(_kept)
+        _kept.append(value)
+    return {"$": "ref", "id": _kept_ids[key], "type": type(value).__name__, "callable": callable(value)}
+
+
+def _student_special(decoder, data, depth):
+    tag = data["$"]
+    if tag == "ref":
+        return _kept[int(data["id"])]
+    if tag == "lambda":
+        return eval(compile(str(data["src"]), "<test>", "eval"), _user_namespace())
+    if tag == "libfn":
+        if data["module"] not in LIBRARIES:
+            raise ChannelError(f"unknown library {data['module']!r}")
+        target = importlib.import_module(str(data["module"]))
+        for part in str(data["path"]).split("."):
+            target = getattr(target, part)
+        return target
+    raise ChannelError(f"unknown tag {tag!r}")
+
+
+def _student_answer(payload):
+    namespace = _user_namespace()
+    decoder = Decoder(_student_special)
+    encoder = Encoder(_keep)
+    op = payload["op"]
+    if op == "names":
+        return {"values": {name: encoder.encode(namespace[name]) for name in payload["names"] if name in namespace}}
+    target = _kept[int(payload["id"])]
+    if op == "getattr":
+        return {"value": encoder.encode(getattr(target, str(payload["attr"])))}
+    if op == "call":
+        args = decoder.decode(payload["args"])
+        kwargs = decoder.decode(payload["kwargs"])
+        result = target(*args, **kwargs)
+        # what the call did to its mutable arguments goes back too (train_step updates Variables in place)
+        mutable = _mutable(args) + _mutable(list(kwargs.values()))
+        slots = {id(v): n for n, v in enumerate(mutable)}
+        mutated = [
+            {"$": "list", "v": [{"$": "slot", "id": slots[id(i)]} if id(i) in slots else encoder.encode(i) for i in v]}
+            if isinstance(v, list) else encoder.encode(v)
+            for v in mutable
+        ]
+        return {"value": encoder.encode(result), "mutated": mutated}
+    if op == "iter":
+        return {"value": encoder.encode(list(target))}
+    if op == "len":
+        return {"value": int(len(target))}
+    if op == "getitem":
+        return {"value": encoder.encode(target[decoder.decode(payload["key"])])}
+    if op == "repr":
+        return {"value": str(repr(target))[:10000]}
+    if op == "str":
+        return {"value": str(target)[:10000]}
+    raise ChannelError(f"unknown request {op!r}")
+
+
+def _mutable(values):
+    """Variables and lists among the arguments, in a fixed order (both sides walk them the same way)."""
+    found = []
+    for value in values:
+        if isinstance(value, list):
+            found.append(value)
+            found += [v for v in value if _is_variable(v)]
+        elif _is_variable(value):
+            found.append(value)
+    return found
+
+
+def _is_variable(value):
+    engine = _engine_of(value)
+    return engine is not None and isinstance(value, engine.Variable)
+
+
+def serve(request):
+    """Answer one request from the grader (a JSON string); the reply is a JSON string."""
+    try:
+        return json.dumps(_student_answer(json.loads(request)))
+    except BaseException as error:  # the student's code failed: the verdict side raises the same kind of error
+        return json.dumps({"raised": type(error).__name__, "message": str(error)[:2000]})
+
+
+# --------------------------------------------------------------------------------------------------------
+# The trusted side: proxies for the student's objects, and how test code's arguments are sent.
+
+class StudentCodeError(Exception):
+    """The student's code raised an exception that is not one of Python's built-in ones."""
+
+
+def _request(payload):
+    reply = json.loads(builtins.input(json.dumps(payload)))
+    if "failed" in reply:  # the grader could not get an answer (time limit, the kernel died)
+        kind = str(reply.get("kind", "RuntimeError"))
+        raise type(kind if kind.isidentifier() else "RuntimeError", (RuntimeError,), {})(str(reply["failed"]))
+    if "raised" in reply:
+        name, message = str(reply["raised"]), str(reply["message"])
+        kind = getattr(builtins, name, None)
+        if not (isinstance(kind, type) and issubclass(kind, Exception)):
+            kind = type(name, (StudentCodeError,), {}) if name.isidentifier() else StudentCodeError
+        raise kind(message)
+    return reply
+
+
+class Remote:
+    """An object that lives in the student's kernel; only data about it ever reaches this kernel."""
+
+    __slots__ = ("_id", "_tf_function")
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") or (attr in TF_FUNCTION_ONLY and not object.__getattribute__(self, "_tf_function")):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        return _decode(_request({"op": "getattr", "id": self._id, "attr": attr})["value"])
+
+    def __iter__(self):
+        return iter(_decode(_request({"op": "iter", "id": self._id})["value"]))
+
+    def __len__(self):
+        return _request({"op": "len", "id": self._id})["value"]
+
+    def __getitem__(self, key):
+        return _decode(_request({"op": "getitem", "id": self._id, "key": _encode(key)})["value"])
+
+    def __repr__(self):
+        return str(_request({"op": "repr", "id": self._id})["value"])
+
+    def __str__(self):
+        return str(_request({"op": "str", "id": self._id})["value"])
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+
+class RemoteCallable(Remote):
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        sent_args, sent_kwargs = list(args), dict(kwargs)
+        reply = _request({"op": "call", "id": self._id, "args": _encode(tuple(args)), "kwargs": _encode(kwargs)})
+        _apply_mutations(_mutable(sent_args) + _mutable(list(sent_kwargs.values())), reply.get("mutated", []))
+        return _decode(reply["value"])
+
+
+_proxy_classes = {}
+
+
+def _proxy(data, tf_function=True):
+    name = str(data.get("type", "object"))
+    base = RemoteCallable if data.get("callable") else Remote
+    key = (name if name.isidentifier() else "object", base)
+    if key not in _proxy_classes:  # named after the student's type, so messages say "a function", "a Foo"
+        _proxy_classes[key] = type(key[0], (base,), {"__slots__": ()})
+    proxy = _proxy_classes[key].__new__(_proxy_classes[key])
+    object.__setattr__(proxy, "_id", int(data["id"]))
+    object.__setattr__(proxy, "_tf_function", tf_function)
+    return proxy
+
+
+def _trusted_special(decoder, data, depth):
+    if data["$"] == "ref":
+        return _proxy(data)
+    raise ChannelError(f"unknown tag {data['$']!r}")
+
+
+def _decode(data):
+    return Decoder(_trusted_special).decode(data)
+
+
+def _lambda_source(function):
+    """The source of a lambda written in a test cell, so the student's kernel can build the same function."""
+    import ast
+    import linecache
+
+    code = function.__code__
+    if code.co_freevars:
+        raise ChannelError("a lambda passed to the student's code may use only its arguments, tf and np")
+    source = "".join(linecache.getlines(code.co_filename))
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Lambda) and node.lineno == code.co_firstlineno:
+            segment = ast.get_source_segment(source, node)
+            compiled = compile(segment, "<test>", "eval")
+            if any(isinstance(c, types.CodeType) and c.co_code == code.co_code for c in compiled.co_consts):
+                return segment
+    raise ChannelError("cannot find the source of a lambda passed to the student's code")
+
+
+def _trusted_other(value):
+    if isinstance(value, Remote):
+        return {"$": "ref", "id": object.__getattribute__(value, "_id")}
+    if isinstance(value, types.FunctionType) and value.__name__ == "<lambda>":
+        return {"$": "lambda", "src": _lambda_source(value)}
+    root = (getattr(value, "__module__", None) or "").split(".")[0]
+    if callable(value) and root in LIBRARIES:
+        path = _public_path(root, value)
+        if path:
+            return {"$": "libfn", "module": root, "path": path}
+    raise ChannelError(f"a {type(value).__name__} cannot be passed to the student's code")
+
+
+_public_paths: dict = {}
+
+
+def _public_path(root, function):
+    """Where a library function is found in the library's public namespace: 'nn.relu', 'math.sin', 'sin'."""
+    if root not in _public_paths:
+        index = {}
+        library = importlib.import_module(root)
+        for name in dir(library):
+            if name.startswith("_"):
+                continue
+            value = getattr(library, name, None)
+            if isinstance(value, types.ModuleType):
+                for inner in dir(value):
+                    if not inner.startswith("_"):
+                        index.setdefault(id(getattr(value, inner, None)), f"{name}.{inner}")
+            elif callable(value):
+                index[id(value)] = name
+        _public_paths[root] = index
+    return _public_paths[root].get(id(function))
+
+
+def _encode(value):
+    return Encoder(_trusted_other).encode(value)
+
+
+def _apply_mutations(originals, states):
+    """Make the test's own arguments show what the student's function did to its copies of them."""
+    if len(originals) != len(states):
+        return
+    decoder = Decoder(lambda _decoder, data, _depth: _slot(originals, data))
+    for original, state in zip(originals, states):
+        if _is_variable(original):
+            new = decoder.decode(state)
+            if _is_variable(new) and new is not original and tuple(new.shape) == tuple(original.shape) \
+                    and new.dtype == original.dtype:
+                original.assign(new.numpy())
+    for original, state in zip(originals, states):  # lists last: their entries may be the variables above
+        if isinstance(original, list):
+            original[:] = decoder.decode(state)
+
+
+def _slot(originals, data):
+    if data["$"] == "slot":
+        return originals[int(data["id"])]
+    return _trusted_special(None, data, 0)
+
+
+def bind(namespace, values, tf_functions, wanted):
+    """Put the student's values for these names into the test's namespace (absent ones are removed)."""
+    for name in wanted:
+        namespace.pop(name, None)
+    decoder = Decoder(_trusted_special)
+    for name, data in values.items():
+        if name not in wanted:
+            continue
+        value = decoder.decode(data)
+        if isinstance(value, Remote):
+            object.__setattr__(value, "_tf_function", bool(tf_functions.get(name)))
+        namespace[name] = value

@@ -1,0 +1,164 @@
+"""End to end on a minitf assignment: verdicts come from a kernel where no student code ever ran.
+
+The student's values reach the tests as data (tensors, Variables, numbers) rebuilt in the trusted kernel;
+student functions are called with data arguments, including lambdas and library functions the test passes,
+and Variables they update in place come back updated.  What data cannot show is decided elsewhere:
+whether a function is a tf.function comes from the submitted source, and types are checked on the
+rebuilt values.  Also: the start-up probe refuses to grade when the notebooks' imports fail in a kernel.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from grader_fixtures.submissions import grader
+from nbformat.v4 import new_code_cell, new_notebook
+
+from grader.collect import import_roster
+from grader.gradebook import ensure_assignment
+from grader.paths import REPO, make_term
+
+pytestmark = pytest.mark.slow
+
+ASSIGNMENT = "trust"
+SETUP = "import numpy as np\nimport minitf as tf"
+ANSWERS = {
+    "answer-answer": "answer = tf.constant(42)",
+    "fast-answer": "@tf.function\ndef fast_double(x):\n    return 2 * x",
+    "step-answer": "def step(params, rate):\n    for param in params:\n        param.assign_sub(rate * param)\n"
+                   "    return len(params)",
+    "twice-answer": "def apply_twice(f, x):\n    return f(f(x))",
+}
+TESTS = {
+    "answer-tests": (
+        'assert "answer" in globals(), "define answer in the cell above, then run it"\n'
+        'assert isinstance(answer, tf.Tensor), f"answer should be a tensor, not a {type(answer).__name__}"\n'
+        'assert int(answer.numpy()) == 42, f"answer should be 42, not {answer.numpy()}"\n'
+        "### BEGIN HIDDEN TESTS\n"
+        'assert answer.dtype == tf.int32, f"answer should be int32, not {answer.dtype}"\n'
+        "### END HIDDEN TESTS"
+    ),
+    "fast-tests": (
+        'assert hasattr(fast_double, "get_concrete_function"), "put @tf.function above def fast_double"\n'
+        "result = fast_double(tf.constant([1.0, 2.0]))\n"
+        'assert isinstance(result, tf.Tensor), f"fast_double should return a tensor, not a {type(result).__name__}"\n'
+        'assert np.allclose(result.numpy(), [2.0, 4.0]), f"fast_double([1, 2]) should be [2, 4], not {result}"\n'
+        "### BEGIN HIDDEN TESTS\n"
+        "fast_double(tf.constant([3.0, 4.0]))\n"
+        'assert fast_double.experimental_get_tracing_count() == 1, "same shape and dtype: one trace"\n'
+        "### END HIDDEN TESTS"
+    ),
+    "step-tests": (
+        "params = [tf.Variable([1.0, 2.0]), tf.Variable(4.0)]\n"
+        "count = step(params, 0.5)\n"
+        'assert count == 2, f"step should return 2, not {count}"\n'
+        'assert all(isinstance(p, tf.Variable) for p in params), "update the Variables in place"\n'
+        'assert np.allclose(params[0].numpy(), [0.5, 1.0]), f"params[0] should be [0.5, 1], not {params[0].numpy()}"\n'
+        'assert np.isclose(float(params[1].numpy()), 2.0), f"params[1] should be 2, not {params[1].numpy()}"'
+    ),
+    "twice-tests": (
+        "result = apply_twice(lambda t: t * 3.0, tf.constant(2.0))\n"
+        'assert np.isclose(float(result.numpy()), 18.0), f"apply_twice(times 3, 2) should be 18, not {result}"\n'
+        "### BEGIN HIDDEN TESTS\n"
+        "result = apply_twice(tf.nn.relu, tf.constant([-1.0, 2.0]))\n"
+        'assert np.allclose(result.numpy(), [0.0, 2.0]), "apply_twice(relu, [-1, 2]) should be [0, 2]"\n'
+        "### END HIDDEN TESTS"
+    ),
+}
+POINTS = {"answer-tests": 1, "fast-tests": 1, "step-tests": 1, "twice-tests": 1}
+FAKE_TF_FUNCTION = """class Fast:
+    get_concrete_function = None
+    def experimental_get_tracing_count(self):
+        return 1
+    def __call__(self, x):
+        return 2 * x
+fast_double = Fast()
+"""
+SHADOWED_ISINSTANCE = """class Answer(int):
+    dtype = tf.int32
+    def numpy(self):
+        return 42
+answer = Answer(42)
+isinstance = lambda value, kind: True
+"""
+COPIES_INSTEAD_OF_UPDATING = "def step(params, rate):\n    for i, p in enumerate(params):\n" \
+                             "        params[i] = p - rate * p\n    return len(params)"
+
+
+def nbgrader_meta(grade_id: str, **flags) -> dict:
+    return {"nbgrader": {"grade": False, "solution": False, "locked": False, "grade_id": grade_id,
+                         "schema_version": 3, **flags}}
+
+
+def write_source(folder, setup: str = SETUP) -> None:
+    cells = [new_code_cell(setup, metadata=nbgrader_meta("setup", locked=True))]
+    for name, answer in ANSWERS.items():
+        test = name.replace("-answer", "-tests")
+        cells.append(new_code_cell(f"### BEGIN SOLUTION\n{answer}\n### END SOLUTION",
+                                   metadata=nbgrader_meta(name, solution=True)))
+        cells.append(new_code_cell(TESTS[test], metadata=nbgrader_meta(test, grade=True, locked=True, points=1)))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell{number}"
+    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    folder.mkdir(parents=True)
+    nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), folder / "trust.ipynb")
+
+
+def make_class(tmp_path, submissions: dict[str, dict[str, str]], setup: str = SETUP):
+    write_source(tmp_path / "src" / ASSIGNMENT, setup)
+    term = make_term(tmp_path / "term", tmp_path / "src")
+    ensure_assignment(term, ASSIGNMENT)
+    (tmp_path / "roster.csv").write_text("id\n" + "".join(f"{s}\n" for s in submissions))
+    import_roster(term, tmp_path / "roster.csv")
+    for student, answers in submissions.items():
+        notebook = nbformat.read(term.release / ASSIGNMENT / "trust.ipynb", as_version=4)
+        for cell in notebook.cells:
+            name = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if name in answers:
+                cell.source = answers[name]
+        (term.submitted / student / ASSIGNMENT).mkdir(parents=True)
+        nbformat.write(notebook, term.submitted / student / ASSIGNMENT / "trust.ipynb")
+    return term
+
+
+def test_graded_values_functions_and_in_place_updates_cross_as_data_and_cheats_fail(tmp_path):
+    term = make_class(tmp_path, {
+        "honest": ANSWERS,
+        "blank": {},
+        "fake_tf_function": {**ANSWERS, "fast-answer": FAKE_TF_FUNCTION},
+        "shadows_isinstance": {**ANSWERS, "answer-answer": SHADOWED_ISINSTANCE},
+        "copies_params": {**ANSWERS, "step-answer": COPIES_INSTEAD_OF_UPDATING},
+        "plain_function": {**ANSWERS, "fast-answer": "def fast_double(x):\n    return 2 * x"},
+    })
+    result = grader(term, "autograde", "--timeout", "20", "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    scores = {line.split()[0]: line.split()[3] for line in result.stdout.splitlines()[1:-1]}
+    assert scores == {
+        "honest": "4/4",
+        "blank": "0/4",
+        "fake_tf_function": "3/4",  # has the attribute, but its source carries no @tf.function
+        "shadows_isinstance": "3/4",  # an int subclass stays in the student's kernel: not a tensor
+        "copies_params": "3/4",  # the list now holds new tensors, not the updated Variables
+        "plain_function": "3/4",
+    }
+
+
+def test_autograde_stops_before_grading_when_a_kernel_cannot_import_the_notebooks_modules(tmp_path):
+    """As with an editable install from a folder the sandbox hides: the grader sees the module, kernels do not."""
+    hidden = tmp_path / "hidden-packages"
+    hidden.mkdir()
+    (hidden / "course_helpers_only_here.py").write_text("VALUE = 1\n")
+    term = make_class(tmp_path, {"honest": ANSWERS}, setup=SETUP + "\nimport course_helpers_only_here")
+    environment = {**os.environ, "PYTHONPATH": str(hidden)}
+    result = subprocess.run(
+        [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions),
+         "autograde", "--quiet"], cwd=REPO, capture_output=True, text=True, timeout=600, env=environment)
+    assert result.returncode != 0
+    assert "cannot import what the course notebooks import" in result.stderr
+    assert "course_helpers_only_here" in result.stderr
+    assert not (term.autograded / "honest").exists()
+    assert not any(term.state.glob("done/*/*.json"))

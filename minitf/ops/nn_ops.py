@@ -9,7 +9,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor
-from minitf.errors import AbortedError, InvalidArgumentError
+from minitf.errors import InvalidArgumentError
 from minitf.ops import math_ops as m
 from minitf.ops import summation
 from minitf.ops.array_ops import one_hot
@@ -76,12 +76,9 @@ def _float_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)  # type: ignore[attr-defined]
         if inputs[0].shape.rank == 0:
-            # float32 Softmax runs TensorFlow's oneDNN kernel, which fails differently from the generic one.
-            onednn = name == "Softmax" and inputs[0].dtype is dtypes.float32  # type: ignore[attr-defined]
-            error, text = ((AbortedError, "Input dims must be <= 5 and >=1") if onednn
-                           else (InvalidArgumentError, "logits must have >= 1 dimension, got []"))
-            raise error(None, None, f"{text} [Op:{name}] name: \nHint: softmax needs a vector (or a batch of "
-                        "them), not a scalar.")
+            # (TensorFlow's oneDNN float32 kernel, used on some CPUs only, raises AbortedError here instead.)
+            raise InvalidArgumentError(None, None, f"logits must have >= 1 dimension, got [] [Op:{name}] name: \n"
+                                       "Hint: softmax needs a vector (or a batch of them), not a scalar.")
     return check
 
 

@@ -8,9 +8,10 @@
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
 """
 
-from minitf import dtypes, errors, linalg, math, nest, nn, random
+from minitf import debugging, dtypes, errors, linalg, math, nest, nn, random
 from minitf import logs as _logs
 from minitf.core import convert_to_tensor
+from minitf.devices import DeviceSpec, device
 from minitf.dtypes import (
     DType,
     as_dtype,

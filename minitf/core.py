@@ -88,10 +88,11 @@ class State:
     def __init__(self) -> None:
         self.graph: Any = None
         self.tapes: list[Any] = []
+        self.log_placement = False  # tf.debugging.set_log_device_placement (minitf/devices.py)
         self.active = False
 
     def refresh(self) -> None:
-        self.active = self.graph is not None or bool(self.tapes)
+        self.active = self.graph is not None or bool(self.tapes) or self.log_placement
 
 
 state = State()
@@ -105,6 +106,9 @@ def bind(op: Op, *inputs: Tensor, **attrs: Any) -> Any:
         outputs = state.graph.add_op(op, inputs, attrs)
     else:
         outputs = run_eager(op, inputs, attrs)
+        if state.log_placement:
+            from minitf.devices import log_placement
+            log_placement(op.name, inputs)
     for tape in state.tapes:
         tape.record(op, inputs, attrs, outputs)
     return outputs

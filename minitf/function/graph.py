@@ -21,6 +21,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.core import Op
+from minitf.devices import graph_device
 from minitf.errors import OperatorNotAllowedInGraphError
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
@@ -91,7 +92,7 @@ class SymbolicTensor(Tensor):
 
     @property
     def device(self) -> str:
-        return ""
+        return self._op.device
 
     def set_shape(self, shape: Any) -> None:
         self._shape = self._shape.merge_with(shape)
@@ -184,7 +185,7 @@ def _indent(text: str) -> str:
 class Operation:
     """One node of a graph: what to compute (`type`), from which tensors (`inputs`), producing `outputs`."""
 
-    __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "__weakref__")
+    __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "device", "__weakref__")
 
     def __init__(self, graph: FuncGraph, name: str, type_: str, op_def: Op | None, inputs: Sequence[Tensor],
                  attrs: dict[str, Any]) -> None:
@@ -195,6 +196,7 @@ class Operation:
         self.inputs: tuple[SymbolicTensor, ...] = tuple(inputs)  # type: ignore[arg-type]
         self.outputs: list[SymbolicTensor] = []
         self.attrs = attrs
+        self.device = ""  # what the enclosing tf.device blocks asked for (minitf/devices.py)
 
     def get_attr(self, name: str) -> Any:
         return self.attrs[name]
@@ -205,8 +207,10 @@ class Operation:
     @property
     def node_def(self) -> NodeDef:
         inputs = [t._op.name if t._index == 0 else t.name for t in self.inputs]
-        return NodeDef(self.name, self.type, inputs,
+        node = NodeDef(self.name, self.type, inputs,
                        {k: _attr_text(v) for k, v in self.attrs.items() if not k.startswith("_")})
+        node.device = self.device
+        return node
 
     @property
     def control_inputs(self) -> list[Operation]:
@@ -274,6 +278,7 @@ class FuncGraph:
         op = Operation(self, self.unique_name(name or DEFAULT_NAMES.get(type_, type_)), type_, op_def, inputs,
                        attrs or {})
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(specs)]
+        op.device = graph_device()
         self._operations.append(op)
         self._plan = None
         self._compiled = None

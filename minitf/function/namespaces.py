@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import types
 
+from minitf import devices as _device
 from minitf.function import autograph as _autograph
 from minitf.function.function import functions_run_eagerly, run_functions_eagerly
 
 config = types.SimpleNamespace(run_functions_eagerly=run_functions_eagerly,
                                functions_run_eagerly=functions_run_eagerly,
                                experimental_run_functions_eagerly=run_functions_eagerly,
-                               experimental_functions_run_eagerly=functions_run_eagerly)
+                               experimental_functions_run_eagerly=functions_run_eagerly,
+                               list_physical_devices=_device.list_physical_devices,
+                               list_logical_devices=_device.list_logical_devices,
+                               get_visible_devices=_device.get_visible_devices,
+                               PhysicalDevice=_device.PhysicalDevice,
+                               LogicalDevice=_device.LogicalDevice,
+                               experimental=types.SimpleNamespace(
+                                   list_physical_devices=_device.list_physical_devices,
+                                   list_logical_devices=_device.list_logical_devices,
+                                   get_visible_devices=_device.get_visible_devices))
 
 autograph = types.SimpleNamespace(
     to_code=_autograph.to_code,

@@ -11,6 +11,7 @@
 from minitf import debugging, dtypes, errors, linalg, math, nest, nn, random
 from minitf import logs as _logs
 from minitf.core import convert_to_tensor
+from minitf.custom_gradients import custom_gradient
 from minitf.devices import DeviceSpec, device
 from minitf.dtypes import (
     DType,

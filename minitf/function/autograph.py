@@ -78,6 +78,8 @@ def converted(fn: Callable) -> Callable:
     bound_self = getattr(fn, "__self__", None)
     if getattr(target, "__name__", "") == "<lambda>":
         return fn  # a lambda is one expression: no statements to convert
+    if not isinstance(target, types.FunctionType):
+        return fn  # a callable object (a @tf.custom_gradient function, say) runs as it is
     try:
         node = _transform(_parse(target))
         new = _compile(target, node)

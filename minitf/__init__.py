@@ -45,6 +45,7 @@ from minitf.function import (
     while_loop,
 )
 from minitf.function.namespaces import autograph, config
+from minitf.indexed_slices import IndexedSlices
 from minitf.ops import operators as _operators
 from minitf.ops.array_ops import (
     boolean_mask,

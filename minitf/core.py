@@ -229,6 +229,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     as_tensor = getattr(value, "_as_tensor", None)  # Variables
     if as_tensor is not None:
         return convert_to_tensor(as_tensor(), dtype)
+    to_dense = getattr(value, "_to_dense", None)  # IndexedSlices
+    if to_dense is not None:
+        return convert_to_tensor(to_dense(), dtype)
     if dtype is None and dtype_hint is not None:
         try:
             return constant_tensor(value, dtypes.as_dtype(dtype_hint))

@@ -19,7 +19,8 @@ import numpy as np
 
 from minitf import nest
 from minitf.core import GradContext, Op, convert_to_tensor, state
-from minitf.ops import array_ops, math_ops
+from minitf.indexed_slices import IndexedSlices, add_gradients, dense
+from minitf.ops import array_ops
 from minitf.tensor import Tensor
 
 log = logging.getLogger("minitf")
@@ -254,6 +255,11 @@ class GradientTape:
             g = [grads.get(id(o)) for o in outputs]
             if not any(x is not None for x in g):
                 return
+        if type(g) is IndexedSlices:  # sparse gradients pass through tf.identity; other rules want them dense
+            if call.op.name != "Identity":
+                g = g._to_dense()
+        elif type(g) is list and any(type(x) is IndexedSlices for x in g):
+            g = [dense(x) for x in g]
         tracked = self._tracked
         inputs = call.inputs
         needs = call.needs = [id(t) in tracked for t in inputs]
@@ -262,7 +268,7 @@ class GradientTape:
             if need and ig is not None:
                 key = id(inp)
                 previous = grads.get(key)
-                grads[key] = ig if previous is None else math_ops.add(previous, ig)
+                grads[key] = ig if previous is None else add_gradients(previous, ig)
 
     def jacobian(self, target: Any, sources: Any,
                  unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
@@ -289,7 +295,7 @@ class GradientTape:
             grads = self._backward([target], [seed.reshape(target_shape)])
             for k, s in enumerate(flat_sources):
                 connected[k] = connected[k] or self._source_gradient(grads, s, UnconnectedGradients.NONE) is not None
-                rows[k].append(self._source_gradient(grads, s, UnconnectedGradients.ZERO))
+                rows[k].append(dense(self._source_gradient(grads, s, UnconnectedGradients.ZERO)))
         result = []
         for k, s in enumerate(flat_sources):
             if not connected[k] and unconnected is UnconnectedGradients.NONE:
@@ -338,7 +344,7 @@ class GradientTape:
             grads = self._backward([target], [seed.reshape(target_shape)])
             g = self._source_gradient(grads, source, UnconnectedGradients.NONE)
             connected = connected or g is not None
-            columns.append(array_ops.zeros(source_shape, dtype=source.dtype) if g is None else g)
+            columns.append(array_ops.zeros(source_shape, dtype=source.dtype) if g is None else dense(g))
         self._end_answer()
         shape = target_shape + source_shape[1:]
         if not connected or not columns:
@@ -396,7 +402,7 @@ def _scalar_as_numpy_scalar(t: Tensor) -> Tensor:
     The same tensor object is kept (only its storage changes, not its value), so that an outer tape that
     recorded it can still differentiate it.
     """
-    v = getattr(t, "_value", None)
+    v = getattr(t, "_value", None)  # (IndexedSlices have none)
     if type(v) is np.ndarray and v.ndim == 0:
         t._value = v[()]  # type: ignore[attr-defined]
     return t
@@ -404,5 +410,5 @@ def _scalar_as_numpy_scalar(t: Tensor) -> Tensor:
 
 def _accumulate(grads: dict[int, Tensor], key: int, g: Tensor) -> None:
     previous = grads.get(key)
-    grads[key] = g if previous is None else math_ops.add(previous, g)
+    grads[key] = g if previous is None else add_gradients(previous, g)
 

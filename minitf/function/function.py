@@ -27,6 +27,7 @@ from minitf.core import convert_to_tensor, state
 from minitf.errors import InvalidArgumentError
 from minitf.function.graph import FuncGraph, SymbolicTensor
 from minitf.function.trace import call_graph, graph_scope
+from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import as_shape
 
@@ -289,7 +290,7 @@ class ConcreteFunction:
             outputs = call_graph(self.graph, inputs)
         it = iter(outputs)
         return nest.pack_sequence_as(self.graph.structured_outputs,
-                                     [next(it) if isinstance(leaf, Tensor) else leaf
+                                     [next(it) if isinstance(leaf, Tensor) else _rebuild_composite(leaf, it)
                                       for leaf in nest.flatten(self.graph.structured_outputs)])
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
@@ -597,7 +598,6 @@ class Function:
 
     def _trace(self, bound: inspect.BoundArguments, names: list[str], key: tuple) -> ConcreteFunction:
         from minitf.function.autograph import converted
-        from minitf.ops.array_ops import Identity
 
         graph = FuncGraph(self._name, autograph=self._autograph)
         graph.allow_variable_creation = not self._created_variables  # type: ignore[attr-defined]
@@ -623,12 +623,16 @@ class Function:
                 if leaf is None:
                     packed.append(None)
                     continue
+                if isinstance(leaf, IndexedSlices):  # a composite: its component tensors are the outputs
+                    parts = [_output_identity(graph, t) for t in _components(leaf)]
+                    outputs.extend(parts)
+                    packed.append(IndexedSlices(*parts))
+                    continue
                 if hasattr(leaf, "_as_tensor") and not isinstance(leaf, Tensor):
                     leaf = leaf.read_value()
                 if not isinstance(leaf, Tensor):
                     leaf = convert_to_tensor(leaf)
-                leaf = graph.capture(leaf) if not (isinstance(leaf, SymbolicTensor) and leaf.graph is graph) else leaf
-                ident = graph.create_op("Identity", [leaf], [(leaf.shape, leaf.dtype)], op_def=Identity).outputs[0]
+                ident = _output_identity(graph, leaf)
                 outputs.append(ident)
                 packed.append(ident)
             if graph.control_outputs or any(op.type == "ReadVariableOp" for op in graph.get_operations()):
@@ -642,6 +646,25 @@ class Function:
         self._cache[key] = concrete
         self._concrete.append(concrete)
         return concrete
+
+
+def _output_identity(graph: FuncGraph, leaf: Tensor) -> SymbolicTensor:
+    """A returned tensor goes through an Identity op, as in TensorFlow's graphs."""
+    from minitf.ops.array_ops import Identity
+    leaf = graph.capture(leaf) if not (isinstance(leaf, SymbolicTensor) and leaf.graph is graph) else leaf
+    return graph.create_op("Identity", [leaf], [(leaf.shape, leaf.dtype)], op_def=Identity).outputs[0]
+
+
+def _components(slices: IndexedSlices) -> list[Tensor]:
+    parts = [slices.values, slices.indices]
+    return parts if slices.dense_shape is None else [*parts, slices.dense_shape]
+
+
+def _rebuild_composite(leaf: Any, outputs: Any) -> Any:
+    """A returned IndexedSlices is rebuilt from its components' values; other Python values come back as they are."""
+    if isinstance(leaf, IndexedSlices):
+        return IndexedSlices(*[next(outputs) for _ in _components(leaf)])
+    return leaf
 
 
 def _fit_to_spec(value: Any, spec: Any, received: str) -> Any:

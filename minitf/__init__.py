@@ -8,7 +8,7 @@
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
 """
 
-from minitf import autodiff, debugging, dtypes, errors, linalg, math, nest, nn, random
+from minitf import autodiff, debugging, dtypes, errors, linalg, math, nest, nn, random, types
 from minitf import logs as _logs
 from minitf.core import convert_to_tensor
 from minitf.custom_gradients import custom_gradient

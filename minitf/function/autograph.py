@@ -106,6 +106,10 @@ def _compile(fn: Any, node: ast.FunctionDef) -> Callable:
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells["ag__"] = types.CellType(_Runtime)
+    if node.name not in cells and node.name in fn.__globals__:
+        # Inside the factory the converted function's own name is a local: a function that calls itself
+        # (a recursive tf.function) must still find the global it names.
+        cells[node.name] = types.CellType(fn.__globals__[node.name])
     closure = tuple(cells[name] if name in cells else types.CellType() for name in inner_code.co_freevars)
     new = types.FunctionType(inner_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     new.__kwdefaults__ = fn.__kwdefaults__

@@ -115,6 +115,8 @@ def _compile(fn: Any, node: ast.FunctionDef) -> Callable:
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__dict__.update(fn.__dict__)
     new.__wrapped_original__ = fn  # type: ignore[attr-defined]
+    from minitf.function.user_code import register_converted
+    register_converted(inner_code)  # so that errors can mark its frames as converted code
     return new
 
 

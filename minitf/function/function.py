@@ -716,7 +716,13 @@ class Function:
             fn = self._converted
         args, kwargs = _rebuild_call(self._sig, call_args)
         with graph_scope(graph):
-            result = fn(*args, **kwargs)
+            try:
+                result = fn(*args, **kwargs)
+            except Exception as exc:
+                if not self._autograph:
+                    raise
+                from minitf.function.user_code import in_user_code
+                raise in_user_code(exc, exc.__traceback__.tb_next) from None
             flat_out = nest.flatten(result)
             outputs = []
             packed = []

@@ -39,15 +39,19 @@ STATEFUL_TYPES = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSu
 
 
 def _graph_error(what: str, graph: FuncGraph | None) -> str:
-    if graph is not None and not graph.autograph:
-        return (f"{what} is not allowed. You can attempt the following resolutions to the problem: If you are "
-                "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
-                "you are using AutoGraph, you can try decorating this function with @tf.function. If that does not "
-                "work, then you may be using an unsupported feature or your source code may not be visible to "
-                "AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
-                "g3doc/reference/limitations.md#access-to-source-code for more information.")
-    return f"{what} is not allowed: AutoGraph did convert this function. This might indicate you are trying to " \
-           f"use an unsupported feature."
+    """TensorFlow 2.21's message for a tensor used as a Python value while tracing (with AutoGraph or without)."""
+    hint = ("Hint: inside a tf.function, loop over a tensor with `for x in tensor:` or "
+            "`for i in tf.range(n):` (AutoGraph converts those; enumerate() and zip() of tensors are not)"
+            if what.startswith("Iterating") else
+            "Hint: inside a tf.function, branch on a tensor with a plain `if tensor:` statement (AutoGraph makes it "
+            "tf.cond) or call tf.cond yourself; bool(tensor), `and`/`or` chains of tensors and assertions need "
+            "a Python value")
+    return (f"{what} is not allowed. You can attempt the following resolutions to the problem: If you are "
+            "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
+            "you are using AutoGraph, you can try decorating this function with @tf.function. If that does not "
+            "work, then you may be using an unsupported feature or your source code may not be visible to "
+            "AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
+            f"g3doc/reference/limitations.md#access-to-source-code for more information.\n{hint}.")
 
 
 class SymbolicTensor(Tensor):

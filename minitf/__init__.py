@@ -132,6 +132,7 @@ from minitf.ops.math_ops import (
     where,
 )
 from minitf.printing import print_values as print
+from minitf.python_ops import numpy_function, py_function
 from minitf.tape import GradientTape, UnconnectedGradients
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape

@@ -105,9 +105,10 @@ class SymbolicTensor(Tensor):
         return [op for op in self._op.graph.get_operations() if any(t is self for t in op.inputs)]
 
     def __str__(self) -> str:
+        device = f", device={self._op.device}" if self._op.device else ""
         if self._shape.rank is None:
-            return f'Tensor("{self.name}", dtype={self._dtype.name})'
-        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+            return f'Tensor("{self.name}", dtype={self._dtype.name}{device})'
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name}{device})'
 
     def __repr__(self) -> str:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"

@@ -160,3 +160,43 @@ def test_tf_types_experimental_names_work_in_annotations_and_isinstance() -> Non
         seen.append(sorted(n for n in dir(tf.types.experimental) if not n.startswith("_") and n != "distributed"))
 
     assert_same(case)
+
+
+def test_tensor_array_filled_in_a_tf_range_loop_keeps_static_shapes() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function
+        def rows(x):
+            ta = tf.TensorArray(tf.float32, size=4)
+            for i in tf.range(4):
+                ta = ta.write(i, x * tf.cast(i, tf.float32))
+            out = ta.stack()
+            seen.append([out.shape.as_list(), ta.read(1).shape.as_list(), ta.size().op.type])
+            return out
+
+        @tf.function
+        def dynamic(n):
+            ta = tf.TensorArray(tf.float32, size=n)
+            for i in tf.range(n):
+                ta = ta.write(i, tf.cast(i, tf.float32))
+            out = ta.stack()
+            seen.append(out.shape.as_list())
+            return out
+
+        seen.append(rows(tf.constant([1.0, 2.0])))
+        seen.append(dynamic(tf.constant(3)))
+
+    assert_same(case)
+
+
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "tf.function"])
+def test_tensor_array_of_static_size_has_zero_rows_where_nothing_was_written(traced: bool) -> None:
+    def case(tf: Any, seen: list) -> None:
+        def partly():
+            ta = tf.TensorArray(tf.int32, size=3)
+            for i in tf.range(2):
+                ta = ta.write(i, i + 10)
+            return ta.stack(), ta.size()
+
+        seen.append((tf.function(partly) if traced else partly)())
+
+    assert_same(case)

@@ -581,6 +581,7 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
         return test(*holders[len(positions):]) if n_extra else test()
 
     body_holders: list[Any] = []
+    learned: dict[int, Any] = {}
 
     def body_fn(*holders: Any) -> list:
         body_holders[:] = holders
@@ -592,10 +593,12 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
             body()
         after = list(get_state())
         out = []
-        for _k, i in enumerate(positions):
+        for k, i in enumerate(positions):
             v = after[i]
             if isinstance(v, Undefined):
                 raise ValueError(f"'{names[i]}' must be defined before the loop.")
+            if isinstance(v, TensorArray):
+                learned[k] = v._element_shape  # what the body wrote: the TensorArray's elements after the loop
             out.append(v._stack if isinstance(v, TensorArray) else v)
         return out + extra
 
@@ -617,6 +620,8 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
     for k, i in enumerate(positions):
         final[i] = TensorArray._from_stack(result[k], carried[k]) if isinstance(carried[k], TensorArray) \
             else result[k]
+        if isinstance(final[i], TensorArray) and final[i]._element_shape is None:
+            final[i]._element_shape = learned.get(k)
     for i, v in enumerate(initial):
         if isinstance(v, Undefined) and i not in positions:
             final[i] = v

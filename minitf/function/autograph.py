@@ -681,6 +681,17 @@ def range_(*args: Any) -> Any:
 
 def for_stmt(iterable: Any, extra_test: Callable[[], Any] | None, body: Callable[[Any], None],
              get_state: Callable[[], tuple], set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
+    """A converted `for` loop: a Python loop over Python values, a graph loop over a tensor (or tf.range).
+
+    Hook for other iterables (tf.data datasets): while tracing, an object whose class defines
+    `_minitf_for_stmt(self, extra_test, body, get_state, set_state, names)` builds its own graph loop, with
+    the same arguments as this function (`body(element)` runs one iteration; the state functions read and
+    write the loop's variables, see `_graph_loop`).
+    """
+    custom = getattr(type(iterable), "_minitf_for_stmt", None)
+    if custom is not None and state.graph is not None:
+        custom(iterable, extra_test, body, get_state, set_state, names)
+        return
     if hasattr(iterable, "_as_tensor") and not isinstance(iterable, Tensor) and state.graph is not None:
         iterable = iterable.read_value()
     if not _is_symbolic(iterable):

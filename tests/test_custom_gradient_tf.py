@@ -270,3 +270,49 @@ def _error_of(case: Any, tf: Any) -> Exception:
     except Exception as exc:  # noqa: BLE001 - the error is what is compared
         return exc
     raise AssertionError(f"{tf.__name__} did not raise")
+
+
+def test_tape_controls_work_inside_a_traced_function() -> None:
+    """stop_recording, stop_gradient, unconnected_gradients, jacobian (with and without pfor) and
+    batch_jacobian inside a tf.function, as eagerly."""
+    def case(tf: Any) -> Any:
+        @tf.function
+        def f(x):
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                y = x * x
+                with tape.stop_recording():
+                    z = x * 3.0
+                w = tf.stop_gradient(y) * x
+            return (tape.jacobian(y, x), tape.gradient(z, x), tape.gradient(z, x, unconnected_gradients="zero"),
+                    tape.gradient(w, x), tape.jacobian(y, x, experimental_use_pfor=False))
+
+        @tf.function
+        def g(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+            return tape.batch_jacobian(y, x)
+
+        return f(tf.constant([1.0, 2.0])), g(tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+
+    alike(case)
+
+
+def test_grad_fn_returning_too_few_variable_gradients_raises_value_error() -> None:
+    def case(tf: Any) -> Any:
+        v = tf.Variable(3.0)
+
+        @tf.custom_gradient
+        def f(x):
+            def grad(dy, variables):
+                return dy, []
+            return x * v, grad
+
+        x = tf.constant(1.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        return tape.gradient(y, x)
+
+    raises_alike(case)

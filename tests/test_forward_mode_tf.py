@@ -36,7 +36,8 @@ def test_jvp_of_an_unconnected_tensor(how: str) -> None:
     alike(case)
 
 
-@pytest.mark.parametrize("fn", ["tanh", "exp", "sigmoid", "matmul", "reduce_mean", "softmax", "where"])
+@pytest.mark.parametrize("fn", ["tanh", "exp", "sigmoid", "matmul", "reduce_mean", "softmax", "where", "gather",
+                                "reduce_max", "concat", "slice", "relu"])
 def test_jvp_matches_tensorflow_for_common_ops(fn: str) -> None:
     ops = {
         "tanh": lambda tf, x: tf.tanh(x),
@@ -46,6 +47,11 @@ def test_jvp_matches_tensorflow_for_common_ops(fn: str) -> None:
         "reduce_mean": lambda tf, x: tf.reduce_mean(x, axis=1),
         "softmax": lambda tf, x: tf.nn.softmax(x),
         "where": lambda tf, x: tf.where(x > 0.0, x * x, -x),
+        "gather": lambda tf, x: tf.gather(x, [1, 0, 1]),
+        "reduce_max": lambda tf, x: tf.reduce_max(x, axis=1),
+        "concat": lambda tf, x: tf.concat([x, x * 2.0], axis=0),
+        "slice": lambda tf, x: tf.reshape(x, [3, 2])[1:],
+        "relu": lambda tf, x: tf.nn.relu(x - 0.3),
     }
 
     def case(tf: Any) -> Any:

@@ -141,10 +141,9 @@ def add_gradients(a: Any, b: Any) -> Any:
     """The sum of two gradients of one value: sparse + sparse stays sparse (rows concatenated), else dense."""
     from minitf.ops import array_ops, math_ops
     if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
-        # `a` came from an op recorded later than `b`'s (the tape walks backwards): TensorFlow lists the
-        # rows in the order the ops ran.
-        total = IndexedSlices(array_ops.concat([b.values, a.values], 0),
-                              array_ops.concat([b.indices, a.indices], 0), a.dense_shape)
+        # The rows in the order the gradients arrived (the tape follows TensorFlow's order).
+        total = IndexedSlices(array_ops.concat([a.values, b.values], 0),
+                              array_ops.concat([a.indices, b.indices], 0), a.dense_shape)
         total._static_shape = a._static_shape
         return total
     return math_ops.add(dense(a), dense(b))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -224,7 +225,7 @@ class GradientTape:
 
         Every target gets its seed, recorded or not (the gradient of `x` with respect to `x` is 1). A
         persistent tape that is still recording records its own backward pass, as TensorFlow's does, so
-        it can differentiate its gradients again.
+        it can differentiate its gradients again. The calls run in TensorFlow's order (see `_schedule`).
         """
         grads: dict[int, Tensor] = {}
         for i, t in enumerate(targets):
@@ -235,7 +236,7 @@ class GradientTape:
             else:  # a Variable: its gradient is keyed by the variable itself
                 seed = array_ops.ones(t.shape, dtype=t.dtype)
             _accumulate(grads, _key(t), seed)
-        for call in reversed(self._calls):
+        for call in self._schedule(targets):
             if isinstance(call, _Read):
                 g = grads.get(_key(call.out))
                 if g is not None:
@@ -243,6 +244,53 @@ class GradientTape:
                 continue
             self._backward_call(call, grads)
         return grads
+
+    def _schedule(self, targets: list[Any]) -> list[GradContext | _Read]:
+        """The recorded calls the targets depend on, in the order TensorFlow's tape runs them backwards.
+
+        A call is ready once every recorded use of its outputs has been processed; ready calls wait in a
+        first-in first-out queue (the first ones in recording order). Any such order gives the same
+        gradients; this one also adds the gradients of a value in TensorFlow's order, which shows in the
+        rows of IndexedSlices and in the last bits of float sums.
+        """
+        producer: dict[int, int] = {}
+        for index, call in enumerate(self._calls):
+            if isinstance(call, _Read):
+                producer[id(call.out)] = index
+            else:
+                for o in call.outputs:
+                    producer[id(o)] = index
+        uses: dict[int, int] = {}
+        missing: dict[int, int] = {}
+        reached: set[int] = set()
+        stack = [producer[id(t)] for t in targets if id(t) in producer]
+        while stack:
+            index = stack.pop()
+            if index in reached:
+                continue
+            reached.add(index)
+            for key in _input_keys(self._calls[index]):
+                uses[key] = uses.get(key, 0) + 1
+                maker = producer.get(key)
+                if maker is not None:
+                    stack.append(maker)
+        for key in uses:  # a call waits for each of its outputs that recorded calls use
+            maker = producer.get(key)
+            if maker is not None:
+                missing[maker] = missing.get(maker, 0) + 1
+        ready = deque(index for index in sorted(reached) if index not in missing)
+        order = []
+        while ready:
+            index = ready.popleft()
+            order.append(self._calls[index])
+            for key in _input_keys(self._calls[index]):
+                uses[key] -= 1
+                maker = producer.get(key)
+                if uses[key] == 0 and maker is not None:
+                    missing[maker] -= 1
+                    if missing[maker] == 0:
+                        ready.append(maker)
+        return order
 
     def _backward_call(self, call: GradContext, grads: dict[int, Tensor]) -> None:
         """Apply one op's gradient rule; runs once per recorded op, so it is kept short."""
@@ -406,6 +454,10 @@ def _scalar_as_numpy_scalar(t: Tensor) -> Tensor:
     if type(v) is np.ndarray and v.ndim == 0:
         t._value = v[()]  # type: ignore[attr-defined]
     return t
+
+
+def _input_keys(call: GradContext | _Read) -> list[int]:
+    return [id(call.variable)] if isinstance(call, _Read) else [id(t) for t in call.inputs]
 
 
 def _accumulate(grads: dict[int, Tensor], key: int, g: Tensor) -> None:

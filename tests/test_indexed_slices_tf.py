@@ -150,3 +150,23 @@ def test_indexed_slices_do_not_support_arithmetic() -> None:
             y = tf.gather(v, [0])
         with pytest.raises(TypeError, match="unsupported operand type"):
             tape.gradient(y, v) + 1
+
+
+@pytest.mark.parametrize("program", ["sum_of_three", "reused_rows"])
+def test_rows_of_several_gathers_of_one_loss_come_in_tensorflows_backprop_order(program: str) -> None:
+    """One loss: TensorFlow runs the backward pass breadth first, so the rows arrive in that order.
+
+    (With several targets its order among them follows a hash table's; that case is not compared.)
+    """
+    def case(tf: Any) -> Any:
+        v = tf.Variable([1.0, 2.0, 3.0])
+        with tf.GradientTape() as tape:
+            if program == "sum_of_three":
+                loss = (tf.reduce_sum(tf.gather(v, [0])) + tf.reduce_sum(tf.gather(v, [1]) * 2.0)
+                        + tf.reduce_sum(tf.gather(v, [2]) * 3.0))
+            else:
+                first = tf.gather(v, [2, 0])
+                loss = tf.reduce_sum(first * first * tf.gather(v, [1, 1])) + tf.reduce_sum(first)
+        return _sparse_view(tape.gradient(loss, v))
+
+    alike(case, rtol=1e-6)

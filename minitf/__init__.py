@@ -44,7 +44,7 @@ from minitf.function import (
     name_scope,
     while_loop,
 )
-from minitf.function.namespaces import autograph, config
+from minitf.function.namespaces import autograph, config, test
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops import operators as _operators
 from minitf.ops.array_ops import (

@@ -142,6 +142,41 @@ def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
     return list_physical_devices(device_type)
 
 
+def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
+    """Accepted for the scripts that hide GPUs (`set_visible_devices([], "GPU")`): there are none to hide."""
+
+
+def get_device_details(device: PhysicalDevice) -> dict:
+    """A CPU has no details to report (GPUs list their name and compute capability)."""
+    return {}
+
+
+# tf.test: what scripts ask before choosing where to run.
+
+def gpu_device_name() -> str:
+    return ""
+
+
+def is_built_with_cuda() -> bool:
+    return False
+
+
+def is_built_with_gpu_support() -> bool:
+    return False
+
+
+def is_gpu_available(cuda_only: bool = False, min_cuda_compute_capability: Any = None) -> bool:
+    """False, with TensorFlow's deprecation warning naming the caller's line."""
+    import logging
+    import sys
+    caller = sys._getframe(1)
+    logging.getLogger("minitf").warning(
+        "From %s:%d: is_gpu_available (from tensorflow.python.framework.test_util) is deprecated and will be "
+        "removed in a future version.\nInstructions for updating:\nUse `tf.config.list_physical_devices('GPU')` "
+        "instead.", caller.f_code.co_filename, caller.f_lineno)
+    return False
+
+
 # ---------------------------------------------------------------------------------------------------
 # Placement logging
 # ---------------------------------------------------------------------------------------------------

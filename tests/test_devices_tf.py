@@ -131,3 +131,26 @@ def test_placement_log_goes_to_file_descriptor_one_not_python_stdout(capsys: pyt
     with os.fdopen(read) as pipe:
         assert pipe.read() == "Sub: (Sub): /job:localhost/replica:0/task:0/device:CPU:0\n"
     assert capsys.readouterr().out == ""
+
+
+def test_scripts_probing_for_gpus_find_none() -> None:
+    def case(tf: Any, seen: list) -> None:
+        seen.append(tf.test.gpu_device_name())
+        seen.append(tf.test.is_built_with_cuda())
+        seen.append(tf.test.is_built_with_gpu_support())
+        tf.config.set_visible_devices([], "GPU")
+        seen.append(repr(tf.config.get_visible_devices()))
+        seen.append(repr(tf.config.get_visible_devices("GPU")))
+        seen.append(tf.config.experimental.get_device_details(tf.config.list_physical_devices()[0]))
+
+    assert_same(case)
+
+
+def test_is_gpu_available_is_false_and_logs_tensorflows_deprecation(caplog: pytest.LogCaptureFixture) -> None:
+    tf = ENGINES["minitf"]
+    with caplog.at_level("WARNING", logger="minitf"):
+        line = sys._getframe().f_lineno + 1
+        assert tf.test.is_gpu_available() is False
+    assert (f"From {__file__}:{line}: is_gpu_available (from tensorflow.python.framework.test_util) is deprecated"
+            in caplog.text)
+    assert "Use `tf.config.list_physical_devices('GPU')` instead." in caplog.text

@@ -17,10 +17,17 @@ config = types.SimpleNamespace(run_functions_eagerly=run_functions_eagerly,
                                get_visible_devices=_device.get_visible_devices,
                                PhysicalDevice=_device.PhysicalDevice,
                                LogicalDevice=_device.LogicalDevice,
+                               set_visible_devices=_device.set_visible_devices,
                                experimental=types.SimpleNamespace(
                                    list_physical_devices=_device.list_physical_devices,
                                    list_logical_devices=_device.list_logical_devices,
-                                   get_visible_devices=_device.get_visible_devices))
+                                   get_visible_devices=_device.get_visible_devices,
+                                   set_visible_devices=_device.set_visible_devices,
+                                   get_device_details=_device.get_device_details))
+
+test = types.SimpleNamespace(gpu_device_name=_device.gpu_device_name, is_built_with_cuda=_device.is_built_with_cuda,
+                             is_built_with_gpu_support=_device.is_built_with_gpu_support,
+                             is_gpu_available=_device.is_gpu_available)
 
 autograph = types.SimpleNamespace(
     to_code=_autograph.to_code,

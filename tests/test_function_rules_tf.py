@@ -38,6 +38,8 @@ def test_concrete_function_accepts_traced_python_values_or_tensor_arguments_alon
         seen.append(cf(x, 3, None))
         seen.append(cf(x, n=3, y=None))
         seen.append(cf(x=x))
+        seen.append(cf(x, 3.0, None))  # literals are compared with ==
+        seen.append(cf(x, tf.constant(3.0), None))
 
     assert_same(case)
 

@@ -445,9 +445,18 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
         if not isinstance(value, list | tuple) or len(value) != len(expected) - 1:
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
         return [x for v, t in zip(value, expected[1:]) for x in _check_argument(v, t, cf)]
+    if isinstance(expected, _Literal) and _equals(value, expected.value):
+        return []  # TensorFlow compares a literal with ==, so tf.constant(3.0) passes for Literal[3]
     if _trace_type(value) != expected:
         raise TypeError(f"Can not cast {value!r} to {_type_text(expected)}")
     return []
+
+
+def _equals(value: Any, literal: Any) -> bool:
+    try:
+        return bool(value == literal)
+    except (TypeError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------------------------------------------

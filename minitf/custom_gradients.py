@@ -27,6 +27,13 @@ from minitf.core import GradContext, Op, bind, convert_to_tensor, state
 from minitf.tensor import Tensor
 
 
+def variable_behind(handle: Any) -> Any:
+    """The Variable a resource handle stands for (eager handle, traced placeholder, or the Variable itself)."""
+    if isinstance(handle, Tensor):
+        return getattr(handle, "_value", None) if not hasattr(handle, "_variable") else handle._variable
+    return handle
+
+
 class _VariableWatcher:
     """Sits on the tape stack while the forward function runs and notes every variable it reads."""
 
@@ -34,7 +41,8 @@ class _VariableWatcher:
         self.variables: list[Any] = []
 
     def record(self, op: Op, inputs: tuple, attrs: dict, outputs: Any) -> None:
-        pass
+        if op.name == "ReadVariableOp":  # where reading a variable is an op bound like the others
+            self.record_read(variable_behind(inputs[0]), outputs)
 
     def record_read(self, variable: Any, out: Tensor) -> None:
         if all(v is not variable for v in self.variables):

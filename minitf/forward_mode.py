@@ -73,7 +73,13 @@ class ForwardAccumulator:
 
     def record(self, op: Op, inputs: tuple, attrs: dict, outputs: Any) -> None:
         """Called by `core.bind` for every op in the block: work out the tangents of its outputs."""
-        if op.grad is None or self._paused:
+        if self._paused:
+            return
+        if op.name == "ReadVariableOp":  # where reading a variable is an op bound like the others
+            from minitf.custom_gradients import variable_behind
+            self.record_read(variable_behind(inputs[0]), outputs)
+            return
+        if op.grad is None:
             return
         tangents = [self._tangents.get(id(t)) for t in inputs]
         if all(t is None for t in tangents):

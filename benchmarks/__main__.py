@@ -2,10 +2,12 @@
 
 import sys
 
-from benchmarks import chain, lessons
+from benchmarks import chain, graphs, lessons
 
 if __name__ == "__main__":
     chain.main()
+    print()
+    graphs.main()
     if "--lessons" in sys.argv:
         print()
         lessons.main()

@@ -79,7 +79,26 @@ from minitf.ops.array_ops import (
     zeros,
     zeros_like,
 )
+from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
+from minitf.ops.graph_gradients import gradients
+from minitf.ops.indexing_ops import (
+    gather_nd,
+    meshgrid,
+    repeat,
+    roll,
+    scatter_nd,
+    slice,
+    strided_slice,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    unravel_index,
+)
+from minitf.ops.init_ops import constant_initializer, random_normal_initializer, zeros_initializer
 from minitf.ops.linalg_ops import matmul, norm, tensordot
+from minitf.ops.map_ops import map_fn, vectorized_map
 from minitf.ops.math_ops import (
     abs,
     add,
@@ -131,6 +150,8 @@ from minitf.ops.math_ops import (
     truncatemod,
     where,
 )
+from minitf.ops.matrix_ops import einsum
+from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
 from minitf.printing import print_values as print
 from minitf.python_ops import numpy_function, py_function
 from minitf.tape import GradientTape, UnconnectedGradients

@@ -47,9 +47,12 @@ class Op:
              graph passes never fold, merge or remove it, and it runs in program order.
     value_dependent: the output *shape* depends on the input *values* (`Range`, `Where`): while tracing,
              its dimensions stay unknown unless every input is a constant.
+    elementwise: each output element depends on the inputs' elements at the same (broadcast) position, so
+             a chain of such ops can run as one fused kernel.
     """
 
-    __slots__ = ("name", "kernel", "check", "shape", "grad", "num_outputs", "explain", "stateful", "value_dependent")
+    __slots__ = ("name", "kernel", "check", "shape", "grad", "num_outputs", "explain", "stateful", "value_dependent",
+                 "elementwise")
 
     def __init__(
         self,
@@ -63,6 +66,7 @@ class Op:
         explain: Callable[[Sequence[Tensor], dict, Exception], str] | None = None,
         stateful: bool = False,
         value_dependent: bool = False,
+        elementwise: bool = False,
     ) -> None:
         self.name = name
         self.kernel = kernel
@@ -73,6 +77,7 @@ class Op:
         self.explain = explain
         self.stateful = stateful
         self.value_dependent = value_dependent
+        self.elementwise = elementwise
         REGISTRY[name] = self
 
     def __repr__(self) -> str:
@@ -143,6 +148,8 @@ def run_eager(op: Op, inputs: Sequence[Tensor], attrs: dict) -> Any:
         t._value = out
         t._dtype = _BY_NUMPY.get(out.dtype) or dtypes.from_numpy(out.dtype)
         return t
+    if op.num_outputs == 0:
+        return ()
     return tuple(make(o, dtypes.from_numpy(o.dtype)) for o in out)
 
 

@@ -69,7 +69,7 @@ def _identity_n_grad(ctx: GradContext, grads: list) -> list:
     if graph is None:
         input_grads = attrs["_grad_fn"](*upstream)
     else:
-        from minitf.function.trace import replay_graph
+        from minitf.function.execute import replay_graph
         outs = iter(replay_graph(graph, upstream + list(ctx.inputs[n + k:])))
         input_grads = [next(outs) if connected else None for connected in attrs["_connected"]]
     return [None] * n + list(input_grads) + [None] * (len(ctx.inputs) - n - k)

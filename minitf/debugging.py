@@ -1,5 +1,5 @@
-"""`tf.debugging`: switches and checks that help find out what a program does."""
+"""`tf.debugging`: checks that stop a program with a clear error when a tensor is not what it should be,
+and the switch that logs where ops run."""
 
-from minitf.devices import get_log_device_placement, set_log_device_placement
-
-__all__ = ["get_log_device_placement", "set_log_device_placement"]
+from minitf.devices import get_log_device_placement, set_log_device_placement  # noqa: F401
+from minitf.ops.check_ops import assert_equal, assert_shapes, check_numerics  # noqa: F401

@@ -101,6 +101,11 @@ class DType:
         except TypeError:
             return False
 
+    @property
+    def as_datatype_enum(self) -> int:
+        """TensorFlow's number for this dtype (types.proto): float32 is 1, int32 is 3."""
+        return _ENUM_OF[self]
+
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
@@ -133,6 +138,10 @@ ALL: tuple[DType, ...] = (
     float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     bool, complex64, complex128, string,
 )
+# Not values a student computes with: a `resource` tensor stands for a Variable (the input of ReadVariableOp and
+# the assign ops), a `variant` for a TensorArray's list. Neither is in ALL.
+resource = DType("resource", np.object_)
+variant = DType("variant", np.object_)
 FLOATS = frozenset({float16, float32, float64})
 FLOAT_OR_COMPLEX = FLOATS | {complex64, complex128}
 INTEGERS = frozenset({int8, int16, int32, int64, uint8, uint16, uint32, uint64})
@@ -140,6 +149,10 @@ NUMERIC = FLOAT_OR_COMPLEX | INTEGERS
 REAL = FLOATS | INTEGERS
 
 _BY_NAME = {d.name: d for d in ALL} | {"half": float16, "double": float64}
+# TensorFlow's DataType enum (types.proto): tf.as_dtype(1) is tf.float32, and every DType knows its number.
+_BY_ENUM = {1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 7: string, 8: complex64, 9: int64,
+            10: bool, 17: uint16, 18: complex128, 19: float16, 22: uint32, 23: uint64}
+_ENUM_OF = {d: number for number, d in _BY_ENUM.items()}
 # NumPy dtype -> DType. Byte strings and unicode arrays are TensorFlow strings.
 _BY_NUMPY: dict[Any, DType] = {d._np: d for d in ALL}
 
@@ -162,6 +175,13 @@ def as_dtype(value: Any) -> DType:
         d = _BY_NAME.get(value)
         if d is None:
             raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.")
+        return d
+    if isinstance(value, int) and not isinstance(value, _py_bool):
+        d = _BY_ENUM.get(value)
+        if d is None:
+            raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.\nHint: "
+                            "integers name dtypes by TensorFlow's DataType enum (1 is float32, 3 is int32, ...); "
+                            "minitf has no reference dtypes (101 and up).")
         return d
     if value is float:
         return float32

@@ -1,5 +1,6 @@
 """`tf.nn`: activations and losses."""
 
+from minitf.ops.conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401
 from minitf.ops.nn_ops import (  # noqa: F401
     elu,
     l2_loss,
@@ -13,3 +14,5 @@ from minitf.ops.nn_ops import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits,
     tanh,
 )
+from minitf.ops.nn_training_ops import dropout, sigmoid_cross_entropy_with_logits  # noqa: F401
+from minitf.ops.sort_ops import top_k  # noqa: F401

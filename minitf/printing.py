@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from minitf.logs import interactive
 from minitf.tensor import Tensor
 
 
@@ -62,22 +61,20 @@ def _float_text(v: Any, double: bool) -> str:
 
 def print_values(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ", end: str = "\n",
                  name: str | None = None) -> None:
-    from minitf.core import state
+    """`tf.print`: a StringFormat op puts the values into one string, a PrintV2 op writes it (when it runs:
+    right away eagerly, at every call of a traced function)."""
+    from minitf.core import bind  # the ops' module imports this one (for format_value)
+    from minitf.ops.state_ops import PrintV2, StringFormat
 
-    if state.graph is not None and hasattr(state.graph, "add_print"):
-        state.graph.add_print(inputs, output_stream=output_stream, summarize=summarize, sep=sep, end=end)
-        return
-    if output_stream is None:
-        # TensorFlow prints to stderr, but into the cell's output (stdout) inside Jupyter.
-        output_stream = sys.stdout if interactive() else sys.stderr
-    stream = output_stream
-    if stream == "stdout" or stream is sys.stdout:
-        stream = sys.stdout
-    elif stream == "stderr":
-        stream = sys.stderr
-    if hasattr(inputs[0] if inputs else None, "_as_tensor") and not isinstance(inputs[0], Tensor):
-        pass
-    text = sep.join(format_value(getattr(v, "_value", v) if not hasattr(v, "read_value") else v.read_value(),
-                                 summarize) for v in inputs)
-    stream.write(text + end)
-    stream.flush()
+    template: list[tuple[str, Any]] = []
+    tensors: list[Tensor] = []
+    for value in inputs:
+        if hasattr(value, "read_value") and not isinstance(value, Tensor):  # a Variable prints its value
+            value = value.read_value()
+        if isinstance(value, Tensor):
+            tensors.append(value)
+            template.append(("tensor", len(tensors) - 1))
+        else:
+            template.append(("text", format_value(value, summarize)))
+    text = bind(StringFormat, *tensors, template=tuple(template), summarize=summarize, sep=sep)
+    bind(PrintV2, text, output_stream=output_stream, end=end)

@@ -22,6 +22,7 @@ from minitf import nest
 from minitf.core import GradContext, Op, convert_to_tensor, state
 from minitf.indexed_slices import IndexedSlices, add_gradients, dense
 from minitf.ops import array_ops
+from minitf.ops.state_ops import ReadVariableOp, variable_of
 from minitf.tensor import Tensor
 
 log = logging.getLogger("minitf")
@@ -119,7 +120,7 @@ class GradientTape:
         self._tracked[_key(variable)] = variable
 
     def record_read(self, variable: Any, out: Tensor) -> None:
-        """Called by `Variable.read_value` while this tape records."""
+        """A read of `variable` gave `out` (a ReadVariableOp, or a control-flow op reading it inside)."""
         key = _key(variable)
         if key not in self._variables:
             if not (self._watch_accessed_variables and variable.trainable):
@@ -130,6 +131,9 @@ class GradientTape:
 
     def record(self, op: Op, inputs: tuple, attrs: dict, outputs: Any) -> None:
         """Called by `core.bind` for every op while this tape records; keeps those that touch watched values."""
+        if op is ReadVariableOp:  # reading a variable is how a tape starts watching it
+            self.record_read(variable_of(inputs[0]), outputs)
+            return
         if op.grad is None:
             return  # not differentiable: nothing flows back through it
         tracked = self._tracked

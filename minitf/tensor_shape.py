@@ -76,6 +76,37 @@ class TensorShape:
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
 
+    # Assertions on what is known statically (they raise only when the known part contradicts them)
+    def assert_is_fully_defined(self) -> None:
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    def assert_has_rank(self, rank: int) -> None:
+        if self.rank not in (None, rank):
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
+    def assert_same_rank(self, other: Any) -> None:
+        other = as_shape(other)
+        if self.rank is not None and other.rank is not None and self.rank != other.rank:
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def with_rank(self, rank: int) -> TensorShape:
+        """This shape, with `rank` dimensions (unknown ones if the rank was unknown)."""
+        if self.rank is None:
+            return TensorShape([None] * rank)
+        self.assert_has_rank(rank)
+        return self
+
+    def with_rank_at_least(self, rank: int) -> TensorShape:
+        if self.rank is not None and self.rank < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank: int) -> TensorShape:
+        if self.rank is not None and self.rank > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
     def __len__(self) -> int:
         if self._dims is None:
             raise ValueError("Cannot take the length of shape with unknown rank.")

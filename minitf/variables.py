@@ -6,13 +6,15 @@ read; a function being traced turns reads and assignments into graph operations 
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import convert_to_tensor, state
+from minitf.core import bind, convert_to_tensor, state
 from minitf.errors import InvalidArgumentError
+from minitf.ops import state_ops
 from minitf.tensor import EagerTensor, Reference, Tensor, make
 from minitf.tensor_shape import TensorShape
 
@@ -21,6 +23,10 @@ class Variable:
     """A mutable tensor-valued slot. Arithmetic on it reads it and returns ordinary tensors."""
 
     _next_uid = 0
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
+        # As in TensorFlow, `tf.Variable(...)` makes a ResourceVariable, a subclass: isinstance(v, tf.Variable) holds.
+        return object.__new__(ResourceVariable if cls is Variable else cls)
 
     def __init__(self, initial_value: Any = None, trainable: bool = True, validate_shape: bool = True,
                  caching_device: Any = None, name: str | None = None, variable_def: Any = None, dtype: Any = None,
@@ -40,6 +46,7 @@ class Variable:
         self._name = f"{'Variable' if name is None else name}:0"
         Variable._next_uid += 1
         self._uid = Variable._next_uid
+        self._handle = make(self, dtypes.resource)  # what ReadVariableOp and the assign ops take as input
 
     # --- what it is ---
     @property
@@ -78,17 +85,14 @@ class Variable:
     def value(self) -> Tensor:
         return self.read_value()
 
+    @property
+    def handle(self) -> Tensor:
+        """The `resource` tensor that stands for this variable in ops that read or write it."""
+        return self._handle
+
     def read_value(self) -> Tensor:
-        """The current value as a tensor; tapes and the tracer get to see the read."""
-        if not state.active:
-            return self._value
-        if state.graph is not None:
-            out = state.graph.read_variable(self)
-        else:
-            out = make(self._value._value, self._dtype)
-        for tape in state.tapes:
-            tape.record_read(self, out)
-        return out
+        """The current value as a tensor: a ReadVariableOp, so tapes and the tracer see the read."""
+        return bind(state_ops.ReadVariableOp, self._handle, dtype=self._dtype, _shape=self._shape)
 
     _as_tensor = read_value
 
@@ -121,20 +125,10 @@ class Variable:
         return self._write(self._checked(delta, "sub"), "sub", read_value)
 
     def _write(self, value: Tensor, how: str, read_value: bool) -> Any:
+        bind(state_ops.ASSIGN[how], self._handle, value, dtype=self._dtype)
         if state.graph is not None:
-            state.graph.assign_variable(self, value, how)
             return self if read_value else None
-        new = value._value  # type: ignore[attr-defined]
-        if how == "add":
-            new = self._value._value + new
-        elif how == "sub":
-            new = self._value._value - new
-        self._value = make(np.asarray(new, dtype=self._dtype._np)[()], self._dtype)
         return UnreadVariable(self) if read_value else None
-
-    def _set_value_eagerly(self, value: Any) -> None:
-        """Used by compiled functions to store their results."""
-        self._value = make(value, self._dtype)
 
     def __iadd__(self, other: Any) -> Any:
         raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use `variable.assign_add(value)`"
@@ -156,7 +150,7 @@ class Variable:
     __str__ = __repr__
 
     def __hash__(self) -> int:
-        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+        raise TypeError(f"Variable is unhashable. Instead, use variable.ref() as the key. (Variable: {self!r})")
 
     def ref(self) -> Reference:
         return Reference(self)
@@ -183,21 +177,82 @@ class Variable:
         return format(self._value, spec)
 
     def __getitem__(self, key: Any) -> Tensor:
-        """A slice of the value; eagerly it also has `.assign`, so `v[0].assign(9.)` writes into the variable."""
+        """A slice of the value that also has `.assign`, so `v[0].assign(9.)` writes into the variable (eagerly,
+        under a tape and inside a tf.function alike)."""
         from minitf.ops.array_ops import getitem
         out = getitem(self.read_value(), key)
-        # (Only in plain eager mode: a tape must see the very tensor the slice op produced.)
-        if state.active or not isinstance(out, EagerTensor) or _is_mask(key):
-            return out
-        piece = _new(SliceOfVariable)
-        piece._value, piece._dtype, piece._variable, piece._key = out._value, out._dtype, self, key
-        return piece
+        if not _is_mask(key):
+            _remember_slice(out, self, key)
+        return out
+
+    # --- scattering: tf.tensor_scatter_nd_* written back into the variable ---
+    def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        """Replace the entries (or slices) at `indices` by `updates`; returns the variable."""
+        return self._scatter_nd("TensorScatterUpdate", indices, updates)
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return self._scatter_nd("TensorScatterAdd", indices, updates)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return self._scatter_nd("TensorScatterSub", indices, updates)
+
+    def scatter_nd_max(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return self._scatter_nd("TensorScatterMax", indices, updates)
+
+    def scatter_nd_min(self, indices: Any, updates: Any, name: str | None = None) -> Any:
+        return self._scatter_nd("TensorScatterMin", indices, updates)
+
+    def _scatter_nd(self, op_name: str, indices: Any, updates: Any) -> Any:
+        from minitf.core import REGISTRY, bind
+        from minitf.ops.indexing_ops import _index_tensor
+        new = bind(REGISTRY[op_name], self.read_value(), _index_tensor(indices, op_name),
+                   convert_to_tensor(updates, dtype=self._dtype))
+        return self.assign(new)
+
+    # tf.IndexedSlices name rows of the first dimension: the same scatters with one coordinate per row.
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> Any:
+        return self._scatter_rows("TensorScatterUpdate", sparse_delta)
+
+    def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> Any:
+        return self._scatter_rows("TensorScatterAdd", sparse_delta)
+
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> Any:
+        return self._scatter_rows("TensorScatterSub", sparse_delta)
+
+    def scatter_max(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> Any:
+        return self._scatter_rows("TensorScatterMax", sparse_delta)
+
+    def scatter_min(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> Any:
+        return self._scatter_rows("TensorScatterMin", sparse_delta)
+
+    def scatter_mul(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> Any:
+        return self._scatter_rows("mul", sparse_delta)
+
+    def scatter_div(self, sparse_delta: Any, use_locking: bool = False, name: str | None = None) -> Any:
+        return self._scatter_rows("div", sparse_delta)
+
+    def _scatter_rows(self, how: str, sparse_delta: Any) -> Any:
+        if type(sparse_delta).__name__ != "IndexedSlices":
+            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: {sparse_delta}\n"
+                            "Hint: tf.IndexedSlices(values, indices) names the rows to change; for coordinates "
+                            "use variable.scatter_nd_update(indices, updates).")
+        from minitf.ops.array_ops import expand_dims, gather
+        rows = expand_dims(convert_to_tensor(sparse_delta.indices), -1)
+        if how in ("mul", "div"):  # new row = old row (*|/) update
+            old = gather(self.read_value(), sparse_delta.indices)
+            values = convert_to_tensor(sparse_delta.values, dtype=self._dtype)
+            return self._scatter_nd("TensorScatterUpdate", rows, old * values if how == "mul" else old / values)
+        return self._scatter_nd(how, rows, sparse_delta.values)
 
     def __iter__(self) -> Any:
         return iter(self.read_value())
 
     def __deepcopy__(self, memo: dict) -> Variable:
         return Variable(self._value, trainable=self._trainable, name=self._name[:-2])
+
+
+class ResourceVariable(Variable):
+    """The class of every variable `tf.Variable(...)` makes (TensorFlow's variables live in resources)."""
 
 
 class UnreadVariable(Variable):
@@ -217,41 +272,43 @@ class UnreadVariable(Variable):
     def name(self) -> str:
         return "UnreadVariable"
 
+    def read_value(self) -> Tensor:
+        """A read of the variable itself, so that tapes connect it to the variable they watch."""
+        return self.__dict__["_variable"].read_value()
+
+    value = read_value
+    _as_tensor = read_value
+
     def __repr__(self) -> str:
         return super().__repr__().replace(f"'{self._variable._name}'", "'UnreadVariable'", 1)
 
     __str__ = __repr__
 
 
-class SliceOfVariable(EagerTensor):
-    """What `variable[key]` gives eagerly: an ordinary tensor that remembers where it came from, so that
-    `variable[key].assign(value)` can write the value (broadcast) into that part of the variable."""
-
-    __slots__ = ("_variable", "_key")
-
-    def assign(self, value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
-        variable: Variable = self._variable
-        new = np.array(variable._value._value, copy=True)
-        key = _numpy_key(self._key)
-        part = convert_to_tensor(value, dtype=variable.dtype)._value  # type: ignore[attr-defined]
-        target = np.shape(new[key])
-        try:
-            np.broadcast_to(part, target)
-        except ValueError:
-            shapes = [",".join(map(str, s)) for s in (np.shape(part), target)]
-            raise InvalidArgumentError(None, None, f"Cannot broadcast input shape [{shapes[0]}] into final shape "
-                                       f"[{shapes[1]}] [Op:ResourceStridedSliceAssign] name: ") from None
-        new[key] = part
-        return variable.assign(new[()] if new.ndim == 0 else new, read_value=read_value)
+# What `variable[key]` returned, by id: (a weak reference to the slice, the variable, the key). As in
+# TensorFlow, a slice of a variable is an ordinary tensor that also has `.assign`.
+_slice_origins: dict[int, tuple[Any, Variable, Any]] = {}
 
 
-def _numpy_key(key: Any) -> Any:
-    """The same index with scalar tensors turned into ints, ready for NumPy's item assignment."""
-    def plain(item: Any) -> Any:
-        if isinstance(item, slice):
-            return slice(plain(item.start), plain(item.stop), plain(item.step))
-        return int(item) if isinstance(item, Tensor) else item
-    return tuple(plain(k) for k in key) if isinstance(key, tuple) else plain(key)
+def _remember_slice(piece: Tensor, variable: Variable, key: Any) -> None:
+    ident = id(piece)
+    _slice_origins[ident] = (weakref.ref(piece), variable, key)
+    weakref.finalize(piece, _slice_origins.pop, ident, None)
+
+
+def _slice_assign(piece: Tensor) -> Any:
+    """`variable[key].assign`: the tensor's `assign` attribute exists only for slices of a variable."""
+    origin = _slice_origins.get(id(piece))
+    if origin is None or origin[0]() is not piece:
+        raise AttributeError(f"'{type(piece).__name__}' object has no attribute 'assign'")
+    _, variable, key = origin
+
+    def assign(value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
+        """Write `value` (broadcast) into this part of the variable; returns the variable."""
+        from minitf.ops.indexing_ops import slice_update
+        part = convert_to_tensor(value, dtype=variable.dtype)
+        return variable.assign(slice_update(variable.read_value(), key, part), read_value=read_value)
+    return assign
 
 
 def _is_mask(key: Any) -> bool:
@@ -287,7 +344,8 @@ def _eager_value(initial_value: Any, dtype: Any) -> EagerTensor:
 
 
 def _install_operators() -> None:
-    """Arithmetic on a Variable reads it and applies the Tensor operator."""
+    """Arithmetic on a Variable reads it and applies the Tensor operator; slices of it can be assigned."""
+    Tensor.assign = property(_slice_assign)  # type: ignore[attr-defined]
     names = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor"]
     for n in names:
         for dunder in (f"__{n}__", f"__r{n}__"):

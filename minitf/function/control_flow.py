@@ -19,8 +19,10 @@ import numpy as np
 
 from minitf import dtypes, nest
 from minitf.core import Op, bind, convert_to_tensor, state
+from minitf.function.execute import as_runtime, replay_graph, run_graph
 from minitf.function.graph import FuncGraph, SymbolicTensor, resource
-from minitf.function.trace import graph_scope, replay_graph, run_graph, variable_of
+from minitf.function.trace import graph_scope
+from minitf.ops.state_ops import variable_of
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -660,8 +662,7 @@ StatefulPartitionedCall = Op("StatefulPartitionedCall", _call_kernel, shape=_cal
 
 def call_traced(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:
     """Inside a trace, a call of another traced function is one call op (as TensorFlow records it)."""
-    from minitf.function.trace import _as_runtime
     stateful = bool(graph.control_outputs) or any(t.dtype is resource for t in graph.inputs)
-    args = [_as_runtime(v) for v in inputs]
+    args = [as_runtime(v) for v in inputs]
     outs = bind(StatefulPartitionedCall if stateful else PartitionedCall, *args, f=graph)
     return list(outs)

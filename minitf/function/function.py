@@ -25,8 +25,11 @@ import numpy as np
 from minitf import dtypes, nest
 from minitf.core import convert_to_tensor, state
 from minitf.errors import InvalidArgumentError
+from minitf.function import codegen, optimizer
+from minitf.function.execute import call_graph, compiled
 from minitf.function.graph import FuncGraph, SymbolicTensor, resource
-from minitf.function.trace import call_graph, graph_scope
+from minitf.function.optimizer import OptimizationReport
+from minitf.function.trace import graph_scope
 from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import as_shape
@@ -247,6 +250,9 @@ class ConcreteFunction:
         self._param_names = param_names
         self.name = f"__inference_{function_name}"
         self._function_name = function_name
+        self._captures = graph.external_captures()
+        self._single_output = isinstance(graph.structured_outputs, SymbolicTensor)
+        self._optimized: tuple[int, FuncGraph, OptimizationReport] | None = None
 
     @property
     def inputs(self) -> list[SymbolicTensor]:
@@ -331,14 +337,49 @@ class ConcreteFunction:
                 _check_argument(value, TensorSpec(holder.shape, holder.dtype), self)
         return values
 
+    # --- what the optimiser made of the graph (minitf-only: TensorFlow keeps its optimised graph inside) ---
+    def _optimize(self) -> tuple[int, FuncGraph, OptimizationReport]:
+        """Optimise once per setting of `tf.config.optimizer` (changing a switch optimises again)."""
+        version = optimizer.options_version()
+        if self._optimized is None or self._optimized[0] != version:
+            graph, report = optimizer.optimize(self.graph)
+            self._optimized = (version, graph, report)
+        return self._optimized
+
+    @property
+    def optimized_graph(self) -> FuncGraph:
+        """The graph calls run: `graph` after the optimisation passes (minitf-only)."""
+        return self._optimize()[1]
+
+    @property
+    def optimization_report(self) -> OptimizationReport:
+        """What each pass changed, with the graph's size before and after (minitf-only)."""
+        return self._optimize()[2]
+
+    def draw(self, optimized: bool = False, **options: Any) -> Any:
+        """The graph (or the optimised graph) drawn inline, as SVG (minitf-only; TensorFlow uses TensorBoard)."""
+        from minitf.function import drawing  # the drawing code is only needed when someone draws
+        return drawing.draw(self.optimized_graph if optimized else self.graph, **options)
+
+    def draw_optimization(self) -> Any:
+        """The traced graph and the optimised graph side by side (minitf-only)."""
+        from minitf.function import drawing
+        return drawing.side_by_side(self.graph, self.optimized_graph, titles=("traced", "optimised"))
+
+    def generated_code(self) -> str:
+        """The Python code the optimised graph became, with the kernels fusion made (minitf-only)."""
+        return codegen.source_of(self.optimized_graph, compiled)
+
     def _call_flat(self, flat_args: list[Any]) -> Any:
         """Run the graph on the flat tensor arguments (captures are added here)."""
-        inputs = flat_args + self.graph.external_captures()
+        inputs = flat_args + self._captures if self._captures else flat_args
         if state.graph is not None:
             from minitf.function.control_flow import call_traced
             outputs = call_traced(self.graph, inputs)
         else:
-            outputs = call_graph(self.graph, inputs)
+            outputs = call_graph(self.graph, inputs, self._optimize()[1])
+        if self._single_output:
+            return outputs[0]
         it = iter(outputs)
         return nest.pack_sequence_as(self.graph.structured_outputs,
                                      [next(it) if isinstance(leaf, Tensor) else _rebuild_composite(leaf, it)
@@ -708,6 +749,7 @@ class Function:
 
     def _trace(self, bound: inspect.BoundArguments, names: list[str], key: tuple) -> ConcreteFunction:
         from minitf.function.autograph import converted
+        from minitf.ops.state_ops import NoOp
 
         graph = FuncGraph(self._name, autograph=self._autograph)
         graph.allow_variable_creation = not self._created_variables  # type: ignore[attr-defined]
@@ -752,7 +794,7 @@ class Function:
                 outputs.append(ident)
                 packed.append(ident)
             if graph.control_outputs or any(op.type == "ReadVariableOp" for op in graph.get_operations()):
-                graph.create_op("NoOp", [], [])
+                graph.create_op(NoOp, [])
         graph.outputs = outputs
         graph.structured_outputs = nest.pack_sequence_as(result, packed) if nest.is_nested(result) else packed[0]
         if graph.variables:
@@ -768,7 +810,7 @@ def _output_identity(graph: FuncGraph, leaf: Tensor) -> SymbolicTensor:
     """A returned tensor goes through an Identity op, as in TensorFlow's graphs."""
     from minitf.ops.array_ops import Identity
     leaf = graph.capture(leaf) if not (isinstance(leaf, SymbolicTensor) and leaf.graph is graph) else leaf
-    return graph.create_op("Identity", [leaf], [(leaf.shape, leaf.dtype)], op_def=Identity).outputs[0]
+    return graph.create_op(Identity, [leaf]).outputs[0]
 
 
 def _components(slices: IndexedSlices) -> list[Tensor]:

@@ -23,11 +23,12 @@ from minitf import dtypes
 from minitf.core import Op
 from minitf.devices import graph_device
 from minitf.errors import OperatorNotAllowedInGraphError
+from minitf.ops import state_ops
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
 
-resource = dtypes.DType("resource", np.object_)
-variant = dtypes.DType("variant", np.object_)
+resource = dtypes.resource
+variant = dtypes.variant
 
 # The names TensorFlow's Python operators give to the ops they create (`x + y` is named "add", not "AddV2").
 DEFAULT_NAMES = {
@@ -35,7 +36,6 @@ DEFAULT_NAMES = {
     "Pow": "pow", "StridedSlice": "strided_slice", "StatelessIf": "cond", "If": "cond",
     "StatelessWhile": "while", "While": "while", "Range": "range", "Neg": "Neg",
 }
-STATEFUL_TYPES = frozenset({"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "PrintV2"})
 
 
 def _graph_error(what: str, graph: FuncGraph | None) -> str:
@@ -192,11 +192,15 @@ class Operation:
 
     __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "device", "__weakref__")
 
-    def __init__(self, graph: FuncGraph, name: str, type_: str, op_def: Op | None, inputs: Sequence[Tensor],
+    @property
+    def stateful(self) -> bool:
+        return self.op_def.stateful
+
+    def __init__(self, graph: FuncGraph, name: str, op_def: Op, inputs: Sequence[Tensor],
                  attrs: dict[str, Any]) -> None:
         self.graph = graph
         self.name = name
-        self.type = type_
+        self.type = op_def.name
         self.op_def = op_def
         self.inputs: tuple[SymbolicTensor, ...] = tuple(inputs)  # type: ignore[arg-type]
         self.outputs: list[SymbolicTensor] = []
@@ -260,7 +264,8 @@ class FuncGraph:
         self.name_scopes: list[str] = []
         self.control_outputs: list[Operation] = []
         self._plan: list[Operation] | None = None
-        self._compiled: Any = None  # the interpreter's steps (trace.run_graph), made on the first run
+        self._compiled: Any = None  # the generated code that runs this graph (execute.compile), made on first use
+        self._fresh: set[int] = set()  # Const ops not used yet (named after their first consumer)
 
     # --- building ---
     def unique_name(self, base: str) -> str:
@@ -277,29 +282,38 @@ class FuncGraph:
         self._name_counts[name] = 1
         return name
 
-    def create_op(self, type_: str, inputs: Sequence[Tensor], specs: Sequence[tuple[TensorShape, dtypes.DType]],
-                  attrs: dict[str, Any] | None = None, op_def: Op | None = None, name: str | None = None) -> Operation:
-        """Add an operation whose inputs already belong to this graph; returns it with its outputs made."""
-        op = Operation(self, self.unique_name(name or DEFAULT_NAMES.get(type_, type_)), type_, op_def, inputs,
-                       attrs or {})
+    def create_op(self, op_def: Op, inputs: Sequence[Tensor], attrs: dict[str, Any] | None = None,
+                  name: str | None = None) -> Operation:
+        """Add an operation whose inputs already belong to this graph; its outputs' shapes and dtypes come from
+        the op's shape rule."""
+        from minitf.function.trace import infer_specs
+        attrs = attrs or {}
+        specs = infer_specs(op_def, inputs, attrs)  # type: ignore[arg-type]
+        op = Operation(self, self.unique_name(name or DEFAULT_NAMES.get(op_def.name, op_def.name)), op_def, inputs,
+                       attrs)
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(specs)]
         op.device = graph_device()
         self._operations.append(op)
-        self._plan = None
-        self._compiled = None
-        if (op_def is not None and op_def.stateful) or type_ in STATEFUL_TYPES:
+        self.changed()
+        if op_def.stateful:
             self.control_outputs.append(op)
         return op
 
+    def changed(self) -> None:
+        """Forget what was worked out from the list of operations (the plan, the compiled code)."""
+        self._plan = None
+        self._compiled = None
+
     def placeholder(self, shape: Any, dtype: dtypes.DType, name: str = "Placeholder") -> SymbolicTensor:
-        op = self.create_op("Placeholder", [], [(TensorShape(shape), dtype)],
-                            {"dtype": dtype, "shape": TensorShape(shape)}, name=name)
+        op = self.create_op(state_ops.Placeholder, [], {"dtype": dtype, "shape": TensorShape(shape)}, name=name)
         return op.outputs[0]
 
     def capture(self, value: Any) -> SymbolicTensor:
         """The tensor of this graph that stands for `value` (a tensor from outside, or a Variable's handle)."""
         if isinstance(value, SymbolicTensor) and value.graph is self:
             return value
+        if isinstance(value, EagerTensor) and value._dtype is resource:
+            value = value._value  # an eager handle: capture the Variable it stands for
         key = id(value)
         inside = self._captured.get(key)
         if inside is not None:
@@ -334,20 +348,17 @@ class FuncGraph:
     def external_captures(self) -> list[Any]:
         return [outside for outside, _ in self.captures]
 
-    # --- the protocol `core.bind`, Variables and tf.print call while tracing ---
+    # --- the protocol `core.bind` calls while tracing ---
     def add_op(self, op: Op, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Any:
-        from minitf.function.trace import infer_specs
-
         inputs = [self.capture(t) if not (isinstance(t, SymbolicTensor) and t._op.graph is self) else t
                   for t in inputs]
         if op.check is not None:
             op.check(inputs, attrs)
-        specs = infer_specs(op, inputs, attrs)
-        node = self.create_op(op.name, inputs, specs, dict(attrs), op_def=op)
+        node = self.create_op(op, inputs, dict(attrs))
         if len(inputs) == 2:
             self._name_operands(node)
         for t in inputs:
-            t.op.attrs.pop("_fresh", None)
+            self._fresh.discard(id(t.op))
         if op.num_outputs == 1:
             return node.outputs[0]
         return tuple(node.outputs)
@@ -356,8 +367,8 @@ class FuncGraph:
         """TensorFlow names the constant operand of `x * 2` after its consumer: `mul/y` (`mul/x` for `2 * x`)."""
         for index, t in enumerate(node.inputs):
             const = t.op
-            if const.type == "Const" and const.attrs.get("_fresh") and const is not node:
-                const.attrs.pop("_fresh")
+            if id(const) in self._fresh and const is not node:
+                self._fresh.discard(id(const))
                 name = f"{node.name}/{'xy'[index]}"
                 if name not in self._name_counts:
                     self._name_counts[name] = 1
@@ -365,53 +376,20 @@ class FuncGraph:
 
     def constant(self, array: Any, dtype: dtypes.DType) -> SymbolicTensor:
         value = np.asarray(array, dtype=dtype._np) if dtype is not dtypes.string else np.asarray(array, dtype=object)
-        node = self.create_op("Const", [], [(TensorShape(value.shape), dtype)], {"value": value[()] if value.ndim == 0
-                                                                                 else value, "dtype": dtype})
-        node.attrs["_fresh"] = True  # not used yet: may be renamed after the op that consumes it
+        node = self.create_op(state_ops.Const, [], {"value": value[()] if value.ndim == 0 else value, "dtype": dtype})
+        self._fresh.add(id(node))  # not used yet: may be renamed after the op that consumes it
         return node.outputs[0]
-
-    def read_variable(self, variable: Any) -> SymbolicTensor:
-        handle = self.capture(variable)
-        node = self.create_op("ReadVariableOp", [handle], [(variable.shape, variable.dtype)],
-                              {"dtype": variable.dtype})
-        return node.outputs[0]
-
-    def assign_variable(self, variable: Any, value: Tensor, how: str) -> Operation:
-        handle = self.capture(variable)
-        value = self.capture(value) if not (isinstance(value, SymbolicTensor) and value.graph is self) else value
-        type_ = {"assign": "AssignVariableOp", "add": "AssignAddVariableOp", "sub": "AssignSubVariableOp"}[how]
-        return self.create_op(type_, [handle, value], [], {"dtype": variable.dtype})
 
     def on_variable_created(self, variable: Any) -> None:
         from minitf.function.trace import on_variable_created
         on_variable_created(self, variable)
-
-    def add_print(self, inputs: Sequence[Any], output_stream: Any = None, summarize: int = 3, sep: str = " ",
-                  end: str = "\n") -> Operation:
-        """`tf.print` while tracing: tensors become inputs of a PrintV2 op, everything else is kept as text."""
-        from minitf.variables import Variable
-        parts: list[Any] = []
-        tensors: list[SymbolicTensor] = []
-        for value in inputs:
-            if isinstance(value, Variable):
-                value = value.read_value()
-            if isinstance(value, Tensor):
-                tensors.append(self.capture(value) if not (isinstance(value, SymbolicTensor) and value.graph is self)
-                               else value)
-                parts.append(("tensor", len(tensors) - 1))
-            else:
-                parts.append(("text", value))
-        attrs = {"template": tuple(parts), "output_stream": output_stream, "summarize": summarize, "sep": sep,
-                 "end": end}
-        fmt = self.create_op("StringFormat", tensors, [(TensorShape([]), dtypes.string)], attrs)
-        return self.create_op("PrintV2", fmt.outputs, [], {"output_stream": output_stream, "end": end})
 
     def evaluate_constant(self, tensor: SymbolicTensor) -> Any:
         """The value of a tensor that depends on constants only (a Variable's initial value made in a trace).
 
         TensorFlow lifts such initialisers out of the function; here they are computed right away.
         """
-        from minitf.function.trace import _execute
+        from minitf.function.execute import evaluate, run_kernel
         ops: list[Operation] = []
         stack, seen = [tensor.op], set()
         while stack:
@@ -425,12 +403,60 @@ class FuncGraph:
                                  "the variable outside (or in tf.init_scope()).")
             ops.append(op)
             stack.extend(t.op for t in op.inputs)
-        env: dict[int, Any] = {}
+        plan = [op for op in self._operations if id(op) in seen]
+        return evaluate(plan, {}, [tensor], run_kernel)[0]
+
+    # --- rewriting (what optimisation passes use) ---
+    def replace_uses(self, replacements: dict[int, SymbolicTensor]) -> None:
+        """Make every consumer of tensor `t` (and the graph's outputs) use `replacements[id(t)]` instead."""
+        if not replacements:
+            return
+
+        def new(t: SymbolicTensor) -> SymbolicTensor:
+            while id(t) in replacements:
+                t = replacements[id(t)]
+            return t
+
         for op in self._operations:
-            if id(op) in seen:
-                for t, v in zip(op.outputs, _execute(op, [env[id(i)] for i in op.inputs])):
-                    env[id(t)] = v
-        return env[id(tensor)]
+            if any(id(t) in replacements for t in op.inputs):
+                op.inputs = tuple(new(t) for t in op.inputs)
+        self.outputs = [new(t) for t in self.outputs]
+        self.changed()
+
+    def remove_ops(self, ops: Sequence[Operation]) -> None:
+        gone = {id(op) for op in ops}
+        self._operations = [op for op in self._operations if id(op) not in gone]
+        self.control_outputs = [op for op in self.control_outputs if id(op) not in gone]
+        self.changed()
+
+    def move_to(self, op: Operation, position: Operation) -> None:
+        """Place `op` (just created, at the end) right before `position`, where its result is first needed."""
+        self._operations.remove(op)
+        self._operations.insert(self._operations.index(position), op)
+        self.changed()
+
+    def copy(self, outer: FuncGraph | None = None) -> FuncGraph:
+        """A copy with new operations and tensors (branch and loop bodies copied too), for passes to rewrite."""
+        new = FuncGraph(self.name, outer=outer if outer is not None else self.outer, autograph=self.autograph)
+        new._name_counts = dict(self._name_counts)
+        tensors: dict[int, SymbolicTensor] = {}
+        for op in self._operations:
+            attrs = {k: v.copy() if isinstance(v, FuncGraph) else v for k, v in op.attrs.items()}
+            twin = Operation(new, op.name, op.op_def, [tensors[id(t)] for t in op.inputs], attrs)
+            twin.outputs = [SymbolicTensor(twin, t._index, t._shape, t._dtype) for t in op.outputs]
+            for t, u in zip(op.outputs, twin.outputs):
+                u._variable = t._variable
+                tensors[id(t)] = u
+            new._operations.append(twin)
+            if op in self.control_outputs:
+                new.control_outputs.append(twin)
+        new.inputs = [tensors[id(t)] for t in self.inputs]
+        new.outputs = [tensors[id(t)] for t in self.outputs]
+        new.captures = [(value, tensors[id(t)]) for value, t in self.captures]
+        new.structured_outputs = self.structured_outputs
+        new.structured_input_signature = self.structured_input_signature
+        new.variables = list(self.variables)
+        return new
 
     # --- looking at it ---
     def get_operations(self) -> list[Operation]:

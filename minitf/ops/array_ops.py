@@ -176,7 +176,17 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     if start.dtype.is_integer:  # type: ignore[attr-defined]
         start, stop = cast(start, dtypes.float64), cast(stop, dtypes.float64)
     stop = cast(stop, start.dtype)  # type: ignore[attr-defined]
-    return bind(LinSpace, start, stop, convert_to_tensor(num))
+    values = bind(LinSpace, start, stop, convert_to_tensor(num))  # the new axis first: (num, *batch)
+    rank = values.shape.rank
+    if rank is not None and not -rank <= axis < rank:
+        raise InvalidArgumentError(None, None, f"Tried to expand dim index {axis} for tensor with {rank - 1} "
+                                   f"dimensions. [Op:ExpandDims] name: \nHint: the result has {rank} axes, so axis "
+                                   f"must be in [{-rank}, {rank}).")
+    if axis == 0 or rank is None or rank < 2:
+        return values
+    perm = list(builtins.range(1, rank))
+    perm.insert(axis % rank, 0)  # move the new axis to `axis` (counted in the result, as TensorFlow does)
+    return transpose(values, perm)
 
 
 def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = dtypes.float32,
@@ -673,10 +683,14 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     """Pick slices of `params` along `axis` at the given indices (out-of-range indices are an error)."""
     p = convert_to_tensor(params)
     i = convert_to_tensor(indices)
-    axis = 0 if axis is None else axis
+    batch_dims = int(getattr(batch_dims, "_value", batch_dims))
+    axis = batch_dims if axis is None else axis
     axis = _normalise_axis(axis, builtins.max(p.shape.rank or 0, 1), "GatherV2")
-    if batch_dims:
-        raise NotImplementedError("gather with batch_dims is not part of this engine; loop over the batch instead.")
+    if batch_dims < 0:
+        batch_dims += i.shape.rank or 0
+    if 0 < batch_dims <= axis:  # (TensorFlow ignores a batch_dims beyond the axis: a plain gather then)
+        from minitf.ops.indexing_ops import gather_batched
+        return gather_batched(p, i, axis, batch_dims)
     return bind(GatherV2, p, i, axis=axis, batch_dims=0)
 
 
@@ -802,6 +816,12 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         return boolean_mask(x, key[0])
     if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype == np.bool_:
         return boolean_mask(x, key[0])
+    spec, dynamic = slice_spec(key)
+    return bind(StridedSlice, x, *dynamic, spec=spec)
+
+
+def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
+    """The StridedSlice spec of an index tuple, and the symbolic tensors it refers to as ("input", k)."""
     spec: list[Any] = []
     dynamic: list[Tensor] = []
 
@@ -830,4 +850,4 @@ def getitem(x: Tensor, key: Any) -> Tensor:
                                        "Hint: to pick several positions use tf.gather(x, indices).")
         else:
             spec.append(part(item))
-    return bind(StridedSlice, x, *dynamic, spec=tuple(spec))
+    return tuple(spec), dynamic

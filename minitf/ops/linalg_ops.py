@@ -183,7 +183,8 @@ def _solve_grad(c: Any, g: Tensor) -> list:
     return [grad_matrix, grad_rhs]
 
 
-MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), grad=_solve_grad)
+MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), grad=_solve_grad,
+                 shape=lambda s, t, a: [(s[1], t[0])])  # X has the shape of the right-hand side
 
 
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
@@ -207,8 +208,6 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool |
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
         if ord not in ["euclidean", "fro", 1, 2, np.inf]:
             raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, inf], got {ord}")
-        if ord in (2, 2.0):
-            raise NotImplementedError("The matrix 2-norm (largest singular value) is not part of this engine.")
     else:
         if not (isinstance(axis, int) or axis is None):
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
@@ -217,6 +216,9 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool |
         if axis is not None:
             axis = (axis,)
     x = convert_to_tensor(tensor)
+    if is_matrix_norm and ord in (2, 2.0):
+        from minitf.ops.matrix_ops import matrix_two_norm
+        return matrix_two_norm(x, axis, bool(keepdims))
     if ord in ("fro", "euclidean", 2, 2.0):
         result = m.sqrt(m.reduce_sum(x * m.conj(x), axis, keepdims=True))
     else:

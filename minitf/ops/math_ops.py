@@ -24,7 +24,7 @@ from minitf.core import (
     state,
 )
 from minitf.errors import InternalError, InvalidArgumentError, UnimplementedError
-from minitf.ops import shapes
+from minitf.ops import shapes, summation
 from minitf.tensor import Tensor
 
 F = dtypes.FLOATS
@@ -47,7 +47,7 @@ def _unary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | Non
         if inputs[0].dtype not in allowed:  # type: ignore[attr-defined]
             allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
 
-    return Op(name, kernel, check=check, shape=shapes.same_as_first, grad=grad)
+    return Op(name, kernel, check=check, shape=shapes.same_as_first, grad=grad, elementwise=True)
 
 
 def _binary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
@@ -66,7 +66,8 @@ def _binary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | No
                     f"from the right, each pair of dimensions is equal or one of them is 1.")
         return str(exc)
 
-    return Op(name, kernel, check=check, shape=shapes.broadcast_rule(out_dtype), grad=grad, explain=explain)
+    return Op(name, kernel, check=check, shape=shapes.broadcast_rule(out_dtype), grad=grad, explain=explain,
+              elementwise=True)
 
 
 def _dims(shape: list[int]) -> str:
@@ -360,24 +361,36 @@ def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
 # ---------------------------------------------------------------------------------------------------
 
 def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
-    return np.asarray(0.5 * (np.tanh(0.5 * x) + 1), dtype=x.dtype)[()]
+    """1 / (1 + exp(-x)) without overflow: exp(-|x|) is at most 1, so for x < 0 use exp(x) / (1 + exp(x)).
+
+    Far below zero the result is tiny but positive, as in TensorFlow, which flushes only float32 and float64
+    results below the smallest normal number to 0 (float16 keeps its subnormals).
+    """
+    if np.asarray(x).dtype.kind == "c":
+        return np.asarray(0.5 * (np.tanh(0.5 * x) + 1), dtype=x.dtype)[()]
+    wide = np.asarray(x, dtype=np.float64)
+    e = np.exp(-np.abs(wide))
+    out = np.where(wide >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
+    if out.dtype != np.float16:
+        out[np.abs(out) < np.finfo(out.dtype).tiny] = 0
+    return out[()]
 
 
 # Gradient kernels TensorFlow also has as ops of their own (TanhGrad, ...): one NumPy call instead of
 # three, and their own rules for second derivatives. Inputs are (y, dy): the forward output and its gradient.
-TanhGrad = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shapes.same_as_first,
+TanhGrad = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shapes.same_as_first, elementwise=True,
               grad=lambda c, g: [g * c.y * -2 * c.x, bind(TanhGrad, c.x, g)])
-SigmoidGrad = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shapes.same_as_first,
+SigmoidGrad = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shapes.same_as_first, elementwise=True,
                  grad=lambda c, g: [g * c.y * (1 - 2 * c.x), bind(SigmoidGrad, c.x, g)])
 SqrtGrad = Op("SqrtGrad", lambda y, dy: np.where(dy == 0, np.zeros((), y.dtype), dy * (0.5 / y)).astype(y.dtype),
-              shape=shapes.same_as_first,
+              shape=shapes.same_as_first, elementwise=True,
               grad=lambda c, g: [negative(g) * c.out / c.x, bind(SqrtGrad, c.x, g)])
-ReciprocalGrad = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shapes.same_as_first,
+ReciprocalGrad = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shapes.same_as_first, elementwise=True,
                     grad=lambda c, g: [g * -2 * c.y * c.x, bind(ReciprocalGrad, c.x, g)])
-RsqrtGrad = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shapes.same_as_first,
+RsqrtGrad = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shapes.same_as_first, elementwise=True,
                grad=lambda c, g: [g * -1.5 * c.y * c.x * c.x, bind(RsqrtGrad, c.x, g)])
 ReluGrad = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtype)), shape=shapes.same_as_first,
-              grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
+              elementwise=True, grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
 
 
 def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
@@ -408,9 +421,22 @@ Square = _unary("Square", np.square, NUM, lambda c, g: [g * 2 * _conj_if_complex
 # SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan), as in TensorFlow.
 Sqrt = _unary("Sqrt", np.sqrt, FC, lambda c, g: [_fused_grad(SqrtGrad, c.out, g)])
 Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), FC, lambda c, g: [_fused_grad(RsqrtGrad, c.out, g)])
-Exp = _unary("Exp", np.exp, FC, lambda c, g: [g * _conj_if_complex(c.out)])
+def _rounded_from_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """float32 `function` computed in double and rounded once: the nearest float32 to the exact value.
+
+    NumPy's own float32 exp and log are faster but land one ulp off far more often; TensorFlow's (Eigen's
+    vectorised polynomials) are near the correctly rounded value, so the printed digits agree more often.
+    """
+    def kernel(x: Any) -> Any:
+        if np.asarray(x).dtype == np.float32:
+            return np.asarray(function(np.asarray(x, dtype=np.float64))).astype(np.float32)[()]
+        return function(x)
+    return kernel
+
+
+Exp = _unary("Exp", _rounded_from_double(np.exp), FC, lambda c, g: [g * _conj_if_complex(c.out)])
 Expm1 = _unary("Expm1", np.expm1, FC, lambda c, g: [g * exp(c.x)])
-Log = _unary("Log", np.log, FC, lambda c, g: [g / _conj_if_complex(c.x)])
+Log = _unary("Log", _rounded_from_double(np.log), FC, lambda c, g: [g / _conj_if_complex(c.x)])
 Log1p = _unary("Log1p", np.log1p, FC, lambda c, g: [g / (1 + c.x)])
 Sin = _unary("Sin", np.sin, FC, lambda c, g: [g * cos(c.x)])
 Cos = _unary("Cos", np.cos, FC, lambda c, g: [negative(g) * sin(c.x)])
@@ -691,7 +717,21 @@ def _reduce_kernel(np_fn: Callable, **extra: Any) -> Callable:
 
 
 def _sum_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
+    if _in_tensorflows_order(x):
+        return _keep_dims(summation.tf_sum(x, axis), x, axis, keepdims)
     return np.asarray(np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
+
+
+def _in_tensorflows_order(x: Any) -> bool:
+    """float32 and float64 sums follow TensorFlow's order (summation.py), so they print its last digit."""
+    return isinstance(x, np.ndarray) and x.ndim > 0 and x.dtype in (np.float32, np.float64)
+
+
+def _keep_dims(total: np.ndarray, x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
+    if keepdims:
+        axes = range(x.ndim) if axis is None else axis
+        total = total.reshape([1 if i in axes else d for i, d in enumerate(x.shape)])
+    return np.asarray(total)[()]
 
 
 def _prod_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
@@ -709,6 +749,10 @@ def _mean_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
         quotient = total // count
         quotient = quotient + ((total < 0) & (quotient * count != total))
         return np.asarray(quotient).astype(x.dtype)[()]
+    if _in_tensorflows_order(x):  # TensorFlow's mean: the sum, divided by the count in the same precision
+        total = summation.tf_sum(x, axis)
+        count = x.dtype.type(x.size // total.size if total.size else 0)
+        return _keep_dims(total / count, x, axis, keepdims)
     return np.asarray(np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
 
 
@@ -1008,11 +1052,17 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
 def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None) -> Tensor:
     """Clamp into [min, max]. The gradient is 1 inside the range, bounds included (ties favour `t`)."""
     t = convert_to_tensor(t)
-    clipped = minimum(maximum(t, clip_value_min), clip_value_max)
+    below_max = minimum(t, clip_value_max)  # TensorFlow applies the upper bound first (and converts it first)
+    _same_shape(t, below_max)
+    clipped = maximum(below_max, clip_value_min)
+    _same_shape(t, clipped)
+    return clipped
+
+
+def _same_shape(t: Tensor, clipped: Tensor) -> None:
     if clipped.shape != t.shape and t.shape.is_fully_defined():
         raise ValueError(f"Shapes {t.shape} and {clipped.shape} are incompatible\nHint: the bounds of "
                          f"clip_by_value may broadcast to the clipped tensor's shape {t.shape}, not beyond it.")
-    return clipped
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:

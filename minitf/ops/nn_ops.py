@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,6 +11,7 @@ from minitf import dtypes
 from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor
 from minitf.errors import AbortedError, InvalidArgumentError
 from minitf.ops import math_ops as m
+from minitf.ops import summation
 from minitf.ops.array_ops import one_hot
 from minitf.tensor import Tensor
 
@@ -22,6 +23,8 @@ tanh = m.tanh
 def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
     if x.size == 0:
         return x.copy()
+    if x.dtype in (np.float32, np.float64):
+        return _along_last_axis(_tf_softmax, x, axis)
     shifted = x - np.max(x, axis=axis, keepdims=True)
     e = np.exp(shifted)
     return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype)
@@ -30,8 +33,34 @@ def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
 def _log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
     if x.size == 0:
         return x.copy()
+    if x.dtype in (np.float32, np.float64):
+        return _along_last_axis(_tf_log_softmax, x, axis)
     shifted = x - np.max(x, axis=axis, keepdims=True)
     return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(x.dtype)
+
+
+# TensorFlow's kernels, on rows (the class axis last): the sum adds in TensorFlow's order, softmax multiplies by
+# the sum's reciprocal, and exp and log are rounded from double precision (TensorFlow's own vectorised exp and
+# log still differ from these in the last bit for some inputs).
+
+def _along_last_axis(kernel: Callable[[np.ndarray], np.ndarray], x: np.ndarray, axis: int) -> np.ndarray:
+    moved = np.moveaxis(x, axis, -1)
+    rows = np.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
+    return np.moveaxis(kernel(rows).reshape(moved.shape), -1, axis)
+
+
+def _rounded(function: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
+    return function(x.astype(np.float64)).astype(x.dtype)
+
+
+def _tf_softmax(rows: np.ndarray) -> np.ndarray:
+    e = _rounded(np.exp, rows - rows.max(axis=1, keepdims=True))
+    return e * (rows.dtype.type(1) / summation.row_sums(e))[:, None]
+
+
+def _tf_log_softmax(rows: np.ndarray) -> np.ndarray:
+    shifted = rows - rows.max(axis=1, keepdims=True)
+    return shifted - _rounded(np.log, summation.row_sums(_rounded(np.exp, shifted)))[:, None]
 
 
 def _softmax_grad(c: Any, g: Tensor) -> list:

@@ -1,0 +1,199 @@
+"""Checking tensors while a program runs: tf.ensure_shape, tf.debugging.assert_equal / assert_shapes /
+check_numerics; and tf.bitcast, which reinterprets the bytes of a tensor as another dtype."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, state
+from minitf.errors import InvalidArgumentError
+from minitf.ops import math_ops as m
+from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
+
+Specs = list[tuple[TensorShape, dtypes.DType]]
+
+
+def _dims(shape: Sequence[Any]) -> str:
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+# ---------------------------------------------------------------------------------------------------
+# ensure_shape
+# ---------------------------------------------------------------------------------------------------
+
+def _ensure_shape_kernel(x: Any, shape: TensorShape) -> Any:
+    if not shape.is_compatible_with(TensorShape(np.shape(x))):
+        raise InvalidArgumentError(None, None, f"Shape of tensor input {_dims(np.shape(x))} is not compatible with "
+                                   f"expected shape {_dims(shape.as_list())}. [Op:EnsureShape]\nHint: None in the "
+                                   "expected shape accepts any size; every other size must match.")
+    return x
+
+
+def _ensure_shape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    expected: TensorShape = attrs["shape"]
+    if not expected.is_compatible_with(shapes[0]):
+        raise ValueError(f"Shape must be compatible with {expected}, but is {shapes[0]}")
+    return [(shapes[0].merge_with(expected), types[0])]
+
+
+EnsureShape = Op("EnsureShape", _ensure_shape_kernel, shape=_ensure_shape_rule, grad=lambda c, g: [g])
+
+
+def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
+    """`x` unchanged if its shape fits `shape` (None: any size); an error when the program runs otherwise.
+    Inside a tf.function it also tells the tracer the shape."""
+    expected = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+    return bind(EnsureShape, convert_to_tensor(x), shape=expected)
+
+
+# ---------------------------------------------------------------------------------------------------
+# bitcast
+# ---------------------------------------------------------------------------------------------------
+
+# TensorFlow's DataType numbers, which its bitcast error message shows.
+_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7, "complex64": 8,
+         "int64": 9, "bool": 10, "uint16": 17, "complex128": 18, "float16": 19, "uint32": 22, "uint64": 23}
+
+
+def _bitcast_sizes(x_shape: Sequence[Any], source: dtypes.DType, target: dtypes.DType) -> list[Any]:
+    """The output shape: a wider type eats the last dimension (which must hold the ratio), a narrower adds one."""
+    a, b = source.size, target.size
+    if a == b:
+        return list(x_shape)
+    if a > b:
+        return list(x_shape) + [a // b]
+    if not x_shape or x_shape[-1] not in (b // a, None):
+        raise InvalidArgumentError(None, None, f"Cannot bitcast from {_ENUM[source.name]} to {_ENUM[target.name]} "
+                                   f"[Op:Bitcast]\nHint: {source.name} to {target.name} needs a last dimension of "
+                                   f"{b // a} (the bytes of one {target.name}).")
+    return list(x_shape[:-1])
+
+
+def _bitcast_kernel(x: np.ndarray, type: dtypes.DType) -> np.ndarray:  # noqa: A002
+    source = dtypes.from_numpy(np.asarray(x).dtype)
+    shape = _bitcast_sizes(np.shape(x), source, type)
+    return np.ascontiguousarray(x).view(type._np).reshape(shape)
+
+
+def _bitcast_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    if shapes[0].rank is None:
+        return [(TensorShape(None), attrs["type"])]
+    return [(TensorShape(_bitcast_sizes(shapes[0].as_list(), types[0], attrs["type"])), attrs["type"])]
+
+
+_BITCASTABLE = dtypes.NUMERIC
+
+
+def _bitcast_check(inputs: Sequence[Tensor], attrs: dict) -> None:
+    if inputs[0].dtype not in _BITCASTABLE:  # type: ignore[attr-defined]
+        allowed_dtypes("Bitcast", _BITCASTABLE, inputs[0].dtype)  # type: ignore[attr-defined]
+
+
+Bitcast = Op("Bitcast", _bitcast_kernel, check=_bitcast_check, shape=_bitcast_shape)
+
+
+def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The same bytes read as another dtype (no conversion: 1.0 as int32 is 1065353216)."""
+    target = dtypes.as_dtype(type)
+    if target not in _BITCASTABLE:
+        allowed_dtypes("Bitcast", _BITCASTABLE, target)
+    return bind(Bitcast, convert_to_tensor(input), type=target)
+
+
+# ---------------------------------------------------------------------------------------------------
+# assert_equal: checked now when eager, when the function runs when traced (the `Assert` op)
+# ---------------------------------------------------------------------------------------------------
+
+def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None) -> InvalidArgumentError:
+    differ = np.argwhere(np.broadcast_to(x != y, np.broadcast_shapes(np.shape(x), np.shape(y))))
+    xs, ys = np.broadcast_arrays(x, y)
+    text = (f"{message + chr(10) if message else ''}Condition x == y did not hold.\n"
+            f"Indices of first {len(differ)} different values:\n{differ}\n"
+            f"Corresponding x values:\n{xs[tuple(differ.T)]}\nCorresponding y values:\n{ys[tuple(differ.T)]}\n"
+            f"First {np.size(x)} elements of x:\n{np.ravel(x)}\nFirst {np.size(y)} elements of y:\n{np.ravel(y)}")
+    return InvalidArgumentError(None, None, text)
+
+
+def _assert_kernel(condition: Any, x: Any, y: Any, message: str | None) -> tuple:
+    if not bool(np.all(condition)):
+        raise _equal_failure(np.asarray(x), np.asarray(y), message)
+    return ()
+
+
+Assert = Op("Assert", _assert_kernel, shape=lambda s, t, a: [], num_outputs=0, stateful=True)
+
+
+def assert_equal(x: Any, y: Any, message: str | None = None, summarize: int | None = None,
+                 name: str | None = None) -> Any:
+    """Raise InvalidArgumentError unless x == y everywhere (they broadcast); inside a tf.function the check
+    runs with the function."""
+    a, b = convert_to_tensor(x), convert_to_tensor(y)
+    holds = m.reduce_all(m.equal(a, b))
+    if state.graph is None:
+        if not bool(holds._value):  # type: ignore[attr-defined]
+            raise _equal_failure(np.asarray(a._value), np.asarray(b._value), message)  # type: ignore[attr-defined]
+        return None
+    return bind(Assert, holds, a, b, message=message)
+
+
+# ---------------------------------------------------------------------------------------------------
+# assert_shapes: static shape checks with named dimensions
+# ---------------------------------------------------------------------------------------------------
+
+def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, message: str | None = None,
+                  name: str | None = None) -> None:
+    """Check each tensor's shape against its spec: ints are sizes, strings name sizes that must agree across
+    tensors (('N', 'D') and ('N',) share N)."""
+    pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
+    sizes: dict[str, tuple[int, Any]] = {}
+    for tensor, spec in pairs:
+        t = convert_to_tensor(tensor)
+        spec = list(spec) if isinstance(spec, list | tuple) else [spec]
+        shape = t.shape.as_list()
+        if len(shape) != len(spec) and not (len(spec) == 1 and len(shape) == 0):
+            raise ValueError(f"{message + ' ' if message else ''}Tensor {getattr(t, 'name', '')} must have rank "
+                             f"{len(spec)}.  Received rank {len(shape)}, shape {t.shape}")
+        for axis, (want, got) in enumerate(zip(spec, shape)):
+            if isinstance(want, str):
+                if want in sizes and sizes[want][0] != got and got is not None:
+                    first, where = sizes[want]
+                    raise ValueError(f"{message + ' ' if message else ''}Specified by tensor {where} dimension "
+                                     f"{axis}.  Tensor {t} dimension {axis} must have size {first}.  Received size "
+                                     f"{got}, shape {t.shape}")
+                sizes.setdefault(want, (got, t))
+            elif want is not None and got is not None and int(want) != got:
+                raise ValueError(f"{message + ' ' if message else ''}Tensor {t} dimension {axis} must have size "
+                                 f"{want}.  Received size {got}, shape {t.shape}")
+
+
+# ---------------------------------------------------------------------------------------------------
+# check_numerics
+# ---------------------------------------------------------------------------------------------------
+
+def _check_numerics_kernel(x: np.ndarray, message: str) -> np.ndarray:
+    for test, what in ((np.isnan, "NaN"), (np.isinf, "Inf")):
+        if np.any(test(x)):
+            raise InvalidArgumentError(None, None, f"{message} : Tensor had {what} values [Op:CheckNumerics]\n"
+                                       f"Hint: find the first op that produced {what} (log of 0, 0/0, overflow...).")
+    return x
+
+
+def _check_numerics_grad(c: Any, g: Tensor) -> list:
+    return [bind(CheckNumerics, g, message="Not a number (NaN) or infinity (Inf) values detected in gradient. "
+                 + c.attrs["message"])]
+
+
+CheckNumerics = Op("CheckNumerics", _check_numerics_kernel, shape=lambda s, t, a: [(s[0], t[0])],
+                   grad=_check_numerics_grad, stateful=True,
+                   check=lambda i, a: allowed_dtypes("CheckNumerics", dtypes.FLOATS, i[0].dtype))  # type: ignore
+
+
+def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor:
+    """`tensor` unchanged, or InvalidArgumentError (with `message`) if it holds NaN or infinity."""
+    return bind(CheckNumerics, convert_to_tensor(tensor), message=str(message))
+

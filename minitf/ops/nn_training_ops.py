@@ -1,0 +1,61 @@
+"""What training a network needs beyond activations: tf.nn.sigmoid_cross_entropy_with_logits and
+tf.nn.dropout, both composed of other ops exactly as TensorFlow composes them (so gradients, dtypes and
+errors follow)."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from minitf.core import convert_to_tensor
+from minitf.ops import array_ops, random_ops
+from minitf.ops import math_ops as m
+from minitf.tensor import Tensor
+
+
+def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, name: str | None = None) -> Tensor:
+    """-labels * log(sigmoid(logits)) - (1 - labels) * log(1 - sigmoid(logits)), computed without overflow as
+    max(logits, 0) - logits * labels + log(1 + exp(-|logits|))."""
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
+                         f"{labels.shape}).")
+    zeros = array_ops.zeros_like(logits, dtype=logits.dtype)  # type: ignore[attr-defined]
+    positive = m.greater_equal(logits, zeros)
+    relu_logits = m.where(positive, logits, zeros)
+    neg_abs_logits = m.where(positive, m.negative(logits), logits)
+    return m.add(relu_logits - logits * labels, m.log1p(m.exp(neg_abs_logits)))
+
+
+def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None, name: str | None = None) -> Tensor:
+    """Zero each entry with probability `rate` and scale the kept ones by 1 / (1 - rate), so that the expected
+    sum stays the same. Training only: at inference, use the input as it is."""
+    is_number = isinstance(rate, numbers.Real)
+    if is_number and not 0 <= rate < 1:
+        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
+    x = convert_to_tensor(x)
+    x_dtype = x.dtype  # type: ignore[attr-defined]
+    if not x_dtype.is_floating:
+        raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
+                         f"x_dtype={x_dtype!r}")
+    if is_number and rate == 0:
+        random_ops.seeds.seeds_for(seed)  # TensorFlow still takes an op seed, so later seeded ops line up
+        return x
+    if is_number:
+        scaled = m.multiply(x, convert_to_tensor(1 / (1 - rate), dtype=x_dtype))
+    elif isinstance(rate, Tensor):
+        if rate.shape.rank not in (0, None):
+            raise ValueError(f"Shape {rate.shape} must have rank 0")
+        rate = m.cast(rate, x_dtype) if rate.dtype is not x_dtype else rate  # type: ignore[attr-defined]
+        scaled = m.truediv(x, m.subtract(convert_to_tensor(1, dtype=x_dtype), rate))
+    else:
+        raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
+    shape = x.shape.as_list()
+    if noise_shape is not None:  # None entries of noise_shape take x's size
+        shape = [shape[i] if d is None else int(getattr(d, "_value", d)) for i, d in enumerate(noise_shape)]
+    keep = m.greater_equal(random_ops.uniform(shape, dtype=x_dtype, seed=seed), rate)
+    return m.where(keep, scaled, convert_to_tensor(0, dtype=x_dtype))
+

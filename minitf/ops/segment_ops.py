@@ -1,0 +1,186 @@
+"""Summing by group: tf.math.segment_sum, unsorted_segment_sum and bincount; and tf.math.polyval, which
+TensorFlow composes from multiply and add (Horner's rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
+from minitf.errors import InvalidArgumentError
+from minitf.ops import array_ops
+from minitf.ops import math_ops as m
+from minitf.ops.indexing_ops import INDEX_TYPES, _known_values
+from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
+
+Specs = list[tuple[TensorShape, dtypes.DType]]
+
+
+def _check_ids(name: str) -> Any:
+    def check(inputs: Sequence[Tensor], attrs: dict) -> None:
+        if inputs[1].dtype not in INDEX_TYPES:  # type: ignore[attr-defined]
+            allowed_dtypes(name, INDEX_TYPES, inputs[1].dtype)  # type: ignore[attr-defined]
+    return check
+
+
+# ---------------------------------------------------------------------------------------------------
+# segment_sum: sorted segment ids, one output row per id up to the largest
+# ---------------------------------------------------------------------------------------------------
+
+def _segment_sum_kernel(data: np.ndarray, segment_ids: np.ndarray) -> np.ndarray:
+    ids = np.asarray(segment_ids)
+    if ids.ndim != 1 or np.ndim(data) < 1 or len(ids) != np.shape(data)[0]:
+        raise InvalidArgumentError(None, None, "segment_ids should be the same size as dimension 0 of input. "
+                                   "[Op:SegmentSum]\nHint: give one segment id per row of data.")
+    if np.any(np.diff(ids) < 0) or np.any(ids < 0):
+        raise InvalidArgumentError(None, None, "segment ids are not increasing [Op:SegmentSum]\nHint: segment_sum "
+                                   "needs sorted ids; tf.math.unsorted_segment_sum takes them in any order.")
+    count = int(ids[-1]) + 1 if len(ids) else 0
+    out = np.zeros((count,) + np.shape(data)[1:], dtype=data.dtype)
+    np.add.at(out, ids, data)
+    return out
+
+
+def _segment_sum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    data = shapes[0]
+    return [(TensorShape(None) if data.rank is None else TensorShape([None] + data.as_list()[1:]), types[0])]
+
+
+SegmentSum = Op("SegmentSum", _segment_sum_kernel, check=_check_ids("SegmentSum"), shape=_segment_sum_shape,
+                grad=lambda c, g: [array_ops.gather(g, c.inputs[1]), None], value_dependent=True)
+
+
+def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Row i of the result is the sum of the rows of `data` whose (sorted) segment id is i."""
+    return bind(SegmentSum, convert_to_tensor(data), convert_to_tensor(segment_ids, dtype_hint=dtypes.int32))
+
+
+# ---------------------------------------------------------------------------------------------------
+# unsorted_segment_sum: ids in any order, a given number of segments; negative ids are dropped
+# ---------------------------------------------------------------------------------------------------
+
+def _unsorted_kernel(data: np.ndarray, segment_ids: np.ndarray, num_segments: Any,
+                     known_segments: int | None = None) -> np.ndarray:
+    ids = np.asarray(segment_ids)
+    n = int(num_segments)
+    if np.shape(data)[:ids.ndim] != ids.shape:
+        raise InvalidArgumentError(None, None, f"data.shape = {list(np.shape(data))} does not start with "
+                                   f"segment_ids.shape = {list(ids.shape)} [Op:UnsortedSegmentSum]\nHint: give one "
+                                   "segment id per entry of the leading dimensions of data.")
+    flat = ids.ravel()
+    bad = np.flatnonzero(flat >= n)
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidArgumentError(None, None, f"segment_ids[{i}] = {flat[i]} is out of range [0, {n}) "
+                                   f"[Op:UnsortedSegmentSum]\nHint: num_segments must exceed every segment id.")
+    out = np.zeros((n,) + np.shape(data)[ids.ndim:], dtype=data.dtype)
+    rows = np.reshape(data, (-1,) + np.shape(data)[ids.ndim:])
+    keep = flat >= 0
+    np.add.at(out, flat[keep], rows[keep])
+    return out
+
+
+def _unsorted_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    data, ids = shapes[0], shapes[1]
+    if data.rank is None or ids.rank is None:
+        return [(TensorShape(None), types[0])]
+    return [(TensorShape([attrs["known_segments"]] + data.as_list()[ids.rank:]), types[0])]
+
+
+def _unsorted_grad(c: Any, g: Tensor) -> list:
+    """Each entry of data receives its segment's gradient; entries with a negative id receive zero."""
+    ids = c.inputs[1]
+    picked = array_ops.gather(g, m.maximum(ids, array_ops.zeros_like(ids)))
+    kept = m.greater_equal(ids, array_ops.zeros_like(ids))
+    extra = (picked.shape.rank or 0) - (ids.shape.rank or 0)
+    mask = array_ops.reshape(kept, ids.shape.as_list() + [1] * extra) if extra else kept
+    return [m.where(mask, picked, array_ops.zeros_like(picked)), None, None]
+
+
+UnsortedSegmentSum = Op("UnsortedSegmentSum", _unsorted_kernel, check=_check_ids("UnsortedSegmentSum"),
+                        shape=_unsorted_shape, grad=_unsorted_grad)
+
+
+def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """Row i of the result sums the entries of `data` with segment id i (ids in any order; -1 drops an entry)."""
+    ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
+    count = convert_to_tensor(num_segments, dtype_hint=dtypes.int32)
+    known = _known_values(count)
+    return bind(UnsortedSegmentSum, convert_to_tensor(data), ids, count,
+                known_segments=None if known is None else known[0])
+
+
+# ---------------------------------------------------------------------------------------------------
+# bincount
+# ---------------------------------------------------------------------------------------------------
+
+def _bincount_kernel(arr: np.ndarray, size: Any, weights: np.ndarray, binary_output: bool) -> np.ndarray:
+    if np.any(np.asarray(arr) < 0):
+        raise InvalidArgumentError(None, None, "Input arr must be non-negative! [Op:DenseBincount]\nHint: bincount "
+                                   "counts the values 0, 1, 2, ...; shift or mask negative values first.")
+    size = int(size)
+    rows = np.asarray(arr) if np.ndim(arr) == 2 else np.ravel(arr)[None]
+    weight_rows = None if np.size(weights) == 0 else np.reshape(weights, rows.shape)
+    out = np.zeros((len(rows), size), dtype=weights.dtype)
+    for r, row in enumerate(rows):
+        keep = row < size
+        counts = np.bincount(row[keep], weights=None if weight_rows is None else weight_rows[r][keep],
+                             minlength=size)[:size]
+        out[r] = np.minimum(counts, 1) if binary_output else counts
+    return out if np.ndim(arr) == 2 else out[0]
+
+
+def _bincount_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+    rows = shapes[0].as_list()[:1] if shapes[0].rank == 2 else []
+    return [(TensorShape(rows + [None]), types[2])]
+
+
+DenseBincount = Op("DenseBincount", _bincount_kernel, shape=_bincount_shape, value_dependent=True)
+
+
+def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None, dtype: Any = dtypes.int32,
+             name: str | None = None, axis: int | None = None, binary_output: bool = False) -> Tensor:
+    """How often each value 0, 1, 2, ... occurs in `arr` (or the sum of its `weights`), per row with axis=-1."""
+    a = convert_to_tensor(arr)
+    w = None if weights is None else convert_to_tensor(weights)
+    if w is not None and binary_output:
+        raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one.")
+    if not a.dtype.is_integer:  # type: ignore[attr-defined]
+        a = m.cast(a, dtypes.int32)
+    axis = 0 if axis is None else axis
+    if axis not in (0, -1):
+        raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
+    nonempty = m.cast(m.greater(array_ops.size(a), 0), a.dtype)  # type: ignore[attr-defined]
+    size = nonempty * (m.reduce_max(a) + 1)
+    if minlength is not None:
+        size = m.maximum(convert_to_tensor(minlength, dtype=a.dtype), size)  # type: ignore[attr-defined]
+    if maxlength is not None:
+        size = m.minimum(convert_to_tensor(maxlength, dtype=a.dtype), size)  # type: ignore[attr-defined]
+    if axis == 0:
+        a = array_ops.reshape(a, [-1])
+        w = None if w is None else array_ops.reshape(w, [-1])
+    if w is None:
+        w = array_ops.zeros([0], dtype=dtypes.as_dtype(dtype))  # no weights: count in `dtype`
+    return bind(DenseBincount, a, size, w, binary_output=bool(binary_output))
+
+
+# ---------------------------------------------------------------------------------------------------
+# polyval
+# ---------------------------------------------------------------------------------------------------
+
+def polyval(coeffs: Sequence[Any], x: Any, name: str | None = None) -> Tensor:
+    """coeffs[0] * x**(n-1) + ... + coeffs[n-1], evaluated by Horner's rule."""
+    if not isinstance(coeffs, list | tuple):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    x = convert_to_tensor(x)
+    if not coeffs:
+        return array_ops.zeros_like(x)
+    terms = [convert_to_tensor(c) for c in coeffs]
+    p = terms[0]
+    for c in terms[1:]:
+        p = c + p * x
+    return p

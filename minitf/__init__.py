@@ -9,7 +9,7 @@
 """
 
 from minitf import api_extensions as _api_extensions
-from minitf import debugging, dtypes, errors, linalg, math, nest, nn, random
+from minitf import autodiff, debugging, dtypes, errors, linalg, math, nest, nn, random, types
 from minitf import logs as _logs
 from minitf.api_extensions import (
     RaggedTensor,
@@ -24,6 +24,8 @@ from minitf.api_extensions import (
     train,
 )
 from minitf.core import convert_to_tensor
+from minitf.custom_gradients import custom_gradient
+from minitf.devices import DeviceSpec, device
 from minitf.dtypes import (
     DType,
     as_dtype,
@@ -55,7 +57,8 @@ from minitf.function import (
     name_scope,
     while_loop,
 )
-from minitf.function.namespaces import autograph, config
+from minitf.function.namespaces import autograph, config, test
+from minitf.indexed_slices import IndexedSlices
 from minitf.ops import operators as _operators
 from minitf.ops.array_ops import (
     boolean_mask,
@@ -163,6 +166,7 @@ from minitf.ops.math_ops import (
 from minitf.ops.matrix_ops import einsum
 from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
 from minitf.printing import print_values as print
+from minitf.python_ops import numpy_function, py_function
 from minitf.tape import GradientTape, UnconnectedGradients
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape

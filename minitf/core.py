@@ -93,10 +93,11 @@ class State:
     def __init__(self) -> None:
         self.graph: Any = None
         self.tapes: list[Any] = []
+        self.log_placement = False  # tf.debugging.set_log_device_placement (minitf/devices.py)
         self.active = False
 
     def refresh(self) -> None:
-        self.active = self.graph is not None or bool(self.tapes)
+        self.active = self.graph is not None or bool(self.tapes) or self.log_placement
 
 
 state = State()
@@ -110,6 +111,9 @@ def bind(op: Op, *inputs: Tensor, **attrs: Any) -> Any:
         outputs = state.graph.add_op(op, inputs, attrs)
     else:
         outputs = run_eager(op, inputs, attrs)
+        if state.log_placement:
+            from minitf.devices import log_placement
+            log_placement(op.name, inputs)
     for tape in state.tapes:
         tape.record(op, inputs, attrs, outputs)
     return outputs
@@ -232,6 +236,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     as_tensor = getattr(value, "_as_tensor", None)  # Variables
     if as_tensor is not None:
         return convert_to_tensor(as_tensor(), dtype)
+    to_dense = getattr(value, "_to_dense", None)  # IndexedSlices
+    if to_dense is not None:
+        return convert_to_tensor(to_dense(), dtype)
     if dtype is None and dtype_hint is not None:
         try:
             return constant_tensor(value, dtypes.as_dtype(dtype_hint))

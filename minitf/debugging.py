@@ -1,3 +1,5 @@
-"""`tf.debugging`: checks that stop a program with a clear error when a tensor is not what it should be."""
+"""`tf.debugging`: checks that stop a program with a clear error when a tensor is not what it should be,
+and the switch that logs where ops run."""
 
+from minitf.devices import get_log_device_placement, set_log_device_placement  # noqa: F401
 from minitf.ops.check_ops import assert_equal, assert_shapes, check_numerics  # noqa: F401

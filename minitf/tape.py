@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import logging
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,7 +20,8 @@ import numpy as np
 
 from minitf import nest
 from minitf.core import GradContext, Op, convert_to_tensor, state
-from minitf.ops import array_ops, math_ops
+from minitf.indexed_slices import IndexedSlices, add_gradients, dense
+from minitf.ops import array_ops
 from minitf.ops.state_ops import ReadVariableOp, variable_of
 from minitf.tensor import Tensor
 
@@ -227,7 +229,7 @@ class GradientTape:
 
         Every target gets its seed, recorded or not (the gradient of `x` with respect to `x` is 1). A
         persistent tape that is still recording records its own backward pass, as TensorFlow's does, so
-        it can differentiate its gradients again.
+        it can differentiate its gradients again. The calls run in TensorFlow's order (see `_schedule`).
         """
         grads: dict[int, Tensor] = {}
         for i, t in enumerate(targets):
@@ -238,7 +240,7 @@ class GradientTape:
             else:  # a Variable: its gradient is keyed by the variable itself
                 seed = array_ops.ones(t.shape, dtype=t.dtype)
             _accumulate(grads, _key(t), seed)
-        for call in reversed(self._calls):
+        for call in self._schedule(targets):
             if isinstance(call, _Read):
                 g = grads.get(_key(call.out))
                 if g is not None:
@@ -246,6 +248,53 @@ class GradientTape:
                 continue
             self._backward_call(call, grads)
         return grads
+
+    def _schedule(self, targets: list[Any]) -> list[GradContext | _Read]:
+        """The recorded calls the targets depend on, in the order TensorFlow's tape runs them backwards.
+
+        A call is ready once every recorded use of its outputs has been processed; ready calls wait in a
+        first-in first-out queue (the first ones in recording order). Any such order gives the same
+        gradients; this one also adds the gradients of a value in TensorFlow's order, which shows in the
+        rows of IndexedSlices and in the last bits of float sums.
+        """
+        producer: dict[int, int] = {}
+        for index, call in enumerate(self._calls):
+            if isinstance(call, _Read):
+                producer[id(call.out)] = index
+            else:
+                for o in call.outputs:
+                    producer[id(o)] = index
+        uses: dict[int, int] = {}
+        missing: dict[int, int] = {}
+        reached: set[int] = set()
+        stack = [producer[id(t)] for t in targets if id(t) in producer]
+        while stack:
+            index = stack.pop()
+            if index in reached:
+                continue
+            reached.add(index)
+            for key in _input_keys(self._calls[index]):
+                uses[key] = uses.get(key, 0) + 1
+                maker = producer.get(key)
+                if maker is not None:
+                    stack.append(maker)
+        for key in uses:  # a call waits for each of its outputs that recorded calls use
+            maker = producer.get(key)
+            if maker is not None:
+                missing[maker] = missing.get(maker, 0) + 1
+        ready = deque(index for index in sorted(reached) if index not in missing)
+        order = []
+        while ready:
+            index = ready.popleft()
+            order.append(self._calls[index])
+            for key in _input_keys(self._calls[index]):
+                uses[key] -= 1
+                maker = producer.get(key)
+                if uses[key] == 0 and maker is not None:
+                    missing[maker] -= 1
+                    if missing[maker] == 0:
+                        ready.append(maker)
+        return order
 
     def _backward_call(self, call: GradContext, grads: dict[int, Tensor]) -> None:
         """Apply one op's gradient rule; runs once per recorded op, so it is kept short."""
@@ -258,6 +307,11 @@ class GradientTape:
             g = [grads.get(id(o)) for o in outputs]
             if not any(x is not None for x in g):
                 return
+        if type(g) is IndexedSlices:  # sparse gradients pass through tf.identity; other rules want them dense
+            if call.op.name != "Identity":
+                g = g._to_dense()
+        elif type(g) is list and any(type(x) is IndexedSlices for x in g):
+            g = [dense(x) for x in g]
         tracked = self._tracked
         inputs = call.inputs
         needs = call.needs = [id(t) in tracked for t in inputs]
@@ -266,7 +320,7 @@ class GradientTape:
             if need and ig is not None:
                 key = id(inp)
                 previous = grads.get(key)
-                grads[key] = ig if previous is None else math_ops.add(previous, ig)
+                grads[key] = ig if previous is None else add_gradients(previous, ig)
 
     def jacobian(self, target: Any, sources: Any,
                  unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
@@ -293,7 +347,7 @@ class GradientTape:
             grads = self._backward([target], [seed.reshape(target_shape)])
             for k, s in enumerate(flat_sources):
                 connected[k] = connected[k] or self._source_gradient(grads, s, UnconnectedGradients.NONE) is not None
-                rows[k].append(self._source_gradient(grads, s, UnconnectedGradients.ZERO))
+                rows[k].append(dense(self._source_gradient(grads, s, UnconnectedGradients.ZERO)))
         result = []
         for k, s in enumerate(flat_sources):
             if not connected[k] and unconnected is UnconnectedGradients.NONE:
@@ -342,7 +396,7 @@ class GradientTape:
             grads = self._backward([target], [seed.reshape(target_shape)])
             g = self._source_gradient(grads, source, UnconnectedGradients.NONE)
             connected = connected or g is not None
-            columns.append(array_ops.zeros(source_shape, dtype=source.dtype) if g is None else g)
+            columns.append(array_ops.zeros(source_shape, dtype=source.dtype) if g is None else dense(g))
         self._end_answer()
         shape = target_shape + source_shape[1:]
         if not connected or not columns:
@@ -400,13 +454,17 @@ def _scalar_as_numpy_scalar(t: Tensor) -> Tensor:
     The same tensor object is kept (only its storage changes, not its value), so that an outer tape that
     recorded it can still differentiate it.
     """
-    v = getattr(t, "_value", None)
+    v = getattr(t, "_value", None)  # (IndexedSlices have none)
     if type(v) is np.ndarray and v.ndim == 0:
         t._value = v[()]  # type: ignore[attr-defined]
     return t
 
 
+def _input_keys(call: GradContext | _Read) -> list[int]:
+    return [id(call.variable)] if isinstance(call, _Read) else [id(t) for t in call.inputs]
+
+
 def _accumulate(grads: dict[int, Tensor], key: int, g: Tensor) -> None:
     previous = grads.get(key)
-    grads[key] = g if previous is None else math_ops.add(previous, g)
+    grads[key] = g if previous is None else add_gradients(previous, g)
 

@@ -152,6 +152,7 @@ class EagerTensor(Tensor):
 
     @property
     def device(self) -> str:
+        """Every eager tensor lives on the one CPU (minitf/devices.py)."""
         return "/job:localhost/replica:0/task:0/device:CPU:0"
 
 

@@ -62,6 +62,12 @@ class Variable:
         return self._name
 
     @property
+    def device(self) -> str:
+        """Where the variable lives: the one CPU (TensorFlow's full device name)."""
+        from minitf.devices import CPU_DEVICE
+        return CPU_DEVICE
+
+    @property
     def trainable(self) -> bool:
         return self._trainable
 

@@ -23,7 +23,7 @@ ENGINES = {"minitf": minitf, "tensorflow": real_tf}
 
 
 def as_dense(value: Any) -> Any:
-    """TensorFlow answers a gather on a Variable with IndexedSlices; compare those as dense tensors."""
+    """TensorFlow answers a gather with IndexedSlices (so does minitf); compare those as dense tensors."""
     if isinstance(value, real_tf.IndexedSlices):
         return real_tf.convert_to_tensor(value)
     return value
@@ -32,6 +32,9 @@ def as_dense(value: Any) -> Any:
 def assert_alike(actual: Any, expected: Any, where: str = "result", rtol: float = 1e-6, atol: float = 1e-6,
                  text: bool = True) -> None:
     """minitf's `actual` equals TensorFlow's `expected`, recursively through lists, tuples and dicts."""
+    if isinstance(expected, real_tf.IndexedSlices):  # sparse on both engines, then compared as dense tensors
+        assert isinstance(actual, minitf.IndexedSlices), f"{where}: TensorFlow gives IndexedSlices, minitf {actual!r}"
+        actual = minitf.convert_to_tensor(actual)
     expected = as_dense(expected)
     if expected is None:
         assert actual is None, f"{where}: TensorFlow gives None, minitf gives {actual!r}"

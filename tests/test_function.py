@@ -6,6 +6,8 @@ promises (readable listings, eager mode untouched after tracing, the lean eager 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -267,3 +269,36 @@ def test_gradients_in_a_traced_function_equal_eager_gradients(name: str) -> None
                 assert t is None
             else:
                 np.testing.assert_allclose(t.numpy(), e.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_autograph_for_loop_hands_iterables_with_their_own_graph_loop_to_them() -> None:
+    """The hook tf.data datasets use: `for x in dataset` inside a tf.function calls `_minitf_for_stmt`."""
+    from minitf.function import autograph
+
+    class Numbers:
+        def __init__(self, n: int) -> None:
+            self.n = n
+            self.loops = 0
+
+        def __iter__(self) -> Any:
+            return iter(range(self.n))
+
+        def _minitf_for_stmt(self, extra_test: Any, body: Any, get_state: Any, set_state: Any, names: Any) -> None:
+            self.loops += 1
+            autograph.for_stmt(tf.range(self.n), extra_test, body, get_state, set_state, names)
+
+    numbers = Numbers(4)
+
+    @tf.function
+    def total() -> Any:
+        s = tf.constant(0)
+        for x in numbers:
+            s += x
+        return s
+
+    assert int(total()) == 6 and numbers.loops == 1
+    assert "StatelessWhile" in [op.type for op in total.get_concrete_function().graph.get_operations()]
+    s = 0
+    for x in numbers:  # eagerly it is a plain Python iterable
+        s += x
+    assert s == 6

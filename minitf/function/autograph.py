@@ -78,6 +78,8 @@ def converted(fn: Callable) -> Callable:
     bound_self = getattr(fn, "__self__", None)
     if getattr(target, "__name__", "") == "<lambda>":
         return fn  # a lambda is one expression: no statements to convert
+    if not isinstance(target, types.FunctionType):
+        return fn  # a callable object (a @tf.custom_gradient function, say) runs as it is
     try:
         node = _transform(_parse(target))
         new = _compile(target, node)
@@ -104,11 +106,17 @@ def _compile(fn: Any, node: ast.FunctionDef) -> Callable:
     inner_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells["ag__"] = types.CellType(_Runtime)
+    if node.name not in cells and node.name in fn.__globals__:
+        # Inside the factory the converted function's own name is a local: a function that calls itself
+        # (a recursive tf.function) must still find the global it names.
+        cells[node.name] = types.CellType(fn.__globals__[node.name])
     closure = tuple(cells[name] if name in cells else types.CellType() for name in inner_code.co_freevars)
     new = types.FunctionType(inner_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__dict__.update(fn.__dict__)
     new.__wrapped_original__ = fn  # type: ignore[attr-defined]
+    from minitf.function.user_code import register_converted
+    register_converted(inner_code)  # so that errors can mark its frames as converted code
     return new
 
 
@@ -573,6 +581,7 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
         return test(*holders[len(positions):]) if n_extra else test()
 
     body_holders: list[Any] = []
+    learned: dict[int, Any] = {}
 
     def body_fn(*holders: Any) -> list:
         body_holders[:] = holders
@@ -584,10 +593,12 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
             body()
         after = list(get_state())
         out = []
-        for _k, i in enumerate(positions):
+        for k, i in enumerate(positions):
             v = after[i]
             if isinstance(v, Undefined):
                 raise ValueError(f"'{names[i]}' must be defined before the loop.")
+            if isinstance(v, TensorArray):
+                learned[k] = v._element_shape  # what the body wrote: the TensorArray's elements after the loop
             out.append(v._stack if isinstance(v, TensorArray) else v)
         return out + extra
 
@@ -609,6 +620,8 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
     for k, i in enumerate(positions):
         final[i] = TensorArray._from_stack(result[k], carried[k]) if isinstance(carried[k], TensorArray) \
             else result[k]
+        if isinstance(final[i], TensorArray) and final[i]._element_shape is None:
+            final[i]._element_shape = learned.get(k)
     for i, v in enumerate(initial):
         if isinstance(v, Undefined) and i not in positions:
             final[i] = v
@@ -668,6 +681,17 @@ def range_(*args: Any) -> Any:
 
 def for_stmt(iterable: Any, extra_test: Callable[[], Any] | None, body: Callable[[Any], None],
              get_state: Callable[[], tuple], set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
+    """A converted `for` loop: a Python loop over Python values, a graph loop over a tensor (or tf.range).
+
+    Hook for other iterables (tf.data datasets): while tracing, an object whose class defines
+    `_minitf_for_stmt(self, extra_test, body, get_state, set_state, names)` builds its own graph loop, with
+    the same arguments as this function (`body(element)` runs one iteration; the state functions read and
+    write the loop's variables, see `_graph_loop`).
+    """
+    custom = getattr(type(iterable), "_minitf_for_stmt", None)
+    if custom is not None and state.graph is not None:
+        custom(iterable, extra_test, body, get_state, set_state, names)
+        return
     if hasattr(iterable, "_as_tensor") and not isinstance(iterable, Tensor) and state.graph is not None:
         iterable = iterable.read_value()
     if not _is_symbolic(iterable):

@@ -495,14 +495,15 @@ def _group_shapes(invariants: Any) -> list:
 # TensorArray
 # ---------------------------------------------------------------------------------------------------
 
-def _write_kernel(stack: Any, index: Any, value: Any) -> Any:
+def _write_kernel(stack: Any, index: Any, value: Any, size: int = 0) -> Any:
+    """Write row `index`; a TensorArray of static `size` has all its rows from the first write (zeros)."""
     stack = np.asarray(stack)
     value = np.asarray(value)
     i = int(index)
     if stack.ndim == 1 and stack.shape[0] == 0 and value.ndim != 0:
         stack = np.zeros((0,) + value.shape, dtype=value.dtype)
     if i >= stack.shape[0]:
-        grown = np.zeros((i + 1,) + value.shape, dtype=value.dtype)
+        grown = np.zeros((max(i + 1, size),) + value.shape, dtype=value.dtype)
         grown[:stack.shape[0]] = stack
         stack = grown
     else:
@@ -518,7 +519,7 @@ def _write_grad(ctx: Any, g: Tensor) -> list:
 
 
 TensorArrayWrite = Op("TensorListSetItem", _write_kernel, grad=_write_grad,
-                      shape=lambda s, t, a: [(TensorShape([None]) + s[2], t[2])])
+                      shape=lambda s, t, a: [(TensorShape([a.get("size") or None]) + s[2], t[2])])
 
 
 def _zero_row_kernel(g: Any, index: Any) -> Any:
@@ -570,7 +571,9 @@ class TensorArray:
     def write(self, index: Any, value: Any, name: Any = None) -> TensorArray:
         value = convert_to_tensor(value, dtype=self.dtype)
         index = convert_to_tensor(index, dtype=dtypes.int32)
-        stack = bind(TensorArrayWrite, self._stack, index, value)
+        size = 0 if self._dynamic_size else self._size
+        stack = bind(TensorArrayWrite, self._stack, index, value, size=size) if size else \
+            bind(TensorArrayWrite, self._stack, index, value)
         ta = TensorArray._from_stack(stack, self)
         if ta._element_shape is None:
             ta._element_shape = value.shape  # type: ignore[attr-defined]
@@ -578,9 +581,16 @@ class TensorArray:
 
     def read(self, index: Any, name: Any = None) -> Tensor:
         from minitf.ops.array_ops import gather
-        return gather(self._stack, convert_to_tensor(index, dtype=dtypes.int32))
+        out = gather(self._stack, convert_to_tensor(index, dtype=dtypes.int32))
+        if isinstance(out, SymbolicTensor) and self._element_shape is not None:
+            out.set_shape(self._element_shape)
+        return out
 
     def stack(self, name: Any = None) -> Tensor:
+        """All rows as one tensor; while tracing, its static shape is [size] + the written elements' shape."""
+        if isinstance(self._stack, SymbolicTensor) and self._element_shape is not None:
+            rows = None if self._dynamic_size or not self._size else self._size
+            self._stack.set_shape(TensorShape([rows]) + self._element_shape)
         return self._stack
 
     def gather(self, indices: Any, name: Any = None) -> Tensor:
@@ -600,6 +610,9 @@ class TensorArray:
 
     def size(self, name: Any = None) -> Tensor:
         from minitf.ops.array_ops import shape
+        if self._size and not self._dynamic_size:
+            from minitf.core import constant_tensor
+            return constant_tensor(self._size, dtypes.int32)
         return shape(self._stack)[0]
 
     def __repr__(self) -> str:

@@ -27,9 +27,10 @@ from minitf.core import convert_to_tensor, state
 from minitf.errors import InvalidArgumentError
 from minitf.function import codegen, optimizer
 from minitf.function.execute import call_graph, compiled
-from minitf.function.graph import FuncGraph, SymbolicTensor
+from minitf.function.graph import FuncGraph, SymbolicTensor, resource
 from minitf.function.optimizer import OptimizationReport
 from minitf.function.trace import graph_scope
+from minitf.indexed_slices import IndexedSlices
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import as_shape
 
@@ -131,13 +132,20 @@ class _Literal:
 
 
 class _ById:
-    """An object that is not a value (a Variable, `self` of a method, ...): keys by identity."""
+    """An object that is not a value (a Python function, `self` of a method, ...): keys by identity.
 
-    __slots__ = ("obj", "label")
+    TensorFlow keeps a weak reference to such an object and prints the key as `Weakref[<weakref ...>])`.
+    """
+
+    __slots__ = ("obj", "label", "ref")
 
     def __init__(self, obj: Any, label: str) -> None:
         self.obj = obj
         self.label = label
+        try:
+            self.ref: Any = weakref.ref(obj)
+        except TypeError:
+            self.ref = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _ById) and other.obj is self.obj
@@ -146,7 +154,7 @@ class _ById:
         return id(self.obj)
 
     def __repr__(self) -> str:
-        return self.label
+        return self.label if self.ref is None else f"Weakref[{self.ref!r}])"
 
 
 def _trace_type(value: Any) -> Any:
@@ -280,12 +288,56 @@ class ConcreteFunction:
     def function_def(self) -> Any:
         return self.graph.as_graph_def()
 
+    @property
+    def function_type(self) -> FunctionType:
+        """The trace's signature: each parameter with what it accepts (a TensorSpec, or `Literal[value]`)."""
+        params = [inspect.Parameter(name, self._sig.parameters[name].kind, annotation=t)
+                  for name, t in zip(self._param_names, self._key)]
+        return FunctionType(params, return_annotation=_output_type(self.graph.structured_outputs))
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        bound = _bind(self._sig, args, kwargs)
-        flat: list[Any] = []
-        for name, expected in zip(self._param_names, self._key):
-            flat.extend(_check_argument(bound.arguments[name], expected, self))
+        """Call with the original arguments (Python values must equal the traced ones), or with the tensor
+        arguments alone (the flat signature), as TensorFlow's concrete functions accept."""
+        function_type = self.function_type
+        try:
+            bound = function_type.bind(*args, **kwargs)
+            flat: list[Any] = []
+            for name, expected in zip(self._param_names, self._key):
+                flat.extend(_check_argument(bound.arguments[name], expected, self))
+        except TypeError as structured:
+            try:
+                flat = self._flat_arguments(args, kwargs)
+            except TypeError as fallback:
+                raise TypeError(
+                    f"Binding inputs to tf.function failed due to `{structured}`. Received args: {args} and kwargs: "
+                    f"{kwargs} for signature: {function_type}.\nFallback to flat signature also failed due to: "
+                    f"{fallback}\nHint: call a concrete function with the arguments it was traced for (Python "
+                    f"values equal to the traced ones), or with its tensor arguments only.") from None
         return self._call_flat(flat)
+
+    def _flat_arguments(self, args: tuple, kwargs: dict) -> list[Any]:
+        """The flat signature: the tensor inputs only, by position or by name."""
+        from minitf.variables import Variable
+
+        holders = self.graph.inputs[:len(self.graph.inputs) - len(self.graph.captures)]
+        names = [t.op.name for t in holders]
+        header = f"{self._function_name}({', '.join(names)})"
+        if len(args) > len(names):
+            raise TypeError(f"{header} takes {len(names)} positional arguments, got {len(args)}.")
+        unexpected = [k for k in kwargs if k not in names[len(args):]]
+        if unexpected:
+            raise TypeError(f"{header} got unexpected keyword arguments: {', '.join(unexpected)}.")
+        missing = [n for n in names[len(args):] if n not in kwargs]
+        if missing:
+            raise TypeError(f"{header} missing required arguments: {', '.join(missing)}.")
+        values = list(args) + [kwargs[n] for n in names[len(args):]]
+        for i, (value, holder) in enumerate(zip(values, holders)):
+            if not isinstance(value, Tensor | Variable):
+                raise TypeError(f"{header}: expected argument #{i}(zero-based) to be a Tensor; got "
+                                f"{type(value).__name__} ({value}).")
+            if holder.dtype is not resource and value.dtype is not holder.dtype:  # type: ignore[attr-defined]
+                _check_argument(value, TensorSpec(holder.shape, holder.dtype), self)
+        return values
 
     # --- what the optimiser made of the graph (minitf-only: TensorFlow keeps its optimised graph inside) ---
     def _optimize(self) -> tuple[int, FuncGraph, OptimizationReport]:
@@ -332,7 +384,7 @@ class ConcreteFunction:
             return outputs[0]
         it = iter(outputs)
         return nest.pack_sequence_as(self.graph.structured_outputs,
-                                     [next(it) if isinstance(leaf, Tensor) else leaf
+                                     [next(it) if isinstance(leaf, Tensor) else _rebuild_composite(leaf, it)
                                       for leaf in nest.flatten(self.graph.structured_outputs, expand_composites=True)],
                                      expand_composites=True)
 
@@ -341,8 +393,7 @@ class ConcreteFunction:
         for name, t in zip(self._param_names, self._key):
             kind = self._sig.parameters[name].kind.name
             params.append(f"  {name} ({kind}): {_type_text(t)}")
-        out = self.graph.structured_outputs
-        out_text = "None" if out is None else _type_text(_trace_type(_specs_of(out)))
+        out_text = _type_text(_output_type(self.graph.structured_outputs))
         captures = [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" if hasattr(v, "assign")
                     else f"  {id(v)}: TensorSpec(shape={v.shape}, dtype={v.dtype!r}, name=None)"
                     for v in self.graph.external_captures()]
@@ -350,13 +401,48 @@ class ConcreteFunction:
                           *(captures or ["  None"])])
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{n}: {_type_text(t)}" for n, t in zip(self._param_names, self._key))
-        out = self.graph.structured_outputs
-        out_text = "None" if out is None else _type_text(_trace_type(_specs_of(out)))
-        return f"<ConcreteFunction ({params}) -> {out_text} at 0x{id(self):X}>"
+        return f"<ConcreteFunction {self.function_type} at 0x{id(self):X}>"
 
     def __str__(self) -> str:
         return f"ConcreteFunction {self.pretty_printed_signature()}"
+
+
+class FunctionType(inspect.Signature):
+    """`ConcreteFunction.function_type`: a signature whose annotations are the traced types, printed as
+    `(x: TensorSpec(shape=(None,), dtype=tf.float32, name=None), n: Literal[3]) -> TensorSpec(...)`.
+
+    Its parameters have no defaults: a concrete function is called with every argument it was traced for.
+    """
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        params = []
+        for p in self.parameters.values():
+            text = p.name if p.annotation is p.empty else f"{p.name}: {_type_text(p.annotation)}"
+            if p.default is not p.empty:
+                text += "=<captured_default_value>" if p.annotation is p.empty else " = <captured_default_value>"
+            params.append(text)
+        returns = "" if self.return_annotation is self.empty else f" -> {_type_text(self.return_annotation)}"
+        return f"({', '.join(params)}){returns}"
+
+    __repr__ = __str__
+
+
+class _NoneType:
+    def __repr__(self) -> str:
+        return "None"
+
+
+def _output_type(structure: Any) -> Any:
+    """The type of what a trace returns; dicts keep their keys' order here (TensorFlow prints them so)."""
+    if structure is None:
+        return _NoneType()
+    if isinstance(structure, dict):
+        return ("Dict", *((k, _output_type(v)) for k, v in structure.items()))
+    if isinstance(structure, list | tuple):
+        return ("List" if isinstance(structure, list) else "Tuple", *(_output_type(v) for v in structure))
+    return _trace_type(_specs_of(structure))
 
 
 def _specs_of(structure: Any) -> Any:
@@ -374,11 +460,16 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {expected!r}")
         return [value]
     if isinstance(expected, TensorSpec):
+        if isinstance(value, TensorSpec) and value.is_subtype_of(expected):
+            return []  # get_concrete_function(spec): nothing to feed
         if isinstance(value, Tensor):
             if value.dtype is not expected.dtype:  # type: ignore[attr-defined]
+                from minitf.core import _tf_name
                 raise InvalidArgumentError(
                     None, None, f"cannot compute {cf.name} as input #0(zero-based) was expected to be a "
-                    f"{expected.dtype.name} tensor but is a {value.dtype.name} tensor [Op:{cf.name}]")  # type: ignore
+                    f"{_tf_name(expected.dtype)} tensor but is a {_tf_name(value.dtype)} tensor "  # type: ignore
+                    f"[Op:{cf.name}]\nHint: convert the argument with tf.cast(x, tf.{expected.dtype.name}), the "
+                    f"dtype this concrete function was traced for.")
             return [value]
         if isinstance(value, Variable):
             return [value.read_value()]
@@ -400,9 +491,18 @@ def _check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any
         if not isinstance(value, list | tuple) or len(value) != len(expected) - 1:
             raise TypeError(f"Can not cast {_type_text(_trace_type(value))} to {_type_text(expected)}")
         return [x for v, t in zip(value, expected[1:]) for x in _check_argument(v, t, cf)]
+    if isinstance(expected, _Literal) and _equals(value, expected.value):
+        return []  # TensorFlow compares a literal with ==, so tf.constant(3.0) passes for Literal[3]
     if _trace_type(value) != expected:
         raise TypeError(f"Can not cast {value!r} to {_type_text(expected)}")
     return []
+
+
+def _equals(value: Any, literal: Any) -> bool:
+    try:
+        return bool(value == literal)
+    except (TypeError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -499,6 +599,17 @@ class Function:
     @property
     def function_spec(self) -> inspect.Signature:
         return self._sig
+
+    @property
+    def function_type(self) -> FunctionType:
+        """The Python function's parameters (defaults are captured when a call is traced); with an
+        input_signature, each parameter's spec (`Literal[default]` for those after it)."""
+        params = list(self._sig.parameters.values())
+        if self._input_signature is None:
+            return FunctionType([p.replace(annotation=p.empty) for p in params])
+        specs = [_trace_type(s) for s in self._input_signature]
+        return FunctionType([p.replace(annotation=specs[i] if i < len(specs) else _Literal(p.default))
+                             for i, p in enumerate(params)])
 
     def experimental_get_tracing_count(self) -> int:
         return self._tracing_count
@@ -643,7 +754,6 @@ class Function:
 
     def _trace(self, bound: inspect.BoundArguments, names: list[str], key: tuple) -> ConcreteFunction:
         from minitf.function.autograph import converted
-        from minitf.ops.array_ops import Identity
         from minitf.ops.state_ops import NoOp
 
         graph = FuncGraph(self._name, autograph=self._autograph)
@@ -662,7 +772,13 @@ class Function:
             fn = self._converted
         args, kwargs = _rebuild_call(self._sig, call_args)
         with graph_scope(graph):
-            result = fn(*args, **kwargs)
+            try:
+                result = fn(*args, **kwargs)
+            except Exception as exc:
+                if not self._autograph:
+                    raise
+                from minitf.function.user_code import in_user_code
+                raise in_user_code(exc, exc.__traceback__.tb_next) from None
             flat_out = nest.flatten(result, expand_composites=True)
             outputs = []
             packed = []
@@ -670,12 +786,16 @@ class Function:
                 if leaf is None:
                     packed.append(None)
                     continue
+                if isinstance(leaf, IndexedSlices):  # a composite: its component tensors are the outputs
+                    parts = [_output_identity(graph, t) for t in _components(leaf)]
+                    outputs.extend(parts)
+                    packed.append(IndexedSlices(*parts))
+                    continue
                 if hasattr(leaf, "_as_tensor") and not isinstance(leaf, Tensor):
                     leaf = leaf.read_value()
                 if not isinstance(leaf, Tensor):
                     leaf = convert_to_tensor(leaf)
-                leaf = graph.capture(leaf) if not (isinstance(leaf, SymbolicTensor) and leaf.graph is graph) else leaf
-                ident = graph.create_op(Identity, [leaf]).outputs[0]
+                ident = _output_identity(graph, leaf)
                 outputs.append(ident)
                 packed.append(ident)
             if graph.control_outputs or any(op.type == "ReadVariableOp" for op in graph.get_operations()):
@@ -689,6 +809,25 @@ class Function:
         self._cache[key] = concrete
         self._concrete.append(concrete)
         return concrete
+
+
+def _output_identity(graph: FuncGraph, leaf: Tensor) -> SymbolicTensor:
+    """A returned tensor goes through an Identity op, as in TensorFlow's graphs."""
+    from minitf.ops.array_ops import Identity
+    leaf = graph.capture(leaf) if not (isinstance(leaf, SymbolicTensor) and leaf.graph is graph) else leaf
+    return graph.create_op(Identity, [leaf]).outputs[0]
+
+
+def _components(slices: IndexedSlices) -> list[Tensor]:
+    parts = [slices.values, slices.indices]
+    return parts if slices.dense_shape is None else [*parts, slices.dense_shape]
+
+
+def _rebuild_composite(leaf: Any, outputs: Any) -> Any:
+    """A returned IndexedSlices is rebuilt from its components' values; other Python values come back as they are."""
+    if isinstance(leaf, IndexedSlices):
+        return IndexedSlices(*[next(outputs) for _ in _components(leaf)])
+    return leaf
 
 
 def _fit_to_spec(value: Any, spec: Any, received: str) -> Any:
@@ -716,10 +855,19 @@ def _fit_to_spec(value: Any, spec: Any, received: str) -> Any:
 
 
 def _input_spec(name: str, expected: Any) -> Any:
+    """One entry of `structured_input_signature`: specs named after the argument (`d_a`, `lst_0` inside
+    containers), Python values as they are."""
+    if isinstance(expected, VariableSpec):
+        return expected
     if isinstance(expected, TensorSpec):
         return TensorSpec(expected.shape, expected.dtype, name)
     if isinstance(expected, _Literal):
         return expected.value
+    if isinstance(expected, tuple) and expected and expected[0] == "Dict":
+        return {k: _input_spec(f"{name}_{k}", t) for k, t in expected[1:]}
+    if isinstance(expected, tuple) and expected and expected[0] in ("List", "Tuple"):
+        items = [_input_spec(f"{name}_{i}", t) for i, t in enumerate(expected[1:])]
+        return items if expected[0] == "List" else tuple(items)
     return expected
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.core import Op
+from minitf.devices import graph_device
 from minitf.errors import OperatorNotAllowedInGraphError
 from minitf.ops import state_ops
 from minitf.tensor import EagerTensor, Tensor
@@ -38,15 +39,19 @@ DEFAULT_NAMES = {
 
 
 def _graph_error(what: str, graph: FuncGraph | None) -> str:
-    if graph is not None and not graph.autograph:
-        return (f"{what} is not allowed. You can attempt the following resolutions to the problem: If you are "
-                "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
-                "you are using AutoGraph, you can try decorating this function with @tf.function. If that does not "
-                "work, then you may be using an unsupported feature or your source code may not be visible to "
-                "AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
-                "g3doc/reference/limitations.md#access-to-source-code for more information.")
-    return f"{what} is not allowed: AutoGraph did convert this function. This might indicate you are trying to " \
-           f"use an unsupported feature."
+    """TensorFlow 2.21's message for a tensor used as a Python value while tracing (with AutoGraph or without)."""
+    hint = ("Hint: inside a tf.function, loop over a tensor with `for x in tensor:` or "
+            "`for i in tf.range(n):` (AutoGraph converts those; enumerate() and zip() of tensors are not)"
+            if what.startswith("Iterating") else
+            "Hint: inside a tf.function, branch on a tensor with a plain `if tensor:` statement (AutoGraph makes it "
+            "tf.cond) or call tf.cond yourself; bool(tensor), `and`/`or` chains of tensors and assertions need "
+            "a Python value")
+    return (f"{what} is not allowed. You can attempt the following resolutions to the problem: If you are "
+            "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
+            "you are using AutoGraph, you can try decorating this function with @tf.function. If that does not "
+            "work, then you may be using an unsupported feature or your source code may not be visible to "
+            "AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
+            f"g3doc/reference/limitations.md#access-to-source-code for more information.\n{hint}.")
 
 
 class SymbolicTensor(Tensor):
@@ -91,7 +96,7 @@ class SymbolicTensor(Tensor):
 
     @property
     def device(self) -> str:
-        return ""
+        return self._op.device
 
     def set_shape(self, shape: Any) -> None:
         self._shape = self._shape.merge_with(shape)
@@ -100,9 +105,10 @@ class SymbolicTensor(Tensor):
         return [op for op in self._op.graph.get_operations() if any(t is self for t in op.inputs)]
 
     def __str__(self) -> str:
+        device = f", device={self._op.device}" if self._op.device else ""
         if self._shape.rank is None:
-            return f'Tensor("{self.name}", dtype={self._dtype.name})'
-        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+            return f'Tensor("{self.name}", dtype={self._dtype.name}{device})'
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name}{device})'
 
     def __repr__(self) -> str:
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
@@ -184,7 +190,7 @@ def _indent(text: str) -> str:
 class Operation:
     """One node of a graph: what to compute (`type`), from which tensors (`inputs`), producing `outputs`."""
 
-    __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "__weakref__")
+    __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "device", "__weakref__")
 
     @property
     def stateful(self) -> bool:
@@ -199,6 +205,7 @@ class Operation:
         self.inputs: tuple[SymbolicTensor, ...] = tuple(inputs)  # type: ignore[arg-type]
         self.outputs: list[SymbolicTensor] = []
         self.attrs = attrs
+        self.device = ""  # what the enclosing tf.device blocks asked for (minitf/devices.py)
 
     def get_attr(self, name: str) -> Any:
         return self.attrs[name]
@@ -209,8 +216,10 @@ class Operation:
     @property
     def node_def(self) -> NodeDef:
         inputs = [t._op.name if t._index == 0 else t.name for t in self.inputs]
-        return NodeDef(self.name, self.type, inputs,
+        node = NodeDef(self.name, self.type, inputs,
                        {k: _attr_text(v) for k, v in self.attrs.items() if not k.startswith("_")})
+        node.device = self.device
+        return node
 
     @property
     def control_inputs(self) -> list[Operation]:
@@ -283,6 +292,7 @@ class FuncGraph:
         op = Operation(self, self.unique_name(name or DEFAULT_NAMES.get(op_def.name, op_def.name)), op_def, inputs,
                        attrs)
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(specs)]
+        op.device = graph_device()
         self._operations.append(op)
         self.changed()
         if op_def.stateful:

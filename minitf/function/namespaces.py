@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import types
 
+from minitf import devices as _device
 from minitf.function import autograph as _autograph
 from minitf.function import optimizer as _optimizer
 from minitf.function.function import functions_run_eagerly, run_functions_eagerly
@@ -13,11 +14,28 @@ config = types.SimpleNamespace(run_functions_eagerly=run_functions_eagerly,
                                functions_run_eagerly=functions_run_eagerly,
                                experimental_run_functions_eagerly=run_functions_eagerly,
                                experimental_functions_run_eagerly=functions_run_eagerly,
+                               list_physical_devices=_device.list_physical_devices,
+                               list_logical_devices=_device.list_logical_devices,
+                               get_visible_devices=_device.get_visible_devices,
+                               PhysicalDevice=_device.PhysicalDevice,
+                               LogicalDevice=_device.LogicalDevice,
+                               set_visible_devices=_device.set_visible_devices,
+                               experimental=types.SimpleNamespace(
+                                   list_physical_devices=_device.list_physical_devices,
+                                   list_logical_devices=_device.list_logical_devices,
+                                   get_visible_devices=_device.get_visible_devices,
+                                   set_visible_devices=_device.set_visible_devices,
+                                   get_device_details=_device.get_device_details),
                                optimizer=types.SimpleNamespace(
                                    set_experimental_options=_optimizer.set_experimental_options,
                                    get_experimental_options=_optimizer.get_experimental_options,
                                    set_jit=_optimizer.set_jit,
                                    get_jit=_optimizer.get_jit))
+
+test = types.SimpleNamespace(gpu_device_name=_device.gpu_device_name, is_built_with_cuda=_device.is_built_with_cuda,
+                             is_built_with_gpu_support=_device.is_built_with_gpu_support,
+                             is_gpu_available=_device.is_gpu_available)
+
 
 autograph = types.SimpleNamespace(
     to_code=_autograph.to_code,

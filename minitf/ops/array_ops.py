@@ -650,6 +650,11 @@ def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int, batch_dim
 
 
 def _gather_grad(c: Any, g: Tensor) -> list:
+    if c.attrs["axis"] == 0 and c.attrs["batch_dims"] == 0:  # as TensorFlow: sparse rows (tf.IndexedSlices)
+        from minitf.indexed_slices import gather_gradient
+        sparse = gather_gradient(c.x, c.inputs[1], g)
+        if sparse is not None:
+            return [sparse, None]
     return [bind(GatherGrad, g, c.inputs[1], c.x, axis=c.attrs["axis"]), None]
 
 

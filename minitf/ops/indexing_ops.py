@@ -238,6 +238,11 @@ def _gather_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
 
 def _gather_nd_grad(c: Any, g: Tensor) -> list:
     params, indices = c.inputs
+    if indices.shape.rank == 2 and indices.shape[-1] == 1:  # whole rows: sparse, as TensorFlow's IndexedSlices
+        from minitf.indexed_slices import gather_gradient
+        sparse = gather_gradient(params, indices, g)
+        if sparse is not None:
+            return [sparse, None]
     known = None if params.shape.rank is None else tuple(params.shape.as_list())
     return [bind(ScatterNd, indices, g, array_ops.shape(params, out_type=indices.dtype), known_shape=known), None]
 

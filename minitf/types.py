@@ -1,0 +1,62 @@
+"""`tf.types`: the abstract types TensorFlow's own signatures use, for annotations and `isinstance` checks.
+
+`tf.types.experimental.TensorLike` is what ops accept (tensors, Python numbers, strings, lists, tuples and
+NumPy values); `GenericFunction`/`PolymorphicFunction` are what `tf.function` returns, `ConcreteFunction`
+one trace of it, `FunctionType` a trace's signature.
+"""
+
+from __future__ import annotations
+
+import abc
+import types as _types
+import typing
+
+import numpy as np
+
+from minitf.function.function import ConcreteFunction as _ConcreteFunction
+from minitf.function.function import Function as _Function
+from minitf.function.function import FunctionType, TensorSpec
+from minitf.tensor import Tensor
+
+
+class Callable(metaclass=abc.ABCMeta):  # noqa: B024  (an abstract base for isinstance checks)
+    """Something TensorFlow can call like a function (a tf.function, or one trace of it)."""
+
+
+class GenericFunction(Callable):  # noqa: B024
+    """A function that traces itself for new kinds of arguments (what `tf.function` returns)."""
+
+
+class PolymorphicFunction(GenericFunction):  # noqa: B024
+    """`tf.function`'s result: one graph per input signature."""
+
+
+class ConcreteFunction(Callable):  # noqa: B024
+    """One traced graph with a fixed signature."""
+
+
+class AtomicFunction(Callable):  # noqa: B024
+    """The lowest-level callable graph function (minitf runs concrete functions directly)."""
+
+
+class TraceType(metaclass=abc.ABCMeta):  # noqa: B024
+    """What a value contributes to a tf.function's cache key (a TensorSpec for a tensor)."""
+
+
+class SupportsTracingProtocol(metaclass=abc.ABCMeta):  # noqa: B024
+    """Objects that say themselves how tf.function should key them."""
+
+
+PolymorphicFunction.register(_Function)
+ConcreteFunction.register(_ConcreteFunction)
+TraceType.register(TensorSpec)
+
+# typing.Union, not `|`: it prints as TensorFlow's does (typing.Union[...]).
+TensorLike = typing.Union[Tensor, int, float, bool, str, bytes, complex, tuple, list, np.ndarray, np.generic]  # noqa: UP007
+
+experimental = _types.SimpleNamespace(
+    AtomicFunction=AtomicFunction, Callable=Callable, ConcreteFunction=ConcreteFunction, FunctionType=FunctionType,
+    GenericFunction=GenericFunction, PolymorphicFunction=PolymorphicFunction,
+    SupportsTracingProtocol=SupportsTracingProtocol, TensorLike=TensorLike, TraceType=TraceType)
+
+__all__ = ["experimental"]

@@ -36,8 +36,9 @@ class Op:
 
     kernel:  NumPy implementation; takes the inputs' NumPy values and the attrs, returns NumPy value(s).
     check:   validates inputs and attrs before running (raises TensorFlow's error for bad dtypes etc.).
-    shape:   shape rule for tracing: (input shapes, input dtypes, attrs) -> output shape(s), or None to
-             let the tracer evaluate the kernel on placeholder values.
+    shape:   shape and dtype rule for tracing (minitf/ops/shapes.py): (input shapes, input dtypes, attrs) ->
+             one (TensorShape, DType) per output; value-dependent ops also get `values=` (constant inputs'
+             values, None where unknown). Required: the tracer never runs a kernel to learn a shape.
     grad:    gradient rule, written with minitf ops so that tapes can record it (higher order) and the
              tracer can trace it: grad(ctx, g) -> one gradient (or None) per input, where `ctx` is a
              GradContext and `g` the output's gradient (a list of them for multi-output ops).
@@ -45,8 +46,9 @@ class Op:
     num_outputs: how many tensors the kernel returns (-1: a tuple whose length depends on the attrs).
     stateful: the op has an effect beyond its outputs (writes a variable, prints, draws random numbers):
              graph passes never fold, merge or remove it, and it runs in program order.
-    value_dependent: the output *shape* depends on the input *values* (`Range`, `Where`): while tracing,
-             its dimensions stay unknown unless every input is a constant.
+    value_dependent: the output *shape* depends on the input *values* (`Range`, `StridedSlice` with tensor
+             bounds): while tracing, the shape rule sees the values of constant inputs; the dimensions they
+             decide stay unknown otherwise.
     """
 
     __slots__ = ("name", "kernel", "check", "shape", "grad", "num_outputs", "explain", "stateful", "value_dependent")
@@ -57,13 +59,17 @@ class Op:
         kernel: Callable[..., Any],
         *,
         check: Callable[[Sequence[Tensor], dict], None] | None = None,
-        shape: Callable[..., Any] | None = None,
+        shape: Callable[..., Any] | None = None,  # required; None only to raise a clear error
         grad: Callable[..., Sequence[Tensor | None]] | None = None,
         num_outputs: int = 1,
         explain: Callable[[Sequence[Tensor], dict, Exception], str] | None = None,
         stateful: bool = False,
         value_dependent: bool = False,
     ) -> None:
+        if shape is None:
+            raise TypeError(f"Op {name!r} has no shape rule: pass shape=... (see minitf/ops/shapes.py), so that "
+                            "tracing can work out its output shapes and dtypes without running it, and add the op "
+                            "to the table in tests/test_shape_rules.py.")
         self.name = name
         self.kernel = kernel
         self.check = check

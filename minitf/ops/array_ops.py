@@ -24,6 +24,7 @@ from minitf.core import (
     to_numpy,
 )
 from minitf.errors import InvalidArgumentError
+from minitf.ops import shapes
 from minitf.ops.math_ops import Reshape_like, cast, unbroadcast
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -96,8 +97,8 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
     return _filled(shape, dtype, 1)
 
 
-ZerosLike = Op("ZerosLike", np.zeros_like, grad=lambda c, g: [None])
-OnesLike = Op("OnesLike", np.ones_like, grad=lambda c, g: [None])
+ZerosLike = Op("ZerosLike", np.zeros_like, shape=shapes.same_as_first, grad=lambda c, g: [None])
+OnesLike = Op("OnesLike", np.ones_like, shape=shapes.same_as_first, grad=lambda c, g: [None])
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:  # noqa: A002
@@ -117,7 +118,8 @@ def _fill_grad(c: Any, g: Tensor) -> list:
     return [reduce_sum(g)]  # every entry is the value: its gradient is the sum
 
 
-Fill = Op("Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype), grad=_fill_grad)
+Fill = Op("Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype), shape=shapes.fill_rule,
+          grad=_fill_grad)
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
@@ -137,7 +139,7 @@ def _range_kernel(start: Any, limit: Any, delta: Any) -> np.ndarray:
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
-Range = Op("Range", _range_kernel, value_dependent=True)
+Range = Op("Range", _range_kernel, shape=shapes.range_rule, value_dependent=True)
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> Tensor:  # noqa: A001
@@ -167,7 +169,7 @@ def _linspace_grad(c: Any, g: Tensor) -> list:
     return [reduce_sum(g * (1 - weights)), reduce_sum(g * weights), None]
 
 
-LinSpace = Op("LinSpace", _linspace_kernel, grad=_linspace_grad, value_dependent=True)
+LinSpace = Op("LinSpace", _linspace_kernel, shape=shapes.linspace_rule, grad=_linspace_grad, value_dependent=True)
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
@@ -206,9 +208,9 @@ def stop_gradient(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
 # Shape queries
 # ---------------------------------------------------------------------------------------------------
 
-Shape = Op("Shape", lambda x, out_type: np.array(np.shape(x), dtype=out_type._np))
-Rank = Op("Rank", lambda x: np.int32(np.ndim(x)))
-Size = Op("Size", lambda x, out_type: out_type._np.type(np.size(x)))
+Shape = Op("Shape", lambda x, out_type: np.array(np.shape(x), dtype=out_type._np), shape=shapes.shape_rule)
+Rank = Op("Rank", lambda x: np.int32(np.ndim(x)), shape=shapes.rank_rule)
+Size = Op("Size", lambda x, out_type: out_type._np.type(np.size(x)), shape=shapes.size_rule)
 
 
 def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:  # noqa: A002
@@ -256,15 +258,7 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.reshape(x, shape)
 
 
-def _reshape_shape(s: Sequence[TensorShape], t: Sequence[dtypes.DType], a: dict) -> list:
-    dims = list(a["shape"])
-    if -1 in dims and s[0].is_fully_defined():
-        known = int(np.prod([d for d in dims if d != -1])) or 1
-        dims[dims.index(-1)] = s[0].num_elements() // known
-    return [(TensorShape([None if d == -1 else d for d in dims]), t[0])]
-
-
-Reshape = Op("Reshape", _reshape_kernel, shape=_reshape_shape, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
+Reshape = Op("Reshape", _reshape_kernel, shape=shapes.reshape_rule, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
 
 
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
@@ -276,7 +270,8 @@ def _expand_kernel(x: np.ndarray, axis: int) -> np.ndarray:
     return np.expand_dims(x, axis)
 
 
-ExpandDims = Op("ExpandDims", _expand_kernel, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
+ExpandDims = Op("ExpandDims", _expand_kernel, shape=shapes.expand_dims_rule,
+                grad=lambda c, g: [bind(Reshape_like, g, c.x)])
 
 
 def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:  # noqa: A002
@@ -299,7 +294,7 @@ def _squeeze_kernel(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
     return np.squeeze(x, axis=axis if axis else None)
 
 
-Squeeze = Op("Squeeze", _squeeze_kernel, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
+Squeeze = Op("Squeeze", _squeeze_kernel, shape=shapes.squeeze_rule, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
 
 
 def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  # noqa: A002
@@ -320,7 +315,7 @@ def _transpose_grad(c: Any, g: Tensor) -> list:
     return [bind(Transpose, g, perm=tuple(int(i) for i in np.argsort(c.attrs["perm"])))]
 
 
-Transpose = Op("Transpose", lambda x, perm: np.transpose(x, perm), grad=_transpose_grad)
+Transpose = Op("Transpose", lambda x, perm: np.transpose(x, perm), shape=shapes.transpose_rule, grad=_transpose_grad)
 
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
@@ -343,7 +338,8 @@ def _broadcast_to_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(x, shape).copy()
 
 
-BroadcastTo = Op("BroadcastTo", _broadcast_to_kernel, grad=lambda c, g: [unbroadcast(g, c.x)],
+BroadcastTo = Op("BroadcastTo", _broadcast_to_kernel, shape=shapes.broadcast_to_rule,
+                 grad=lambda c, g: [unbroadcast(g, c.x)],
                  explain=lambda i, a, e: f"Unable to broadcast tensor of shape {list(np.shape(i[0]._value))} to "
                  f"tensor of shape {list(a['shape'])}")
 
@@ -394,15 +390,14 @@ def _split_like_grad(c: Any, grads: list) -> list:
     return [concat(parts, c.attrs["axis"])] + [None] * (len(c.inputs) - 1)
 
 
-SplitLike = Op("SplitLike", _split_like_kernel, num_outputs=-1, grad=_split_like_grad,
-               shape=lambda s, t, a: [(x, t[0]) for x in s[1:]])
+SplitLike = Op("SplitLike", _split_like_kernel, num_outputs=-1, grad=_split_like_grad, shape=shapes.split_like_rule)
 
 
 def _concat_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     same_dtype("ConcatV2", inputs)
 
 
-ConcatV2 = Op("ConcatV2", _concat_kernel, check=_concat_check, grad=_concat_grad)
+ConcatV2 = Op("ConcatV2", _concat_kernel, check=_concat_check, shape=shapes.concat_rule, grad=_concat_grad)
 
 
 def _normalise_axis(axis: Any, rank: int, op_name: str) -> int:
@@ -432,7 +427,7 @@ def _pack_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
     return np.stack(xs, axis=axis)
 
 
-Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", inputs),
+Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", inputs), shape=shapes.pack_rule,
           grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))))
 
 
@@ -455,7 +450,7 @@ def _fill_none(grads: Sequence[Any], like: Sequence[Tensor]) -> list[Tensor]:
     return [zeros_like(t) if g is None else g for g, t in zip(grads, like)]
 
 
-Unpack = Op("Unpack", _unpack_kernel, num_outputs=-1,
+Unpack = Op("Unpack", _unpack_kernel, num_outputs=-1, shape=shapes.unpack_rule,
             grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
 
 
@@ -479,9 +474,9 @@ def _splitv_kernel(x: np.ndarray, sizes: tuple[int, ...], axis: int) -> tuple[np
     return tuple(np.split(x, bounds, axis=axis))
 
 
-SplitV = Op("SplitV", _splitv_kernel, num_outputs=-1,
+SplitV = Op("SplitV", _splitv_kernel, num_outputs=-1, shape=shapes.split_rule,
             grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
-Split = Op("Split", _splitv_kernel, num_outputs=-1,
+Split = Op("Split", _splitv_kernel, num_outputs=-1, shape=shapes.split_rule,
            grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
 
 
@@ -520,7 +515,7 @@ def _tile_grad_kernel(g: np.ndarray, x: np.ndarray, multiples: tuple[int, ...]) 
     return np.sum(np.reshape(g, split_shape), axis=tuple(builtins.range(0, 2 * len(multiples), 2)))
 
 
-TileGrad = Op("TileGrad", _tile_grad_kernel,
+TileGrad = Op("TileGrad", _tile_grad_kernel, shape=shapes.same_as_second_with_first_dtype,
               grad=lambda c, g: [bind(Tile, g, multiples=c.attrs["multiples"]), None])
 
 
@@ -531,7 +526,7 @@ def _tile_kernel(x: np.ndarray, multiples: tuple[int, ...]) -> np.ndarray:
     return np.tile(x, multiples)
 
 
-Tile = Op("Tile", _tile_kernel, grad=_tile_grad)
+Tile = Op("Tile", _tile_kernel, shape=shapes.tile_rule, grad=_tile_grad)
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
@@ -543,7 +538,8 @@ def _reverse_kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return np.flip(x, axis) if axis else x
 
 
-ReverseV2 = Op("ReverseV2", _reverse_kernel, grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
+ReverseV2 = Op("ReverseV2", _reverse_kernel, shape=shapes.same_as_first,
+               grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
@@ -598,9 +594,9 @@ def _pad_grad_grad(c: Any, g: Tensor) -> list:
     return [bind(op, g, paddings=c.attrs["paddings"], mode=mode, constant_values=zero), None]
 
 
-PadGrad = Op("PadGrad", _pad_grad_kernel, grad=_pad_grad_grad)
-PadV2 = Op("PadV2", _pad_kernel, grad=_pad_grad)
-MirrorPad = Op("MirrorPad", _pad_kernel, grad=_pad_grad)
+PadGrad = Op("PadGrad", _pad_grad_kernel, shape=shapes.same_as_second_with_first_dtype, grad=_pad_grad_grad)
+PadV2 = Op("PadV2", _pad_kernel, shape=shapes.pad_rule, grad=_pad_grad)
+MirrorPad = Op("MirrorPad", _pad_kernel, shape=shapes.pad_rule, grad=_pad_grad)
 
 
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
@@ -652,7 +648,7 @@ def _gather_grad_kernel(g: np.ndarray, indices: np.ndarray, params: np.ndarray, 
     return out
 
 
-GatherGrad = Op("GatherGrad", _gather_grad_kernel,
+GatherGrad = Op("GatherGrad", _gather_grad_kernel, shape=shapes.same_as_third,
                 grad=lambda c, g: [bind(GatherV2, g, c.inputs[1], axis=c.attrs["axis"], batch_dims=0), None, None])
 
 
@@ -660,7 +656,7 @@ def _gather_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     allowed_dtypes("GatherV2", dtypes.INTEGERS, inputs[1].dtype)  # type: ignore[attr-defined]
 
 
-GatherV2 = Op("GatherV2", _gather_kernel, check=_gather_check, grad=_gather_grad)
+GatherV2 = Op("GatherV2", _gather_kernel, check=_gather_check, shape=shapes.gather_rule, grad=_gather_grad)
 
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
@@ -706,7 +702,7 @@ def _one_hot_kernel(indices: np.ndarray, depth: int, on: Any, off: Any, axis: in
     return np.moveaxis(out, -1, axis) if axis != -1 else out
 
 
-OneHot = Op("OneHot", _one_hot_kernel)
+OneHot = Op("OneHot", _one_hot_kernel, shape=shapes.one_hot_rule)
 
 
 def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None, axis: int | None = None,
@@ -783,8 +779,9 @@ def _strided_slice_grad_kernel(g: np.ndarray, x: np.ndarray, *dynamic: Any, spec
     return out
 
 
-StridedSlice = Op("StridedSlice", _strided_slice_kernel, grad=_strided_slice_grad)
-StridedSliceGrad = Op("StridedSliceGrad", _strided_slice_grad_kernel,
+StridedSlice = Op("StridedSlice", _strided_slice_kernel, shape=shapes.strided_slice_rule, grad=_strided_slice_grad,
+                  value_dependent=True)
+StridedSliceGrad = Op("StridedSliceGrad", _strided_slice_grad_kernel, shape=shapes.same_as_second_with_first_dtype,
                       grad=lambda c, g: [bind(StridedSlice, g, *c.inputs[2:], spec=c.attrs["spec"]), None]
                       + [None] * (len(c.inputs) - 2))
 

@@ -11,6 +11,7 @@ from minitf import dtypes
 from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, same_dtype
 from minitf.errors import InvalidArgumentError
 from minitf.ops import math_ops as m
+from minitf.ops import shapes
 from minitf.ops.array_ops import reshape, squeeze, transpose
 from minitf.tensor import Tensor
 
@@ -75,8 +76,10 @@ def _matmul_check(name: str) -> Any:
     return check
 
 
-MatMul = Op("MatMul", _matmul_kernel, check=_matmul_check("MatMul"), grad=_matmul_grad)
-BatchMatMulV2 = Op("BatchMatMulV2", _matmul_kernel, check=_matmul_check("BatchMatMulV2"), grad=_matmul_grad)
+MatMul = Op("MatMul", _matmul_kernel, check=_matmul_check("MatMul"), shape=shapes.matmul_rule, grad=_matmul_grad)
+BatchMatMulV2 = Op("BatchMatMulV2", _matmul_kernel, check=_matmul_check("BatchMatMulV2"),
+                   shape=shapes.batch_matmul_rule,
+                   grad=_matmul_grad)
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
@@ -126,7 +129,9 @@ def _linalg_check(name: str) -> Any:
     return check
 
 
-MatrixInverse = Op("MatrixInverse", _inverse_kernel, check=_linalg_check("MatrixInverse"), grad=_inverse_grad)
+MatrixInverse = Op("MatrixInverse", _inverse_kernel, check=_linalg_check("MatrixInverse"),
+                   shape=shapes.square_matrix_rule,
+                   grad=_inverse_grad)
 
 
 def _det_kernel(x: np.ndarray) -> np.ndarray:
@@ -144,7 +149,8 @@ def _det_grad(c: Any, g: Tensor) -> list:
     return [reshape(scale, scale.shape.as_list() + [1, 1]) * inv_t]
 
 
-MatrixDeterminant = Op("MatrixDeterminant", _det_kernel, check=_linalg_check("MatrixDeterminant"), grad=_det_grad)
+MatrixDeterminant = Op("MatrixDeterminant", _det_kernel, check=_linalg_check("MatrixDeterminant"),
+                       shape=shapes.determinant_rule, grad=_det_grad)
 
 
 def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
@@ -183,7 +189,8 @@ def _solve_grad(c: Any, g: Tensor) -> list:
     return [grad_matrix, grad_rhs]
 
 
-MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), grad=_solve_grad)
+MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), shape=shapes.solve_rule,
+                 grad=_solve_grad)
 
 
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Tensor:

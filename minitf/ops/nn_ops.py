@@ -11,6 +11,7 @@ from minitf import dtypes
 from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor
 from minitf.errors import AbortedError, InvalidArgumentError
 from minitf.ops import math_ops as m
+from minitf.ops import shapes
 from minitf.ops.array_ops import one_hot
 from minitf.tensor import Tensor
 
@@ -56,8 +57,10 @@ def _float_check(name: str) -> Any:
     return check
 
 
-Softmax = Op("Softmax", _softmax_kernel, check=_float_check("Softmax"), grad=_softmax_grad)
-LogSoftmax = Op("LogSoftmax", _log_softmax_kernel, check=_float_check("LogSoftmax"), grad=_log_softmax_grad)
+Softmax = Op("Softmax", _softmax_kernel, check=_float_check("Softmax"), shape=shapes.same_as_first,
+             grad=_softmax_grad)
+LogSoftmax = Op("LogSoftmax", _log_softmax_kernel, check=_float_check("LogSoftmax"), shape=shapes.same_as_first,
+                grad=_log_softmax_grad)
 
 
 def _axis(x: Tensor, axis: int | None) -> int:
@@ -132,10 +135,11 @@ def _leaky_relu_grad_kernel(dy: np.ndarray, x: np.ndarray, alpha: float) -> np.n
 # As in TensorFlow, the gradient is an op of its own, whose gradient is zero with respect to the features
 # (so a second derivative is 0, not None). At 0 the slope is alpha.
 LeakyReluGrad = Op("LeakyReluGrad", _leaky_relu_grad_kernel,
+                   shape=shapes.same_as_first,
                    grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), m.zeros_like_(c.y)])
 LeakyRelu = Op("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)).astype(x.dtype),
                check=lambda inputs, attrs: allowed_dtypes("LeakyRelu", dtypes.FLOATS, inputs[0].dtype),
-               grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])])
+               shape=shapes.same_as_first, grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])])
 
 
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
@@ -156,14 +160,16 @@ def _float_only(name: str) -> Any:
 # Elu and Softplus are TensorFlow ops with gradient ops of their own; composing them from where/abs/maximum
 # would give other derivatives at 0 (softplus'(0) is 0.5, not 1) and other second derivatives.
 EluGrad = Op("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy).astype(dy.dtype),
+             shape=shapes.same_as_first,
              grad=lambda c, g: [bind(EluGrad, g, c.y), m.where(c.y < 0, g * c.x, m.zeros_like_(c.y))])
 Elu = Op("Elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype), check=_float_only("Elu"),
-         grad=lambda c, g: [bind(EluGrad, g, c.out)])
+         shape=shapes.same_as_first, grad=lambda c, g: [bind(EluGrad, g, c.out)])
 SoftplusGrad = Op("SoftplusGrad", lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
-                  grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
+                  shape=shapes.same_as_first, grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
                                      g * c.x / (m.exp(m.negative(c.y)) + 2.0 + m.exp(c.y))])
 Softplus = Op("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype),
-              check=_float_only("Softplus"), grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])
+              check=_float_only("Softplus"), shape=shapes.same_as_first,
+              grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])
 
 
 def elu(features: Any, name: str | None = None) -> Tensor:

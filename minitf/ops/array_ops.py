@@ -321,8 +321,9 @@ Transpose = Op("Transpose", lambda x, perm: np.transpose(x, perm), shape=shapes.
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
     """Permute the axes; by default reverse them all (a matrix's transpose)."""
     x = convert_to_tensor(a)
-    r = x.shape.rank
-    perm = tuple(builtins.range(r - 1, -1, -1)) if perm is None else tuple(_static_ints(perm, "perm"))
+    perm = None if perm is None else tuple(_static_ints(perm, "perm"))
+    r = x.shape.rank if x.shape.rank is not None or perm is None else len(perm)  # unknown rank: perm tells it
+    perm = tuple(builtins.range(r - 1, -1, -1)) if perm is None else perm
     if any(not -r <= p < r for p in perm) or sorted(p % r if r else p for p in perm) != list(builtins.range(r)):
         raise InvalidArgumentError(None, None, f"transpose expects a vector of size {r}. But input(1) is a vector "
                                    f"of size {len(perm)} [Op:Transpose] name: transpose"

@@ -42,12 +42,13 @@ BOOL = frozenset({dtypes.bool})
 # How elementwise ops are declared
 # ---------------------------------------------------------------------------------------------------
 
-def _unary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None) -> Op:
+def _unary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
+           shape: Callable = shapes.same_as_first) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         if inputs[0].dtype not in allowed:  # type: ignore[attr-defined]
             allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
 
-    return Op(name, kernel, check=check, shape=shapes.same_as_first, grad=grad)
+    return Op(name, kernel, check=check, shape=shape, grad=grad)
 
 
 def _binary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
@@ -402,7 +403,7 @@ Neg = _unary("Neg", np.negative, NUM - {dtypes.uint8, dtypes.uint16, dtypes.uint
              lambda c, g: [negative(g)])
 Abs = _unary("Abs", np.abs, SIGNED_REAL, lambda c, g: [g * sign(c.x)])
 ComplexAbs = _unary("ComplexAbs", np.abs, frozenset({dtypes.complex64, dtypes.complex128}),
-                    lambda c, g: [cast(g, c.x.dtype) * c.x / cast(c.out, c.x.dtype)])
+                    lambda c, g: [cast(g, c.x.dtype) * c.x / cast(c.out, c.x.dtype)], shapes.real_part_rule)
 Sign = _unary("Sign", np.sign, SIGNED, lambda c, g: [zeros_like_(c.x)])
 Square = _unary("Square", np.square, NUM, lambda c, g: [g * 2 * _conj_if_complex(c.x)])
 # SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan), as in TensorFlow.
@@ -424,11 +425,11 @@ Ceil = _unary("Ceil", np.ceil, F)
 Relu = _unary("Relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), REAL,
               lambda c, g: [bind(ReluGrad, g, c.out)])
 Conj = _unary("Conj", np.conj, FC - F, lambda c, g: [conj(g)])
-Real = _unary("Real", np.real, FC - F)
-Imag = _unary("Imag", np.imag, FC - F)
-IsNan = _unary("IsNan", np.isnan, F)
-IsInf = _unary("IsInf", np.isinf, F)
-IsFinite = _unary("IsFinite", np.isfinite, F)
+Real = _unary("Real", np.real, FC - F, shape=shapes.real_part_rule)
+Imag = _unary("Imag", np.imag, FC - F, shape=shapes.real_part_rule)
+IsNan = _unary("IsNan", np.isnan, F, shape=shapes.bool_rule)
+IsInf = _unary("IsInf", np.isinf, F, shape=shapes.bool_rule)
+IsFinite = _unary("IsFinite", np.isfinite, F, shape=shapes.bool_rule)
 
 
 def _unary_fn(op: Op, doc: str) -> Callable[..., Tensor]:

@@ -21,6 +21,16 @@ def same_as_first(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
     return [(shapes[0], types[0])]
 
 
+def bool_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """Elementwise tests (IsNan, ...): the input's shape, bools."""
+    return [(shapes[0], dtypes.bool)]
+
+
+def real_part_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """Real, Imag and ComplexAbs: complex64 gives float32, complex128 float64."""
+    return [(shapes[0], dtypes.float64 if types[0] is dtypes.complex128 else dtypes.float32)]
+
+
 def same_as_second(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     return [(shapes[1], types[0])]
 

@@ -21,6 +21,8 @@ from minitf.core import (
     convert_to_tensor,
     same_dtype,
     state,
+    static_error,
+    static_value,
     to_numpy,
 )
 from minitf.errors import InvalidArgumentError
@@ -35,14 +37,16 @@ newaxis = None
 def _static_ints(value: Any, what: str) -> list[int]:
     """A shape or list of sizes given as a list, tuple, TensorShape or (eager) tensor, as Python ints."""
     if isinstance(value, Tensor):
-        if getattr(value, "_value", None) is None:
-            raise TypeError(f"{what} must be known when tracing in this engine; got a symbolic tensor.")
-        value = np.asarray(value._value).tolist()  # type: ignore[attr-defined]
+        known = static_value(value)
+        if known is None:
+            raise TypeError(f"{what} must be known when tracing in this engine; got a tensor computed inside the "
+                            f"function.\nHint: pass {what} as a Python list, or as a constant.")
+        value = np.asarray(known).tolist()
     if isinstance(value, TensorShape):
         value = value.as_list()
     if np.ndim(value) == 0:
         return [int(value)]
-    return [int(getattr(v, "_value", v)) for v in value]
+    return [int(np.asarray(static_value(v) if isinstance(v, Tensor) else v)) for v in value]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -52,6 +56,9 @@ def _static_ints(value: Any, what: str) -> list[int]:
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Tensor:
     """A tensor holding `value`, with TensorFlow's dtype inference (Python int -> int32, float -> float32)."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor) and getattr(value, "_value", None) is None:  # a graph tensor
+        raise TypeError("Expected any non-tensor type, but got a tensor instead.\nHint: inside a tf.function, "
+                        "tf.constant takes Python or NumPy values; use tf.identity or tf.cast on tensors.")
     if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype is not dtype:  # type: ignore[attr-defined]
@@ -78,7 +85,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 def _filled(shape: Any, dtype: Any, value: float) -> Tensor:
     dims = _static_ints(shape, "shape")
     if any(d < 0 for d in dims):
-        raise InvalidArgumentError(None, None, f"Dimension {min(dims)} must be >= 0 [Op:Fill] name: ")
+        raise static_error(f"Dimension {min(dims)} must be >= 0 [Op:Fill] name: ")
     dtype = dtypes.as_dtype(dtype)
     if dtype is dtypes.string:
         if value:
@@ -126,7 +133,7 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """A tensor of shape `dims` filled with `value`; the dtype comes from `value` (`fill([2], 7)` is int32)."""
     shape = _static_ints(dims, "dims")
     if any(d < 0 for d in shape):
-        raise InvalidArgumentError(None, None, f"dims must be non-negative, got {shape} [Op:Fill] name: ")
+        raise static_error(f"dims must be non-negative, got {shape} [Op:Fill] name: ")
     return bind(Fill, convert_to_tensor(value), dims=tuple(shape))
 
 
@@ -280,7 +287,7 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:  # no
     r = x.shape.rank
     axis = int(getattr(axis, "_value", axis))
     if r is not None and not -r - 1 <= axis <= r:
-        raise InvalidArgumentError(None, None, f"Tried to expand dim index {axis} for tensor with {r} dimensions. "
+        raise static_error(f"Tried to expand dim index {axis} for tensor with {r} dimensions. "
                                    f"[Op:ExpandDims] name: \nHint: axis must be in [{-r - 1}, {r}].")
     return bind(ExpandDims, x, axis=axis % (r + 1) if r is not None else axis)
 
@@ -305,7 +312,7 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  #
         axes = [int(a) for a in np.ravel(axis)]
         for a in axes:
             if not -r <= a < r:
-                raise InvalidArgumentError(None, None, f"Tried to squeeze dim index {a} for tensor with {r} "
+                raise static_error(f"Tried to squeeze dim index {a} for tensor with {r} "
                                            "dimensions. [Op:Squeeze] name: ")
         axis = tuple(sorted({a % r for a in axes}))  # TensorFlow tolerates an axis listed twice
     return bind(Squeeze, x, axis=axis)
@@ -325,7 +332,7 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
     r = x.shape.rank if x.shape.rank is not None or perm is None else len(perm)  # unknown rank: perm tells it
     perm = tuple(builtins.range(r - 1, -1, -1)) if perm is None else perm
     if any(not -r <= p < r for p in perm) or sorted(p % r if r else p for p in perm) != list(builtins.range(r)):
-        raise InvalidArgumentError(None, None, f"transpose expects a vector of size {r}. But input(1) is a vector "
+        raise static_error(f"transpose expects a vector of size {r}. But input(1) is a vector "
                                    f"of size {len(perm)} [Op:Transpose] name: transpose"
                                    if len(perm) != r else f"{perm} is not a permutation [Op:Transpose]")
     out = bind(Transpose, x, perm=tuple(p % r for p in perm))
@@ -395,7 +402,7 @@ SplitLike = Op("SplitLike", _split_like_kernel, num_outputs=-1, grad=_split_like
 
 
 def _concat_check(inputs: Sequence[Tensor], attrs: dict) -> None:
-    same_dtype("ConcatV2", inputs)
+    same_dtype("ConcatV2", inputs, listed=True)
 
 
 ConcatV2 = Op("ConcatV2", _concat_kernel, check=_concat_check, shape=shapes.concat_rule, grad=_concat_grad)
@@ -404,7 +411,7 @@ ConcatV2 = Op("ConcatV2", _concat_kernel, check=_concat_check, shape=shapes.conc
 def _normalise_axis(axis: Any, rank: int, op_name: str) -> int:
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if not -rank <= axis < rank:
-        raise InvalidArgumentError(None, None, f"{op_name}: axis {axis} is out of range for a rank-{rank} input; "
+        raise static_error(f"{op_name}: axis {axis} is out of range for a rank-{rank} input; "
                                    f"expected an axis in [{-rank}, {rank}) [Op:{op_name}] name: ")
     return axis % rank
 
@@ -414,6 +421,7 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     tensors = [convert_to_tensor(v) for v in values]
     if len(tensors) == 1:
         return identity(tensors[0])
+    same_dtype("ConcatV2", tensors, listed=True)  # TensorFlow reports mixed dtypes before a bad axis
     rank = tensors[0].shape.rank or 0
     return bind(ConcatV2, *tensors, axis=_normalise_axis(axis, builtins.max(rank, 1), "ConcatV2"))
 
@@ -428,8 +436,8 @@ def _pack_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
     return np.stack(xs, axis=axis)
 
 
-Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", inputs), shape=shapes.pack_rule,
-          grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))))
+Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", inputs, listed=True),
+          shape=shapes.pack_rule, grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))))
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
@@ -490,18 +498,18 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
     if np.ndim(getattr(num_or_size_splits, "_value", num_or_size_splits)) == 0:
         n = int(getattr(num_or_size_splits, "_value", num_or_size_splits))
         if length is not None and (n <= 0 or length % n):
-            raise InvalidArgumentError(None, None, f"Number of ways to split should evenly divide the split "
+            raise static_error(f"Number of ways to split should evenly divide the split "
                                        f"dimension, but got split_dim {axis} (size = {length}) and num_split {n} "
                                        "[Op:Split] name: split")
         return list(bind(Split, x, sizes=(length // n,) * n, axis=axis))
     sizes = _static_ints(num_or_size_splits, "num_or_size_splits")
     if len(sizes) == 1 and length is not None and sizes[0] != length:
-        raise InvalidArgumentError(None, None, f"If there is only one output, it must have the same size as the "
+        raise static_error(f"If there is only one output, it must have the same size as the "
                                    f"input. Input size: {length} output size: {sizes[0]} [Op:SplitV] name: split")
     if sizes.count(-1) == 1 and length is not None:
         sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
     if length is not None and (sum(sizes) != length or builtins.min(sizes) < 0):
-        raise InvalidArgumentError(None, None, f"Determined shape must either match input shape along split_dim "
+        raise static_error(f"Determined shape must either match input shape along split_dim "
                                    f"exactly if fully specified, or be less than the size of the input along "
                                    f"split_dim if not fully specified.  Got: {sum(sizes)} [Op:SplitV] name: split")
     return list(bind(SplitV, x, sizes=tuple(sizes), axis=axis))
@@ -545,10 +553,12 @@ ReverseV2 = Op("ReverseV2", _reverse_kernel, shape=shapes.same_as_first,
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(tensor)
-    if x.shape.rank == 0 or x.shape.num_elements() == 0:
-        return identity(x)  # TensorFlow returns a scalar or an empty tensor unchanged, whatever the axis
-    r = builtins.max(x.shape.rank or 0, 1)
+    if state.graph is None and (x.shape.rank == 0 or x.shape.num_elements() == 0):
+        return identity(x)  # TensorFlow's kernel returns a scalar or an empty tensor unchanged, whatever the axis
+    r = x.shape.rank or 0  # while tracing, TensorFlow checks the axes against the rank first
     axes = tuple(_normalise_axis(a, r, "ReverseV2") for a in _static_ints(axis, "axis"))
+    if len(set(axes)) < len(axes):
+        raise static_error(f"axis {axes[0]} specified more than once. [Op:ReverseV2]")
     return bind(ReverseV2, x, axis=axes)
 
 
@@ -606,7 +616,7 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
     x = convert_to_tensor(tensor)
     pairs = np.asarray(getattr(paddings, "_value", paddings), dtype=np.int64)
     if pairs.ndim != 2 or pairs.shape[1] != 2:
-        raise InvalidArgumentError(None, None, f"paddings must be a matrix with 2 columns: {list(pairs.shape)} "
+        raise static_error(f"paddings must be a matrix with 2 columns: {list(pairs.shape)} "
                                    "[Op:Pad] name: ")
     mode = mode.upper()
     if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
@@ -818,7 +828,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         elif item is None or item is Ellipsis:
             spec.append(item)
         elif isinstance(item, list | np.ndarray):
-            raise InvalidArgumentError(None, None, f"Index {item!r} is a list; tensors support only basic indexing "
+            raise static_error(f"Index {item!r} is a list; tensors support only basic indexing "
                                        "(ints, slices, ..., tf.newaxis) [Op:StridedSlice] name: strided_slice/\n"
                                        "Hint: to pick several positions use tf.gather(x, indices).")
         else:

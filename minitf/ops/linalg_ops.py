@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, same_dtype
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, same_dtype, static_error
 from minitf.errors import InvalidArgumentError
 from minitf.ops import math_ops as m
 from minitf.ops import shapes
@@ -268,11 +268,12 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
             raise IndexError("list index out of range\nHint: each listed axis must exist in its tensor.")
         a_axes = [v % ra for v in a_axes]
         b_axes = [v % rb for v in b_axes]
+    same_dtype("MatMul", [a, b])  # TensorFlow reports mixed dtypes before sizes that do not fit
     sa, sb = a.shape.as_list(), b.shape.as_list()
     # TensorFlow only needs the summed axes to hold as many values on both sides (it reshapes, then multiplies).
     if int(np.prod([sa[i] for i in a_axes])) != int(np.prod([sb[j] for j in b_axes])):
         pairs = ", ".join(f"a[{i}]={sa[i]} with b[{j}]={sb[j]}" for i, j in zip(a_axes, b_axes))
-        raise InvalidArgumentError(None, None, f"Matrix size-incompatible: tensordot sums {pairs} [Op:MatMul] name: "
+        raise static_error(f"Matrix size-incompatible: tensordot sums {pairs} [Op:MatMul] name: "
                                    "\nHint: the summed axes of a and b must have the same sizes.")
     free_a = [i for i in range(ra) if i not in a_axes]
     free_b = [i for i in range(rb) if i not in b_axes]
@@ -286,7 +287,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 def trace(x: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
     if (x.shape.rank or 0) < 2:
-        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: {x.shape.as_list()} "
+        raise static_error(f"input must be at least 2-dim, received shape: {x.shape.as_list()} "
                                    "[Op:MatrixDiagPartV3] name: diag_part")
     # The diagonal of the leading k x k block is every (k+1)-th entry of that block read row by row.
     k = min(x.shape[-1], x.shape[-2])

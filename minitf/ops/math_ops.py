@@ -22,6 +22,8 @@ from minitf.core import (
     operand,
     same_dtype,
     state,
+    static_error,
+    static_value,
 )
 from minitf.errors import InternalError, InvalidArgumentError, UnimplementedError
 from minitf.ops import shapes
@@ -252,7 +254,13 @@ def _truncated_quotient(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 TruncateDiv = _binary("TruncateDiv", _truncate_kernel("TruncateDiv", _truncated_quotient), NUM)
 TruncateMod = _binary("TruncateMod", _truncate_kernel("TruncateMod", np.fmod),
-                      FLOATS_AND_WIDE_INTS)
+                      FLOATS_AND_WIDE_INTS, grad=lambda c, g: _no_gradient_registered("TruncateMod"))
+
+
+def _no_gradient_registered(name: str) -> list:
+    """TensorFlow has no gradient for some ops at all (not even None): asking for one is a LookupError."""
+    raise LookupError(f"gradient registry has no entry for: {name}\nHint: {name} cannot be differentiated; "
+                      "compute the value under tape.stop_recording() or use a differentiable op.")
 
 
 def _add_strings(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -563,8 +571,9 @@ def logical_xor(x: Any, y: Any, name: str | None = None) -> Tensor:
 def _select_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     c, x, y = inputs
     if c.dtype is not dtypes.bool:  # type: ignore[attr-defined]
-        raise InvalidArgumentError(None, None, f"condition must be a bool tensor, got {c.dtype.name} [Op:SelectV2] "  # type: ignore
-                                   "name: \nHint: build the condition with a comparison such as x > 0.")
+        message = (f"condition must be a bool tensor, got {c.dtype.name} [Op:SelectV2] name: \nHint: build the "  # type: ignore
+                   "condition with a comparison such as x > 0.")
+        raise TypeError(message) if state.graph is not None else InvalidArgumentError(None, None, message)
     if x.dtype is not y.dtype:  # type: ignore[attr-defined]
         same_dtype("SelectV2", [x, y])
 
@@ -663,7 +672,11 @@ def _axes(x: Tensor, axis: Any, op_name: str) -> tuple[int, ...] | None:
     if axis is None:
         return None
     if isinstance(axis, Tensor):
-        axis = np.asarray(axis._value).tolist()  # type: ignore[attr-defined]
+        known = static_value(axis)
+        if known is None:
+            raise TypeError(f"the axis of {op_name} must be known when tracing in this engine; got a tensor computed "
+                            "inside the function.\nHint: pass the axis as a Python int or list.")
+        axis = np.asarray(known).tolist()
     axes = [int(a) for a in np.ravel(axis)]
     rank = x.shape.rank
     if rank is None:
@@ -805,6 +818,8 @@ Reshape_like = Op("ReshapeLike", lambda x, like: np.reshape(x, np.shape(like)), 
 
 def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
     x = convert_to_tensor(input_tensor)
+    if op.check is not None:
+        op.check([x], {})  # the dtype first: TensorFlow reports it before a bad axis
     return bind(op, x, axis=_axes(x, axis, op.name), keepdims=bool(keepdims))
 
 
@@ -843,7 +858,7 @@ def _bool_input(value: Any, axis: Any, op_name: str = "Any") -> Tensor:
     slower conversion path runs then)."""
     x = convert_to_tensor(value)
     if x.dtype is not dtypes.bool:  # type: ignore[attr-defined]
-        if isinstance(axis, list | tuple):
+        if isinstance(axis, list | tuple) and state.graph is None:
             raise ValueError(f"Tensor conversion requested dtype bool for Tensor with dtype "
                              f"{x.dtype.name}: {x!r}")  # type: ignore[attr-defined]
         raise dtype_mismatch(op_name, 0, dtypes.bool, x.dtype)  # type: ignore[attr-defined]
@@ -935,11 +950,16 @@ def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:  # noqa: A0
     axis = 0 if axis is None else int(np.asarray(getattr(axis, "_value", axis)))
     rank = x.shape.rank
     if rank is not None and not -max(rank, 1) <= axis < max(rank, 1):
-        raise InvalidArgumentError(None, None, f"Expected dimension in the range [{-rank}, {rank}), but got {axis} "
-                                   f"[Op:{op.name}] name: ")
+        # While tracing, TensorFlow checks the axis of a matrix (or more) at once, a vector's at run time.
+        message = f"Expected dimension in the range [{-rank}, {rank}), but got {axis} [Op:{op.name}] name: "
+        raise static_error(message) if rank > 1 else _invalid(message)
     if rank:
         axis %= rank
     return bind(op, x, axis=axis, output_type=dtypes.as_dtype(output_type))
+
+
+def _invalid(message: str) -> InvalidArgumentError:
+    return InvalidArgumentError(None, None, message)
 
 
 def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64, name: str | None = None) -> Tensor:  # noqa: A002

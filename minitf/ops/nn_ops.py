@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor
+from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor, state, static_error
 from minitf.errors import AbortedError, InvalidArgumentError
 from minitf.ops import math_ops as m
 from minitf.ops import shapes
@@ -91,7 +91,7 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)  # type: ignore[attr-defined]
     if labels.shape.is_fully_defined() and logits.shape.is_fully_defined() and labels.shape != logits.shape:
-        raise InvalidArgumentError(None, None, f"logits and labels must be broadcastable: logits_size="
+        raise static_error(f"logits and labels must be broadcastable: logits_size="
                                    f"{logits.shape.as_list()} labels_size={labels.shape.as_list()} "
                                    "[Op:SoftmaxCrossEntropyWithLogits] name: ")
     return m.negative(m.reduce_sum(labels * log_softmax(logits, axis), axis=axis))
@@ -101,6 +101,9 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     """Cross-entropy with integer class labels (one per example) instead of distributions."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
+    if labels.dtype not in (dtypes.int32, dtypes.int64) and state.graph is not None:  # type: ignore[attr-defined]
+        raise TypeError(f"Value passed to parameter 'labels' has DataType {labels.dtype.name} not in list of "  # type: ignore
+                        "allowed values: int32, int64\nHint: labels are class indices; tf.cast them to tf.int32.")
     if labels.dtype not in (dtypes.int32, dtypes.int64):  # type: ignore[attr-defined]
         raise InvalidArgumentError(None, None, f"Value for attr 'Tlabels' of {_tf_name(labels.dtype)} is not in "  # type: ignore
                                    "the list of allowed values: int32, int64 "

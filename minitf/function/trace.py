@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, bind, constant_tensor, state
+from minitf.core import Op, bind, constant_tensor, state, static_value
 from minitf.errors import InvalidArgumentError, OpError
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor, resource
 from minitf.tensor import EagerTensor, Tensor, make
@@ -75,31 +75,21 @@ def infer_specs(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict) -> list[t
     types = [t.dtype for t in inputs]
     try:
         if op.value_dependent:
-            return list(op.shape(shapes, types, attrs, values=[constant_value(t) for t in inputs]))
+            return list(op.shape(shapes, types, attrs, values=[static_value(t) for t in inputs]))
         return list(op.shape(shapes, types, attrs))
     except ValueError as exc:
         raise ValueError(_build_error(op, shapes, str(exc))) from None
 
 
-def constant_value(t: SymbolicTensor) -> Any:
-    """The value of a `Const` tensor, None for any other (its value is known only when the graph runs)."""
-    return t.op.attrs["value"] if t.op.type == "Const" else None
-
-
 def _build_error(op: Op, shapes: Sequence[TensorShape], message: str) -> str:
     """TensorFlow's graph-building message: what is wrong, for which node, with which input shapes."""
+    from minitf.ops.shapes import shape_text
+
     head, _, hint = message.partition("\nHint:")
-    listed = ", ".join(_shape_text(s) for s in shapes)
+    listed = ", ".join(shape_text(s) for s in shapes)
     hint = hint or (" the shapes of the inputs do not fit this op; print(x.shape) inside the function shows "
                     "the shapes it was traced with.")
     return f"{head} for '{{{{node {op.name}}}}}' with input shapes: {listed}.\nHint:{hint}"
-
-
-def _shape_text(shape: TensorShape) -> str:
-    """[2,?,3] as TensorFlow writes shapes in messages, ? for an unknown rank."""
-    if shape.rank is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 # ---------------------------------------------------------------------------------------------------

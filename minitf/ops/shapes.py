@@ -114,7 +114,7 @@ def attr_shape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType]
 # A rule raises ValueError when the shapes alone make the op impossible; the tracer adds TensorFlow's
 # "for '{{node ...}}' with input shapes: ..." to the message, as TensorFlow does while building a graph.
 
-def _text(shape: TensorShape) -> str:
+def shape_text(shape: TensorShape) -> str:
     """A shape as TensorFlow writes it in messages: [2,?,3], or ? for an unknown rank."""
     if shape.rank is None:
         return "?"
@@ -146,10 +146,6 @@ def _times(size: int | None, factor: int) -> int | None:
     if factor == 0:
         return 0
     return None if size is None else size * factor
-
-
-def _axis_in(axis: int, rank: int) -> int:
-    return axis % rank if rank else axis
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -227,7 +223,7 @@ def reshape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
             else:
                 dims[dims.index(-1)] = n // product
         elif product != n:
-            raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {_text(TensorShape(dims))} "
+            raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {shape_text(TensorShape(dims))} "
                              f"({product} elements)")
     elif -1 not in dims and known_in and 0 not in known_in:
         known_product = math.prod(d for d in known_in if d is not None)
@@ -319,8 +315,9 @@ def concat_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
         rest = [d for i, d in enumerate(s) if i != axis]
         for i, d in enumerate(rest):
             if others[i] is not None and d is not None and others[i] != d:
+                first, this = shape_text(TensorShape(first_others)), shape_text(TensorShape(rest))
                 raise ValueError(f"Dimension {i} in both shapes must be equal, but are {others[i]} and {d}. "
-                                 f"Shapes are {_text(TensorShape(first_others))} and {_text(TensorShape(rest))}.")
+                                 f"Shapes are {first} and {this}.")
             others[i] = others[i] if others[i] is not None else d
         first_others = first_others if first_others is not None else rest
     along: int | None = 0
@@ -341,7 +338,7 @@ def _merge_all(shapes: Sequence[TensorShape]) -> TensorShape:
                                  f"shape {i - 1 if i else 0} with other shapes.")
             k, a, b = detail
             raise ValueError(f"Dimension {k} in both shapes must be equal, but are {a} and {b}. Shapes are "
-                             f"{_text(merged)} and {_text(s)}.\n\tFrom merging shape 0 with other shapes.")
+                             f"{shape_text(merged)} and {shape_text(s)}.\n\tFrom merging shape 0 with other shapes.")
         merged = merged.merge_with(s)
     return merged
 

@@ -23,6 +23,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.errors import InvalidArgumentError, NotFoundError, OpError, invalid_argument
 from minitf.tensor import EagerTensor, Tensor, make
+from minitf.tensor_shape import TensorShape
 
 # NumPy warns about 1/0, log(0), overflow...; TensorFlow returns inf/nan silently. A warning printed by
 # a kernel would also land on stderr, which costs a student the points of a graded cell. Filtering by
@@ -36,8 +37,9 @@ class Op:
 
     kernel:  NumPy implementation; takes the inputs' NumPy values and the attrs, returns NumPy value(s).
     check:   validates inputs and attrs before running (raises TensorFlow's error for bad dtypes etc.).
-    shape:   shape rule for tracing: (input shapes, input dtypes, attrs) -> output shape(s), or None to
-             let the tracer evaluate the kernel on placeholder values.
+    shape:   shape and dtype rule for tracing (minitf/ops/shapes.py): (input shapes, input dtypes, attrs) ->
+             one (TensorShape, DType) per output; value-dependent ops also get `values=` (constant inputs'
+             values, None where unknown). Required: the tracer never runs a kernel to learn a shape.
     grad:    gradient rule, written with minitf ops so that tapes can record it (higher order) and the
              tracer can trace it: grad(ctx, g) -> one gradient (or None) per input, where `ctx` is a
              GradContext and `g` the output's gradient (a list of them for multi-output ops).
@@ -45,8 +47,9 @@ class Op:
     num_outputs: how many tensors the kernel returns (-1: a tuple whose length depends on the attrs).
     stateful: the op has an effect beyond its outputs (writes a variable, prints, draws random numbers):
              graph passes never fold, merge or remove it, and it runs in program order.
-    value_dependent: the output *shape* depends on the input *values* (`Range`, `Where`): while tracing,
-             its dimensions stay unknown unless every input is a constant.
+    value_dependent: the output *shape* depends on the input *values* (`Range`, `StridedSlice` with tensor
+             bounds): while tracing, the shape rule sees the values of constant inputs; the dimensions they
+             decide stay unknown otherwise.
     elementwise: each output element depends on the inputs' elements at the same (broadcast) position, so
              a chain of such ops can run as one fused kernel.
     """
@@ -60,7 +63,7 @@ class Op:
         kernel: Callable[..., Any],
         *,
         check: Callable[[Sequence[Tensor], dict], None] | None = None,
-        shape: Callable[..., Any] | None = None,
+        shape: Callable[..., Any] | None = None,  # required; None only to raise a clear error
         grad: Callable[..., Sequence[Tensor | None]] | None = None,
         num_outputs: int = 1,
         explain: Callable[[Sequence[Tensor], dict, Exception], str] | None = None,
@@ -68,6 +71,10 @@ class Op:
         value_dependent: bool = False,
         elementwise: bool = False,
     ) -> None:
+        if shape is None:
+            raise TypeError(f"Op {name!r} has no shape rule: pass shape=... (see minitf/ops/shapes.py), so that "
+                            "tracing can work out its output shapes and dtypes without running it, and add the op "
+                            "to the table in tests/test_shape_rules.py.")
         self.name = name
         self.kernel = kernel
         self.check = check
@@ -159,11 +166,21 @@ def run_eager(op: Op, inputs: Sequence[Tensor], attrs: dict) -> Any:
 
 def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> tuple[Any, dtypes.DType]:
     """A Python or NumPy value as a NumPy value of the dtype `tf.constant(value, dtype)` gives it."""
-    inferred = dtypes.infer(value)
+    try:
+        inferred = dtypes.infer(value)
+    except ValueError as exc:
+        if state.graph is not None and "mixed types" in str(exc):  # TensorFlow's graph-mode conversion
+            raise TypeError(f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
+                            "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
+                            "supported TF dtypes.") from None
+        raise
     target = inferred if dtype is None else dtype
     if not isinstance(value, np.ndarray | np.generic) and dtype is not None:
         _refuse_lossy(value, inferred, target)
     if target is dtypes.string:
+        if isinstance(value, np.ndarray) and value.dtype.kind not in "SUO" and state.graph is not None:
+            raise TypeError(f"Expected binary or unicode string, got {value.flat[0].item() if value.size else value!r}"
+                            "\nHint: tf.strings.as_string turns numbers into text.")
         if isinstance(value, np.ndarray) and value.dtype.kind not in "SUO":
             raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
                              f"{type(value.flat[0].item()).__name__ if value.size else value.dtype}).")
@@ -195,7 +212,8 @@ def _refuse_lossy(value: Any, inferred: dtypes.DType, target: dtypes.DType) -> N
         or (inferred.is_complex and not target.is_complex)
         or ((inferred is dtypes.string) != (target is dtypes.string))
         or (inferred.is_integer and target.is_bool)
-        or (inferred.is_bool and target not in _BOOL_TARGETS)
+        # A graph's constants are built more leniently than eager tensors: True becomes an int8 1 there.
+        or (inferred.is_bool and target not in _BOOL_TARGETS and state.graph is None)
     )
     if lossy:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {target.name}")
@@ -239,12 +257,41 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     to_dense = getattr(value, "_to_dense", None)  # IndexedSlices
     if to_dense is not None:
         return convert_to_tensor(to_dense(), dtype)
+    if isinstance(value, TensorShape):
+        return constant_tensor(np.array(_shape_values(value), dtype=np.int32), dtype or dtypes.int32)
     if dtype is None and dtype_hint is not None:
         try:
             return constant_tensor(value, dtypes.as_dtype(dtype_hint))
         except (TypeError, ValueError):
             pass
     return constant_tensor(value, dtype)
+
+
+def _shape_values(shape: TensorShape) -> list[int]:
+    """A TensorShape's dimensions as values; TensorFlow refuses a partly unknown shape."""
+    if not shape.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    return shape.as_list()
+
+
+def static_value(t: Any) -> Any:
+    """The value a tensor is known to have before running anything: an eager tensor's, or a traced constant's
+    (None when it is only known at run time)."""
+    value = getattr(t, "_value", None)
+    if value is not None:
+        return value
+    op = getattr(t, "op", None)
+    if op is not None and getattr(op, "type", None) == "Const":
+        return op.attrs["value"]
+    return None
+
+
+def static_error(message: str) -> Exception:
+    """An impossible argument found from shapes alone: InvalidArgumentError eagerly, but ValueError while
+    tracing, where TensorFlow finds it when it builds the graph."""
+    if state.graph is not None:
+        return ValueError(message)
+    return InvalidArgumentError(None, None, message)
 
 
 def operand(value: Any, dtype: dtypes.DType, strict: bool = True) -> Tensor:
@@ -275,11 +322,18 @@ def operand(value: Any, dtype: dtypes.DType, strict: bool = True) -> Tensor:
 _scalar_cache: dict[tuple, Tensor] = {}
 
 
-def same_dtype(op_name: str, inputs: Sequence[Tensor]) -> None:
-    """TensorFlow's "no implicit promotion" rule: every input must have the first input's dtype."""
+def same_dtype(op_name: str, inputs: Sequence[Tensor], listed: bool = False) -> None:
+    """TensorFlow's "no implicit promotion" rule: every input must have the first input's dtype.
+
+    `listed`: the inputs are one list argument (`tf.stack`, `tf.concat`), which TensorFlow's graph-building
+    message describes as a whole."""
     first = inputs[0].dtype  # type: ignore[attr-defined]
     for i, t in enumerate(inputs[1:], start=1):
         if t.dtype is not first:  # type: ignore[attr-defined]
+            if listed and state.graph is not None:
+                names = ", ".join(x.dtype.name for x in inputs)  # type: ignore[attr-defined]
+                raise TypeError(f"Tensors in list passed to 'values' of '{op_name}' Op have types [{names}] that "
+                                f"don't all match.\nHint: tf.cast the tensors to one dtype first.")
             raise dtype_mismatch(op_name, i, first, t.dtype)  # type: ignore[attr-defined]
 
 

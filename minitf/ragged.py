@@ -580,7 +580,7 @@ def _segment_grad(ctx: Any, g: Tensor) -> list[Any]:
 
 RaggedSegmentReduce = Op("RaggedSegmentReduce", _segment_reduce_kernel, shape=_segment_shape, grad=_segment_grad)
 RowIds = Op("RaggedRowIds", lambda splits: np.repeat(np.arange(len(splits) - 1, dtype=np.int64), np.diff(splits)),
-            shape=lambda s, t, a: [(TensorShape([None]), dtypes.int64)])
+            shape=lambda s, t, a, values=None: [(TensorShape([None]), dtypes.int64)])
 
 _REDUCERS = {"reduce_sum": "sum", "reduce_prod": "prod", "reduce_max": "max", "reduce_min": "min"}
 
@@ -636,10 +636,12 @@ def _column_order(splits: Any) -> np.ndarray:
                     dtype=np.int64)
 
 
-ColumnSplits = Op("RaggedColumnSplits", _column_splits, shape=lambda s, t, a: [(TensorShape([None]), dtypes.int64)],
-                  value_dependent=True)
-ColumnOrder = Op("RaggedColumnOrder", _column_order, shape=lambda s, t, a: [(TensorShape([None]), dtypes.int64)],
-                 value_dependent=True)
+def _int64_vector(shapes_: Any, types: Any, attrs: dict, values: Any = None) -> list:
+    return [(TensorShape([None]), dtypes.int64)]
+
+
+ColumnSplits = Op("RaggedColumnSplits", _column_splits, shape=_int64_vector, value_dependent=True)
+ColumnOrder = Op("RaggedColumnOrder", _column_order, shape=_int64_vector, value_dependent=True)
 
 
 def _unsupported(name: str, axis: Any) -> Any:

@@ -199,7 +199,7 @@ def _from_dense_kernel(x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return indices, x[mask], np.array(x.shape, dtype=np.int64)
 
 
-def _from_dense_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
+def _from_dense_shape(shapes_: Any, types: Any, attrs: dict, values: Any = None) -> list[shapes.Spec]:
     rank = shapes_[0].rank
     return [(TensorShape([None, rank]), dtypes.int64), (TensorShape([None]), types[0]),
             (TensorShape([rank]), dtypes.int64)]
@@ -269,8 +269,8 @@ def _add_kernel(a_indices: Any, a_values: Any, a_shape: Any, b_indices: Any, b_v
 
 
 SparseAdd = Op("SparseAdd", _add_kernel, num_outputs=3, value_dependent=True,
-               shape=lambda s, t, a: [(TensorShape([None, s[0][1]]), dtypes.int64), (TensorShape([None]), t[1]),
-                                      (s[2], dtypes.int64)])
+               shape=lambda s, t, a, values=None: [(TensorShape([None, s[0][1]]), dtypes.int64),
+                                                   (TensorShape([None]), t[1]), (s[2], dtypes.int64)])
 
 
 def add(a: Any, b: Any, threshold: Any = 0) -> Any:

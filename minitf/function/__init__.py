@@ -1,8 +1,7 @@
 """`tf.function` and graphs: tracing (trace.py), the graph (graph.py), caching and calling (function.py),
-AutoGraph (autograph.py), graph control flow (control_flow.py) and `tf.Module` (module.py).
-
-NOTE: minitf's graph is executed op by op by a small interpreter (trace.py). Optimisation passes and a fast
-executor are a later, separate piece of work; nothing here rewrites a graph.
+AutoGraph (autograph.py), graph control flow (control_flow.py) and `tf.Module` (module.py); optimising a
+traced graph (passes.py, fusion.py, optimizer.py), running it as generated code (codegen.py, execute.py) and
+drawing it (drawing.py).
 """
 
 from minitf.function.control_flow import TensorArray, cond, while_loop

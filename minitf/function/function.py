@@ -6,8 +6,8 @@ tensors and NumPy arrays count by dtype and shape, Variables by identity, Python
 content. A call whose key is new traces again ("retracing"); five traces within the last ten calls make
 TensorFlow's retracing warning appear (at most twice per Python function).
 
-NOTE: minitf's graph is executed op by op by a small interpreter (see trace.py). Optimisation passes and a
-fast executor are a later, separate piece of work.
+A call runs the concrete function's optimised graph as generated code (optimizer.py, codegen.py); under a
+tape the traced graph is replayed op by op instead, so gradients see every op (execute.py).
 """
 
 from __future__ import annotations
@@ -762,7 +762,13 @@ class Function:
         specs_in: list[Any] = []
         for name, expected in zip(names, key):
             value = bound.arguments[name]
-            call_args[name] = _placeholders(graph, name, value, expected)
+            param = self._sig.parameters.get(name)
+            if param is not None and param.kind is inspect.Parameter.VAR_POSITIONAL:
+                # TensorFlow names the placeholders of `*p` p_0, p_1, ... (a list argument x gets x, x_1, ...)
+                call_args[name] = tuple(_placeholders(graph, f"{name}_{i}", v, t)
+                                        for i, (v, t) in enumerate(zip(value, expected[1:])))
+            else:
+                call_args[name] = _placeholders(graph, name, value, expected)
             specs_in.append(_input_spec(name, expected))
         graph.structured_input_signature = (tuple(specs_in), {})
         fn = self._python_function
@@ -794,7 +800,7 @@ class Function:
                 if hasattr(leaf, "_as_tensor") and not isinstance(leaf, Tensor):
                     leaf = leaf.read_value()
                 if not isinstance(leaf, Tensor):
-                    leaf = convert_to_tensor(leaf)
+                    leaf = _output_tensor(leaf, fn)
                 ident = _output_identity(graph, leaf)
                 outputs.append(ident)
                 packed.append(ident)
@@ -930,3 +936,15 @@ def function(func: Callable | None = None, input_signature: Sequence[Any] | None
     if func is None:
         return decorate
     return decorate(func)
+
+
+def _output_tensor(value: Any, fn: Any) -> Tensor:
+    """A returned Python value as a tensor (numbers, strings, fully known shapes), or TensorFlow's TypeError."""
+    try:
+        return convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"To be compatible with tf.function, Python functions must return zero or more Tensors or "
+                        f"ExtensionTypes or None values; in compilation of {fn}, found return value of type "
+                        f"{type(value).__name__}, which is not a Tensor or ExtensionType.\nHint: return tensors (or "
+                        f"numbers); values such as dtypes or partly unknown shapes stay outside the "
+                        f"function.") from None

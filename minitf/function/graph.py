@@ -114,7 +114,9 @@ class SymbolicTensor(Tensor):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
     def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
+        if spec:  # a number format needs a value, which a graph tensor does not have yet
+            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+        return str(self)
 
     # --- what a value-less tensor cannot do, with TensorFlow's errors ---
     def __bool__(self) -> bool:

@@ -21,9 +21,12 @@ from minitf.core import (
     convert_to_tensor,
     same_dtype,
     state,
+    static_error,
+    static_value,
     to_numpy,
 )
 from minitf.errors import InvalidArgumentError
+from minitf.ops import shapes
 from minitf.ops.math_ops import Reshape_like, cast, unbroadcast
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -34,14 +37,16 @@ newaxis = None
 def _static_ints(value: Any, what: str) -> list[int]:
     """A shape or list of sizes given as a list, tuple, TensorShape or (eager) tensor, as Python ints."""
     if isinstance(value, Tensor):
-        if getattr(value, "_value", None) is None:
-            raise TypeError(f"{what} must be known when tracing in this engine; got a symbolic tensor.")
-        value = np.asarray(value._value).tolist()  # type: ignore[attr-defined]
+        known = static_value(value)
+        if known is None:
+            raise TypeError(f"{what} must be known when tracing in this engine; got a tensor computed inside the "
+                            f"function.\nHint: pass {what} as a Python list, or as a constant.")
+        value = np.asarray(known).tolist()
     if isinstance(value, TensorShape):
         value = value.as_list()
     if np.ndim(value) == 0:
         return [int(value)]
-    return [int(getattr(v, "_value", v)) for v in value]
+    return [int(np.asarray(static_value(v) if isinstance(v, Tensor) else v)) for v in value]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -51,6 +56,9 @@ def _static_ints(value: Any, what: str) -> list[int]:
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Tensor:
     """A tensor holding `value`, with TensorFlow's dtype inference (Python int -> int32, float -> float32)."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor) and getattr(value, "_value", None) is None:  # a graph tensor
+        raise TypeError("Expected any non-tensor type, but got a tensor instead.\nHint: inside a tf.function, "
+                        "tf.constant takes Python or NumPy values; use tf.identity or tf.cast on tensors.")
     if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype is not dtype:  # type: ignore[attr-defined]
@@ -77,7 +85,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 def _filled(shape: Any, dtype: Any, value: float) -> Tensor:
     dims = _static_ints(shape, "shape")
     if any(d < 0 for d in dims):
-        raise InvalidArgumentError(None, None, f"Dimension {min(dims)} must be >= 0 [Op:Fill] name: ")
+        raise static_error(f"Dimension {min(dims)} must be >= 0 [Op:Fill] name: ")
     dtype = dtypes.as_dtype(dtype)
     if dtype is dtypes.string:
         if value:
@@ -96,8 +104,8 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
     return _filled(shape, dtype, 1)
 
 
-ZerosLike = Op("ZerosLike", np.zeros_like, grad=lambda c, g: [None])
-OnesLike = Op("OnesLike", np.ones_like, grad=lambda c, g: [None])
+ZerosLike = Op("ZerosLike", np.zeros_like, shape=shapes.same_as_first, grad=lambda c, g: [None])
+OnesLike = Op("OnesLike", np.ones_like, shape=shapes.same_as_first, grad=lambda c, g: [None])
 
 
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:  # noqa: A002
@@ -117,14 +125,15 @@ def _fill_grad(c: Any, g: Tensor) -> list:
     return [reduce_sum(g)]  # every entry is the value: its gradient is the sum
 
 
-Fill = Op("Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype), grad=_fill_grad)
+Fill = Op("Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype), shape=shapes.fill_rule,
+          grad=_fill_grad)
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """A tensor of shape `dims` filled with `value`; the dtype comes from `value` (`fill([2], 7)` is int32)."""
     shape = _static_ints(dims, "dims")
     if any(d < 0 for d in shape):
-        raise InvalidArgumentError(None, None, f"dims must be non-negative, got {shape} [Op:Fill] name: ")
+        raise static_error(f"dims must be non-negative, got {shape} [Op:Fill] name: ")
     return bind(Fill, convert_to_tensor(value), dims=tuple(shape))
 
 
@@ -137,7 +146,7 @@ def _range_kernel(start: Any, limit: Any, delta: Any) -> np.ndarray:
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
-Range = Op("Range", _range_kernel, value_dependent=True)
+Range = Op("Range", _range_kernel, shape=shapes.range_rule, value_dependent=True)
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> Tensor:  # noqa: A001
@@ -167,7 +176,7 @@ def _linspace_grad(c: Any, g: Tensor) -> list:
     return [reduce_sum(g * (1 - weights)), reduce_sum(g * weights), None]
 
 
-LinSpace = Op("LinSpace", _linspace_kernel, grad=_linspace_grad, value_dependent=True)
+LinSpace = Op("LinSpace", _linspace_kernel, shape=shapes.linspace_rule, grad=_linspace_grad, value_dependent=True)
 
 
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
@@ -216,9 +225,9 @@ def stop_gradient(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
 # Shape queries
 # ---------------------------------------------------------------------------------------------------
 
-Shape = Op("Shape", lambda x, out_type: np.array(np.shape(x), dtype=out_type._np))
-Rank = Op("Rank", lambda x: np.int32(np.ndim(x)))
-Size = Op("Size", lambda x, out_type: out_type._np.type(np.size(x)))
+Shape = Op("Shape", lambda x, out_type: np.array(np.shape(x), dtype=out_type._np), shape=shapes.shape_rule)
+Rank = Op("Rank", lambda x: np.int32(np.ndim(x)), shape=shapes.rank_rule)
+Size = Op("Size", lambda x, out_type: out_type._np.type(np.size(x)), shape=shapes.size_rule)
 
 
 def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:  # noqa: A002
@@ -266,15 +275,7 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.reshape(x, shape)
 
 
-def _reshape_shape(s: Sequence[TensorShape], t: Sequence[dtypes.DType], a: dict) -> list:
-    dims = list(a["shape"])
-    if -1 in dims and s[0].is_fully_defined():
-        known = int(np.prod([d for d in dims if d != -1])) or 1
-        dims[dims.index(-1)] = s[0].num_elements() // known
-    return [(TensorShape([None if d == -1 else d for d in dims]), t[0])]
-
-
-Reshape = Op("Reshape", _reshape_kernel, shape=_reshape_shape, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
+Reshape = Op("Reshape", _reshape_kernel, shape=shapes.reshape_rule, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
 
 
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
@@ -286,7 +287,8 @@ def _expand_kernel(x: np.ndarray, axis: int) -> np.ndarray:
     return np.expand_dims(x, axis)
 
 
-ExpandDims = Op("ExpandDims", _expand_kernel, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
+ExpandDims = Op("ExpandDims", _expand_kernel, shape=shapes.expand_dims_rule,
+                grad=lambda c, g: [bind(Reshape_like, g, c.x)])
 
 
 def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:  # noqa: A002
@@ -295,7 +297,7 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:  # no
     r = x.shape.rank
     axis = int(getattr(axis, "_value", axis))
     if r is not None and not -r - 1 <= axis <= r:
-        raise InvalidArgumentError(None, None, f"Tried to expand dim index {axis} for tensor with {r} dimensions. "
+        raise static_error(f"Tried to expand dim index {axis} for tensor with {r} dimensions. "
                                    f"[Op:ExpandDims] name: \nHint: axis must be in [{-r - 1}, {r}].")
     return bind(ExpandDims, x, axis=axis % (r + 1) if r is not None else axis)
 
@@ -309,7 +311,7 @@ def _squeeze_kernel(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
     return np.squeeze(x, axis=axis if axis else None)
 
 
-Squeeze = Op("Squeeze", _squeeze_kernel, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
+Squeeze = Op("Squeeze", _squeeze_kernel, shape=shapes.squeeze_rule, grad=lambda c, g: [bind(Reshape_like, g, c.x)])
 
 
 def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  # noqa: A002
@@ -320,7 +322,7 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  #
         axes = [int(a) for a in np.ravel(axis)]
         for a in axes:
             if not -r <= a < r:
-                raise InvalidArgumentError(None, None, f"Tried to squeeze dim index {a} for tensor with {r} "
+                raise static_error(f"Tried to squeeze dim index {a} for tensor with {r} "
                                            "dimensions. [Op:Squeeze] name: ")
         axis = tuple(sorted({a % r for a in axes}))  # TensorFlow tolerates an axis listed twice
     return bind(Squeeze, x, axis=axis)
@@ -330,16 +332,17 @@ def _transpose_grad(c: Any, g: Tensor) -> list:
     return [bind(Transpose, g, perm=tuple(int(i) for i in np.argsort(c.attrs["perm"])))]
 
 
-Transpose = Op("Transpose", lambda x, perm: np.transpose(x, perm), grad=_transpose_grad)
+Transpose = Op("Transpose", lambda x, perm: np.transpose(x, perm), shape=shapes.transpose_rule, grad=_transpose_grad)
 
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
     """Permute the axes; by default reverse them all (a matrix's transpose)."""
     x = convert_to_tensor(a)
-    r = x.shape.rank
-    perm = tuple(builtins.range(r - 1, -1, -1)) if perm is None else tuple(_static_ints(perm, "perm"))
+    perm = None if perm is None else tuple(_static_ints(perm, "perm"))
+    r = x.shape.rank if x.shape.rank is not None or perm is None else len(perm)  # unknown rank: perm tells it
+    perm = tuple(builtins.range(r - 1, -1, -1)) if perm is None else perm
     if any(not -r <= p < r for p in perm) or sorted(p % r if r else p for p in perm) != list(builtins.range(r)):
-        raise InvalidArgumentError(None, None, f"transpose expects a vector of size {r}. But input(1) is a vector "
+        raise static_error(f"transpose expects a vector of size {r}. But input(1) is a vector "
                                    f"of size {len(perm)} [Op:Transpose] name: transpose"
                                    if len(perm) != r else f"{perm} is not a permutation [Op:Transpose]")
     out = bind(Transpose, x, perm=tuple(p % r for p in perm))
@@ -353,7 +356,8 @@ def _broadcast_to_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(x, shape).copy()
 
 
-BroadcastTo = Op("BroadcastTo", _broadcast_to_kernel, grad=lambda c, g: [unbroadcast(g, c.x)],
+BroadcastTo = Op("BroadcastTo", _broadcast_to_kernel, shape=shapes.broadcast_to_rule,
+                 grad=lambda c, g: [unbroadcast(g, c.x)],
                  explain=lambda i, a, e: f"Unable to broadcast tensor of shape {list(np.shape(i[0]._value))} to "
                  f"tensor of shape {list(a['shape'])}")
 
@@ -404,21 +408,20 @@ def _split_like_grad(c: Any, grads: list) -> list:
     return [concat(parts, c.attrs["axis"])] + [None] * (len(c.inputs) - 1)
 
 
-SplitLike = Op("SplitLike", _split_like_kernel, num_outputs=-1, grad=_split_like_grad,
-               shape=lambda s, t, a: [(x, t[0]) for x in s[1:]])
+SplitLike = Op("SplitLike", _split_like_kernel, num_outputs=-1, grad=_split_like_grad, shape=shapes.split_like_rule)
 
 
 def _concat_check(inputs: Sequence[Tensor], attrs: dict) -> None:
-    same_dtype("ConcatV2", inputs)
+    same_dtype("ConcatV2", inputs, listed=True)
 
 
-ConcatV2 = Op("ConcatV2", _concat_kernel, check=_concat_check, grad=_concat_grad)
+ConcatV2 = Op("ConcatV2", _concat_kernel, check=_concat_check, shape=shapes.concat_rule, grad=_concat_grad)
 
 
 def _normalise_axis(axis: Any, rank: int, op_name: str) -> int:
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if not -rank <= axis < rank:
-        raise InvalidArgumentError(None, None, f"{op_name}: axis {axis} is out of range for a rank-{rank} input; "
+        raise static_error(f"{op_name}: axis {axis} is out of range for a rank-{rank} input; "
                                    f"expected an axis in [{-rank}, {rank}) [Op:{op_name}] name: ")
     return axis % rank
 
@@ -428,6 +431,7 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     tensors = [convert_to_tensor(v) for v in values]
     if len(tensors) == 1:
         return identity(tensors[0])
+    same_dtype("ConcatV2", tensors, listed=True)  # TensorFlow reports mixed dtypes before a bad axis
     rank = tensors[0].shape.rank or 0
     return bind(ConcatV2, *tensors, axis=_normalise_axis(axis, builtins.max(rank, 1), "ConcatV2"))
 
@@ -442,8 +446,8 @@ def _pack_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
     return np.stack(xs, axis=axis)
 
 
-Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", inputs),
-          grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))))
+Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", inputs, listed=True),
+          shape=shapes.pack_rule, grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))))
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
@@ -465,7 +469,7 @@ def _fill_none(grads: Sequence[Any], like: Sequence[Tensor]) -> list[Tensor]:
     return [zeros_like(t) if g is None else g for g, t in zip(grads, like)]
 
 
-Unpack = Op("Unpack", _unpack_kernel, num_outputs=-1,
+Unpack = Op("Unpack", _unpack_kernel, num_outputs=-1, shape=shapes.unpack_rule,
             grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
 
 
@@ -489,9 +493,9 @@ def _splitv_kernel(x: np.ndarray, sizes: tuple[int, ...], axis: int) -> tuple[np
     return tuple(np.split(x, bounds, axis=axis))
 
 
-SplitV = Op("SplitV", _splitv_kernel, num_outputs=-1,
+SplitV = Op("SplitV", _splitv_kernel, num_outputs=-1, shape=shapes.split_rule,
             grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
-Split = Op("Split", _splitv_kernel, num_outputs=-1,
+Split = Op("Split", _splitv_kernel, num_outputs=-1, shape=shapes.split_rule,
            grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
 
 
@@ -504,18 +508,18 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
     if np.ndim(getattr(num_or_size_splits, "_value", num_or_size_splits)) == 0:
         n = int(getattr(num_or_size_splits, "_value", num_or_size_splits))
         if length is not None and (n <= 0 or length % n):
-            raise InvalidArgumentError(None, None, f"Number of ways to split should evenly divide the split "
+            raise static_error(f"Number of ways to split should evenly divide the split "
                                        f"dimension, but got split_dim {axis} (size = {length}) and num_split {n} "
                                        "[Op:Split] name: split")
         return list(bind(Split, x, sizes=(length // n,) * n, axis=axis))
     sizes = _static_ints(num_or_size_splits, "num_or_size_splits")
     if len(sizes) == 1 and length is not None and sizes[0] != length:
-        raise InvalidArgumentError(None, None, f"If there is only one output, it must have the same size as the "
+        raise static_error(f"If there is only one output, it must have the same size as the "
                                    f"input. Input size: {length} output size: {sizes[0]} [Op:SplitV] name: split")
     if sizes.count(-1) == 1 and length is not None:
         sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
     if length is not None and (sum(sizes) != length or builtins.min(sizes) < 0):
-        raise InvalidArgumentError(None, None, f"Determined shape must either match input shape along split_dim "
+        raise static_error(f"Determined shape must either match input shape along split_dim "
                                    f"exactly if fully specified, or be less than the size of the input along "
                                    f"split_dim if not fully specified.  Got: {sum(sizes)} [Op:SplitV] name: split")
     return list(bind(SplitV, x, sizes=tuple(sizes), axis=axis))
@@ -530,7 +534,7 @@ def _tile_grad_kernel(g: np.ndarray, x: np.ndarray, multiples: tuple[int, ...]) 
     return np.sum(np.reshape(g, split_shape), axis=tuple(builtins.range(0, 2 * len(multiples), 2)))
 
 
-TileGrad = Op("TileGrad", _tile_grad_kernel,
+TileGrad = Op("TileGrad", _tile_grad_kernel, shape=shapes.same_as_second_with_first_dtype,
               grad=lambda c, g: [bind(Tile, g, multiples=c.attrs["multiples"]), None])
 
 
@@ -541,7 +545,7 @@ def _tile_kernel(x: np.ndarray, multiples: tuple[int, ...]) -> np.ndarray:
     return np.tile(x, multiples)
 
 
-Tile = Op("Tile", _tile_kernel, grad=_tile_grad)
+Tile = Op("Tile", _tile_kernel, shape=shapes.tile_rule, grad=_tile_grad)
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
@@ -553,15 +557,18 @@ def _reverse_kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return np.flip(x, axis) if axis else x
 
 
-ReverseV2 = Op("ReverseV2", _reverse_kernel, grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
+ReverseV2 = Op("ReverseV2", _reverse_kernel, shape=shapes.same_as_first,
+               grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(tensor)
-    if x.shape.rank == 0 or x.shape.num_elements() == 0:
-        return identity(x)  # TensorFlow returns a scalar or an empty tensor unchanged, whatever the axis
-    r = builtins.max(x.shape.rank or 0, 1)
+    if state.graph is None and (x.shape.rank == 0 or x.shape.num_elements() == 0):
+        return identity(x)  # TensorFlow's kernel returns a scalar or an empty tensor unchanged, whatever the axis
+    r = x.shape.rank or 0  # while tracing, TensorFlow checks the axes against the rank first
     axes = tuple(_normalise_axis(a, r, "ReverseV2") for a in _static_ints(axis, "axis"))
+    if len(set(axes)) < len(axes):
+        raise static_error(f"axis {axes[0]} specified more than once. [Op:ReverseV2]")
     return bind(ReverseV2, x, axis=axes)
 
 
@@ -608,9 +615,9 @@ def _pad_grad_grad(c: Any, g: Tensor) -> list:
     return [bind(op, g, paddings=c.attrs["paddings"], mode=mode, constant_values=zero), None]
 
 
-PadGrad = Op("PadGrad", _pad_grad_kernel, grad=_pad_grad_grad)
-PadV2 = Op("PadV2", _pad_kernel, grad=_pad_grad)
-MirrorPad = Op("MirrorPad", _pad_kernel, grad=_pad_grad)
+PadGrad = Op("PadGrad", _pad_grad_kernel, shape=shapes.same_as_second_with_first_dtype, grad=_pad_grad_grad)
+PadV2 = Op("PadV2", _pad_kernel, shape=shapes.pad_rule, grad=_pad_grad)
+MirrorPad = Op("MirrorPad", _pad_kernel, shape=shapes.pad_rule, grad=_pad_grad)
 
 
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
@@ -619,7 +626,7 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
     x = convert_to_tensor(tensor)
     pairs = np.asarray(getattr(paddings, "_value", paddings), dtype=np.int64)
     if pairs.ndim != 2 or pairs.shape[1] != 2:
-        raise InvalidArgumentError(None, None, f"paddings must be a matrix with 2 columns: {list(pairs.shape)} "
+        raise static_error(f"paddings must be a matrix with 2 columns: {list(pairs.shape)} "
                                    "[Op:Pad] name: ")
     mode = mode.upper()
     if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
@@ -667,7 +674,7 @@ def _gather_grad_kernel(g: np.ndarray, indices: np.ndarray, params: np.ndarray, 
     return out
 
 
-GatherGrad = Op("GatherGrad", _gather_grad_kernel,
+GatherGrad = Op("GatherGrad", _gather_grad_kernel, shape=shapes.same_as_third,
                 grad=lambda c, g: [bind(GatherV2, g, c.inputs[1], axis=c.attrs["axis"], batch_dims=0), None, None])
 
 
@@ -675,7 +682,7 @@ def _gather_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     allowed_dtypes("GatherV2", dtypes.INTEGERS, inputs[1].dtype)  # type: ignore[attr-defined]
 
 
-GatherV2 = Op("GatherV2", _gather_kernel, check=_gather_check, grad=_gather_grad)
+GatherV2 = Op("GatherV2", _gather_kernel, check=_gather_check, shape=shapes.gather_rule, grad=_gather_grad)
 
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
@@ -725,7 +732,7 @@ def _one_hot_kernel(indices: np.ndarray, depth: int, on: Any, off: Any, axis: in
     return np.moveaxis(out, -1, axis) if axis != -1 else out
 
 
-OneHot = Op("OneHot", _one_hot_kernel)
+OneHot = Op("OneHot", _one_hot_kernel, shape=shapes.one_hot_rule)
 
 
 def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None, axis: int | None = None,
@@ -802,8 +809,9 @@ def _strided_slice_grad_kernel(g: np.ndarray, x: np.ndarray, *dynamic: Any, spec
     return out
 
 
-StridedSlice = Op("StridedSlice", _strided_slice_kernel, grad=_strided_slice_grad)
-StridedSliceGrad = Op("StridedSliceGrad", _strided_slice_grad_kernel,
+StridedSlice = Op("StridedSlice", _strided_slice_kernel, shape=shapes.strided_slice_rule, grad=_strided_slice_grad,
+                  value_dependent=True)
+StridedSliceGrad = Op("StridedSliceGrad", _strided_slice_grad_kernel, shape=shapes.same_as_second_with_first_dtype,
                       grad=lambda c, g: [bind(StridedSlice, g, *c.inputs[2:], spec=c.attrs["spec"]), None]
                       + [None] * (len(c.inputs) - 2))
 
@@ -845,7 +853,7 @@ def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
         elif item is None or item is Ellipsis:
             spec.append(item)
         elif isinstance(item, list | np.ndarray):
-            raise InvalidArgumentError(None, None, f"Index {item!r} is a list; tensors support only basic indexing "
+            raise static_error(f"Index {item!r} is a list; tensors support only basic indexing "
                                        "(ints, slices, ..., tf.newaxis) [Op:StridedSlice] name: strided_slice/\n"
                                        "Hint: to pick several positions use tf.gather(x, indices).")
         else:

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, same_dtype
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, same_dtype, static_error
 from minitf.errors import InvalidArgumentError
 from minitf.ops import math_ops as m
+from minitf.ops import shapes
 from minitf.ops.array_ops import reshape, squeeze, transpose
 from minitf.tensor import Tensor
 
@@ -75,8 +76,10 @@ def _matmul_check(name: str) -> Any:
     return check
 
 
-MatMul = Op("MatMul", _matmul_kernel, check=_matmul_check("MatMul"), grad=_matmul_grad)
-BatchMatMulV2 = Op("BatchMatMulV2", _matmul_kernel, check=_matmul_check("BatchMatMulV2"), grad=_matmul_grad)
+MatMul = Op("MatMul", _matmul_kernel, check=_matmul_check("MatMul"), shape=shapes.matmul_rule, grad=_matmul_grad)
+BatchMatMulV2 = Op("BatchMatMulV2", _matmul_kernel, check=_matmul_check("BatchMatMulV2"),
+                   shape=shapes.batch_matmul_rule,
+                   grad=_matmul_grad)
 
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
@@ -126,7 +129,9 @@ def _linalg_check(name: str) -> Any:
     return check
 
 
-MatrixInverse = Op("MatrixInverse", _inverse_kernel, check=_linalg_check("MatrixInverse"), grad=_inverse_grad)
+MatrixInverse = Op("MatrixInverse", _inverse_kernel, check=_linalg_check("MatrixInverse"),
+                   shape=shapes.square_matrix_rule,
+                   grad=_inverse_grad)
 
 
 def _det_kernel(x: np.ndarray) -> np.ndarray:
@@ -144,7 +149,8 @@ def _det_grad(c: Any, g: Tensor) -> list:
     return [reshape(scale, scale.shape.as_list() + [1, 1]) * inv_t]
 
 
-MatrixDeterminant = Op("MatrixDeterminant", _det_kernel, check=_linalg_check("MatrixDeterminant"), grad=_det_grad)
+MatrixDeterminant = Op("MatrixDeterminant", _det_kernel, check=_linalg_check("MatrixDeterminant"),
+                       shape=shapes.determinant_rule, grad=_det_grad)
 
 
 def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
@@ -183,8 +189,8 @@ def _solve_grad(c: Any, g: Tensor) -> list:
     return [grad_matrix, grad_rhs]
 
 
-MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), grad=_solve_grad,
-                 shape=lambda s, t, a: [(s[1], t[0])])  # X has the shape of the right-hand side
+MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), shape=shapes.solve_rule,
+                 grad=_solve_grad)
 
 
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
@@ -263,11 +269,12 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
             raise IndexError("list index out of range\nHint: each listed axis must exist in its tensor.")
         a_axes = [v % ra for v in a_axes]
         b_axes = [v % rb for v in b_axes]
+    same_dtype("MatMul", [a, b])  # TensorFlow reports mixed dtypes before sizes that do not fit
     sa, sb = a.shape.as_list(), b.shape.as_list()
     # TensorFlow only needs the summed axes to hold as many values on both sides (it reshapes, then multiplies).
     if int(np.prod([sa[i] for i in a_axes])) != int(np.prod([sb[j] for j in b_axes])):
         pairs = ", ".join(f"a[{i}]={sa[i]} with b[{j}]={sb[j]}" for i, j in zip(a_axes, b_axes))
-        raise InvalidArgumentError(None, None, f"Matrix size-incompatible: tensordot sums {pairs} [Op:MatMul] name: "
+        raise static_error(f"Matrix size-incompatible: tensordot sums {pairs} [Op:MatMul] name: "
                                    "\nHint: the summed axes of a and b must have the same sizes.")
     free_a = [i for i in range(ra) if i not in a_axes]
     free_b = [i for i in range(rb) if i not in b_axes]
@@ -281,7 +288,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 def trace(x: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
     if (x.shape.rank or 0) < 2:
-        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: {x.shape.as_list()} "
+        raise static_error(f"input must be at least 2-dim, received shape: {x.shape.as_list()} "
                                    "[Op:MatrixDiagPartV3] name: diag_part")
     # The diagonal of the leading k x k block is every (k+1)-th entry of that block read row by row.
     k = min(x.shape[-1], x.shape[-2])

@@ -22,6 +22,8 @@ from minitf.core import (
     operand,
     same_dtype,
     state,
+    static_error,
+    static_value,
 )
 from minitf.errors import InternalError, InvalidArgumentError, UnimplementedError
 from minitf.ops import shapes, summation
@@ -42,12 +44,13 @@ BOOL = frozenset({dtypes.bool})
 # How elementwise ops are declared
 # ---------------------------------------------------------------------------------------------------
 
-def _unary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None) -> Op:
+def _unary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
+           shape: Callable = shapes.same_as_first) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         if inputs[0].dtype not in allowed:  # type: ignore[attr-defined]
             allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
 
-    return Op(name, kernel, check=check, shape=shapes.same_as_first, grad=grad, elementwise=True)
+    return Op(name, kernel, check=check, shape=shape, grad=grad, elementwise=True)
 
 
 def _binary(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
@@ -252,7 +255,13 @@ def _truncated_quotient(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 TruncateDiv = _binary("TruncateDiv", _truncate_kernel("TruncateDiv", _truncated_quotient), NUM)
 TruncateMod = _binary("TruncateMod", _truncate_kernel("TruncateMod", np.fmod),
-                      FLOATS_AND_WIDE_INTS)
+                      FLOATS_AND_WIDE_INTS, grad=lambda c, g: _no_gradient_registered("TruncateMod"))
+
+
+def _no_gradient_registered(name: str) -> list:
+    """TensorFlow has no gradient for some ops at all (not even None): asking for one is a LookupError."""
+    raise LookupError(f"gradient registry has no entry for: {name}\nHint: {name} cannot be differentiated; "
+                      "compute the value under tape.stop_recording() or use a differentiable op.")
 
 
 def _add_strings(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -415,7 +424,7 @@ Neg = _unary("Neg", np.negative, NUM - {dtypes.uint8, dtypes.uint16, dtypes.uint
              lambda c, g: [negative(g)])
 Abs = _unary("Abs", np.abs, SIGNED_REAL, lambda c, g: [g * sign(c.x)])
 ComplexAbs = _unary("ComplexAbs", np.abs, frozenset({dtypes.complex64, dtypes.complex128}),
-                    lambda c, g: [cast(g, c.x.dtype) * c.x / cast(c.out, c.x.dtype)])
+                    lambda c, g: [cast(g, c.x.dtype) * c.x / cast(c.out, c.x.dtype)], shapes.real_part_rule)
 Sign = _unary("Sign", np.sign, SIGNED, lambda c, g: [zeros_like_(c.x)])
 Square = _unary("Square", np.square, NUM, lambda c, g: [g * 2 * _conj_if_complex(c.x)])
 # SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan), as in TensorFlow.
@@ -450,11 +459,11 @@ Ceil = _unary("Ceil", np.ceil, F)
 Relu = _unary("Relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), REAL,
               lambda c, g: [bind(ReluGrad, g, c.out)])
 Conj = _unary("Conj", np.conj, FC - F, lambda c, g: [conj(g)])
-Real = _unary("Real", np.real, FC - F)
-Imag = _unary("Imag", np.imag, FC - F)
-IsNan = _unary("IsNan", np.isnan, F)
-IsInf = _unary("IsInf", np.isinf, F)
-IsFinite = _unary("IsFinite", np.isfinite, F)
+Real = _unary("Real", np.real, FC - F, shape=shapes.real_part_rule)
+Imag = _unary("Imag", np.imag, FC - F, shape=shapes.real_part_rule)
+IsNan = _unary("IsNan", np.isnan, F, shape=shapes.bool_rule)
+IsInf = _unary("IsInf", np.isinf, F, shape=shapes.bool_rule)
+IsFinite = _unary("IsFinite", np.isfinite, F, shape=shapes.bool_rule)
 
 
 def _unary_fn(op: Op, doc: str) -> Callable[..., Tensor]:
@@ -588,8 +597,9 @@ def logical_xor(x: Any, y: Any, name: str | None = None) -> Tensor:
 def _select_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     c, x, y = inputs
     if c.dtype is not dtypes.bool:  # type: ignore[attr-defined]
-        raise InvalidArgumentError(None, None, f"condition must be a bool tensor, got {c.dtype.name} [Op:SelectV2] "  # type: ignore
-                                   "name: \nHint: build the condition with a comparison such as x > 0.")
+        message = (f"condition must be a bool tensor, got {c.dtype.name} [Op:SelectV2] name: \nHint: build the "  # type: ignore
+                   "condition with a comparison such as x > 0.")
+        raise TypeError(message) if state.graph is not None else InvalidArgumentError(None, None, message)
     if x.dtype is not y.dtype:  # type: ignore[attr-defined]
         same_dtype("SelectV2", [x, y])
 
@@ -688,7 +698,11 @@ def _axes(x: Tensor, axis: Any, op_name: str) -> tuple[int, ...] | None:
     if axis is None:
         return None
     if isinstance(axis, Tensor):
-        axis = np.asarray(axis._value).tolist()  # type: ignore[attr-defined]
+        known = static_value(axis)
+        if known is None:
+            raise TypeError(f"the axis of {op_name} must be known when tracing in this engine; got a tensor computed "
+                            "inside the function.\nHint: pass the axis as a Python int or list.")
+        axis = np.asarray(known).tolist()
     axes = [int(a) for a in np.ravel(axis)]
     rank = x.shape.rank
     if rank is None:
@@ -848,6 +862,8 @@ Reshape_like = Op("ReshapeLike", lambda x, like: np.reshape(x, np.shape(like)), 
 
 def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
     x = convert_to_tensor(input_tensor)
+    if op.check is not None:
+        op.check([x], {})  # the dtype first: TensorFlow reports it before a bad axis
     return bind(op, x, axis=_axes(x, axis, op.name), keepdims=bool(keepdims))
 
 
@@ -886,7 +902,7 @@ def _bool_input(value: Any, axis: Any, op_name: str = "Any") -> Tensor:
     slower conversion path runs then)."""
     x = convert_to_tensor(value)
     if x.dtype is not dtypes.bool:  # type: ignore[attr-defined]
-        if isinstance(axis, list | tuple):
+        if isinstance(axis, list | tuple) and state.graph is None:
             raise ValueError(f"Tensor conversion requested dtype bool for Tensor with dtype "
                              f"{x.dtype.name}: {x!r}")  # type: ignore[attr-defined]
         raise dtype_mismatch(op_name, 0, dtypes.bool, x.dtype)  # type: ignore[attr-defined]
@@ -978,11 +994,16 @@ def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:  # noqa: A0
     axis = 0 if axis is None else int(np.asarray(getattr(axis, "_value", axis)))
     rank = x.shape.rank
     if rank is not None and not -max(rank, 1) <= axis < max(rank, 1):
-        raise InvalidArgumentError(None, None, f"Expected dimension in the range [{-rank}, {rank}), but got {axis} "
-                                   f"[Op:{op.name}] name: ")
+        # While tracing, TensorFlow checks the axis of a matrix (or more) at once, a vector's at run time.
+        message = f"Expected dimension in the range [{-rank}, {rank}), but got {axis} [Op:{op.name}] name: "
+        raise static_error(message) if rank > 1 else _invalid(message)
     if rank:
         axis %= rank
     return bind(op, x, axis=axis, output_type=dtypes.as_dtype(output_type))
+
+
+def _invalid(message: str) -> InvalidArgumentError:
+    return InvalidArgumentError(None, None, message)
 
 
 def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64, name: str | None = None) -> Tensor:  # noqa: A002

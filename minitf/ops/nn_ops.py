@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor
+from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor, state, static_error
 from minitf.errors import InvalidArgumentError
 from minitf.ops import math_ops as m
-from minitf.ops import summation
+from minitf.ops import shapes, summation
 from minitf.ops.array_ops import one_hot
 from minitf.tensor import Tensor
 
@@ -82,8 +82,10 @@ def _float_check(name: str) -> Any:
     return check
 
 
-Softmax = Op("Softmax", _softmax_kernel, check=_float_check("Softmax"), grad=_softmax_grad)
-LogSoftmax = Op("LogSoftmax", _log_softmax_kernel, check=_float_check("LogSoftmax"), grad=_log_softmax_grad)
+Softmax = Op("Softmax", _softmax_kernel, check=_float_check("Softmax"), shape=shapes.same_as_first,
+             grad=_softmax_grad)
+LogSoftmax = Op("LogSoftmax", _log_softmax_kernel, check=_float_check("LogSoftmax"), shape=shapes.same_as_first,
+                grad=_log_softmax_grad)
 
 
 def _axis(x: Tensor, axis: int | None) -> int:
@@ -114,7 +116,7 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)  # type: ignore[attr-defined]
     if labels.shape.is_fully_defined() and logits.shape.is_fully_defined() and labels.shape != logits.shape:
-        raise InvalidArgumentError(None, None, f"logits and labels must be broadcastable: logits_size="
+        raise static_error(f"logits and labels must be broadcastable: logits_size="
                                    f"{logits.shape.as_list()} labels_size={labels.shape.as_list()} "
                                    "[Op:SoftmaxCrossEntropyWithLogits] name: ")
     return m.negative(m.reduce_sum(labels * log_softmax(logits, axis), axis=axis))
@@ -124,6 +126,9 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     """Cross-entropy with integer class labels (one per example) instead of distributions."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
+    if labels.dtype not in (dtypes.int32, dtypes.int64) and state.graph is not None:  # type: ignore[attr-defined]
+        raise TypeError(f"Value passed to parameter 'labels' has DataType {labels.dtype.name} not in list of "  # type: ignore
+                        "allowed values: int32, int64\nHint: labels are class indices; tf.cast them to tf.int32.")
     if labels.dtype not in (dtypes.int32, dtypes.int64):  # type: ignore[attr-defined]
         raise InvalidArgumentError(None, None, f"Value for attr 'Tlabels' of {_tf_name(labels.dtype)} is not in "  # type: ignore
                                    "the list of allowed values: int32, int64 "
@@ -158,10 +163,11 @@ def _leaky_relu_grad_kernel(dy: np.ndarray, x: np.ndarray, alpha: float) -> np.n
 # As in TensorFlow, the gradient is an op of its own, whose gradient is zero with respect to the features
 # (so a second derivative is 0, not None). At 0 the slope is alpha.
 LeakyReluGrad = Op("LeakyReluGrad", _leaky_relu_grad_kernel,
+                   shape=shapes.same_as_first,
                    grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), m.zeros_like_(c.y)])
 LeakyRelu = Op("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)).astype(x.dtype),
                check=lambda inputs, attrs: allowed_dtypes("LeakyRelu", dtypes.FLOATS, inputs[0].dtype),
-               grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])])
+               shape=shapes.same_as_first, grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])])
 
 
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
@@ -182,14 +188,16 @@ def _float_only(name: str) -> Any:
 # Elu and Softplus are TensorFlow ops with gradient ops of their own; composing them from where/abs/maximum
 # would give other derivatives at 0 (softplus'(0) is 0.5, not 1) and other second derivatives.
 EluGrad = Op("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy).astype(dy.dtype),
+             shape=shapes.same_as_first,
              grad=lambda c, g: [bind(EluGrad, g, c.y), m.where(c.y < 0, g * c.x, m.zeros_like_(c.y))])
 Elu = Op("Elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype), check=_float_only("Elu"),
-         grad=lambda c, g: [bind(EluGrad, g, c.out)])
+         shape=shapes.same_as_first, grad=lambda c, g: [bind(EluGrad, g, c.out)])
 SoftplusGrad = Op("SoftplusGrad", lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
-                  grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
+                  shape=shapes.same_as_first, grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
                                      g * c.x / (m.exp(m.negative(c.y)) + 2.0 + m.exp(c.y))])
 Softplus = Op("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype),
-              check=_float_only("Softplus"), grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])
+              check=_float_only("Softplus"), shape=shapes.same_as_first,
+              grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])
 
 
 def elu(features: Any, name: str | None = None) -> Tensor:

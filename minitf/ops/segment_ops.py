@@ -45,7 +45,8 @@ def _segment_sum_kernel(data: np.ndarray, segment_ids: np.ndarray) -> np.ndarray
     return out
 
 
-def _segment_sum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+def _segment_sum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
+                       values: Any = None) -> Specs:
     data = shapes[0]
     return [(TensorShape(None) if data.rank is None else TensorShape([None] + data.as_list()[1:]), types[0])]
 
@@ -134,7 +135,8 @@ def _bincount_kernel(arr: np.ndarray, size: Any, weights: np.ndarray, binary_out
     return out if np.ndim(arr) == 2 else out[0]
 
 
-def _bincount_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+def _bincount_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
+                    values: Any = None) -> Specs:
     rows = shapes[0].as_list()[:1] if shapes[0].rank == 2 else []
     return [(TensorShape(rows + [None]), types[2])]
 

@@ -175,7 +175,8 @@ def _unique_kernel(x: np.ndarray, out_idx: dtypes.DType) -> tuple[np.ndarray, np
     return np.asarray(x[first[order]]), rank_of[np.ravel(inverse)].astype(out_idx._np)
 
 
-def _unique_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
+def _unique_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
+                  values: Any = None) -> Specs:
     if shapes[0].rank not in (None, 1):
         at_graph_build(lambda: _unique_kernel(np.zeros([0] * shapes[0].rank), attrs["out_idx"]), "Unique")
     return [(TensorShape([None]), types[0]), (TensorShape([None]) if shapes[0].rank is None else shapes[0],

@@ -6,14 +6,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, named_examples, resolve, same
+from harness import EAGER, MISSING_KERNEL_IN_GRAPH, TAPE, examples, named_examples, only, resolve, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import ALL, FLOATS, NUMERIC, arrays, broadcast_pair
 
 UNARY = [
     "negative", "abs", "sign", "square", "sqrt", "exp", "sin", "cos", "tanh", "sigmoid", "round", "floor",
-    "math.log", "math.ceil", "math.rsqrt", "math.expm1", "math.log1p", "math.tan", "math.reciprocal",
+    "math.log", "math.ceil", "math.rsqrt", "math.expm1", "math.log1p", "math.tan",
+    pytest.param("math.reciprocal", marks=MISSING_KERNEL_IN_GRAPH),
     "math.is_nan", "math.is_inf", "math.is_finite", "math.conj", "math.real", "math.imag", "math.negative",
     "math.abs", "math.sigmoid", "nn.relu", "nn.sigmoid", "nn.tanh", "logical_not", "identity", "stop_gradient",
 ]
@@ -21,7 +22,8 @@ UNARY = [
 BINARY = [
     "add", "subtract", "multiply", "divide", "truediv", "math.floordiv", "math.floormod", "math.mod", "pow",
     "maximum", "minimum", "math.squared_difference", "equal", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "logical_and", "logical_or", "math.logical_xor", "truncatediv", "truncatemod",
+    "greater_equal", "logical_and", "logical_or", "math.logical_xor",
+    pytest.param("truncatediv", marks=MISSING_KERNEL_IN_GRAPH), "truncatemod",
     "math.divide_no_nan", "math.add", "math.multiply", "math.subtract", "math.divide", "math.pow",
 ]
 
@@ -121,7 +123,8 @@ def scalar_left(tf: Any, symbol: str, a: np.ndarray, scalar: Any) -> Any:
 
 
 # (Not `|`: TensorFlow's `int_tensor | 1.5` fails with an AttributeError from inside its own wrapper.)
-@pytest.mark.parametrize("symbol", ["+", "-", "*", "/", "//", "%", "**", "<", "==", "!=", "&", "^"])
+@pytest.mark.parametrize("symbol", ["+", "-", "*", "/", pytest.param("//", marks=MISSING_KERNEL_IN_GRAPH), "%", "**",
+                                    "<", "==", "!=", "&", "^"])
 @examples
 @given(a=arrays(st.sampled_from(NUMERIC + ["bool"]), small=True), scalar=st.sampled_from(SCALARS),
        left=st.booleans())
@@ -165,7 +168,9 @@ def test_numpy_array_operand_is_converted_to_the_tensors_dtype(symbol: str, a: n
     ("int_floordiv_zero", lambda tf: tf.constant([1, 2]) // 0),
     ("int_mod_zero", lambda tf: tf.constant([1, 2]) % 0),
     ("float_div_zero", lambda tf: tf.constant([1.0, -1.0, 0.0]) / 0.0),
-    ("int_pow_negative", lambda tf: tf.constant([2, 3]) ** -1),
+    ("int_pow_negative", only((EAGER, TAPE), "inside a function TensorFlow's graph optimizer folds this constant "
+                              "power and reports its failure as NotFoundError, where eager execution says "
+                              "InvalidArgumentError")(lambda tf: tf.constant([2, 3]) ** -1)),
     ("int32_overflow_wraps", lambda tf: tf.constant([2**31 - 1]) + 1),
     ("round_half_to_even", lambda tf: tf.round([0.5, 1.5, 2.5, -0.5, -1.5])),
     ("log_negative_is_nan", lambda tf: tf.math.log([-1.0, 0.0])),

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, named_examples, same
+from harness import MISSING_KERNEL_IN_GRAPH, examples, named_examples, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -59,6 +59,7 @@ def test_inverse_and_determinant_match_tensorflow(name: str, matrix: np.ndarray)
     same(lambda tf: fn(tf)(tf.constant(matrix)), rtol=1e-4)
 
 
+@MISSING_KERNEL_IN_GRAPH  # (float16 matrices)
 @examples
 @given(matrix=square_matrices(), columns=st.integers(1, 2))
 def test_solve_matches_tensorflow(matrix: np.ndarray, columns: int) -> None:
@@ -149,13 +150,14 @@ def test_sparse_softmax_cross_entropy_matches_tensorflow(data: tuple[np.ndarray,
     ("matmul_size_mismatch", lambda tf: tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]))),
     ("matmul_batch_mismatch", lambda tf: tf.matmul(tf.ones([2, 2, 2]), tf.ones([3, 2, 2]))),
     ("matmul_adjoint", lambda tf: tf.matmul(tf.constant([[1 + 1j, 2]]), tf.constant([[1 + 0j, 2]]), adjoint_b=True)),
-    ("matmul_uint8_no_kernel", lambda tf: tf.matmul(tf.ones([2, 2], tf.uint8), tf.ones([2, 2], tf.uint8))),
+    ("matmul_uint8_no_kernel", lambda tf: tf.matmul(tf.ones([2, 2], tf.uint8), tf.ones([2, 2], tf.uint8)),
+     MISSING_KERNEL_IN_GRAPH),
     ("matmul_bool", lambda tf: tf.matmul(tf.ones([2, 2], tf.bool), tf.ones([2, 2], tf.bool))),
     ("inv_singular", lambda tf: tf.linalg.inv(tf.constant([[1.0, 2.0], [2.0, 4.0]]))),
     ("inv_not_square", lambda tf: tf.linalg.inv(tf.ones([2, 3]))),
     ("inv_int", lambda tf: tf.linalg.inv(tf.constant([[1, 0], [0, 1]]))),
     ("det_vector", lambda tf: tf.linalg.det(tf.ones([3]))),
-    ("det_float16", lambda tf: tf.linalg.det(tf.ones([2, 2], tf.float16))),
+    ("det_float16", lambda tf: tf.linalg.det(tf.ones([2, 2], tf.float16)), MISSING_KERNEL_IN_GRAPH),
     ("norm_int_raises", lambda tf: tf.norm(tf.constant([3, 4]))),
     ("norm_of_zero", lambda tf: tf.norm(tf.constant([0.0, 0.0]))),
     ("norm_bad_ord", lambda tf: tf.norm(tf.constant([3.0, 4.0]), ord="nuc")),
@@ -171,7 +173,9 @@ def test_sparse_softmax_cross_entropy_matches_tensorflow(data: tuple[np.ndarray,
     ("xent_python_lists", lambda tf: tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]],
                                                                              logits=[[1.0, 2.0]])),
     ("sparse_xent_out_of_range", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=tf.constant([2]), logits=tf.ones([1, 2]))),
+        labels=tf.constant([2]), logits=tf.ones([1, 2])),
+     pytest.mark.xfail(strict=True, reason="minitf checks the labels' range only on eager values; inside a "
+                       "function TensorFlow's kernel raises InvalidArgumentError when the graph runs")),
     ("sparse_xent_float_labels", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=tf.constant([0.0]), logits=tf.ones([1, 2]))),
     ("sparse_xent_rank_mismatch", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(

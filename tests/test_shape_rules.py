@@ -1,0 +1,618 @@
+"""Every registered op's shape rule agrees with what its kernel really produces.
+
+The tracer builds graphs from shape rules alone (it never runs a kernel to learn a shape), so a wrong rule
+means a traced function whose tensors claim shapes or dtypes their values do not have. For every op in
+`minitf.core.REGISTRY`, `INPUTS` below generates inputs (NumPy values and attrs, with broadcasting and the
+usual attrs); the test runs the kernel and checks the rule against the output:
+
+* with the inputs' exact shapes (and, for value-dependent ops, the constant inputs' values) the rule gives
+  exactly the output's shape and dtype;
+* with partially known shapes (some dimensions None, or the rank unknown) and no values, the rule's shape is
+  compatible with the output's, and the dtype is the same.
+
+When you add an op, add a generator for it to `INPUTS`: `test_every_registered_op_has_generated_inputs`
+fails until you do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import minitf as tf
+from minitf import dtypes
+from minitf.core import REGISTRY, Op
+from minitf.errors import OpError
+from minitf.tensor_shape import TensorShape
+
+rules = settings(max_examples=12, derandomize=True, deadline=None, database=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                        HealthCheck.data_too_large])
+
+Case = tuple[list[Any], dict]  # the op's inputs (NumPy values) and its attrs
+Draw = Callable[..., Any]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Small strategies
+# ---------------------------------------------------------------------------------------------------
+
+def shape(min_dims: int = 0, max_dims: int = 3, min_side: int = 0, max_side: int = 3) -> st.SearchStrategy:
+    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
+
+
+def values(dtype: str, dims: Any) -> st.SearchStrategy:
+    kind = np.dtype(dtype).kind
+    if kind == "b":
+        elements: st.SearchStrategy = st.booleans()
+    elif kind in "iu":
+        elements = st.integers(1, 5)
+    elif kind == "c":
+        elements = st.complex_numbers(min_magnitude=0.5, max_magnitude=3, allow_nan=False, allow_infinity=False)
+    else:
+        elements = st.floats(0.25, 3.0, width=32)
+    return hnp.arrays(np.dtype(dtype), dims, elements=elements)
+
+
+def one(dtype: str, min_dims: int = 0, **shape_options: Any) -> Callable[[Draw], np.ndarray]:
+    return lambda draw: draw(values(dtype, shape(min_dims=min_dims, **shape_options)))
+
+
+@st.composite
+def unary(draw: Draw, dtype: str = "float32", **attrs: Any) -> Case:
+    return [draw(values(dtype, shape()))], dict(attrs)
+
+
+@st.composite
+def broadcasting(draw: Draw, dtypes_: tuple[str, ...] = ("float32", "float32"), **attrs: Any) -> Case:
+    dims = draw(hnp.mutually_broadcastable_shapes(num_shapes=len(dtypes_), max_dims=3, max_side=3)).input_shapes
+    return [draw(values(d, s)) for d, s in zip(dtypes_, dims)], dict(attrs)
+
+
+@st.composite
+def same_shape_pair(draw: Draw, **attrs: Any) -> Case:
+    dims = draw(shape())
+    return [draw(values("float32", dims)), draw(values("float32", dims))], dict(attrs)
+
+
+def axis_of(draw: Draw, rank: int) -> int:
+    return draw(st.integers(0, rank - 1))
+
+
+@st.composite
+def reduction(draw: Draw, dtype: str = "float32") -> Case:
+    x = draw(values(dtype, shape()))
+    axes = None if draw(st.booleans()) or x.ndim == 0 else tuple(sorted(draw(
+        st.sets(st.integers(0, x.ndim - 1), min_size=1))))
+    return [x], {"axis": axes, "keepdims": draw(st.booleans())}
+
+
+@st.composite
+def keep_dims(draw: Draw) -> Case:
+    [like], attrs = draw(reduction())
+    reduced = np.sum(like, axis=attrs["axis"])
+    return [np.asarray(reduced), like], {"axis": attrs["axis"]}
+
+
+@st.composite
+def arg_reduction(draw: Draw) -> Case:
+    x = draw(values("float32", shape(min_dims=1, min_side=1)))
+    return [x], {"axis": axis_of(draw, x.ndim), "output_type": draw(st.sampled_from([dtypes.int32, dtypes.int64]))}
+
+
+@st.composite
+def cumulative(draw: Draw) -> Case:
+    x = draw(values("float32", shape(min_dims=1)))
+    return [x], {"axis": axis_of(draw, x.ndim), "exclusive": draw(st.booleans()), "reverse": draw(st.booleans())}
+
+
+@st.composite
+def sum_to_shape(draw: Draw) -> Case:
+    [a, b], _ = draw(broadcasting())
+    return [a + b, b], {}
+
+
+@st.composite
+def select(draw: Draw) -> Case:
+    return draw(broadcasting(("bool", "float32", "float32")))
+
+
+@st.composite
+def cast(draw: Draw) -> Case:
+    [x], _ = draw(unary("float32"))
+    return [x], {"DstT": draw(st.sampled_from([dtypes.int32, dtypes.float64, dtypes.bool, dtypes.complex64]))}
+
+
+# --- creation and shape queries ---
+
+@st.composite
+def fill(draw: Draw) -> Case:
+    return [np.float32(2.0)], {"dims": tuple(draw(shape()))}
+
+
+@st.composite
+def arange(draw: Draw) -> Case:
+    dtype = draw(st.sampled_from(["int32", "float32"]))
+    start, size = draw(st.integers(-5, 5)), draw(st.integers(0, 6))
+    delta = draw(st.sampled_from([1, 2, 3, -1, -2] if dtype == "int32" else [0.5, 1.5, -0.75]))
+    limit = start + size * delta - (0.25 * delta if dtype == "float32" else 0)
+    return [np.asarray(v, dtype=dtype)[()] for v in (start, limit, delta)], {}
+
+
+@st.composite
+def linspace(draw: Draw) -> Case:
+    return [np.float32(0), np.float32(draw(st.integers(-3, 3))), np.int32(draw(st.integers(1, 5)))], {}
+
+
+@st.composite
+def query(draw: Draw) -> Case:
+    [x], _ = draw(unary())
+    return [x], {"out_type": draw(st.sampled_from([dtypes.int32, dtypes.int64]))}
+
+
+# --- reshaping ---
+
+@st.composite
+def reshape(draw: Draw) -> Case:
+    x = draw(values("float32", shape(min_side=1)))
+    dims = [int(np.prod(x.shape[:1])), int(np.prod(x.shape[1:]))]
+    if draw(st.booleans()):
+        dims[draw(st.integers(0, 1))] = -1
+    return [x], {"shape": tuple(dims)}
+
+
+@st.composite
+def reshape_like(draw: Draw) -> Case:
+    x = draw(values("float32", shape()))
+    return [x, np.zeros(x.size, np.float32)], {}
+
+
+@st.composite
+def expand_dims(draw: Draw) -> Case:
+    x = draw(values("float32", shape()))
+    return [x], {"axis": draw(st.integers(0, x.ndim))}
+
+
+@st.composite
+def squeeze(draw: Draw) -> Case:
+    x = draw(values("float32", shape(max_side=2)))
+    ones = [i for i, d in enumerate(x.shape) if d == 1]
+    axes = tuple(sorted(draw(st.sets(st.sampled_from(ones))))) if ones and draw(st.booleans()) else None
+    return [x], {"axis": axes}
+
+
+@st.composite
+def transpose(draw: Draw) -> Case:
+    x = draw(values("float32", shape()))
+    return [x], {"perm": tuple(draw(st.permutations(range(x.ndim))))}
+
+
+@st.composite
+def broadcast_to(draw: Draw) -> Case:
+    [a, b], _ = draw(broadcasting())
+    return [a], {"shape": np.broadcast_shapes(a.shape, b.shape)}
+
+
+@st.composite
+def tile(draw: Draw) -> Case:
+    x = draw(values("float32", shape()))
+    return [x], {"multiples": tuple(draw(st.lists(st.integers(0, 3), min_size=x.ndim, max_size=x.ndim)))}
+
+
+@st.composite
+def tile_grad(draw: Draw) -> Case:
+    [x], attrs = draw(tile())
+    return [np.tile(x, attrs["multiples"]), x], attrs
+
+
+@st.composite
+def pad(draw: Draw) -> Case:
+    x = draw(values("float32", shape(min_dims=1, min_side=3)))
+    mode = draw(st.sampled_from(["CONSTANT", "REFLECT", "SYMMETRIC"]))
+    paddings = tuple(tuple(draw(st.lists(st.integers(0, 2), min_size=2, max_size=2))) for _ in range(x.ndim))
+    return [x], {"paddings": paddings, "mode": mode, "constant_values": np.float32(0)}
+
+
+@st.composite
+def pad_grad(draw: Draw) -> Case:
+    [x], attrs = draw(pad())
+    padded = np.pad(x, attrs["paddings"])
+    return [padded, x], {"paddings": attrs["paddings"], "mode": attrs["mode"]}
+
+
+# --- joining and splitting ---
+
+@st.composite
+def joined(draw: Draw, same: bool = False) -> Case:
+    dims = list(draw(shape(min_dims=1)))
+    axis = axis_of(draw, len(dims))
+    parts = []
+    for _ in range(draw(st.integers(1, 3))):
+        this = list(dims)
+        if not same:
+            this[axis] = draw(st.integers(0, 3))
+        parts.append(draw(values("float32", tuple(this))))
+    return parts, {"axis": axis if not same else draw(st.integers(0, len(dims)))}
+
+
+@st.composite
+def split_like(draw: Draw) -> Case:
+    parts, attrs = draw(joined())
+    return [np.concatenate(parts, attrs["axis"]), *parts], attrs
+
+
+@st.composite
+def unpack(draw: Draw) -> Case:
+    x = draw(values("float32", shape(min_dims=1)))
+    axis = axis_of(draw, x.ndim)
+    return [x], {"axis": axis, "num": x.shape[axis]}
+
+
+@st.composite
+def split(draw: Draw) -> Case:
+    parts, attrs = draw(joined())
+    sizes = tuple(p.shape[attrs["axis"]] for p in parts)
+    return [np.concatenate(parts, attrs["axis"])], {"sizes": sizes, "axis": attrs["axis"]}
+
+
+# --- gathering and slicing ---
+
+@st.composite
+def gather(draw: Draw) -> Case:
+    params = draw(values("float32", shape(min_dims=1, min_side=1)))
+    axis = axis_of(draw, params.ndim)
+    indices = draw(hnp.arrays(np.int32, shape(max_dims=2), elements=st.integers(0, params.shape[axis] - 1)))
+    return [params, indices], {"axis": axis, "batch_dims": 0}
+
+
+@st.composite
+def gather_grad(draw: Draw) -> Case:
+    [params, indices], attrs = draw(gather())
+    g = np.take(params, indices, axis=attrs["axis"])
+    return [g, indices, params], {"axis": attrs["axis"]}
+
+
+@st.composite
+def one_hot(draw: Draw) -> Case:
+    indices = draw(hnp.arrays(np.int32, shape(max_dims=2), elements=st.integers(-1, 3)))
+    on = draw(st.sampled_from([np.float32(1), np.int32(5)]))
+    axis = draw(st.sampled_from([-1] + list(range(indices.ndim + 1))))
+    return [indices], {"depth": draw(st.integers(0, 4)), "on": on, "off": np.zeros((), on.dtype), "axis": axis}
+
+
+@st.composite
+def strided_slice(draw: Draw) -> Case:
+    """x[spec] with ints, slices (some bounds given as tensors: ("input", k)), tf.newaxis and `...`."""
+    x = draw(values("float32", shape(min_dims=1, min_side=1)))
+    dynamic: list[Any] = []
+
+    def maybe_tensor(v: Any) -> Any:
+        if v is None or not draw(st.booleans()):
+            return v
+        dynamic.append(np.int32(v))
+        return ("input", len(dynamic) - 1)
+
+    spec: list[Any] = []
+    for size in x.shape[:draw(st.integers(1, x.ndim))]:
+        kind = draw(st.sampled_from(["int", "slice", "newaxis"]))
+        if kind == "int":
+            spec.append(maybe_tensor(draw(st.integers(-size, size - 1))))
+        elif kind == "slice":
+            bound = st.one_of(st.none(), st.integers(-size - 1, size + 1))
+            step = draw(st.sampled_from([None, 1, 2, -1, -2]))
+            spec.append(("slice", maybe_tensor(draw(bound)), maybe_tensor(draw(bound)), maybe_tensor(step)))
+        else:
+            spec.append(None)
+            spec.append(("slice", None, None, None))
+    if draw(st.booleans()):
+        spec.insert(draw(st.integers(0, len(spec))), Ellipsis)
+    return [x, *dynamic], {"spec": tuple(spec)}
+
+
+@st.composite
+def strided_slice_grad(draw: Draw) -> Case:
+    [x, *dynamic], attrs = draw(strided_slice())
+    g = REGISTRY["StridedSlice"].kernel(x, *dynamic, **attrs)
+    return [np.asarray(g), x, *dynamic], attrs
+
+
+# --- linear algebra ---
+
+@st.composite
+def matmul(draw: Draw, batched: bool) -> Case:
+    m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
+    ta, tb = draw(st.booleans()), draw(st.booleans())
+    batch_a, batch_b = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=2, max_side=3)).input_shapes \
+        if batched else ((), ())
+    a = draw(values("float32", batch_a + ((k, m) if ta else (m, k))))
+    b = draw(values("float32", batch_b + ((n, k) if tb else (k, n))))
+    return [a, b], {"transpose_a": ta, "transpose_b": tb}
+
+
+@st.composite
+def square(draw: Draw, with_rhs: bool = False, adjoint: bool = True) -> Case:
+    batch, n = draw(shape(max_dims=1, min_side=1, max_side=2)), draw(st.integers(1, 3))
+    matrix = np.eye(n, dtype=np.float32) * 2 + draw(values("float32", batch + (n, n))) * 0.1
+    inputs: list[Any] = [matrix]
+    if with_rhs:
+        inputs.append(draw(values("float32", batch + (n, draw(st.integers(1, 3))))))
+    return inputs, ({"adjoint": draw(st.booleans())} if adjoint else {})
+
+
+# --- random numbers ---
+
+@st.composite
+def sample(draw: Draw) -> Case:
+    return [np.float32(0), np.float32(1)], {"shape": tuple(draw(shape())), "seed": 1, "seed2": draw(st.integers(0, 9))}
+
+
+# --- control flow: the ops' function attrs are traced here, like tf.cond and tf.while_loop trace them ---
+
+def _traced_op(fn: Callable[..., Any], specs: list[tf.TensorSpec], types: set[str]) -> Any:
+    graph = tf.function(fn).get_concrete_function(*specs).graph
+    return next(op for op in graph.get_operations() if op.type in types)
+
+
+@st.composite
+def if_op(draw: Draw, stateful: bool) -> Case:
+    x = draw(values("float32", shape()))
+    counter = tf.Variable(0.0)
+
+    def branch_with_print(v: Any) -> Any:
+        if stateful:
+            counter.assign_add(1.0)
+        return v * 2.0
+
+    op = _traced_op(lambda p, v: tf.cond(p, lambda: branch_with_print(v), lambda: tf.reduce_sum(v) + v),
+                    [tf.TensorSpec([], tf.bool), tf.TensorSpec(x.shape, tf.float32)], {"If", "StatelessIf"})
+    inputs = [np.bool_(draw(st.booleans()))] + [counter if t.dtype.name == "resource" else x for t in op.inputs[1:]]
+    return inputs, dict(op.attrs)
+
+
+@st.composite
+def while_op(draw: Draw, stateful: bool) -> Case:
+    x = draw(values("float32", shape()))
+    counter = tf.Variable(0.0)
+
+    def body(i: Any, v: Any) -> Any:
+        if stateful:
+            counter.assign_add(1.0)
+        return i + 1, v * 2.0
+
+    op = _traced_op(lambda v: tf.while_loop(lambda i, v: i < 3, body, [0, v]),
+                    [tf.TensorSpec(x.shape, tf.float32)], {"While", "StatelessWhile"})
+    inputs = [np.int32(0), np.int32(-1), np.int32(0), x] + [counter] * (len(op.inputs) - 4)
+    return inputs, dict(op.attrs)
+
+
+@st.composite
+def call_op(draw: Draw, stateful: bool) -> Case:
+    x = draw(values("float32", shape()))
+    counter = tf.Variable(1.0)
+    inner = tf.function(lambda v: v * counter if stateful else tf.reduce_sum(v) * v)
+    op = _traced_op(lambda v: inner(v), [tf.TensorSpec(x.shape, tf.float32)],
+                    {"PartitionedCall", "StatefulPartitionedCall"})
+    return [x] + [counter] * (len(op.inputs) - 1), dict(op.attrs)
+
+
+@st.composite
+def list_set_item(draw: Draw) -> Case:
+    item = draw(values("float32", shape()))
+    length = draw(st.integers(0, 3))
+    stack = np.zeros((length,) + item.shape, np.float32) if length else np.zeros([0], np.float32)
+    return [stack, np.int32(draw(st.integers(0, 3))), item], {}
+
+
+@st.composite
+def zero_row(draw: Draw) -> Case:
+    g = draw(values("float32", shape(min_dims=1)))
+    return [g, np.int32(draw(st.integers(0, 3)))], {}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The table: one generator per registered op
+# ---------------------------------------------------------------------------------------------------
+
+INPUTS: dict[str, st.SearchStrategy] = {
+    **{name: unary() for name in [
+        "Neg", "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Exp", "Expm1", "Log", "Log1p", "Sin", "Cos", "Tan",
+        "Tanh", "Sigmoid", "Reciprocal", "Round", "Floor", "Ceil", "Relu", "IsNan", "IsInf", "IsFinite",
+        "ZerosLike", "OnesLike", "Identity", "StopGradient", "Elu", "Softplus"]},
+    **{name: unary("complex64") for name in ["Conj", "Real", "Imag", "ComplexAbs"]},
+    "LogicalNot": unary("bool"),
+    "Invert": unary("int32"),
+    "LeakyRelu": unary(alpha=0.2),
+    **{name: broadcasting() for name in [
+        "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Pow", "Maximum", "Minimum",
+        "SquaredDifference", "TruncateDiv", "TruncateMod", "Less", "LessEqual", "Greater", "GreaterEqual",
+        "Equal", "NotEqual", "BroadcastLike"]},
+    **{name: broadcasting(("bool", "bool")) for name in ["LogicalAnd", "LogicalOr"]},
+    **{name: broadcasting(("int32", "int32")) for name in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]},
+    **{name: same_shape_pair() for name in [
+        "TanhGrad", "SigmoidGrad", "SqrtGrad", "ReciprocalGrad", "RsqrtGrad", "ReluGrad", "EluGrad",
+        "SoftplusGrad"]},
+    "LeakyReluGrad": same_shape_pair(alpha=0.2),
+    "SumToShape": sum_to_shape(),
+    "SelectV2": select(),
+    "Where": st.builds(lambda x: ([x], {}), values("bool", shape(min_dims=1))),
+    "Cast": cast(),
+    **{name: reduction() for name in ["Sum", "Mean", "Prod", "Max", "Min"]},
+    **{name: reduction("bool") for name in ["Any", "All"]},
+    "KeepDims": keep_dims(),
+    "ReshapeLike": reshape_like(),
+    "ArgMax": arg_reduction(),
+    "ArgMin": arg_reduction(),
+    "Cumsum": cumulative(),
+    "Cumprod": cumulative(),
+    "Softmax": st.builds(lambda x: ([x], {"axis": x.ndim - 1}), values("float32", shape(min_dims=1))),
+    "LogSoftmax": st.builds(lambda x: ([x], {"axis": 0}), values("float32", shape(min_dims=1))),
+    "Fill": fill(),
+    "Range": arange(),
+    "LinSpace": linspace(),
+    "Shape": query(),
+    "Size": query(),
+    "Rank": unary(),
+    "Reshape": reshape(),
+    "ExpandDims": expand_dims(),
+    "Squeeze": squeeze(),
+    "Transpose": transpose(),
+    "BroadcastTo": broadcast_to(),
+    "SplitLike": split_like(),
+    "ConcatV2": joined(),
+    "Pack": joined(same=True),
+    "Unpack": unpack(),
+    "SplitV": split(),
+    "Split": split(),
+    "Tile": tile(),
+    "TileGrad": tile_grad(),
+    "ReverseV2": st.builds(lambda x: ([x], {"axis": tuple(range(x.ndim))}), values("float32", shape())),
+    "PadV2": pad(),
+    "MirrorPad": pad(),
+    "PadGrad": pad_grad(),
+    "GatherV2": gather(),
+    "GatherGrad": gather_grad(),
+    "OneHot": one_hot(),
+    "StridedSlice": strided_slice(),
+    "StridedSliceGrad": strided_slice_grad(),
+    "MatMul": matmul(batched=False),
+    "BatchMatMulV2": matmul(batched=True),
+    "MatrixInverse": square(),
+    "MatrixDeterminant": square(adjoint=False),
+    "MatrixSolve": square(with_rhs=True),
+    "RandomUniform": sample(),
+    "RandomStandardNormal": sample(),
+    "TruncatedNormal": sample(),
+    "StatelessIf": if_op(stateful=False),
+    "If": if_op(stateful=True),
+    "StatelessWhile": while_op(stateful=False),
+    "While": while_op(stateful=True),
+    "PartitionedCall": call_op(stateful=False),
+    "StatefulPartitionedCall": call_op(stateful=True),
+    "EmptyStack": unary(),
+    "TensorListSetItem": list_set_item(),
+    "ZeroRow": zero_row(),
+}
+
+# Ops whose output size depends on the data itself, not only on shapes and constant values: the rule can
+# only leave that dimension unknown (TensorFlow does the same).
+DATA_DEPENDENT = {"Where": "one row per true entry",
+                  "TensorListSetItem": "a TensorArray's stack grows to the index written"}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Running a kernel, asking a rule
+# ---------------------------------------------------------------------------------------------------
+
+def spec_of(value: Any) -> tuple[TensorShape, dtypes.DType]:
+    """The static shape and dtype a runtime value has (a Variable stands for a resource handle)."""
+    if isinstance(value, tf.Variable):
+        from minitf.function.graph import resource
+        return TensorShape([]), resource
+    array = np.asarray(value)
+    return TensorShape(array.shape), dtypes.from_numpy(array.dtype)
+
+
+def run_kernel(name: str, inputs: list[Any], attrs: dict) -> list[tuple[TensorShape, dtypes.DType]]:
+    op = REGISTRY[name]
+    try:
+        out = op.kernel(*inputs, **attrs)
+    except (OpError, ValueError, IndexError, ZeroDivisionError, np.linalg.LinAlgError):
+        assume(False)  # an input the kernel rejects says nothing about the rule
+    outputs = [out] if op.num_outputs == 1 else list(out)
+    return [spec_of(o) for o in outputs]
+
+
+def ask_rule(name: str, shapes: list[TensorShape], types: list[dtypes.DType], attrs: dict,
+             known_values: list[Any] | None) -> list[tuple[TensorShape, dtypes.DType]]:
+    op = REGISTRY[name]
+    if op.value_dependent:
+        return list(op.shape(shapes, types, attrs, values=known_values or [None] * len(shapes)))
+    return list(op.shape(shapes, types, attrs))
+
+
+def blur(draw: Draw, shape_: TensorShape) -> TensorShape:
+    """The same shape as a trace might know it: the rank unknown, or some dimensions unknown."""
+    if draw(st.integers(0, 4)) == 0:
+        return TensorShape(None)
+    return TensorShape([None if draw(st.booleans()) else d for d in shape_])
+
+
+# ---------------------------------------------------------------------------------------------------
+# The tests
+# ---------------------------------------------------------------------------------------------------
+
+def test_every_registered_op_has_generated_inputs() -> None:
+    missing = sorted(set(REGISTRY) - set(INPUTS))
+    assert not missing, f"add input generators for {missing} to INPUTS in tests/test_shape_rules.py"
+
+
+@pytest.mark.parametrize("name", sorted(INPUTS))
+@rules
+@given(data=st.data())
+def test_shape_rule_matches_the_kernels_output(name: str, data: st.DataObject) -> None:
+    inputs, attrs = data.draw(INPUTS[name], label="case")
+    expected = run_kernel(name, inputs, attrs)
+    specs = [spec_of(v) for v in inputs]
+    shapes = [s for s, _ in specs]
+    types = [t for _, t in specs]
+
+    exact = ask_rule(name, shapes, types, attrs, [np.asarray(v) if not isinstance(v, tf.Variable) else None
+                                                  for v in inputs])
+    assert len(exact) == len(expected), f"{name}: the rule gives {len(exact)} outputs, the kernel {len(expected)}"
+    for (rule_shape, rule_dtype), (real_shape, real_dtype) in zip(exact, expected):
+        assert rule_dtype is real_dtype, f"{name}: rule says {rule_dtype.name}, the kernel gives {real_dtype.name}"
+        if name in DATA_DEPENDENT:
+            assert rule_shape.is_compatible_with(real_shape), f"{name}: rule {rule_shape} vs output {real_shape}"
+        else:
+            assert rule_shape == real_shape, f"{name}: rule {rule_shape} vs output {real_shape}"
+
+    blurred = [blur(data.draw, s) if t.name != "resource" else s for s, t in specs]
+    partial = ask_rule(name, blurred, types, attrs, None)
+    for (rule_shape, rule_dtype), (real_shape, real_dtype) in zip(partial, expected):
+        assert rule_dtype is real_dtype, f"{name} on {blurred}: rule says {rule_dtype.name}, not {real_dtype.name}"
+        assert rule_shape.is_compatible_with(real_shape), f"{name} on {blurred}: rule {rule_shape} vs {real_shape}"
+
+
+@pytest.mark.parametrize(("fn", "message"), [
+    (lambda: tf.matmul(tf.ones([2, 3]), tf.ones([4, 5])), "Dimensions must be equal, but are 3 and 4"),
+    (lambda: tf.ones([2]) + tf.ones([3]), "Dimensions must be equal, but are 2 and 3"),
+    (lambda: tf.reshape(tf.ones([30]), [7, -1]), "Dimension size must be evenly divisible by 7 but is 30"),
+    (lambda: tf.squeeze(tf.ones([2, 1]), [0]), "Can not squeeze dim[0], expected a dimension of 1, got 2"),
+    (lambda: tf.ones([3])[5], "slice index 5 of dimension 0 out of bounds."),
+    (lambda: tf.concat([tf.ones([2, 3]), tf.ones([2, 4])], 0), "Dimension 0 in both shapes must be equal"),
+])
+def test_impossible_shapes_raise_tensorflows_value_error_while_tracing(fn: Callable[[], Any], message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        tf.function(fn)()
+    assert message in str(caught.value)
+    assert "{{node " in str(caught.value) and "with input shapes:" in str(caught.value)
+    assert "\nHint:" in str(caught.value)
+
+
+@pytest.mark.parametrize(("fn", "spec", "expected"), [
+    (lambda x: tf.squeeze(x), [None, 1, 3], None),
+    (lambda x: tf.transpose(x, [1, 0, 2]), None, [None, None, None]),
+    (lambda x: tf.reshape(x, [-1, 2, 3]), [None, 6], [None, 2, 3]),
+    (lambda x: tf.tile(x, [2, 0]), [None, 3], [None, 0]),
+    (lambda x: tf.reduce_sum(x), None, []),
+    (lambda x: x[1:, ::2], [None, 3], [None, 2]),
+    (lambda x: x[tf.constant(1):], [4], [3]),
+    (lambda x: tf.range(2, 11, 3) + tf.cast(x, tf.int32), [], [3]),
+    (lambda x: tf.matmul(x, tf.ones([3, 5])), [None, 3], [None, 5]),
+    (lambda x: tf.stack([x, x], 1), [2, None], [2, 2, None]),
+])
+def test_unknown_dimensions_propagate_as_in_tensorflow(fn: Callable[..., Any], spec: Any, expected: Any) -> None:
+    traced = tf.function(fn).get_concrete_function(tf.TensorSpec(spec, tf.float32))
+    assert traced.outputs[0].shape == TensorShape(expected)
+
+
+def test_an_op_without_a_shape_rule_is_refused_at_definition() -> None:
+    with pytest.raises(TypeError, match="has no shape rule"):
+        Op("NoRuleForThis", lambda x: x)
+    assert "NoRuleForThis" not in REGISTRY

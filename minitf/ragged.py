@@ -663,8 +663,9 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def elementwise_wrapper(*args: Any, **kwargs: Any) -> Any:
-        if any(isinstance(a, RaggedTensor) for a in args):
-            return elementwise(fn, *args, **kwargs)
+        for a in args:  # (a plain loop: this runs on every eager call of the everyday ops)
+            if isinstance(a, RaggedTensor):
+                return elementwise(fn, *args, **kwargs)
         return fn(*args, **kwargs)
     return elementwise_wrapper
 

@@ -566,8 +566,11 @@ def _identity(dtype: np.dtype, reducer: str) -> Any:
 
 
 def _segment_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
-    rows = shapes_[1][0] - 1 if shapes_[1][0] is not None else None
-    return [(TensorShape([rows] + list(shapes_[0][1:])), types[0])]
+    splits, values_ = shapes_[1], shapes_[0]
+    rows = splits[0] - 1 if splits.rank is not None and splits[0] is not None else None
+    if values_.rank is None:
+        return [(TensorShape(None), types[0])]
+    return [(TensorShape([rows] + list(values_[1:])), types[0])]
 
 
 def _segment_grad(ctx: Any, g: Tensor) -> list[Any]:

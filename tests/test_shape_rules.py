@@ -550,8 +550,14 @@ def _segments(draw: Draw) -> tuple[np.ndarray, np.ndarray]:
     return data, ids
 
 
+@tf.custom_gradient
+def doubled(x: Any) -> Any:
+    return x * 2.0, lambda g: g * 2.0
+
+
 PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
-    "Assert": lambda d: (lambda x: lambda: tf.debugging.assert_equal(x, x))(d(values("float32", shape()))),
+    "Assert": lambda d: (lambda x: lambda: tf.function(lambda a: tf.debugging.assert_equal(a, a))(x))(
+        d(values("float32", shape()))),
     "AvgPool": lambda d: (lambda x, a: lambda: tf.nn.avg_pool2d(x, **a))(images(d), pool_args(d)),
     "AvgPoolGrad": lambda d: (lambda x, a: tape_grad(lambda t: tf.nn.avg_pool2d(t, **a), x))(images(d), pool_args(d)),
     "MaxPool": lambda d: (lambda x, a: lambda: tf.nn.max_pool2d(x, **a))(images(d), pool_args(d)),
@@ -568,10 +574,10 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "DenseToSparse": lambda d: (lambda x: lambda: tf.sparse.from_dense(x))(d(values("float32", shape(max_dims=2)))),
     "EagerPyFunc": lambda d: (lambda x: lambda: tf.py_function(lambda a: a * 2.0, [x], tf.float32))(
         d(values("float32", shape()))),
-    "PyFunc": lambda d: (lambda x: lambda: tf.numpy_function(lambda a: a * 2, [x], tf.float32))(
-        d(values("float32", shape()))),
-    "PyFuncStateless": lambda d: (lambda x: lambda: tf.numpy_function(lambda a: a * 2, [x], tf.float32,
-                                                                      stateful=False))(d(values("float32", shape()))),
+    "PyFunc": lambda d: (lambda x: lambda: tf.function(lambda a: tf.numpy_function(lambda b: b * 2, [a], tf.float32))(
+        x))(d(values("float32", shape()))),
+    "PyFuncStateless": lambda d: (lambda x: lambda: tf.function(lambda a: tf.numpy_function(
+        lambda b: b * 2, [a], tf.float32, stateful=False))(x))(d(values("float32", shape()))),
     "Einsum": lambda d: (lambda a, n: lambda: tf.einsum("ij,jk->ik", a, np.ones((a.shape[1], n), np.float32)))(
         matrix(d), size(d)),
     "EnsureShape": lambda d: (lambda x: lambda: tf.ensure_shape(x, x.shape))(d(values("float32", shape()))),
@@ -582,13 +588,13 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "GatherLastAxis": lambda d: (lambda x: second_grad(lambda t: tf.math.top_k(t, 1).values ** 3, x))(
         d(values("float32", shape(min_dims=1, min_side=1)))),
     "GatherNd": lambda d: (lambda x: lambda: tf.gather_nd(x, [[0, 0], [x.shape[0] - 1, 0]]))(matrix(d)),
-    "IdentityN": lambda d: (lambda x: lambda: tf.identity_n([x, x * 2.0]))(d(values("float32", shape()))),
+    "IdentityN": lambda d: (lambda x: lambda: doubled(tf.constant(x)))(d(values("float32", shape()))),
     "LowerBound": lambda d: (lambda s: lambda: tf.searchsorted(s, s[::-1], side="left"))(_sorted(d)),
     "UpperBound": lambda d: (lambda s: lambda: tf.searchsorted(s, s[::-1], side="right"))(_sorted(d)),
     "MatrixBandPart": lambda d: (lambda m: lambda: tf.linalg.band_part(m, 1, 0))(matrix(d)),
     "MatrixDiagPartV3": lambda d: (lambda m: lambda: tf.linalg.diag_part(m))(matrix(d)),
     "MatrixDiagV3": lambda d: (lambda v: lambda: tf.linalg.diag(v))(d(values("float32", shape(min_dims=1)))),
-    "Svd": lambda d: (lambda m: lambda: tf.linalg.svd(m))(matrix(d)),
+    "Svd": lambda d: (lambda m: lambda: tf.norm(m, ord=2, axis=[-2, -1]))(matrix(d)),
     "Multinomial": lambda d: (lambda m: lambda: tf.random.categorical(m, size(d), seed=1))(matrix(d)),
     "StatelessMultinomial": lambda d: (lambda m: lambda: tf.random.stateless_categorical(m, size(d), seed(d)))(
         matrix(d)),
@@ -648,7 +654,8 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "RaggedTensorToTensor": lambda d: (lambda rt: lambda: rt.to_tensor())(ragged_value(d)),
     "RaggedTensorToTensorGrad": lambda d: (lambda rt: tape_grad(
         lambda v: rt.with_values(v).to_tensor(), rt.values))(ragged_value(d)),
-    "StringFormat": lambda d: (lambda x: lambda: tf.strings.format("x = {}", x))(d(values("float32", shape()))),
+    "StringFormat": lambda d: (lambda x: lambda: tf.function(lambda a: tf.print("x =", a, output_stream=io.StringIO()))(
+        x))(d(values("float32", shape()))),
     "PrintV2": lambda d: (lambda x: lambda: tf.print(x, output_stream=io.StringIO()))(d(values("float32", shape()))),
     "ReduceJoin": lambda d: (lambda w: lambda: tf.strings.reduce_join(w))(words(d)),
     "StringBytesSplit": lambda d: (lambda w: lambda: tf.strings.bytes_split(w))(words(d)),
@@ -756,7 +763,22 @@ INPUTS: dict[str, st.SearchStrategy] = {
 # Ops whose output size depends on the data itself, not only on shapes and constant values: the rule can
 # only leave that dimension unknown (TensorFlow does the same).
 DATA_DEPENDENT = {"Where": "one row per true entry",
-                  "TensorListSetItem": "a TensorArray's stack grows to the index written"}
+                  "TensorListSetItem": "a TensorArray's stack grows to the index written",
+                  "Unique": "one entry per distinct value",
+                  "DenseBincount": "one bin per value up to the largest input",
+                  "SegmentSum": "one row per segment up to the largest id",
+                  "DenseToSparse": "one index row per nonzero entry",
+                  "SparseAdd": "one index row per entry of the union",
+                  "SparseToDense": "the dense shape is a tensor's value",
+                  "SparseTensorDenseMatMul": "the sparse operand's shape is a tensor's value",
+                  "EagerPyFunc": "whatever the Python function returns",
+                  "PyFunc": "whatever the Python function returns",
+                  "PyFuncStateless": "whatever the Python function returns",
+                  **{name: "ragged lengths are the row splits' values" for name in [
+                      "RaggedColumnOrder", "RaggedColumnSplits", "RaggedRowIds", "RaggedTensorToTensor",
+                      "RaggedTensorToTensorGrad", "RaggedSegmentReduce"]},
+                  **{name: "as many pieces as the strings hold" for name in [
+                      "StringBytesSplit", "StringSplitV2", "UnicodeDecode"]}}
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -11,7 +11,10 @@ usual attrs); the test runs the kernel and checks the rule against the output:
   compatible with the output's, and the dtype is the same.
 
 When you add an op, add a generator for it to `INPUTS`: `test_every_registered_op_has_generated_inputs`
-fails until you do.
+fails until you do. The easiest is an entry in `PUBLIC_CALLS`: a call of the public function (eager, under a
+tape for gradient ops, or through `tf.function` where the eager path does not bind the op); `captured` records
+the inputs and attrs of the op's first kernel call, so the case is exactly what the public function binds.
+Ops whose output sizes depend on the data go in `DATA_DEPENDENT` (the rule must then be compatible, not equal).
 """
 
 from __future__ import annotations

@@ -769,7 +769,6 @@ INPUTS: dict[str, st.SearchStrategy] = {
 DATA_DEPENDENT = {"Where": "one row per true entry",
                   "TensorListSetItem": "a TensorArray's stack grows to the index written",
                   "Unique": "one entry per distinct value",
-                  "DenseBincount": "one bin per value up to the largest input",
                   "SegmentSum": "one row per segment up to the largest id",
                   "DenseToSparse": "one index row per nonzero entry",
                   "SparseAdd": "one index row per entry of the union",

@@ -400,7 +400,9 @@ def _to_tensor_kernel(flat: Any, default: Any, *splits: Any) -> np.ndarray:
 
 def _to_tensor_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
     flat, splits = shapes_[0], shapes_[2:]
-    rows = splits[0][0] - 1 if splits[0][0] is not None else None
+    rows = splits[0][0] - 1 if splits[0].rank is not None and splits[0][0] is not None else None
+    if flat.rank is None:
+        return [(TensorShape(None), types[0])]
     return [(TensorShape([rows] + [None] * len(splits) + list(flat[1:])), types[0])]
 
 
@@ -438,7 +440,8 @@ def _to_tensor_grad(ctx: Any, g: Tensor) -> list[Any]:
 
 
 RaggedToTensorGrad = Op("RaggedTensorToTensorGrad", _to_tensor_grad_kernel,
-                        shape=lambda s, t, a: [(TensorShape([None] + list(s[0][len(s):])), t[0])])
+                        shape=lambda s, t, a: [(TensorShape(None if s[0].rank is None else
+                                                             [None] + list(s[0][len(s):])), t[0])])
 RaggedToTensor = Op("RaggedTensorToTensor", _to_tensor_kernel, shape=_to_tensor_shape, grad=_to_tensor_grad)
 
 
@@ -566,8 +569,11 @@ def _identity(dtype: np.dtype, reducer: str) -> Any:
 
 
 def _segment_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
-    rows = shapes_[1][0] - 1 if shapes_[1][0] is not None else None
-    return [(TensorShape([rows] + list(shapes_[0][1:])), types[0])]
+    splits, values_ = shapes_[1], shapes_[0]
+    rows = splits[0] - 1 if splits.rank is not None and splits[0] is not None else None
+    if values_.rank is None:
+        return [(TensorShape(None), types[0])]
+    return [(TensorShape([rows] + list(values_[1:])), types[0])]
 
 
 def _segment_grad(ctx: Any, g: Tensor) -> list[Any]:

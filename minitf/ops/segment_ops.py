@@ -137,8 +137,11 @@ def _bincount_kernel(arr: np.ndarray, size: Any, weights: np.ndarray, binary_out
 
 def _bincount_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
                     values: Any = None) -> Specs:
+    if shapes[0].rank is None:  # 1-D counts, or one row of counts per row of a matrix
+        return [(TensorShape(None), types[2])]
     rows = shapes[0].as_list()[:1] if shapes[0].rank == 2 else []
-    return [(TensorShape(rows + [None]), types[2])]
+    size = values[1] if values is not None and len(values) > 1 else None
+    return [(TensorShape(rows + [None if size is None else int(np.asarray(size))]), types[2])]
 
 
 DenseBincount = Op("DenseBincount", _bincount_kernel, shape=_bincount_shape, value_dependent=True)

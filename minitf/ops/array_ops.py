@@ -188,9 +188,9 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     values = bind(LinSpace, start, stop, convert_to_tensor(num))  # the new axis first: (num, *batch)
     rank = values.shape.rank
     if rank is not None and not -rank <= axis < rank:
-        raise InvalidArgumentError(None, None, f"Tried to expand dim index {axis} for tensor with {rank - 1} "
-                                   f"dimensions. [Op:ExpandDims] name: \nHint: the result has {rank} axes, so axis "
-                                   f"must be in [{-rank}, {rank}).")
+        raise static_error(f"Tried to expand dim index {axis} for tensor with {rank - 1} dimensions. "
+                           f"[Op:ExpandDims] name: \nHint: the result has {rank} axes, so axis must be in "
+                           f"[{-rank}, {rank}).")
     if axis == 0 or rank is None or rank < 2:
         return values
     perm = list(builtins.range(1, rank))

@@ -178,7 +178,10 @@ def range_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], att
 def linspace_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
                   values: Sequence[Any] = ()) -> list[Spec]:
     num = values[2] if len(values) > 2 else None
-    return [(TensorShape([None if num is None else int(num)]), types[0])]
+    batch = broadcast_shapes(shapes[0], shapes[1])  # start and stop broadcast: (num, *batch)
+    if batch.rank is None:
+        return [(TensorShape(None), types[0])]
+    return [(TensorShape([None if num is None else int(num), *batch.as_list()]), types[0])]
 
 
 def shape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:

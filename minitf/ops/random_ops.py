@@ -184,6 +184,8 @@ def _int_rule(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
 
 
 def _multinomial_rule(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
+    if shapes_[0].rank is not None and shapes_[0].rank != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {shapes_[0].rank}")
     return [(TensorShape([shapes_[0][0], attrs["num_samples"]]), attrs["output_dtype"])]
 
 
@@ -287,7 +289,7 @@ def _logits(logits: Any, dtype: Any) -> tuple[Tensor, dtypes.DType]:
     dtype = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     if dtype not in (dtypes.int32, dtypes.int64):
         raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are (tf.int32, tf.int64).")
-    if logits.shape.rank != 2:
+    if logits.shape.rank != 2 and state.graph is None:  # traced: the shape rule's ValueError, as in TensorFlow
         raise InvalidArgumentError(None, None, f"logits should be a matrix, got shape {list(logits.shape)} "
                                    "[Op:Multinomial] name: \nHint: logits has one row per batch entry and one "
                                    "column per class: tf.expand_dims(logits, 0) makes a vector a matrix.")
@@ -327,6 +329,9 @@ def _key_counter_kernel(seed: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _key_counter_rule(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
+    if shapes_[0].rank is not None and (shapes_[0].rank != 1 or shapes_[0][0] not in (None, 2)):
+        raise ValueError(f"Dimension must be 2 but is {shapes_[0][0]}" if shapes_[0].rank == 1
+                         else f"Shape must be rank 1 but is rank {shapes_[0].rank}")
     return [(TensorShape([1]), dtypes.uint64), (TensorShape([2]), dtypes.uint64)]
 
 
@@ -362,6 +367,9 @@ StatelessMultinomial = Op("StatelessMultinomial", _stateless_multinomial_kernel,
 
 def _key_counter(seed: Any) -> tuple[Tensor, Tensor]:
     seed = convert_to_tensor(seed)
+    if seed.dtype not in (dtypes.int32, dtypes.int64) and state.graph is not None:
+        raise TypeError(f"Value passed to parameter 'seed' has DataType {_tf_name(seed.dtype)} not in list of "
+                        "allowed values: int32, int64")
     if seed.dtype not in (dtypes.int32, dtypes.int64):
         raise InvalidArgumentError(None, None, f"Value for attr 'Tseed' of {_tf_name(seed.dtype)} is not in the "
                                    "list of allowed values: int32, int64 [Op:StatelessRandomGetKeyCounter]\nHint: a "

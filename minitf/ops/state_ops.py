@@ -31,7 +31,8 @@ Spec = tuple[TensorShape, dtypes.DType]
 # --- graph inputs and constants ---
 
 def _const_kernel(*, value: Any, dtype: dtypes.DType) -> Any:
-    return value
+    # A scalar string constant holds bytes; replayed through `bind` (under a tape) it needs an array's dtype.
+    return np.array(value, dtype=object) if isinstance(value, bytes) else value
 
 
 def _const_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:

@@ -31,7 +31,9 @@ Spec = tuple[TensorShape, dtypes.DType]
 # --- graph inputs and constants ---
 
 def _const_kernel(*, value: Any, dtype: dtypes.DType) -> Any:
-    return value
+    if isinstance(value, np.ndarray):
+        return value
+    return np.array(value, dtype=dtype.as_numpy_dtype)  # a scalar string constant is stored as bytes
 
 
 def _const_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:

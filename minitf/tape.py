@@ -265,7 +265,8 @@ class GradientTape:
             else:
                 for o in call.outputs:
                     producer[id(o)] = index
-        uses: dict[int, int] = {}  # recorded values the reached calls read, and how often
+        tracked = self._tracked
+        uses: dict[int, int] = {}  # recorded values and watched sources the reached calls read, and how often
         reached: set[int] = set()
         stack = [producer[id(t)] for t in targets if id(t) in producer]
         while stack:
@@ -275,17 +276,19 @@ class GradientTape:
             reached.add(index)
             for key in _input_keys(calls[index]):
                 maker = producer.get(key)
-                if maker is not None:
+                if maker is not None or key in tracked:  # a recorded value, or a watched source
                     uses[key] = uses.get(key, 0) + 1
-                    stack.append(maker)
+                    if maker is not None:
+                        stack.append(maker)
         if all(n == 1 for n in uses.values()):
             # No value is read twice, so no gradient is a sum whose order could show: the reverse of the
             # recording order is TensorFlow's order as far as anyone can tell, and much cheaper to find.
             return [calls[index] for index in sorted(reached, reverse=True)]
         missing: dict[int, int] = {}
         for key in uses:  # a call waits for each of its outputs that recorded calls use
-            maker = producer[key]
-            missing[maker] = missing.get(maker, 0) + 1
+            maker = producer.get(key)
+            if maker is not None:
+                missing[maker] = missing.get(maker, 0) + 1
         ready = deque(index for index in sorted(reached) if index not in missing)
         order = []
         while ready:

@@ -409,14 +409,24 @@ def strided_slice_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTy
     if source.rank is None:
         return [(TensorShape(None), types[0])]
 
-    def bound(v: Any) -> Any:
-        """A bound's value: an int, None where omitted (`x[1:]`), UNKNOWN for a non-constant tensor."""
-        if isinstance(v, tuple):
-            known = values[1 + v[1]] if len(values) > 1 + v[1] else None
-            return UNKNOWN if known is None else int(known)
-        return v
+    def known(v: Any) -> Any:
+        return values[1 + v[1]] if len(values) > 1 + v[1] else None
 
     spec = attrs["spec"]
+    bounds = [v for item in spec if isinstance(item, tuple) for v in (item[1:] if item and item[0] == "slice" else ())]
+    # TensorFlow packs the given bounds into one begin, one end and one strides tensor: one bound that is not
+    # a constant makes every given bound unknown (omitted ones, `x[:, 1:]`, are masks and stay known).
+    refs = [v for v in bounds + list(spec) if isinstance(v, tuple) and v and v[0] == "input"]
+    packed_unknown = any(known(v) is None for v in refs)
+
+    def bound(v: Any) -> Any:
+        """A bound's value: an int, None where omitted (`x[1:]`), UNKNOWN for a non-constant tensor."""
+        if v is None:
+            return None
+        if packed_unknown:
+            return UNKNOWN
+        return int(known(v)) if isinstance(v, tuple) else v
+
     named = sum(1 for item in spec if item is not None and item is not Ellipsis)
     dims = list(source)
     out: list[int | None] = []

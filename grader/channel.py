@@ -4,7 +4,9 @@ This file runs inside both kernels (the grader sends its source, as it does for 
 only the standard library, NumPy, and the engine (minitf or TensorFlow) that the notebook imported.
 
 Values cross as JSON: numbers, strings, None, lists, tuples, dicts, sets, NumPy arrays and scalars, and
-tensors, variables and dtypes of the engine, each rebuilt on the other side from plain data.  Anything
+tensors, variables and dtypes of the engine, each rebuilt on the other side from plain data.  A minitf graph
+(a FuncGraph, which a graph pass exercise rewrites) crosses as its operations in minitf's SavedModel format
+(`minitf/graph_io.py`): op types found again among minitf's registered ops, attributes as data.  Anything
 else the student's kernel holds (a function, a custom object) stays there: the trusted kernel gets a
 proxy whose calls send data arguments over and get data back.  The trusted kernel decodes strictly and
 never executes what it receives, so whatever the student's kernel sends is at worst a wrong value.
@@ -86,6 +88,8 @@ class Encoder:
                     "v": [self.encode(v, depth + 1) for v in value.values()]}
         if type(value) is np.ndarray and value.dtype.kind in PLAIN_KINDS:
             return {"$": "ndarray", **_array_data(value)}
+        if _is_graph(value):  # (a graph that cannot cross says why, instead of becoming a reference)
+            return _graph_data(value, self)
         if isinstance(value, np.generic) and type(value).__module__ == "numpy" and value.dtype.kind in PLAIN_KINDS:
             return {"$": "npscalar", **_array_data(np.asarray(value))}
         engine = _engine_of(value)
@@ -156,7 +160,100 @@ class Decoder:
             if tag == "tensor":
                 return value
             return engine.Variable(value, name=str(data["name"]), trainable=bool(data["trainable"]))
+        if tag == "graph":
+            return _graph_from(data, self, depth)
         return self.special(self, data, depth)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Graphs (minitf only): a pass exercise hands a FuncGraph to the student's function, which rewrites it in
+# place.  The graph goes over as data; what the pass made of it comes back the same way and replaces the
+# original's contents, so the test sees the rewritten graph as if the pass had run next to it.
+
+#: ops whose kernels need attributes that never cross (Python functions, generated code)
+GRAPH_OPS_REFUSED = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc", "FusedElementwise", "_FusedMatMul"})
+MAX_GRAPH_OPS = 5000
+
+
+def _func_graph_class():
+    graph_module = sys.modules.get("minitf.function.graph")
+    return graph_module.FuncGraph if graph_module is not None else type(None)
+
+
+def _graph_data(graph, encoder):
+    from minitf import graph_io
+
+    if len(graph.get_operations()) > MAX_GRAPH_OPS:
+        raise ChannelError(f"a graph of more than {MAX_GRAPH_OPS} operations does not cross")
+    arrays = graph_io.Arrays()
+    structured, graph.structured_outputs = graph.structured_outputs, list(graph.outputs)  # (a pass may have
+    try:                                                              # replaced what the old structure names)
+        structure = graph_io.graph_to_json(graph, arrays)
+    except KeyError:
+        raise ChannelError("the graph is broken: an operation reads a tensor that no operation before it "
+                           "makes") from None
+    except (TypeError, ValueError) as error:
+        raise ChannelError(f"the graph does not cross: {error}") from None
+    finally:
+        graph.structured_outputs = structured
+    refused = {op["type"] for op in structure["ops"]} & GRAPH_OPS_REFUSED
+    if refused:
+        raise ChannelError(f"a graph with {sorted(refused)} operations does not cross")
+    return {"$": "graph", "engine": "minitf", "json": json.dumps(structure),
+            "arrays": {key: _array_data(array) for key, array in arrays.stored.items()},
+            "captures": [encoder.encode(outside) for outside, _ in graph.captures]}
+
+
+def _graph_from(data, decoder, depth):
+    from minitf import graph_io
+    from minitf.ops.state_ops import variable_of
+
+    if data.get("engine") != "minitf" or "minitf" not in sys.modules:
+        raise ChannelError("graphs cross only between minitf kernels")
+    structure = json.loads(str(data["json"]))
+    if type(structure) is not dict or type(structure.get("ops")) is not list:
+        raise ChannelError("not a graph")
+    if len(structure["ops"]) > MAX_GRAPH_OPS:
+        raise ChannelError(f"a graph of more than {MAX_GRAPH_OPS} operations does not cross")
+    refused = {str(op.get("type")) for op in structure["ops"] if type(op) is dict} & GRAPH_OPS_REFUSED
+    if refused:
+        raise ChannelError(f"a graph with {sorted(refused)} operations does not cross")
+    arrays = graph_io.Arrays({str(key): _array_from(value) for key, value in dict(data["arrays"]).items()})
+    try:
+        graph = graph_io.graph_from_json(structure, arrays)
+    except (KeyError, IndexError, TypeError, ValueError) as error:
+        raise ChannelError(f"not a graph: {error}") from None
+    captures = [decoder.decode(item, depth + 1) for item in data["captures"]]
+    if len(captures) > len(graph.inputs):
+        raise ChannelError("a graph with more captures than inputs")
+    holders = graph.inputs[len(graph.inputs) - len(captures):]
+    for outside, holder in zip(captures, holders):
+        if holder.dtype.name == "resource":
+            holder._variable = variable_of(outside)
+    graph.captures = list(zip(captures, holders))
+    return graph
+
+
+def _replace_graph(original, new):
+    """Make `original` the graph `new` is; its captures keep the original's own values, by position."""
+    from minitf.ops.state_ops import variable_of
+
+    if len(new.captures) != len(original.captures):
+        raise ChannelError("the rewritten graph captures other values than the graph it was given")
+    captures = [(outside, holder) for (outside, _), (_, holder) in zip(original.captures, new.captures)]
+    for outside, holder in captures:
+        holder._variable = variable_of(outside) if holder.dtype.name == "resource" else None
+    for op in new.get_operations():
+        op.graph = original
+    original._operations = new.get_operations()
+    original._name_counts = dict(new._name_counts)
+    original.inputs = list(new.inputs)
+    original.outputs = list(new.outputs)
+    original.structured_outputs = new.structured_outputs
+    original.control_outputs = [op for op in new.get_operations() if op.stateful]
+    original.captures = captures
+    original._captured = {id(outside): holder for outside, holder in captures}
+    original.changed()
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -234,15 +331,19 @@ def _student_answer(payload):
 
 
 def _mutable(values):
-    """Variables and lists among the arguments, in a fixed order (both sides walk them the same way)."""
+    """Variables, graphs and lists among the arguments, in a fixed order (both sides walk them the same way)."""
     found = []
     for value in values:
         if isinstance(value, list):
             found.append(value)
-            found += [v for v in value if _is_variable(v)]
-        elif _is_variable(value):
+            found += [v for v in value if _is_variable(v) or _is_graph(v)]
+        elif _is_variable(value) or _is_graph(value):
             found.append(value)
     return found
+
+
+def _is_graph(value):
+    return isinstance(value, _func_graph_class())
 
 
 def _is_variable(value):
@@ -414,6 +515,10 @@ def _apply_mutations(originals, states):
             if _is_variable(new) and new is not original and tuple(new.shape) == tuple(original.shape) \
                     and new.dtype == original.dtype:
                 original.assign(new.numpy())
+        elif _is_graph(original):
+            new = decoder.decode(state)
+            if _is_graph(new) and new is not original:
+                _replace_graph(original, new)
     for original, state in zip(originals, states):  # lists last: their entries may be the variables above
         if isinstance(original, list):
             original[:] = decoder.decode(state)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, state, static_error
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
@@ -231,10 +231,11 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
     s = convert_to_tensor(sorted_sequence)
     v = convert_to_tensor(values, dtype_hint=s.dtype)  # type: ignore[attr-defined]
     for t in (s, v):
-        if t.shape.rank == 0:
-            raise InvalidArgumentError(None, None, "slice index -1 of dimension 0 out of bounds. [Op:StridedSlice] "
-                                       "name: strided_slice/\nHint: searchsorted needs vectors (or batches of "
-                                       "them), not scalars: wrap a single value in a list.")
+        if t.shape.rank == 0:  # TensorFlow reads shape(t)[-1]: while tracing, its slice fails at graph building
+            raise static_error("slice index -1 of dimension 0 out of bounds." + (
+                " for '{{node strided_slice}}'" if state.graph is not None else " [Op:StridedSlice] name: "
+                "strided_slice/") + "\nHint: searchsorted needs vectors (or batches of them), not scalars: wrap a "
+                "single value in a list.")
     rows_s = array_ops.reshape(s, [-1, s.shape[-1] if s.shape[-1] is not None else -1])
     rows_v = array_ops.reshape(v, [-1, v.shape[-1] if v.shape[-1] is not None else -1])
     op = LowerBound if side == "left" else UpperBound

@@ -81,17 +81,7 @@ SPARSE = [
 ]
 
 
-SPARSE_MODES = {
-    "add_shape_mismatch": ((EAGER, TAPE), "minitf: inside tf.function the shape mismatch is not a ValueError at "
-                           "trace time as in TensorFlow"),
-    "matmul_inner_mismatch": ((EAGER, TAPE), "minitf: inside tf.function the inner-dimension mismatch is not a "
-                              "ValueError at trace time as in TensorFlow"),
-    "matmul_dtype_mismatch": ((EAGER, TAPE), "minitf: inside tf.function the dtype mismatch is not a TypeError at "
-                              "trace time as in TensorFlow"),
-}
-
-
-@named_examples(*restricted(SPARSE, SPARSE_MODES))
+@named_examples(*SPARSE)
 def test_sparse_tensor_matches_tensorflow(case: Any) -> None:
     same(case)
 
@@ -319,10 +309,6 @@ STRINGS_MODES = {
     "split_matrix": TO_LIST,
     "bytes_split_vector": TO_LIST,
     "unicode_decode_vector": TO_LIST,
-    "reduce_join_bad_axis": ((EAGER, TAPE), "minitf: inside tf.function the bad axis is not TensorFlow's "
-                             "trace-time ValueError"),
-    "length_unknown_unit": ((EAGER, TAPE), "minitf: inside tf.function the unknown unit is not TensorFlow's "
-                            "trace-time ValueError on the op's attr"),
 }
 
 

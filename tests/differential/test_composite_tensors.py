@@ -192,8 +192,6 @@ RAGGED = [
 ]
 
 
-UNVALIDATED = ((EAGER, TAPE), "minitf: inside tf.function the row partition is not validated (TensorFlow "
-               "raises InvalidArgumentError)")
 RAGGED_MODES = {
     "constant_ints": TO_LIST,
     "constant_floats": TO_LIST,
@@ -219,17 +217,6 @@ RAGGED_MODES = {
     "tf_add": TO_LIST,
     "tf_abs": TO_LIST,
     "tf_math_sqrt": TO_LIST,
-    "splits_decreasing": UNVALIDATED,
-    "negative_row_length": UNVALIDATED,
-    "from_row_lengths_wrong_total": UNVALIDATED,
-    "from_row_splits_not_from_zero": UNVALIDATED,
-    "plus_other_lengths": UNVALIDATED,
-    "splits_of_rank_two": ((EAGER, TAPE), "minitf: inside tf.function row splits of rank two are not a "
-                           "ValueError at trace time as in TensorFlow"),
-    "row_index_out_of_bounds": ((EAGER, TAPE), "minitf: inside tf.function an out-of-bounds row index is not "
-                                "TensorFlow's trace-time ValueError"),
-    "iterate_rows": ((EAGER, TAPE), "minitf: inside tf.function iterating the rows does not fail with "
-                     "TensorFlow's trace-time ValueError (slice index out of bounds)"),
 }
 
 

@@ -395,10 +395,19 @@ AvgPoolGrad = Op("AvgPoolGrad", _avg_pool_grad_kernel, shape=lambda s, t, a: [(T
                  grad=lambda c, gg: [bind(AvgPool, gg, **_pool_only(c.attrs))])
 MaxPool = Op("MaxPool", _max_pool_kernel, check=_pool_check("MaxPool", MAX_POOL_TYPES), shape=_pool_shape("MaxPool"),
              grad=lambda c, g: [bind(MaxPoolGrad, c.x, c.out, g, **c.attrs)])
+def _zeros_for_pool_inputs(c: Any) -> list:
+    """TensorFlow's rules for the pooling gradient ops give zeros (not None) for the pooled input and output:
+    which entry wins a window is locally constant, so they are connected with a zero gradient."""
+    from minitf.ops.array_ops import zeros_like
+    return [zeros_like(c.inputs[0]), zeros_like(c.inputs[1])]
+
+
 MaxPoolGrad = Op("MaxPoolGrad", _max_pool_grad_kernel, shape=lambda s, t, a: [(s[0], t[2])],
-                 grad=lambda c, gg: [None, None, bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])
+                 grad=lambda c, gg: [*_zeros_for_pool_inputs(c),
+                                     bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])
 MaxPoolGradGrad = Op("MaxPoolGradGrad", _max_pool_grad_grad_kernel, shape=lambda s, t, a: [(s[1], t[2])],
-                     grad=lambda c, g3: [None, None, bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
+                     grad=lambda c, g3: [*_zeros_for_pool_inputs(c),
+                                         bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
 
 
 def max_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002

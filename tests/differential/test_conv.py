@@ -6,16 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from harness import EAGER, TRACED, named_examples, only, same
+from harness import named_examples, same
 from hypothesis import given
 from hypothesis import strategies as st
 from test_indexing import fewer_examples, traced
 
 IMAGE = np.arange(16.0, dtype=np.float32).reshape(1, 4, 4, 1)
 ONES = np.ones((2, 2, 1, 1), np.float32)
-
-TIES_GRADIENT = only((EAGER, TRACED), "minitf: under the harness's tape the gradient of max_pool2d of x * 0.0 is "
-                                         "None where TensorFlow gives a tensor")
 
 
 @named_examples(
@@ -64,8 +61,7 @@ def gradient_of(fn: Any) -> Any:
 @named_examples(
     ("conv2d", gradient_of(lambda tf, x: tf.nn.conv2d(x, ONES, 1, "SAME"))),
     ("dilated conv2d has no CPU gradient", gradient_of(lambda tf, x: tf.nn.conv2d(x, ONES, 1, "SAME", dilations=2))),
-    ("max_pool2d ties go to the first maximum", TIES_GRADIENT(
-        gradient_of(lambda tf, x: tf.nn.max_pool2d(x * 0.0, 2, 1, "VALID")))),
+    ("max_pool2d ties go to the first maximum", gradient_of(lambda tf, x: tf.nn.max_pool2d(x * 0.0, 2, 1, "VALID"))),
 )
 def test_conv_gradients_match_tensorflow(case: Any) -> None:
     same(case)

@@ -19,7 +19,6 @@ M = np.arange(12, dtype=np.int32).reshape(3, 4)
 CUBE = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
 
 
-
 def traced(fn: Any, *arrays: np.ndarray) -> Any:
     """A case that runs `fn(tf, *tensors)` inside a tf.function and returns its result and its static shape
     while traced (as a string tensor, so that the harness compares it)."""

@@ -346,8 +346,7 @@ def dtype_mismatch(op_name: str, index: int, expected: dtypes.DType, got: dtypes
     if state.graph is not None:
         first, other = arg_names[0], arg_names[min(index, len(arg_names) - 1)]
         return TypeError(f"Input '{other}' of '{op_name}' Op has type {got.name} that does not match type "
-                         f"{expected.name} of argument '{first}'.\nHint: TensorFlow never converts dtypes "
-                         f"implicitly; tf.cast one of them (e.g. tf.cast(x, tf.{expected.name})).")
+                         f"{expected.name} of argument '{first}'.")
     return InvalidArgumentError(
         None, None,
         f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a {_tf_name(expected)} tensor "

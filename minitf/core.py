@@ -396,11 +396,32 @@ def allowed_dtypes(op_name: str, allowed: frozenset[dtypes.DType], dtype: dtypes
 
 
 def no_kernel(op_name: str, dtype: Any) -> NotFoundError:
-    """TensorFlow's error for an op whose definition accepts `dtype` but that has no CPU kernel for it."""
-    return NotFoundError(None, None, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
-                         f"[T=DT_{dtype.name.upper()}]\nAll kernels registered for op {op_name}: ... "
-                         f"[Op:{op_name}] name: \nHint: TensorFlow has no CPU kernel of {op_name} for "
-                         f"{dtype.name}; tf.cast the input to another dtype first.")
+    """TensorFlow's error for an op whose definition accepts `dtype` but that has no CPU kernel for it.
+
+    Eager execution says NotFoundError (no device has the kernel); a running graph says InvalidArgumentError
+    (`missing_kernel_in_graph`), so the error remembers which kernel it missed.
+    """
+    error = NotFoundError(None, None, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
+                          f"[T=DT_{dtype.name.upper()}]\nAll kernels registered for op {op_name}: ... "
+                          f"[Op:{op_name}] name: \nHint: {_no_kernel_hint(op_name, dtype)}")
+    error.missing_kernel = (op_name, dtype)  # type: ignore[attr-defined]
+    return error
+
+
+def _no_kernel_hint(op_name: str, dtype: Any) -> str:
+    return f"TensorFlow has no CPU kernel of {op_name} for {dtype.name}; tf.cast the input to another dtype first."
+
+
+def missing_kernel_in_graph(exc: Exception, node: str, function: str) -> InvalidArgumentError | None:
+    """A `no_kernel` error raised by a node of a running graph, as TensorFlow's graph execution reports it."""
+    missing = getattr(exc, "missing_kernel", None)
+    if missing is None:
+        return None
+    op_name, dtype = missing
+    return InvalidArgumentError(None, None, f"No OpKernel was registered to support Op '{op_name}' used by "
+                                f"{{{{node {node}}}}} with these attrs: [T=DT_{dtype.name.upper()}]\nRegistered "
+                                f"devices: [CPU]\nRegistered kernels:\n  ...\n\n\t [[{node}]] "
+                                f"[Op:__inference_{function}]\nHint: {_no_kernel_hint(op_name, dtype)}")
 
 
 def values(tensors: Sequence[Tensor]) -> list[Any]:

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from minitf.core import bind, state
-from minitf.errors import InvalidArgumentError, NotFoundError, OpError
+from minitf.core import bind, missing_kernel_in_graph, state
+from minitf.errors import InvalidArgumentError, OpError
 from minitf.function import codegen
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor, resource
 from minitf.ops.state_ops import variable_of
@@ -66,13 +66,9 @@ def bind_op(op: Operation, values: list[Any]) -> Sequence[Any]:
 
 def node_error(exc: Exception, op: Operation) -> OpError:
     """The error TensorFlow raises when a node of a running graph fails: same class, the node's name."""
-    if isinstance(exc, NotFoundError) and exc.message.startswith("Could not find device for node"):
-        # A missing kernel: eagerly NotFoundError, but TensorFlow's graph says InvalidArgumentError.
-        attrs = exc.message.split("\n")[0].partition("[")[2].rstrip("]")
-        hint = exc.message[exc.message.index("\nHint:"):] if "\nHint:" in exc.message else ""
-        return InvalidArgumentError(None, None, graph_message(
-            f"No OpKernel was registered to support Op '{op.type}' used by {{{{node {op.name}}}}} with these "
-            f"attrs: [{attrs}]{hint}", op))
+    missing = missing_kernel_in_graph(exc, op.name, op.graph.name)
+    if missing is not None:
+        return missing
     if isinstance(exc, OpError):
         return type(exc)(None, None, graph_message(exc.message, op))
     return InvalidArgumentError(None, None, graph_message(str(exc), op))

@@ -64,8 +64,7 @@ def test_inverse_and_determinant_match_tensorflow(name: str, matrix: np.ndarray)
 def test_solve_matches_tensorflow(matrix: np.ndarray, columns: int) -> None:
     rhs = np.arange(matrix.shape[-1] * columns).reshape(matrix.shape[-1], columns)
     rhs = np.broadcast_to(rhs, matrix.shape[:-2] + rhs.shape).astype(matrix.dtype)
-    case = lambda tf: tf.linalg.solve(tf.constant(matrix), tf.constant(rhs))  # noqa: E731
-    same(case, rtol=1e-3)
+    same(lambda tf: tf.linalg.solve(tf.constant(matrix), tf.constant(rhs)), rtol=1e-3)
 
 
 def test_solve_float16_inside_function_matches_tensorflow() -> None:

@@ -26,7 +26,8 @@ def _autograde(args: argparse.Namespace) -> int:
 
     limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
     outcomes = autograde(args.term, args.assignment, args.student, limits, regrade=args.regrade,
-                         progress=not args.quiet, guard=not args.no_guard)
+                         progress=not args.quiet, guard=not args.no_guard, workers=args.workers,
+                         scheduler=args.scheduler)
     print_outcomes(outcomes)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
@@ -59,6 +60,19 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _workers(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--workers needs a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+def _add_worker_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--workers", type=_workers, default=None,
+                     help="submissions graded at once, each by its own process (default: the machine's cores)")
+    sub.add_argument("--scheduler", metavar="ADDRESS",
+                     help="grade on the workers of this Dask scheduler (tcp://host:8786) instead of locally")
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     sub = commands.add_parser("collect", help="bring submissions into the term (folder or LMS zip)")
     sub.add_argument("assignment")
@@ -76,6 +90,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--timeout", type=int, default=Limits.cell_timeout, help="seconds per cell (%(default)s)")
     sub.add_argument("--memory", type=int, default=Limits.memory_mb, help="MB per kernel (%(default)s)")
     sub.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_worker_options(sub)
     sub.add_argument("--no-guard", action="store_true",
                      help="do not restore replaced functions before tests (only to see what the guard prevents)")
     sub.set_defaults(run=_autograde)

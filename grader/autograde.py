@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -33,6 +34,7 @@ class Outcome:
     seconds: float = 0.0
     message: str = ""
     kernel_mb: float | None = None  # the largest resident size of a kernel of its worker so far
+    worker: str = ""  # host:pid of the process that graded it
 
 
 def done_marker(term: Term, student: str, assignment: str) -> Path:
@@ -157,12 +159,37 @@ def _record(term: Term, result) -> Outcome:
         apply_result(term, result)
         score, max_score = _score(term, result.student, result.assignment)
         outcome = Outcome(result.student, result.assignment, "graded", score, max_score, result.seconds, retried,
-                          kernel_mb=round(result.kernel_mb, 1))
+                          kernel_mb=round(result.kernel_mb, 1), worker=result.worker)
         _write_marker(term, outcome)
         return outcome
     finally:
         if result.scratch:
             shutil.rmtree(result.scratch, ignore_errors=True)
+
+
+def grade_tasks(term: Term, tasks: list, limits: Limits, guard: bool, modules: list[str], sandbox: Sandbox | None,
+                workers: int | None, scheduler: str | None) -> Iterator:
+    """Results of grading ``tasks`` on local worker processes or on a Dask cluster, as they finish."""
+    from grader.workers import DaskPool, LocalPool, make_kit, read_submission
+
+    kit = make_kit(term, {t.assignment for t in tasks}, limits, guard, modules, portable=bool(scheduler))
+    if scheduler is None:
+        pool = LocalPool(term, sandbox, kit, min(workers or default_workers(), len(tasks)))
+    else:
+        pool = DaskPool(scheduler, kit)
+    yield from pool.results(tasks, lambda task: replace(task, files=read_submission(term, task.student,
+                                                                                     task.assignment)))
+
+
+def start(term: Term, limits: Limits, modules: list[str], scheduler: str | None,
+          sandbox: Sandbox | None = None) -> Sandbox | None:
+    """Check this machine's sandbox (unless Dask workers grade: each checks its own) and say how grading runs."""
+    if scheduler is None:
+        sandbox = sandbox or prepare(term, limits, modules)
+        print(sandbox.note, file=sys.stderr)
+        return sandbox
+    print(f"grading on the Dask workers of {scheduler}; each prepares its own sandbox", file=sys.stderr)
+    return None
 
 
 def autograde(term: Term, assignment: str | None = None, student: str | None = None,
@@ -171,7 +198,7 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
               scheduler: str | None = None) -> list[Outcome]:
     """Grade the selected submissions with ``workers`` local processes (default: one per core) or on the
     Dask workers of ``scheduler``; this process alone writes the gradebook."""
-    from grader.workers import DaskPool, LocalPool, Task, make_kit, read_submission
+    from grader.workers import Task
 
     limits = limits or Limits()
     lock = _lock(term)  # noqa: F841  (held until this function returns)
@@ -179,11 +206,7 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
     if not pairs:
         raise GraderError(f"nothing to grade in {term.submitted} (run `collect` first)")
     modules = notebook_imports(term, {a for _, a in pairs})
-    if scheduler is None:
-        sandbox = sandbox or prepare(term, limits, modules)
-        print(sandbox.note, file=sys.stderr)
-    else:
-        print(f"grading on the Dask workers of {scheduler}; each prepares its own sandbox", file=sys.stderr)
+    sandbox = start(term, limits, modules, scheduler, sandbox)
     for name in sorted({a for _, a in pairs if a in list_assignments(term.solutions)}):
         ensure_assignment(term, name)
     students = roster(term)
@@ -211,13 +234,7 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
                 _write_marker(term, outcomes[index])
             bar.update(1)
         if tasks:
-            kit = make_kit(term, {t.assignment for t in tasks}, limits, guard, modules, portable=bool(scheduler))
-            if scheduler is None:
-                pool = LocalPool(term, sandbox, kit, min(workers or default_workers(), len(tasks)))
-            else:
-                pool = DaskPool(scheduler, kit)
-            loader = lambda task: replace(task, files=read_submission(term, task.student, task.assignment))  # noqa: E731
-            for result in pool.results(tasks, loader):
+            for result in grade_tasks(term, tasks, limits, guard, modules, sandbox, workers, scheduler):
                 outcomes[result.index] = _record(term, result)
                 bar.set_postfix_str(f"{result.student}/{result.assignment}")
                 bar.update(1)

@@ -48,6 +48,7 @@ class Task:
     assignment: str
     files: dict[str, bytes]
     attempt: int = 1
+    notebooks: list[str] | None = None  # grade only these notebooks (a regrade after a fixed test); None: all
 
 
 @dataclass
@@ -92,6 +93,7 @@ class Result:
     attempt: int = 1
     worker: str = ""
     scratch: str | None = None  # local: the worker's scratch folder for this task, removed once recorded
+    only: list[str] | None = None  # the notebooks graded (None: all of the submission)
 
 
 def read_submission(term: Term, student: str, assignment: str) -> dict[str, bytes]:
@@ -205,7 +207,11 @@ class Worker:
         from grader.termconfig import term_config
 
         term = Term(scratch, solutions=self.solutions)
-        _write_files(term.submitted / task.student / task.assignment, task.files)
+        files = task.files
+        if task.notebooks is not None:  # the others are not graded here and keep their grades in the term
+            files = {name: data for name, data in files.items()
+                     if not name.endswith(".ipynb") or name[:-6] in task.notebooks}
+        _write_files(term.submitted / task.student / task.assignment, files)
         shutil.copyfile(self.gradebook, term.gradebook)
         with Gradebook(term.db_url) as gradebook:
             gradebook.update_or_create_student(task.student)
@@ -219,11 +225,13 @@ class Worker:
             release_folder(target, self.sandbox, to_student=False)
         if not outcome.get("success"):
             return Result(task.index, task.student, task.assignment, False, _failure_text(outcome))
-        result = Result(task.index, task.student, task.assignment, True, folder=str(target))
+        result = Result(task.index, task.student, task.assignment, True, folder=str(target), only=task.notebooks)
         with Gradebook(term.db_url) as gradebook:
             submission = gradebook.find_submission(task.assignment, task.student)
             result.timestamp = submission.timestamp
             for notebook in submission.notebooks:
+                if task.notebooks is not None and notebook.name not in task.notebooks:
+                    continue
                 result.notebooks[notebook.name] = {
                     "submitted": (term.submitted / task.student / task.assignment / f"{notebook.name}.ipynb")
                     .is_file(),
@@ -258,12 +266,22 @@ def apply_result(term: Term, result: Result) -> None:
     from nbgrader.api import Gradebook
 
     target = term.autograded / result.student / result.assignment
-    shutil.rmtree(target, ignore_errors=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if result.files is not None:
-        _write_files(target, result.files)
-    elif result.folder:
-        os.replace(result.folder, target)
+    if result.only is not None:  # a partial regrade: only its notebooks' autograded copies are replaced
+        names = [f"{name}.ipynb" for name in result.only]
+        target.mkdir(parents=True, exist_ok=True)
+        if result.files is not None:
+            _write_files(target, {name: data for name, data in result.files.items() if name in names})
+        elif result.folder:
+            for name in names:
+                if (Path(result.folder) / name).is_file():
+                    os.replace(Path(result.folder) / name, target / name)
+    else:
+        shutil.rmtree(target, ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if result.files is not None:
+            _write_files(target, result.files)
+        elif result.folder:
+            os.replace(result.folder, target)
     with Gradebook(term.db_url) as gradebook:
         if result.timestamp is not None:
             submission = gradebook.update_or_create_submission(result.assignment, result.student,

@@ -216,6 +216,22 @@ def test_the_plan_takes_answers_from_the_student_and_everything_else_from_the_in
     assert plan.wanted('assert "double" in globals()\nassert sorted(double(data))') == ["double"]
 
 
+def test_a_helper_that_imports_a_module_inside_a_method_does_not_read_the_answers_name_for_it():
+    """An answer cell's `import time` must not make the trusted kernel skip a helper whose methods import time."""
+    def cell(source, **meta):
+        return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, **meta}} if meta else {})
+
+    helper = "class Slow:\n    def __call__(self):\n        import time\n        time.sleep(0.01)\n        return time"
+    source = NotebookNode(cells=[
+        cell(helper, grade_id="helper", locked=True),
+        cell("import time\ndef watch(f):\n    return time.perf_counter()", grade_id="a", solution=True),
+        cell("print(time.time())"),  # this one does read the answer's `time`
+        cell("assert watch(Slow()) > 0", grade_id="t", grade=True, locked=True, points=1),
+    ])
+    plan = Plan.from_source(source, {})
+    assert [c.reads_answers for c in plan.cells] == [False, True, False]
+
+
 def test_outputs_are_cut_by_characters_per_cell_and_per_notebook_with_a_note():
     big = new_code_cell("print(...)", outputs=[new_output("stream", name="stdout", text="x" * 1000),
                                                new_output("stream", name="stderr", text="y" * 1000)])

@@ -12,19 +12,16 @@ import json
 import os
 import shutil
 import sys
-import time
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import nbformat
 
-from grader import preprocessors
 from grader.gradebook import ensure_assignment, roster
-from grader.nbconfig import api_for
 from grader.paths import GraderError, Term
 from grader.release import list_assignments
-from grader.sandbox import Limits, Sandbox, prepare, release_folder
-from grader.termconfig import term_config
+from grader.sandbox import Limits, Sandbox, prepare
 
 
 @dataclass
@@ -36,6 +33,8 @@ class Outcome:
     max_score: float | None = None
     seconds: float = 0.0
     message: str = ""
+    kernel_mb: float | None = None  # the largest resident size of a kernel of its worker so far
+    worker: str = ""  # host:pid of the process that graded it
 
 
 def done_marker(term: Term, student: str, assignment: str) -> Path:
@@ -130,70 +129,120 @@ def _failure_text(result: dict) -> str:
     return " / ".join(dict.fromkeys(line.split("]", 1)[-1].strip() for line in lines))[:500] or "nbgrader failed"
 
 
-def autograde(term: Term, assignment: str | None = None, student: str | None = None,
-              limits: Limits | None = None, regrade: bool = False, progress: bool = True,
-              sandbox: Sandbox | None = None, guard: bool = True) -> list[Outcome]:
-    limits = limits or Limits()
+def default_workers() -> int:
+    """One worker per core this process may use: each grades one submission (two kernels) at a time."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def _lock(term: Term):
     term.state.mkdir(parents=True, exist_ok=True)
     lock = (term.state / "autograde.lock").open("w")
     try:  # two runs on one term would grade the same submission twice; the lock dies with its process
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         raise GraderError(f"another autograde is running on {term.root}; wait for it or stop it") from None
+    return lock
+
+
+def _record(term: Term, result) -> Outcome:
+    """The single writer: a worker's result goes into the gradebook, then the completion marker."""
+    from grader.workers import apply_result
+
+    retried = "graded again after its worker stopped" if result.attempt > 1 else ""
+    try:
+        if not result.success:
+            return Outcome(result.student, result.assignment, "failed", seconds=result.seconds,
+                           message=result.message)
+        apply_result(term, result)
+        score, max_score = _score(term, result.student, result.assignment)
+        outcome = Outcome(result.student, result.assignment, "graded", score, max_score, result.seconds, retried,
+                          kernel_mb=round(result.kernel_mb, 1), worker=result.worker)
+        _write_marker(term, outcome)
+        return outcome
+    finally:
+        if result.scratch:
+            shutil.rmtree(result.scratch, ignore_errors=True)
+
+
+def grade_tasks(term: Term, tasks: list, limits: Limits, guard: bool, modules: list[str], sandbox: Sandbox | None,
+                workers: int | None, scheduler: str | None) -> Iterator:
+    """Results of grading ``tasks`` on local worker processes or on a Dask cluster, as they finish."""
+    from grader.workers import DaskPool, LocalPool, make_kit, read_submission
+
+    kit = make_kit(term, {t.assignment for t in tasks}, limits, guard, modules, portable=bool(scheduler))
+    if scheduler is None:
+        pool = LocalPool(term, sandbox, kit, min(workers or default_workers(), len(tasks)))
+    else:
+        pool = DaskPool(scheduler, kit)
+    yield from pool.results(tasks, lambda task: replace(task, files=read_submission(term, task.student,
+                                                                                     task.assignment)))
+
+
+def start(term: Term, limits: Limits, modules: list[str], scheduler: str | None,
+          sandbox: Sandbox | None = None) -> Sandbox | None:
+    """Check this machine's sandbox (unless Dask workers grade: each checks its own) and say how grading runs."""
+    if scheduler is None:
+        sandbox = sandbox or prepare(term, limits, modules)
+        print(sandbox.note, file=sys.stderr)
+        return sandbox
+    print(f"grading on the Dask workers of {scheduler}; each prepares its own sandbox", file=sys.stderr)
+    return None
+
+
+def autograde(term: Term, assignment: str | None = None, student: str | None = None,
+              limits: Limits | None = None, regrade: bool = False, progress: bool = True,
+              sandbox: Sandbox | None = None, guard: bool = True, workers: int | None = None,
+              scheduler: str | None = None) -> list[Outcome]:
+    """Grade the selected submissions with ``workers`` local processes (default: one per core) or on the
+    Dask workers of ``scheduler``; this process alone writes the gradebook."""
+    from grader.workers import Task
+
+    limits = limits or Limits()
+    lock = _lock(term)  # noqa: F841  (held until this function returns)
     pairs = find_submissions(term, assignment, student)
     if not pairs:
         raise GraderError(f"nothing to grade in {term.submitted} (run `collect` first)")
-    sandbox = sandbox or prepare(term, limits, notebook_imports(term, {a for _, a in pairs}))
-    print(sandbox.note, file=sys.stderr)
-    preprocessors.ACTIVE_SANDBOX = sandbox if sandbox.isolated else None
+    modules = notebook_imports(term, {a for _, a in pairs})
+    sandbox = start(term, limits, modules, scheduler, sandbox)
     for name in sorted({a for _, a in pairs if a in list_assignments(term.solutions)}):
         ensure_assignment(term, name)
     students = roster(term)
-    config = term_config(term, sandbox, limits)
-    config.GuardedExecute.guard = guard
-    api = api_for(config)
-    outcomes: list[Outcome] = []
+    outcomes: dict[int, Outcome] = {}
+    tasks: list[Task] = []
     from tqdm import tqdm
 
-    bar = tqdm(pairs, desc="autograde", unit="submission", disable=not progress, file=sys.stderr)
+    bar = tqdm(total=len(pairs), desc="autograde", unit="submission", disable=not progress, file=sys.stderr)
     try:
-        for who, what in bar:
-            bar.set_postfix_str(f"{who}/{what}")
+        for index, (who, what) in enumerate(pairs):
             if is_finished(term, who, what) and not regrade:
                 score, max_score = _score(term, who, what)
-                outcomes.append(Outcome(who, what, "skipped", score, max_score, message="finished earlier"))
-                continue
-            problem = submission_problem(term, who, what, students)
-            if problem:
-                outcomes.append(Outcome(who, what, "failed", message=problem))
-                continue
-            done_marker(term, who, what).unlink(missing_ok=True)
-            target = term.autograded / who / what
-            shutil.rmtree(target, ignore_errors=True)  # a run cut off here left a partial folder
-            started = time.perf_counter()
-            if not any((term.submitted / who / what).glob("*.ipynb")):
+                outcomes[index] = Outcome(who, what, "skipped", score, max_score, message="finished earlier")
+            elif problem := submission_problem(term, who, what, students):
+                outcomes[index] = Outcome(who, what, "failed", message=problem)
+            else:
+                done_marker(term, who, what).unlink(missing_ok=True)
+                shutil.rmtree(term.autograded / who / what, ignore_errors=True)  # a cut-off run left it partial
+                if any((term.submitted / who / what).glob("*.ipynb")):
+                    tasks.append(Task(index, who, what, {}))
+                    continue
                 _grade_empty(term, who, what)
                 score, max_score = _score(term, who, what)
-                outcome = Outcome(who, what, "graded", score, max_score, message="no notebook submitted")
-                _write_marker(term, outcome)
-                outcomes.append(outcome)
-                continue
-            try:
-                result = api.autograde(what, who, force=True, create=False)
-            finally:
-                release_folder(target, sandbox, to_student=False)
-            seconds = time.perf_counter() - started
-            if not result.get("success"):
-                outcomes.append(Outcome(who, what, "failed", seconds=seconds, message=_failure_text(result)))
-                continue
-            score, max_score = _score(term, who, what)
-            outcome = Outcome(who, what, "graded", score, max_score, seconds)
-            _write_marker(term, outcome)
-            outcomes.append(outcome)
+                outcomes[index] = Outcome(who, what, "graded", score, max_score, message="no notebook submitted")
+                _write_marker(term, outcomes[index])
+            bar.update(1)
+        if tasks:
+            for result in grade_tasks(term, tasks, limits, guard, modules, sandbox, workers, scheduler):
+                outcomes[result.index] = _record(term, result)
+                bar.set_postfix_str(f"{result.student}/{result.assignment}")
+                bar.update(1)
     finally:
-        if sandbox.ipc_dir is not None:
+        bar.close()
+        if sandbox is not None and sandbox.ipc_dir is not None:
             shutil.rmtree(sandbox.ipc_dir, ignore_errors=True)
-    return outcomes
+    return [outcomes[index] for index in sorted(outcomes)]
 
 
 def print_outcomes(outcomes: list[Outcome]) -> None:

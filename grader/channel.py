@@ -10,6 +10,12 @@ tensors, variables and dtypes of the engine, each rebuilt on the other side from
 else the student's kernel holds (a function, a custom object) stays there: the trusted kernel gets a
 proxy whose calls send data arguments over and get data back.  The trusted kernel decodes strictly and
 never executes what it receives, so whatever the student's kernel sends is at worst a wrong value.
+
+A test may also hand the student's code an instance of a class that an instructor cell defines (a
+function of known cost, for timing exercises).  It crosses as the class's source, read from the
+instructor's cell in the trusted kernel, plus the instance's attributes as data; the student's kernel
+builds the class from that source in a namespace of its own, so a class of the same name that the
+student defined is never used.  Only the trusted side sends such instances; it refuses to receive one.
 """
 
 import base64
@@ -291,7 +297,31 @@ def _student_special(decoder, data, depth):
         for part in str(data["path"]).split("."):
             target = getattr(target, part)
         return target
+    if tag == "instance":
+        cls = _rebuilt_class(str(data["class"]), str(data["src"]))
+        state = decoder.decode(data["state"], depth + 1)
+        if type(state) is not dict or not all(type(k) is str for k in state):
+            raise ChannelError("an instance's attributes must be a dict of names")
+        instance = cls.__new__(cls)
+        instance.__dict__.update(state)
+        return instance
     raise ChannelError(f"unknown tag {tag!r}")
+
+
+_rebuilt_classes: dict = {}
+
+
+def _rebuilt_class(name, source):
+    """The instructor's class, built from its source apart from anything the student's cells defined."""
+    if (name, source) not in _rebuilt_classes:
+        namespace = {"__name__": "__main__", "__builtins__": builtins, "np": np,
+                     "tf": _user_namespace().get("tf")}
+        exec(compile(source, f"<test class {name}>", "exec"), namespace)  # the instructor's code, not data
+        cls = namespace.get(name)
+        if not isinstance(cls, type):
+            raise ChannelError(f"the source does not define the class {name!r}")
+        _rebuilt_classes[name, source] = cls
+    return _rebuilt_classes[name, source]
 
 
 def _student_answer(payload):
@@ -470,12 +500,55 @@ def _trusted_other(value):
         return {"$": "ref", "id": object.__getattribute__(value, "_id")}
     if isinstance(value, types.FunctionType) and value.__name__ == "<lambda>":
         return {"$": "lambda", "src": _lambda_source(value)}
+    if type(type(value)) is type and type(value).__module__ == "__main__" and hasattr(value, "__dict__"):
+        cls = type(value)
+        return {"$": "instance", "class": cls.__name__, "src": _class_source(cls), "state": _encode(vars(value))}
     root = (getattr(value, "__module__", None) or "").split(".")[0]
     if callable(value) and root in LIBRARIES:
         path = _public_path(root, value)
         if path:
             return {"$": "libfn", "module": root, "path": path}
     raise ChannelError(f"a {type(value).__name__} cannot be passed to the student's code")
+
+
+def _code_objects(code):
+    found = [code]
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            found += _code_objects(constant)
+    return found
+
+
+def _code_key(code):
+    """What a function does, apart from where its source was compiled."""
+    constants = tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
+    return code.co_name, code.co_code, constants, code.co_names, code.co_varnames
+
+
+def _class_source(cls):
+    """The source of a class an instructor cell defines at top level, checked against the running class."""
+    import ast
+    import linecache
+
+    functions = [getattr(f, "__func__", f) for f in vars(cls).values()]
+    functions = [f for f in functions if isinstance(f, types.FunctionType)]
+    files = {f.__code__.co_filename for f in functions}
+    if len(files) != 1:
+        raise ChannelError(f"cannot find the source of the class {cls.__name__!r}: it needs methods of its own")
+    source = "".join(linecache.getlines(files.pop()))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as error:
+        raise ChannelError(f"cannot read the source of the class {cls.__name__!r}") from error
+    nodes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
+    if len(nodes) != 1 or nodes[0].decorator_list or nodes[0].bases or nodes[0].keywords:
+        raise ChannelError(f"a {cls.__name__} can be passed to the student's code only if one cell defines the "
+                           "class at top level, without decorators or base classes")
+    segment = ast.get_source_segment(source, nodes[0])
+    compiled = {_code_key(c) for c in _code_objects(compile(segment, "<test>", "exec"))}
+    if not all(_code_key(f.__code__) in compiled for f in functions):
+        raise ChannelError(f"the source of the class {cls.__name__!r} does not match the class")
+    return segment
 
 
 _public_paths: dict = {}

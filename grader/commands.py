@@ -26,9 +26,35 @@ def _autograde(args: argparse.Namespace) -> int:
 
     limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
     outcomes = autograde(args.term, args.assignment, args.student, limits, regrade=args.regrade,
-                         progress=not args.quiet, guard=not args.no_guard)
+                         progress=not args.quiet, guard=not args.no_guard, workers=args.workers,
+                         scheduler=args.scheduler)
     print_outcomes(outcomes)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _regrade(args: argparse.Namespace) -> int:
+    from grader.regrade import regrade
+
+    limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
+    report = regrade(args.term, args.assignment, limits, workers=args.workers, scheduler=args.scheduler,
+                     progress=not args.quiet)
+    report.print()
+    return 1 if any(change.new is None for change in report.regraded) else 0
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from grader.collect import import_roster
+    from grader.watch import watch
+
+    if args.roster:
+        print(f"roster: {import_roster(args.term, args.roster)} student(s) from {args.roster}")
+    limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
+    try:
+        watch(args.term, args.assignment, args.folder, limits, args.interval, args.workers, args.scheduler,
+              once=args.once)
+    except KeyboardInterrupt:
+        print("watch stopped; start it again to carry on (finished work is not graded again)")
+    return 0
 
 
 def _feedback(args: argparse.Namespace) -> int:
@@ -59,6 +85,19 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _workers(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--workers needs a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+def _add_worker_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--workers", type=_workers, default=None,
+                     help="submissions graded at once, each by its own process (default: the machine's cores)")
+    sub.add_argument("--scheduler", metavar="ADDRESS",
+                     help="grade on the workers of this Dask scheduler (tcp://host:8786) instead of locally")
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     sub = commands.add_parser("collect", help="bring submissions into the term (folder or LMS zip)")
     sub.add_argument("assignment")
@@ -76,9 +115,30 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--timeout", type=int, default=Limits.cell_timeout, help="seconds per cell (%(default)s)")
     sub.add_argument("--memory", type=int, default=Limits.memory_mb, help="MB per kernel (%(default)s)")
     sub.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_worker_options(sub)
     sub.add_argument("--no-guard", action="store_true",
                      help="do not restore replaced functions before tests (only to see what the guard prevents)")
     sub.set_defaults(run=_autograde)
+
+    sub = commands.add_parser("regrade", help="after fixing a test in solutions/: update the term's tests, "
+                                              "regrade the notebooks they touch, list changed scores")
+    sub.add_argument("--assignment")
+    sub.add_argument("--timeout", type=int, default=Limits.cell_timeout, help="seconds per cell (%(default)s)")
+    sub.add_argument("--memory", type=int, default=Limits.memory_mb, help="MB per kernel (%(default)s)")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_worker_options(sub)
+    sub.set_defaults(run=_regrade)
+
+    sub = commands.add_parser("watch", help="grade submissions as they arrive in a folder, with feedback")
+    sub.add_argument("assignment")
+    sub.add_argument("folder", type=Path, help="folder with <student>/<notebook>.ipynb (an exchange, an LMS sync)")
+    sub.add_argument("--roster", type=Path, help="CSV with columns id[,first_name,...] to import first")
+    sub.add_argument("--interval", type=float, default=10.0, help="seconds between looks (%(default)s)")
+    sub.add_argument("--once", action="store_true", help="one round, then exit (for cron)")
+    sub.add_argument("--timeout", type=int, default=Limits.cell_timeout, help="seconds per cell (%(default)s)")
+    sub.add_argument("--memory", type=int, default=Limits.memory_mb, help="MB per kernel (%(default)s)")
+    _add_worker_options(sub)
+    sub.set_defaults(run=_watch)
 
     sub = commands.add_parser("feedback", help="HTML feedback per student (hidden tests stay hidden)")
     sub.add_argument("--assignment")

@@ -5,7 +5,8 @@ the course's code.  Steps, all with the machine's own mechanisms:
 
 1. new mount, network and PID namespaces (no network at all; the kernel talks over unix sockets);
 2. private empty tmpfs over /tmp, /dev/shm, /run, /home, /root, the repository, the term, the sources,
-   with only what the kernel needs bound back (the Python installation, minitf, the student's folder);
+   with only what the kernel needs bound back (the Python installation, minitf, course_data,
+   the student's folder);
 3. resource limits (address space, CPU seconds, processes, file size, no core dumps);
 4. drop to the unprivileged sandbox user with no_new_privs, a clean environment, and exec ipykernel.
 

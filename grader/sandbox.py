@@ -86,9 +86,10 @@ def _untraversable_ancestors(paths: list[Path]) -> list[str]:
 
 
 def _needed_paths() -> list[Path]:
-    """What the kernel process must be able to read: the interpreter, the environment, minitf."""
+    """What the kernel process must be able to read: the interpreter, the environment, minitf and the lessons'
+    data (course_data, installed in editable mode from the repository like minitf)."""
     paths = {Path(sys.prefix), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-             Path(sys.executable).resolve().parent.parent, REPO / "minitf"}
+             Path(sys.executable).resolve().parent.parent, REPO / "minitf", REPO / "course_data"}
     return sorted(p for p in paths if p.exists())
 
 
@@ -154,7 +155,7 @@ def _remove_stale_ipc_dirs(parent: Path) -> None:
 def check_imports(term: Term, modules: list[str]) -> None:
     """Import what the course notebooks import, in a kernel's environment; stop with a clear error if that fails.
 
-    A kernel sees only the Python installation and minitf: a package installed in editable mode from a
+    A kernel sees only the Python installation, minitf and course_data: a package installed in editable mode from a
     folder the sandbox hides imports fine for the grader but not for the kernels, and every answer would
     fail as if the students had got it wrong.
     """
@@ -173,9 +174,9 @@ def check_imports(term: Term, modules: list[str]) -> None:
         raise GraderError(
             "the grading kernel cannot import what the course notebooks import, so every answer would fail:\n  "
             + "\n  ".join(failed)
-            + "\nKernels see only the Python installation the grader runs from and minitf/ (nothing else of the "
-            "repository, no PYTHONPATH). Install the packages there (a package installed in editable mode from "
-            "another folder is hidden from the kernels), then run autograde again. Nothing was graded."
+            + "\nKernels see only the Python installation the grader runs from, minitf/ and course_data/ (nothing "
+            "else of the repository, no PYTHONPATH). Install the packages there (a package installed in editable "
+            "mode from another folder is hidden from the kernels), then run autograde again. Nothing was graded."
         )
 
 

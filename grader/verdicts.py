@@ -113,6 +113,8 @@ def _global_reads(node: ast.AST, local: frozenset[str]) -> set[str]:
         body = node.body if isinstance(node.body, list) else [node.body]
         own |= {n.id for part in body for n in ast.walk(part)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        own |= {(a.asname or a.name).split(".")[0] for part in body for n in ast.walk(part)
+                if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}  # `import time` inside a method
         reads = set().union(*(_global_reads(d, local) for d in getattr(node, "decorator_list", [])))
         reads |= set().union(*(_global_reads(d, local) for d in arguments.defaults + arguments.kw_defaults if d))
         return reads | set().union(*(_global_reads(part, local | own) for part in body))

@@ -337,18 +337,44 @@ def same_dtype(op_name: str, inputs: Sequence[Tensor], listed: bool = False) -> 
             raise dtype_mismatch(op_name, i, first, t.dtype)  # type: ignore[attr-defined]
 
 
-def dtype_mismatch(op_name: str, index: int, expected: dtypes.DType, got: dtypes.DType) -> Exception:
-    """Eagerly an InvalidArgumentError; while tracing a TypeError (TensorFlow checks at graph-build time)."""
+def dtype_mismatch(op_name: str, index: int, expected: dtypes.DType, got: dtypes.DType,
+                   arg_names: Sequence[str] = ("x", "y")) -> Exception:
+    """Eagerly an InvalidArgumentError; while tracing a TypeError (TensorFlow checks at graph-build time).
+
+    `arg_names`: the op's argument names in TensorFlow's op definition, the first one the argument whose dtype
+    the others must match, the last one the mismatching input (TensorScatterUpdate: "tensor", "updates")."""
     if state.graph is not None:
-        names = "xy" if index < 2 else "x" * index
-        return TypeError(f"Input '{names[index]}' of '{op_name}' Op has type {got.name} that does not match type "
-                         f"{expected.name} of argument '{names[0]}'.")
+        first, other = arg_names[0], arg_names[min(index, len(arg_names) - 1)]
+        return TypeError(f"Input '{other}' of '{op_name}' Op has type {got.name} that does not match type "
+                         f"{expected.name} of argument '{first}'.")
     return InvalidArgumentError(
         None, None,
         f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a {_tf_name(expected)} tensor "
         f"but is a {_tf_name(got)} tensor [Op:{op_name}] name: \n"
         f"Hint: TensorFlow never converts dtypes implicitly. Convert one side with tf.cast(x, tf.{expected.name}) "
         f"(or tf.{got.name}) so both have the same dtype.")
+
+
+def graph_build_error(op_name: str, message: str, hint: str = "") -> Exception:
+    """A mistake TensorFlow finds from shapes, attrs and constant inputs alone: eagerly the kernel's
+    InvalidArgumentError, while tracing the ValueError of the op's shape function, which runs as the node
+    is added to the graph (before anything runs)."""
+    hint = f"\nHint: {hint}" if hint else ""
+    if state.graph is not None:
+        return ValueError(f"{message} for '{{{{node {op_name}}}}}'.{hint}")
+    return InvalidArgumentError(None, None, f"{message} [Op:{op_name}] name: {hint}")
+
+
+def bad_string_attr(op_name: str, attr: str, value: str, allowed: Sequence[str], hint: str = "") -> Exception:
+    """A string attr (padding, align, unit) that is none of the op's allowed values: eagerly TensorFlow's
+    InvalidArgumentError from the runtime, while tracing the ValueError of the op's definition check."""
+    hint = f"\nHint: {hint}" if hint else ""
+    listed = ", ".join(f'"{a}"' for a in allowed)
+    if state.graph is not None:
+        return ValueError(f"Attr '{attr}' of '{op_name}' Op passed string '{value}' not in: {listed}.{hint}")
+    return InvalidArgumentError(None, None, f'Value for attr \'{attr}\' of "{value}" is not in the list of allowed '
+                                f"values: {listed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}> "
+                                f"[Op:{op_name}] name: {hint}")
 
 
 def _tf_name(d: dtypes.DType) -> str:
@@ -370,11 +396,32 @@ def allowed_dtypes(op_name: str, allowed: frozenset[dtypes.DType], dtype: dtypes
 
 
 def no_kernel(op_name: str, dtype: Any) -> NotFoundError:
-    """TensorFlow's error for an op whose definition accepts `dtype` but that has no CPU kernel for it."""
-    return NotFoundError(None, None, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
-                         f"[T=DT_{dtype.name.upper()}]\nAll kernels registered for op {op_name}: ... "
-                         f"[Op:{op_name}] name: \nHint: TensorFlow has no CPU kernel of {op_name} for "
-                         f"{dtype.name}; tf.cast the input to another dtype first.")
+    """TensorFlow's error for an op whose definition accepts `dtype` but that has no CPU kernel for it.
+
+    Eager execution says NotFoundError (no device has the kernel); a running graph says InvalidArgumentError
+    (`missing_kernel_in_graph`), so the error remembers which kernel it missed.
+    """
+    error = NotFoundError(None, None, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
+                          f"[T=DT_{dtype.name.upper()}]\nAll kernels registered for op {op_name}: ... "
+                          f"[Op:{op_name}] name: \nHint: {_no_kernel_hint(op_name, dtype)}")
+    error.missing_kernel = (op_name, dtype)  # type: ignore[attr-defined]
+    return error
+
+
+def _no_kernel_hint(op_name: str, dtype: Any) -> str:
+    return f"TensorFlow has no CPU kernel of {op_name} for {dtype.name}; tf.cast the input to another dtype first."
+
+
+def missing_kernel_in_graph(exc: Exception, node: str, function: str) -> InvalidArgumentError | None:
+    """A `no_kernel` error raised by a node of a running graph, as TensorFlow's graph execution reports it."""
+    missing = getattr(exc, "missing_kernel", None)
+    if missing is None:
+        return None
+    op_name, dtype = missing
+    return InvalidArgumentError(None, None, f"No OpKernel was registered to support Op '{op_name}' used by "
+                                f"{{{{node {node}}}}} with these attrs: [T=DT_{dtype.name.upper()}]\nRegistered "
+                                f"devices: [CPU]\nRegistered kernels:\n  ...\n\n\t [[{node}]] "
+                                f"[Op:__inference_{function}]\nHint: {_no_kernel_hint(op_name, dtype)}")
 
 
 def values(tensors: Sequence[Tensor]) -> list[Any]:

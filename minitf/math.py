@@ -69,5 +69,5 @@ from minitf.ops.math_ops import (  # noqa: F401
     truediv,
 )
 from minitf.ops.nn_ops import log_softmax, softmax, softplus  # noqa: F401
-from minitf.ops.segment_ops import bincount, polyval, segment_sum, unsorted_segment_sum  # noqa: F401
+from minitf.ops.segment_ops import bincount, confusion_matrix, polyval, segment_sum, unsorted_segment_sum  # noqa: F401
 from minitf.ops.sort_ops import top_k  # noqa: F401

@@ -246,6 +246,10 @@ class RaggedTensor:
             values = _slice_rows(self._values, first, splits[-1])  # type: ignore[index]
             return RaggedTensor(values, splits - first, internal=True)
         if isinstance(key, int | np.integer):
+            if nrows is not None and not -nrows <= key < nrows and not self._is_eager():
+                # TensorFlow slices row_splits: while tracing, its shape function finds the bad index
+                raise ValueError(f"slice index {key} of dimension 0 out of bounds.\nHint: this RaggedTensor has "
+                                 f"{nrows} rows.")
             if nrows is not None and not -nrows <= key < nrows:
                 raise IndexError(f"Row key {key} out of bounds\nHint: this RaggedTensor has {nrows} rows.")
             index = int(key) + nrows if key < 0 else int(key)  # type: ignore[operator]
@@ -256,9 +260,19 @@ class RaggedTensor:
                         f"r.to_tensor() gives a dense tensor that accepts every index.")
 
     def __iter__(self) -> Any:
+        if not self._is_eager() and self.shape[0] is not None:
+            return self._rows_until_out_of_bounds()
         if not self._is_eager():
             raise TypeError("Iterating over a symbolic RaggedTensor is not allowed.")
         return (self[i] for i in range(int(self._row_splits.shape[0]) - 1))  # type: ignore[attr-defined]
+
+    def _rows_until_out_of_bounds(self) -> Any:
+        """Traced, TensorFlow iterates by indexing row 0, 1, ... (a RaggedTensor has no __iter__ of its own):
+        the row past the end is the graph-building ValueError of its slice, so the loop never ends normally."""
+        i = 0
+        while True:
+            yield self[i]
+            i += 1
 
     def __bool__(self) -> bool:
         raise TypeError("RaggedTensor may not be used as a boolean.")
@@ -349,9 +363,33 @@ def _nrows_of(values: Any) -> Any:
     return values.shape[0]
 
 
+def _assert_splits(splits: Tensor, nvalues: Any, where: str) -> None:
+    """The checks of `_check_splits` as assertions in the graph being traced."""
+    from minitf.ops.check_ops import assert_equal
+    from minitf.ops.math_ops import greater_equal, reduce_all
+    if splits.shape[0] == 0:
+        raise ValueError(f"row_splits must be a non-empty vector; got shape {splits.shape}.")
+    bad = f"Arguments to {where} do not form a valid RaggedTensor"
+    zero = convert_to_tensor(0, dtype=dtypes.int64)
+    assert_equal(splits[0], zero, message=f"{bad}:zero")  # type: ignore[index]
+    rising = reduce_all(greater_equal(splits[1:], splits[:-1]))  # type: ignore[index]
+    assert_equal(rising, convert_to_tensor(True), message=f"{bad}:monotonic")
+    if nvalues is not None:
+        assert_equal(splits[-1], convert_to_tensor(nvalues, dtype=dtypes.int64)  # type: ignore[index]
+                     if not isinstance(nvalues, Tensor) else _to_int64(nvalues), message=bad)
+
+
 def _check_splits(splits: Tensor, nvalues: Any, where: str) -> None:
-    """TensorFlow's checks on row_splits: start at 0, never decrease, end at the number of values."""
+    """TensorFlow's checks on row_splits: start at 0, never decrease, end at the number of values.
+
+    Eagerly they run now; while tracing, the rank is checked at once (TensorFlow's ValueError) and the values
+    by assertions that run with the function (TensorFlow's InvalidArgumentError when the graph runs)."""
     if not isinstance(splits, EagerTensor):
+        if splits.shape.rank is not None and splits.shape.rank != 1:
+            raise ValueError(f"Shape {splits.shape} must have rank 1\nHint: row_splits is a vector: [0, end of row "
+                             "0, end of row 1, ...].")
+        if state.graph is not None:
+            _assert_splits(splits, nvalues, where)
         return
     s = np.asarray(splits._value)
     if s.ndim != 1 or s.size == 0:
@@ -525,6 +563,13 @@ def _same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
         if isinstance(x, EagerTensor) and isinstance(y, EagerTensor) and not np.array_equal(x._value, y._value):
             raise InvalidArgumentError(None, None, "Condition x == y did not hold.\nHint: elementwise ops on "
                                        "two RaggedTensors need rows of the same lengths.")
+        if state.graph is not None and not (isinstance(x, EagerTensor) and isinstance(y, EagerTensor)):
+            from minitf.ops.check_ops import assert_equal  # as TensorFlow: checked when the function runs
+            if None not in (x.shape[0], y.shape[0]) and x.shape[0] != y.shape[0]:
+                raise InvalidArgumentError(None, None, "Condition x == y did not hold.\nHint: elementwise ops on "
+                                           "two RaggedTensors need the same number of rows.")
+            assert_equal(x, y, message="Inputs must have identical ragged splits.\nHint: elementwise ops on two "
+                         "RaggedTensors need rows of the same lengths.")
     if a.ragged_rank != b.ragged_rank:
         raise ValueError("RaggedTensors of different ragged_rank cannot be combined elementwise.")
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, bind, convert_to_tensor, same_dtype
+from minitf.core import Op, bind, convert_to_tensor, same_dtype, state
 from minitf.errors import invalid_argument
 from minitf.ops import shapes
 from minitf.tensor import EagerTensor, Tensor
@@ -278,6 +278,9 @@ def add(a: Any, b: Any, threshold: Any = 0) -> Any:
     dense is dense."""
     if isinstance(a, SparseTensor) and isinstance(b, SparseTensor):
         same_dtype("SparseAdd", [a.values, b.values])
+        if state.graph is not None and not a.shape.is_compatible_with(b.shape):  # TensorFlow's graph-time check
+            raise ValueError(f"Shapes {a.shape} and {b.shape} are incompatible\nHint: tf.sparse.add needs two "
+                             "SparseTensors of the same dense_shape.")
         limit = convert_to_tensor(threshold, dtype_hint=a.dtype)
         indices, values, shape = bind(SparseAdd, a.indices, a.values, a.dense_shape, b.indices, b.values,
                                       b.dense_shape, limit)
@@ -314,9 +317,15 @@ def _matmul_kernel(indices: Any, values: Any, a_shape: Any, b: Any, adjoint_a: b
     return out
 
 
-def _matmul_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
+def _matmul_shape(shapes_: Any, types: Any, attrs: dict, values: Any = None) -> list[shapes.Spec]:
     b = shapes_[3]
     cols = b[0] if attrs["adjoint_b"] else b[1]
+    a_shape = values[2] if values else None
+    if a_shape is not None and b.rank == 2:  # a constant dense shape: TensorFlow checks the inner dimension
+        inner = int(np.asarray(a_shape)[0 if attrs["adjoint_a"] else 1])
+        shapes.merge_dims(inner, b[1] if attrs["adjoint_b"] else b[0],
+                          "\nHint: the sparse matrix's columns must match the dense matrix's rows (adjoint_a / "
+                          "adjoint_b transpose them).")
     return [(TensorShape([None, cols]), types[1])]
 
 
@@ -342,7 +351,8 @@ def _values_grad_kernel(indices: Any, g: Any, b: Any, adjoint_a: bool, adjoint_b
 
 SparseMatMulValuesGrad = Op("SparseMatMulValuesGrad", _values_grad_kernel,
                             shape=lambda s, t, a: [(TensorShape([s[0][0]]), t[1])])
-SparseTensorDenseMatMul = Op("SparseTensorDenseMatMul", _matmul_kernel, shape=_matmul_shape, grad=_matmul_grad)
+SparseTensorDenseMatMul = Op("SparseTensorDenseMatMul", _matmul_kernel, shape=_matmul_shape, grad=_matmul_grad,
+                             value_dependent=True)
 
 
 def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: bool = False,
@@ -356,7 +366,8 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
     b = convert_to_tensor(b, dtype_hint=sp_a.dtype)
     if b.dtype is not sp_a.dtype:  # type: ignore[attr-defined]
         from minitf.core import dtype_mismatch
-        raise dtype_mismatch("SparseTensorDenseMatMul", 3, sp_a.dtype, b.dtype)  # type: ignore[attr-defined]
+        raise dtype_mismatch("SparseTensorDenseMatMul", 3, sp_a.dtype, b.dtype,  # type: ignore[attr-defined]
+                             ("a_values", "a_indices", "a_shape", "b"))
     if b.shape.rank != 2:  # type: ignore[attr-defined]
         raise ValueError(f"Shape must be rank 2 but is rank {b.shape.rank} for 'SparseTensorDenseMatMul'.")  # type: ignore
     return bind(SparseTensorDenseMatMul, sp_a.indices, sp_a.values, sp_a.dense_shape, b, adjoint_a=adjoint_a,

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, bind, convert_to_tensor, state
+from minitf.core import Op, bad_string_attr, bind, convert_to_tensor, graph_build_error, state
 from minitf.errors import InvalidArgumentError, OutOfRangeError, invalid_argument, op_error
 from minitf.ops import shapes
 from minitf.ragged import RaggedTensor
@@ -239,7 +239,8 @@ def length(input: Any, unit: str = "BYTE", name: str | None = None) -> Any:  # n
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(length(input.flat_values, unit))
     if unit not in ("BYTE", "UTF8_CHAR"):
-        raise _bad_attr("StringLength", "unit", f'"{unit}"', '"BYTE", "UTF8_CHAR"')
+        raise bad_string_attr("StringLength", "unit", unit, ("BYTE", "UTF8_CHAR"),
+                              'unit="BYTE" counts bytes, unit="UTF8_CHAR" counts characters.')
     return bind(StringLength, _strings(input, "StringLength"), unit=unit)
 
 
@@ -368,6 +369,9 @@ def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator
     if axis is not None:
         raw = [int(a) for a in (axis if isinstance(axis, list | tuple) else [axis])]
         for a in raw:
+            if not -rank <= a < rank and state.graph is not None:  # TensorFlow's shape function reads the axis
+                raise graph_build_error("ReduceJoin", f"Invalid reduction dimension {a} for input with {rank} "
+                                        "dimensions.", f"axis must be in [-{rank}, {rank}).")
             if not -rank <= a < rank:
                 raise op_error(OutOfRangeError, "ReduceJoin", f"Invalid reduction dimension {a} for input with "
                                f"{rank} dimension(s)\nHint: axis must be in [-{rank}, {rank}).")

@@ -258,6 +258,13 @@ class GradientTape:
         rows of IndexedSlices and in the last bits of float sums.
         """
         calls = self._calls
+        read = [id(t) for call in calls if type(call) is not _Read for t in call.inputs]
+        read += [id(call.variable) for call in calls if type(call) is _Read]
+        if len(set(read)) == len(read):
+            # No recorded call reads a value another one reads (or reads it twice), so no gradient is a sum
+            # whose order could show: the reverse of the recording order is TensorFlow's order as far as
+            # anyone can tell. Calls the targets do not depend on get no gradient and are skipped.
+            return calls[::-1]
         producer: dict[int, int] = {}
         for index, call in enumerate(calls):
             if type(call) is _Read:
@@ -280,9 +287,7 @@ class GradientTape:
                     uses[key] = uses.get(key, 0) + 1
                     if maker is not None:
                         stack.append(maker)
-        if all(n == 1 for n in uses.values()):
-            # No value is read twice, so no gradient is a sum whose order could show: the reverse of the
-            # recording order is TensorFlow's order as far as anyone can tell, and much cheaper to find.
+        if all(n == 1 for n in uses.values()):  # only calls the targets do not depend on read a value twice
             return [calls[index] for index in sorted(reached, reverse=True)]
         missing: dict[int, int] = {}
         for key in uses:  # a call waits for each of its outputs that recorded calls use

@@ -27,7 +27,7 @@ from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[1]
 WELCOME = Path("course/part1-tensors/01-welcome.ipynb")
-PROJECT_PACKAGES = {"minitf", "grader"}
+PROJECT_PACKAGES = {"minitf", "grader", "course_data"}
 # Binder gives about 2 GB; the kernel that runs a lesson must leave room for JupyterLab and the browser's data.
 KERNEL_MEMORY_BUDGET_MB = 1024
 
@@ -147,7 +147,7 @@ import nbformat
 from nbclient import NotebookClient
 
 notebook = nbformat.reads(sys.stdin.read(), as_version=4)
-probe = "import minitf, resource, sys\n" \
+probe = "import minitf, resource, sys\nfrom course_data import load_digits\nassert len(load_digits()[0]) == 1797\n" \
         "print(sys.prefix); print(minitf.__file__); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
 notebook.cells.append(nbformat.v4.new_code_cell(probe))
 NotebookClient(notebook, kernel_name="python3", timeout=600, resources={"metadata": {"path": sys.argv[1]}}).execute()
@@ -169,7 +169,7 @@ def test_fresh_lab_environment_runs_the_welcome_lesson_and_checks_its_answers(tm
     checkout.mkdir()
     for name in ("pyproject.toml", "README.md", "environment.yml", "postBuild"):
         shutil.copy2(REPO / name, checkout / name)
-    for folder in ("minitf", "grader", "course", "solutions"):
+    for folder in ("minitf", "grader", "course_data", "course", "solutions"):
         shutil.copytree(REPO / folder, checkout / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     venv = tmp_path / "venv"
     python = venv / "bin" / "python"

@@ -162,3 +162,77 @@ def test_autograde_stops_before_grading_when_a_kernel_cannot_import_the_notebook
     assert "course_helpers_only_here" in result.stderr
     assert not (term.autograded / "honest").exists()
     assert not any(term.state.glob("done/*/*.json"))
+
+
+# A timing exercise: the test hands the student's stopwatch an instance of a class that an instructor cell defines.
+TIMING_HELPER = '''class Sleeper:
+    def __init__(self, first, later):
+        self.first = first
+        self.later = later
+        self.calls = 0
+
+    def __call__(self, x):
+        import time
+
+        self.calls += 1
+        time.sleep(self.first if self.calls == 1 else self.later)
+        return tf.constant(x)
+'''
+STOPWATCH = "import time\n\ndef stopwatch(function, x):\n    function(x).numpy()\n" \
+            "    start = time.perf_counter()\n    function(x).numpy()\n    return time.perf_counter() - start"
+TIMING_TESTS = (
+    "probe = Sleeper(0.4, 0.1)\n"
+    "seconds = stopwatch(probe, 2.0)\n"
+    'assert isinstance(seconds, float), f"stopwatch should return a float, not a {type(seconds).__name__}"\n'
+    'assert 0.1 <= seconds < 0.3, f"one call after the warm-up takes 0.1 s, not {seconds:.3f} s"\n'
+    'assert probe.calls == 0, "the test\'s own object is never called: the student\'s kernel has a copy"\n'
+    "### BEGIN HIDDEN TESTS\n"
+    "seconds = stopwatch(Sleeper(0.3, 0.15), 1.0)\n"
+    'assert 0.15 <= seconds < 0.35, f"one call after the warm-up takes 0.15 s, not {seconds:.3f} s"\n'
+    "### END HIDDEN TESTS"
+)
+OWN_SLEEPER = "class Sleeper:\n    def __init__(self, *args):\n        pass\n\n    def __call__(self, x):\n" \
+              "        return tf.constant(x)\n\n\n" + STOPWATCH
+
+
+def make_timing_class(tmp_path, submissions: dict[str, str]):
+    cells = [new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
+             new_code_cell(TIMING_HELPER, metadata=nbgrader_meta("helper", locked=True)),
+             new_code_cell(f"### BEGIN SOLUTION\n{STOPWATCH}\n### END SOLUTION",
+                           metadata=nbgrader_meta("watch-answer", solution=True)),
+             new_code_cell(TIMING_TESTS, metadata=nbgrader_meta("watch-tests", grade=True, locked=True, points=1))]
+    for number, cell in enumerate(cells):
+        cell.id = f"cell{number}"
+    folder = tmp_path / "src" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), folder / "trust.ipynb")
+    term = make_term(tmp_path / "term", tmp_path / "src")
+    ensure_assignment(term, ASSIGNMENT)
+    (tmp_path / "roster.csv").write_text("id\n" + "".join(f"{s}\n" for s in submissions))
+    import_roster(term, tmp_path / "roster.csv")
+    for student, answer in submissions.items():
+        notebook = nbformat.read(term.release / ASSIGNMENT / "trust.ipynb", as_version=4)
+        for cell in notebook.cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id") == "watch-answer" and answer is not None:
+                cell.source = answer
+        (term.submitted / student / ASSIGNMENT).mkdir(parents=True)
+        nbformat.write(notebook, term.submitted / student / ASSIGNMENT / "trust.ipynb")
+    return term
+
+
+def test_a_test_times_student_code_with_the_instructors_class_rebuilt_in_the_students_kernel(tmp_path):
+    term = make_timing_class(tmp_path, {
+        "honest": STOPWATCH,
+        "blank": None,
+        "no_warm_up": STOPWATCH.replace("    function(x).numpy()\n    start", "    start"),
+        # the student's own Sleeper (which never sleeps) is not the one the test's object is rebuilt from
+        "own_sleeper": OWN_SLEEPER,
+        "returns_the_object": "def stopwatch(function, x):\n    return function",
+        "typed_in": "def stopwatch(function, x):\n    return 0.1",
+    })
+    result = grader(term, "autograde", "--timeout", "20", "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    scores = {line.split()[0]: line.split()[3] for line in result.stdout.splitlines()[1:-1]}
+    assert scores == {"honest": "1/1", "blank": "0/1", "no_warm_up": "0/1", "own_sleeper": "1/1",
+                      "returns_the_object": "0/1", "typed_in": "0/1"}

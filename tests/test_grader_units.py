@@ -107,10 +107,86 @@ def test_objects_that_are_not_data_become_proxies_that_answer_no_questions_thems
     {"$": "float", "v": "__import__('os')"},
     {"$": "tensor", "engine": "os", "tfdtype": "float32", "dtype": "<f4", "shape": [], "b64": ""},
     ["not", "tagged"],
+    {"$": "instance", "class": "Evil", "src": "import os\nclass Evil:\n    pass",
+     "state": {"$": "dict", "k": [], "v": []}},
+    {"$": "lambda", "src": "lambda: __import__('os')"},
 ])
 def test_the_trusted_side_refuses_anything_but_plain_data(data):
     with pytest.raises((channel.ChannelError, KeyError, ValueError)):
         channel.Decoder(channel._trusted_special).decode(data)
+
+
+KNOWN_COST = """class Countdown:
+    def __init__(self, start):
+        self.start = start
+        self.seen = [start]
+
+    def __call__(self, x):
+        import time
+        time.sleep(0)
+        return self.Result(x * self.start)
+
+    class Result:
+        def __init__(self, value):
+            self.value = value
+
+        def numpy(self):
+            return self.value
+"""
+
+
+def instructor_cell(source: str, name: str) -> dict:
+    """Run source as the trusted kernel runs an instructor cell: module __main__, its text in linecache."""
+    import linecache
+
+    filename = f"<instructor cell {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace = {"__name__": "__main__"}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace
+
+
+def to_student(value, student_namespace: dict, monkeypatch):
+    """Encode as the trusted kernel does, send as JSON text, rebuild as the student's kernel does."""
+    monkeypatch.setattr(channel, "_user_namespace", lambda: student_namespace)
+    data = json.loads(json.dumps(channel._encode(value)))
+    return channel.Decoder(channel._student_special).decode(data)
+
+
+def test_an_instructor_class_instance_is_rebuilt_for_the_student_from_the_instructors_source(monkeypatch):
+    original = instructor_cell(KNOWN_COST, "known-cost")["Countdown"](3)
+    impostor = instructor_cell("class Countdown:\n    def __call__(self, x):\n        return 0\n", "student")
+    rebuilt = to_student((original, 2), {"Countdown": impostor["Countdown"], "tf": None}, monkeypatch)[0]
+    assert type(rebuilt) is not type(original) and type(rebuilt) is not impostor["Countdown"]
+    assert type(rebuilt).__name__ == "Countdown" and vars(rebuilt) == {"start": 3, "seen": [3]}
+    assert rebuilt(5).numpy() == 15  # the instructor's methods, nested class included
+    again = to_student(original, {"tf": None}, monkeypatch)
+    assert type(again) is type(rebuilt)  # built once per source
+    rebuilt.seen.append(99)
+    assert original.seen == [3]  # the student's copy is its own: nothing comes back into the test's object
+
+
+@pytest.mark.parametrize(("source", "make", "problem"), [
+    (KNOWN_COST, lambda ns: ns["Countdown"](object()), "cannot be passed"),  # attributes must be data
+    ("def deco(c):\n    return c\n@deco\nclass Tagged:\n    def f(self):\n        return 1\n",
+     lambda ns: ns["Tagged"](), "without decorators"),
+    ("class Empty:\n    pass\n", lambda ns: ns["Empty"](), "needs methods of its own"),
+    ("class Twice:\n    def f(self):\n        return 1\nclass Twice:\n    def f(self):\n        return 2\n",
+     lambda ns: ns["Twice"](), "one cell defines the class"),
+])
+def test_an_instance_crosses_only_with_data_attributes_and_a_plain_class_source(source, make, problem):
+    value = make(instructor_cell(source, f"cell-{problem}"))
+    with pytest.raises(channel.ChannelError, match=problem):
+        channel._encode(value)
+
+
+def test_a_class_whose_methods_changed_after_its_cell_ran_does_not_cross():
+    namespace = instructor_cell("class Patched:\n    def f(self):\n        return 1\n", "patched")
+    replacement = instructor_cell("def f(self):\n    return 2\n", "replacement")["f"]
+    replacement.__code__ = replacement.__code__.replace(co_filename="<instructor cell patched>")
+    namespace["Patched"].f = replacement
+    with pytest.raises(channel.ChannelError, match="does not match"):
+        channel._encode(namespace["Patched"]())
 
 
 def test_whether_a_name_is_a_tf_function_is_read_from_the_source():
@@ -138,6 +214,22 @@ def test_the_plan_takes_answers_from_the_student_and_everything_else_from_the_in
     assert [c.source for c in plan.cells] == ["import numpy as np", "data = np.arange(3)",
                                              "assert double(data).tolist() == [0, 2, 4]\n# hidden"]
     assert plan.wanted('assert "double" in globals()\nassert sorted(double(data))') == ["double"]
+
+
+def test_a_helper_that_imports_a_module_inside_a_method_does_not_read_the_answers_name_for_it():
+    """An answer cell's `import time` must not make the trusted kernel skip a helper whose methods import time."""
+    def cell(source, **meta):
+        return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, **meta}} if meta else {})
+
+    helper = "class Slow:\n    def __call__(self):\n        import time\n        time.sleep(0.01)\n        return time"
+    source = NotebookNode(cells=[
+        cell(helper, grade_id="helper", locked=True),
+        cell("import time\ndef watch(f):\n    return time.perf_counter()", grade_id="a", solution=True),
+        cell("print(time.time())"),  # this one does read the answer's `time`
+        cell("assert watch(Slow()) > 0", grade_id="t", grade=True, locked=True, points=1),
+    ])
+    plan = Plan.from_source(source, {})
+    assert [c.reads_answers for c in plan.cells] == [False, True, False]
 
 
 def test_outputs_are_cut_by_characters_per_cell_and_per_notebook_with_a_note():

@@ -12,8 +12,6 @@ What differs from TensorFlow, on purpose (see docs/data.md):
 * Inside a `tf.function`, `for x in dataset` is unrolled while tracing: every element becomes part of the
   graph, computed at trace time (TensorFlow builds a loop that reads the dataset at run time). Fine for the
   small datasets of a lesson; a long dataset makes a long trace.
-* `shuffle` with a seed is deterministic but does not give TensorFlow's exact order (it uses NumPy's random
-  numbers with TensorFlow's buffer algorithm).
 """
 
 from __future__ import annotations
@@ -507,38 +505,21 @@ def _ragged_batch(rows: list[Any]) -> Any:
 
 
 class _ShuffleDataset(DatasetV2):
-    """TensorFlow's buffer shuffle: keep `buffer_size` elements, emit a random one, refill its place."""
+    """TensorFlow's buffer shuffle, in TensorFlow's exact order (`random_ops.DatasetShuffle`): keep
+    `buffer_size` elements, emit a random one, refill its place. The seeds are picked when the dataset is made,
+    from the global seed and the op seed as for a random op; each pass draws new ones if `reshuffle`."""
 
     def __init__(self, source: DatasetV2, buffer_size: int, seed: int | None, reshuffle: bool) -> None:
-        from minitf.ops.random_ops import seeds
-        if buffer_size <= 0 and buffer_size != AUTOTUNE:
-            raise InvalidArgumentError(None, None, "buffer_size must be greater than zero. [Op:ShuffleDatasetV3] "
-                                       "name: ")
-        self._source, self._buffer_size, self._reshuffle = source, buffer_size, reshuffle
-        self._seeds = seeds.seeds_for(seed)
-        self._epoch = 0
+        from minitf.ops.random_ops import DatasetShuffle
+        if buffer_size <= 0 and buffer_size != UNKNOWN:
+            raise InvalidArgumentError(None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY "
+                                       "[Op:ShuffleDatasetV3] name: ")
+        self._source, self._buffer_size = source, buffer_size
+        self._shuffle = DatasetShuffle(seed, reshuffle_each_iteration=bool(reshuffle))
         super().__init__(source.element_spec, source._cardinality)
 
-    def _generator(self) -> np.random.Generator:
-        epoch = self._epoch if self._reshuffle else 0
-        self._epoch += 1
-        seed, seed2 = self._seeds
-        return np.random.Generator(np.random.Philox(key=[seed & 0xFFFFFFFFFFFFFFFF, seed2 & 0xFFFFFFFFFFFFFFFF],
-                                                    counter=[0, 0, epoch, 0]))
-
     def _elements(self) -> Iterator[Any]:
-        rng = self._generator()
-        source = self._source._elements()
-        buffer: list[Any] = list(itertools.islice(source, max(self._buffer_size, 1)))
-        while buffer:
-            index = int(rng.integers(len(buffer)))
-            chosen = buffer[index]
-            try:
-                buffer[index] = next(source)
-            except StopIteration:
-                buffer[index] = buffer[-1]
-                buffer.pop()
-            yield chosen
+        return self._shuffle.epoch(self._source._elements(), self._buffer_size)
 
 
 class _RepeatDataset(DatasetV2):
@@ -548,12 +529,17 @@ class _RepeatDataset(DatasetV2):
         if count == 0 or card == 0:
             card = 0
         elif count < 0:
-            card = INFINITE if card != UNKNOWN else UNKNOWN
+            card = INFINITE  # TensorFlow's rule, even for a source of unknown length (which may turn out empty)
         elif card >= 0:
             card = card * count
         super().__init__(source.element_spec, card)
 
     def _elements(self) -> Iterator[Any]:
+        if isinstance(self._source, _ShuffleDataset) and (self._count == 0 or self._count < -1):
+            # TensorFlow fuses shuffle followed by repeat into one ShuffleAndRepeatDataset (a default
+            # optimisation), whose iterator refuses the counts that RepeatDataset accepts as "no elements".
+            raise InvalidArgumentError(None, None, "count must be greater than zero or equal to -1.\n\t "
+                                       "[[{{node ShuffleAndRepeatDataset}}]] [Op:MakeIterator] name: ")
         epochs = itertools.count() if self._count < 0 else range(self._count)
         for _ in epochs:
             produced = False

@@ -19,6 +19,7 @@ import numpy as np
 
 from minitf import dtypes, nest
 from minitf.core import Op, bind, convert_to_tensor, state
+from minitf.errors import InvalidArgumentError
 from minitf.function.execute import as_runtime, replay_graph, run_graph
 from minitf.function.graph import FuncGraph, SymbolicTensor, resource
 from minitf.function.trace import graph_scope
@@ -502,6 +503,10 @@ def _write_kernel(stack: Any, index: Any, value: Any, size: int = 0) -> Any:
     i = int(index)
     if stack.ndim == 1 and stack.shape[0] == 0 and value.ndim != 0:
         stack = np.zeros((0,) + value.shape, dtype=value.dtype)
+    if stack.ndim >= 1 and stack.shape[0] and stack.shape[1:] != value.shape:
+        raise InvalidArgumentError(None, None, f"Tried to set a tensor with incompatible shape at a list index. Item "
+                                   f"element shape: {list(value.shape)} list shape: {list(stack.shape[1:])}\nHint: "
+                                   "every element of a TensorArray (every result of map_fn) needs the same shape.")
     if i >= stack.shape[0]:
         grown = np.zeros((max(i + 1, size),) + value.shape, dtype=value.dtype)
         grown[:stack.shape[0]] = stack

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.core import bind, state
+from minitf.core import bind, missing_kernel_in_graph, state
 from minitf.errors import InvalidArgumentError, OpError
 from minitf.function import codegen
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor, resource
@@ -66,6 +66,9 @@ def bind_op(op: Operation, values: list[Any]) -> Sequence[Any]:
 
 def node_error(exc: Exception, op: Operation) -> OpError:
     """The error TensorFlow raises when a node of a running graph fails: same class, the node's name."""
+    missing = missing_kernel_in_graph(exc, op.name, op.graph.name)
+    if missing is not None:
+        return missing
     if isinstance(exc, OpError):
         return type(exc)(None, None, graph_message(exc.message, op))
     return InvalidArgumentError(None, None, graph_message(str(exc), op))

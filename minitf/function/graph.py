@@ -22,7 +22,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.core import Op
 from minitf.devices import graph_device
-from minitf.errors import OperatorNotAllowedInGraphError
+from minitf.errors import NotFoundError, OperatorNotAllowedInGraphError
 from minitf.ops import state_ops
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
@@ -355,7 +355,13 @@ class FuncGraph:
         inputs = [self.capture(t) if not (isinstance(t, SymbolicTensor) and t._op.graph is self) else t
                   for t in inputs]
         if op.check is not None:
-            op.check(inputs, attrs)
+            try:
+                op.check(inputs, attrs)
+            except NotFoundError as exc:  # no kernel for this dtype: TensorFlow's graph says InvalidArgumentError
+                from types import SimpleNamespace  # (when it runs; here, as the node is added)
+
+                from minitf.function.execute import node_error
+                raise node_error(exc, SimpleNamespace(type=op.name, name=op.name, graph=self)) from None
         node = self.create_op(op, inputs, dict(attrs))
         if len(inputs) == 2:
             self._name_operands(node)

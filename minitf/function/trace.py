@@ -12,12 +12,14 @@ Running a graph is execute.py's job; optimising it, optimizer.py's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from minitf import dtypes
 from minitf.core import Op, state, static_value
+from minitf.errors import InvalidArgumentError
 from minitf.function.graph import FuncGraph, SymbolicTensor
 from minitf.tensor_shape import TensorShape
 
@@ -71,6 +73,9 @@ def infer_specs(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict) -> list[t
         return list(op.shape(shapes, types, attrs))
     except ValueError as exc:
         raise ValueError(_build_error(op, shapes, str(exc))) from None
+    except InvalidArgumentError as exc:  # a rule sharing the kernel's check: at graph building, a ValueError
+        message = re.sub(r" ?\[Op:\w+\]( name: ?)?", "", exc.message)
+        raise ValueError(_build_error(op, shapes, message)) from None
 
 
 def _build_error(op: Op, shapes: Sequence[TensorShape], message: str) -> str:

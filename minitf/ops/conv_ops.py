@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, same_dtype
+from minitf.core import Op, allowed_dtypes, bad_string_attr, bind, convert_to_tensor, same_dtype, state
 from minitf.errors import InvalidArgumentError
 from minitf.ops.indexing_ops import at_graph_build
 from minitf.tensor import Tensor
@@ -58,6 +58,18 @@ def _geometry(shape: Sequence[int], window: Sequence[int], attrs: dict,
                                        f"{attrs['strides'][a]}] [Op:{op_name}]\nHint: the window is larger than the "
                                        "(padded) image; use padding='SAME' or a smaller window.")
     return geometry
+
+
+def _window_fits(size: int | None, window: int, dilation: int, padding: Any) -> None:
+    """Graph building: TensorFlow's shape function subtracts the (dilated) window from the padded size and
+    refuses a negative result, even where the eager kernel returns an empty output."""
+    if size is None or padding == "SAME":
+        return
+    before, after = (0, 0) if padding == "VALID" else padding
+    span = (window - 1) * dilation + 1
+    if size + before + after < span:
+        raise ValueError(f"Negative dimension size caused by subtracting {span} from {size + before + after}\nHint: "
+                         "the window is larger than the image; use padding='SAME' or a smaller window.")
 
 
 def _padded(x: np.ndarray, geometry: list[tuple[int, int, int]], fill: Any = 0) -> np.ndarray:
@@ -179,6 +191,10 @@ def _conv_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     if x.rank is None or f.rank is None:
         return [(TensorShape(None), types[0])]
     at_graph_build(lambda: _check_conv_shapes(x.as_list(), f.as_list()), "Conv2D")
+    for a in (0, 1):
+        if f[a] is not None:
+            _window_fits(x[1 + a], f[a], attrs["dilations"][a],
+                         attrs["padding"] if attrs["padding"] in ("SAME", "VALID") else attrs["padding"][a])
     if None not in x.as_list()[1:3] + f.as_list()[:2]:
         at_graph_build(lambda: _geometry(x.as_list(), f.as_list()[:2], attrs), "Conv2D")
     named = attrs["padding"] in ("SAME", "VALID")
@@ -217,12 +233,11 @@ def _pair(value: Any, name: str) -> tuple[int, int]:
     raise ValueError(f"{name} should be of length 1, 2 or 4. Received: {name}={value} of length {len(values)}")
 
 
-def _padding(padding: Any) -> Any:
+def _padding(padding: Any, op_name: str = "Conv2D") -> Any:
     if isinstance(padding, str):
         if padding.upper() not in ("SAME", "VALID"):
-            raise InvalidArgumentError(None, None, f'Value for attr \'padding\' of "{padding}" is not in the list of '
-                                       'allowed values: "SAME", "VALID", "EXPLICIT" [Op:Conv2D]\nHint: use "SAME" '
-                                       '(keep the size) or "VALID" (no padding).')
+            raise bad_string_attr(op_name, "padding", padding, ("SAME", "VALID", "EXPLICIT"),
+                                  'use "SAME" (keep the size) or "VALID" (no padding).')
         return padding.upper()
     pairs = [tuple(int(v) for v in p) for p in padding]
     if len(pairs) != 4 or pairs[0] != (0, 0) or pairs[3] != (0, 0):
@@ -242,7 +257,8 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
     """2-D convolution: images [batch, height, width, in] with filters [height, width, in, out]."""
     _nhwc_only(data_format)
     # As TensorFlow's op wrappers do: a tensor argument fixes the dtype the other argument is converted to.
-    if isinstance(filters, Tensor) and not isinstance(input, Tensor):
+    # While a graph is built, TensorFlow converts the arguments in order instead (the input decides).
+    if isinstance(filters, Tensor) and not isinstance(input, Tensor) and state.graph is None:
         f = convert_to_tensor(filters)
         x = convert_to_tensor(input, dtype_hint=f.dtype)  # type: ignore[attr-defined]
     else:
@@ -256,10 +272,10 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
 # Pooling
 # ---------------------------------------------------------------------------------------------------
 
-def _pool_attrs(ksize: Any, strides: Any, padding: Any) -> dict:
+def _pool_attrs(ksize: Any, strides: Any, padding: Any, op_name: str) -> dict:
     if not isinstance(padding, str):
         raise ValueError("Pooling takes padding 'SAME' or 'VALID'.")
-    return {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"), "padding": _padding(padding),
+    return {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"), "padding": _padding(padding, op_name),
             "dilations": (1, 1)}
 
 
@@ -351,6 +367,8 @@ def _pool_shape(name: str) -> Any:
             at_graph_build(lambda: _check_pool_input(np.zeros([0] * x.rank), name), name)  # type: ignore[operator]
         if x.rank != 4:
             return [(TensorShape(None), types[0])]
+        for a in (0, 1):
+            _window_fits(x[1 + a], attrs["ksize"][a], 1, attrs["padding"])
         if None not in x.as_list()[1:3]:
             at_graph_build(lambda: _geometry(x.as_list(), attrs["ksize"], attrs, name), name)
         sizes = [None if x[1 + a] is None else
@@ -377,21 +395,30 @@ AvgPoolGrad = Op("AvgPoolGrad", _avg_pool_grad_kernel, shape=lambda s, t, a: [(T
                  grad=lambda c, gg: [bind(AvgPool, gg, **_pool_only(c.attrs))])
 MaxPool = Op("MaxPool", _max_pool_kernel, check=_pool_check("MaxPool", MAX_POOL_TYPES), shape=_pool_shape("MaxPool"),
              grad=lambda c, g: [bind(MaxPoolGrad, c.x, c.out, g, **c.attrs)])
+def _zeros_for_pool_inputs(c: Any) -> list:
+    """TensorFlow's rules for the pooling gradient ops give zeros (not None) for the pooled input and output:
+    which entry wins a window is locally constant, so they are connected with a zero gradient."""
+    from minitf.ops.array_ops import zeros_like
+    return [zeros_like(c.inputs[0]), zeros_like(c.inputs[1])]
+
+
 MaxPoolGrad = Op("MaxPoolGrad", _max_pool_grad_kernel, shape=lambda s, t, a: [(s[0], t[2])],
-                 grad=lambda c, gg: [None, None, bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])
+                 grad=lambda c, gg: [*_zeros_for_pool_inputs(c),
+                                     bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])
 MaxPoolGradGrad = Op("MaxPoolGradGrad", _max_pool_grad_grad_kernel, shape=lambda s, t, a: [(s[1], t[2])],
-                     grad=lambda c, g3: [None, None, bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
+                     grad=lambda c, g3: [*_zeros_for_pool_inputs(c),
+                                         bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
 
 
 def max_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002
                name: str | None = None) -> Tensor:
     """The largest value of each ksize window, moved by `strides` (NHWC images)."""
     _nhwc_only(data_format)
-    return bind(MaxPool, convert_to_tensor(input), **_pool_attrs(ksize, strides, padding))
+    return bind(MaxPool, convert_to_tensor(input), **_pool_attrs(ksize, strides, padding, "MaxPool"))
 
 
 def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002
                name: str | None = None) -> Tensor:
     """The mean of each ksize window (padding not counted), moved by `strides` (NHWC images)."""
     _nhwc_only(data_format)
-    return bind(AvgPool, convert_to_tensor(input), **_pool_attrs(ksize, strides, padding))
+    return bind(AvgPool, convert_to_tensor(input), **_pool_attrs(ksize, strides, padding, "AvgPool"))

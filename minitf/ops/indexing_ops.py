@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, graph_build_error, state
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
@@ -167,6 +167,9 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
         raise InvalidArgumentError(None, None, f"Expected begin, end, and strides to be 1D equal size tensors, but "
                                    f"got shapes [{len(starts)}], [{len(stops)}], and [{len(steps)}] instead. "
                                    "[Op:StridedSlice]\nHint: give one begin, end and stride per sliced dimension.")
+    if 0 in steps and state.graph is not None:  # TensorFlow's shape function reads the constant strides
+        raise graph_build_error("StridedSlice", f"strides[{steps.index(0)}] must be non-zero",
+                                "a stride of 0 would never move; use 1 (or -1 to go backwards).")
     if 0 in steps:
         raise InvalidArgumentError(None, None, "strides[i] must be non-zero [Op:StridedSlice]\nHint: a stride of 0 "
                                    "would never move; use 1 (or -1 to go backwards).")
@@ -363,6 +366,12 @@ def _scatter_nd_kernel(indices: np.ndarray, updates: np.ndarray, shape: np.ndarr
 
 def _scatter_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     known = attrs["known_shape"]
+    indices, updates = shapes[0], shapes[1]
+    if known is not None and indices.is_fully_defined() and updates.is_fully_defined():
+        def check() -> None:  # TensorFlow's shape function checks the updates against the constant shape
+            _check_depth(indices.as_list(), len(known), "ScatterNd", "rank of the shape")  # type: ignore[arg-type]
+            _check_updates(indices.as_list(), updates.as_list(), list(known), "ScatterNd")  # type: ignore[arg-type]
+        at_graph_build(check, "ScatterNd")
     if known is not None:
         return [(TensorShape(known), types[1])]
     length = shapes[2][0] if shapes[2].rank == 1 else None
@@ -406,7 +415,8 @@ def _tensor_scatter_check(op_name: str) -> Any:
             allowed_dtypes(op_name, INDEX_TYPES, indices.dtype)  # type: ignore[attr-defined]
         if updates.dtype is not tensor.dtype:  # type: ignore[attr-defined]
             from minitf.core import dtype_mismatch
-            raise dtype_mismatch(op_name, 2, tensor.dtype, updates.dtype)  # type: ignore[attr-defined]
+            raise dtype_mismatch(op_name, 2, tensor.dtype, updates.dtype,  # type: ignore[attr-defined]
+                                 ("tensor", "indices", "updates"))
     return check
 
 
@@ -538,7 +548,16 @@ def _roll_kernel(x: np.ndarray, shift: np.ndarray, axis: np.ndarray) -> np.ndarr
     return np.roll(x, shifts, axes) if axes else np.array(x, copy=True)
 
 
-Roll = Op("Roll", _roll_kernel, shape=lambda s, t, a: [(s[0], t[0])],
+def _roll_shape(shapes_: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list:
+    """The input's shape; TensorFlow's shape function also wants as many shifts as axes."""
+    shift, axis = shapes_[1], shapes_[2]
+    if shift.rank == 1 and axis.rank == 1 and None not in (shift[0], axis[0]) and shift[0] != axis[0]:
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {shift[0]} and {axis[0]}. Shapes are "
+                         f"[{shift[0]}] and [{axis[0]}].\nHint: give one shift per listed axis.")
+    return [(shapes_[0], types[0])]
+
+
+Roll = Op("Roll", _roll_kernel, shape=_roll_shape,
           grad=lambda c, g: [bind(Roll, g, m.negative(c.inputs[1]), c.inputs[2]), None, None])
 
 

@@ -20,6 +20,8 @@ _BATCH_MATMUL_TYPES = _MATMUL_TYPES | {dtypes.int16}
 
 
 def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -> np.ndarray:
+    if a.dtype == np.uint8:  # the op accepts uint8 but has no CPU kernel: an error when it runs, not when traced
+        raise no_kernel("MatMul" if a.ndim <= 2 and b.ndim <= 2 else "BatchMatMulV2", dtypes.uint8)
     for i, x in enumerate((a, b)):
         if np.ndim(x) < 2:
             raise InvalidArgumentError(None, None, f"In[{i}] ndims must be >= 2 [Op:MatMul] name: \nHint: tf.matmul "
@@ -71,8 +73,6 @@ def _matmul_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         same_dtype(name, inputs)
         allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
-        if inputs[0].dtype is dtypes.uint8:  # type: ignore[attr-defined]
-            raise no_kernel(name, dtypes.uint8)
     return check
 
 

@@ -1,8 +1,9 @@
 """tf.map_fn and tf.vectorized_map: apply a function to each slice of the first dimension and stack the results.
 
-With a known number of slices (always eagerly, usually when traced) the function is called once per slice;
-inside a tf.function with an unknown number of slices the calls become a `tf.while_loop` writing into
-TensorArrays, as in TensorFlow.
+Eagerly the function is called once per slice. Inside a tf.function map_fn becomes a `tf.while_loop` writing
+into TensorArrays, as in TensorFlow: the function is traced once (on a slice of unknown position), and the
+result's static shape is the number of slices, when known, followed by the shape of one result.
+vectorized_map loops only when the number of slices is unknown.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minitf import dtypes, nest
-from minitf.core import convert_to_tensor
+from minitf.core import convert_to_tensor, state
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.tensor import Tensor
@@ -41,8 +42,8 @@ def map_fn(fn: Callable[..., Any], elems: Any, dtype: Any = None, parallel_itera
     expected = _signature_dtypes(signature) if signature is not None else nest.pack_sequence_as(
         elems, [t.dtype for t in flat])
     length = flat[0].shape[0]
-    if length is None:
-        return _map_in_loop(fn, elems, flat, expected)
+    if length is None or state.graph is not None:  # traced: one loop body, as TensorFlow traces it
+        return _map_in_loop(fn, elems, flat, expected, length)
     rows: list[list[Tensor]] = []
     for i in range(length):
         piece = nest.pack_sequence_as(elems, [t[i] for t in flat])
@@ -75,8 +76,11 @@ def _checked_row(result: Any, expected: Any, index: int, first: list[Tensor] | N
     return outputs
 
 
-def _map_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], expected: Any) -> Any:
-    """The traced form for an unknown number of slices: a while loop that writes each result into a TensorArray."""
+def _map_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], expected: Any,
+                 length: int | None = None) -> Any:
+    """The traced form: a while loop that writes each result into a TensorArray. `fn` is traced once, on a
+    slice of unknown position, so results of different shapes fail when the graph runs (as in TensorFlow),
+    and the static shape is the number of slices (when known) followed by the shape of one result."""
     from minitf.function.control_flow import TensorArray, while_loop
     from minitf.tensor_shape import TensorShape
     n = array_ops.shape(flat[0])[0]
@@ -95,9 +99,11 @@ def _map_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], expecte
     start = (convert_to_tensor(0),) + tuple(t._stack for t in templates)
     invariants = [TensorShape([])] + [TensorShape(None)] * len(templates)
     results = list(while_loop(lambda i, *stacks: i < n, body, start, shape_invariants=invariants))[1:]
-    for stacked, shape in zip(results, element_shapes):  # what TensorFlow's TensorArray.stack knows statically
+    for k, (stacked, shape) in enumerate(zip(results, element_shapes)):  # what TensorFlow's stack knows statically
+        if shape.is_fully_defined() and length == 0:  # no row written: the empty stack gets the rows' shape
+            results[k] = stacked = array_ops.reshape(stacked, [0] + shape.as_list())
         if shape.rank is not None:
-            stacked.set_shape(TensorShape([None]) + shape)
+            stacked.set_shape(TensorShape([length]) + shape)
     return nest.pack_sequence_as(expected, results)
 
 

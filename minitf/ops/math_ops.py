@@ -82,7 +82,15 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
     if not isinstance(x, Tensor):
         x = convert_to_tensor(x)
     if not isinstance(y, Tensor):
-        y = operand(y, x.dtype, op is not Add)  # type: ignore[attr-defined]
+        try:
+            y = operand(y, x.dtype, op is not Add)  # type: ignore[attr-defined]
+        except TypeError:
+            if state.graph is None or not isinstance(y, int | float | complex):
+                raise
+            # While a graph is built, TensorFlow's op wrapper converts the argument and words it this way.
+            want, kind = x.dtype.name, type(y).__name__  # type: ignore[attr-defined]
+            raise TypeError(f"Expected {want} passed to parameter 'y' of op '{op.name}', got {y!r} of type '{kind}' "
+                            f"instead. Error: Expected {want}, but got {y!r} of type '{kind}'.") from None
     return bind(op, x, y)
 
 

@@ -10,12 +10,21 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, same_dtype
+from minitf.core import (
+    Op,
+    allowed_dtypes,
+    bad_string_attr,
+    bind,
+    convert_to_tensor,
+    graph_build_error,
+    same_dtype,
+    state,
+)
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
 from minitf.ops.indexing_ops import at_graph_build
-from minitf.ops.shapes import broadcast_shapes
+from minitf.ops.shapes import broadcast_shapes, need_rank
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -94,12 +103,31 @@ def _einsum_kernel(*operands: np.ndarray, equation: str) -> np.ndarray:
 def _einsum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     if any(s.rank is None for s in shapes):
         return [(TensorShape(None), types[0])]
-    inputs, output = _expand(attrs["equation"], [s.rank for s in shapes])  # type: ignore[misc]
+    equation = attrs["equation"]
+    try:
+        inputs, output = _expand(equation, [s.rank for s in shapes])  # type: ignore[misc]
+    except InvalidArgumentError:  # TensorFlow's shape function words it as a rank check
+        index, named, shape = next((i, len(p.replace("...", "")), s) for i, (p, s) in
+                                   enumerate(zip(equation.split("->")[0].split(","), shapes))
+                                   if len(p.replace("...", "")) > s.rank or ("..." not in p
+                                                                            and len(p) != s.rank))
+        raise ValueError(f"Shape must be rank {named} but is rank {shape.rank}\n\t for {_ordinal(index)} input and "
+                         f"equation: {equation}\nHint: each input needs one label per dimension (or '...' for the "
+                         "leading ones).") from None
     sizes: dict[str, TensorShape] = {}
     for labels, shape in zip(inputs, shapes):
         for label, size in zip(labels, shape):
             sizes[label] = broadcast_shapes(sizes.get(label, TensorShape([1])), TensorShape([size]))
+    broadcast = {c for labels in inputs for c in labels if c not in output and c not in equation}
+    if broadcast and "..." not in equation.split("->")[1]:
+        raise ValueError(f"Shape must be at most rank 0 but is rank {len(broadcast)}\n\t for einsum equation "
+                         f"'{equation}' without ellipsis (...) in the output subscripts where input(s) have non-empty "
+                         "broadcasting shape\nHint: write '...' in the output too, e.g. '...ij,...jk->...ik'.")
     return [(TensorShape([sizes[c][0] for c in output]), types[0])]
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def _einsum_grad(c: Any, g: Tensor) -> list:
@@ -269,6 +297,7 @@ def _diag_kernel(diagonal: np.ndarray, k: tuple[int, int], num_rows: int, num_co
 
 def _diag_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     s, k = shapes[0], attrs["k"]
+    need_rank(s, 1, at_least=True)
     batch = 1 if k[0] == k[1] else 2
     if s.rank is None or s.rank < batch or s[-1] is None:
         return [(TensorShape(None) if s.rank is None else TensorShape(s.as_list()[:-batch] + [None, None]), types[0])]
@@ -329,6 +358,9 @@ MatrixDiagPartV3 = Op("MatrixDiagPartV3", _diag_part_kernel, shape=_diag_part_sh
 def _offsets(k: Any, op_name: str) -> tuple[int, int]:
     values = [int(v) for v in np.ravel(getattr(k, "_value", k))]
     if len(values) not in (1, 2):
+        if state.graph is not None:  # TensorFlow's shape function reads the constant k while building the graph
+            raise graph_build_error(op_name, f"diag_index must be a vector with one or two elements. It has "
+                                    f"{len(values)} elements.", "k is one offset, or (low, high).")
         raise InvalidArgumentError(None, None, f"diag_index must have only one or two elements, received "
                                    f"{len(values)} elements. [Op:{op_name}]\nHint: k is one offset, or (low, high).")
     return (values[0], values[-1])
@@ -336,8 +368,8 @@ def _offsets(k: Any, op_name: str) -> tuple[int, int]:
 
 def _alignment(align: str, op_name: str) -> str:
     if align not in ALIGNMENTS:
-        raise InvalidArgumentError(None, None, f"Value for attr 'align' of \"{align}\" is not in the list of allowed "
-                                   f"values: {', '.join(chr(34) + a + chr(34) for a in ALIGNMENTS)} [Op:{op_name}]")
+        raise bad_string_attr(op_name, "align", align, ALIGNMENTS, "align says where shorter diagonals sit: "
+                              "\"RIGHT_LEFT\" (TensorFlow's default) is what tf.linalg.diag_part uses.")
     return align
 
 

@@ -492,22 +492,30 @@ class DatasetShuffle:
 
 def shuffle_buffer(elements: Any, buffer_size: int, words: Any) -> Any:
     """Fill a buffer of `buffer_size`; then repeatedly hand out a random element of it (word % filled) and
-    refill its place from the input. The buffer is a ring: the element handed out swaps with the oldest one."""
-    buffer: list[Any] = [None] * buffer_size
+    refill its place from the input. The buffer is a ring: the element handed out swaps with the oldest one.
+    A `buffer_size` of -2 (tf.data's UNKNOWN_CARDINALITY) is a buffer without bound, which holds the whole input.
+    The ring is a dict of the filled positions, so a large `buffer_size` over a short input costs nothing."""
+    unbounded = buffer_size == -2
+    buffer: dict[int, Any] = {}
     start = end = 0  # the buffer holds elements start .. end-1, at positions modulo buffer_size
     source = iter(elements)
     exhausted = False
+
+    def position(count: int) -> int:
+        return count if unbounded else count % buffer_size
+
     while True:
-        while not exhausted and end - start < buffer_size:
+        while not exhausted and (unbounded or end - start < buffer_size):
             try:
-                buffer[end % buffer_size] = next(source)
+                buffer[position(end)] = next(source)
                 end += 1
             except StopIteration:
                 exhausted = True
         if start == end:
             return
-        index = (start + next(words) % (end - start)) % buffer_size
-        oldest = start % buffer_size
+        index = position(start + next(words) % (end - start))
+        oldest = position(start)
         yield buffer[index]
-        buffer[index], buffer[oldest] = buffer[oldest], None
+        buffer[index] = buffer[oldest]
+        del buffer[oldest]
         start += 1

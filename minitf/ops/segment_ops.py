@@ -1,5 +1,5 @@
-"""Summing by group: tf.math.segment_sum, unsorted_segment_sum and bincount; and tf.math.polyval, which
-TensorFlow composes from multiply and add (Horner's rule)."""
+"""Summing by group: tf.math.segment_sum, unsorted_segment_sum, bincount and confusion_matrix; and
+tf.math.polyval, which TensorFlow composes from multiply and add (Horner's rule)."""
 
 from __future__ import annotations
 
@@ -171,6 +171,74 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
     if w is None:
         w = array_ops.zeros([0], dtype=dtypes.as_dtype(dtype))  # no weights: count in `dtype`
     return bind(DenseBincount, a, size, w, binary_output=bool(binary_output))
+
+
+# ---------------------------------------------------------------------------------------------------
+# confusion_matrix: counts of (label, prediction) pairs, scattered into an n x n matrix as TensorFlow does
+# ---------------------------------------------------------------------------------------------------
+
+def _class_id_kernel(ids: np.ndarray, limit: np.ndarray, what: str) -> np.ndarray:
+    """`ids` unchanged if every id lies in [0, limit) (no upper limit when `limit` is empty)."""
+    values = np.asarray(ids)
+    if np.any(values < 0):
+        raise InvalidArgumentError(None, None, f"`{what}` contains negative values.\nCondition x >= 0 did not "
+                                   f"hold element-wise:\nx (shape={values.shape} dtype=int64) = \n{values}\n"
+                                   "Hint: class numbers start at 0.")
+    if np.size(limit) and np.any(values >= limit):
+        raise InvalidArgumentError(None, None, f"`{what}` out of bound\nCondition x < y did not hold.\n"
+                                   f"First {values.size} elements of x:\n{np.ravel(values)}\nFirst 1 elements of "
+                                   f"y:\n{np.ravel(limit)}\nHint: num_classes must exceed every class number.")
+    return values
+
+
+# Stateful, as TensorFlow's asserts are: inside a tf.function the check runs with the function.
+CheckClassIds = Op("CheckClassIds", _class_id_kernel, shape=lambda s, t, a: [(s[0], t[0])], stateful=True)
+
+
+def _squeeze_last(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
+    """TensorFlow's remove_squeezable_dimensions: a trailing size-1 axis goes when the ranks differ by one."""
+    lr, pr = labels.shape.rank, predictions.shape.rank
+    if lr is not None and pr is not None:
+        if pr == lr + 1 and predictions.shape.as_list()[-1] in (1, None):
+            predictions = array_ops.squeeze(predictions, [-1])
+        elif lr == pr + 1 and labels.shape.as_list()[-1] in (1, None):
+            labels = array_ops.squeeze(labels, [-1])
+    return labels, predictions
+
+
+def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, weights: Any = None,
+                     dtype: Any = dtypes.int32, name: str | None = None) -> Tensor:
+    """Row i, column j counts the examples of class i predicted as j (or sums their `weights`); the matrix
+    has num_classes rows, or one more than the largest class seen."""
+    from minitf.ops.indexing_ops import scatter_nd
+
+    out_type = dtypes.as_dtype(dtype)
+    labels, predictions = _squeeze_last(convert_to_tensor(labels), convert_to_tensor(predictions))
+    labels = m.cast(labels, dtypes.int64)
+    predictions = m.cast(predictions, dtypes.int64)
+    count = None if num_classes is None else convert_to_tensor(num_classes)
+    known = None if count is None else _known_values(count)
+    if count is None:
+        limit = array_ops.zeros([0], dtype=dtypes.int64)
+    else:
+        limit = m.cast(count, dtypes.int64)
+    labels = bind(CheckClassIds, labels, limit, what="labels")
+    predictions = bind(CheckClassIds, predictions, limit, what="predictions")
+    if count is None:
+        size = m.maximum(m.reduce_max(predictions), m.reduce_max(labels)) + 1
+    else:
+        size = limit
+    if weights is None:
+        values = array_ops.ones_like(predictions, dtype=out_type)
+    else:
+        weights = convert_to_tensor(weights)
+        if not predictions.shape.is_compatible_with(weights.shape):
+            raise ValueError(f"Shapes {predictions.shape} and {weights.shape} are incompatible")
+        values = m.cast(weights, out_type)
+    indices = array_ops.stack([labels, predictions], axis=1)
+    if known is not None:  # a number known while tracing: so is the matrix's shape, as in TensorFlow
+        return scatter_nd(indices, values, [known[0], known[0]])
+    return scatter_nd(indices, values, m.cast(array_ops.stack([size, size]), dtypes.int64))
 
 
 # ---------------------------------------------------------------------------------------------------

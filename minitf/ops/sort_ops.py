@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
+from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, state, static_error, static_value
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
@@ -65,6 +65,13 @@ def _top_k_grad(c: Any, grads: list) -> list:
     g = grads[0]
     if g is None:
         return [None, None]
+    if c.outputs[1].dtype is dtypes.int64:  # TensorFlow's rule adds int32 offsets to the indices and fails
+        hint = "\nHint: TensorFlow differentiates top_k only with index_type=tf.int32 (the default)."
+        if state.graph is not None:
+            raise TypeError("Input 'y' of 'AddV2' Op has type int32 that does not match type int64 of argument 'x'."
+                            + hint)
+        raise InvalidArgumentError(None, None, "cannot compute AddV2 as input #1(zero-based) was expected to be a "
+                                   "int64 tensor but is a int32 tensor [Op:AddV2] name: " + hint)
     return [bind(ScatterLastAxis, g, c.outputs[1], c.inputs[0]), None]
 
 
@@ -141,9 +148,10 @@ def _sort_or_argsort(values: Any, axis: Any, direction: str, return_argsort: boo
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f"Argument `direction` should be one of ASCENDING, DESCENDING. Received: "
                          f"direction={direction}")
-    axis_value = getattr(axis, "_value", axis)
+    axis_value = static_value(axis) if isinstance(axis, Tensor) else axis  # a traced constant's value counts
     if axis_value is None or np.ndim(axis_value) != 0:
-        raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis}.")
+        raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis}.\nHint: pass a Python "
+                         "int (or a tensor made by tf.constant).")
     x = convert_to_tensor(values)
     how = _ascending if direction == "ASCENDING" else _descending
     return how(x, int(axis_value), return_argsort)
@@ -183,7 +191,14 @@ def _unique_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
                                               attrs["out_idx"])]
 
 
-Unique = Op("Unique", _unique_kernel, shape=_unique_shape, num_outputs=2, value_dependent=True)
+def _unique_grad(c: Any, grads: list) -> list:
+    """TensorFlow registers no gradient for Unique: differentiating through it is a LookupError."""
+    raise LookupError("No gradient defined for operation 'Unique' (op type: Unique).\nHint: tf.unique cannot be "
+                      "differentiated; to differentiate through distinct values, use tf.gather(x, positions) "
+                      "with positions found outside the tape.")
+
+
+Unique = Op("Unique", _unique_kernel, shape=_unique_shape, num_outputs=2, value_dependent=True, grad=_unique_grad)
 
 
 def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> UniqueResult:
@@ -231,10 +246,11 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
     s = convert_to_tensor(sorted_sequence)
     v = convert_to_tensor(values, dtype_hint=s.dtype)  # type: ignore[attr-defined]
     for t in (s, v):
-        if t.shape.rank == 0:
-            raise InvalidArgumentError(None, None, "slice index -1 of dimension 0 out of bounds. [Op:StridedSlice] "
-                                       "name: strided_slice/\nHint: searchsorted needs vectors (or batches of "
-                                       "them), not scalars: wrap a single value in a list.")
+        if t.shape.rank == 0:  # TensorFlow reads shape(t)[-1]: while tracing, its slice fails at graph building
+            raise static_error("slice index -1 of dimension 0 out of bounds." + (
+                " for '{{node strided_slice}}'" if state.graph is not None else " [Op:StridedSlice] name: "
+                "strided_slice/") + "\nHint: searchsorted needs vectors (or batches of them), not scalars: wrap a "
+                "single value in a list.")
     rows_s = array_ops.reshape(s, [-1, s.shape[-1] if s.shape[-1] is not None else -1])
     rows_v = array_ops.reshape(v, [-1, v.shape[-1] if v.shape[-1] is not None else -1])
     op = LowerBound if side == "left" else UpperBound

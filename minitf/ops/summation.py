@@ -14,11 +14,23 @@ reduced (or both kept) merged. Then:
 * summing along an axis with kept axes after it ("columns"): every packet of 8 (4) neighbouring outputs
   adds the rows in 4 interleaved accumulators when there are 16 rows or more (see `column_sums`);
 * other patterns move the reduced axes last and sum rows.
+
+Speed: the order is reproduced with whole-array NumPy operations, never element by element. `np.add.reduce`
+over an axis that is not the innermost adds the slices one after the other (it only adds pairwise along the
+innermost, contiguous axis), so a sum over `(rows, steps, lanes)` along `steps` is exactly the accumulators
+of Eigen's packet loop. Long rows are cut into their halves once per shape (`_split_plan`, cached); the
+halves of equal length at evenly spaced offsets are summed together through one strided view.
+
+Signs of zero: every row sum starts from +0, so a total of -0.0 comes out as +0.0 (`test_float_order.py`).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import NamedTuple
+
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 LEAF_PACKETS = 1024  # rows longer than this many packets are split in two
 
@@ -38,57 +50,136 @@ def _fold(acc: np.ndarray) -> np.ndarray:
     return acc[:, 0] + acc[:, 1]
 
 
-def _in_order(blocks: np.ndarray, axis: int) -> np.ndarray:
-    """`blocks` summed along `axis` one slice after the other, starting from +0.
+def _in_order(blocks: np.ndarray) -> np.ndarray:
+    """`blocks` (outer, steps, inner...) summed along `steps` one slice after the other, starting from +0.
 
-    A running sum (`accumulate`) is sequential by definition, whereas `np.sum` may add pairwise. Adding +0 at
-    the end turns a total of -0.0 into +0.0, as starting from +0 does; it changes nothing else.
+    NumPy reduces an axis that is not its innermost loop slice by slice; its pairwise summation only runs
+    when the reduced axis has the smallest stride. Otherwise a running sum (`accumulate`, sequential by
+    definition) gives the total. Adding +0 at the end turns a total of -0.0 into +0.0, as starting from +0
+    does; it changes nothing else.
     """
-    if blocks.shape[axis] == 0:
-        return np.zeros(np.delete(blocks.shape, axis), dtype=blocks.dtype)
-    running = np.add.accumulate(blocks, axis=axis)
-    return np.take(running, -1, axis=axis) + blocks.dtype.type(0)
+    if blocks.shape[1] == 0:
+        return np.zeros(blocks.shape[:1] + blocks.shape[2:], dtype=blocks.dtype)
+    others = [stride for axis, (size, stride) in enumerate(zip(blocks.shape, blocks.strides)) if size > 1 and axis != 1]
+    if min(blocks.strides) >= 0 and others and min(others) < blocks.strides[1]:
+        total = np.add.reduce(blocks, axis=1)
+    else:
+        total = np.add.accumulate(blocks, axis=1)[:, -1]
+    total += blocks.dtype.type(0)
+    return total
 
 
 def _leaf(x: np.ndarray) -> np.ndarray:
-    """Sums of the rows of a (rows, n) array, n at most LEAF_PACKETS packets."""
+    """Sums of the rows of a (rows, n) array, n at most LEAF_PACKETS packets, innermost stride one element."""
     rows, n = x.shape
     p = lanes(x.dtype)
-    start = n // (4 * p) * 4 * p if n >= 4 * p else 0
+    start = n // (4 * p) * 4 * p
     if start:  # four accumulators, each adding every fourth packet, then added into the first
-        acc4 = _in_order(x[:, :start].reshape(rows, -1, 4, p), axis=1)
-        acc = ((acc4[:, 0] + acc4[:, 1]) + acc4[:, 2]) + acc4[:, 3]
+        acc4 = _in_order(x[:, :start].reshape(rows, -1, 4 * p))
+        acc = ((acc4[:, :p] + acc4[:, p:2 * p]) + acc4[:, 2 * p:3 * p]) + acc4[:, 3 * p:]
     else:
         acc = np.zeros((rows, p), dtype=x.dtype)
     whole = n // p * p
     for j in range(start, whole, p):  # at most three packets
         acc = acc + x[:, j:j + p]
-    single = np.zeros(rows, dtype=x.dtype)
-    for j in range(whole, n):  # at most seven elements
-        single = single + x[:, j]
-    return single + _fold(acc)
+    if whole < n:  # at most seven elements, added one by one from +0
+        return _in_order(x[:, whole:, None])[:, 0] + _fold(acc)
+    return _fold(acc) + x.dtype.type(0)
 
 
-def _row(x: np.ndarray, first: int) -> np.ndarray:
-    """The sum of one long row (1, n) whose first element is element `first` of the flattened input."""
-    n = x.shape[1]
-    p = lanes(x.dtype)
-    if n <= p * LEAF_PACKETS:
-        return _leaf(x)
-    split = p * -(-(first + -(-n // 2)) // p)  # the middle, moved up to a packet boundary of the whole input
-    left = min(split - first, n)
-    total = np.zeros(1, dtype=x.dtype) + _row(x[:, :left], first)
-    if left < n:
-        total += _row(x[:, left:], first + left)
-    return total
+class _Run(NamedTuple):
+    """Halves of one length at evenly spaced offsets of the flattened input: summed through one view."""
+    leaves: np.ndarray  # their positions among all halves, in order
+    start: int
+    step: int
+    length: int
+
+
+class _Plan(NamedTuple):
+    runs: tuple[_Run, ...]
+    total: int  # halves of all rows
+    count: int  # halves per row when every row splits alike
+    depth: int  # every half is this many splits deep, or -1 when the splitting is uneven
+    trees: tuple  # per row: a leaf's position, or a pair (left, right) of subtrees
+
+
+@lru_cache(maxsize=64)
+def _split_plan(rows: int, n: int, p: int) -> _Plan:
+    """How the long rows of a (rows, n) array split into halves: the same for every call with that shape."""
+    starts: list[int] = []
+    lengths: list[int] = []
+    depths: set[int] = set()
+
+    def split(first: int, size: int, depth: int) -> object:
+        if size <= p * LEAF_PACKETS:
+            starts.append(first)
+            lengths.append(size)
+            depths.add(depth)
+            return len(starts) - 1
+        middle = p * -(-(first + -(-size // 2)) // p)  # the middle, moved up to a packet boundary of the input
+        left = min(middle - first, size)
+        return split(first, left, depth + 1), split(first + left, size - left, depth + 1)
+
+    trees = tuple(split(r * n, n, 0) for r in range(rows))
+    runs = []
+    for length in sorted(set(lengths)):
+        group = [i for i, size in enumerate(lengths) if size == length]
+        while group:  # the longest prefix at evenly spaced starts
+            end = 2
+            step = starts[group[1]] - starts[group[0]] if len(group) > 1 else 0
+            while end < len(group) and starts[group[end]] - starts[group[end - 1]] == step:
+                end += 1
+            taken, group = group[:end], group[end:]
+            runs.append(_Run(np.array(taken), starts[taken[0]], step, length))
+    count = len(starts) // rows
+    even = len(depths) == 1 and count == 2 ** depths.pop()
+    return _Plan(tuple(runs), len(starts), count, count.bit_length() - 1 if even else -1, trees)
+
+
+def _long_rows(x: np.ndarray) -> np.ndarray:
+    """Sums of rows longer than LEAF_PACKETS packets: the halves summed, then added up the split tree."""
+    rows, n = x.shape
+    plan = _split_plan(rows, n, lanes(x.dtype))
+    flat = x.reshape(-1)
+    size = x.itemsize
+    halves = np.empty(plan.total, dtype=x.dtype)
+    for run in plan.runs:
+        view = as_strided(flat[run.start:], shape=(len(run.leaves), run.length), strides=(run.step * size, size),
+                          writeable=False)
+        halves[run.leaves] = _leaf(view)
+    zero = x.dtype.type(0)
+    if plan.depth >= 0:  # a full binary tree: neighbours added level by level, the left one onto +0 first
+        level = halves.reshape(rows, plan.count)
+        for _ in range(plan.depth):
+            level = (level[:, 0::2] + zero) + level[:, 1::2]
+        return level[:, 0]
+
+    def add_up(tree: object) -> np.floating:
+        if isinstance(tree, tuple):
+            return (zero + add_up(tree[0])) + add_up(tree[1])
+        return halves[tree]
+    return np.array([add_up(tree) for tree in plan.trees], dtype=x.dtype)
 
 
 def row_sums(x: np.ndarray) -> np.ndarray:
     """Sums of the rows of a (rows, n) array, in TensorFlow's order."""
-    rows, n = x.shape
-    if n <= lanes(x.dtype) * LEAF_PACKETS:
+    x = np.ascontiguousarray(x)
+    if x.shape[1] <= lanes(x.dtype) * LEAF_PACKETS:
         return _leaf(x)
-    return np.concatenate([_row(x[r:r + 1], r * n) for r in range(rows)])
+    return _long_rows(x)
+
+
+@lru_cache(maxsize=64)
+def _packed_outputs(planes: int, columns: int, p: int) -> np.ndarray | None:
+    """Which outputs, flattened, Eigen computes in packets: those of an aligned packet within one plane.
+
+    None when every output is (the index then costs nothing).
+    """
+    starts = np.arange(0, planes * columns // p * p, p)
+    packet_starts = starts[(starts % columns) + p - 1 < columns]
+    packed = np.zeros(planes * columns, dtype=bool)
+    packed[(packet_starts[:, None] + np.arange(p)).reshape(-1)] = True
+    return None if packed.all() else packed
 
 
 def column_sums(x: np.ndarray) -> np.ndarray:
@@ -100,24 +191,27 @@ def column_sums(x: np.ndarray) -> np.ndarray:
     """
     planes, rows, columns = x.shape
     p = lanes(x.dtype)
-    flat = x.transpose(1, 0, 2).reshape(rows, planes * columns)  # row r of every output, outputs side by side
-    starts = np.arange(0, planes * columns // p * p, p)
-    packed = np.zeros(planes * columns, dtype=bool)
-    for start in starts[(starts % columns) + p - 1 < columns]:
-        packed[start:start + p] = True
-    out = np.zeros(planes * columns, dtype=x.dtype)
-    out[~packed] = _in_order(flat[:, ~packed], axis=0)
-    columns_in_packets = flat[:, packed]
-    interleaved = rows // 4 * 4 if rows >= 16 else 0
-    if interleaved and columns_in_packets.size:
-        acc4 = _in_order(columns_in_packets[:interleaved].reshape(-1, 4, columns_in_packets.shape[1]), axis=0)
-        acc = ((acc4[0] + acc4[1]) + acc4[2]) + acc4[3]
-    else:
-        acc = np.zeros(columns_in_packets.shape[1], dtype=x.dtype)
-    for r in range(interleaved, rows):  # at most 15 rows
-        acc = acc + columns_in_packets[r]
-    out[packed] = acc
+    flat = np.ascontiguousarray(x.transpose(1, 0, 2)).reshape(rows, planes * columns)  # outputs side by side
+    packed = _packed_outputs(planes, columns, p)
+    if packed is None:
+        return _interleaved_columns(flat).reshape(planes, columns)
+    out = np.empty(planes * columns, dtype=x.dtype)
+    out[~packed] = _in_order(np.compress(~packed, flat, axis=1)[None])[0]
+    out[packed] = _interleaved_columns(np.compress(packed, flat, axis=1))
     return out.reshape(planes, columns)
+
+
+def _interleaved_columns(flat: np.ndarray) -> np.ndarray:
+    """Column sums of (rows, outputs): 4 interleaved accumulators over the first rows // 4 * 4 rows from 16 on."""
+    rows, outputs = flat.shape
+    interleaved = rows // 4 * 4 if rows >= 16 else 0
+    if not interleaved or not outputs:
+        return _in_order(flat[None])[0]
+    acc4 = _in_order(flat[None, :interleaved].reshape(1, -1, 4, outputs))[0]
+    acc = ((acc4[0] + acc4[1]) + acc4[2]) + acc4[3]
+    for r in range(interleaved, rows):  # at most 15 rows
+        acc = acc + flat[r]
+    return acc
 
 
 def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
@@ -139,6 +233,7 @@ def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
     sizes = [size for size, _ in groups]
     if not any(kinds):
         return x.reshape(out_shape).copy()
+    x = np.ascontiguousarray(x)
     if kinds == (True,):
         return row_sums(x.reshape(1, -1))[0].reshape(out_shape)
     if kinds == (False, True):
@@ -148,12 +243,8 @@ def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
     if kinds == (False, True, False):
         return column_sums(x.reshape(sizes)).reshape(out_shape)
     if kinds == (True, False, True):  # reduced, kept, reduced: the last axis in the outer loop, the first inside
-        cube = x.reshape(sizes)
-        out = np.zeros(sizes[1], dtype=x.dtype)
-        for k in range(sizes[2]):
-            for i in range(sizes[0]):
-                out += cube[i, :, k]
-        return out.reshape(out_shape)
+        outer_first = np.ascontiguousarray(x.reshape(sizes).transpose(2, 0, 1)).reshape(1, -1, sizes[1])
+        return _in_order(outer_first)[0].reshape(out_shape)
     kept = [i for i in range(len(groups)) if not kinds[i]]
     reduced = [i for i in range(len(groups)) if kinds[i]]
     moved = x.reshape(sizes).transpose(kept + reduced)

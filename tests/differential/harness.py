@@ -78,12 +78,6 @@ def named_examples(*pairs: tuple[Any, ...]) -> Any:
     return pytest.mark.parametrize("case", [pytest.param(p[1], marks=p[2:], id=p[0]) for p in pairs])
 
 
-# Graph execution reports an op without a kernel for a dtype as InvalidArgumentError ("No OpKernel was
-# registered"), eager execution as NotFoundError; minitf's graph executor still says NotFoundError.
-MISSING_KERNEL_IN_GRAPH = pytest.mark.xfail(strict=True, reason="minitf's graph executor reports a missing kernel "
-                                            "as NotFoundError; TensorFlow's graph execution says InvalidArgumentError")
-
-
 def only(modes: tuple[str, ...], reason: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Run a case in `modes` only: for checks that TensorFlow itself treats differently inside a function, for
     the `reason` given (the documented exclusions)."""

@@ -81,17 +81,7 @@ SPARSE = [
 ]
 
 
-SPARSE_MODES = {
-    "add_shape_mismatch": ((EAGER, TAPE), "minitf: inside tf.function the shape mismatch is not a ValueError at "
-                           "trace time as in TensorFlow"),
-    "matmul_inner_mismatch": ((EAGER, TAPE), "minitf: inside tf.function the inner-dimension mismatch is not a "
-                              "ValueError at trace time as in TensorFlow"),
-    "matmul_dtype_mismatch": ((EAGER, TAPE), "minitf: inside tf.function the dtype mismatch is not a TypeError at "
-                              "trace time as in TensorFlow"),
-}
-
-
-@named_examples(*restricted(SPARSE, SPARSE_MODES))
+@named_examples(*SPARSE)
 def test_sparse_tensor_matches_tensorflow(case: Any) -> None:
     same(case)
 
@@ -202,8 +192,6 @@ RAGGED = [
 ]
 
 
-UNVALIDATED = ((EAGER, TAPE), "minitf: inside tf.function the row partition is not validated (TensorFlow "
-               "raises InvalidArgumentError)")
 RAGGED_MODES = {
     "constant_ints": TO_LIST,
     "constant_floats": TO_LIST,
@@ -229,17 +217,6 @@ RAGGED_MODES = {
     "tf_add": TO_LIST,
     "tf_abs": TO_LIST,
     "tf_math_sqrt": TO_LIST,
-    "splits_decreasing": UNVALIDATED,
-    "negative_row_length": UNVALIDATED,
-    "from_row_lengths_wrong_total": UNVALIDATED,
-    "from_row_splits_not_from_zero": UNVALIDATED,
-    "plus_other_lengths": UNVALIDATED,
-    "splits_of_rank_two": ((EAGER, TAPE), "minitf: inside tf.function row splits of rank two are not a "
-                           "ValueError at trace time as in TensorFlow"),
-    "row_index_out_of_bounds": ((EAGER, TAPE), "minitf: inside tf.function an out-of-bounds row index is not "
-                                "TensorFlow's trace-time ValueError"),
-    "iterate_rows": ((EAGER, TAPE), "minitf: inside tf.function iterating the rows does not fail with "
-                     "TensorFlow's trace-time ValueError (slice index out of bounds)"),
 }
 
 
@@ -319,10 +296,6 @@ STRINGS_MODES = {
     "split_matrix": TO_LIST,
     "bytes_split_vector": TO_LIST,
     "unicode_decode_vector": TO_LIST,
-    "reduce_join_bad_axis": ((EAGER, TAPE), "minitf: inside tf.function the bad axis is not TensorFlow's "
-                             "trace-time ValueError"),
-    "length_unknown_unit": ((EAGER, TAPE), "minitf: inside tf.function the unknown unit is not TensorFlow's "
-                            "trace-time ValueError on the op's attr"),
 }
 
 

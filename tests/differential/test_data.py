@@ -9,9 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from harness import EAGER, TAPE, examples, minitf, named_examples, same
+import pytest
+from harness import EAGER, EAGER_ONLY, TAPE, examples, minitf, named_examples, real_tf, same
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+
+@pytest.fixture(autouse=True)
+def no_global_seed() -> Any:
+    """Each test starts without a global seed on both engines: a seed left by another test (some set it on
+    minitf alone) would change the order of a shuffle."""
+    for tf in (minitf, real_tf):
+        tf.random.set_seed(None)
+    yield
+    for tf in (minitf, real_tf):
+        tf.random.set_seed(None)
 
 
 def ds3(tf: Any) -> Any:
@@ -211,6 +223,82 @@ def test_seeded_shuffle_is_a_permutation_like_tensorflows() -> None:
     same(case)
 
 
+def passes(ds: Any, count: int = 3) -> list[list[Any]]:
+    """`count` full passes over a dataset, as NumPy values: the order of every epoch."""
+    return [[np.asarray(x).tolist() for x in ds.as_numpy_iterator()] for _ in range(count)]
+
+
+@pytest.mark.parametrize(("size", "buffer_size"), [(10, 1), (10, 3), (10, 10), (10, 25), (37, 8), (0, 4), (5, -2),
+                                                   (12, 10_000)])
+@pytest.mark.parametrize(("global_seed", "seed"), [(None, 42), (7, None), (7, 42), (0, 0), (None, 2**40 + 3)])
+@pytest.mark.parametrize("reshuffle", [True, False])
+def test_seeded_shuffle_gives_tensorflows_order_epoch_by_epoch(size: int, buffer_size: int, global_seed: Any,
+                                                               seed: Any, reshuffle: bool) -> None:
+    def case(tf: Any) -> Any:
+        tf.random.set_seed(global_seed)
+        ds = tf.data.Dataset.range(size).shuffle(buffer_size, seed=seed, reshuffle_each_iteration=reshuffle)
+        return passes(ds)
+    same(case, modes=EAGER_ONLY)
+
+
+def test_shuffle_without_op_seed_takes_the_next_op_seed_like_a_random_op() -> None:
+    def case(tf: Any) -> Any:
+        tf.random.set_seed(9)
+        drawn = tf.random.uniform([2])
+        first = tf.data.Dataset.range(10).shuffle(3)
+        second = tf.data.Dataset.range(10).shuffle(3)
+        after = tf.random.uniform([2])
+        return drawn, passes(first, 2), passes(second, 2), after
+    same(case, modes=EAGER_ONLY)
+
+
+def test_shuffle_reseeds_at_each_repeat_and_when_a_pass_is_cut_short() -> None:
+    def case(tf: Any) -> Any:
+        tf.random.set_seed(4)
+        data = tf.data.Dataset.range(8)
+        shuffled = data.shuffle(3, seed=5)
+        cut_short = [int(x) for x in shuffled.take(3)]
+        return (cut_short, passes(shuffled, 1), passes(data.shuffle(4, seed=6).repeat(3), 1),
+                passes(data.shuffle(4, seed=6, reshuffle_each_iteration=False).repeat(2), 1),
+                passes(data.repeat(2).shuffle(5, seed=6), 2), passes(data.shuffle(8, seed=1).batch(3), 2),
+                passes(tf.data.Dataset.from_tensor_slices((np.arange(6.0), ["a", "b", "c", "d", "e", "f"]))
+                       .shuffle(4, seed=2), 2))
+    same(case, modes=EAGER_ONLY)
+
+
+@pytest.mark.parametrize("buffer_size", [0, -1, -3])
+def test_shuffle_buffer_below_one_raises_like_tensorflow(buffer_size: int) -> None:
+    same(lambda tf: tf.data.Dataset.range(3).shuffle(buffer_size, seed=1), modes=EAGER_ONLY)
+
+
+@pytest.mark.parametrize("global_seed", [None, 3])
+def test_shuffle_made_inside_tf_function_gives_tensorflows_order(global_seed: Any) -> None:
+    """Inside a tf.function the seeds come from the graph's op counter; each call makes the dataset anew."""
+    def run(tf: Any) -> list[int]:
+        tf.random.set_seed(global_seed)
+
+        @tf.function
+        def fingerprint() -> Any:
+            tf.random.uniform([2])
+            ds = tf.data.Dataset.range(12).shuffle(5, seed=None if global_seed is not None else 4)
+            return ds.reduce(tf.constant(0, tf.int64), lambda total, x: total * 13 + x)
+        return [int(fingerprint()), int(fingerprint())]
+
+    assert run(minitf) == run(real_tf)
+
+
+@settings(examples, max_examples=max(5, examples.max_examples // 2))
+@given(size=st.integers(0, 40), buffer_size=st.integers(1, 50), seed=st.integers(0, 2**31 - 1),
+       global_seed=st.none() | st.integers(0, 2**31 - 1), reshuffle=st.booleans())
+def test_generated_shuffles_give_tensorflows_order(size: int, buffer_size: int, seed: int, global_seed: Any,
+                                                   reshuffle: bool) -> None:
+    def case(tf: Any) -> Any:
+        tf.random.set_seed(global_seed)
+        return passes(tf.data.Dataset.range(size).shuffle(buffer_size, seed=seed, reshuffle_each_iteration=reshuffle),
+                      2)
+    same(case, modes=EAGER_ONLY)
+
+
 def test_seeded_shuffle_repeats_its_order_and_reshuffles_each_epoch() -> None:
     def orders(seed: int, reshuffle: bool) -> list[list[int]]:
         ds = minitf.data.Dataset.range(20).shuffle(5, seed=seed, reshuffle_each_iteration=reshuffle)
@@ -242,11 +330,14 @@ def test_cache_replays_the_first_pass_without_calling_the_source_again() -> None
 
 @st.composite
 def pipelines(draw: Any) -> list[tuple[str, Any]]:
-    """A random chain of take/skip/repeat/batch/filter steps (repeat() forever only when a take follows)."""
+    """A random chain of take/skip/repeat/batch/filter/seeded shuffle steps (repeat() forever only when a take
+    follows)."""
     steps: list[tuple[str, Any]] = []
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["take", "skip", "repeat", "batch", "filter", "enumerate"]))
-        if kind in ("take", "skip"):
+        kind = draw(st.sampled_from(["take", "skip", "repeat", "batch", "filter", "enumerate", "shuffle"]))
+        if kind == "shuffle":
+            steps.append((kind, (draw(st.integers(1, 8)), draw(st.integers(0, 100)), draw(st.booleans()))))
+        elif kind in ("take", "skip"):
             steps.append((kind, draw(st.integers(-1, 6))))
         elif kind == "repeat":
             steps.append((kind, draw(st.sampled_from([0, 1, 2, None]))))
@@ -263,6 +354,8 @@ def apply(ds: Any, steps: list[tuple[str, Any]]) -> Any:
     for kind, arg in steps:
         if kind == "batch":
             ds = ds.batch(arg[0], drop_remainder=arg[1])
+        elif kind == "shuffle":
+            ds = ds.shuffle(arg[0], seed=arg[1], reshuffle_each_iteration=arg[2])
         elif kind == "filter":
             ds = ds.filter(lambda *x: True)
         elif kind == "enumerate":

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import EAGER, MISSING_KERNEL_IN_GRAPH, TAPE, examples, named_examples, only, resolve, same
+from harness import EAGER, TAPE, examples, named_examples, only, resolve, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import ALL, FLOATS, NUMERIC, arrays, broadcast_pair
@@ -14,7 +14,7 @@ from strategies import ALL, FLOATS, NUMERIC, arrays, broadcast_pair
 UNARY = [
     "negative", "abs", "sign", "square", "sqrt", "exp", "sin", "cos", "tanh", "sigmoid", "round", "floor",
     "math.log", "math.ceil", "math.rsqrt", "math.expm1", "math.log1p", "math.tan",
-    pytest.param("math.reciprocal", marks=MISSING_KERNEL_IN_GRAPH),
+    "math.reciprocal",
     "math.is_nan", "math.is_inf", "math.is_finite", "math.conj", "math.real", "math.imag", "math.negative",
     "math.abs", "math.sigmoid", "nn.relu", "nn.sigmoid", "nn.tanh", "logical_not", "identity", "stop_gradient",
 ]
@@ -23,7 +23,7 @@ BINARY = [
     "add", "subtract", "multiply", "divide", "truediv", "math.floordiv", "math.floormod", "math.mod", "pow",
     "maximum", "minimum", "math.squared_difference", "equal", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "logical_and", "logical_or", "math.logical_xor",
-    pytest.param("truncatediv", marks=MISSING_KERNEL_IN_GRAPH), "truncatemod",
+    "truncatediv", "truncatemod",
     "math.divide_no_nan", "math.add", "math.multiply", "math.subtract", "math.divide", "math.pow",
 ]
 
@@ -82,11 +82,6 @@ def test_unary_op_matches_tensorflow_on_every_dtype(name: str, a: np.ndarray) ->
 @given(pair=broadcast_pair(st.sampled_from(ALL)))
 def test_binary_op_matches_tensorflow_with_broadcasting(name: str, pair: tuple[np.ndarray, np.ndarray]) -> None:
     assume(not complex_zero_divisor(name, pair[1]) and not complex_zero_base(name, pair[0]))
-    if name == "math.floordiv" and pair[0].dtype.kind == "c":
-        # minitf: a missing kernel inside a graph is NotFoundError (TensorFlow's graph says InvalidArgumentError),
-        # as MISSING_KERNEL_IN_GRAPH records for the named cases.
-        same(binary_case, name, *pair, modes=(EAGER, TAPE))
-        return
     same(binary_case, name, *pair)
 
 
@@ -128,7 +123,7 @@ def scalar_left(tf: Any, symbol: str, a: np.ndarray, scalar: Any) -> Any:
 
 
 # (Not `|`: TensorFlow's `int_tensor | 1.5` fails with an AttributeError from inside its own wrapper.)
-@pytest.mark.parametrize("symbol", ["+", "-", "*", "/", pytest.param("//", marks=MISSING_KERNEL_IN_GRAPH), "%", "**",
+@pytest.mark.parametrize("symbol", ["+", "-", "*", "/", "//", "%", "**",
                                     "<", "==", "!=", "&", "^"])
 @examples
 @given(a=arrays(st.sampled_from(NUMERIC + ["bool"]), small=True), scalar=st.sampled_from(SCALARS),

@@ -317,7 +317,7 @@ def test_random_rules_match_tensorflow(case: Any) -> None:
 @pytest.mark.parametrize("reshuffle", [True, False])
 def test_the_dataset_shuffle_buffer_gives_tensorflows_order(size: int, buffer_size: int, seed: Any,
                                                             global_seed: Any, reshuffle: bool) -> None:
-    """minitf has no tf.data yet: its shuffle buffer is compared with TensorFlow's Dataset.shuffle directly."""
+    """The shuffle buffer on its own (Dataset.shuffle uses it) against TensorFlow's Dataset.shuffle."""
     from harness import minitf, real_tf
 
     from minitf.ops.random_ops import DatasetShuffle

@@ -1,0 +1,506 @@
+"""Grading many submissions at once: workers grade, one process writes the gradebook.
+
+A worker grades one submission at a time in a scratch term of its own: a copy of the term's gradebook
+without any student's work (the "kit"), the submission's files (they travel with the task), and nbgrader's
+autograde with the sandboxed kernels.  It sends back the grades as data and the autograded folder; the
+process that started the run (the only writer of the gradebook) puts them into the term's gradebook in one
+transaction and writes the completion marker.  So workers never touch the term's SQLite file, and a
+worker that dies loses only the submission it was grading, which is handed to a fresh worker.
+
+Workers are local processes (``LocalPool``) or Dask workers on other machines (``DaskPool``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import os
+import shutil
+import signal
+import sqlite3
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from grader.paths import GraderError, Term
+from grader.sandbox import Limits, Sandbox
+
+#: a submission whose worker died is graded again this many times before it is reported as failed
+RETRIES = 1
+PR_SET_PDEATHSIG = 1
+STUDENT_TABLES = ("comment", "grade", "submitted_notebook", "submitted_assignment", "student")
+
+
+@dataclass
+class Task:
+    """One submission to grade; its files travel with it (a remote worker has no access to the term)."""
+
+    index: int
+    student: str
+    assignment: str
+    files: dict[str, bytes]
+    attempt: int = 1
+    notebooks: list[str] | None = None  # grade only these notebooks (a regrade after a fixed test); None: all
+
+
+@dataclass
+class Kit:
+    """What every worker needs from the term, the same for all tasks of a run.
+
+    Local workers read the instructor's sources and the term's release copy in place; remote workers get
+    them as bytes (``Kit.portable``).
+    """
+
+    gradebook: bytes  # the term's gradebook with the assignments and their tests, without students or work
+    limits: Limits
+    guard: bool
+    modules: list[str]  # what the notebooks' read-only cells import (a remote worker checks its kernels can)
+    solutions: Path | None = None
+    release: Path | None = None
+    files: dict[str, bytes] = field(default_factory=dict)  # "solutions/<a>/<file>", "release/<a>/<file>"
+
+    @property
+    def digest(self) -> str:
+        hashed = hashlib.sha256(self.gradebook)
+        for name in sorted(self.files):
+            hashed.update(name.encode() + b"\0" + self.files[name])
+        return hashed.hexdigest()[:16]
+
+
+@dataclass
+class Result:
+    """What a worker sends back: grades as data, and the autograded folder (moved locally, bytes remotely)."""
+
+    index: int
+    student: str
+    assignment: str
+    success: bool
+    message: str = ""
+    seconds: float = 0.0
+    timestamp: datetime | None = None
+    notebooks: dict[str, dict] = field(default_factory=dict)
+    folder: str | None = None
+    files: dict[str, bytes] | None = None
+    kernel_mb: float = 0.0  # the largest resident size of any kernel this worker has run
+    attempt: int = 1
+    worker: str = ""
+    scratch: str | None = None  # local: the worker's scratch folder for this task, removed once recorded
+    only: list[str] | None = None  # the notebooks graded (None: all of the submission)
+
+
+def read_submission(term: Term, student: str, assignment: str) -> dict[str, bytes]:
+    """The submission's regular files (links and special files stay behind)."""
+    folder = term.submitted / student / assignment
+    files = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink() and not any(p.is_symlink() for p in path.parents
+                                                                  if folder in p.parents):
+            files[str(path.relative_to(folder))] = path.read_bytes()
+    return files
+
+
+def empty_gradebook(term: Term) -> bytes:
+    """The term's gradebook with every student and all their work removed: the tests as the term keeps them."""
+    handle, name = tempfile.mkstemp(prefix="grader-kit-", suffix=".db")
+    os.close(handle)
+    try:
+        with sqlite3.connect(term.gradebook) as source, sqlite3.connect(name) as copy:
+            source.backup(copy)
+            for table in STUDENT_TABLES:
+                copy.execute(f"DELETE FROM {table}")
+            copy.commit()
+        with sqlite3.connect(name) as copy:
+            copy.execute("VACUUM")
+        return Path(name).read_bytes()
+    finally:
+        os.unlink(name)
+
+
+def make_kit(term: Term, assignments: Iterable[str], limits: Limits, guard: bool, modules: list[str],
+             portable: bool = False) -> Kit:
+    kit = Kit(empty_gradebook(term), limits, guard, modules, term.solutions, term.release)
+    if portable:
+        for kind, root in (("solutions", term.solutions), ("release", term.release)):
+            for assignment in sorted(set(assignments)):
+                folder = root / assignment
+                for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
+                    if path.is_file() and ".ipynb_checkpoints" not in path.parts:
+                        kit.files[f"{kind}/{assignment}/{path.relative_to(folder)}"] = path.read_bytes()
+        kit.solutions = kit.release = None
+    return kit
+
+
+def _write_files(folder: Path, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        path = (folder / name).resolve()
+        if folder.resolve() not in path.parents:
+            raise GraderError(f"refusing a file outside its folder: {name!r}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+def _kernel_peak_mb() -> float:
+    """Largest resident size among this process's finished descendants (the kernels), in MB."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+class Worker:
+    """Grades submissions one at a time in scratch terms under ``root``; never opens the term's gradebook."""
+
+    def __init__(self, root: Path, sandbox: Sandbox, kit: Kit) -> None:
+        from grader import preprocessors
+
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.kit = kit
+        self.sandbox = sandbox
+        if sandbox.ipc_dir is not None:  # own socket folder: workers must not pick the same socket names
+            ipc = Path(tempfile.mkdtemp(prefix=f"grader-ipc-{os.getpid()}-", dir=sandbox.ipc_dir.parent))
+            os.chown(ipc, sandbox.uid, sandbox.gid)
+            os.chmod(ipc, 0o700)
+            self.sandbox = replace(sandbox, ipc_dir=ipc)
+        preprocessors.ACTIVE_SANDBOX = self.sandbox if self.sandbox.isolated else None
+        self.gradebook = root / "kit.db"
+        self.gradebook.write_bytes(kit.gradebook)
+        self.solutions, self.release = kit.solutions, kit.release
+        if kit.files:
+            _write_files(root / "kit", kit.files)
+            self.solutions, self.release = root / "kit" / "solutions", root / "kit" / "release"
+        self.name = f"{os.uname().nodename}:{os.getpid()}"
+
+    def close(self) -> None:
+        if self.sandbox.ipc_dir is not None:
+            shutil.rmtree(self.sandbox.ipc_dir, ignore_errors=True)
+
+    def grade(self, task: Task) -> Result:
+        started = time.perf_counter()
+        scratch = self.root / f"{task.index}-{task.attempt}"
+        shutil.rmtree(scratch, ignore_errors=True)
+        try:
+            result = self._grade(task, scratch)
+        except Exception as error:  # a bug or an environment problem: report it, grade the rest
+            detail = "".join(traceback.format_exception_only(error)).strip()
+            result = Result(task.index, task.student, task.assignment, False, f"grading failed: {detail[:400]}")
+        result.seconds = time.perf_counter() - started
+        result.kernel_mb = _kernel_peak_mb()
+        result.attempt = task.attempt
+        result.worker = self.name
+        result.scratch = str(scratch)
+        return result
+
+    def _grade(self, task: Task, scratch: Path) -> Result:
+        from nbgrader.api import Gradebook
+
+        from grader.autograde import _failure_text
+        from grader.nbconfig import api_for
+        from grader.sandbox import release_folder
+        from grader.termconfig import term_config
+
+        term = Term(scratch, solutions=self.solutions)
+        files = task.files
+        if task.notebooks is not None:  # the others are not graded here and keep their grades in the term
+            files = {name: data for name, data in files.items()
+                     if not name.endswith(".ipynb") or name[:-6] in task.notebooks}
+        _write_files(term.submitted / task.student / task.assignment, files)
+        shutil.copyfile(self.gradebook, term.gradebook)
+        with Gradebook(term.db_url) as gradebook:
+            gradebook.update_or_create_student(task.student)
+        config = term_config(term, self.sandbox, self.kit.limits)
+        config.CourseDirectory.release_directory = str(self.release)
+        config.GuardedExecute.guard = self.kit.guard
+        target = term.autograded / task.student / task.assignment
+        try:
+            outcome = api_for(config).autograde(task.assignment, task.student, force=True, create=False)
+        finally:
+            release_folder(target, self.sandbox, to_student=False)
+        if not outcome.get("success"):
+            return Result(task.index, task.student, task.assignment, False, _failure_text(outcome))
+        result = Result(task.index, task.student, task.assignment, True, folder=str(target), only=task.notebooks)
+        with Gradebook(term.db_url) as gradebook:
+            submission = gradebook.find_submission(task.assignment, task.student)
+            result.timestamp = submission.timestamp
+            for notebook in submission.notebooks:
+                if task.notebooks is not None and notebook.name not in task.notebooks:
+                    continue
+                result.notebooks[notebook.name] = {
+                    "submitted": (term.submitted / task.student / task.assignment / f"{notebook.name}.ipynb")
+                    .is_file(),
+                    "penalty": notebook.late_submission_penalty,
+                    "grades": {g.name: (g.auto_score, g.needs_manual_grade) for g in notebook.grades},
+                    "comments": {c.name: c.auto_comment for c in notebook.comments},
+                }
+        return result
+
+    def grade_portable(self, task: Task) -> Result:
+        """Grade and pack the autograded folder as bytes (for a worker on another machine)."""
+        result = self.grade(task)
+        scratch = self.root / f"{task.index}-{task.attempt}"
+        try:
+            if result.success and result.folder:
+                folder = Path(result.folder)
+                result.files = {str(p.relative_to(folder)): p.read_bytes()
+                                for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+                result.folder = None
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+            result.scratch = None
+        return result
+
+
+def apply_result(term: Term, result: Result) -> None:
+    """Put a worker's grades into the term's gradebook in one transaction (the run's single writer).
+
+    The same rules as nbgrader's own autograde: a notebook that was submitted needs manual grading when the
+    autograder found no score or an instructor graded it by hand before; a missing notebook scores 0.
+    """
+    from nbgrader.api import Gradebook
+
+    target = term.autograded / result.student / result.assignment
+    if result.only is not None:  # a partial regrade: only its notebooks' autograded copies are replaced
+        names = [f"{name}.ipynb" for name in result.only]
+        target.mkdir(parents=True, exist_ok=True)
+        if result.files is not None:
+            _write_files(target, {name: data for name, data in result.files.items() if name in names})
+        elif result.folder:
+            for name in names:
+                if (Path(result.folder) / name).is_file():
+                    os.replace(Path(result.folder) / name, target / name)
+    else:
+        shutil.rmtree(target, ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if result.files is not None:
+            _write_files(target, result.files)
+        elif result.folder:
+            os.replace(result.folder, target)
+    with Gradebook(term.db_url) as gradebook:
+        if result.timestamp is not None:
+            submission = gradebook.update_or_create_submission(result.assignment, result.student,
+                                                               timestamp=result.timestamp)
+        else:
+            submission = gradebook.update_or_create_submission(result.assignment, result.student)
+        for notebook in submission.notebooks:
+            data = result.notebooks.get(notebook.name)
+            if data is None:
+                continue
+            notebook.late_submission_penalty = data["penalty"]
+            for grade in notebook.grades:
+                auto_score, needs_manual = data["grades"].get(grade.name, (None, True))
+                grade.auto_score = auto_score
+                grade.needs_manual_grade = bool(needs_manual or (data["submitted"] and grade.manual_score is not None))
+            for comment in notebook.comments:
+                comment.auto_comment = data["comments"].get(comment.name)
+        gradebook.db.commit()
+
+
+# ---- local processes ---------------------------------------------------------------------------------------
+
+
+def _die_with_parent(parent: int) -> None:
+    """A worker must not outlive the run (its kernels go with it: they die with their parent)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _local_worker(connection, root: str, sandbox: Sandbox, kit: Kit, parent: int, environment: dict) -> None:
+    """A worker process: grade tasks from the pipe until it closes."""
+    _die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's to handle; it ends the workers
+    os.environ.update(environment)
+    import warnings
+
+    warnings.filterwarnings("ignore", module="sqlalchemy")
+    warnings.filterwarnings("ignore", message=".*not in session.*")
+    worker = Worker(Path(root), sandbox, kit)
+    try:
+        while True:
+            try:
+                task = connection.recv()
+            except EOFError:
+                break
+            if task is None:
+                break
+            connection.send(worker.grade(task))
+    finally:
+        worker.close()
+
+
+@dataclass
+class _Slot:
+    process: object
+    connection: object
+    root: Path
+    task: Task | None = None
+
+
+def worker_failed(task: Task, message: str) -> Result:
+    return Result(task.index, task.student, task.assignment, False, message, attempt=task.attempt)
+
+
+class LocalPool:
+    """``count`` worker processes on this machine; a worker that dies is replaced and its task retried."""
+
+    def __init__(self, term: Term, sandbox: Sandbox, kit: Kit, count: int) -> None:
+        import multiprocessing
+
+        self.context = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited threads or locks
+        self.term, self.sandbox, self.kit, self.count = term, sandbox, kit, max(1, count)
+        self.base = term.state / "workers"
+        self.environment = {key: os.environ[key] for key in ("JUPYTER_PATH", "PATH") if key in os.environ}
+        self.retried: set[int] = set()
+
+    def _start(self) -> _Slot:
+        ours, theirs = self.context.Pipe()
+        self.base.mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix="w-", dir=self.base))
+        process = self.context.Process(
+            target=_local_worker, args=(theirs, str(root), self.sandbox, self.kit, os.getpid(), self.environment),
+            daemon=True)
+        process.start()
+        theirs.close()
+        (root / "pid").write_text(str(process.pid))
+        return _Slot(process, ours, root)
+
+    def _discard(self, slot: _Slot) -> int | None:
+        """Forget a worker that died; its scratch folder goes with it.  Returns its exit code."""
+        slot.process.join()
+        slot.connection.close()
+        shutil.rmtree(slot.root, ignore_errors=True)
+        return slot.process.exitcode
+
+    def _stop(self, slot: _Slot) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            slot.connection.send(None)
+        slot.process.join(timeout=10)
+        if slot.process.is_alive():
+            slot.process.kill()
+            slot.process.join()
+        slot.connection.close()
+        shutil.rmtree(slot.root, ignore_errors=True)
+
+    def results(self, tasks: list[Task], load: Callable[[Task], Task]) -> Iterator[Result]:
+        """Results in the order they finish; ``load`` reads a task's files just before it is sent."""
+        from multiprocessing.connection import wait
+
+        pending = deque(tasks)
+        slots = [self._start() for _ in range(min(self.count, len(pending)))]
+        try:
+            while pending or any(slot.task for slot in slots):
+                for number, slot in enumerate(slots):
+                    if slot.task is None and pending:
+                        task = pending.popleft()
+                        try:
+                            slot.connection.send(load(task))
+                        except (OSError, ValueError):  # this idle worker had died: a fresh one takes the task
+                            pending.appendleft(task)
+                            self._discard(slot)
+                            slots[number] = self._start()
+                            continue
+                        slot.task = task
+                busy = [slot for slot in slots if slot.task is not None]
+                ready = wait([s.connection for s in busy] + [s.process.sentinel for s in busy])
+                for number, slot in enumerate(slots):
+                    if slot.task is None or not (slot.connection in ready or slot.process.sentinel in ready):
+                        continue
+                    task, slot.task = slot.task, None
+                    try:
+                        yield slot.connection.recv()
+                        continue
+                    except (EOFError, OSError):
+                        pass
+                    # the worker died while grading: only this submission is lost, and it is graded again
+                    code = self._discard(slot)
+                    slots[number] = self._start()
+                    if task.attempt <= RETRIES:
+                        self.retried.add(task.index)
+                        pending.appendleft(replace(task, attempt=task.attempt + 1))
+                    else:
+                        yield worker_failed(task, f"its grading worker stopped {task.attempt} times "
+                                                  f"(last exit code {code}); nothing of it was recorded")
+        finally:
+            for slot in slots:
+                if slot.task is not None:  # stopped early (Ctrl-C, an error): do not wait for its submission
+                    slot.process.kill()
+                self._stop(slot)
+
+
+# ---- Dask ----------------------------------------------------------------------------------------------------
+
+_REMOTE: dict[str, Worker] = {}
+_REMOTE_LOCK = threading.Lock()
+
+
+def grade_remote(task: Task, kit: Kit) -> Result:
+    """Runs on a Dask worker: prepare this machine's sandbox once per kit, grade, send everything back."""
+    from grader.sandbox import prepare
+
+    with _REMOTE_LOCK:  # one submission at a time per process: start workers with --nthreads 1
+        worker = _REMOTE.get(kit.digest)
+        if worker is None:
+            root = Path(tempfile.mkdtemp(prefix="grader-worker-"))
+            sandbox = prepare(Term(root / "term"), kit.limits, kit.modules)
+            print(sandbox.note, file=sys.stderr)
+            worker = Worker(root / "term" / ".grader" / "work", sandbox, kit)
+            _REMOTE[kit.digest] = worker
+        return worker.grade_portable(task)
+
+
+class DaskPool:
+    """Submissions go to the workers of a Dask scheduler; the results come back here, to the one writer."""
+
+    WINDOW = 256
+
+    def __init__(self, address: str, kit: Kit) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise GraderError("--scheduler needs Dask: pip install 'dask[distributed]'") from None
+        try:
+            self.client = Client(address, timeout=30)
+        except OSError as error:
+            raise GraderError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+        self.kit = kit
+        self.retried: set[int] = set()
+
+    def results(self, tasks: list[Task], load: Callable[[Task], Task]) -> Iterator[Result]:
+        """Results in the order they finish; at most WINDOW submissions are in flight (memory stays small)."""
+        from distributed import as_completed
+
+        kit = self.client.scatter(self.kit, broadcast=True)
+        pending = deque(tasks)
+        futures: dict = {}
+
+        def submit() -> None:
+            task = load(pending.popleft())
+            future = self.client.submit(grade_remote, task, kit, pure=False, retries=RETRIES,
+                                        key=f"grade-{task.student}-{task.assignment}-{task.index}")
+            futures[future] = task
+            flow.add(future)
+
+        flow = as_completed()
+        while pending and len(futures) < self.WINDOW:
+            submit()
+        try:
+            for future in flow:
+                task = futures.pop(future)
+                try:
+                    yield future.result()
+                except Exception as error:  # a worker died more often than allowed, or the task raised
+                    yield worker_failed(task, f"the Dask worker failed: {type(error).__name__}: {error}"[:500])
+                if pending:
+                    submit()
+        finally:
+            for future in futures:
+                future.cancel()
+            self.client.close()

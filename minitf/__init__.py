@@ -94,7 +94,22 @@ from minitf.ops.array_ops import (
 )
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
 from minitf.ops.graph_gradients import gradients
-from minitf.ops.guide_ops import clip_by_global_norm, clip_by_norm, get_static_value, is_tensor, sequence_mask
+from minitf.ops.guide_ops import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    clip_by_global_norm,
+    clip_by_norm,
+    cosh,
+    get_static_value,
+    is_tensor,
+    sequence_mask,
+    sinh,
+)
 from minitf.ops.indexing_ops import (
     gather_nd,
     meshgrid,

@@ -318,3 +318,47 @@ def unicode_split(input: Any, input_encoding: str, errors: str = "replace",  # n
     one_each = RaggedTensor.from_row_lengths(flat, array_ops.ones_like(flat, dtype=dtypes.int64))
     characters = unicode_encode(one_each, input_encoding)  # one string per code point
     return codepoints.with_flat_values(characters) if isinstance(codepoints, RaggedTensor) else characters
+
+
+# ---------------------------------------------------------------------------------------------------
+# Inverse and hyperbolic trigonometry (tf.math.asin, ..., also at the top level as TensorFlow has them)
+# ---------------------------------------------------------------------------------------------------
+
+def _one_minus_square(x: Tensor) -> Tensor:
+    return m.subtract(array_ops.ones_like(x), m.square(x))
+
+
+Asin = m._unary("Asin", np.arcsin, m.FC, lambda c, g: [m.multiply(g, m.rsqrt(_one_minus_square(c.x)))])
+Acos = m._unary("Acos", np.arccos, m.FC, lambda c, g: [m.negative(m.multiply(g, m.rsqrt(_one_minus_square(c.x))))])
+Atan = m._unary("Atan", np.arctan, m.FC,
+                lambda c, g: [m.divide(g, m.add(array_ops.ones_like(c.x), m.square(c.x)))])
+Sinh = m._unary("Sinh", np.sinh, m.FC, lambda c, g: [m.multiply(g, m.conj(cosh(c.x)))])
+Cosh = m._unary("Cosh", np.cosh, m.FC, lambda c, g: [m.multiply(g, m.conj(sinh(c.x)))])
+Asinh = m._unary("Asinh", np.arcsinh, m.FC, lambda c, g: [m.divide(g, m.conj(cosh(c.out)))])
+Acosh = m._unary("Acosh", np.arccosh, m.FC, lambda c, g: [m.divide(g, m.conj(sinh(c.out)))])
+Atanh = m._unary("Atanh", np.arctanh, m.FC, lambda c, g: [m.divide(g, _one_minus_square(c.x))])
+
+
+def _atan2_grad(c: Any, g: Tensor) -> list:
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2), each summed back to its input's shape."""
+    y, x = c.inputs
+    inverse = m.reciprocal(m.add(m.square(x), m.square(y)))
+    return [m.unbroadcast(m.multiply(m.multiply(g, x), inverse), y),
+            m.unbroadcast(m.negative(m.multiply(m.multiply(g, y), inverse)), x)]
+
+
+Atan2 = m._binary("Atan2", np.arctan2, m.F, _atan2_grad)
+
+asin = m._unary_fn(Asin, "The angle whose sine is x (nan outside [-1, 1]).")
+acos = m._unary_fn(Acos, "The angle whose cosine is x (nan outside [-1, 1]).")
+atan = m._unary_fn(Atan, "The angle whose tangent is x.")
+sinh = m._unary_fn(Sinh, "Hyperbolic sine.")
+cosh = m._unary_fn(Cosh, "Hyperbolic cosine.")
+asinh = m._unary_fn(Asinh, "Inverse hyperbolic sine.")
+acosh = m._unary_fn(Acosh, "Inverse hyperbolic cosine (nan below 1).")
+atanh = m._unary_fn(Atanh, "Inverse hyperbolic tangent (inf at +-1, nan beyond).")
+
+
+def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
+    """The angle of the point (x, y): arctan(y / x) in the right quadrant, in (-pi, pi]."""
+    return m.binary_call(Atan2, y, x)

@@ -110,3 +110,27 @@ def inside_function(tf: Any) -> Any:
 @named_examples(("a training step", training_step), ("inside a tf.function", inside_function))
 def test_guide_names_together_match_tensorflow(case: Any) -> None:
     same(case, rtol=1e-5, atol=1e-6)
+
+
+TRIG = ["asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"]
+UNIT = np.array([-0.9, -0.3, 0.0, 0.45, 0.8], np.float32)
+WIDE = np.array([1.0, 1.5, 2.0, 3.5], np.float64)
+
+
+@named_examples(
+    *[(f"{name} float32", (lambda n: lambda tf: (getattr(tf.math, n)(tf.constant(UNIT)), getattr(tf, n)(
+        tf.constant(UNIT))))(name)) for name in TRIG],
+    *[(f"{name} float64", (lambda n: lambda tf: getattr(tf.math, n)(tf.constant(WIDE)))(name)) for name in TRIG],
+    ("asin out of range", lambda tf: tf.math.asin(tf.constant([2.0, -1.0, 1.0]))),
+    ("acosh below one", lambda tf: tf.math.acosh(tf.constant([0.5, 1.0]))),
+    ("atanh at one", lambda tf: tf.math.atanh(tf.constant([1.0, -1.0]))),
+    ("asin of ints", lambda tf: tf.math.asin(tf.constant([0, 1]))),
+    ("sinh complex", lambda tf: tf.math.sinh(tf.constant([1 + 1j, -0.5j]))),
+    ("atan2", lambda tf: tf.math.atan2(tf.constant([1.0, -1.0, 0.0, 2.0]), tf.constant([0.0, -1.0, -3.0, 2.0]))),
+    ("atan2 broadcasting", lambda tf: tf.atan2(tf.constant(X), tf.constant([1.0, -2.0, 0.5]))),
+    ("atan2 python numbers", lambda tf: tf.atan2(tf.constant(UNIT), 2.0)),
+    ("atan2 dtype mismatch", lambda tf: tf.atan2(tf.constant(UNIT), tf.constant([1.0], tf.float64))),
+    ("atan2 ints", lambda tf: tf.atan2(tf.constant([1, 2]), tf.constant([3, 4]))),
+)
+def test_inverse_and_hyperbolic_trigonometry_match_tensorflow(case: Any) -> None:
+    same(case)

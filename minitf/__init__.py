@@ -94,6 +94,22 @@ from minitf.ops.array_ops import (
 )
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
 from minitf.ops.graph_gradients import gradients
+from minitf.ops.guide_ops import (
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    clip_by_global_norm,
+    clip_by_norm,
+    cosh,
+    get_static_value,
+    is_tensor,
+    sequence_mask,
+    sinh,
+)
 from minitf.ops.indexing_ops import (
     gather_nd,
     meshgrid,
@@ -109,7 +125,13 @@ from minitf.ops.indexing_ops import (
     tensor_scatter_nd_update,
     unravel_index,
 )
-from minitf.ops.init_ops import constant_initializer, random_normal_initializer, zeros_initializer
+from minitf.ops.init_ops import (
+    constant_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    zeros_initializer,
+)
 from minitf.ops.linalg_ops import matmul, norm, tensordot
 from minitf.ops.map_ops import map_fn, vectorized_map
 from minitf.ops.math_ops import (

@@ -17,12 +17,14 @@ from minitf import sparse as _sparse
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
+from minitf.ops import guide_ops as _guide
 from minitf.ragged import RaggedTensor  # noqa: F401
 from minitf.sparse import SparseTensor  # noqa: F401
 
 sparse = types.SimpleNamespace(
     SparseTensor=_sparse.SparseTensor, to_dense=_sparse.to_dense, from_dense=_sparse.from_dense,
     add=_sparse.add, reorder=_sparse.reorder, sparse_dense_matmul=_sparse.sparse_dense_matmul,
+    reduce_sum=_guide.sparse_reduce_sum, transpose=_guide.sparse_transpose, map_values=_guide.map_values,
 )
 
 ragged = types.SimpleNamespace(constant=_ragged.constant, map_flat_values=_ragged.map_flat_values)
@@ -31,7 +33,7 @@ strings = types.SimpleNamespace(
     split=_strings.split, to_number=_strings.to_number, length=_strings.length,
     bytes_split=_strings.bytes_split, join=_strings.join, lower=_strings.lower, upper=_strings.upper,
     unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
-    reduce_join=_strings.reduce_join,
+    reduce_join=_strings.reduce_join, unicode_split=_guide.unicode_split,
 )
 
 data = types.SimpleNamespace(

@@ -1,5 +1,19 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
+from minitf.ops.guide_ops import (  # noqa: F401
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cosh,
+    l2_normalize,
+    log_sigmoid,
+    sinh,
+    softsign,
+)
 from minitf.ops.math_ops import (  # noqa: F401
     abs,
     add,

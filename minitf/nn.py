@@ -1,6 +1,7 @@
 """`tf.nn`: activations and losses."""
 
 from minitf.ops.conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from minitf.ops.guide_ops import bias_add, l2_normalize, moments, relu6, selu, silu, softsign, swish  # noqa: F401
 from minitf.ops.nn_ops import (  # noqa: F401
     elu,
     l2_loss,

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf import nest
+from minitf import jacobians, nest
 from minitf.core import GradContext, Op, convert_to_tensor, state
 from minitf.indexed_slices import IndexedSlices, add_gradients, dense
 from minitf.ops import array_ops
@@ -351,6 +351,10 @@ class GradientTape:
         unconnected = _unconnected(unconnected_gradients)
         target = _differentiable(target, "target")
         flat_sources = [_differentiable(s, "source") for s in nest.flatten(sources)]
+        if state.graph is not None and jacobians.needs_loop(target, *flat_sources):  # unknown sizes: a graph loop
+            looped = jacobians.jacobian(self, target, flat_sources, unconnected is UnconnectedGradients.NONE)
+            self._end_answer()
+            return nest.pack_sequence_as(sources, looped)
         target_shape = target.shape.as_list()
         n = int(np.prod(target_shape))
         rows: list[list[Any]] = [[] for _ in flat_sources]
@@ -390,18 +394,22 @@ class GradientTape:
                 raise ValueError(f"Shape {t.shape} must have rank at least 2\nHint: batch_jacobian wants target "
                                  f"and source of shape [batch, ...] with at least one more axis; use tape.jacobian "
                                  f"otherwise.")
-        if target.shape[0] != source.shape[0]:
+        if None not in (target.shape[0], source.shape[0]) and target.shape[0] != source.shape[0]:
             raise ValueError(f"Need first dimension of target shape ({target.shape}) and source shape "
                              f"({source.shape}) to match.")
-        target_shape, source_shape = target.shape.as_list(), source.shape.as_list()
-        batch = target_shape[0]
-        row_size = int(np.prod(target_shape[1:]))
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian with "
                                "eager execution enabled and  with experimental_use_pfor set to False.\nHint: use "
                                "tf.GradientTape(persistent=True), or leave experimental_use_pfor at True.")
         self._begin_answer()
         _unconnected(unconnected_gradients)  # validated; TensorFlow's batch_jacobian gives zeros either way
+        if state.graph is not None and jacobians.needs_loop(target, source):  # unknown sizes: a graph loop
+            looped = jacobians.batch_jacobian(self, target, source)
+            self._end_answer()
+            return looped
+        target_shape, source_shape = target.shape.as_list(), source.shape.as_list()
+        batch = target_shape[0]
+        row_size = int(np.prod(target_shape[1:]))
         columns: list[Tensor] = []
         connected = False
         for j in range(row_size):

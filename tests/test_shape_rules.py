@@ -683,7 +683,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
     **{name: unary() for name in [
         "Neg", "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Exp", "Expm1", "Log", "Log1p", "Sin", "Cos", "Tan",
         "Tanh", "Sigmoid", "Reciprocal", "Round", "Floor", "Ceil", "Relu", "IsNan", "IsInf", "IsFinite",
-        "ZerosLike", "OnesLike", "Identity", "StopGradient", "Elu", "Softplus"]},
+        "ZerosLike", "OnesLike", "Identity", "StopGradient", "Elu", "Softplus", "Asin", "Acos", "Atan", "Sinh",
+        "Cosh", "Asinh", "Acosh", "Atanh"]},
     **{name: unary("complex64") for name in ["Conj", "Real", "Imag", "ComplexAbs"]},
     "LogicalNot": unary("bool"),
     "Invert": unary("int32"),
@@ -691,7 +692,7 @@ INPUTS: dict[str, st.SearchStrategy] = {
     **{name: broadcasting() for name in [
         "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Pow", "Maximum", "Minimum",
         "SquaredDifference", "TruncateDiv", "TruncateMod", "Less", "LessEqual", "Greater", "GreaterEqual",
-        "Equal", "NotEqual", "BroadcastLike"]},
+        "Equal", "NotEqual", "BroadcastLike", "Atan2"]},
     **{name: broadcasting(("bool", "bool")) for name in ["LogicalAnd", "LogicalOr"]},
     **{name: broadcasting(("int32", "int32")) for name in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]},
     **{name: same_shape_pair() for name in [

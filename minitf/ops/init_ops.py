@@ -1,5 +1,6 @@
 """Initializers: objects that make a starting value for a variable when called with a shape
-(`tf.constant_initializer`, `tf.zeros_initializer`, `tf.random_normal_initializer`)."""
+(`tf.constant_initializer`, `tf.zeros_initializer`, `tf.ones_initializer`, `tf.random_normal_initializer`,
+`tf.random_uniform_initializer`)."""
 
 from __future__ import annotations
 
@@ -94,7 +95,43 @@ class RandomNormal(Initializer):
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
 
+class Ones(Initializer):
+    """Every call gives ones (float32 unless told otherwise)."""
+
+    def __call__(self, shape: Any, dtype: Any = dtypes.float32, **kwargs: Any) -> Tensor:
+        self._check_kwargs(kwargs)
+        dtype = dtypes.as_dtype(dtype)
+        if not (dtype.is_numeric or dtype.is_bool):
+            raise ValueError(f"Argument `dtype` expected to be numeric or boolean. Received {dtype!r}.")
+        return array_ops.ones(shape, dtype)
+
+
+class RandomUniform(Initializer):
+    """Uniform samples in [minval, maxval); with a seed every call gives the same values (TensorFlow uses the
+    stateless sampler with seed [seed, 0] then)."""
+
+    def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: int | None = None) -> None:
+        self.minval = minval
+        self.maxval = maxval
+        self.seed = seed
+
+    def __call__(self, shape: Any, dtype: Any = dtypes.float32, **kwargs: Any) -> Tensor:
+        self._check_kwargs(kwargs)
+        dtype = dtypes.as_dtype(dtype)
+        if not (dtype.is_floating or dtype.is_integer):
+            raise ValueError(f"Argument `dtype` expected to be numeric or boolean. Received {dtype!r}.")
+        if self.seed is None:
+            return random_ops.uniform(shape, self.minval, self.maxval, dtype=dtype)
+        return random_ops.stateless_uniform(shape, seed=[self.seed, 0], minval=self.minval, maxval=self.maxval,
+                                            dtype=dtype)
+
+    def get_config(self) -> dict:
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
 # TensorFlow exports the classes themselves under these names: `tf.constant_initializer(3)` is a Constant.
 constant_initializer = Constant
 zeros_initializer = Zeros
 random_normal_initializer = RandomNormal
+ones_initializer = Ones
+random_uniform_initializer = RandomUniform

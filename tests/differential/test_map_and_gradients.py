@@ -138,3 +138,59 @@ def gradients_inside_function(tf: Any) -> Any:
                 ("tf.gradients inside a tf.function", gradients_inside_function))
 def test_new_ops_differentiate_through_tf_function_like_tensorflow(case: Any) -> None:
     same(case, rtol=1e-5, atol=1e-5)
+
+
+def jacobian_with_unknown_sizes(fn: Any, *values: np.ndarray, known: int = 0, persistent: bool = False) -> Any:
+    """A case: `fn(tf, tape, *xs)` inside a tf.function whose input_signature leaves every dimension after the
+    first `known` ones unknown (None); the xs are watched. Returns the result and its static shape while
+    traced, which TensorFlow gives as the target's static shape followed by the source's."""
+    def case(tf: Any) -> Any:
+        specs = [tf.TensorSpec([*v.shape[:known], *[None] * (v.ndim - known)], tf.as_dtype(v.dtype)) for v in values]
+
+        def traced(xs: list[Any]) -> Any:
+            with tf.GradientTape(persistent=persistent) as tape:
+                for x in xs:
+                    tape.watch(x)
+                out = fn(tf, tape, *xs)
+            return out, tf.constant(str([o.shape for o in tf.nest.flatten(out)]))
+
+        f = tf.function((lambda x: traced([x])) if len(values) == 1 else (lambda x, w: traced([x, w])),
+                        input_signature=specs)
+        return f(*[tf.constant(v) for v in values])
+    return case
+
+
+X2 = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 4.0]], np.float32)
+
+
+@named_examples(
+    ("jacobian elementwise", jacobian_with_unknown_sizes(lambda tf, tape, x: tape.jacobian(x * x, x), V)),
+    ("jacobian of row sums", jacobian_with_unknown_sizes(
+        lambda tf, tape, x: tape.jacobian(tf.reduce_sum(x * x, axis=1), x), X2)),
+    ("jacobian of a matrix by a matrix", jacobian_with_unknown_sizes(
+        lambda tf, tape, x: tape.jacobian(tf.matmul(x, x, transpose_b=True), x), X2)),
+    ("jacobian with the columns known", jacobian_with_unknown_sizes(
+        lambda tf, tape, x: tape.jacobian(tf.tanh(x), x), X2, known=0)),
+    ("jacobian of an empty input", jacobian_with_unknown_sizes(lambda tf, tape, x: tape.jacobian(x * x, x), V[:0])),
+    ("jacobian by two sources", jacobian_with_unknown_sizes(
+        lambda tf, tape, x, w: tape.jacobian(x * w + x, [x, w]), V, V * 2)),
+    ("jacobian unconnected", jacobian_with_unknown_sizes(
+        lambda tf, tape, x, w: tape.jacobian(x * 3.0, w), V, V)),
+    ("jacobian unconnected zero", jacobian_with_unknown_sizes(
+        lambda tf, tape, x, w: tape.jacobian(x * 3.0, w, unconnected_gradients="zero"), V, V)),
+    ("jacobian without pfor", jacobian_with_unknown_sizes(
+        lambda tf, tape, x: tape.jacobian(tf.exp(x), x, experimental_use_pfor=False), V, persistent=True)),
+    ("jacobian of float64", jacobian_with_unknown_sizes(
+        lambda tf, tape, x: tape.jacobian(tf.sin(x), x), V.astype(np.float64))),
+    ("batch_jacobian unknown batch", jacobian_with_unknown_sizes(
+        lambda tf, tape, x: tape.batch_jacobian(tf.concat([x * x, x[:, :1]], axis=1), x), X2, known=0)),
+    ("batch_jacobian rows known", jacobian_with_unknown_sizes(
+        lambda tf, tape, x: tape.batch_jacobian(tf.nn.softmax(x), x), X2)),
+    ("batch_jacobian of a matmul", jacobian_with_unknown_sizes(
+        lambda tf, tape, x: tape.batch_jacobian(tf.matmul(x * x, tf.constant([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0]])), x),
+        X2)),
+    ("batch_jacobian unconnected", jacobian_with_unknown_sizes(
+        lambda tf, tape, x, w: tape.batch_jacobian(w * 2.0, x), X2, X2)),
+)
+def test_jacobians_with_unknown_sizes_inside_tf_function_match_tensorflow(case: Any) -> None:
+    same(case, rtol=1e-5, atol=1e-6)

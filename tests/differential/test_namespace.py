@@ -45,6 +45,11 @@ BASE_NAMES = [
     "unsorted_segment_sum", "dropout", "sigmoid_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d",
     "assert_equal", "assert_shapes", "check_numerics", "constant_initializer", "zeros_initializer",
     "random_normal_initializer", "gradients",
+    # Names from TensorFlow's guides (tensors, autodiff, modules)
+    "is_tensor", "get_static_value", "sequence_mask", "bias_add", "relu6", "silu", "swish", "selu", "softsign",
+    "log_sigmoid", "l2_normalize", "moments", "clip_by_norm", "clip_by_global_norm", "global_norm", "matvec",
+    "matrix_transpose", "adjoint", "ones_initializer", "random_uniform_initializer", "asin", "acos", "atan",
+    "atan2", "sinh", "cosh", "asinh", "acosh", "atanh",
 ]
 
 

@@ -75,7 +75,9 @@ def _leaf(x: np.ndarray) -> np.ndarray:
     p = lanes(x.dtype)
     start = n // (4 * p) * 4 * p
     if start:  # four accumulators, each adding every fourth packet, then added into the first
-        acc4 = _in_order(x[:, :start].reshape(rows, -1, 4 * p))
+        # (steps of 4 packets, one after the other: `_in_order` without its checks, the lanes being innermost;
+        # its +0 is left to the end)
+        acc4 = np.add.reduce(x[:, :start].reshape(rows, -1, 4 * p), axis=1)
         acc = ((acc4[:, :p] + acc4[:, p:2 * p]) + acc4[:, 2 * p:3 * p]) + acc4[:, 3 * p:]
     else:
         acc = np.zeros((rows, p), dtype=x.dtype)
@@ -131,6 +133,9 @@ def _split_plan(rows: int, n: int, p: int) -> _Plan:
                 end += 1
             taken, group = group[:end], group[end:]
             runs.append(_Run(np.array(taken), starts[taken[0]], step, length))
+    if len(runs) == 1 and not (runs[0].start == 0 and runs[0].step == runs[0].length):
+        # one run must be the halves back to back from the start (`_long_rows` reads it as one block)
+        runs = [_Run(np.array([i]), starts[i], 0, lengths[i]) for i in range(len(starts))]
     count = len(starts) // rows
     even = len(depths) == 1 and count == 2 ** depths.pop()
     return _Plan(tuple(runs), len(starts), count, count.bit_length() - 1 if even else -1, trees)
@@ -142,11 +147,15 @@ def _long_rows(x: np.ndarray) -> np.ndarray:
     plan = _split_plan(rows, n, lanes(x.dtype))
     flat = x.reshape(-1)
     size = x.itemsize
-    halves = np.empty(plan.total, dtype=x.dtype)
-    for run in plan.runs:
-        view = as_strided(flat[run.start:], shape=(len(run.leaves), run.length), strides=(run.step * size, size),
-                          writeable=False)
-        halves[run.leaves] = _leaf(view)
+    if len(plan.runs) == 1:  # every half of every row has the same length and they follow each other
+        run = plan.runs[0]
+        halves = _leaf(flat[run.start:run.start + plan.total * run.length].reshape(plan.total, run.length))
+    else:
+        halves = np.empty(plan.total, dtype=x.dtype)
+        for run in plan.runs:
+            view = as_strided(flat[run.start:], shape=(len(run.leaves), run.length),
+                              strides=(run.step * size, size), writeable=False)
+            halves[run.leaves] = _leaf(view)
     zero = x.dtype.type(0)
     if plan.depth >= 0:  # a full binary tree: neighbours added level by level, the left one onto +0 first
         level = halves.reshape(rows, plan.count)
@@ -214,23 +223,30 @@ def _interleaved_columns(flat: np.ndarray) -> np.ndarray:
     return acc
 
 
-def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
-    """`reduce_sum(x, axis)` of a float32 or float64 array, without keepdims, in TensorFlow's order."""
-    axes = set(range(x.ndim)) if axis is None else set(axis)
-    out_shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    if x.size == 0:
-        return np.zeros(out_shape, dtype=x.dtype)
-    # TensorFlow's simplification: drop size-1 axes, merge neighbours that are both reduced or both kept
+@lru_cache(maxsize=256)
+def _simplified(shape: tuple[int, ...], axis: tuple | None) -> tuple[tuple[bool, ...], tuple[int, ...], tuple]:
+    """TensorFlow's simplification: size-1 axes dropped, neighbours that are both reduced (or kept) merged.
+
+    Gives (reduced?, size) of each merged axis, and the output shape.
+    """
+    axes = set(range(len(shape))) if axis is None else set(axis)
+    out_shape = tuple(d for i, d in enumerate(shape) if i not in axes)
     groups: list[list] = []  # [size, reduced]
-    for i, d in enumerate(x.shape):
+    for i, d in enumerate(shape):
         if d == 1:
             continue
         if groups and groups[-1][1] == (i in axes):
             groups[-1][0] *= d
         else:
             groups.append([d, i in axes])
-    kinds = tuple(reduced for _, reduced in groups)
-    sizes = [size for size, _ in groups]
+    return tuple(reduced for _, reduced in groups), tuple(size for size, _ in groups), out_shape
+
+
+def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
+    """`reduce_sum(x, axis)` of a float32 or float64 array, without keepdims, in TensorFlow's order."""
+    kinds, sizes, out_shape = _simplified(x.shape, None if axis is None else tuple(axis))
+    if x.size == 0:
+        return np.zeros(out_shape, dtype=x.dtype)
     if not any(kinds):
         return x.reshape(out_shape).copy()
     x = np.ascontiguousarray(x)
@@ -245,7 +261,7 @@ def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
     if kinds == (True, False, True):  # reduced, kept, reduced: the last axis in the outer loop, the first inside
         outer_first = np.ascontiguousarray(x.reshape(sizes).transpose(2, 0, 1)).reshape(1, -1, sizes[1])
         return _in_order(outer_first)[0].reshape(out_shape)
-    kept = [i for i in range(len(groups)) if not kinds[i]]
-    reduced = [i for i in range(len(groups)) if kinds[i]]
+    kept = [i for i in range(len(kinds)) if not kinds[i]]
+    reduced = [i for i in range(len(kinds)) if kinds[i]]
     moved = x.reshape(sizes).transpose(kept + reduced)
     return row_sums(moved.reshape(int(np.prod([sizes[i] for i in kept])), -1)).reshape(out_shape)

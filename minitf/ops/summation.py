@@ -41,16 +41,11 @@ def lanes(dtype: np.dtype) -> int:
 
 
 def _fold(acc: np.ndarray) -> np.ndarray:
-    """A packet's lanes added up: the upper half onto the lower half until four are left, then (0+2)+(1+3).
-
-    (Adding the two halves of a (rows, 2, lanes) array is one `np.add.reduce`: two steps, lanes innermost.)
-    """
-    rows, p = acc.shape
-    while p > 4:
-        p //= 2
-        acc = np.add.reduce(acc.reshape(rows, 2, p), axis=1)
-    pairs = np.add.reduce(acc.reshape(rows, 2, 2), axis=1)  # (0+2), (1+3)
-    return pairs[:, 0] + pairs[:, 1]
+    """A packet's lanes added up: the upper half onto the lower half until four are left, then (0+2)+(1+3)."""
+    while acc.shape[1] > 4:
+        half = acc.shape[1] // 2
+        acc = acc[:, :half] + acc[:, half:]
+    return (acc[:, 0] + acc[:, 2]) + (acc[:, 1] + acc[:, 3])
 
 
 def _in_order(blocks: np.ndarray) -> np.ndarray:
@@ -77,21 +72,20 @@ def _leaf(x: np.ndarray) -> np.ndarray:
     rows, n = x.shape
     p = lanes(x.dtype)
     start = n // (4 * p) * 4 * p
-    whole = n // p * p
     if start:  # four accumulators, each adding every fourth packet, then added into the first
         # (steps of 4 packets, one after the other: `_in_order` without its checks, the lanes being innermost;
         # its +0 is left to the end)
-        acc4 = np.add.reduce(x[:, :start].reshape(rows, -1, 4 * p), axis=1).reshape(rows, 4, p)
-        if whole > start:  # at most three more packets, added one by one
-            acc4 = np.concatenate([acc4, x[:, start:whole].reshape(rows, -1, p)], axis=1)
-        acc = np.add.reduce(acc4, axis=1)  # ((acc0 + acc1) + acc2) + acc3 (+ the packets left)
-    elif whole:  # at most three packets, added one by one
-        acc = np.add.reduce(x[:, :whole].reshape(rows, -1, p), axis=1)
+        acc4 = np.add.reduce(x[:, :start].reshape(rows, -1, 4 * p), axis=1)
+        acc = ((acc4[:, :p] + acc4[:, p:2 * p]) + acc4[:, 2 * p:3 * p]) + acc4[:, 3 * p:]
     else:
         acc = np.zeros((rows, p), dtype=x.dtype)
-    if whole < n:  # at most seven elements, added one by one from +0
-        return _in_order(x[:, whole:, None])[:, 0] + _fold(acc)
-    return _fold(acc) + x.dtype.type(0)
+    whole = n // p * p
+    for j in range(start, whole, p):  # at most three packets
+        acc = acc + x[:, j:j + p]
+    single = np.zeros(rows, dtype=x.dtype)
+    for j in range(whole, n):  # at most seven elements (small slices: plain adds cost less than a reduction)
+        single = single + x[:, j]
+    return single + _fold(acc)
 
 
 class _Run(NamedTuple):

@@ -258,12 +258,14 @@ class GradientTape:
         rows of IndexedSlices and in the last bits of float sums.
         """
         calls = self._calls
-        read = [id(t) for call in calls if type(call) is not _Read for t in call.inputs]
+        tracked = self._tracked
+        read = [id(t) for call in calls if type(call) is not _Read for t in call.inputs if id(t) in tracked]
         read += [id(call.variable) for call in calls if type(call) is _Read]
         if len(set(read)) == len(read):
-            # No recorded call reads a value another one reads (or reads it twice), so no gradient is a sum
-            # whose order could show: the reverse of the recording order is TensorFlow's order as far as
-            # anyone can tell. Calls the targets do not depend on get no gradient and are skipped.
+            # No recorded call reads a recorded value or watched source another one reads (or reads it
+            # twice), so no gradient is a sum whose order could show: the reverse of the recording order is
+            # TensorFlow's order as far as anyone can tell. Calls the targets do not depend on get no
+            # gradient and are skipped.
             return calls[::-1]
         producer: dict[int, int] = {}
         for index, call in enumerate(calls):
@@ -272,7 +274,6 @@ class GradientTape:
             else:
                 for o in call.outputs:
                     producer[id(o)] = index
-        tracked = self._tracked
         uses: dict[int, int] = {}  # recorded values and watched sources the reached calls read, and how often
         reached: set[int] = set()
         stack = [producer[id(t)] for t in targets if id(t) in producer]

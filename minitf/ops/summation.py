@@ -30,7 +30,6 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 LEAF_PACKETS = 1024  # rows longer than this many packets are split in two
 
@@ -45,9 +44,7 @@ def _fold(acc: np.ndarray) -> np.ndarray:
     while acc.shape[1] > 4:
         half = acc.shape[1] // 2
         acc = acc[:, :half] + acc[:, half:]
-    if acc.shape[1] == 4:
-        return (acc[:, 0] + acc[:, 2]) + (acc[:, 1] + acc[:, 3])
-    return acc[:, 0] + acc[:, 1]
+    return (acc[:, 0] + acc[:, 2]) + (acc[:, 1] + acc[:, 3])
 
 
 def _in_order(blocks: np.ndarray) -> np.ndarray:
@@ -75,32 +72,35 @@ def _leaf(x: np.ndarray) -> np.ndarray:
     p = lanes(x.dtype)
     start = n // (4 * p) * 4 * p
     if start:  # four accumulators, each adding every fourth packet, then added into the first
-        acc4 = _in_order(x[:, :start].reshape(rows, -1, 4 * p))
+        # (steps of 4 packets, one after the other: `_in_order` without its checks, the lanes being innermost;
+        # its +0 is left to the end)
+        acc4 = np.add.reduce(x[:, :start].reshape(rows, -1, 4 * p), axis=1)
         acc = ((acc4[:, :p] + acc4[:, p:2 * p]) + acc4[:, 2 * p:3 * p]) + acc4[:, 3 * p:]
     else:
         acc = np.zeros((rows, p), dtype=x.dtype)
     whole = n // p * p
     for j in range(start, whole, p):  # at most three packets
         acc = acc + x[:, j:j + p]
-    if whole < n:  # at most seven elements, added one by one from +0
-        return _in_order(x[:, whole:, None])[:, 0] + _fold(acc)
-    return _fold(acc) + x.dtype.type(0)
-
-
-class _Run(NamedTuple):
-    """Halves of one length at evenly spaced offsets of the flattened input: summed through one view."""
-    leaves: np.ndarray  # their positions among all halves, in order
-    start: int
-    step: int
-    length: int
+    single = np.zeros(rows, dtype=x.dtype)
+    for j in range(whole, n):  # at most seven elements (small slices: plain adds cost less than a reduction)
+        single = single + x[:, j]
+    return single + _fold(acc)
 
 
 class _Plan(NamedTuple):
-    runs: tuple[_Run, ...]
+    """How the rows of one shape split into halves, and where the pieces of each half lie in the input."""
     total: int  # halves of all rows
     count: int  # halves per row when every row splits alike
     depth: int  # every half is this many splits deep, or -1 when the splitting is uneven
-    trees: tuple  # per row: a leaf's position, or a pair (left, right) of subtrees
+    trees: tuple  # per row: a half's position, or a pair (left, right) of subtrees
+    length: int  # the length of every half, when they all have one and lie back to back from the start, else 0
+    # otherwise the halves, in an order where equal lengths at evenly spaced offsets follow each other:
+    blocks: tuple  # per group of such halves: (first, end) in that order, offset, spacing, steps of 4 packets
+    packets: np.ndarray  # (3, halves, lanes) where the packets after the 4-packet steps are, for each half
+    packet_used: np.ndarray  # (3, halves, 1): which of those exist
+    singles: np.ndarray  # (lanes - 1, halves) where the leftover elements are
+    single_used: np.ndarray  # (lanes - 1, halves)
+    back: np.ndarray  # halves in that order -> halves in row order
 
 
 @lru_cache(maxsize=64)
@@ -121,7 +121,15 @@ def _split_plan(rows: int, n: int, p: int) -> _Plan:
         return split(first, left, depth + 1), split(first + left, size - left, depth + 1)
 
     trees = tuple(split(r * n, n, 0) for r in range(rows))
-    runs = []
+    total = len(starts)
+    count = total // rows
+    even = len(depths) == 1 and count == 2 ** depths.pop()
+    depth = count.bit_length() - 1 if even else -1
+    if len(set(lengths)) == 1 and starts == [i * lengths[0] for i in range(total)]:
+        none = np.zeros((0, 0), dtype=np.intp)
+        return _Plan(total, count, depth, trees, lengths[0], (), none, none, none, none, np.arange(total))
+    order: list[int] = []
+    blocks = []
     for length in sorted(set(lengths)):
         group = [i for i, size in enumerate(lengths) if size == length]
         while group:  # the longest prefix at evenly spaced starts
@@ -130,23 +138,33 @@ def _split_plan(rows: int, n: int, p: int) -> _Plan:
             while end < len(group) and starts[group[end]] - starts[group[end - 1]] == step:
                 end += 1
             taken, group = group[:end], group[end:]
-            runs.append(_Run(np.array(taken), starts[taken[0]], step, length))
-    count = len(starts) // rows
-    even = len(depths) == 1 and count == 2 ** depths.pop()
-    return _Plan(tuple(runs), len(starts), count, count.bit_length() - 1 if even else -1, trees)
+            blocks.append((len(order), len(order) + len(taken), starts[taken[0]], step, length // (4 * p)))
+            order.extend(taken)
+    packets = np.zeros((3, total, p), dtype=np.intp)
+    packet_used = np.zeros((3, total, 1), dtype=bool)
+    singles = np.zeros((p - 1, total), dtype=np.intp)
+    single_used = np.zeros((p - 1, total), dtype=bool)
+    for k, i in enumerate(order):
+        first, length = starts[i], lengths[i]
+        after_steps, whole = first + length // (4 * p) * 4 * p, first + length // p * p
+        for m, j in enumerate(range(after_steps, whole, p)):
+            packets[m, k], packet_used[m, k] = np.arange(j, j + p), True
+        for m, j in enumerate(range(whole, first + length)):
+            singles[m, k], single_used[m, k] = j, True
+    back = np.argsort(np.array(order))
+    return _Plan(total, count, depth, trees, 0, tuple(blocks), packets, packet_used, singles, single_used, back)
 
 
 def _long_rows(x: np.ndarray) -> np.ndarray:
     """Sums of rows longer than LEAF_PACKETS packets: the halves summed, then added up the split tree."""
     rows, n = x.shape
-    plan = _split_plan(rows, n, lanes(x.dtype))
+    p = lanes(x.dtype)
+    plan = _split_plan(rows, n, p)
     flat = x.reshape(-1)
-    size = x.itemsize
-    halves = np.empty(plan.total, dtype=x.dtype)
-    for run in plan.runs:
-        view = as_strided(flat[run.start:], shape=(len(run.leaves), run.length), strides=(run.step * size, size),
-                          writeable=False)
-        halves[run.leaves] = _leaf(view)
+    if plan.length:  # halves of one length, back to back
+        halves = _leaf(flat.reshape(plan.total, plan.length))
+    else:
+        halves = _scattered_halves(flat, plan, p)
     zero = x.dtype.type(0)
     if plan.depth >= 0:  # a full binary tree: neighbours added level by level, the left one onto +0 first
         level = halves.reshape(rows, plan.count)
@@ -159,6 +177,30 @@ def _long_rows(x: np.ndarray) -> np.ndarray:
             return (zero + add_up(tree[0])) + add_up(tree[1])
         return halves[tree]
     return np.array([add_up(tree) for tree in plan.trees], dtype=x.dtype)
+
+
+def _scattered_halves(flat: np.ndarray, plan: _Plan, p: int) -> np.ndarray:
+    """`_leaf` for halves of different lengths at uneven offsets: one strided view per group of evenly spaced
+    halves for the 4-packet steps, then the few packets and elements after them, all halves at once.
+
+    (Where a half has fewer leftovers than another, +0 is added in their place: that changes the sign of a
+    zero at most, and the half's total starts from +0 anyway.)
+    """
+    size = flat.itemsize
+    acc4 = np.empty((plan.total, 4 * p), dtype=flat.dtype)
+    for first, end, offset, step, steps in plan.blocks:
+        view = np.ndarray((end - first, steps, 4 * p), flat.dtype, buffer=flat, offset=offset * size,
+                          strides=(step * size, 4 * p * size, size))
+        np.add.reduce(view, axis=1, out=acc4[first:end])
+    acc = ((acc4[:, :p] + acc4[:, p:2 * p]) + acc4[:, 2 * p:3 * p]) + acc4[:, 3 * p:]
+    for where, used in zip(plan.packets, plan.packet_used):
+        if used.any():
+            acc = acc + np.where(used, flat[where], 0)
+    single = np.zeros(plan.total, dtype=flat.dtype)
+    for where, used in zip(plan.singles, plan.single_used):
+        if used.any():
+            single = single + np.where(used, flat[where], 0)
+    return (single + _fold(acc))[plan.back]
 
 
 def row_sums(x: np.ndarray) -> np.ndarray:
@@ -214,23 +256,30 @@ def _interleaved_columns(flat: np.ndarray) -> np.ndarray:
     return acc
 
 
-def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
-    """`reduce_sum(x, axis)` of a float32 or float64 array, without keepdims, in TensorFlow's order."""
-    axes = set(range(x.ndim)) if axis is None else set(axis)
-    out_shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    if x.size == 0:
-        return np.zeros(out_shape, dtype=x.dtype)
-    # TensorFlow's simplification: drop size-1 axes, merge neighbours that are both reduced or both kept
+@lru_cache(maxsize=256)
+def _simplified(shape: tuple[int, ...], axis: tuple | None) -> tuple[tuple[bool, ...], tuple[int, ...], tuple]:
+    """TensorFlow's simplification: size-1 axes dropped, neighbours that are both reduced (or kept) merged.
+
+    Gives (reduced?, size) of each merged axis, and the output shape.
+    """
+    axes = set(range(len(shape))) if axis is None else set(axis)
+    out_shape = tuple(d for i, d in enumerate(shape) if i not in axes)
     groups: list[list] = []  # [size, reduced]
-    for i, d in enumerate(x.shape):
+    for i, d in enumerate(shape):
         if d == 1:
             continue
         if groups and groups[-1][1] == (i in axes):
             groups[-1][0] *= d
         else:
             groups.append([d, i in axes])
-    kinds = tuple(reduced for _, reduced in groups)
-    sizes = [size for size, _ in groups]
+    return tuple(reduced for _, reduced in groups), tuple(size for size, _ in groups), out_shape
+
+
+def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
+    """`reduce_sum(x, axis)` of a float32 or float64 array, without keepdims, in TensorFlow's order."""
+    kinds, sizes, out_shape = _simplified(x.shape, None if axis is None else tuple(axis))
+    if x.size == 0:
+        return np.zeros(out_shape, dtype=x.dtype)
     if not any(kinds):
         return x.reshape(out_shape).copy()
     x = np.ascontiguousarray(x)
@@ -245,7 +294,7 @@ def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
     if kinds == (True, False, True):  # reduced, kept, reduced: the last axis in the outer loop, the first inside
         outer_first = np.ascontiguousarray(x.reshape(sizes).transpose(2, 0, 1)).reshape(1, -1, sizes[1])
         return _in_order(outer_first)[0].reshape(out_shape)
-    kept = [i for i in range(len(groups)) if not kinds[i]]
-    reduced = [i for i in range(len(groups)) if kinds[i]]
+    kept = [i for i in range(len(kinds)) if not kinds[i]]
+    reduced = [i for i in range(len(kinds)) if kinds[i]]
     moved = x.reshape(sizes).transpose(kept + reduced)
     return row_sums(moved.reshape(int(np.prod([sizes[i] for i in kept])), -1)).reshape(out_shape)

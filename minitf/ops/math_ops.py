@@ -26,7 +26,7 @@ from minitf.core import (
     static_value,
 )
 from minitf.errors import InternalError, InvalidArgumentError, UnimplementedError
-from minitf.ops import shapes, summation
+from minitf.ops import shapes, summation, vector_math
 from minitf.tensor import Tensor
 
 F = dtypes.FLOATS
@@ -385,6 +385,8 @@ def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
     """
     if np.asarray(x).dtype.kind == "c":
         return np.asarray(0.5 * (np.tanh(0.5 * x) + 1), dtype=x.dtype)[()]
+    if np.asarray(x).dtype == np.float32:
+        return vector_math.sigmoid(np.asarray(x))[()]  # TensorFlow's own float32 kernel, bit for bit
     wide = np.asarray(x, dtype=np.float64)
     e = np.exp(-np.abs(wide))
     out = np.where(wide >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
@@ -438,22 +440,22 @@ Square = _unary("Square", np.square, NUM, lambda c, g: [g * 2 * _conj_if_complex
 # SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan), as in TensorFlow.
 Sqrt = _unary("Sqrt", np.sqrt, FC, lambda c, g: [_fused_grad(SqrtGrad, c.out, g)])
 Rsqrt = _unary("Rsqrt", lambda x: 1 / np.sqrt(x), FC, lambda c, g: [_fused_grad(RsqrtGrad, c.out, g)])
-def _rounded_from_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """float32 `function` computed in double and rounded once: the nearest float32 to the exact value.
-
-    NumPy's own float32 exp and log are faster but land one ulp off far more often; TensorFlow's (Eigen's
-    vectorised polynomials) are near the correctly rounded value, so the printed digits agree more often.
-    """
+def _float32_like_tensorflow(tensorflows: Callable[[np.ndarray], np.ndarray],
+                             other: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """float32 through TensorFlow's own kernel (`vector_math`: Eigen's packets and the C library's tail),
+    other dtypes through `other`."""
     def kernel(x: Any) -> Any:
         if np.asarray(x).dtype == np.float32:
-            return np.asarray(function(np.asarray(x, dtype=np.float64))).astype(np.float32)[()]
-        return function(x)
+            return tensorflows(np.asarray(x))[()]
+        return other(x)
     return kernel
 
 
-Exp = _unary("Exp", _rounded_from_double(np.exp), FC, lambda c, g: [g * _conj_if_complex(c.out)])
+Exp = _unary("Exp", _float32_like_tensorflow(vector_math.exp, np.exp), FC,
+             lambda c, g: [g * _conj_if_complex(c.out)])
 Expm1 = _unary("Expm1", np.expm1, FC, lambda c, g: [g * exp(c.x)])
-Log = _unary("Log", _rounded_from_double(np.log), FC, lambda c, g: [g / _conj_if_complex(c.x)])
+Log = _unary("Log", _float32_like_tensorflow(vector_math.log, np.log), FC,
+             lambda c, g: [g / _conj_if_complex(c.x)])
 Log1p = _unary("Log1p", np.log1p, FC, lambda c, g: [g / (1 + c.x)])
 Sin = _unary("Sin", np.sin, FC, lambda c, g: [g * cos(c.x)])
 Cos = _unary("Cos", np.cos, FC, lambda c, g: [negative(g) * sin(c.x)])

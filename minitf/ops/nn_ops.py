@@ -11,7 +11,7 @@ from minitf import dtypes
 from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor, state, static_error
 from minitf.errors import InvalidArgumentError
 from minitf.ops import math_ops as m
-from minitf.ops import shapes, summation
+from minitf.ops import shapes, summation, vector_math
 from minitf.ops.array_ops import one_hot
 from minitf.tensor import Tensor
 
@@ -40,27 +40,31 @@ def _log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 # TensorFlow's kernels, on rows (the class axis last): the sum adds in TensorFlow's order, softmax multiplies by
-# the sum's reciprocal, and exp and log are rounded from double precision (TensorFlow's own vectorised exp and
-# log still differ from these in the last bit for some inputs).
+# the sum's reciprocal. float32 exp and log are TensorFlow's own (`vector_math`): softmax takes the exp of the
+# whole tensor of shifted logits (packets, then the C library for the last n % 8 values); log_softmax takes
+# the exp inside the sum, row by row (packets, then the C library for the last k % 8 values of each row), and
+# the log of the row sums as a tensor of its own. float64 exp and log are NumPy's.
 
 def _along_last_axis(kernel: Callable[[np.ndarray], np.ndarray], x: np.ndarray, axis: int) -> np.ndarray:
-    moved = np.moveaxis(x, axis, -1)
-    rows = np.ascontiguousarray(moved).reshape(-1, moved.shape[-1])
-    return np.moveaxis(kernel(rows).reshape(moved.shape), -1, axis)
-
-
-def _rounded(function: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
-    return function(x.astype(np.float64)).astype(x.dtype)
+    """`kernel` on the rows of `x` with `axis` swapped to the end, as `tf.nn.softmax(axis=...)` swaps it (the
+    order of the rows decides which values the float32 exp computes in a packet)."""
+    swapped = np.swapaxes(x, axis, -1)
+    rows = np.ascontiguousarray(swapped).reshape(-1, swapped.shape[-1])
+    return np.swapaxes(kernel(rows).reshape(swapped.shape), -1, axis)
 
 
 def _tf_softmax(rows: np.ndarray) -> np.ndarray:
-    e = _rounded(np.exp, rows - rows.max(axis=1, keepdims=True))
+    shifted = rows - rows.max(axis=1, keepdims=True)
+    e = vector_math.exp(shifted) if rows.dtype == np.float32 else np.exp(shifted)
     return e * (rows.dtype.type(1) / summation.row_sums(e))[:, None]
 
 
 def _tf_log_softmax(rows: np.ndarray) -> np.ndarray:
     shifted = rows - rows.max(axis=1, keepdims=True)
-    return shifted - _rounded(np.log, summation.row_sums(_rounded(np.exp, shifted)))[:, None]
+    if rows.dtype == np.float32:
+        sums = summation.row_sums(vector_math.along_rows(shifted, vector_math.exp_packet, vector_math.exp_scalar))
+        return shifted - vector_math.log(sums)[:, None]
+    return shifted - np.log(summation.row_sums(np.exp(shifted)))[:, None]
 
 
 def _softmax_grad(c: Any, g: Tensor) -> list:

@@ -238,6 +238,17 @@ LowerBound = Op("LowerBound", _bound_kernel("left"), check=_bound_check("LowerBo
 UpperBound = Op("UpperBound", _bound_kernel("right"), check=_bound_check("UpperBound"), shape=_bound_shape)
 
 
+def _as_rows(t: Tensor) -> Tensor:
+    """[..., n] as [rows, n] with a static reshape: -1 stands for the one size known only at run time."""
+    dims = t.shape.as_list()
+    leading = int(np.prod(dims[:-1])) if None not in dims[:-1] else -1
+    last = dims[-1] if dims[-1] is not None else -1
+    if leading == -1 and last == -1:
+        raise ValueError("minitf's searchsorted inside tf.function needs the batch sizes or the row length known."
+                         "\nHint: give the function an input_signature with the last dimension set.")
+    return array_ops.reshape(t, [leading, last])
+
+
 def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type: Any = dtypes.int32,
                  name: str | None = None) -> Tensor:
     """Where each value would go in its (sorted) row of `sorted_sequence` to keep the row sorted."""
@@ -251,8 +262,10 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
                 " for '{{node strided_slice}}'" if state.graph is not None else " [Op:StridedSlice] name: "
                 "strided_slice/") + "\nHint: searchsorted needs vectors (or batches of them), not scalars: wrap a "
                 "single value in a list.")
-    rows_s = array_ops.reshape(s, [-1, s.shape[-1] if s.shape[-1] is not None else -1])
-    rows_v = array_ops.reshape(v, [-1, v.shape[-1] if v.shape[-1] is not None else -1])
+    rows_s, rows_v = _as_rows(s), _as_rows(v)
     op = LowerBound if side == "left" else UpperBound
     found = bind(op, rows_s, rows_v, out_type=dtypes.as_dtype(out_type))
-    return array_ops.reshape(found, v.shape.as_list() if v.shape.is_fully_defined() else array_ops.shape(v))
+    dims = v.shape.as_list() if v.shape.rank is not None else None
+    if dims is not None and dims.count(None) == 1:  # one unknown size: -1 stands for it (a static reshape)
+        dims[dims.index(None)] = -1
+    return array_ops.reshape(found, dims if dims is not None and None not in dims else array_ops.shape(v))

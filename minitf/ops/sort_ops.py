@@ -10,7 +10,16 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, state, static_error, static_value
+from minitf.core import (
+    Op,
+    allowed_dtypes,
+    bind,
+    convert_to_tensor,
+    graph_build_error,
+    state,
+    static_error,
+    static_value,
+)
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
@@ -65,6 +74,9 @@ def _top_k_grad(c: Any, grads: list) -> list:
     g = grads[0]
     if g is None:
         return [None, None]
+    if c.x.shape.rank and c.x.shape[-1] == 0:  # TensorFlow's rule steps through rows with range(0, n, 0): fails
+        raise graph_build_error("Range", "Requires delta != 0: 0", "TensorFlow cannot differentiate top_k (or sort "
+                                "along an axis) over a dimension of size 0; skip the empty case.")
     if c.outputs[1].dtype is dtypes.int64:  # TensorFlow's rule adds int32 offsets to the indices and fails
         hint = "\nHint: TensorFlow differentiates top_k only with index_type=tf.int32 (the default)."
         if state.graph is not None:
@@ -120,6 +132,9 @@ def _descending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
         raise ValueError("sort needs to know the rank of its input in this engine.")
     if axis < 0:
         axis += rank
+    if not 0 <= axis < rank and state.graph is not None:  # TensorFlow's transpose finds it at graph building
+        raise ValueError(f"axis {axis} is out of range for a rank-{rank} input\nHint: axis must be in [{-rank}, "
+                         f"{rank}).")
     if not 0 <= axis < rank:
         raise InvalidArgumentError(None, None, f"axis {axis} is out of range for a rank-{rank} input [Op:Sort]\n"
                                    f"Hint: axis must be in [{-rank}, {rank}).")

@@ -97,6 +97,7 @@ from minitf.ops.graph_gradients import gradients
 from minitf.ops.guide_ops import (
     acos,
     acosh,
+    as_string,
     asin,
     asinh,
     atan,

@@ -27,13 +27,16 @@ sparse = types.SimpleNamespace(
     reduce_sum=_guide.sparse_reduce_sum, transpose=_guide.sparse_transpose, map_values=_guide.map_values,
 )
 
-ragged = types.SimpleNamespace(constant=_ragged.constant, map_flat_values=_ragged.map_flat_values)
+ragged = types.SimpleNamespace(constant=_ragged.constant, map_flat_values=_ragged.map_flat_values,
+                               row_splits_to_segment_ids=_guide.row_splits_to_segment_ids,
+                               segment_ids_to_row_splits=_guide.segment_ids_to_row_splits)
 
 strings = types.SimpleNamespace(
     split=_strings.split, to_number=_strings.to_number, length=_strings.length,
     bytes_split=_strings.bytes_split, join=_strings.join, lower=_strings.lower, upper=_strings.upper,
     unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
-    reduce_join=_strings.reduce_join, unicode_split=_guide.unicode_split,
+    reduce_join=_strings.reduce_join, unicode_split=_guide.unicode_split, strip=_guide.strip,
+    regex_replace=_guide.regex_replace, regex_full_match=_guide.regex_full_match, as_string=_guide.as_string,
 )
 
 data = types.SimpleNamespace(

@@ -362,3 +362,161 @@ atanh = m._unary_fn(Atanh, "Inverse hyperbolic tangent (inf at +-1, nan beyond).
 def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
     """The angle of the point (x, y): arctan(y / x) in the right quadrant, in (-pi, pi]."""
     return m.binary_call(Atan2, y, x)
+
+
+# ---------------------------------------------------------------------------------------------------
+# More of tf.strings: strip, regular expressions, numbers as text
+# ---------------------------------------------------------------------------------------------------
+
+def _string_op(name: str, kernel: Callable[..., Any], out: dtypes.DType = dtypes.string) -> Any:
+    from minitf.core import Op
+    from minitf.tensor_shape import TensorShape
+
+    def rule(shapes_: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list:
+        return [(shapes_[0], out)]
+    return Op(name, kernel, shape=rule)
+
+
+def _compiled(pattern: bytes, op_name: str) -> Any:
+    import re
+
+    from minitf.errors import invalid_argument
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise invalid_argument(op_name, f"Invalid pattern: {pattern.decode(errors='replace')}, error: {exc}\nHint: "
+                               "the pattern is a regular expression (RE2 syntax); escape special characters "
+                               "with a backslash.") from None
+
+
+def _strip_kernel(x: Any) -> Any:
+    from minitf.strings import _map
+    return _map(lambda s: s.strip(b" \t\n\v\f\r"), x)
+
+
+def _regex_replace_kernel(x: Any, pattern: bytes, rewrite: bytes, replace_global: bool) -> Any:
+    from minitf.strings import _map
+    regex = _compiled(pattern, "StaticRegexReplace")
+    return _map(lambda s: regex.sub(rewrite, s, count=0 if replace_global else 1), x)
+
+
+def _full_match_kernel(x: Any, pattern: bytes) -> Any:
+    from minitf.strings import _map
+    regex = _compiled(pattern, "StaticRegexFullMatch")
+    return _map(lambda s: regex.fullmatch(s) is not None, x, bool)
+
+
+StringStrip = _string_op("StringStrip", _strip_kernel)
+StaticRegexReplace = _string_op("StaticRegexReplace", _regex_replace_kernel)
+StaticRegexFullMatch = _string_op("StaticRegexFullMatch", _full_match_kernel, dtypes.bool)
+
+
+def _text_input(input: Any, op_name: str) -> Any:  # noqa: A002
+    from minitf.strings import _strings
+    return _strings(input, op_name)
+
+
+def _pattern(value: Any, what: str) -> bytes:
+    known = static_value(value) if isinstance(value, Tensor) else value
+    if known is None:
+        raise TypeError(f"minitf needs the {what} as a Python string (or a constant), not a tensor computed inside "
+                        "the function.\nHint: pass the pattern as a string literal.")
+    return known if isinstance(known, bytes) else str(known).encode()
+
+
+def strip(input: Any, name: str | None = None) -> Any:  # noqa: A002
+    """Each string without its leading and trailing whitespace (ASCII spaces, tabs, newlines)."""
+    from minitf.ragged import RaggedTensor
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(strip(input.flat_values))
+    from minitf.core import bind
+    return bind(StringStrip, _text_input(input, "StringStrip"))
+
+
+def regex_replace(input: Any, pattern: Any, rewrite: Any, replace_global: bool = True,  # noqa: A002
+                  name: str | None = None) -> Any:
+    r"""Each match of the regular expression `pattern` replaced by `rewrite` (\1 is the first group); only the
+    first match unless replace_global."""
+    from minitf.ragged import RaggedTensor
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(regex_replace(input.flat_values, pattern, rewrite, replace_global))
+    from minitf.core import bind
+    return bind(StaticRegexReplace, _text_input(input, "StaticRegexReplace"), pattern=_pattern(pattern, "pattern"),
+                rewrite=_pattern(rewrite, "rewrite"), replace_global=bool(replace_global))
+
+
+def regex_full_match(input: Any, pattern: Any, name: str | None = None) -> Any:  # noqa: A002
+    """Whether each whole string matches the regular expression `pattern` (bools)."""
+    from minitf.ragged import RaggedTensor
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(regex_full_match(input.flat_values, pattern))
+    from minitf.core import bind
+    return bind(StaticRegexFullMatch, _text_input(input, "StaticRegexFullMatch"), pattern=_pattern(pattern, "pattern"))
+
+
+def _as_string_kernel(x: Any, precision: int, scientific: bool, shortest: bool, width: int, fill: str) -> Any:
+    array = np.asarray(x)
+    spec = "%" + (fill if fill else "") + (str(width) if width > -1 else "") + \
+        (f".{precision}" if precision > -1 else "")
+    kind = array.dtype.kind
+    if kind in "fc":
+        number = spec + ("e" if scientific else "g" if shortest else "f")
+        one = (lambda v: f"({number % v.real},{number % v.imag})") if kind == "c" else (lambda v: number % v)
+    elif kind == "b":
+        def one(v: Any) -> str:
+            return (spec + "s") % ("true" if v else "false")
+    elif kind in "iu":
+        def one(v: Any) -> str:
+            return (spec + "d") % v
+    else:
+        return np.array(x, dtype=object)
+    out = np.empty(array.shape, dtype=object)
+    for index in np.ndindex(array.shape):
+        out[index] = one(array[index]).encode()
+    return out
+
+
+AsString = _string_op("AsString", _as_string_kernel)
+
+
+def as_string(input: Any, precision: int = -1, scientific: bool = False, shortest: bool = False,  # noqa: A002
+              width: int = -1, fill: str = "", name: str | None = None) -> Tensor:
+    """Numbers (and bools) as text, formatted as C's printf does: floats with 6 decimals unless `precision`,
+    `scientific` (1.5e+00) or `shortest` (%g) say otherwise; `width` pads with `fill` (' ' or '0')."""
+    from minitf.core import bind
+    x = convert_to_tensor(input)
+    if scientific and shortest:
+        from minitf.errors import InvalidArgumentError
+        raise InvalidArgumentError(None, None, "Cannot select both scientific and shortest notation [Op:AsString]"
+                                   "\nHint: choose scientific=True or shortest=True, not both.")
+    return bind(AsString, x, precision=int(precision), scientific=bool(scientific), shortest=bool(shortest),
+                width=int(width), fill=str(fill))
+
+
+# ---------------------------------------------------------------------------------------------------
+# tf.ragged: row partitions as segment ids and back
+# ---------------------------------------------------------------------------------------------------
+
+def row_splits_to_segment_ids(splits: Any, name: str | None = None, out_type: Any = None) -> Tensor:
+    """For each value, the row it belongs to: splits [0, 2, 2, 3] give [0, 0, 2]."""
+    from minitf.ops.sort_ops import searchsorted
+    splits = convert_to_tensor(splits, dtype_hint=dtypes.int64)
+    if splits.shape.rank not in (None, 1):  # type: ignore[attr-defined]
+        raise ValueError(f"Shape {splits.shape} must have rank 1\nHint: row splits are a vector.")  # type: ignore
+    out_type = splits.dtype if out_type is None else dtypes.as_dtype(out_type)  # type: ignore[attr-defined]
+    positions = array_ops.range(splits[-1], dtype=splits.dtype)  # type: ignore[index,attr-defined]
+    rows = searchsorted(splits[1:], positions, side="right", out_type=out_type)  # type: ignore[index]
+    return rows
+
+
+def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None, out_type: Any = None,
+                              name: str | None = None) -> Tensor:
+    """The row splits of sorted segment ids: [0, 0, 2] (with 3 segments) gives [0, 2, 2, 3]."""
+    from minitf.ops.segment_ops import bincount
+    ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int64)
+    if ids.shape.rank not in (None, 1):  # type: ignore[attr-defined]
+        raise ValueError(f"Shape {ids.shape} must have rank 1\nHint: segment ids are a vector.")  # type: ignore
+    out_type = ids.dtype if out_type is None else dtypes.as_dtype(out_type)  # type: ignore[attr-defined]
+    lengths = bincount(ids, minlength=num_segments, maxlength=num_segments, dtype=out_type)
+    zero = array_ops.zeros([1], dtype=out_type)
+    return array_ops.concat([zero, m.cumsum(lengths)], axis=0)

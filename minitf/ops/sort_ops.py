@@ -10,7 +10,16 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, state, static_error, static_value
+from minitf.core import (
+    Op,
+    allowed_dtypes,
+    bind,
+    convert_to_tensor,
+    graph_build_error,
+    state,
+    static_error,
+    static_value,
+)
 from minitf.errors import InvalidArgumentError
 from minitf.ops import array_ops
 from minitf.ops import math_ops as m
@@ -65,6 +74,9 @@ def _top_k_grad(c: Any, grads: list) -> list:
     g = grads[0]
     if g is None:
         return [None, None]
+    if c.x.shape.rank and c.x.shape[-1] == 0:  # TensorFlow's rule steps through rows with range(0, n, 0): fails
+        raise graph_build_error("Range", "Requires delta != 0: 0", "TensorFlow cannot differentiate top_k (or sort "
+                                "along an axis) over a dimension of size 0; skip the empty case.")
     if c.outputs[1].dtype is dtypes.int64:  # TensorFlow's rule adds int32 offsets to the indices and fails
         hint = "\nHint: TensorFlow differentiates top_k only with index_type=tf.int32 (the default)."
         if state.graph is not None:
@@ -120,6 +132,9 @@ def _descending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
         raise ValueError("sort needs to know the rank of its input in this engine.")
     if axis < 0:
         axis += rank
+    if not 0 <= axis < rank and state.graph is not None:  # TensorFlow's transpose finds it at graph building
+        raise ValueError(f"axis {axis} is out of range for a rank-{rank} input\nHint: axis must be in [{-rank}, "
+                         f"{rank}).")
     if not 0 <= axis < rank:
         raise InvalidArgumentError(None, None, f"axis {axis} is out of range for a rank-{rank} input [Op:Sort]\n"
                                    f"Hint: axis must be in [{-rank}, {rank}).")
@@ -238,6 +253,17 @@ LowerBound = Op("LowerBound", _bound_kernel("left"), check=_bound_check("LowerBo
 UpperBound = Op("UpperBound", _bound_kernel("right"), check=_bound_check("UpperBound"), shape=_bound_shape)
 
 
+def _as_rows(t: Tensor) -> Tensor:
+    """[..., n] as [rows, n] with a static reshape: -1 stands for the one size known only at run time."""
+    dims = t.shape.as_list()
+    leading = int(np.prod(dims[:-1])) if None not in dims[:-1] else -1
+    last = dims[-1] if dims[-1] is not None else -1
+    if leading == -1 and last == -1:
+        raise ValueError("minitf's searchsorted inside tf.function needs the batch sizes or the row length known."
+                         "\nHint: give the function an input_signature with the last dimension set.")
+    return array_ops.reshape(t, [leading, last])
+
+
 def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type: Any = dtypes.int32,
                  name: str | None = None) -> Tensor:
     """Where each value would go in its (sorted) row of `sorted_sequence` to keep the row sorted."""
@@ -251,8 +277,10 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
                 " for '{{node strided_slice}}'" if state.graph is not None else " [Op:StridedSlice] name: "
                 "strided_slice/") + "\nHint: searchsorted needs vectors (or batches of them), not scalars: wrap a "
                 "single value in a list.")
-    rows_s = array_ops.reshape(s, [-1, s.shape[-1] if s.shape[-1] is not None else -1])
-    rows_v = array_ops.reshape(v, [-1, v.shape[-1] if v.shape[-1] is not None else -1])
+    rows_s, rows_v = _as_rows(s), _as_rows(v)
     op = LowerBound if side == "left" else UpperBound
     found = bind(op, rows_s, rows_v, out_type=dtypes.as_dtype(out_type))
-    return array_ops.reshape(found, v.shape.as_list() if v.shape.is_fully_defined() else array_ops.shape(v))
+    dims = v.shape.as_list() if v.shape.rank is not None else None
+    if dims is not None and dims.count(None) == 1:  # one unknown size: -1 stands for it (a static reshape)
+        dims[dims.index(None)] = -1
+    return array_ops.reshape(found, dims if dims is not None and None not in dims else array_ops.shape(v))

@@ -134,3 +134,31 @@ WIDE = np.array([1.0, 1.5, 2.0, 3.5], np.float64)
 )
 def test_inverse_and_hyperbolic_trigonometry_match_tensorflow(case: Any) -> None:
     same(case)
+
+
+@named_examples(
+    ("strip", lambda tf: tf.strings.strip([" a b \n", "\t", "x", ""])),
+    ("strip ragged", lambda tf: tf.strings.strip(tf.ragged.constant([[" a"], [], ["b ", " c "]])).to_tensor()),
+    ("strip of numbers", lambda tf: tf.strings.strip(tf.constant([1]))),
+    ("regex_replace", lambda tf: tf.strings.regex_replace(["abc ab", "x"], "a(b)", r"<\1>")),
+    ("regex_replace first only", lambda tf: tf.strings.regex_replace("aaa", "a", "b", replace_global=False)),
+    ("regex_replace bad pattern", lambda tf: tf.strings.regex_replace(["a"], "(", "b")),
+    ("regex_full_match", lambda tf: tf.strings.regex_full_match(["abc", "ab", "a c"], "a.c")),
+    ("regex_full_match bad pattern", lambda tf: tf.strings.regex_full_match("a", "[")),
+    ("as_string floats", lambda tf: tf.strings.as_string([3.5, 1e10, -0.0, 1 / 3])),
+    ("as_string float64 and ints", lambda tf: (tf.as_string(tf.constant([1.5], tf.float64)), tf.as_string([1, -2]))),
+    ("as_string bools", lambda tf: tf.as_string([True, False])),
+    ("as_string options", lambda tf: (tf.as_string([3.14159], precision=2), tf.as_string([3.14159], scientific=True),
+                                      tf.as_string([3.14159], shortest=True), tf.as_string([3], width=4, fill="0"),
+                                      tf.as_string([3.5], width=10))),
+    ("as_string complex", lambda tf: tf.as_string(tf.constant([1 + 2j]))),
+    ("as_string both notations", lambda tf: tf.as_string([1.0], scientific=True, shortest=True)),
+    ("row_splits_to_segment_ids", lambda tf: tf.ragged.row_splits_to_segment_ids([0, 2, 2, 3])),
+    ("row_splits_to_segment_ids int32", lambda tf: tf.ragged.row_splits_to_segment_ids(
+        tf.constant([0, 1, 4], tf.int32), out_type=tf.int32)),
+    ("segment_ids_to_row_splits", lambda tf: tf.ragged.segment_ids_to_row_splits([0, 0, 2])),
+    ("segment_ids_to_row_splits num_segments", lambda tf: tf.ragged.segment_ids_to_row_splits([0, 0, 2],
+                                                                                            num_segments=5)),
+)
+def test_strings_and_row_partitions_from_the_guides_match_tensorflow(case: Any) -> None:
+    same(case)

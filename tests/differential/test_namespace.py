@@ -49,7 +49,7 @@ BASE_NAMES = [
     "is_tensor", "get_static_value", "sequence_mask", "bias_add", "relu6", "silu", "swish", "selu", "softsign",
     "log_sigmoid", "l2_normalize", "moments", "clip_by_norm", "clip_by_global_norm", "global_norm", "matvec",
     "matrix_transpose", "adjoint", "ones_initializer", "random_uniform_initializer", "asin", "acos", "atan",
-    "atan2", "sinh", "cosh", "asinh", "acosh", "atanh",
+    "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "as_string",
 ]
 
 

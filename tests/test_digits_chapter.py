@@ -3,6 +3,7 @@ engines, and grading it end to end, in the sandbox, gives the solution full mark
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -21,7 +22,9 @@ from grader.samples import fill, solution_answers
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "part2-basics"
 CHAPTER = REPO / "solutions" / ASSIGNMENT / "04-neural-network.ipynb"
-SEEDS = range(20)
+# Seeds of the suite's accuracy check; DIGITS_SEEDS=20 repeats the full measurement (20 seeds on each engine,
+# several minutes each on two busy cores).
+SEEDS = range(int(os.environ.get("DIGITS_SEEDS", "6")))
 MINITF_IMPORT = "import minitf as tf"
 
 

@@ -75,7 +75,9 @@ def main() -> None:
                 baseline = baseline or figures
                 assert figures["scores"] == baseline["scores"], "the same class must get the same grades"
                 rows.append((label, students, workers, figures, baseline["seconds"] / figures["seconds"]))
-                print(f"  {label}: {workers} worker(s) {figures['seconds']:.1f} s", flush=True)
+                print(f"  {label}: {workers} worker(s) {figures['seconds']:.1f} s, "
+                      f"{figures['per_minute']:.1f} notebooks/min, kernel peak {figures['kernel_mb']:.0f} MB, "
+                      f"load average {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end\n")

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,21 +55,67 @@ class Sandbox:
     gid: int | None
     ipc_dir: Path | None
     note: str
+    config: Path | None = None  # the launcher's settings (sandbox.json); workers copy it with their own user
 
 
-def ensure_sandbox_user() -> tuple[int, int]:
+def ensure_sandbox_user(name: str = SANDBOX_USER) -> tuple[int, int]:
     """The unprivileged account kernels run as; created on first use (needs root)."""
-    try:
-        entry = pwd.getpwnam(SANDBOX_USER)
-    except KeyError:
+    for attempt in range(20):
+        try:
+            entry = pwd.getpwnam(name)
+            return entry.pw_uid, entry.pw_gid
+        except KeyError:
+            pass
         useradd = shutil.which("useradd") or "/usr/sbin/useradd"
-        subprocess.run(
+        created = subprocess.run(
             [useradd, "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell",
-             "/usr/sbin/nologin", "--user-group", SANDBOX_USER],
-            check=True, capture_output=True, text=True,
+             "/usr/sbin/nologin", "--user-group", name],
+            capture_output=True, text=True,
         )
-        entry = pwd.getpwnam(SANDBOX_USER)
-    return entry.pw_uid, entry.pw_gid
+        if created.returncode not in (0, 9):  # 9: it exists (made by a worker starting at the same time)
+            time.sleep(0.2 * (attempt + 1))  # another worker holds the lock on /etc/passwd
+    raise GraderError(f"cannot create the sandbox user {name!r}: {created.stderr.strip()}")
+
+
+def sandbox_uids() -> set[int]:
+    """Every sandbox user: grader-sandbox, and grader-sandbox-N of the Nth concurrent worker."""
+    return {entry.pw_uid for entry in pwd.getpwall()
+            if entry.pw_name == SANDBOX_USER or entry.pw_name.startswith(f"{SANDBOX_USER}-")}
+
+
+SLOTS = Path("/run" if os.path.isdir("/run") else tempfile.gettempdir()) / "grader-sandbox-slots"
+
+
+def for_worker(sandbox: Sandbox, folder: Path):
+    """The sandbox for one of several processes that grade at once: its own user and kernelspec.
+
+    RLIMIT_NPROC counts the processes and threads of a user, so kernels of concurrent workers sharing one
+    user would share one budget: eight kernels' threads can exhaust it, and a fork bomb in one submission
+    would stop the kernels of the submissions graded next to it.  Each worker claims a free slot N (a lock
+    that dies with the process) and runs its kernels as ``grader-sandbox-N`` (slot 0: ``grader-sandbox``).
+    Returns the sandbox and the lock's handle, which the worker keeps open.
+    """
+    import fcntl
+    from dataclasses import replace
+
+    if not sandbox.isolated or sandbox.config is None:
+        return sandbox, None
+    SLOTS.mkdir(mode=0o700, exist_ok=True)
+    for slot in range(4096):
+        handle = (SLOTS / f"{slot}.lock").open("w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            handle.close()
+    else:
+        raise GraderError(f"no free sandbox slot in {SLOTS}")
+    uid, gid = ensure_sandbox_user(SANDBOX_USER if slot == 0 else f"{SANDBOX_USER}-{slot}")
+    config = json.loads(sandbox.config.read_text())
+    config.update(uid=uid, gid=gid)
+    name = f"{KERNEL_NAME}-{slot}"
+    config_file = _write_kernelspec(folder, config, name)
+    return replace(sandbox, kernel_name=name, uid=uid, gid=gid, config=config_file), handle
 
 
 def _untraversable_ancestors(paths: list[Path]) -> list[str]:
@@ -93,10 +140,10 @@ def _needed_paths() -> list[Path]:
     return sorted(p for p in paths if p.exists())
 
 
-def _write_kernelspec(term: Term, config: dict) -> None:
-    kernel_dir = term.state / "jupyter" / "kernels" / KERNEL_NAME
+def _write_kernelspec(state: Path, config: dict, name: str = KERNEL_NAME) -> Path:
+    kernel_dir = state / "jupyter" / "kernels" / name
     kernel_dir.mkdir(parents=True, exist_ok=True)
-    config_file = term.state / "sandbox.json"
+    config_file = state / "sandbox.json"
     config_file.write_text(json.dumps(config, indent=1, sort_keys=True))
     os.chmod(config_file, 0o600)
     spec = {
@@ -108,9 +155,10 @@ def _write_kernelspec(term: Term, config: dict) -> None:
     }
     (kernel_dir / "kernel.json").write_text(json.dumps(spec, indent=1))
     jupyter_path = os.environ.get("JUPYTER_PATH", "")
-    own = str(term.state / "jupyter")
+    own = str(state / "jupyter")
     if own not in jupyter_path.split(os.pathsep):
         os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (own, jupyter_path) if p)
+    return config_file
 
 
 ISOLATION_PROBE = "import os, socket; print(os.getuid(), [n for _, n in socket.if_nameindex()])"
@@ -191,7 +239,7 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
     if os.geteuid() != 0:
         config = {**base, "isolate": False, "ipc": False, "uid": os.getuid(), "gid": os.getgid(),
                   "needed": [], "hide": [], "untraversable": [], "processes": 0}
-        _write_kernelspec(term, config)
+        _write_kernelspec(term.state, config)
         check_imports(term, modules or [])
         return Sandbox(KERNEL_NAME, False, None, None, None,
                        "WARNING: not running as root, so student code runs as YOUR user, with network access "
@@ -209,7 +257,7 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
     config = {**base, "isolate": True, "ipc": True, "uid": uid, "gid": gid,
               "needed": [str(p) for p in needed], "hide": sorted(hide),
               "untraversable": _untraversable_ancestors(needed)}
-    _write_kernelspec(term, config)
+    _write_kernelspec(term.state, config)
     probe_dir = Path(tempfile.mkdtemp(prefix="grader-probe-"))
     try:
         seen = self_test(term.state / "sandbox.json", probe_dir)
@@ -219,8 +267,9 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
         raise GraderError(f"the grading sandbox is not isolated as expected (saw {seen!r})")
     check_imports(term, modules or [])
     return Sandbox(KERNEL_NAME, True, uid, gid, ipc_dir,
-                   f"sandbox: kernels run as user {SANDBOX_USER!r} (uid {uid}) without network, with a private "
-                   f"filesystem view, {limits.memory_mb} MB memory, {limits.cell_timeout} s per cell")
+                   f"sandbox: kernels run as user {SANDBOX_USER!r} (uid {uid}; concurrent workers as "
+                   f"{SANDBOX_USER}-N) without network, with a private filesystem view, {limits.memory_mb} MB "
+                   f"memory, {limits.cell_timeout} s per cell", term.state / "sandbox.json")
 
 
 def release_folder(path: Path, sandbox: Sandbox, *, to_student: bool) -> None:

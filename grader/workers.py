@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 
 from grader.paths import GraderError, Term
-from grader.sandbox import Limits, Sandbox
+from grader.sandbox import Limits, Sandbox, for_worker
 
 #: a submission whose worker died is graded again this many times before it is reported as failed
 RETRIES = 1
@@ -163,6 +163,7 @@ class Worker:
         self.root = root
         self.root.mkdir(parents=True, exist_ok=True)
         self.kit = kit
+        sandbox, self._slot = for_worker(sandbox, root / "sandbox")
         self.sandbox = sandbox
         if sandbox.ipc_dir is not None:  # own socket folder: workers must not pick the same socket names
             ipc = Path(tempfile.mkdtemp(prefix=f"grader-ipc-{os.getpid()}-", dir=sandbox.ipc_dir.parent))

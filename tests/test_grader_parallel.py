@@ -73,7 +73,7 @@ def test_two_workers_give_exactly_the_grades_of_one(tmp_path):
     parallel = grader(two, "autograde", "--quiet", "--workers", "2")
 
     assert sequential.returncode == parallel.returncode == 1, sequential.stderr + parallel.stderr  # p7 fails
-    assert table(parallel.stdout) == table(sequential.stdout)
+    assert table(parallel.stdout) == table(sequential.stdout), parallel.stdout + sequential.stdout
     assert table(parallel.stdout)["p1"] == ("graded", "4/4")
     assert table(parallel.stdout)["p7"][0] == "failed" and "not a readable notebook" in parallel.stdout
     assert gradebook_rows(two) == gradebook_rows(one)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import pwd
 import signal
 import sqlite3
 import subprocess
@@ -16,7 +15,7 @@ from grader_fixtures.submissions import CORRECT, POINTS, build, grader, new_term
 
 from grader.autograde import done_marker
 from grader.paths import REPO
-from grader.sandbox import SANDBOX_USER
+from grader.sandbox import sandbox_uids
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +23,7 @@ WRONG = {"ex1-answer": "def square(x):\n    return x + 1", "ex3-answer": "total 
 
 
 def sandbox_processes() -> list[str]:
-    uid = pwd.getpwnam(SANDBOX_USER).pw_uid
+    uids = sandbox_uids()  # grader-sandbox and the users of concurrent workers
     names = []
     for pid in os.listdir("/proc"):
         try:
@@ -32,7 +31,7 @@ def sandbox_processes() -> list[str]:
         except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if "Uid" in fields and int(fields["Uid"].split()[0]) == uid:
+        if "Uid" in fields and int(fields["Uid"].split()[0]) in uids:
             names.append(fields["Name"].strip())
     return names
 

@@ -1003,6 +1003,8 @@ def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:  # noqa: A0
     x = convert_to_tensor(input)
     axis = 0 if axis is None else int(np.asarray(getattr(axis, "_value", axis)))
     rank = x.shape.rank
+    if state.graph is not None and op.check is not None:
+        op.check([x], {})  # building a graph, TensorFlow refuses the dtype before it looks at the axis
     if rank is not None and not -max(rank, 1) <= axis < max(rank, 1):
         # While tracing, TensorFlow checks the axis of a matrix (or more) at once, a vector's at run time.
         message = f"Expected dimension in the range [{-rank}, {rank}), but got {axis} [Op:{op.name}] name: "

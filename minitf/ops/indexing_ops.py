@@ -87,7 +87,8 @@ def _slice_kernel(x: np.ndarray, begin: np.ndarray, size: np.ndarray, known_size
 
 def _slice_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     x, begin, size = shapes
-    if x.rank is not None and begin.rank == 1 and size.rank == 1 and x.rank not in (begin[0], size[0]):
+    if x.rank is not None and begin.rank == 1 and size.rank == 1 and None not in (begin[0], size[0]) \
+            and x.rank not in (begin[0], size[0]):
         at_graph_build(lambda: _slice_bounds(x.as_list(), np.zeros(begin[0]), np.zeros(size[0])), "Slice")
     known = attrs["known_size"]
     if known is not None:

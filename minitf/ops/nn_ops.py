@@ -13,6 +13,7 @@ from minitf.errors import InvalidArgumentError
 from minitf.ops import math_ops as m
 from minitf.ops import shapes, summation, vector_math
 from minitf.ops.array_ops import one_hot
+from minitf.ops.label_check_ops import checked_labels
 from minitf.tensor import Tensor
 
 relu = m.relu
@@ -142,14 +143,7 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     if labels.shape.rank != logits.shape.rank - 1:
         raise ValueError(f"Rank mismatch: Rank of labels (received {labels.shape.rank}) should equal rank of "
                          f"logits minus 1 (received {logits.shape.rank}).")
-    values = getattr(labels, "_value", None)
-    if values is not None and np.size(values):
-        bad = np.flatnonzero((np.ravel(values) < 0) | (np.ravel(values) >= n))
-        if bad.size:
-            raise InvalidArgumentError(None, None, f"Received a label value of {np.ravel(values)[bad[0]]} which is "
-                                       f"outside the valid range of [0, {n}).  Label values: "
-                                       f"{' '.join(str(v) for v in np.ravel(values))} "
-                                       "[Op:SparseSoftmaxCrossEntropyWithLogits] name: ")
+    labels = checked_labels(labels, n)
     picked = one_hot(labels, n, dtype=logits.dtype)  # type: ignore[attr-defined]
     return m.negative(m.reduce_sum(picked * log_softmax(logits), axis=-1))
 

@@ -26,7 +26,7 @@ from minitf.core import (
     static_value,
 )
 from minitf.errors import InternalError, InvalidArgumentError, UnimplementedError
-from minitf.ops import shapes, summation, vector_math
+from minitf.ops import shapes, summation, vector_math, vector_tanh
 from minitf.tensor import Tensor
 
 F = dtypes.FLOATS
@@ -460,7 +460,9 @@ Log1p = _unary("Log1p", np.log1p, FC, lambda c, g: [g / (1 + c.x)])
 Sin = _unary("Sin", np.sin, FC, lambda c, g: [g * cos(c.x)])
 Cos = _unary("Cos", np.cos, FC, lambda c, g: [negative(g) * sin(c.x)])
 Tan = _unary("Tan", np.tan, FC, lambda c, g: [g / square(cos(c.x))])
-Tanh = _unary("Tanh", np.tanh, FC, lambda c, g: [_fused_grad(TanhGrad, c.out, g)])
+# float32, float64 and float16 as TensorFlow's Eigen kernel computes them (`vector_tanh`), bit for bit.
+Tanh = _unary("Tanh", _float32_like_tensorflow(vector_tanh.tanh32, vector_tanh.real_or_complex), FC,
+              lambda c, g: [_fused_grad(TanhGrad, c.out, g)])
 Sigmoid = _unary("Sigmoid", _sigmoid_kernel, FC, lambda c, g: [_fused_grad(SigmoidGrad, c.out, g)])
 Reciprocal = _unary("Reciprocal", _reciprocal_kernel, SIGNED, lambda c, g: [_fused_grad(ReciprocalGrad, c.out, g)])
 Round = _unary("Round", _round_kernel, NUM)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError
+from minitf.errors import InvalidArgumentError, op_error
 from minitf.tensor import Tensor
 
 
@@ -20,10 +20,10 @@ def _label_range_kernel(labels: np.ndarray, classes: int) -> np.ndarray:
     flat = np.ravel(labels)
     bad = np.flatnonzero((flat < 0) | (flat >= classes))
     if bad.size:
-        raise InvalidArgumentError(None, None, f"Received a label value of {flat[bad[0]]} which is outside the valid "
-                                   f"range of [0, {classes}).  Label values: {' '.join(str(v) for v in flat)} "
-                                   "[Op:SparseSoftmaxCrossEntropyWithLogits] name: \nHint: labels are class "
-                                   f"numbers 0 ... {classes - 1}, one per example.")
+        raise op_error(InvalidArgumentError, "SparseSoftmaxCrossEntropyWithLogits",
+                       f"Received a label value of {flat[bad[0]]} which is outside the valid range of [0, {classes}).  "
+                       f"Label values: {' '.join(str(v) for v in flat)}",
+                       hint=f"labels are class numbers 0 ... {classes - 1}, one per example.")
     return labels
 
 

@@ -16,7 +16,7 @@ from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
 from minitf.errors import no_kernel
-from minitf.ops import shapes, vector_math, vector_tanh
+from minitf.ops import approximate_reciprocal, shapes, vector_math, vector_tanh
 from minitf.ops.broadcasting import FC, NUM, REAL, SIGNED, SIGNED_REAL, F, unary_function, unary_op, zeros_like_
 from minitf.ops.cast_where import cast
 from minitf.tensor import Tensor
@@ -64,7 +64,10 @@ ReluGrad = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtyp
 def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
         raise no_kernel("Reciprocal", dtypes.from_numpy(x.dtype))
+    if np.asarray(x).dtype == np.float32:  # Eigen's packet reciprocal, as TensorFlow's kernel computes it
+        return approximate_reciprocal.reciprocal(np.asarray(x))[()]
     return np.reciprocal(x)
+
 
 
 def _round_kernel(x: np.ndarray) -> np.ndarray:

@@ -22,10 +22,16 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.function.function import ConcreteFunction, Function, TensorSpec, VariableSpec, _Literal
+from minitf.checkpoint import Checkpoint
+from minitf.core import convert_to_tensor
+from minitf.errors import InvalidArgumentError
+from minitf.function.cache_keys import Literal, TensorSpec, VariableSpec
+from minitf.function.concrete_function import ConcreteFunction
+from minitf.function.execute import call_graph
+from minitf.function.function import Function
 from minitf.function.module import Module
 from minitf.graph_io import Arrays, decode, encode, graph_from_json, graph_to_json, shape_json
-from minitf.tensor import EagerTensor
+from minitf.tensor import EagerTensor, Tensor, make
 from minitf.tensor_shape import TensorShape
 from minitf.variables import Variable
 
@@ -172,7 +178,6 @@ def _valid_outputs(cf: ConcreteFunction) -> bool:
 
 def _signature_outputs(outputs: Any, function_name: str, key: str) -> dict[str, Any]:
     """A signature's outputs are a dict of named tensors: `output_0`, ... for a tensor or a sequence."""
-    from minitf.tensor import Tensor
     if hasattr(outputs, "_asdict"):
         outputs = outputs._asdict()
     elif not isinstance(outputs, dict):
@@ -191,7 +196,6 @@ def _signature_outputs(outputs: Any, function_name: str, key: str) -> dict[str, 
 
 
 def _is_checkpoint(value: Any) -> bool:
-    from minitf.checkpoint import Checkpoint
     return isinstance(value, Checkpoint)
 
 
@@ -226,7 +230,7 @@ def _key_json(key: Any, arrays: Arrays) -> Any:
     if isinstance(key, TensorSpec):
         return {"t": "spec", "shape": shape_json(key.shape), "dtype": key.dtype.name,
                 "name": getattr(key, "name", None)}
-    if isinstance(key, _Literal):
+    if isinstance(key, Literal):
         return {"t": "literal", "v": encode(key.value, arrays)}
     if isinstance(key, tuple) and key and key[0] in ("List", "Tuple"):
         return {"t": key[0], "v": [_key_json(k, arrays) for k in key[1:]]}
@@ -240,7 +244,7 @@ def _key_from(node: Any, arrays: Arrays) -> Any:
     if tag == "spec":
         return TensorSpec(TensorShape(node["shape"]), dtypes.as_dtype(node["dtype"]))
     if tag == "literal":
-        return _Literal(decode(node["v"], arrays))
+        return Literal(decode(node["v"], arrays))
     if tag in ("List", "Tuple"):
         return (tag, *(_key_from(k, arrays) for k in node["v"]))
     return ("Dict", *((k, _key_from(t, arrays)) for k, t in node["v"]))
@@ -312,7 +316,8 @@ class RestoredFunction(Function):
             self._cache[cf._key] = cf
             self._concrete.append(cf)
 
-    def _trace(self, bound: inspect.BoundArguments, names: list[str], key: tuple) -> ConcreteFunction:
+    def _trace(self, bound: inspect.BoundArguments, key: tuple) -> ConcreteFunction:
+        names = list(bound.arguments)
         if not self._concrete:
             raise ValueError("Found zero restored functions for caller function.\nHint: TensorFlow (and minitf) "
                              "saves the traces a tf.function has made; call it once, or give it an "
@@ -329,7 +334,7 @@ class RestoredFunction(Function):
 
 
 def _option_text(key: Any) -> str:
-    return repr(key.value) if isinstance(key, _Literal) else repr(key)
+    return repr(key.value) if isinstance(key, Literal) else repr(key)
 
 
 def load(export_dir: str, tags: Any = None, options: Any = None) -> Any:
@@ -370,7 +375,6 @@ def _restore_graph(entry: dict, variables: list[Variable], arrays: Arrays) -> An
         if capture["kind"] == "variable":
             outside.append(variables[capture["id"]])
         else:
-            from minitf.tensor import make
             outside.append(make(decode(capture["value"], arrays), dtypes.as_dtype(capture["dtype"])))
     n = len(outside)
     holders = graph.inputs[len(graph.inputs) - n:] if n else []
@@ -455,9 +459,6 @@ class SignatureFunction:
                 for name, i in self._outputs}
 
     def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        from minitf.core import convert_to_tensor
-        from minitf.errors import InvalidArgumentError
-        from minitf.function.execute import call_graph
         names = [s.name for s in self._inputs]
         values = dict(zip(names, args))
         values.update(kwargs)

@@ -39,6 +39,7 @@ class ConcreteFunction:
         self._sig = sig
         self._key = key
         self._param_names = param_names
+        self._parameters = _flat_parameters(sig, param_names, key)
         self.name = f"__inference_{function_name}"
         self._function_name = function_name
         self._captures = graph.external_captures()
@@ -80,8 +81,7 @@ class ConcreteFunction:
     @property
     def function_type(self) -> FunctionType:
         """The trace's signature: each parameter with what it accepts (a TensorSpec, or `Literal[value]`)."""
-        params = [inspect.Parameter(name, self._sig.parameters[name].kind, annotation=t)
-                  for name, t in zip(self._param_names, self._key)]
+        params = [inspect.Parameter(name, kind, annotation=t) for name, kind, t in self._parameters]
         return FunctionType(params, return_annotation=output_type(self.graph.structured_outputs))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -91,7 +91,7 @@ class ConcreteFunction:
         try:
             bound = function_type.bind(*args, **kwargs)
             flat: list[Any] = []
-            for name, expected in zip(self._param_names, self._key):
+            for name, _, expected in self._parameters:
                 flat.extend(check_argument(bound.arguments[name], expected, self))
         except TypeError as structured:
             try:
@@ -174,9 +174,8 @@ class ConcreteFunction:
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         params = []
-        for name, t in zip(self._param_names, self._key):
-            kind = self._sig.parameters[name].kind.name
-            params.append(f"  {name} ({kind}): {type_text(t)}")
+        for name, kind, t in self._parameters:
+            params.append(f"  {name} ({kind.name}): {type_text(t)}")
         out_text = type_text(output_type(self.graph.structured_outputs))
         captures = [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" if hasattr(v, "assign")
                     else f"  {id(v)}: TensorSpec(shape={v.shape}, dtype={v.dtype!r}, name=None)"
@@ -191,6 +190,22 @@ class ConcreteFunction:
         return f"ConcreteFunction {self.pretty_printed_signature()}"
 
 
+def _flat_parameters(sig: inspect.Signature, names: list[str], key: tuple) -> list[tuple[str, Any, Any]]:
+    """(name, kind, type) of each parameter of a trace, as TensorFlow lists them: the values of `*args` are
+    positional-only parameters `args_0`, `args_1`, ..., and with `*args` every parameter is positional-only."""
+    Parameter = inspect.Parameter
+    kinds = [sig.parameters[n].kind if n in sig.parameters else Parameter.POSITIONAL_ONLY for n in names]
+    var_positional = Parameter.VAR_POSITIONAL in kinds
+    flat: list[tuple[str, Any, Any]] = []
+    for name, kind, t in zip(names, kinds, key):
+        if kind is Parameter.VAR_POSITIONAL:
+            flat.extend((f"{name}_{i}", Parameter.POSITIONAL_ONLY, item) for i, item in enumerate(t[1:]))
+        else:
+            flat.append((name, Parameter.POSITIONAL_ONLY if var_positional and kind is Parameter.POSITIONAL_OR_KEYWORD
+                         else kind, t))
+    return flat
+
+
 class FunctionType(inspect.Signature):
     """`ConcreteFunction.function_type`: a signature whose annotations are the traced types, printed as
     `(x: TensorSpec(shape=(None,), dtype=tf.float32, name=None), n: Literal[3]) -> TensorSpec(...)`.
@@ -201,12 +216,23 @@ class FunctionType(inspect.Signature):
     __slots__ = ()
 
     def __str__(self) -> str:
+        """Python's signature layout (`*args`, `/` after positional-only, `*` before keyword-only parameters)
+        with the traced types as annotations."""
         params = []
-        for p in self.parameters.values():
-            text = p.name if p.annotation is p.empty else f"{p.name}: {type_text(p.annotation)}"
+        kinds = [p.kind for p in self.parameters.values()]
+        last_positional_only = max((i for i, k in enumerate(kinds) if k is k.POSITIONAL_ONLY), default=-1)
+        bare_star = inspect.Parameter.VAR_POSITIONAL not in kinds
+        for i, p in enumerate(self.parameters.values()):
+            if p.kind is p.KEYWORD_ONLY and bare_star:
+                params.append("*")
+                bare_star = False
+            name = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
+            text = name if p.annotation is p.empty else f"{name}: {type_text(p.annotation)}"
             if p.default is not p.empty:
                 text += "=<captured_default_value>" if p.annotation is p.empty else " = <captured_default_value>"
             params.append(text)
+            if i == last_positional_only:
+                params.append("/")
         returns = "" if self.return_annotation is self.empty else f" -> {type_text(self.return_annotation)}"
         return f"({', '.join(params)}){returns}"
 
@@ -250,14 +276,15 @@ def check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any]
         if not isinstance(value, list | tuple) or len(value) != len(expected) - 1:
             raise TypeError(f"Can not cast {type_text(trace_type(value))} to {type_text(expected)}")
         return [x for v, t in zip(value, expected[1:]) for x in check_argument(v, t, cf)]
-    if isinstance(expected, Literal) and _equals(value, expected.value):
+    if isinstance(expected, Literal) and literal_matches(value, expected.value):
         return []  # TensorFlow compares a literal with ==, so tf.constant(3.0) passes for Literal[3]
     if trace_type(value) != expected:
         raise TypeError(f"Can not cast {value!r} to {type_text(expected)}")
     return []
 
 
-def _equals(value: Any, literal: Any) -> bool:
+def literal_matches(value: Any, literal: Any) -> bool:
+    """TensorFlow compares a Python value with a traced one by ==, so 3.0 and tf.constant(3.0) match 3."""
     try:
         return bool(value == literal)
     except (TypeError, ValueError):

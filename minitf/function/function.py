@@ -179,8 +179,7 @@ class Function:
 
     def _canonical(self, args: Sequence[Any], kwargs: dict) -> tuple[inspect.BoundArguments, list[str], tuple]:
         if self._input_signature is not None:
-            args = apply_input_signature(self._sig, self._input_signature, args, kwargs)
-            kwargs = {}
+            args, kwargs = apply_input_signature(self._sig, self._input_signature, args, kwargs)
         bound = _bind(self._sig, args, kwargs)
         names = list(bound.arguments)
         key = tuple(trace_type(bound.arguments[n]) if not isinstance(bound.arguments[n], TensorSpec)

@@ -42,9 +42,10 @@ def trace_graph(name: str, fn: Callable, sig: inspect.Signature, arguments: dict
             # TensorFlow names the placeholders of `*p` p_0, p_1, ... (a list argument x gets x, x_1, ...)
             call_args[param] = tuple(_placeholders(graph, f"{param}_{i}", v, t)
                                      for i, (v, t) in enumerate(zip(value, expected[1:])))
+            specs_in.extend(_input_spec(f"{param}_{i}", t) for i, t in enumerate(expected[1:]))
         else:
             call_args[param] = _placeholders(graph, param, value, expected)
-        specs_in.append(_input_spec(param, expected))
+            specs_in.append(_input_spec(param, expected))
     graph.structured_input_signature = (tuple(specs_in), {})
     args, kwargs = _rebuild_call(sig, call_args)
     with graph_scope(graph):

@@ -17,6 +17,7 @@ from typing import Any
 from minitf import nest
 from minitf.core import convert_to_tensor
 from minitf.function.cache_keys import Literal, TensorSpec, trace_type, type_text
+from minitf.function.concrete_function import FunctionType, literal_matches
 from minitf.tensor import Tensor
 
 Parameter = inspect.Parameter
@@ -35,8 +36,9 @@ def checked_input_signature(sig: inspect.Signature, input_signature: Any) -> tup
 
 
 def signature_parameters(sig: inspect.Signature, input_signature: tuple) -> list[Parameter]:
-    """The parameters a function with an input_signature takes, each annotated with what it accepts (a spec,
-    or `Literal[default]`), as TensorFlow's function_type lists them."""
+    """The parameters a function with an input_signature takes, each annotated with what it accepts (its spec,
+    or `Literal[default]`), as TensorFlow's function_type lists them. With `*args` in the function, every
+    parameter becomes positional-only, as in TensorFlow."""
     constraints = list(input_signature)
     has_var_positional = any(p.kind is Parameter.VAR_POSITIONAL for p in sig.parameters.values())
     parameters = []
@@ -47,13 +49,17 @@ def signature_parameters(sig: inspect.Signature, input_signature: tuple) -> list
             continue
         if param.name == "self":  # a method, decorated in its class: `self` is bound before any call
             parameters.append(param.replace(kind=kind))
-            continue
-        if param.kind is Parameter.VAR_POSITIONAL:
-            parameters.extend(Parameter(f"{param.name}_{i}", Parameter.POSITIONAL_ONLY, annotation=trace_type(c))
+        elif param.kind is Parameter.VAR_POSITIONAL:
+            parameters.extend(Parameter(f"{param.name}_{i}", Parameter.POSITIONAL_ONLY, annotation=_shown(c))
                               for i, c in enumerate(constraints))
             constraints = []
+        elif param.kind is Parameter.KEYWORD_ONLY:
+            if param.default is Parameter.empty:
+                raise TypeError(f"Since input_signature is defined, keyword-only parameter `{param.name}` must "
+                                f"have a default value")
+            parameters.append(param.replace(annotation=Literal(param.default)))
         elif constraints:
-            parameters.append(param.replace(kind=kind, annotation=trace_type(constraints.pop(0)),
+            parameters.append(param.replace(kind=kind, annotation=_shown(constraints.pop(0)),
                                             default=Parameter.empty))
         elif param.default is not Parameter.empty:
             parameters.append(param.replace(kind=kind, annotation=Literal(param.default)))
@@ -64,6 +70,11 @@ def signature_parameters(sig: inspect.Signature, input_signature: tuple) -> list
     return parameters
 
 
+def _shown(spec: Any) -> Any:
+    """A signature entry as function_type shows it: a TensorSpec as given (with its name), lists as types."""
+    return spec if isinstance(spec, TensorSpec) else trace_type(spec)
+
+
 def signature_key(sig: inspect.Signature, input_signature: tuple) -> tuple:
     """The cache key of the one trace: the specs bound to the parameters as a call's arguments are."""
     bound = sig.bind(*input_signature)
@@ -72,25 +83,37 @@ def signature_key(sig: inspect.Signature, input_signature: tuple) -> tuple:
 
 
 def apply_input_signature(sig: inspect.Signature, input_signature: tuple, args: Sequence[Any],
-                          kwargs: dict) -> tuple:
-    """The positional arguments to call the Python function with: each converted to its spec (TensorSpecs
-    pass as they are, for get_concrete_function); TensorFlow's TypeError when they don't fit."""
-    bound = sig.bind_partial(*args, **kwargs)
-    values: list[Any] = []
-    for name, value in bound.arguments.items():
-        kind = sig.parameters[name].kind
-        if kind is Parameter.VAR_POSITIONAL:
-            values.extend(value)
-        elif kind is not Parameter.VAR_KEYWORD:
-            values.append(value)
-    names = [p.name for p in signature_parameters(sig, input_signature)
-             if p.annotation is not Parameter.empty and not isinstance(p.annotation, Literal)]
-    text = "(" + ", ".join(f"{n}: {s!r}" for n, s in zip(names, input_signature)) + ")"
-    if len(values) > len(input_signature):
-        raise TypeError(f"Binding inputs to tf.function failed due to `too many positional arguments`. Received "
-                        f"args: {tuple(args)} and kwargs: {kwargs} for signature: {text}.")
-    received = f"Received args: {tuple(args)} and kwargs: {kwargs} for signature: {text}."
-    return tuple(fit_to_spec(value, spec, received) for value, spec in zip(values, input_signature))
+                          kwargs: dict) -> tuple[tuple, dict]:
+    """The arguments to call the Python function with, each converted to its spec (TensorSpecs pass as they
+    are, for get_concrete_function); TensorFlow's TypeError when they don't fit."""
+    parameters = signature_parameters(sig, input_signature)
+    received = f"Received args: {tuple(args)} and kwargs: {kwargs} for signature: {FunctionType(parameters)}."
+    try:
+        bound = inspect.Signature(parameters).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"Binding inputs to tf.function failed due to `{exc}`. {received}") from None
+    specs = dict(zip([p.name for p in parameters if _is_spec(p)], input_signature))
+    call_args: list[Any] = []
+    call_kwargs: dict[str, Any] = {}
+    for param in parameters:
+        if param.name not in bound.arguments:
+            continue
+        value = bound.arguments[param.name]
+        if isinstance(param.annotation, Literal):
+            if not literal_matches(value, param.annotation.value):
+                raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {value!r} to "
+                                f"{param.annotation!r}`. {received}")
+        elif param.name in specs:
+            value = fit_to_spec(value, specs[param.name], received)
+        if param.kind is Parameter.KEYWORD_ONLY:
+            call_kwargs[param.name] = value
+        else:
+            call_args.append(value)
+    return tuple(call_args), call_kwargs
+
+
+def _is_spec(param: Parameter) -> bool:
+    return param.annotation is not Parameter.empty and not isinstance(param.annotation, Literal)
 
 
 def fit_to_spec(value: Any, spec: Any, received: str) -> Any:
@@ -111,7 +134,7 @@ def fit_to_spec(value: Any, spec: Any, received: str) -> Any:
             converted = convert_to_tensor(value)
         ok = converted.dtype is spec.dtype and spec.shape.is_compatible_with(converted.shape)
     if not ok:
-        got = value if isinstance(value, TensorSpec) else TensorSpec(converted.shape, converted.dtype)
+        got = value if isinstance(value, TensorSpec) else TensorSpec(converted.shape, converted.dtype, spec.name)
         raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {spec!r}`. "
                         f"{received}")
     return converted

@@ -11,11 +11,13 @@ kernel for, and mistakes found from shapes alone, which are ValueError while a g
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitf import dtypes
 from minitf.context import state
-from minitf.tensor import Tensor
+
+if TYPE_CHECKING:  # only for annotations: tf.errors must not list Tensor, as TensorFlow's does not
+    from minitf.tensor import Tensor
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND, ALREADY_EXISTS = range(7)
 PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE = range(7, 12)

@@ -1,5 +1,6 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
+from minitf.ops.complex_ops import angle  # noqa: F401
 from minitf.ops.math_ops import (  # noqa: F401
     abs,
     add,

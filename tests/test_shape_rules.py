@@ -695,6 +695,10 @@ INPUTS: dict[str, st.SearchStrategy] = {
         "Cosh", "Asinh", "Acosh", "Atanh"]},
     **{name: unary("complex64") for name in ["Conj", "Real", "Imag", "ComplexAbs"]},
     "LogicalNot": unary("bool"),
+    **{name: broadcasting(("int32", "int32")) for name in [
+        "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
+    "Complex": broadcasting(Tout=dtypes.complex64),
+    "Angle": unary("complex64"),
     "Invert": unary("int32"),
     "LeakyRelu": unary(alpha=0.2),
     **{name: broadcasting() for name in [

@@ -318,3 +318,25 @@ def test_a_function_traced_inside_another_trace_captures_that_traces_tensors() -
         seen.append(scaled.experimental_get_tracing_count())
 
     assert_same(case)
+
+
+def test_a_traced_loop_that_reads_a_variable_is_differentiated_under_a_tape() -> None:
+    def case(tf: Any, seen: list) -> None:
+        v = tf.Variable(2.0)
+
+        @tf.function
+        def power(x):
+            i = tf.constant(0)
+            while i < 3:
+                x = x * v
+                i += 1
+            return x
+
+        x = tf.constant(1.5)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = power(x)
+        seen.append(y)
+        seen.append(tape.gradient(y, [x, v]))
+
+    assert_same(case)

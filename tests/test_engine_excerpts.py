@@ -24,6 +24,15 @@ ENGINE_LESSONS = {
     "part2-basics/03-compiling": ["fusion groups"],
 }
 MAX_LINES_PER_LESSON = 45  # two excerpts at most, read in a few minutes
+# What the markdown above each engine cell tells students to look for: names that must be in the excerpts too.
+LOOK_FOR = {
+    "part1-tensors/02-intro-to-tensors": ["__slots__", "_value", "_dtype", "numpy"],
+    "part1-tensors/07-data-types": ["infer", "same_dtype"],
+    "part1-tensors/08-arithmetic": ["ValueError", "None"],
+    "part2-basics/01-gradient-tape": ["_backward_call", "grads.get", "call.op.grad(call, g)", "unbroadcast"],
+    "part2-basics/02-graph-execution": ["bind", "run_eager", "state.graph", "TensorSpec", "_Literal"],
+    "part2-basics/03-compiling": ["joins"],
+}
 
 
 def _shown(cell: nbformat.NotebookNode) -> list[str]:
@@ -116,3 +125,15 @@ def test_every_excerpt_is_shown_by_a_lesson_and_no_lesson_shows_an_unknown_one()
     listed = {name for names in ENGINE_LESSONS.values() for name in names}
     assert listed == shown, "ENGINE_LESSONS lists exactly the excerpts the lessons show"
 
+
+
+@pytest.mark.parametrize("lesson", sorted(LOOK_FOR))
+def test_what_the_lesson_says_to_look_for_is_in_the_excerpts(lesson: str) -> None:
+    cells = _lesson(lesson)
+    index = next(i for i, cell in enumerate(cells) if cell.cell_type == "code" and _shown(cell))
+    text = cells[index - 1].source
+    code = "\n".join(line for name in ENGINE_LESSONS[lesson] for line in source(name).lines)
+    for name in LOOK_FOR[lesson]:
+        assert f"`{name}" in text, f"{lesson}: the note above the engine cell no longer mentions `{name}`"
+        assert name in code, (f"{lesson}: the note above the engine cell points at `{name}`, which the excerpts "
+                              f"{ENGINE_LESSONS[lesson]} no longer contain; update the note")

@@ -636,6 +636,8 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "UnsortedSegmentSum": lambda d: (lambda di: lambda: tf.math.unsorted_segment_sum(*di, 3))(_segments(d)),
     "CheckClassIds": lambda d: (lambda x: lambda: tf.math.confusion_matrix(x, x, num_classes=4))(
         np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
+    "CheckLabelRange": lambda d: (lambda x: lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        x, np.ones((x.size, 4), np.float32)))(np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
     "Slice": lambda d: (lambda x: lambda: tf.slice(x, [0, 0], [1, -1]))(matrix(d)),
     "SliceGrad": lambda d: (lambda x: tape_grad(lambda t: tf.slice(t, [0, 0], [1, -1]), x))(matrix(d)),
     "Unique": lambda d: (lambda x: lambda: tf.unique(x))(d(values("int32", shape(min_dims=1, max_dims=1)))),

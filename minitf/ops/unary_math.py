@@ -16,7 +16,7 @@ from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
 from minitf.errors import no_kernel
-from minitf.ops import shapes, vector_math
+from minitf.ops import approximate_reciprocal, shapes, vector_math, vector_tanh
 from minitf.ops.broadcasting import FC, NUM, REAL, SIGNED, SIGNED_REAL, F, unary_function, unary_op, zeros_like_
 from minitf.ops.cast_where import cast
 from minitf.tensor import Tensor
@@ -64,7 +64,10 @@ ReluGrad = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtyp
 def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
         raise no_kernel("Reciprocal", dtypes.from_numpy(x.dtype))
+    if np.asarray(x).dtype == np.float32:  # Eigen's packet reciprocal, as TensorFlow's kernel computes it
+        return approximate_reciprocal.reciprocal(np.asarray(x))[()]
     return np.reciprocal(x)
+
 
 
 def _round_kernel(x: np.ndarray) -> np.ndarray:
@@ -108,7 +111,9 @@ Log = unary_op("Log", _float32_like_tensorflow(vector_math.log, np.log), FC,
              lambda c, g: [g / _conj_if_complex(c.x)])
 
 
-Tanh = unary_op("Tanh", np.tanh, FC, lambda c, g: [_fused_grad(TanhGrad, c.out, g)])
+# float32, float64 and float16 as TensorFlow's Eigen kernel computes them (`vector_tanh`), bit for bit.
+Tanh = unary_op("Tanh", _float32_like_tensorflow(vector_tanh.tanh32, vector_tanh.real_or_complex), FC,
+                lambda c, g: [_fused_grad(TanhGrad, c.out, g)])
 Sigmoid = unary_op("Sigmoid", _sigmoid_kernel, FC, lambda c, g: [_fused_grad(SigmoidGrad, c.out, g)])
 Reciprocal = unary_op("Reciprocal", _reciprocal_kernel, SIGNED, lambda c, g: [_fused_grad(ReciprocalGrad, c.out, g)])
 Round = unary_op("Round", _round_kernel, NUM)

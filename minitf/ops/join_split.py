@@ -120,8 +120,8 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Join same-shaped tensors along a new axis."""
     tensors = [convert_to_tensor(v) for v in values]
     if tensors:
-        first = tensors[0].dtype  # type: ignore[attr-defined]
-        tensors = [t if t.dtype is first or isinstance(v, Tensor) else convert_to_tensor(v, dtype=first)  # type: ignore
+        first = tensors[0].dtype
+        tensors = [t if t.dtype is first or isinstance(v, Tensor) else convert_to_tensor(v, dtype=first)
                    for t, v in zip(tensors, values)]
     rank = (tensors[0].shape.rank or 0) + 1
     return bind(Pack, *tensors, axis=normalise_axis(axis, rank, "Pack"))
@@ -306,7 +306,7 @@ def _pad_grad_grad(c: Any, g: Tensor) -> list:
     """PadGrad is linear in its first input; its adjoint is padding again (with zeros, or mirrored)."""
     mode = c.attrs["mode"]
     op = PadV2 if mode == "CONSTANT" else MirrorPad
-    zero = np.zeros((), dtype=g.dtype._np)  # type: ignore[attr-defined]
+    zero = np.zeros((), dtype=g.dtype._np)
     return [bind(op, g, paddings=c.attrs["paddings"], mode=mode, constant_values=zero), None]
 
 
@@ -339,7 +339,7 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
         raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
                          f"Received `mode` = {mode}")
     op = PadV2 if mode == "CONSTANT" else MirrorPad
-    value = np.asarray(getattr(constant_values, "_value", constant_values)).astype(x.dtype._np)[()]  # type: ignore
+    value = np.asarray(getattr(constant_values, "_value", constant_values)).astype(x.dtype._np)[()]
     return bind(op, x, paddings=tuple(tuple(int(v) for v in p) for p in pairs), mode=mode, constant_values=value)
 
 

@@ -240,7 +240,7 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
                                    f"of size {len(perm)} [Op:Transpose] name: transpose"
                                    if len(perm) != r else f"{perm} is not a permutation [Op:Transpose]")
     out = bind(Transpose, x, perm=tuple(p % r for p in perm))
-    if conjugate and x.dtype.is_complex:  # type: ignore[attr-defined]
+    if conjugate and x.dtype.is_complex:
         out = conj(out)
     return out
 

@@ -161,7 +161,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     """`x[key]` with NumPy's basic indexing; a boolean tensor as key works like `boolean_mask`."""
     if not isinstance(key, tuple):
         key = (key,)
-    if len(key) == 1 and isinstance(key[0], Tensor) and key[0].dtype is dtypes.bool:  # type: ignore[attr-defined]
+    if len(key) == 1 and isinstance(key[0], Tensor) and key[0].dtype is dtypes.bool:
         return boolean_mask(x, key[0])
     if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype == np.bool_:
         return boolean_mask(x, key[0])
@@ -256,8 +256,8 @@ def _slice_grad_grad(c: Any, g: Tensor) -> list:
 
 def _slice_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     for t in inputs[1:]:
-        if t.dtype not in INDEX_TYPES:  # type: ignore[attr-defined]
-            allowed_dtypes("Slice", INDEX_TYPES, t.dtype)  # type: ignore[attr-defined]
+        if t.dtype not in INDEX_TYPES:
+            allowed_dtypes("Slice", INDEX_TYPES, t.dtype)
 
 
 Slice = Op("Slice", _slice_kernel, check=_slice_check, shape=_slice_shape, grad=_slice_grad)

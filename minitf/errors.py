@@ -95,12 +95,12 @@ def dims_text(shape: Iterable[object]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def static_error(message: str, op_name: str | None = None, hint: str = "") -> Exception:
+def static_error(message: str, op_name: str | None = None, hint: str = "", name: str = "") -> Exception:
     """An impossible argument found from shapes alone: InvalidArgumentError eagerly, but ValueError while
     tracing, where TensorFlow finds it when it builds the graph. With `op_name`, the message ends in
     TensorFlow's `[Op:<op_name>] name: ` (and minitf's hint), in both modes."""
     if op_name is not None:
-        message = op_error(InvalidArgumentError, op_name, message, hint).message
+        message = op_error(InvalidArgumentError, op_name, message, hint, name).message
     if state.graph is not None:
         return ValueError(message)
     return InvalidArgumentError(None, None, message)

@@ -303,8 +303,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 def trace(x: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
     if (x.shape.rank or 0) < 2:
-        raise static_error(f"input must be at least 2-dim, received shape: {x.shape.as_list()} "
-                                   "[Op:MatrixDiagPartV3] name: diag_part")
+        raise static_error(f"input must be at least 2-dim, received shape: {x.shape.as_list()}", "MatrixDiagPartV3",
+                           name="diag_part")
     # The diagonal of the leading k x k block is every (k+1)-th entry of that block read row by row.
     k = min(x.shape[-1], x.shape[-2])
     block = reshape(x[..., :k, :k], x.shape.as_list()[:-2] + [k * k])

@@ -390,8 +390,8 @@ def _cum(op: Op, x: Any, axis: int, exclusive: bool, reverse: bool) -> Tensor:
     rank = x.shape.rank
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if rank is not None and not -rank <= axis < rank:
-        raise InvalidArgumentError(None, None, f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got "
-                                   f"{axis} [Op:{op.name}] name: ")
+        raise op_error(InvalidArgumentError, op.name,
+                       f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {axis}")
     return bind(op, x, axis=axis % rank if rank else axis, exclusive=bool(exclusive), reverse=bool(reverse))
 
 

@@ -14,7 +14,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes, dims_text, graph_build_error, static_error
+from minitf.errors import InvalidArgumentError, allowed_dtypes, dims_text, graph_build_error, op_error, static_error
 from minitf.ops import shapes
 from minitf.ops.broadcasting import unbroadcast
 from minitf.ops.creation import zeros_like
@@ -56,14 +56,14 @@ def _check_bounds(x: np.ndarray, index: tuple) -> None:
         if item is None:
             continue
         if dim >= np.ndim(x):
-            raise InvalidArgumentError(None, None, f"Index out of range using input dim {dim}; input has only "
-                                       f"{np.ndim(x)} dims [Op:StridedSlice] name: strided_slice/")
+            raise op_error(InvalidArgumentError, "StridedSlice", f"Index out of range using input dim {dim}; input "
+                           f"has only {np.ndim(x)} dims", name="strided_slice/")
         if isinstance(item, int | np.integer):
             n = np.shape(x)[dim]
             if not -n <= item < n:
-                raise InvalidArgumentError(None, None, f"slice index {item} of dimension {dim} out of bounds. "
-                                           f"[Op:StridedSlice] name: strided_slice/\nHint: dimension {dim} has "
-                                           f"size {n}, so valid indices are {-n}..{n - 1}.")
+                raise op_error(InvalidArgumentError, "StridedSlice",
+                               f"slice index {item} of dimension {dim} out of bounds.", name="strided_slice/",
+                               hint=f"dimension {dim} has size {n}, so valid indices are {-n}..{n - 1}.")
         dim += 1
 
 

@@ -698,6 +698,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
     **{name: broadcasting(("int32", "int32")) for name in [
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
     "Complex": broadcasting(Tout=dtypes.complex64),
+    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint"]},
+    **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan"]},
     "Angle": unary("complex64"),
     "Invert": unary("int32"),
     "LeakyRelu": unary(alpha=0.2),

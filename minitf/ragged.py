@@ -221,6 +221,8 @@ class RaggedTensor:
         return np.array(rows)
 
     def to_list(self) -> list:
+        if not self._is_eager():
+            raise ValueError("to_list can only be used in eager mode.")
         splits = np.asarray(self._row_splits._value).tolist()  # type: ignore[attr-defined]
         inner = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
             np.asarray(self._values._value).tolist()

@@ -17,7 +17,7 @@ from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError, allowed_dtypes, dtype_mismatch, op_error, static_error
 from minitf.ops import shapes, summation
 from minitf.ops.binary_math import divide_no_nan
-from minitf.ops.broadcasting import BOOL, FC, NUM, REAL, ReshapeLike, broadcast_like, zeros_like_
+from minitf.ops.broadcasting import BOOL, NUM, REAL, ReshapeLike, broadcast_like, zeros_like_
 from minitf.ops.cast_where import cast, where
 from minitf.ops.comparisons import equal, not_equal
 from minitf.ops.shape_ops import reshape, size, squeeze, stop_gradient, transpose
@@ -253,8 +253,7 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False
     """log(sum(exp(x))) computed stably: the max is subtracted first (and kept out of the gradient)."""
 
     x = convert_to_tensor(input_tensor)
-    allowed_dtypes("Exp", FC, x.dtype)  # type: ignore[attr-defined]
-    raw_max = reduce_max(x, axis, keepdims=True)
+    raw_max = reduce_max(x, axis, keepdims=True)  # first, as in TensorFlow: a bad axis fails here, a bad dtype next
     finite_max = stop_gradient(where(is_finite(raw_max), raw_max, zeros_like_(raw_max)))
     result = log(reduce_sum(exp(x - finite_max), axis, keepdims=True)) + finite_max
     if not keepdims:

@@ -69,6 +69,7 @@ from minitf.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
+from minitf.ops.nn_extra_ops import zero_fraction  # noqa: F401
 from minitf.ops.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
 from minitf.ops.norms import l2_normalize  # noqa: F401
 from minitf.ops.segment_ops import bincount, confusion_matrix, polyval, segment_sum, unsorted_segment_sum  # noqa: F401

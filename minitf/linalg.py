@@ -1,6 +1,15 @@
 """`tf.linalg`: matrix products, inverse, determinant, norms."""
 
 from minitf.ops.creation import eye  # noqa: F401
+from minitf.ops.decomposition_ops import (  # noqa: F401
+    cholesky,
+    cholesky_solve,
+    eigh,
+    eigvalsh,
+    logdet,
+    slogdet,
+    triangular_solve,
+)
 from minitf.ops.linalg_ops import (  # noqa: F401
     adjoint,
     det,

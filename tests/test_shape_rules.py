@@ -645,6 +645,11 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
         np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
     "CheckLabelRange": lambda d: (lambda x: lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
         x, np.ones((x.size, 4), np.float32)))(np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
+    "AssertThat": lambda d: (lambda x: lambda: tf.function(lambda a: tf.debugging.assert_less(a, 10.0))(x))(
+        d(values("float32", shape()))),
+    "BroadcastArgs": lambda d: (lambda s: lambda: tf.broadcast_dynamic_shape(
+        np.array(s.input_shapes[0], np.int32), np.array(s.input_shapes[1], np.int32)))(
+        d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),
     "Cholesky": lambda d: (lambda a: lambda: tf.linalg.cholesky(a))(spd(d)),
     "MatrixTriangularSolve": lambda d: (lambda a: lambda: tf.linalg.triangular_solve(
         a, np.ones(a.shape[:-1] + (2,), np.float32), lower=d(st.booleans())))(spd(d)),

@@ -21,5 +21,15 @@ from minitf.ops.linalg_ops import (  # noqa: F401
     tensordot,
     trace,
 )
+from minitf.ops.matrix_extra_ops import (  # noqa: F401
+    cross,
+    matrix_rank,
+    normalize,
+    pinv,
+    set_diag,
+    svd,
+    tensor_diag,
+    tensor_diag_part,
+)
 from minitf.ops.matrix_ops import band_part, diag, diag_part, einsum  # noqa: F401
 from minitf.ops.norms import global_norm, l2_normalize, norm  # noqa: F401

@@ -100,6 +100,8 @@ def _mean_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
     if _in_tensorflows_order(x):  # TensorFlow's mean: the sum, divided by the count in the same precision
         total = summation.tf_sum(x, axis)
         count = x.dtype.type(x.size // total.size if total.size else 0)
+        if not keepdims and type(total) is not np.ndarray:  # a whole tensor: NumPy scalars divide in a tenth of
+            return total / count  # the time of arrays (the same float division)
         return _keep_dims(total / count, x, axis, keepdims)
     return np.asarray(np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
 

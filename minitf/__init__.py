@@ -9,7 +9,7 @@
 """
 
 from minitf import api_extensions as _api_extensions
-from minitf import autodiff, debugging, dtypes, errors, linalg, math, nest, nn, random, types
+from minitf import autodiff, bitwise, debugging, dtypes, errors, linalg, math, nest, nn, random, types
 from minitf import logs as _logs
 from minitf.api_extensions import (
     RaggedTensor,
@@ -23,6 +23,7 @@ from minitf.api_extensions import (
     strings,
     train,
 )
+from minitf.context import state as _state
 from minitf.core import convert_to_tensor
 from minitf.custom_gradients import custom_gradient
 from minitf.devices import DeviceSpec, device
@@ -93,39 +94,19 @@ from minitf.ops.array_ops import (
     zeros_like,
 )
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
-from minitf.ops.graph_gradients import gradients
-from minitf.ops.guide_ops import (
-    acos,
-    acosh,
-    as_string,
-    asin,
-    asinh,
-    atan,
-    atan2,
-    atanh,
-    clip_by_global_norm,
-    clip_by_norm,
-    cosh,
-    get_static_value,
-    is_tensor,
-    sequence_mask,
-    sinh,
-)
-from minitf.ops.indexing_ops import (
+from minitf.ops.complex_ops import complex
+from minitf.ops.creation import sequence_mask
+from minitf.ops.gather_scatter import (
     gather_nd,
-    meshgrid,
-    repeat,
-    roll,
     scatter_nd,
-    slice,
-    strided_slice,
     tensor_scatter_nd_add,
     tensor_scatter_nd_max,
     tensor_scatter_nd_min,
     tensor_scatter_nd_sub,
     tensor_scatter_nd_update,
-    unravel_index,
 )
+from minitf.ops.graph_gradients import gradients
+from minitf.ops.indexing_ops import meshgrid, repeat, roll, unravel_index
 from minitf.ops.init_ops import (
     constant_initializer,
     ones_initializer,
@@ -133,7 +114,7 @@ from minitf.ops.init_ops import (
     random_uniform_initializer,
     zeros_initializer,
 )
-from minitf.ops.linalg_ops import matmul, norm, tensordot
+from minitf.ops.linalg_ops import matmul, tensordot
 from minitf.ops.map_ops import map_fn, vectorized_map
 from minitf.ops.math_ops import (
     abs,
@@ -187,8 +168,13 @@ from minitf.ops.math_ops import (
     where,
 )
 from minitf.ops.matrix_ops import einsum
+from minitf.ops.norms import clip_by_global_norm, clip_by_norm, norm
+from minitf.ops.slicing import slice, strided_slice
 from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
-from minitf.printing import print_values as print
+from minitf.ops.state_ops import print_values as print
+from minitf.ops.string_ops import as_string
+from minitf.ops.tensor_checks import get_static_value, is_tensor
+from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
 from minitf.python_ops import numpy_function, py_function
 from minitf.tape import GradientTape, UnconnectedGradients
 from minitf.tensor import Tensor
@@ -209,8 +195,7 @@ __version__ = "0.1.0"
 
 def executing_eagerly() -> bool:
     """True unless a function is being traced."""
-    from minitf.core import state
-    return state.graph is None
+    return _state.graph is None
 
 
 __all__ = [name for name in dir() if not name.startswith("_")]

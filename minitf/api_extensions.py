@@ -17,26 +17,28 @@ from minitf import sparse as _sparse
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
-from minitf.ops import guide_ops as _guide
+from minitf.ops import segment_ops as _segment_ops
+from minitf.ops import string_ops as _string_ops
 from minitf.ragged import RaggedTensor  # noqa: F401
 from minitf.sparse import SparseTensor  # noqa: F401
 
 sparse = types.SimpleNamespace(
     SparseTensor=_sparse.SparseTensor, to_dense=_sparse.to_dense, from_dense=_sparse.from_dense,
     add=_sparse.add, reorder=_sparse.reorder, sparse_dense_matmul=_sparse.sparse_dense_matmul,
-    reduce_sum=_guide.sparse_reduce_sum, transpose=_guide.sparse_transpose, map_values=_guide.map_values,
+    reduce_sum=_sparse.sparse_reduce_sum, transpose=_sparse.sparse_transpose, map_values=_sparse.map_values,
 )
 
 ragged = types.SimpleNamespace(constant=_ragged.constant, map_flat_values=_ragged.map_flat_values,
-                               row_splits_to_segment_ids=_guide.row_splits_to_segment_ids,
-                               segment_ids_to_row_splits=_guide.segment_ids_to_row_splits)
+                               row_splits_to_segment_ids=_segment_ops.row_splits_to_segment_ids,
+                               segment_ids_to_row_splits=_segment_ops.segment_ids_to_row_splits)
 
 strings = types.SimpleNamespace(
     split=_strings.split, to_number=_strings.to_number, length=_strings.length,
     bytes_split=_strings.bytes_split, join=_strings.join, lower=_strings.lower, upper=_strings.upper,
     unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
-    reduce_join=_strings.reduce_join, unicode_split=_guide.unicode_split, strip=_guide.strip,
-    regex_replace=_guide.regex_replace, regex_full_match=_guide.regex_full_match, as_string=_guide.as_string,
+    reduce_join=_strings.reduce_join, unicode_split=_string_ops.unicode_split, strip=_string_ops.strip,
+    regex_replace=_string_ops.regex_replace, regex_full_match=_string_ops.regex_full_match,
+    as_string=_string_ops.as_string,
 )
 
 data = types.SimpleNamespace(

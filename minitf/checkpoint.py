@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes, logs
+from minitf.errors import NotFoundError
 from minitf.function.function import Function
 from minitf.function.module import Module
 from minitf.variables import Variable
@@ -178,7 +179,6 @@ class Checkpoint:
             return InitializationOnlyStatus(self, [], [])
         save_path = os.fspath(save_path)
         if not os.path.exists(save_path + _INDEX):
-            from minitf.errors import NotFoundError
             raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
                                 f"matching files for {save_path}\nHint: pass the path `save` returned (e.g. "
                                 f"'ckpt-1'), or tf.train.latest_checkpoint(folder).")

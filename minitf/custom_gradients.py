@@ -175,11 +175,11 @@ def _actual_grad_fn(grad_fn: Callable, variables: list[Any], arg_count: int) -> 
 
 def _trace_gradient(actual: Callable[..., list[Any]], results: list[Any]) -> tuple[Any, list[bool]]:
     """Trace the gradient function now, while its forward tensors are in scope, into a graph of its own."""
-    from minitf.function.graph import FuncGraph, SymbolicTensor
-    from minitf.function.trace import graph_scope
+    from minitf.function.symbolic_tensor import SymbolicTensor
+    from minitf.function.trace import TracingGraph, graph_scope
 
     outer = state.graph
-    graph = FuncGraph(f"{outer.name}_custom_gradient", outer=outer, autograph=outer.autograph)
+    graph = TracingGraph(f"{outer.name}_custom_gradient", outer=outer, autograph=outer.autograph)
     holders = [graph.placeholder(t.shape, t.dtype, name="upstream") for t in results]
     graph.inputs = list(holders)
     with graph_scope(graph):

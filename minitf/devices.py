@@ -9,8 +9,12 @@ with the enclosing `tf.device` blocks the way TensorFlow merges device specifica
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 from typing import Any, NamedTuple
+
+from minitf.context import state
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
@@ -167,8 +171,6 @@ def is_built_with_gpu_support() -> bool:
 
 def is_gpu_available(cuda_only: bool = False, min_cuda_compute_capability: Any = None) -> bool:
     """False, with TensorFlow's deprecation warning naming the caller's line."""
-    import logging
-    import sys
     caller = sys._getframe(1)
     logging.getLogger("minitf").warning(
         "From %s:%d: is_gpu_available (from tensorflow.python.framework.test_util) is deprecated and will be "
@@ -194,9 +196,8 @@ def set_log_device_placement(enabled: bool) -> None:
     and dtypes, whenever the switch is on; it logs the op's own line (`Mul: (Mul): /job:localhost/...`),
     not the `_Arg`/`_Retval` lines of TensorFlow's one-op wrapper functions.
     """
-    from minitf.core import state
     _log_placement[0] = bool(enabled)
-    state.log_placement = _log_placement[0]  # type: ignore[attr-defined]
+    state.log_placement = _log_placement[0]
     state.refresh()
 
 

@@ -12,6 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitf.conversion import convert_to_tensor
+from minitf.ops.binary_math import add
+from minitf.ops.join_split import concat
+from minitf.ops.shape_ops import reshape, shape
+from minitf.ops.unary_math import negative
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -22,7 +27,6 @@ class IndexedSlices:
     __slots__ = ("_values", "_indices", "_dense_shape", "_static_shape")
 
     def __init__(self, values: Any, indices: Any, dense_shape: Any = None) -> None:
-        from minitf.core import convert_to_tensor
         self._values = convert_to_tensor(values)
         self._indices = convert_to_tensor(indices)
         self._dense_shape = None if dense_shape is None else convert_to_tensor(dense_shape)
@@ -72,7 +76,6 @@ class IndexedSlices:
         return self._values.graph
 
     def __neg__(self) -> IndexedSlices:
-        from minitf.ops.math_ops import negative
         return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
 
     def __str__(self) -> str:
@@ -81,8 +84,9 @@ class IndexedSlices:
 
     def _to_dense(self) -> Tensor:
         """The dense tensor these slices stand for (what `tf.convert_to_tensor` gives)."""
-        from minitf.ops.array_ops import gather  # (the ops' modules import this one)
-        from minitf.ops.segment_ops import unsorted_segment_sum
+        # Here, not at the top: gather's gradient (minitf/ops/gather_scatter.py) makes IndexedSlices.
+        from minitf.ops.gather_scatter import gather
+        from minitf.ops.segment_ops import unsorted_segment_sum  # (it imports gather_scatter too)
         if self._dense_shape is None:
             raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {self}\nHint: "
                              f"build it as tf.IndexedSlices(values, indices, dense_shape).")
@@ -97,7 +101,6 @@ def gather_gradient(params: Any, indices: Any, upstream: Any) -> IndexedSlices |
 
     None when the rows' shape is not known statically (the caller then makes a dense gradient).
     """
-    from minitf.ops.array_ops import reshape, shape
     row = params.shape[1:] if params.shape.rank is not None else None
     if row is None or not row.is_fully_defined():
         return None
@@ -114,11 +117,10 @@ def dense(gradient: Any) -> Any:
 
 def add_gradients(a: Any, b: Any) -> Any:
     """The sum of two gradients of one value: sparse + sparse stays sparse (rows concatenated), else dense."""
-    from minitf.ops import array_ops, math_ops
     if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
         # The rows in the order the gradients arrived (the tape follows TensorFlow's order).
-        total = IndexedSlices(array_ops.concat([a.values, b.values], 0),
-                              array_ops.concat([a.indices, b.indices], 0), a.dense_shape)
+        total = IndexedSlices(concat([a.values, b.values], 0),
+                              concat([a.indices, b.indices], 0), a.dense_shape)
         total._static_shape = a._static_shape
         return total
-    return math_ops.add(dense(a), dense(b))
+    return add(dense(a), dense(b))

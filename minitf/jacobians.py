@@ -53,8 +53,8 @@ def _rows_in_loop(count: Tensor, seed_of: Callable[[Tensor], Tensor], tape: Any,
 def _reshaped_like(x: Tensor, like: Tensor) -> Tensor:
     """`x`'s values in `like`'s shape, known only at run time (minitf's Reshape takes static sizes)."""
     from minitf.core import bind
-    from minitf.ops.math_ops import Reshape_like
-    return bind(Reshape_like, x, like)
+    from minitf.ops.math_ops import ReshapeLike
+    return bind(ReshapeLike, x, like)
 
 
 def _outer_shaped(leading: Tensor, trailing: Tensor, dtype: Any) -> Tensor:

@@ -1,19 +1,6 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
-from minitf.ops.guide_ops import (  # noqa: F401
-    acos,
-    acosh,
-    asin,
-    asinh,
-    atan,
-    atan2,
-    atanh,
-    cosh,
-    l2_normalize,
-    log_sigmoid,
-    sinh,
-    softsign,
-)
+from minitf.ops.complex_ops import angle  # noqa: F401
 from minitf.ops.math_ops import (  # noqa: F401
     abs,
     add,
@@ -82,6 +69,8 @@ from minitf.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
-from minitf.ops.nn_ops import log_softmax, softmax, softplus  # noqa: F401
+from minitf.ops.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
+from minitf.ops.norms import l2_normalize  # noqa: F401
 from minitf.ops.segment_ops import bincount, confusion_matrix, polyval, segment_sum, unsorted_segment_sum  # noqa: F401
 from minitf.ops.sort_ops import top_k  # noqa: F401
+from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh  # noqa: F401

@@ -1,19 +1,25 @@
 """`tf.nn`: activations and losses."""
 
 from minitf.ops.conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401
-from minitf.ops.guide_ops import bias_add, l2_normalize, moments, relu6, selu, silu, softsign, swish  # noqa: F401
 from minitf.ops.nn_ops import (  # noqa: F401
+    bias_add,
     elu,
     l2_loss,
     leaky_relu,
     log_softmax,
     relu,
+    relu6,
+    selu,
     sigmoid,
+    silu,
     softmax,
     softmax_cross_entropy_with_logits,
     softplus,
+    softsign,
     sparse_softmax_cross_entropy_with_logits,
+    swish,
     tanh,
 )
 from minitf.ops.nn_training_ops import dropout, sigmoid_cross_entropy_with_logits  # noqa: F401
+from minitf.ops.norms import l2_normalize, moments  # noqa: F401
 from minitf.ops.sort_ops import top_k  # noqa: F401

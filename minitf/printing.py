@@ -1,5 +1,6 @@
-"""`tf.print`: prints when it runs (every call of a traced function), to stderr by default (stdout in Jupyter),
-as TensorFlow does."""
+"""How `tf.print` writes values: TensorFlow's number format and summaries. The `StringFormat` and `PrintV2` ops
+and `tf.print` itself (printing when it runs, every call of a traced function, to stderr by default and stdout
+in Jupyter, as TensorFlow does) are in minitf/ops/state_ops.py."""
 
 from __future__ import annotations
 
@@ -59,22 +60,3 @@ def _float_text(v: Any, double: bool) -> str:
     return text if same else f"{number:.{full}g}"
 
 
-def print_values(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ", end: str = "\n",
-                 name: str | None = None) -> None:
-    """`tf.print`: a StringFormat op puts the values into one string, a PrintV2 op writes it (when it runs:
-    right away eagerly, at every call of a traced function)."""
-    from minitf.core import bind  # the ops' module imports this one (for format_value)
-    from minitf.ops.state_ops import PrintV2, StringFormat
-
-    template: list[tuple[str, Any]] = []
-    tensors: list[Tensor] = []
-    for value in inputs:
-        if hasattr(value, "read_value") and not isinstance(value, Tensor):  # a Variable prints its value
-            value = value.read_value()
-        if isinstance(value, Tensor):
-            tensors.append(value)
-            template.append(("tensor", len(tensors) - 1))
-        else:
-            template.append(("text", format_value(value, summarize)))
-    text = bind(StringFormat, *tensors, template=tuple(template), summarize=summarize, sep=sep)
-    bind(PrintV2, text, output_stream=output_stream, end=end)

@@ -9,16 +9,31 @@ tensor and the per-row reductions need ops of their own.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, bind, convert_to_tensor, state, to_numpy
+from minitf.composite_specs import RaggedTensorSpec
+from minitf.context import state
+from minitf.conversion import convert_to_tensor, to_numpy
+from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError
 from minitf.ops import shapes
-from minitf.tensor import EagerTensor, Tensor
+from minitf.ops.binary_math import truediv
+from minitf.ops.cast_where import cast
+from minitf.ops.check_ops import assert_equal
+from minitf.ops.comparisons import equal, greater_equal, not_equal
+from minitf.ops.creation import constant as dense_constant
+from minitf.ops.creation import range as tf_range
+from minitf.ops.gather_scatter import boolean_mask, gather
+from minitf.ops.join_split import concat, stack
+from minitf.ops.reductions import cumsum, reduce_all, reduce_max, reduce_sum
+from minitf.ops.shape_ops import reshape, shape, size
+from minitf.tensor import EagerTensor, Tensor, make
 from minitf.tensor_shape import TensorShape
 
 
@@ -49,8 +64,6 @@ class RaggedTensor:
     @classmethod
     def from_row_lengths(cls, values: Any, row_lengths: Any, name: str | None = None,
                          validate: bool = True) -> RaggedTensor:
-        from minitf.ops.array_ops import concat
-        from minitf.ops.math_ops import cumsum
         values = _as_values(values)
         lengths = _to_int64(convert_to_tensor(row_lengths, dtype_hint=dtypes.int64))
         splits = concat([convert_to_tensor([0], dtype=dtypes.int64), cumsum(lengths)], axis=0)
@@ -61,7 +74,6 @@ class RaggedTensor:
     @classmethod
     def from_tensor(cls, tensor: Any, lengths: Any = None, padding: Any = None) -> RaggedTensor:
         """The rows of a dense [rows, cols, ...] tensor: whole, cut to `lengths`, or without trailing `padding`."""
-        from minitf.ops.array_ops import reshape
         t = convert_to_tensor(tensor)
         rows, cols = t.shape[0], t.shape[1]  # type: ignore[attr-defined]
         if rows is None or cols is None:
@@ -129,8 +141,6 @@ class RaggedTensor:
         return self.shape.rank  # type: ignore[return-value]
 
     def nrows(self, out_type: Any = dtypes.int64, name: str | None = None) -> Tensor:
-        from minitf.ops.array_ops import shape
-        from minitf.ops.math_ops import cast
         return cast(shape(self._row_splits, out_type=dtypes.int64)[0] - 1, out_type)
 
     def row_starts(self, name: str | None = None) -> Tensor:
@@ -150,7 +160,6 @@ class RaggedTensor:
 
     # --- as components (tf.nest with expand_composites=True; tf.function arguments and outputs) ---
     def _trace_spec(self) -> Any:
-        from minitf.composite_specs import RaggedTensorSpec
         return RaggedTensorSpec.from_value(self)
 
     def _components(self) -> list[Tensor]:
@@ -177,15 +186,12 @@ class RaggedTensor:
         return self.with_values(new_values)
 
     def bounding_shape(self, axis: Any = None, name: str | None = None, out_type: Any = dtypes.int64) -> Tensor:
-        from minitf.ops.array_ops import stack
-        from minitf.ops.math_ops import cast, reduce_max
         dims = [self.nrows()]
         ragged: Any = self
         while isinstance(ragged, RaggedTensor):
             lengths = ragged.row_lengths()
             dims.append(reduce_max(lengths) if lengths.shape[0] != 0 else convert_to_tensor(0, dtypes.int64))
             ragged = ragged._values
-        from minitf.ops.array_ops import shape
         inner = [shape(ragged, out_type=dtypes.int64)[i] for i in range(1, len(ragged.shape))]
         result = cast(stack(dims + inner), out_type)
         return result if axis is None else result[axis]
@@ -215,6 +221,8 @@ class RaggedTensor:
         return np.array(rows)
 
     def to_list(self) -> list:
+        if not self._is_eager():
+            raise ValueError("to_list can only be used in eager mode.")
         splits = np.asarray(self._row_splits._value).tolist()  # type: ignore[attr-defined]
         inner = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
             np.asarray(self._values._value).tolist()
@@ -335,8 +343,6 @@ def _lengths_without_padding(t: Tensor, padding: Any) -> list[int]:
 
 
 def _take_lengths(t: Tensor, lengths: Any) -> Tensor:
-    from minitf.ops.array_ops import boolean_mask
-    from minitf.ops.array_ops import range as tf_range
     lengths = _to_int64(convert_to_tensor(lengths, dtype_hint=dtypes.int64))
     cols = t.shape[1]  # type: ignore[attr-defined]
     mask = tf_range(cols, dtype=dtypes.int64)[None, :] < lengths[:, None]  # type: ignore[index]
@@ -344,7 +350,6 @@ def _take_lengths(t: Tensor, lengths: Any) -> Tensor:
 
 
 def _to_int64(t: Tensor) -> Tensor:
-    from minitf.ops.math_ops import cast
     if t.dtype is dtypes.int64:  # type: ignore[attr-defined]
         return t
     if t.dtype is not dtypes.int32:  # type: ignore[attr-defined]
@@ -365,8 +370,6 @@ def _nrows_of(values: Any) -> Any:
 
 def _assert_splits(splits: Tensor, nvalues: Any, where: str) -> None:
     """The checks of `_check_splits` as assertions in the graph being traced."""
-    from minitf.ops.check_ops import assert_equal
-    from minitf.ops.math_ops import greater_equal, reduce_all
     if splits.shape[0] == 0:
         raise ValueError(f"row_splits must be a non-empty vector; got shape {splits.shape}.")
     bad = f"Arguments to {where} do not form a valid RaggedTensor"
@@ -471,7 +474,6 @@ def _to_tensor_grad_kernel(g: Any, *splits: Any) -> np.ndarray:
 
 def _to_tensor_grad(ctx: Any, g: Tensor) -> list[Any]:
     """Each flat value's gradient is the gradient at its place; padding's gradient goes to default_value."""
-    from minitf.ops.math_ops import reduce_sum
     flat_grad = bind(RaggedToTensorGrad, g, *ctx.inputs[2:])
     default_grad = reduce_sum(g) - reduce_sum(flat_grad) if ctx.inputs[1].dtype.is_floating else None
     return [flat_grad, default_grad] + [None] * (len(ctx.inputs) - 2)
@@ -501,7 +503,6 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inn
                          f"depth greater than {rank}")
     splits_dtype = dtypes.as_dtype(row_splits_dtype)
     if rank == 0:
-        from minitf.ops.array_ops import constant as dense_constant
         return dense_constant(pylist, dtype=dtype)
     levels: list[list[int]] = []
     items: list[Any] = list(pylist)
@@ -526,7 +527,6 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inn
 
 
 def _constant_tensor(array: Any, dt: dtypes.DType) -> Tensor:
-    from minitf.tensor import make
     if state.graph is not None:
         return state.graph.constant(array, dt)
     return make(array, dt)
@@ -623,7 +623,6 @@ def _segment_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
 
 def _segment_grad(ctx: Any, g: Tensor) -> list[Any]:
     """Sum: every value of row i gets g[i] (max, min and prod have no gradient here)."""
-    from minitf.ops.array_ops import gather
     if ctx.attrs["reducer"] != "sum":
         return [None, None]
     return [gather(g, bind(RowIds, ctx.inputs[1])), None]
@@ -642,7 +641,6 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
 
     A mean is a sum divided by a count, as in TensorFlow: so the mean of int32 values is float64.
     """
-    from minitf.ops.math_ops import cast, reduce_sum, truediv
     if isinstance(axis, list | tuple):
         if len(axis) == 1:
             axis = axis[0]
@@ -654,7 +652,6 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
         if name != "reduce_mean":
             return dense_fn(rt.flat_values, **kwargs)
         total = reduce_sum(rt.flat_values)
-        from minitf.ops.array_ops import size
         return truediv(total, cast(size(rt.flat_values), total.dtype))  # type: ignore[attr-defined]
     rank = rt.shape.rank
     axis = int(axis) + rank if int(axis) < 0 else int(axis)  # type: ignore[operator]
@@ -663,7 +660,6 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
     if axis == 1:
         values, splits = rt.values, rt.row_splits
     else:  # axis 0: column j reduces the j-th item of every row that has one
-        from minitf.ops.array_ops import gather
         values = gather(rt.values, bind(ColumnOrder, rt.row_splits))
         splits = bind(ColumnSplits, rt.row_splits)
     if name != "reduce_mean":
@@ -702,7 +698,6 @@ def _unsupported(name: str, axis: Any) -> Any:
 
 def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
     """`fn` that also accepts RaggedTensors, as TensorFlow's ops do (`tf.add(rt, 1)`, `tf.reduce_sum(rt, 1)`)."""
-    import functools
 
     if kind == "reduce":
         @functools.wraps(fn)
@@ -734,7 +729,6 @@ def _binary(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[
 
 
 def _install_operators() -> None:
-    import operator
     for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor"):
         fn = getattr(operator, name)
         dunder = name.rstrip("_")
@@ -742,7 +736,6 @@ def _install_operators() -> None:
         setattr(RaggedTensor, f"__r{dunder}__", _binary(fn, reflected=True))
     for name in ("lt", "le", "gt", "ge"):
         setattr(RaggedTensor, f"__{name}__", _binary(getattr(operator, name)))
-    from minitf.ops.math_ops import equal, not_equal
     RaggedTensor.__eq__ = _binary(equal)  # type: ignore[method-assign,assignment]
     RaggedTensor.__ne__ = _binary(not_equal)  # type: ignore[method-assign,assignment]
 

@@ -3,19 +3,14 @@
 from types import SimpleNamespace as _Namespace
 
 from minitf.ops.generator import Algorithm, Generator, create_rng_state, get_global_generator, set_global_generator
-from minitf.ops.random_ops import (
-    categorical,
+from minitf.ops.random_ops import categorical, normal, set_seed, shuffle, truncated_normal, uniform
+from minitf.ops.stateless_random_ops import (
     fold_in,
-    normal,
-    set_seed,
-    shuffle,
     split,
     stateless_categorical,
     stateless_normal,
     stateless_truncated_normal,
     stateless_uniform,
-    truncated_normal,
-    uniform,
 )
 
 # tf.random.experimental: where these names lived first (TensorFlow still exports them there)

@@ -7,14 +7,23 @@ on those components, so sparse tensors work eagerly, inside `tf.function` and un
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, bind, convert_to_tensor, same_dtype, state
-from minitf.errors import invalid_argument
+from minitf.composite_specs import SparseTensorSpec
+from minitf.context import state
+from minitf.conversion import convert_to_tensor, static_value
+from minitf.core import Op, bind
+from minitf.errors import dtype_mismatch, invalid_argument, same_dtype
 from minitf.ops import shapes
+from minitf.ops.binary_math import add as dense_add
+from minitf.ops.cast_where import cast
+from minitf.ops.gather_scatter import gather
+from minitf.ops.reductions import reduce_sum
+from minitf.ops.shape_ops import reshape, transpose
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -84,7 +93,6 @@ class SparseTensor:
 
     # --- as components (tf.nest with expand_composites=True; tf.function arguments and outputs) ---
     def _trace_spec(self) -> Any:
-        from minitf.composite_specs import SparseTensorSpec
         return SparseTensorSpec.from_value(self)
 
     def _components(self) -> list[Tensor]:
@@ -120,7 +128,6 @@ class SparseTensor:
 def _int64(value: Any, what: str) -> Tensor:
     t = convert_to_tensor(value, dtype_hint=dtypes.int64)
     if t.dtype is dtypes.int32:  # type: ignore[attr-defined]
-        from minitf.ops.math_ops import cast
         t = cast(t, dtypes.int64)
     if t.dtype is not dtypes.int64:  # type: ignore[attr-defined]
         raise TypeError(f"SparseTensor {what} must be int64, got {t.dtype.name}.\nHint: indices and shapes "  # type: ignore
@@ -290,7 +297,6 @@ def add(a: Any, b: Any, threshold: Any = 0) -> Any:
     if not isinstance(a, SparseTensor):
         raise TypeError("At least one input to tf.sparse.add should be a SparseTensor.\nHint: add dense tensors "
                         "with tf.add.")
-    from minitf.ops.math_ops import add as dense_add
     dense = convert_to_tensor(b, dtype_hint=a.dtype)
     return dense_add(dense, to_dense(a, validate_indices=False))
 
@@ -335,7 +341,6 @@ def _matmul_grad(ctx: Any, g: Tensor) -> list[Any]:
     adjoint_a, adjoint_b = ctx.attrs["adjoint_a"], ctx.attrs["adjoint_b"]
     grad_b = bind(SparseTensorDenseMatMul, indices, values, shape, g, adjoint_a=not adjoint_a, adjoint_b=False)
     if adjoint_b:
-        from minitf.ops.array_ops import transpose
         grad_b = transpose(grad_b)
     grad_values = bind(SparseMatMulValuesGrad, indices, g, b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
     return [None, grad_values, None, grad_b]
@@ -360,12 +365,10 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
     """Matrix product of a 2-D SparseTensor and a dense matrix, touching only the stored entries."""
     if not isinstance(sp_a, SparseTensor):
         if isinstance(b, SparseTensor):  # dense @ sparse = (sparse^T @ dense^T)^T
-            from minitf.ops.array_ops import transpose
             return transpose(sparse_dense_matmul(b, sp_a, adjoint_a=not adjoint_b, adjoint_b=not adjoint_a))
         sp_a = _sparse(sp_a, "tf.sparse.sparse_dense_matmul")
     b = convert_to_tensor(b, dtype_hint=sp_a.dtype)
     if b.dtype is not sp_a.dtype:  # type: ignore[attr-defined]
-        from minitf.core import dtype_mismatch
         raise dtype_mismatch("SparseTensorDenseMatMul", 3, sp_a.dtype, b.dtype,  # type: ignore[attr-defined]
                              ("a_values", "a_indices", "a_shape", "b"))
     if b.shape.rank != 2:  # type: ignore[attr-defined]
@@ -375,3 +378,63 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
 
 
 __all__ = ["SparseTensor", "add", "from_dense", "reorder", "sparse_dense_matmul", "to_dense"]
+
+
+def _as_sparse(value: Any, what: str) -> Any:
+    if not isinstance(value, SparseTensor):
+        raise TypeError(f"Input must be a SparseTensor.\nHint: {what} takes a tf.sparse.SparseTensor; "
+                        "tf.sparse.from_dense makes one from a dense tensor.")
+    return value
+
+
+def sparse_reduce_sum(sp_input: Any, axis: Any = None, keepdims: Any = None, output_is_sparse: bool = False,
+                      name: str | None = None) -> Tensor:
+    """The sum of a SparseTensor's entries (the missing ones count as zero) over `axis` (all by default), dense."""
+    if not isinstance(sp_input, SparseTensor):  # TensorFlow reads sp_input.indices straight away
+        raise AttributeError(f"'{type(sp_input).__name__}' object has no attribute 'indices'\nHint: "
+                             "tf.sparse.reduce_sum takes a tf.sparse.SparseTensor; for a dense tensor use "
+                             "tf.reduce_sum.")
+    sp = sp_input
+    if output_is_sparse:
+        raise NotImplementedError("minitf's tf.sparse.reduce_sum gives dense results only.\nHint: leave "
+                                  "output_is_sparse=False, or wrap the result in tf.sparse.from_dense.")
+    if axis is None:
+        total = reduce_sum(sp.values)
+        if keepdims:
+            return reshape(total, [1] * sp.shape.rank)
+        return total
+    return reduce_sum(to_dense(sp), axis, keepdims=bool(keepdims))
+
+
+def sparse_transpose(sp_input: Any, perm: Any = None, name: str | None = None) -> Any:
+    """A SparseTensor with its dimensions permuted (reversed by default), entries in row-major order."""
+    sp = _as_sparse(sp_input, "tf.sparse.transpose")
+    rank = sp.shape.rank
+    order = list(range(rank))[::-1] if perm is None else [int(p) for p in np.ravel(static_value(
+        convert_to_tensor(perm)))]
+    if sorted(order) != list(range(rank)):
+        raise ValueError(f"perm {order} is not a permutation of the {rank} dimensions.\nHint: list each dimension "
+                         "index once, e.g. [1, 0] for a matrix.")
+    indices = gather(sp.indices, order, axis=1)
+    shape = gather(sp.dense_shape, order)
+    return reorder(SparseTensor(indices, sp.values, shape))
+
+
+def map_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`op` applied to the stored values of the SparseTensor arguments (all with the same indices); the
+    missing entries stay missing."""
+    sparse_args = [a for a in list(args) + list(kwargs.values()) if isinstance(a, SparseTensor)]
+    if not sparse_args:
+        raise ValueError("No SparseTensor in argument list of map_values\nHint: pass at least one "
+                         "tf.sparse.SparseTensor; op is applied to its values.")
+    first = sparse_args[0]
+    for other in sparse_args[1:]:
+        if first.indices is not other.indices and first.shape.is_fully_defined() and other.shape.is_fully_defined() \
+                and first.shape != other.shape:
+            raise ValueError(f"Shapes {first.shape} and {other.shape} are incompatible\nHint: map_values needs "
+                             "SparseTensors with the same indices and dense_shape.")
+
+    def values_of(a: Any) -> Any:
+        return a.values if isinstance(a, SparseTensor) else a
+    out = op(*[values_of(a) for a in args], **{k: values_of(v) for k, v in kwargs.items()})
+    return SparseTensor(first.indices, out, first.dense_shape)

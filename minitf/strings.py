@@ -13,9 +13,21 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, bad_string_attr, bind, convert_to_tensor, graph_build_error, state
-from minitf.errors import InvalidArgumentError, OutOfRangeError, invalid_argument, op_error
+from minitf.context import state
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.errors import (
+    InvalidArgumentError,
+    OutOfRangeError,
+    bad_string_attr,
+    graph_build_error,
+    invalid_argument,
+    op_error,
+)
 from minitf.ops import shapes
+from minitf.ops.creation import range as tf_range
+from minitf.ops.join_split import concat, stack
+from minitf.ops.shape_ops import reshape, shape
 from minitf.ragged import RaggedTensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -35,7 +47,6 @@ def _strings(value: Any, op_name: str) -> Tensor:
 def _text_tensor(value: Any) -> Tensor:
     """A string tensor from text, or from a list of tensors (stacked, as TensorFlow packs `[s]`)."""
     if isinstance(value, list | tuple) and any(isinstance(v, Tensor) for v in value):
-        from minitf.ops.array_ops import stack
         return stack([_text_tensor(v) if not isinstance(v, Tensor) else v for v in value])
     return convert_to_tensor(value, dtype=dtypes.string)
 
@@ -103,7 +114,6 @@ def _as_ragged(values: Tensor, splits: Tensor, source: Tensor) -> Any:
         return values
     ragged = RaggedTensor(values, splits, internal=True)
     for size in reversed(list(source.shape)[1:]):  # type: ignore[attr-defined]
-        from minitf.ops.array_ops import range as tf_range
         ragged = RaggedTensor(ragged, tf_range(0, ragged.nrows() + 1, size, dtype=dtypes.int64), internal=True,
                               uniform_row_length=size)
     return ragged
@@ -196,7 +206,6 @@ UnicodeEncode = Op("UnicodeEncode", _encode_kernel,
 def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  # noqa: A002
                    replacement_char: int = 65533, name: str | None = None) -> Tensor:
     """Code points back to strings: a vector of code points gives one string, a ragged batch one per row."""
-    from minitf.ops.array_ops import reshape
     _codec(output_encoding, "UnicodeEncode")
     if isinstance(input, RaggedTensor):
         if isinstance(input.values, RaggedTensor):
@@ -207,7 +216,6 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
         splits = convert_to_tensor(np.array([0, t.shape[0]], dtype=np.int64)) if t.shape[0] is not None \
             else None  # type: ignore[attr-defined]
         if splits is None:
-            from minitf.ops.array_ops import concat, shape
             splits = concat([convert_to_tensor([0], dtypes.int64), shape(t, out_type=dtypes.int64)], 0)
         return reshape(bind(UnicodeEncode, t, splits, output_encoding=output_encoding), [])
     rows = RaggedTensor.from_tensor(t)
@@ -354,7 +362,7 @@ def _reduce_join_kernel(x: Any, axis: tuple[int, ...] | None, keepdims: bool, se
 
 
 def _reduce_join_shape(shapes_: Sequence[TensorShape], types: Any, attrs: dict) -> list[shapes.Spec]:
-    return [(shapes._reduced(shapes_[0], attrs["axis"], attrs["keepdims"]), dtypes.string)]
+    return [(shapes.reduced_shape(shapes_[0], attrs["axis"], attrs["keepdims"]), dtypes.string)]
 
 
 ReduceJoin = Op("ReduceJoin", _reduce_join_kernel, shape=_reduce_join_shape)

@@ -7,7 +7,7 @@ tensor *is*: its value, its shape and dtype, how it prints and which Python prot
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,10 +16,46 @@ from minitf.tensor_shape import TensorShape
 
 
 class Tensor:
-    """The common base of eager and symbolic (traced) tensors, so `isinstance(x, tf.Tensor)` covers both."""
+    """The common base of eager and symbolic (traced) tensors, so `isinstance(x, tf.Tensor)` covers both.
+
+    Every tensor has a `dtype`, a `shape`, a `name` and a `device`; a symbolic tensor (minitf/function/graph.py)
+    also has the `op` that makes it and the `graph` it belongs to, which TensorFlow's eager tensors refuse.
+    The declarations below are for type checkers only: each subclass implements them its own way.
+    """
 
     __slots__ = ("__weakref__",)
     __array_priority__ = 100  # `np_array + tensor` calls the tensor's operator, as in TensorFlow
+
+    if TYPE_CHECKING:
+        @property
+        def dtype(self) -> dtypes.DType: ...
+
+        @property
+        def shape(self) -> TensorShape: ...
+
+        @property
+        def name(self) -> str: ...
+
+        @property
+        def device(self) -> str: ...
+
+        @property
+        def op(self) -> Any: ...  # symbolic tensors: the graph Operation that produces it
+
+        @property
+        def graph(self) -> Any: ...  # symbolic tensors: the FuncGraph it belongs to
+
+        # The Python operators, attached in minitf/ops/operators.py.
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+        def __getitem__(self, key: Any) -> Tensor: ...
 
     def __hash__(self) -> int:
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
@@ -31,11 +67,11 @@ class Tensor:
     experimental_ref = ref
 
     def get_shape(self) -> TensorShape:
-        return self.shape  # type: ignore[attr-defined]
+        return self.shape
 
     @property
     def ndim(self) -> int:
-        return self.shape.rank  # type: ignore[attr-defined]
+        return self.shape.rank  # type: ignore[return-value]  # None when the rank is unknown
 
 
 class Reference:

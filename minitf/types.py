@@ -13,9 +13,10 @@ import typing
 
 import numpy as np
 
-from minitf.function.function import ConcreteFunction as _ConcreteFunction
+from minitf.function.cache_keys import TensorSpec
+from minitf.function.concrete_function import ConcreteFunction as _ConcreteFunction
+from minitf.function.concrete_function import FunctionType
 from minitf.function.function import Function as _Function
-from minitf.function.function import FunctionType, TensorSpec
 from minitf.tensor import Tensor
 
 

@@ -204,8 +204,8 @@ class Variable:
 
     def _scatter_nd(self, op_name: str, indices: Any, updates: Any) -> Any:
         from minitf.core import REGISTRY, bind
-        from minitf.ops.indexing_ops import _index_tensor
-        new = bind(REGISTRY[op_name], self.read_value(), _index_tensor(indices, op_name),
+        from minitf.ops.indices import index_tensor
+        new = bind(REGISTRY[op_name], self.read_value(), index_tensor(indices, op_name),
                    convert_to_tensor(updates, dtype=self._dtype))
         return self.assign(new)
 
@@ -305,7 +305,7 @@ def _slice_assign(piece: Tensor) -> Any:
 
     def assign(value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
         """Write `value` (broadcast) into this part of the variable; returns the variable."""
-        from minitf.ops.indexing_ops import slice_update
+        from minitf.ops.slicing import slice_update
         part = convert_to_tensor(value, dtype=variable.dtype)
         return variable.assign(slice_update(variable.read_value(), key, part), read_value=read_value)
     return assign

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from harness import same_program
+from harness import real_tf, run_program, same_program
 
 pytestmark = pytest.mark.tf
 
@@ -190,5 +190,140 @@ def test_tensor_array_of_static_size_has_zero_rows_where_nothing_was_written(tra
             return ta.stack(), ta.size()
 
         seen.append((tf.function(partly) if traced else partly)())
+
+    same_program(case)
+
+
+def test_input_signature_binds_the_calls_of_a_function_with_star_args() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function(input_signature=[tf.TensorSpec([None]), tf.TensorSpec([])])
+        def scale(*args):
+            print("tracing with", len(args), "arguments")
+            return args[0] * args[1]
+
+        seen.append(scale([1.0, 2.0], 3.0))
+        seen.append(scale(tf.constant([1.0, 2.0, 3.0]), 2.0))
+        seen.append(scale.experimental_get_tracing_count())
+        seen.append(str(scale.function_type))
+        cf = scale.get_concrete_function()
+        seen.append(str(cf.function_type))
+        seen.append(repr(cf.structured_input_signature))
+        seen.append(cf(tf.constant([1.0]), tf.constant(4.0)))
+        print(scale.pretty_printed_concrete_signatures())
+
+        @tf.function(input_signature=[tf.TensorSpec([]), tf.TensorSpec([]), tf.TensorSpec([])])
+        def total(x, *rest):
+            return x + tf.add_n(list(rest))
+
+        seen.append(total(1.0, 2.0, 3.0))
+        seen.append(str(total.function_type))
+
+        @tf.function
+        def plain(*args):
+            return args[0] + args[1]
+
+        seen.append(str(plain.function_type))
+        print(plain.get_concrete_function(tf.TensorSpec([]), tf.TensorSpec([])))
+
+    same_program(case)
+
+
+@pytest.mark.parametrize("call", ["too_many", "too_few", "by_keyword", "wrong_dtype"])
+def test_star_args_calls_that_do_not_fit_the_input_signature_raise_tensorflows_type_error(call: str) -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function(input_signature=[tf.TensorSpec([None]), tf.TensorSpec([])])
+        def scale(*args):
+            return args[0] * args[1]
+
+        {"too_many": lambda: scale(1.0, 2.0, 3.0), "too_few": lambda: scale([1.0]),
+         "by_keyword": lambda: scale(args=1.0), "wrong_dtype": lambda: scale(tf.constant([1]), 2.0)}[call]()
+
+    same_program(case, error_fragment="Binding inputs to tf.function failed due to", message="equal")
+
+
+def test_parameters_after_the_input_signature_keep_their_defaults_as_python_values() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function(input_signature=[tf.TensorSpec([])])
+        def times(x, n=2, *, k=3):
+            return x * n * k
+
+        seen.append(times(1.0))
+        seen.append(times(1.0, 2))
+        seen.append(times(1.0, n=2, k=3))
+        seen.append(str(times.function_type))
+        seen.append(times.experimental_get_tracing_count())
+        times(1.0, 5)
+
+    same_program(case, error_fragment="`Can not cast 5 to Literal[2]`", message="equal")
+
+
+@pytest.mark.parametrize("signature", ["shorter", "longer", "empty", "not_a_list", "dict", "not_specs",
+                                       "nested_not_spec", "keyword_only_without_default"])
+def test_an_input_signature_that_cannot_describe_the_function_is_rejected_when_made(signature: str) -> None:
+    def case(tf: Any, seen: list) -> None:
+        spec = tf.TensorSpec([])
+        made = {
+            "shorter": lambda: tf.function(lambda x, y: x + y, input_signature=[spec]),
+            "longer": lambda: tf.function(lambda x: x, input_signature=[spec, spec]),
+            "empty": lambda: tf.function(lambda x: x, input_signature=[]),
+            "not_a_list": lambda: tf.function(lambda x: x, input_signature=spec),
+            "dict": lambda: tf.function(lambda x: x, input_signature={"x": spec}),
+            "not_specs": lambda: tf.function(lambda x: x, input_signature=[1.0]),
+            "nested_not_spec": lambda: tf.function(lambda x: x, input_signature=[[spec, None]]),
+            "keyword_only_without_default": lambda: tf.function(lambda x, *, y: x, input_signature=[spec]),
+        }[signature]
+        seen.append("making")
+        made()
+        seen.append("made")
+
+    mine = same_program(case).error
+    theirs = run_program(case, real_tf).error
+    assert type(mine).__name__ == "TypeError"
+    assert str(mine).replace("minitf.function.cache_keys", "tensorflow.python.framework.tensor") == str(theirs)
+
+
+def test_a_function_traced_inside_another_trace_captures_that_traces_tensors() -> None:
+    def case(tf: Any, seen: list) -> None:
+        c = tf.constant([1.0, 2.0])
+
+        @tf.function
+        def scaled(x):
+            return x * c
+
+        @tf.function
+        def outer(x):
+            y = x + 1.0
+
+            @tf.function
+            def uses_outer():
+                return y * 2.0
+
+            return uses_outer() + scaled(x)
+
+        seen.append(outer(tf.constant([1.0, 1.0])))
+        seen.append(scaled(tf.constant([3.0, 1.0])))
+        seen.append(scaled.experimental_get_tracing_count())
+
+    same_program(case)
+
+
+def test_a_traced_loop_that_reads_a_variable_is_differentiated_under_a_tape() -> None:
+    def case(tf: Any, seen: list) -> None:
+        v = tf.Variable(2.0)
+
+        @tf.function
+        def power(x):
+            i = tf.constant(0)
+            while i < 3:
+                x = x * v
+                i += 1
+            return x
+
+        x = tf.constant(1.5)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = power(x)
+        seen.append(y)
+        seen.append(tape.gradient(y, [x, v]))
 
     same_program(case)

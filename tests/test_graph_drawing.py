@@ -19,17 +19,11 @@ import pytest
 
 import minitf as tf
 from minitf import dtypes
-from minitf.function.drawing import (
-    STYLES,
-    GraphDrawing,
-    SideBySide,
-    count_crossings,
-    draw,
-    is_fused,
-    lay_out,
-    side_by_side,
-)
-from minitf.function.function import ConcreteFunction, Function
+from minitf.function.concrete_function import ConcreteFunction
+from minitf.function.drawing import GraphDrawing, SideBySide, draw, side_by_side
+from minitf.function.drawing_layout import count_crossings, lay_out
+from minitf.function.drawing_nodes import STYLES, is_fused
+from minitf.function.function import Function
 from minitf.function.graph import FuncGraph
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -636,6 +636,8 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "UnsortedSegmentSum": lambda d: (lambda di: lambda: tf.math.unsorted_segment_sum(*di, 3))(_segments(d)),
     "CheckClassIds": lambda d: (lambda x: lambda: tf.math.confusion_matrix(x, x, num_classes=4))(
         np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
+    "CheckLabelRange": lambda d: (lambda x: lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        x, np.ones((x.size, 4), np.float32)))(np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
     "Slice": lambda d: (lambda x: lambda: tf.slice(x, [0, 0], [1, -1]))(matrix(d)),
     "SliceGrad": lambda d: (lambda x: tape_grad(lambda t: tf.slice(t, [0, 0], [1, -1]), x))(matrix(d)),
     "Unique": lambda d: (lambda x: lambda: tf.unique(x))(d(values("int32", shape(min_dims=1, max_dims=1)))),
@@ -693,6 +695,10 @@ INPUTS: dict[str, st.SearchStrategy] = {
         "Cosh", "Asinh", "Acosh", "Atanh"]},
     **{name: unary("complex64") for name in ["Conj", "Real", "Imag", "ComplexAbs"]},
     "LogicalNot": unary("bool"),
+    **{name: broadcasting(("int32", "int32")) for name in [
+        "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
+    "Complex": broadcasting(Tout=dtypes.complex64),
+    "Angle": unary("complex64"),
     "Invert": unary("int32"),
     "LeakyRelu": unary(alpha=0.2),
     **{name: broadcasting() for name in [

@@ -12,11 +12,14 @@ What differs from TensorFlow, on purpose (see docs/data.md):
 * Inside a `tf.function`, `for x in dataset` is unrolled while tracing: every element becomes part of the
   graph, computed at trace time (TensorFlow builds a loop that reads the dataset at run time). Fine for the
   small datasets of a lesson; a long dataset makes a long trace.
+
+This file: the `Dataset` class, its sources and its transformations (each a subclass whose `_elements`
+generator is the step). Element structures and specs: structure.py; the traced `map`/`filter`/`reduce`
+functions: traced.py; iterators: iterators.py.
 """
 
 from __future__ import annotations
 
-import inspect
 import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -25,55 +28,29 @@ import numpy as np
 
 from minitf import dtypes, nest
 from minitf.core import convert_to_tensor, state
+from minitf.data.iterators import NumpyIterator, OwnedIterator
+from minitf.data.structure import (
+    batched_spec,
+    check_same_state,
+    leaves_of,
+    normalize,
+    python_int,
+    ragged_batch,
+    row_of,
+    row_spec,
+    scalar,
+    spec_of,
+)
+from minitf.data.traced import TracedFunction
 from minitf.errors import InvalidArgumentError
-from minitf.function.function import TensorSpec
-from minitf.tensor import EagerTensor, Tensor, make
-from minitf.tensor_shape import TensorShape
+from minitf.function.cache_keys import TensorSpec
+from minitf.ops.array_ops import stack
+from minitf.ops.random_ops import DatasetShuffle
+from minitf.tensor import EagerTensor, Tensor
 
 INFINITE = -1
 UNKNOWN = -2
 AUTOTUNE = -1
-
-
-# ---------------------------------------------------------------------------------------------------
-# Element structures: tuples and dicts are structure, everything else one tensor
-# ---------------------------------------------------------------------------------------------------
-
-def _normalize(value: Any) -> Any:
-    """Leaves as tensors; lists inside a returned structure become tuples, as TensorFlow's tf.data does."""
-    if isinstance(value, dict):
-        return {k: _normalize(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        items = [_normalize(v) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    from minitf.variables import Variable
-    if isinstance(value, Variable):
-        return value.read_value()
-    return value if isinstance(value, Tensor) or hasattr(value, "_trace_spec") else convert_to_tensor(value)
-
-
-def _spec_of(element: Any) -> Any:
-    return nest.map_structure(_value_spec, element)
-
-
-def _value_spec(t: Any) -> Any:
-    """TensorSpec of a tensor; RaggedTensorSpec / SparseTensorSpec of a composite tensor."""
-    return t._trace_spec() if hasattr(t, "_trace_spec") else TensorSpec(t.shape, t.dtype)
-
-
-def _row_spec(t: Any) -> Any:
-    """The spec of one row of `t`: a RaggedTensor's rows are ragged one level less (level 0: plain tensors)."""
-    from minitf.composite_specs import RaggedTensorSpec
-    if hasattr(t, "ragged_rank"):
-        return RaggedTensorSpec(t.shape[1:], t.dtype, t.ragged_rank - 1)
-    if hasattr(t, "_trace_spec"):
-        raise NotImplementedError("minitf cannot slice a SparseTensor into a dataset yet.\nHint: "
-                                  "tf.sparse.to_dense it first, or use Dataset.from_tensors.")
-    return TensorSpec(t.shape[1:], t.dtype)
-
-
-def _leaves(structure: Any) -> list[Any]:
-    return nest.flatten(structure)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -126,13 +103,13 @@ class DatasetV2:
         """Elements as NumPy values (bytes for strings), same structure."""
         if state.graph is not None:
             raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in eager mode.")
-        return _NumpyIterator(self)
+        return NumpyIterator(self)
 
     def reduce(self, initial_state: Any, reduce_func: Callable[..., Any], name: str | None = None) -> Any:
         """Fold every element into a state: state = reduce_func(state, element), traced once like `map`."""
-        state_value = _normalize(initial_state)
-        step = _Traced(reduce_func, (_spec_of(state_value), self.element_spec), "reduce")
-        _check_same_state(state_value, step.output_spec)
+        state_value = normalize(initial_state)
+        step = TracedFunction(reduce_func, (spec_of(state_value), self.element_spec), "reduce")
+        check_same_state(state_value, step.output_spec)
         for element in self._elements():
             state_value = step((state_value, element))
         return state_value
@@ -168,20 +145,20 @@ class DatasetV2:
 
     def batch(self, batch_size: Any, drop_remainder: bool = False, num_parallel_calls: Any = None,
               deterministic: Any = None, name: str | None = None) -> DatasetV2:
-        return _BatchDataset(self, _python_int(batch_size, "batch_size"), bool(drop_remainder))
+        return _BatchDataset(self, python_int(batch_size, "batch_size"), bool(drop_remainder))
 
     def shuffle(self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool = True,
                 name: str | None = None) -> DatasetV2:
-        return _ShuffleDataset(self, _python_int(buffer_size, "buffer_size"), seed, reshuffle_each_iteration)
+        return _ShuffleDataset(self, python_int(buffer_size, "buffer_size"), seed, reshuffle_each_iteration)
 
     def repeat(self, count: Any = None, name: str | None = None) -> DatasetV2:
-        return _RepeatDataset(self, -1 if count is None else _python_int(count, "count"))
+        return _RepeatDataset(self, -1 if count is None else python_int(count, "count"))
 
     def take(self, count: Any, name: str | None = None) -> DatasetV2:
-        return _TakeDataset(self, _python_int(count, "count"))
+        return _TakeDataset(self, python_int(count, "count"))
 
     def skip(self, count: Any, name: str | None = None) -> DatasetV2:
-        return _SkipDataset(self, _python_int(count, "count"))
+        return _SkipDataset(self, python_int(count, "count"))
 
     def prefetch(self, buffer_size: Any, name: str | None = None) -> DatasetV2:
         return _PrefetchDataset(self)
@@ -192,67 +169,11 @@ class DatasetV2:
         return CacheDataset(self)
 
     def enumerate(self, start: Any = 0, name: str | None = None) -> DatasetV2:
-        index = _RangeDataset(_python_int(start, "start"), np.iinfo(np.int64).max)
+        index = _RangeDataset(python_int(start, "start"), np.iinfo(np.int64).max)
         return _ZipDataset((index, self))
 
 
 Dataset = DatasetV2
-
-
-def _python_int(value: Any, what: str) -> int:
-    if isinstance(value, Tensor):
-        if not isinstance(value, EagerTensor):
-            raise TypeError(f"minitf needs `{what}` of a dataset as a Python int or an eager tensor while "
-                            f"tracing.\nHint: build the dataset outside the tf.function.")
-        return int(value._value)
-    return int(value)
-
-
-def _check_same_state(old: Any, new_spec: Any) -> None:
-    old_spec = _spec_of(old)
-    old_leaves, new_leaves = _leaves(old_spec), _leaves(new_spec)
-    if len(old_leaves) != len(new_leaves) or any(a.dtype is not b.dtype for a, b in zip(old_leaves, new_leaves)):
-        raise TypeError(f"The element types for the new state must match the initial state. Expected "
-                        f"{old_spec}; got {new_spec}.\nHint: tf.cast the result of reduce_func to the initial "
-                        f"state's dtype.")
-
-
-class OwnedIterator:
-    """What `iter(dataset)` returns: `next(it)` gives the next element, StopIteration at the end."""
-
-    def __init__(self, dataset: DatasetV2) -> None:
-        self._dataset = dataset
-        self._generator = dataset._elements()
-
-    @property
-    def element_spec(self) -> Any:
-        return self._dataset.element_spec
-
-    def __iter__(self) -> OwnedIterator:
-        return self
-
-    def __next__(self) -> Any:
-        return next(self._generator)
-
-    def get_next(self) -> Any:
-        return next(self._generator)
-
-    def __repr__(self) -> str:
-        return f"<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at {hex(id(self))}>"
-
-
-class _NumpyIterator:
-    def __init__(self, dataset: DatasetV2) -> None:
-        self._generator = dataset._elements()
-
-    def __iter__(self) -> _NumpyIterator:
-        return self
-
-    def __next__(self) -> Any:
-        return nest.map_structure(lambda t: t.numpy(), next(self._generator))
-
-    def __repr__(self) -> str:
-        return f"<tensorflow.python.data.ops.dataset_ops._NumpyIterator object at {hex(id(self))}>"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -263,8 +184,8 @@ class _TensorDataset(DatasetV2):
     """One element: the whole value."""
 
     def __init__(self, tensors: Any) -> None:
-        self._value = _normalize(tensors)
-        super().__init__(_spec_of(self._value), 1)
+        self._value = normalize(tensors)
+        super().__init__(spec_of(self._value), 1)
 
     def _elements(self) -> Iterator[Any]:
         yield self._value
@@ -274,10 +195,9 @@ class _TensorSliceDataset(DatasetV2):
     """One element per row of the first axis of every component."""
 
     def __init__(self, tensors: Any) -> None:
-        self._value = _normalize(tensors)
-        leaves = _leaves(self._value)
+        self._value = normalize(tensors)
         sizes = set()
-        for t in leaves:
+        for t in leaves_of(self._value):
             if t.shape.rank == 0:
                 raise ValueError("Unbatching a tensor is only supported for rank >= 1")
             sizes.add(t.shape[0])
@@ -285,7 +205,7 @@ class _TensorSliceDataset(DatasetV2):
         if len(known) > 1:
             raise ValueError(f"Dimensions {known[-1]} and {known[0]} are not compatible")
         self._size = known[0] if known and None not in sizes else None
-        spec = nest.map_structure(_row_spec, self._value)
+        spec = nest.map_structure(row_spec, self._value)
         super().__init__(spec, self._size if self._size is not None else UNKNOWN)
 
     def _elements(self) -> Iterator[Any]:
@@ -293,13 +213,7 @@ class _TensorSliceDataset(DatasetV2):
             raise TypeError("minitf iterates a dataset of tensors whose length is unknown while tracing only "
                             "when the length is known.\nHint: build the dataset from eager values.")
         for i in range(self._size):
-            yield nest.map_structure(lambda t, i=i: _row(t, i), self._value)
-
-
-def _row(t: Any, i: int) -> Any:
-    if isinstance(t, EagerTensor) and state.graph is None:
-        return make(t._value[i], t.dtype)  # the fast way, and strings stay bytes
-    return t[i]  # type: ignore[index]
+            yield nest.map_structure(lambda t, i=i: row_of(t, i), self._value)
 
 
 class _RangeDataset(DatasetV2):
@@ -308,7 +222,7 @@ class _RangeDataset(DatasetV2):
     def __init__(self, *args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> None:
         if not 1 <= len(args) <= 3:
             raise ValueError(f"Invalid arguments to RangeDataset: {args}")
-        ints = [_python_int(a, "range argument") for a in args]
+        ints = [python_int(a, "range argument") for a in args]
         start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3
                                                                    else 1)
         if step == 0:
@@ -320,13 +234,7 @@ class _RangeDataset(DatasetV2):
     def _elements(self) -> Iterator[Any]:
         np_type = self._dtype._np.type
         for i in self._range:
-            yield _scalar(np_type(i), self._dtype)
-
-
-def _scalar(value: Any, dtype: dtypes.DType) -> Tensor:
-    if state.graph is not None:
-        return state.graph.constant(value, dtype)
-    return make(value, dtype)
+            yield scalar(np_type(i), self._dtype)
 
 
 class _ZipDataset(DatasetV2):
@@ -358,69 +266,11 @@ class _ZipDataset(DatasetV2):
 # Transformations
 # ---------------------------------------------------------------------------------------------------
 
-class _Traced:
-    """A user function traced once on the element_spec, as tf.data traces `map`, `filter` and `reduce` functions.
-
-    The trace takes the element's leaves as flat arguments and packs them back into the element's structure
-    before calling the user's function (converted by AutoGraph, as `tf.function` would).
-    """
-
-    def __init__(self, fn: Callable[..., Any], element_spec: Any, what: str) -> None:
-        from minitf.function.autograph import converted_call
-        from minitf.function.function import function
-
-        self._unpack = isinstance(element_spec, tuple) and not hasattr(element_spec, "_fields")
-        self._spec = element_spec
-        user_fn = converted_call(fn)
-
-        def on_leaves(*leaves: Any) -> Any:
-            element = nest.pack_sequence_as(element_spec, leaves)
-            return user_fn(*element) if self._unpack else user_fn(element)
-
-        on_leaves.__name__ = getattr(fn, "__name__", what)
-        flat_specs = [_as_traceable(s) for s in _leaves(element_spec)]
-        # One positional parameter per leaf (named as TensorFlow names them), so each is traced as a TensorSpec.
-        on_leaves.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            [inspect.Parameter(f"args_{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(len(flat_specs))])
-        previous, state.graph = state.graph, None  # trace as a standalone function, even inside another trace
-        state.refresh()
-        try:
-            self._concrete = function(on_leaves, autograph=False).get_concrete_function(*flat_specs)
-        finally:
-            state.graph = previous
-            state.refresh()
-        outputs = self._concrete.structured_outputs
-        if outputs is None or (isinstance(outputs, tuple | list | dict) and not _leaves(outputs)):
-            raise TypeError(f"The {what} function must return a value (a tensor or a structure of tensors); it "
-                            f"returned {outputs!r}.")
-        self.output_spec = _tuples(nest.map_structure(_value_spec, outputs))
-
-    def __call__(self, element: Any) -> Any:
-        return _tuples(self._concrete(*_leaves(element)))
-
-
-def _as_traceable(spec: Any) -> Any:
-    """A RaggedTensorSpec of ragged_rank 0 describes plain tensors (rows of a ragged dataset)."""
-    if getattr(spec, "ragged_rank", None) == 0:
-        return TensorSpec(spec.shape, spec.dtype)
-    return spec
-
-
-def _tuples(structure: Any) -> Any:
-    """Lists in a map function's result become tuples (tf.data's structures have no lists)."""
-    if isinstance(structure, list):
-        return tuple(_tuples(v) for v in structure)
-    if isinstance(structure, tuple) and not hasattr(structure, "_fields"):
-        return tuple(_tuples(v) for v in structure)
-    if isinstance(structure, dict):
-        return {k: _tuples(v) for k, v in structure.items()}
-    return structure
-
 
 class _MapDataset(DatasetV2):
     def __init__(self, source: DatasetV2, map_func: Callable[..., Any]) -> None:
         self._source = source
-        self._fn = _Traced(map_func, source.element_spec, "map")
+        self._fn = TracedFunction(map_func, source.element_spec, "map")
         super().__init__(self._fn.output_spec, source._cardinality)
 
     def _elements(self) -> Iterator[Any]:
@@ -431,7 +281,7 @@ class _MapDataset(DatasetV2):
 class _FilterDataset(DatasetV2):
     def __init__(self, source: DatasetV2, predicate: Callable[..., Any]) -> None:
         self._source = source
-        self._fn = _Traced(predicate, source.element_spec, "filter")
+        self._fn = TracedFunction(predicate, source.element_spec, "filter")
         spec = self._fn.output_spec
         if not isinstance(spec, TensorSpec) or spec.dtype is not dtypes.bool or spec.shape.rank != 0:
             raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
@@ -455,22 +305,21 @@ class _BatchDataset(DatasetV2):
                                        "name: ")
         self._source, self._size, self._drop = source, batch_size, drop_remainder
         outer = batch_size if drop_remainder else None
-        spec = nest.map_structure(lambda s: _batched_spec(s, outer), source.element_spec)
-        self._ragged = [getattr(s, "ragged_rank", None) == 0 for s in _leaves(source.element_spec)]
+        spec = nest.map_structure(lambda s: batched_spec(s, outer), source.element_spec)
+        self._ragged = [getattr(s, "ragged_rank", None) == 0 for s in leaves_of(source.element_spec)]
         card = source._cardinality
         if card >= 0:
             card = card // batch_size if drop_remainder else -(-card // batch_size)
         super().__init__(spec, card)
 
     def _elements(self) -> Iterator[Any]:
-        from minitf.ops.array_ops import stack
         source = self._source._elements()
         while True:
             rows = list(itertools.islice(source, self._size))
             if not rows or (self._drop and len(rows) < self._size):
                 return
-            columns = zip(*[_leaves(r) for r in rows])
-            stacked = [_ragged_batch(list(c)) if ragged else self._stack(stack, list(c))
+            columns = zip(*[leaves_of(r) for r in rows])
+            stacked = [ragged_batch(list(c)) if ragged else self._stack(stack, list(c))
                        for c, ragged in zip(columns, self._ragged)]
             yield nest.pack_sequence_as(rows[0], stacked)
 
@@ -486,31 +335,12 @@ class _BatchDataset(DatasetV2):
         return stack(tensors)
 
 
-def _batched_spec(spec: Any, outer: int | None) -> Any:
-    from minitf.composite_specs import RaggedTensorSpec
-    if isinstance(spec, RaggedTensorSpec):
-        if spec.ragged_rank != 0:
-            raise ValueError("minitf batches rows of a ragged dataset (ragged_rank 0), not ragged elements.\nHint: "
-                             "batch before making the elements ragged.")
-        return RaggedTensorSpec(TensorShape([outer]).concatenate(spec.shape), spec.dtype, 1)
-    return TensorSpec(TensorShape([outer]).concatenate(spec.shape), spec.dtype)
-
-
-def _ragged_batch(rows: list[Any]) -> Any:
-    """Rows of different lengths batched into one RaggedTensor, as TensorFlow batches a ragged dataset."""
-    from minitf.ops.array_ops import concat
-    from minitf.ragged import RaggedTensor
-    lengths = [int(r.shape[0]) for r in rows]
-    return RaggedTensor.from_row_lengths(concat(rows, axis=0), np.array(lengths, dtype=np.int64))
-
-
 class _ShuffleDataset(DatasetV2):
     """TensorFlow's buffer shuffle, in TensorFlow's exact order (`random_ops.DatasetShuffle`): keep
     `buffer_size` elements, emit a random one, refill its place. The seeds are picked when the dataset is made,
     from the global seed and the op seed as for a random op; each pass draws new ones if `reshuffle`."""
 
     def __init__(self, source: DatasetV2, buffer_size: int, seed: int | None, reshuffle: bool) -> None:
-        from minitf.ops.random_ops import DatasetShuffle
         if buffer_size <= 0 and buffer_size != UNKNOWN:
             raise InvalidArgumentError(None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY "
                                        "[Op:ShuffleDatasetV3] name: ")
@@ -607,7 +437,7 @@ class CacheDataset(DatasetV2):
         seen: list[Any] = []
         all_eager = True
         for element in self._source._elements():
-            all_eager = all_eager and all(isinstance(t, EagerTensor) for t in _leaves(element))
+            all_eager = all_eager and all(isinstance(t, EagerTensor) for t in leaves_of(element))
             seen.append(element)
             yield element
         if all_eager:  # a pass read to the end: keep it (traced values belong to one graph, never kept)

@@ -1,15 +1,14 @@
-"""The graph a `tf.function` traces into: `FuncGraph`, `Operation` and `SymbolicTensor`.
+"""The graph IR a `tf.function` traces into: `FuncGraph` and `Operation`.
 
 A FuncGraph is a list of operations in the order the Python function created them. Each operation has
 TensorFlow's op type (`AddV2`, `MatMul`, `Placeholder`, ...), a unique name (`add`, `add_1`, ...), input
-tensors and output tensors. A `SymbolicTensor` is an output of an operation: it knows its static shape and
-dtype, but has no value, so `print` shows `Tensor("add:0", shape=(), dtype=int32)` and `.numpy()` does not
-exist.
+tensors and output tensors. Its tensors are `SymbolicTensor`s (symbolic_tensor.py): a static shape and
+dtype, no value. A new operation's output shapes come from its op's shape rule (shape_inference.py).
 
-`core.bind` calls `FuncGraph.add_op` while a function is being traced; variables and `tf.print` call
-`read_variable`, `assign_variable` and `add_print`. Tensors from outside the graph (eager tensors,
-variables, or tensors of an enclosing graph when tracing a `tf.cond` branch) are *captured*: they become
-`Placeholder` operations whose values are fed in at call time.
+While a function is traced (trace.py makes a graph the current one), `core.bind` calls `FuncGraph.add_op`.
+Tensors from outside the graph (eager tensors, variables, or tensors of an enclosing graph when tracing a
+`tf.cond` branch) are *captured*: they become `Placeholder` operations whose values are fed in at call
+time. Optimisation passes rewrite a copy with `replace_uses`, `remove_ops` and `move_to`.
 """
 
 from __future__ import annotations
@@ -20,12 +19,15 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op
+from minitf.core import Op, missing_kernel_in_graph
 from minitf.devices import graph_device
-from minitf.errors import NotFoundError, OperatorNotAllowedInGraphError
+from minitf.errors import NotFoundError
+from minitf.function.shape_inference import infer_specs
+from minitf.function.symbolic_tensor import SymbolicTensor
 from minitf.ops import state_ops
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
+from minitf.variables import Variable
 
 resource = dtypes.resource
 variant = dtypes.variant
@@ -36,122 +38,6 @@ DEFAULT_NAMES = {
     "Pow": "pow", "StridedSlice": "strided_slice", "StatelessIf": "cond", "If": "cond",
     "StatelessWhile": "while", "While": "while", "Range": "range", "Neg": "Neg",
 }
-
-
-def _graph_error(what: str, graph: FuncGraph | None) -> str:
-    """TensorFlow 2.21's message for a tensor used as a Python value while tracing (with AutoGraph or without)."""
-    hint = ("Hint: inside a tf.function, loop over a tensor with `for x in tensor:` or "
-            "`for i in tf.range(n):` (AutoGraph converts those; enumerate() and zip() of tensors are not)"
-            if what.startswith("Iterating") else
-            "Hint: inside a tf.function, branch on a tensor with a plain `if tensor:` statement (AutoGraph makes it "
-            "tf.cond) or call tf.cond yourself; bool(tensor), `and`/`or` chains of tensors and assertions need "
-            "a Python value")
-    return (f"{what} is not allowed. You can attempt the following resolutions to the problem: If you are "
-            "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
-            "you are using AutoGraph, you can try decorating this function with @tf.function. If that does not "
-            "work, then you may be using an unsupported feature or your source code may not be visible to "
-            "AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
-            f"g3doc/reference/limitations.md#access-to-source-code for more information.\n{hint}.")
-
-
-class SymbolicTensor(Tensor):
-    """An output of a graph operation: a static shape and dtype, but no value until the graph runs."""
-
-    __slots__ = ("_op", "_index", "_shape", "_dtype", "_variable")
-
-    def __init__(self, op: Operation, index: int, shape: TensorShape, dtype: dtypes.DType) -> None:
-        self._op = op
-        self._index = index
-        self._shape = shape
-        self._dtype = dtype
-        self._variable: Any = None  # for resource handles: the Variable they stand for
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    @property
-    def ndim(self) -> int:
-        return self._shape.rank  # type: ignore[return-value]
-
-    @property
-    def op(self) -> Operation:
-        return self._op
-
-    @property
-    def graph(self) -> FuncGraph:
-        return self._op.graph
-
-    @property
-    def value_index(self) -> int:
-        return self._index
-
-    @property
-    def name(self) -> str:
-        return f"{self._op.name}:{self._index}"
-
-    @property
-    def device(self) -> str:
-        return self._op.device
-
-    def set_shape(self, shape: Any) -> None:
-        self._shape = self._shape.merge_with(shape)
-
-    def consumers(self) -> list[Operation]:
-        return [op for op in self._op.graph.get_operations() if any(t is self for t in op.inputs)]
-
-    def __str__(self) -> str:
-        device = f", device={self._op.device}" if self._op.device else ""
-        if self._shape.rank is None:
-            return f'Tensor("{self.name}", dtype={self._dtype.name}{device})'
-        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name}{device})'
-
-    def __repr__(self) -> str:
-        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
-
-    def __format__(self, spec: str) -> str:
-        if spec:  # a number format needs a value, which a graph tensor does not have yet
-            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
-        return str(self)
-
-    # --- what a value-less tensor cannot do, with TensorFlow's errors ---
-    def __bool__(self) -> bool:
-        raise OperatorNotAllowedInGraphError(_graph_error("Using a symbolic `tf.Tensor` as a Python `bool`",
-                                                          self._op.graph))
-
-    def __iter__(self) -> Any:
-        raise OperatorNotAllowedInGraphError(_graph_error("Iterating over a symbolic `tf.Tensor`", self._op.graph))
-
-    def __len__(self) -> int:
-        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please call `x.shape` rather "
-                        f"than `len(x)` for shape information.")
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        raise NotImplementedError(f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error "
-                                  f"may indicate that you're trying to pass a Tensor to a NumPy call, which is not "
-                                  f"supported.")
-
-    def __index__(self) -> int:
-        raise TypeError(f"{self!r} cannot be interpreted as an integer: it has no value while the function is "
-                        f"traced. Use tf.range instead of range, or pass a Python int.")
-
-    def __int__(self) -> int:
-        raise TypeError(f"int() argument must be a string, a bytes-like object or a real number, not "
-                        f"'SymbolicTensor' ({self.name} has no value while the function is traced)")
-
-    def __float__(self) -> float:
-        raise TypeError(f"float() argument must be a string or a real number, not 'SymbolicTensor' ({self.name} "
-                        f"has no value while the function is traced)")
-
-    def __copy__(self) -> SymbolicTensor:
-        return self
-
-    def __deepcopy__(self, memo: dict) -> SymbolicTensor:
-        return self
 
 
 class NodeDef:
@@ -253,6 +139,7 @@ class FuncGraph:
     def __init__(self, name: str, outer: FuncGraph | None = None, autograph: bool = True) -> None:
         self.name = name
         self.outer = outer
+        self.enclosing: FuncGraph | None = None  # a function's graph traced inside another trace: that graph
         self.autograph = autograph
         self._operations: list[Operation] = []
         self._name_counts: dict[str, int] = {}
@@ -288,7 +175,6 @@ class FuncGraph:
                   name: str | None = None) -> Operation:
         """Add an operation whose inputs already belong to this graph; its outputs' shapes and dtypes come from
         the op's shape rule."""
-        from minitf.function.trace import infer_specs
         attrs = attrs or {}
         specs = infer_specs(op_def, inputs, attrs)  # type: ignore[arg-type]
         op = Operation(self, self.unique_name(name or DEFAULT_NAMES.get(op_def.name, op_def.name)), op_def, inputs,
@@ -320,15 +206,17 @@ class FuncGraph:
         inside = self._captured.get(key)
         if inside is not None:
             return inside
-        from minitf.variables import Variable
         if isinstance(value, Variable):
             outer_value: Any = self.outer.capture(value) if self.outer is not None else value
             inside = self.placeholder([], resource, name="resource")
             inside._variable = value
         elif isinstance(value, SymbolicTensor):
-            if self.outer is None:
+            if self.outer is not None:
+                outer_value = self.outer.capture(value)
+            elif self._encloses(value.graph):
+                outer_value = value  # a tensor of the trace this function is traced in: the call op feeds it
+            else:
                 raise _out_of_scope(value)
-            outer_value = self.outer.capture(value)
             inside = self.placeholder(value.shape, value.dtype, name=value.op.name.split("/")[-1])
             inside._variable = value._variable
         elif isinstance(value, EagerTensor):
@@ -347,6 +235,15 @@ class FuncGraph:
         self.inputs.append(inside)
         return inside
 
+    def _encloses(self, graph: FuncGraph) -> bool:
+        """Whether `graph` was being traced (or encloses the one that was) when this function's trace began."""
+        current = self.enclosing
+        while current is not None:
+            if current is graph:
+                return True
+            current = current.outer if current.outer is not None else current.enclosing
+        return False
+
     def external_captures(self) -> list[Any]:
         return [outside for outside, _ in self.captures]
 
@@ -358,10 +255,10 @@ class FuncGraph:
             try:
                 op.check(inputs, attrs)
             except NotFoundError as exc:  # no kernel for this dtype: TensorFlow's graph says InvalidArgumentError
-                from types import SimpleNamespace  # (when it runs; here, as the node is added)
-
-                from minitf.function.execute import node_error
-                raise node_error(exc, SimpleNamespace(type=op.name, name=op.name, graph=self)) from None
+                missing = missing_kernel_in_graph(exc, op.name, self.name)  # (when it runs; here, as the node is added)
+                if missing is None:
+                    raise
+                raise missing from None
         node = self.create_op(op, inputs, dict(attrs))
         if len(inputs) == 2:
             self._name_operands(node)
@@ -387,32 +284,6 @@ class FuncGraph:
         node = self.create_op(state_ops.Const, [], {"value": value[()] if value.ndim == 0 else value, "dtype": dtype})
         self._fresh.add(id(node))  # not used yet: may be renamed after the op that consumes it
         return node.outputs[0]
-
-    def on_variable_created(self, variable: Any) -> None:
-        from minitf.function.trace import on_variable_created
-        on_variable_created(self, variable)
-
-    def evaluate_constant(self, tensor: SymbolicTensor) -> Any:
-        """The value of a tensor that depends on constants only (a Variable's initial value made in a trace).
-
-        TensorFlow lifts such initialisers out of the function; here they are computed right away.
-        """
-        from minitf.function.execute import evaluate, run_kernel
-        ops: list[Operation] = []
-        stack, seen = [tensor.op], set()
-        while stack:
-            op = stack.pop()
-            if id(op) in seen:
-                continue
-            seen.add(id(op))
-            if op.type in ("Placeholder", "ReadVariableOp"):
-                raise ValueError("A tf.Variable's initial value inside a tf.function must not depend on the "
-                                 "function's arguments or on other variables; compute it from constants or create "
-                                 "the variable outside (or in tf.init_scope()).")
-            ops.append(op)
-            stack.extend(t.op for t in op.inputs)
-        plan = [op for op in self._operations if id(op) in seen]
-        return evaluate(plan, {}, [tensor], run_kernel)[0]
 
     # --- rewriting (what optimisation passes use) ---
     def replace_uses(self, replacements: dict[int, SymbolicTensor]) -> None:
@@ -446,6 +317,7 @@ class FuncGraph:
     def copy(self, outer: FuncGraph | None = None) -> FuncGraph:
         """A copy with new operations and tensors (branch and loop bodies copied too), for passes to rewrite."""
         new = FuncGraph(self.name, outer=outer if outer is not None else self.outer, autograph=self.autograph)
+        new.enclosing = self.enclosing
         new._name_counts = dict(self._name_counts)
         tensors: dict[int, SymbolicTensor] = {}
         for op in self._operations:

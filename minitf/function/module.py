@@ -14,6 +14,7 @@ from typing import Any
 
 from minitf.core import state
 from minitf.function.trace import graph_scope
+from minitf.variables import Variable
 
 
 @contextmanager
@@ -119,7 +120,6 @@ class Module:
 
 
 def _is_variable(value: Any) -> bool:
-    from minitf.variables import Variable
     return isinstance(value, Variable)
 
 

@@ -7,6 +7,7 @@ import types
 
 from minitf import devices as _device
 from minitf.function import autograph as _autograph
+from minitf.function import autograph_operators as _operators
 from minitf.function import optimizer as _optimizer
 from minitf.function.function import functions_run_eagerly, run_functions_eagerly
 
@@ -39,7 +40,7 @@ test = types.SimpleNamespace(gpu_device_name=_device.gpu_device_name, is_built_w
 
 autograph = types.SimpleNamespace(
     to_code=_autograph.to_code,
-    experimental=types.SimpleNamespace(set_loop_options=_autograph.set_loop_options,
+    experimental=types.SimpleNamespace(set_loop_options=_operators.set_loop_options,
                                        do_not_convert=_autograph.do_not_convert),
     set_verbosity=lambda level, alsologtostdout=False: None,
 )

@@ -26,7 +26,7 @@ from typing import Any
 
 from minitf.function import fusion, passes
 from minitf.function.graph import FuncGraph
-from minitf.function.trace import infer_specs
+from minitf.function.shape_inference import infer_specs
 
 
 @dataclass(frozen=True)

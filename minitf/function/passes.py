@@ -25,6 +25,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.errors import OpError
+from minitf.function.execute import run_kernel
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
 from minitf.ops import state_ops
 from minitf.tensor_shape import TensorShape
@@ -80,7 +81,6 @@ def _static_shape_value(op: Operation) -> Any:
 
 def constant_folding(graph: FuncGraph) -> Changes:
     """Compute now every op whose inputs are all constants, and put a constant in its place."""
-    from minitf.function.execute import run_kernel
 
     changes: Changes = []
     for op in graph.get_operations():

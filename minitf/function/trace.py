@@ -1,34 +1,28 @@
-"""Tracing a Python function into a FuncGraph.
+"""Tracing: making a graph the current one, so that every op a Python function calls becomes a node.
 
-Tracing: `trace_into(graph, fn, args)` makes `graph` the current graph (`core.state.graph`), so every op the
-function calls becomes a node instead of running.
+`graph_scope(graph)` sets `core.state.graph`; while it is set, `core.bind` adds each op to that graph
+(`FuncGraph.add_op`) instead of running it. The graphs a trace builds are `TracingGraph`s: a FuncGraph plus
+what running user code needs, namely the variables it creates. TensorFlow allows that on a function's first
+trace only and lifts their initial values out of the graph; here they are computed right away.
 
-Shapes while tracing: every op has a shape rule (minitf/ops/shapes.py) that works out its outputs' static
-shapes and dtypes from its inputs' (unknown dimensions stay None, as in TensorFlow); no kernel runs while
-tracing.
-
-Running a graph is execute.py's job; optimising it, optimizer.py's.
+Shapes while tracing come from shape_inference.py; running a graph is execute.py's job; optimising it,
+optimizer.py's.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from minitf import dtypes
-from minitf.core import Op, state, static_value
-from minitf.errors import InvalidArgumentError
-from minitf.function.graph import FuncGraph, SymbolicTensor
-from minitf.tensor_shape import TensorShape
+from minitf.core import state
+from minitf.function.execute import evaluate, run_kernel
+from minitf.function.graph import FuncGraph, Operation
+from minitf.function.symbolic_tensor import SymbolicTensor
 
-# ---------------------------------------------------------------------------------------------------
-# Tracing
-# ---------------------------------------------------------------------------------------------------
 
 @contextmanager
-def graph_scope(graph: FuncGraph | None) -> Any:
+def graph_scope(graph: FuncGraph | None) -> Iterator[FuncGraph | None]:
     """Make `graph` the graph ops go into (None: eager) for the duration of the block."""
     previous = state.graph
     state.graph = graph
@@ -40,51 +34,42 @@ def graph_scope(graph: FuncGraph | None) -> Any:
         state.refresh()
 
 
-def on_variable_created(graph: FuncGraph, variable: Any) -> None:
-    """Variables may be created on a function's first trace only (TensorFlow lifts them out of the graph)."""
-    root = graph
-    while root.outer is not None:
-        root = root.outer
-    allowed = getattr(root, "allow_variable_creation", False)
-    if not allowed:
-        raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make sure "
-                         "the tf.Variable is only created once or created outside tf.function. See "
-                         "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
-    root.variables.append(variable)
+class TracingGraph(FuncGraph):
+    """The graph of a function (or a branch or loop body) being traced from Python code."""
 
+    def __init__(self, name: str, outer: FuncGraph | None = None, autograph: bool = True,
+                 allow_variable_creation: bool = False) -> None:
+        super().__init__(name, outer=outer, autograph=autograph)
+        self.allow_variable_creation = allow_variable_creation
 
-# ---------------------------------------------------------------------------------------------------
-# Shape inference
-# ---------------------------------------------------------------------------------------------------
+    def on_variable_created(self, variable: Any) -> None:
+        """Variables may be created on a function's first trace only (TensorFlow lifts them out of the graph)."""
+        root: FuncGraph = self
+        while root.outer is not None:
+            root = root.outer
+        if not getattr(root, "allow_variable_creation", False):
+            raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
+                             "sure the tf.Variable is only created once or created outside tf.function. See "
+                             "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+        root.variables.append(variable)
 
-def infer_specs(op: Op, inputs: Sequence[SymbolicTensor], attrs: dict) -> list[tuple[TensorShape, dtypes.DType]]:
-    """(shape, dtype) of each output of `op` applied to `inputs`, from the op's shape rule; nothing runs.
+    def evaluate_constant(self, tensor: SymbolicTensor) -> Any:
+        """The value of a tensor that depends on constants only (a Variable's initial value made in a trace).
 
-    Ops whose output shape depends on input values (`Op.value_dependent`: `Range`, `StridedSlice` with tensor
-    bounds, ...) also get the values of their constant inputs (None for the others), as TensorFlow's
-    constant-value shape inference does. A shape the rule finds impossible is TensorFlow's graph-building
-    ValueError, which names the node and the input shapes.
-    """
-    shapes = [t.shape for t in inputs]
-    types = [t.dtype for t in inputs]
-    try:
-        if op.value_dependent:
-            return list(op.shape(shapes, types, attrs, values=[static_value(t) for t in inputs]))
-        return list(op.shape(shapes, types, attrs))
-    except ValueError as exc:
-        raise ValueError(_build_error(op, shapes, str(exc))) from None
-    except InvalidArgumentError as exc:  # a rule sharing the kernel's check: at graph building, a ValueError
-        message = re.sub(r" ?\[Op:\w+\]( name: ?)?", "", exc.message)
-        raise ValueError(_build_error(op, shapes, message)) from None
-
-
-def _build_error(op: Op, shapes: Sequence[TensorShape], message: str) -> str:
-    """TensorFlow's graph-building message: what is wrong, for which node, with which input shapes."""
-    from minitf.ops.shapes import shape_text
-
-    head, _, hint = message.partition("\nHint:")
-    listed = ", ".join(shape_text(s) for s in shapes)
-    hint = hint or (" the shapes of the inputs do not fit this op; print(x.shape) inside the function shows "
-                    "the shapes it was traced with.")
-    return f"{head} for '{{{{node {op.name}}}}}' with input shapes: {listed}.\nHint:{hint}"
+        TensorFlow lifts such initialisers out of the function; here they are computed right away.
+        """
+        seen: set[int] = set()
+        stack: list[Operation] = [tensor.op]
+        while stack:
+            op = stack.pop()
+            if id(op) in seen:
+                continue
+            seen.add(id(op))
+            if op.type in ("Placeholder", "ReadVariableOp"):
+                raise ValueError("A tf.Variable's initial value inside a tf.function must not depend on the "
+                                 "function's arguments or on other variables; compute it from constants or create "
+                                 "the variable outside (or in tf.init_scope()).")
+            stack.extend(t.op for t in op.inputs)
+        plan = [op for op in self.get_operations() if id(op) in seen]
+        return evaluate(plan, {}, [tensor], run_kernel)[0]
 

@@ -9,9 +9,12 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, state
-from minitf.errors import InvalidArgumentError
-from minitf.ops import math_ops as m
+from minitf.context import state
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.errors import InvalidArgumentError, allowed_dtypes
+from minitf.ops.comparisons import equal
+from minitf.ops.reductions import reduce_all
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -133,7 +136,7 @@ def assert_equal(x: Any, y: Any, message: str | None = None, summarize: int | No
     """Raise InvalidArgumentError unless x == y everywhere (they broadcast); inside a tf.function the check
     runs with the function."""
     a, b = convert_to_tensor(x), convert_to_tensor(y)
-    holds = m.reduce_all(m.equal(a, b))
+    holds = reduce_all(equal(a, b))
     if state.graph is None:
         if not bool(holds._value):  # type: ignore[attr-defined]
             raise _equal_failure(np.asarray(a._value), np.asarray(b._value), message)  # type: ignore[attr-defined]

@@ -14,9 +14,12 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bad_string_attr, bind, convert_to_tensor, same_dtype, state
-from minitf.errors import InvalidArgumentError
-from minitf.ops.indexing_ops import at_graph_build
+from minitf.context import state
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.errors import InvalidArgumentError, allowed_dtypes, bad_string_attr, dims_text, same_dtype
+from minitf.ops.creation import zeros_like
+from minitf.ops.indices import at_graph_build
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -25,9 +28,6 @@ CONV_TYPES = frozenset({dtypes.float16, dtypes.float32, dtypes.float64, dtypes.i
 AVG_POOL_TYPES = dtypes.FLOATS
 MAX_POOL_TYPES = dtypes.NUMERIC - {dtypes.complex64, dtypes.complex128}
 
-
-def _dims(shape: Sequence[Any]) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -95,11 +95,11 @@ def _empty_output(geometry: list[tuple[int, int, int]]) -> bool:
 
 def _check_conv_shapes(x_shape: Sequence[Any], f_shape: Sequence[Any]) -> None:
     if len(x_shape) != 4:
-        raise InvalidArgumentError(None, None, f"convolution input must be 4-dimensional: {_dims(x_shape)} "
+        raise InvalidArgumentError(None, None, f"convolution input must be 4-dimensional: {dims_text(x_shape)} "
                                    "[Op:Conv2D]\nHint: images are [batch, height, width, channels]; add a batch "
                                    "axis with tf.expand_dims(x, 0).")
     if len(f_shape) != 4:
-        raise InvalidArgumentError(None, None, f"filter must be 4-dimensional: {_dims(f_shape)} [Op:Conv2D]\nHint: "
+        raise InvalidArgumentError(None, None, f"filter must be 4-dimensional: {dims_text(f_shape)} [Op:Conv2D]\nHint: "
                                    "filters are [height, width, in_channels, out_channels].")
     if x_shape[3] is not None and f_shape[2] is not None and x_shape[3] != f_shape[2]:
         raise InvalidArgumentError(None, None, f"input depth must be evenly divisible by filter depth: {x_shape[3]} "
@@ -398,7 +398,6 @@ MaxPool = Op("MaxPool", _max_pool_kernel, check=_pool_check("MaxPool", MAX_POOL_
 def _zeros_for_pool_inputs(c: Any) -> list:
     """TensorFlow's rules for the pooling gradient ops give zeros (not None) for the pooled input and output:
     which entry wins a window is locally constant, so they are connected with a zero gradient."""
-    from minitf.ops.array_ops import zeros_like
     return [zeros_like(c.inputs[0]), zeros_like(c.inputs[1])]
 
 

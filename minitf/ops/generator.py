@@ -14,10 +14,13 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, bind, convert_to_tensor
-from minitf.ops import philox, random_ops, shapes
-from minitf.ops.array_ops import stack, unstack, zeros_like
-from minitf.ops.math_ops import add, cast, subtract
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.ops import philox, random_ops, shapes, stateless_random_ops
+from minitf.ops.binary_math import add, subtract
+from minitf.ops.cast_where import cast
+from minitf.ops.creation import zeros_like
+from minitf.ops.join_split import stack, unstack
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variables import Variable
@@ -78,7 +81,7 @@ def create_rng_state(seed: Any, alg: Any) -> Tensor:
 
 
 def _algorithm(alg: Any) -> int:
-    random_ops._check_alg(alg)
+    stateless_random_ops._check_alg(alg)
     return PHILOX
 
 
@@ -158,14 +161,14 @@ class Generator:
         minval, maxval = convert_to_tensor(minval, dtype=dtype), convert_to_tensor(maxval, dtype=dtype)
         key, counter = self._key_counter(dims)
         if dtype.is_integer:
-            return bind(random_ops.StatelessRandomUniformIntV2, key, counter, minval, maxval, shape=dims)
-        rnd = bind(random_ops.StatelessRandomUniformV2, key, counter, shape=dims, dtype=dtype)
+            return bind(stateless_random_ops.StatelessRandomUniformIntV2, key, counter, minval, maxval, shape=dims)
+        rnd = bind(stateless_random_ops.StatelessRandomUniformV2, key, counter, shape=dims, dtype=dtype)
         return add(rnd * subtract(maxval, minval), minval)
 
     def uniform_full_int(self, shape: Any, dtype: Any = dtypes.uint64, name: str | None = None) -> Tensor:
         dims = random_ops._shape(shape)
         key, counter = self._key_counter(dims)
-        return bind(random_ops.StatelessRandomUniformFullIntV2, key, counter, shape=dims,
+        return bind(stateless_random_ops.StatelessRandomUniformFullIntV2, key, counter, shape=dims,
                     dtype=dtypes.as_dtype(dtype))
 
     def _normal(self, op: Op, shape: Any, mean: Any, stddev: Any, dtype: Any) -> Tensor:
@@ -178,11 +181,11 @@ class Generator:
 
     def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
                name: str | None = None) -> Tensor:
-        return self._normal(random_ops.StatelessRandomNormalV2, shape, mean, stddev, dtype)
+        return self._normal(stateless_random_ops.StatelessRandomNormalV2, shape, mean, stddev, dtype)
 
     def truncated_normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
                          name: str | None = None) -> Tensor:
-        return self._normal(random_ops.StatelessTruncatedNormalV2, shape, mean, stddev, dtype)
+        return self._normal(stateless_random_ops.StatelessTruncatedNormalV2, shape, mean, stddev, dtype)
 
     def make_seeds(self, count: int = 1) -> Tensor:
         """Seeds for stateless ops, shape [2, count]: random int64 keys over zeros."""

@@ -10,9 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from minitf import nest
-from minitf.core import GradContext, convert_to_tensor, state
-from minitf.ops import array_ops, math_ops
+from minitf.context import state
+from minitf.conversion import convert_to_tensor
+from minitf.core import GradContext
+from minitf.ops.binary_math import add, add_n
+from minitf.ops.creation import ones_like, zeros_like
 from minitf.tensor import Tensor
+from minitf.variables import Variable
 
 
 def _unconnected_zero(unconnected_gradients: Any) -> bool:
@@ -24,7 +28,6 @@ def _unconnected_zero(unconnected_gradients: Any) -> bool:
 
 def _sources(graph: Any, xs: list[Any]) -> dict[int, list[Tensor]]:
     """For each source, the graph tensors that stand for it: the tensor itself, or every read of a Variable."""
-    from minitf.variables import Variable
     found: dict[int, list[Tensor]] = {}
     for x in xs:
         if isinstance(x, Variable):
@@ -55,9 +58,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients", ga
     result = []
     for x in sources:
         parts = [grads[id(t)] for t in stands_for[id(x)] if id(t) in grads]
-        g = parts[0] if len(parts) == 1 else (math_ops.add_n(parts) if parts else None)
+        g = parts[0] if len(parts) == 1 else (add_n(parts) if parts else None)
         if g is None and zero:
-            g = array_ops.zeros_like(x.read_value() if hasattr(x, "read_value") else x)
+            g = zeros_like(x.read_value() if hasattr(x, "read_value") else x)
         result.append(g)
     return result
 
@@ -72,7 +75,7 @@ def _backward(graph: Any, targets: list[Tensor], seeds: list[Any], sources: list
             reachable.update(id(t) for t in op.outputs if id(t) not in stops)
     grads: dict[int, Tensor] = {}
     for t, seed in zip(targets, seeds):
-        g = array_ops.ones_like(t) if seed is None else convert_to_tensor(seed, dtype=t.dtype)  # type: ignore
+        g = ones_like(t) if seed is None else convert_to_tensor(seed, dtype=t.dtype)  # type: ignore
         _accumulate(grads, id(t), g)
     for op in reversed(operations):
         if op.op_def is None or op.op_def.grad is None or not any(id(t) in reachable for t in op.inputs):
@@ -92,4 +95,4 @@ def _backward(graph: Any, targets: list[Tensor], seeds: list[Any], sources: list
 
 def _accumulate(grads: dict[int, Tensor], key: int, g: Tensor) -> None:
     previous = grads.get(key)
-    grads[key] = g if previous is None else math_ops.add(previous, g)
+    grads[key] = g if previous is None else add(previous, g)

@@ -8,9 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes
-from minitf.core import constant_tensor
-from minitf.ops import array_ops, random_ops
+from minitf import dtypes, random
+from minitf.conversion import constant_tensor
+from minitf.ops import random_ops, stateless_random_ops
+from minitf.ops.creation import constant, ones, zeros
+from minitf.ops.shape_ops import static_ints
 from minitf.tensor import Tensor
 
 
@@ -49,7 +51,7 @@ class Constant(Initializer):
 
     def __call__(self, shape: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
         self._check_kwargs(kwargs)
-        return array_ops.constant(self.value, dtype=None if dtype is None else dtypes.as_dtype(dtype), shape=shape)
+        return constant(self.value, dtype=None if dtype is None else dtypes.as_dtype(dtype), shape=shape)
 
     def get_config(self) -> dict:
         return {"value": self.value}
@@ -63,7 +65,7 @@ class Zeros(Initializer):
         dtype = dtypes.as_dtype(dtype)
         if not (dtype.is_numeric or dtype.is_bool):
             raise ValueError(f"Argument `dtype` expected to be numeric or boolean. Received {dtype!r}.")
-        return array_ops.zeros(shape, dtype)
+        return zeros(shape, dtype)
 
 
 class RandomNormal(Initializer):
@@ -82,12 +84,11 @@ class RandomNormal(Initializer):
             raise ValueError(f"Argument `dtype` is expected to be floating point. Received: {dtype!r}.")
         if self.seed is None:
             return random_ops.normal(shape, self.mean, self.stddev, dtype=dtype)
-        from minitf import random
         stateless = getattr(random, "stateless_normal", None)
         if stateless is not None:
             return stateless(shape, seed=[self.seed, 0], mean=self.mean, stddev=self.stddev, dtype=dtype)
         # Without a stateless sampler: one fixed draw per seed, the same on every call, as TensorFlow's is.
-        dims = array_ops._static_ints(shape, "shape")
+        dims = static_ints(shape, "shape")
         draw = np.random.default_rng([self.seed & 0xFFFFFFFF, 0]).standard_normal(dims)
         return constant_tensor((draw * self.stddev + self.mean).astype(dtype._np), dtype)
 
@@ -103,7 +104,7 @@ class Ones(Initializer):
         dtype = dtypes.as_dtype(dtype)
         if not (dtype.is_numeric or dtype.is_bool):
             raise ValueError(f"Argument `dtype` expected to be numeric or boolean. Received {dtype!r}.")
-        return array_ops.ones(shape, dtype)
+        return ones(shape, dtype)
 
 
 class RandomUniform(Initializer):
@@ -122,8 +123,8 @@ class RandomUniform(Initializer):
             raise ValueError(f"Argument `dtype` expected to be numeric or boolean. Received {dtype!r}.")
         if self.seed is None:
             return random_ops.uniform(shape, self.minval, self.maxval, dtype=dtype)
-        return random_ops.stateless_uniform(shape, seed=[self.seed, 0], minval=self.minval, maxval=self.maxval,
-                                            dtype=dtype)
+        return stateless_random_ops.stateless_uniform(shape, seed=[self.seed, 0], minval=self.minval,
+                                                      maxval=self.maxval, dtype=dtype)
 
     def get_config(self) -> dict:
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}

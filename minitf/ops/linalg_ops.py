@@ -8,12 +8,17 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor, no_kernel, same_dtype, static_error
-from minitf.errors import InvalidArgumentError
-from minitf.ops import math_ops as m
-from minitf.ops import shapes
-from minitf.ops.array_ops import reshape, squeeze, transpose
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.errors import InvalidArgumentError, allowed_dtypes, no_kernel, op_error, same_dtype, static_error
+from minitf.ops.binary_math import multiply
+from minitf.ops.broadcasting import unbroadcast
+from minitf.ops.reductions import reduce_sum
+from minitf.ops.shape_ops import expand_dims, reshape, squeeze, transpose
+from minitf.ops.shapes import Spec, broadcast_shapes, merge_dims, need_rank
+from minitf.ops.unary_math import conj, negative
 from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
 
 _MATMUL_TYPES = dtypes.FLOAT_OR_COMPLEX | {dtypes.int32, dtypes.int64, dtypes.uint8}
 _BATCH_MATMUL_TYPES = _MATMUL_TYPES | {dtypes.int16}
@@ -24,9 +29,9 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
         raise no_kernel("MatMul" if a.ndim <= 2 and b.ndim <= 2 else "BatchMatMulV2", dtypes.uint8)
     for i, x in enumerate((a, b)):
         if np.ndim(x) < 2:
-            raise InvalidArgumentError(None, None, f"In[{i}] ndims must be >= 2 [Op:MatMul] name: \nHint: tf.matmul "
-                                       "multiplies matrices; turn a vector into a matrix with tf.reshape(v, [1, -1])"
-                                       " or tf.expand_dims, or use tf.tensordot(u, v, 1) for a dot product.")
+            raise op_error(InvalidArgumentError, "MatMul", f"In[{i}] ndims must be >= 2", hint="tf.matmul "
+                           "multiplies matrices; turn a vector into a matrix with tf.reshape(v, [1, -1])"
+                           " or tf.expand_dims, or use tf.tensordot(u, v, 1) for a dot product.")
     if transpose_a:
         a = np.swapaxes(a, -1, -2)
     if transpose_b:
@@ -36,21 +41,20 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
         shown = (f"In[0]: [{','.join(map(str, a.shape))}], In[1]: [{','.join(map(str, b.shape))}]" if name == "MatMul"
                  else f"In[0] mismatch In[1] shape: {a.shape[-1]} vs. {b.shape[-2]}: "
                       f"[{','.join(map(str, a.shape))}] [{','.join(map(str, b.shape))}] 0 0")
-        raise InvalidArgumentError(
-            None, None, f"Matrix size-incompatible: {shown} [Op:{name}] name: \nHint: for a @ b the last dimension "
-            f"of a ({a.shape[-1]}) must equal the second-to-last of b ({b.shape[-2]}).")
+        raise op_error(InvalidArgumentError, name, f"Matrix size-incompatible: {shown}",
+                       hint="for a @ b the last dimension "
+                       f"of a ({a.shape[-1]}) must equal the second-to-last of b ({b.shape[-2]}).")
     try:
         return np.matmul(a, b)
     except ValueError:
-        raise InvalidArgumentError(None, None, f"In[0] and In[1] must have compatible batch dimensions: "
-                                   f"[{','.join(map(str, a.shape))}] vs. [{','.join(map(str, b.shape))}] "
-                                   "[Op:BatchMatMulV2] name: ") from None
+        raise op_error(InvalidArgumentError, "BatchMatMulV2", "In[0] and In[1] must have compatible batch dimensions: "
+                       f"[{','.join(map(str, a.shape))}] vs. [{','.join(map(str, b.shape))}]") from None
 
 
 def _matmul_grad(c: Any, g: Tensor) -> list:
     a, b = c.x, c.y
     ta, tb = c.attrs["transpose_a"], c.attrs["transpose_b"]
-    a_, b_ = (m.conj(a), m.conj(b)) if a.dtype.is_complex else (a, b)
+    a_, b_ = (conj(a), conj(b)) if a.dtype.is_complex else (a, b)
 
     def mm(x: Tensor, y: Tensor, tx: bool, ty: bool) -> Tensor:
         return bind(c.op, x, y, transpose_a=tx, transpose_b=ty)
@@ -64,7 +68,7 @@ def _matmul_grad(c: Any, g: Tensor) -> list:
         da, db = mm(b_, g, False, True), mm(a_, g, False, False)
     else:
         da, db = mm(b_, g, True, True), mm(g, a_, True, True)
-    return [m.unbroadcast(da, a), m.unbroadcast(db, b)]
+    return [unbroadcast(da, a), unbroadcast(db, b)]
 
 
 def _matmul_check(name: str) -> Any:
@@ -76,9 +80,31 @@ def _matmul_check(name: str) -> Any:
     return check
 
 
-MatMul = Op("MatMul", _matmul_kernel, check=_matmul_check("MatMul"), shape=shapes.matmul_rule, grad=_matmul_grad)
+def matmul_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """MatMul: two matrices (an unknown rank is taken to be 2); the inner sizes must agree."""
+    a, b = (s if s.rank is not None else TensorShape([None, None]) for s in shapes[:2])
+    need_rank(a, 2)
+    need_rank(b, 2)
+    rows, inner_a = (a[1], a[0]) if attrs["transpose_a"] else (a[0], a[1])
+    inner_b, cols = (b[1], b[0]) if attrs["transpose_b"] else (b[0], b[1])
+    merge_dims(inner_a, inner_b, "")
+    return [(TensorShape([rows, cols]), types[0])]
+
+
+MatMul = Op("MatMul", _matmul_kernel, check=_matmul_check("MatMul"), shape=matmul_rule, grad=_matmul_grad)
+def batch_matmul_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """BatchMatMulV2: the leading (batch) dimensions broadcast, the last two multiply as matrices."""
+    a, b = shapes[:2]
+    if a.rank is None or b.rank is None:
+        return [(TensorShape(None), types[0])]
+    need_rank(a, 2, at_least=True)
+    need_rank(b, 2, at_least=True)
+    matrix = matmul_rule([a[-2:], b[-2:]], types, attrs)[0][0]
+    return [(broadcast_shapes(a[:-2], b[:-2]) + matrix, types[0])]
+
+
 BatchMatMulV2 = Op("BatchMatMulV2", _matmul_kernel, check=_matmul_check("BatchMatMulV2"),
-                   shape=shapes.batch_matmul_rule,
+                   shape=batch_matmul_rule,
                    grad=_matmul_grad)
 
 
@@ -89,9 +115,9 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     a = convert_to_tensor(a)
     b = convert_to_tensor(b, dtype_hint=a.dtype)  # type: ignore[attr-defined]
     if adjoint_a:
-        a, transpose_a = m.conj(a), True
+        a, transpose_a = conj(a), True
     if adjoint_b:
-        b, transpose_b = m.conj(b), True
+        b, transpose_b = conj(b), True
     batched = (a.shape.rank or 0) > 2 or (b.shape.rank or 0) > 2
     op = BatchMatMulV2 if batched else MatMul
     return bind(op, a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
@@ -104,23 +130,23 @@ def _inverse_kernel(x: np.ndarray, adjoint: bool) -> np.ndarray:
     try:
         inv = np.linalg.inv(x)
     except np.linalg.LinAlgError:
-        raise InvalidArgumentError(None, None, "Input is not invertible. [Op:MatrixInverse] name: \nHint: the "
-                                   "matrix is singular (its determinant is 0).") from None
+        raise op_error(InvalidArgumentError, "MatrixInverse", "Input is not invertible.", hint="the "
+                       "matrix is singular (its determinant is 0).") from None
     return np.swapaxes(inv, -1, -2).conj() if adjoint else inv
 
 
 def _square(x: np.ndarray, name: str) -> None:
     if np.ndim(x) < 2:
-        raise InvalidArgumentError(None, None, f"Input must have rank >= 2, got {np.ndim(x)} [Op:{name}] name: ")
+        raise op_error(InvalidArgumentError, name, f"Input must have rank >= 2, got {np.ndim(x)}")
     if x.shape[-1] != x.shape[-2]:
-        raise InvalidArgumentError(None, None, f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]} "
-                                   f"[Op:{name}] name: ")
+        raise op_error(InvalidArgumentError, name,
+                       f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]}")
 
 
 def _inverse_grad(c: Any, g: Tensor) -> list:
     inv = c.out
     left = matmul(inv, g, adjoint_a=True)
-    return [m.negative(matmul(left, inv, adjoint_b=True))]
+    return [negative(matmul(left, inv, adjoint_b=True))]
 
 
 def _linalg_check(name: str) -> Any:
@@ -129,8 +155,21 @@ def _linalg_check(name: str) -> Any:
     return check
 
 
+def _square_matrices(shape: TensorShape) -> TensorShape:
+    need_rank(shape, 2, at_least=True)
+    if shape.rank is None:
+        return shape
+    size = merge_dims(shape[-2], shape[-1], "")
+    return shape[:-2] + TensorShape([size, size])
+
+
+def square_matrix_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """MatrixInverse: square matrices in, the same shape out."""
+    return [(_square_matrices(shapes[0]), types[0])]
+
+
 MatrixInverse = Op("MatrixInverse", _inverse_kernel, check=_linalg_check("MatrixInverse"),
-                   shape=shapes.square_matrix_rule,
+                   shape=square_matrix_rule,
                    grad=_inverse_grad)
 
 
@@ -143,14 +182,19 @@ def _det_kernel(x: np.ndarray) -> np.ndarray:
 
 def _det_grad(c: Any, g: Tensor) -> list:
     # d det(A) / dA = det(A) * inv(A)^T
-    scale = m.multiply(g, c.out)
+    scale = multiply(g, c.out)
     inv_t = transpose(inv(c.x), perm=list(range((c.x.shape.rank or 2) - 2)) + [(c.x.shape.rank or 2) - 1,
                                                                                  (c.x.shape.rank or 2) - 2])
     return [reshape(scale, scale.shape.as_list() + [1, 1]) * inv_t]
 
 
+def determinant_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    square = _square_matrices(shapes[0])
+    return [(square[:-2] if square.rank is not None else TensorShape(None), types[0])]
+
+
 MatrixDeterminant = Op("MatrixDeterminant", _det_kernel, check=_linalg_check("MatrixDeterminant"),
-                       shape=shapes.determinant_rule, grad=_det_grad)
+                       shape=determinant_rule, grad=_det_grad)
 
 
 def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
@@ -172,8 +216,8 @@ def _solve_kernel(matrix: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndar
     try:
         return np.linalg.solve(matrix, rhs)
     except np.linalg.LinAlgError:
-        raise InvalidArgumentError(None, None, "Input matrix is not invertible. [Op:MatrixSolve] name: \nHint: "
-                                   "the system has no unique solution (the matrix is singular).") from None
+        raise op_error(InvalidArgumentError, "MatrixSolve", "Input matrix is not invertible.",
+                       hint="the system has no unique solution (the matrix is singular).") from None
 
 
 def _solve_grad(c: Any, g: Tensor) -> list:
@@ -183,13 +227,26 @@ def _solve_grad(c: Any, g: Tensor) -> list:
     rank = c.x.shape.rank or 2
     perm = list(range(rank - 2)) + [rank - 1, rank - 2]
     if adjoint:
-        grad_matrix = m.negative(matmul(c.out, grad_rhs, adjoint_b=True))
+        grad_matrix = negative(matmul(c.out, grad_rhs, adjoint_b=True))
     else:
-        grad_matrix = m.negative(matmul(grad_rhs, transpose(m.conj(c.out), perm)))
+        grad_matrix = negative(matmul(grad_rhs, transpose(conj(c.out), perm)))
     return [grad_matrix, grad_rhs]
 
 
-MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), shape=shapes.solve_rule,
+def solve_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """MatrixSolve: [..., M, M] and [..., M, K] give [..., M, K]."""
+    matrix, rhs = _square_matrices(shapes[0]), shapes[1]
+    need_rank(rhs, 2, at_least=True)
+    if matrix.rank is None or rhs.rank is None:
+        return [(rhs if matrix.rank is None else matrix[:-1] + TensorShape([None]), types[0])]
+    if matrix.rank != rhs.rank:
+        raise ValueError(f"Shapes must be equal rank, but are {matrix.rank} and {rhs.rank}")
+    batch = [merge_dims(x, y, "") for x, y in zip(matrix[:-2], rhs[:-2])]
+    rows = merge_dims(matrix[-1], rhs[-2], "")
+    return [(TensorShape(batch + [rows, rhs[-1]]), types[0])]
+
+
+MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), shape=solve_rule,
                  grad=_solve_grad)
 
 
@@ -198,50 +255,8 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None)
     a = convert_to_tensor(matrix)
     b = convert_to_tensor(rhs, dtype_hint=a.dtype)  # type: ignore[attr-defined]
     if not (a.dtype.is_floating or a.dtype.is_complex):  # type: ignore[attr-defined]
-        from minitf.core import allowed_dtypes
         allowed_dtypes("MatrixSolve", dtypes.FLOAT_OR_COMPLEX, a.dtype)  # type: ignore[attr-defined]
     return bind(MatrixSolve, a, b, adjoint=bool(adjoint))
-
-
-def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool | None = None,  # noqa: A002
-         name: str | None = None) -> Tensor:
-    """Vector norms (euclidean/2, 1, inf, p > 0) over `axis` (all entries if None); with a pair of axes the
-    matrix norms 'fro'/'euclidean', 1 and inf. Composed of ops exactly as TensorFlow composes it."""
-    is_matrix_norm = isinstance(axis, list | tuple) and len(axis) == 2
-    if is_matrix_norm:
-        axis = tuple(axis)
-        if not all(isinstance(a, int) for a in axis) or axis[0] == axis[1]:
-            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
-        if ord not in ["euclidean", "fro", 1, 2, np.inf]:
-            raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, inf], got {ord}")
-    else:
-        if not (isinstance(axis, int) or axis is None):
-            raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
-        if (not np.isreal(ord) or ord <= 0) and ord not in ["euclidean", 1, 2, np.inf]:
-            raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
-        if axis is not None:
-            axis = (axis,)
-    x = convert_to_tensor(tensor)
-    if is_matrix_norm and ord in (2, 2.0):
-        from minitf.ops.matrix_ops import matrix_two_norm
-        return matrix_two_norm(x, axis, bool(keepdims))
-    if ord in ("fro", "euclidean", 2, 2.0):
-        result = m.sqrt(m.reduce_sum(x * m.conj(x), axis, keepdims=True))
-    else:
-        result = m.abs(x)
-        if ord == 1:
-            result = m.reduce_sum(result, None if axis is None else axis[0], keepdims=True)
-            if is_matrix_norm:
-                result = m.reduce_max(result, axis[-1], keepdims=True)
-        elif ord == np.inf:
-            if is_matrix_norm:
-                result = m.reduce_sum(result, axis[1], keepdims=True)
-            result = m.reduce_max(result, None if axis is None else axis[0], keepdims=True)
-        else:
-            result = m.pow(m.reduce_sum(m.pow(result, ord), axis, keepdims=True), 1.0 / ord)
-    if not keepdims:
-        result = squeeze(result, axis)
-    return result
 
 
 def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
@@ -274,8 +289,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     # TensorFlow only needs the summed axes to hold as many values on both sides (it reshapes, then multiplies).
     if int(np.prod([sa[i] for i in a_axes])) != int(np.prod([sb[j] for j in b_axes])):
         pairs = ", ".join(f"a[{i}]={sa[i]} with b[{j}]={sb[j]}" for i, j in zip(a_axes, b_axes))
-        raise static_error(f"Matrix size-incompatible: tensordot sums {pairs} [Op:MatMul] name: "
-                                   "\nHint: the summed axes of a and b must have the same sizes.")
+        raise static_error(f"Matrix size-incompatible: tensordot sums {pairs}", "MatMul",
+                           hint="the summed axes of a and b must have the same sizes.")
     free_a = [i for i in range(ra) if i not in a_axes]
     free_b = [i for i in range(rb) if i not in b_axes]
     size = int(np.prod([sa[i] for i in a_axes])) if a_axes else 1
@@ -293,4 +308,29 @@ def trace(x: Any, name: str | None = None) -> Tensor:
     # The diagonal of the leading k x k block is every (k+1)-th entry of that block read row by row.
     k = min(x.shape[-1], x.shape[-2])
     block = reshape(x[..., :k, :k], x.shape.as_list()[:-2] + [k * k])
-    return m.reduce_sum(block[..., :: k + 1], axis=-1)
+    return reduce_sum(block[..., :: k + 1], axis=-1)
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
+    """Swap the last two axes (of a batch of matrices); conjugate too for the adjoint."""
+    a = convert_to_tensor(a)
+    rank = a.shape.rank  # type: ignore[attr-defined]
+    if rank is not None and rank < 2:
+        raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a} with shape: "
+                         f"{a.shape}\nHint: a vector has no second axis to swap with; reshape it to [n, 1] first.")  # type: ignore
+    if rank is None:
+        raise ValueError("minitf transposes matrices of known rank only.\nHint: give the input a known rank.")
+    return transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], conjugate=conjugate)
+
+
+def adjoint(matrix: Any, name: str | None = None) -> Tensor:
+    """The conjugate transpose of each matrix (the plain transpose for real ones)."""
+    return matrix_transpose(matrix, conjugate=True)
+
+
+def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, name: str | None = None) -> Tensor:
+    """Matrix times vector: a [..., M, N] with b [..., N] gives [..., M]."""
+    b = convert_to_tensor(b)
+    column = expand_dims(b, -1)
+    return squeeze(matmul(a, column, transpose_a=transpose_a, adjoint_a=adjoint_a), -1)

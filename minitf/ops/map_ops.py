@@ -12,10 +12,17 @@ from collections.abc import Callable
 from typing import Any
 
 from minitf import dtypes, nest
-from minitf.core import convert_to_tensor, state
+from minitf.context import state
+from minitf.conversion import convert_to_tensor
 from minitf.errors import InvalidArgumentError
-from minitf.ops import array_ops
+from minitf.function.control_flow import TensorArray, while_loop
+from minitf.ops import shape_ops
+from minitf.ops.creation import zeros
+from minitf.ops.gather_scatter import gather
+from minitf.ops.join_split import stack
+from minitf.ops.shape_ops import reshape
 from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
 
 
 def _signature_dtypes(signature: Any) -> Any:
@@ -50,8 +57,8 @@ def map_fn(fn: Callable[..., Any], elems: Any, dtype: Any = None, parallel_itera
         rows.append(_checked_row(fn(piece), expected, i, rows[0] if rows else None))
     flat_expected = nest.flatten(expected)
     if not rows:
-        return nest.pack_sequence_as(expected, [array_ops.zeros([0], dtype=d) for d in flat_expected])
-    stacked = [array_ops.stack([row[k] for row in rows]) for k in range(len(flat_expected))]
+        return nest.pack_sequence_as(expected, [zeros([0], dtype=d) for d in flat_expected])
+    stacked = [stack([row[k] for row in rows]) for k in range(len(flat_expected))]
     return nest.pack_sequence_as(expected, stacked)
 
 
@@ -81,16 +88,14 @@ def _map_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], expecte
     """The traced form: a while loop that writes each result into a TensorArray. `fn` is traced once, on a
     slice of unknown position, so results of different shapes fail when the graph runs (as in TensorFlow),
     and the static shape is the number of slices (when known) followed by the shape of one result."""
-    from minitf.function.control_flow import TensorArray, while_loop
-    from minitf.tensor_shape import TensorShape
-    n = array_ops.shape(flat[0])[0]
+    n = shape_ops.shape(flat[0])[0]
     flat_expected = nest.flatten(expected)
     templates = [TensorArray(d, size=0, dynamic_size=True) for d in flat_expected]
 
     element_shapes: list[TensorShape] = []
 
     def body(i: Tensor, *stacks: Tensor) -> tuple:
-        piece = nest.pack_sequence_as(elems, [array_ops.gather(t, i) for t in flat])
+        piece = nest.pack_sequence_as(elems, [gather(t, i) for t in flat])
         outputs = _checked_row(fn(piece), expected, 0, None)
         element_shapes[:] = [o.shape for o in outputs]
         arrays = [TensorArray._from_stack(s, like) for s, like in zip(stacks, templates)]
@@ -101,7 +106,7 @@ def _map_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], expecte
     results = list(while_loop(lambda i, *stacks: i < n, body, start, shape_invariants=invariants))[1:]
     for k, (stacked, shape) in enumerate(zip(results, element_shapes)):  # what TensorFlow's stack knows statically
         if shape.is_fully_defined() and length == 0:  # no row written: the empty stack gets the rows' shape
-            results[k] = stacked = array_ops.reshape(stacked, [0] + shape.as_list())
+            results[k] = stacked = reshape(stacked, [0] + shape.as_list())
         if shape.rank is not None:
             stacked.set_shape(TensorShape([length]) + shape)
     return nest.pack_sequence_as(expected, results)
@@ -116,12 +121,12 @@ def vectorized_map(fn: Callable[..., Any], elems: Any, fallback_to_while_loop: b
                          "has none.")
     length = flat[0].shape[0]
     if length is None:  # traced with an unknown length: a loop, with the dtypes fn gives the first slice
-        probe = fn(nest.pack_sequence_as(elems, [array_ops.gather(t, 0) for t in flat]))
+        probe = fn(nest.pack_sequence_as(elems, [gather(t, 0) for t in flat]))
         expected = nest.map_structure(lambda v: convert_to_tensor(v).dtype, probe)  # type: ignore[attr-defined]
         return _map_in_loop(fn, elems, flat, expected)
     calls = [fn(nest.pack_sequence_as(elems, [t[i] for t in flat])) for i in range(length)]
     if not calls:
-        return array_ops.zeros([0], dtype=flat[0].dtype)  # type: ignore[attr-defined]
+        return zeros([0], dtype=flat[0].dtype)  # type: ignore[attr-defined]
     rows = [[convert_to_tensor(v) for v in nest.flatten(call)] for call in calls]
-    columns = [array_ops.stack([row[k] for row in rows]) for k in range(len(rows[0]))]
+    columns = [stack([row[k] for row in rows]) for k in range(len(rows[0]))]
     return nest.pack_sequence_as(calls[0], columns)

@@ -10,20 +10,19 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import (
-    Op,
+from minitf.context import state
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.errors import (
+    InvalidArgumentError,
     allowed_dtypes,
     bad_string_attr,
-    bind,
-    convert_to_tensor,
+    dims_text,
     graph_build_error,
     same_dtype,
-    state,
 )
-from minitf.errors import InvalidArgumentError
-from minitf.ops import array_ops
-from minitf.ops import math_ops as m
-from minitf.ops.indexing_ops import at_graph_build
+from minitf.ops.creation import eye, ones
+from minitf.ops.indices import at_graph_build
 from minitf.ops.shapes import broadcast_shapes, need_rank
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -31,9 +30,6 @@ from minitf.tensor_shape import TensorShape
 Specs = list[tuple[TensorShape, dtypes.DType]]
 EINSUM_TYPES = dtypes.FLOAT_OR_COMPLEX | {dtypes.int32, dtypes.int64}
 
-
-def _dims(shape: Sequence[Any]) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -87,7 +83,7 @@ def _einsum_kernel(*operands: np.ndarray, equation: str) -> np.ndarray:
             known = sizes.setdefault(label, size)
             if known != size and 1 not in (known, size):
                 raise InvalidArgumentError(None, None, f"Expected dimension {known} at axis {axis} of the input "
-                                           f"shaped {_dims(np.shape(x))} but got dimension {size} [Op:Einsum]\n"
+                                           f"shaped {dims_text(np.shape(x))} but got dimension {size} [Op:Einsum]\n"
                                            f"Hint: a label that appears in several inputs must have the same size "
                                            "everywhere.")
             sizes[label] = max(known, size)
@@ -155,13 +151,13 @@ def _einsum_grad(c: Any, g: Tensor) -> list:
             if label in seen:  # a diagonal: the second occurrence is tied to the first by an identity matrix
                 tied = next(fresh)
                 terms.append(label + tied)
-                tensors.append(array_ops.eye(size, dtype=x.dtype))
+                tensors.append(eye(size, dtype=x.dtype))
                 target.append(tied)
                 continue
             seen.add(label)
             if label not in elsewhere:
                 terms.append(label)
-                tensors.append(array_ops.ones([size], dtype=x.dtype))
+                tensors.append(ones([size], dtype=x.dtype))
             target.append(label)
         grads.append(einsum(",".join(terms) + "->" + "".join(target), *tensors))
     return grads
@@ -202,7 +198,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
 def _band_kernel(x: np.ndarray, num_lower: Any, num_upper: Any) -> np.ndarray:
     if np.ndim(x) < 2:
         raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: "
-                                   f"{_dims(np.shape(x))} [Op:MatrixBandPart]\nHint: band_part works on matrices "
+                                   f"{dims_text(np.shape(x))} [Op:MatrixBandPart]\nHint: band_part works on matrices "
                                    "(the last two dimensions).")
     rows, cols = np.shape(x)[-2:]
     lower, upper = int(num_lower), int(num_upper)
@@ -283,7 +279,7 @@ def _diag_kernel(diagonal: np.ndarray, k: tuple[int, int], num_rows: int, num_co
     single = k[0] == k[1]
     if np.ndim(diagonal) < (1 if single else 2):
         raise InvalidArgumentError(None, None, f"diagonal must be at least {1 if single else 2}-dim, received shape: "
-                                   f"{_dims(np.shape(diagonal))} [Op:MatrixDiagV3]\nHint: pass the diagonal's "
+                                   f"{dims_text(np.shape(diagonal))} [Op:MatrixDiagV3]\nHint: pass the diagonal's "
                                    "entries as a vector (one row per diagonal for a band), e.g. tf.linalg.diag([x]).")
     band = diagonal[..., None, :] if single else diagonal
     rows, cols = _diag_size(np.shape(band)[-1], k, num_rows, num_cols)
@@ -308,9 +304,9 @@ def _diag_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
 def _diag_part_kernel(x: np.ndarray, k: tuple[int, int], padding_value: Any, align: str) -> np.ndarray:
     _check_k(k, "MatrixDiagPartV3")
     if np.ndim(x) < 2:
-        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: {_dims(np.shape(x))} "
-                                   "[Op:MatrixDiagPartV3]\nHint: diag_part reads the diagonal of matrices; for a "
-                                   "vector, tf.linalg.diag builds the matrix.")
+        raise InvalidArgumentError(None, None, "input must be at least 2-dim, received shape: "
+                                   f"{dims_text(np.shape(x))} [Op:MatrixDiagPartV3]\nHint: diag_part reads the "
+                                   "diagonal of matrices; for a vector, tf.linalg.diag builds the matrix.")
     rows, cols = np.shape(x)[-2:]
     for d in k:
         if not -rows < d < cols and not (rows == 0 or cols == 0):
@@ -391,94 +387,3 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: An
     pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)  # type: ignore  (0-d array)
     return bind(MatrixDiagPartV3, x, k=_offsets(k, "MatrixDiagPartV3"), padding_value=pad,
                 align=_alignment(align, "MatrixDiagPartV3"))
-
-
-# ---------------------------------------------------------------------------------------------------
-# Singular values (for the matrix 2-norm)
-# ---------------------------------------------------------------------------------------------------
-
-def _svd_kernel(x: np.ndarray, compute_uv: bool, full_matrices: bool) -> tuple[np.ndarray, ...]:
-    if np.ndim(x) < 2:
-        raise InvalidArgumentError(None, None, f"input must have rank >= 2, got {np.ndim(x)} [Op:Svd]")
-    if not compute_uv:
-        s = np.linalg.svd(x, compute_uv=False)
-        empty = np.zeros((0,), dtype=x.dtype)
-        return s.astype(np.abs(x).dtype), empty, empty
-    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
-    return s.astype(np.abs(x).dtype), u.astype(x.dtype), np.swapaxes(vh, -1, -2).conj().astype(x.dtype)
-
-
-def _svd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
-    s = shapes[0]
-    real = dtypes.float32 if types[0] is dtypes.complex64 else (
-        dtypes.float64 if types[0] is dtypes.complex128 else types[0])
-    if s.rank is None:
-        return [(TensorShape(None), real), (TensorShape(None), types[0]), (TensorShape(None), types[0])]
-    batch, rows, cols = s.as_list()[:-2], s[-2], s[-1]
-    p = None if rows is None or cols is None else min(rows, cols)
-    if not attrs["compute_uv"]:
-        return [(TensorShape(batch + [p]), real), (TensorShape([0]), types[0]), (TensorShape([0]), types[0])]
-    u_cols, v_cols = (rows, cols) if attrs["full_matrices"] else (p, p)
-    return [(TensorShape(batch + [p]), real), (TensorShape(batch + [rows, u_cols]), types[0]),
-            (TensorShape(batch + [cols, v_cols]), types[0])]
-
-
-def _svd_grad(c: Any, grads: list) -> list:
-    """The gradient of A = U diag(s) V^T (thin SVD, real A) from the gradients of s, U and V.
-
-    With F[i, j] = 1 / (s_j^2 - s_i^2) off the diagonal:
-      dA = U [diag(g_s) + (F o (U^T g_U - g_U^T U)) S + S (F o (V^T g_V - g_V^T V))] V^T
-           + (I - U U^T) g_U S^-1 V^T + U S^-1 g_V^T (I - V V^T)
-    (the last two terms only for rectangular A). Written with minitf ops, so it has a gradient too.
-    """
-    from minitf.ops.linalg_ops import matmul
-    g_s, g_u, g_v = grads
-    if c.x.dtype.is_complex:
-        raise NotImplementedError("The gradient of the SVD of complex matrices is not part of this engine.")
-    if not c.attrs["compute_uv"]:
-        s, u, v = bind(Svd, c.x, compute_uv=True, full_matrices=False)
-    else:
-        s, u, v = c.outputs
-    if g_s is None:
-        g_s = array_ops.zeros_like(s)
-    inner = array_ops.expand_dims(g_s, -1) * array_ops.eye(s.shape[-1], dtype=s.dtype)
-    if g_u is None and g_v is None:
-        return [matmul(matmul(u, inner), v, transpose_b=True)]
-    p = s.shape[-1]
-    diagonal = m.cast(array_ops.eye(p, dtype=dtypes.int32), dtypes.bool)
-    squares = s * s
-    gaps = array_ops.expand_dims(squares, -2) - array_ops.expand_dims(squares, -1)  # s_j^2 - s_i^2
-    gaps = m.where(diagonal, array_ops.ones_like(gaps), gaps)  # (no 1/0 on the diagonal, not even unused)
-    f = m.where(diagonal, array_ops.zeros_like(gaps), 1.0 / gaps)
-    rows, cols = c.x.shape[-2], c.x.shape[-1]
-    if g_u is not None:
-        ut_gu = matmul(u, g_u, transpose_a=True)
-        inner = inner + (f * (ut_gu - matmul(g_u, u, transpose_a=True))) * array_ops.expand_dims(s, -2)
-    if g_v is not None:
-        vt_gv = matmul(v, g_v, transpose_a=True)
-        inner = inner + array_ops.expand_dims(s, -1) * (f * (vt_gv - matmul(g_v, v, transpose_a=True)))
-    grad = matmul(matmul(u, inner), v, transpose_b=True)
-    inverse_s = array_ops.expand_dims(1.0 / s, -2)
-    if g_u is not None and rows > p:
-        outside = g_u - matmul(u, matmul(u, g_u, transpose_a=True))
-        grad = grad + matmul(outside * inverse_s, v, transpose_b=True)
-    if g_v is not None and cols > p:
-        outside = g_v - matmul(v, matmul(v, g_v, transpose_a=True))
-        grad = grad + matmul(u * inverse_s, outside, transpose_b=True)
-    return [grad]
-
-
-Svd = Op("Svd", _svd_kernel, shape=_svd_shape, grad=_svd_grad, num_outputs=3,
-         check=lambda i, a: allowed_dtypes("Svd", dtypes.FLOAT_OR_COMPLEX, i[0].dtype))  # type: ignore
-
-
-def matrix_two_norm(x: Tensor, axis: tuple[int, int], keepdims: bool) -> Tensor:
-    """The largest singular value of the matrices in `axis`, composed as TensorFlow composes it."""
-    rank = x.shape.rank or 0
-    pair = [a % rank for a in axis]
-    perm_before = [i for i in range(rank) if i not in pair] + pair
-    perm_after = [perm_before.index(i) for i in range(rank)]
-    singular, _, _ = bind(Svd, array_ops.transpose(x, perm_before), compute_uv=False, full_matrices=False)
-    largest = array_ops.expand_dims(m.reduce_max(m.abs(singular), axis=-1, keepdims=True), -1)
-    result = array_ops.transpose(largest, perm_after)
-    return result if keepdims else array_ops.squeeze(result, pair)

@@ -8,16 +8,25 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, _tf_name, allowed_dtypes, bind, convert_to_tensor, state, static_error
-from minitf.errors import InvalidArgumentError
-from minitf.ops import math_ops as m
-from minitf.ops import shapes, summation, vector_math
-from minitf.ops.array_ops import one_hot
+from minitf.context import state
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.custom_gradients import custom_gradient
+from minitf.errors import InvalidArgumentError, allowed_dtypes, graph_build_error, op_error, static_error, tf_type_name
+from minitf.ops import approximate_reciprocal, shapes, summation, unary_math, vector_math
+from minitf.ops.binary_math import add, divide, multiply, subtract
+from minitf.ops.broadcasting import zeros_like_
+from minitf.ops.cast_where import cast, where
+from minitf.ops.comparisons import less
+from minitf.ops.creation import one_hot, ones_like, zeros_like
+from minitf.ops.label_check_ops import checked_labels
+from minitf.ops.reductions import reduce_sum
+from minitf.ops.unary_math import exp, negative, square
 from minitf.tensor import Tensor
 
-relu = m.relu
-sigmoid = m.sigmoid
-tanh = m.tanh
+relu = unary_math.relu
+sigmoid = unary_math.sigmoid
+tanh = unary_math.tanh
 
 
 def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
@@ -55,7 +64,10 @@ def _along_last_axis(kernel: Callable[[np.ndarray], np.ndarray], x: np.ndarray, 
 
 def _tf_softmax(rows: np.ndarray) -> np.ndarray:
     shifted = rows - rows.max(axis=1, keepdims=True)
-    e = vector_math.exp(shifted) if rows.dtype == np.float32 else np.exp(shifted)
+    if rows.dtype == np.float32:  # Eigen's packet reciprocal (the processor's rcpps) for whole packets of sums
+        e = vector_math.exp(shifted)
+        return e * approximate_reciprocal.reciprocal(summation.row_sums(e))[:, None]
+    e = np.exp(shifted)
     return e * (rows.dtype.type(1) / summation.row_sums(e))[:, None]
 
 
@@ -69,11 +81,11 @@ def _tf_log_softmax(rows: np.ndarray) -> np.ndarray:
 
 def _softmax_grad(c: Any, g: Tensor) -> list:
     y = c.out
-    return [(g - m.reduce_sum(g * y, axis=c.attrs["axis"], keepdims=True)) * y]
+    return [(g - reduce_sum(g * y, axis=c.attrs["axis"], keepdims=True)) * y]
 
 
 def _log_softmax_grad(c: Any, g: Tensor) -> list:
-    return [g - m.reduce_sum(g, axis=c.attrs["axis"], keepdims=True) * m.exp(c.out)]
+    return [g - reduce_sum(g, axis=c.attrs["axis"], keepdims=True) * exp(c.out)]
 
 
 def _float_check(name: str) -> Any:
@@ -81,8 +93,8 @@ def _float_check(name: str) -> Any:
         allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)  # type: ignore[attr-defined]
         if inputs[0].shape.rank == 0:
             # (TensorFlow's oneDNN float32 kernel, used on some CPUs only, raises AbortedError here instead.)
-            raise InvalidArgumentError(None, None, f"logits must have >= 1 dimension, got [] [Op:{name}] name: \n"
-                                       "Hint: softmax needs a vector (or a batch of them), not a scalar.")
+            raise op_error(InvalidArgumentError, name, "logits must have >= 1 dimension, got []",
+                           hint="softmax needs a vector (or a batch of them), not a scalar.")
     return check
 
 
@@ -120,10 +132,10 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)  # type: ignore[attr-defined]
     if labels.shape.is_fully_defined() and logits.shape.is_fully_defined() and labels.shape != logits.shape:
-        raise static_error(f"logits and labels must be broadcastable: logits_size="
-                                   f"{logits.shape.as_list()} labels_size={labels.shape.as_list()} "
-                                   "[Op:SoftmaxCrossEntropyWithLogits] name: ")
-    return m.negative(m.reduce_sum(labels * log_softmax(logits, axis), axis=axis))
+        raise static_error("logits and labels must be broadcastable: logits_size="
+                           f"{logits.shape.as_list()} labels_size={labels.shape.as_list()}",
+                           "SoftmaxCrossEntropyWithLogits")
+    return negative(reduce_sum(labels * log_softmax(logits, axis), axis=axis))
 
 
 def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str | None = None) -> Tensor:
@@ -134,30 +146,22 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
         raise TypeError(f"Value passed to parameter 'labels' has DataType {labels.dtype.name} not in list of "  # type: ignore
                         "allowed values: int32, int64\nHint: labels are class indices; tf.cast them to tf.int32.")
     if labels.dtype not in (dtypes.int32, dtypes.int64):  # type: ignore[attr-defined]
-        raise InvalidArgumentError(None, None, f"Value for attr 'Tlabels' of {_tf_name(labels.dtype)} is not in "  # type: ignore
-                                   "the list of allowed values: int32, int64 "
-                                   "[Op:SparseSoftmaxCrossEntropyWithLogits] name: \nHint: labels are class "
-                                   "indices; tf.cast them to tf.int32.")
+        raise op_error(InvalidArgumentError, "SparseSoftmaxCrossEntropyWithLogits",
+                       f"Value for attr 'Tlabels' of {tf_type_name(labels.dtype)} is not in the list of allowed "
+                       "values: int32, int64", hint="labels are class indices; tf.cast them to tf.int32.")
     n = logits.shape[-1]
     if labels.shape.rank != logits.shape.rank - 1:
         raise ValueError(f"Rank mismatch: Rank of labels (received {labels.shape.rank}) should equal rank of "
                          f"logits minus 1 (received {logits.shape.rank}).")
-    values = getattr(labels, "_value", None)
-    if values is not None and np.size(values):
-        bad = np.flatnonzero((np.ravel(values) < 0) | (np.ravel(values) >= n))
-        if bad.size:
-            raise InvalidArgumentError(None, None, f"Received a label value of {np.ravel(values)[bad[0]]} which is "
-                                       f"outside the valid range of [0, {n}).  Label values: "
-                                       f"{' '.join(str(v) for v in np.ravel(values))} "
-                                       "[Op:SparseSoftmaxCrossEntropyWithLogits] name: ")
+    labels = checked_labels(labels, n)
     picked = one_hot(labels, n, dtype=logits.dtype)  # type: ignore[attr-defined]
-    return m.negative(m.reduce_sum(picked * log_softmax(logits), axis=-1))
+    return negative(reduce_sum(picked * log_softmax(logits), axis=-1))
 
 
 def l2_loss(t: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(t)
     allowed_dtypes("L2Loss", dtypes.FLOATS, x.dtype)  # type: ignore[attr-defined]
-    return m.reduce_sum(m.square(x)) / 2
+    return reduce_sum(square(x)) / 2
 
 
 def _leaky_relu_grad_kernel(dy: np.ndarray, x: np.ndarray, alpha: float) -> np.ndarray:
@@ -168,7 +172,7 @@ def _leaky_relu_grad_kernel(dy: np.ndarray, x: np.ndarray, alpha: float) -> np.n
 # (so a second derivative is 0, not None). At 0 the slope is alpha.
 LeakyReluGrad = Op("LeakyReluGrad", _leaky_relu_grad_kernel,
                    shape=shapes.same_as_first,
-                   grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), m.zeros_like_(c.y)])
+                   grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), zeros_like_(c.y)])
 LeakyRelu = Op("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)).astype(x.dtype),
                check=lambda inputs, attrs: allowed_dtypes("LeakyRelu", dtypes.FLOATS, inputs[0].dtype),
                shape=shapes.same_as_first, grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])])
@@ -178,7 +182,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     """max(x, alpha * x) for alpha < 1; integer features are cast to float32 first, as in TensorFlow."""
     x = convert_to_tensor(features)
     if x.dtype.is_integer:  # type: ignore[attr-defined]
-        x = m.cast(x, dtypes.float32)
+        x = cast(x, dtypes.float32)
     # alpha is a 32-bit float attribute in TensorFlow: on float64 inputs 0.2 acts as 0.20000000298...
     return bind(LeakyRelu, x, alpha=float(np.float32(np.asarray(getattr(alpha, "_value", alpha)))))
 
@@ -193,12 +197,12 @@ def _float_only(name: str) -> Any:
 # would give other derivatives at 0 (softplus'(0) is 0.5, not 1) and other second derivatives.
 EluGrad = Op("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy).astype(dy.dtype),
              shape=shapes.same_as_first,
-             grad=lambda c, g: [bind(EluGrad, g, c.y), m.where(c.y < 0, g * c.x, m.zeros_like_(c.y))])
+             grad=lambda c, g: [bind(EluGrad, g, c.y), where(c.y < 0, g * c.x, zeros_like_(c.y))])
 Elu = Op("Elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype), check=_float_only("Elu"),
          shape=shapes.same_as_first, grad=lambda c, g: [bind(EluGrad, g, c.out)])
 SoftplusGrad = Op("SoftplusGrad", lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
                   shape=shapes.same_as_first, grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
-                                     g * c.x / (m.exp(m.negative(c.y)) + 2.0 + m.exp(c.y))])
+                                     g * c.x / (exp(negative(c.y)) + 2.0 + exp(c.y))])
 Softplus = Op("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype),
               check=_float_only("Softplus"), shape=shapes.same_as_first,
               grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])
@@ -212,3 +216,75 @@ def elu(features: Any, name: str | None = None) -> Tensor:
 def softplus(features: Any, name: str | None = None) -> Tensor:
     """log(1 + exp(x)), computed without overflow."""
     return bind(Softplus, convert_to_tensor(features))
+
+
+def bias_add(value: Any, bias: Any, data_format: str | None = None, name: str | None = None) -> Tensor:
+    """value + bias along the last (channel) axis; bias is a vector as long as that axis."""
+    if data_format not in (None, "NHWC", "N...C"):
+        raise ValueError(f"minitf's bias_add supports the channels-last layout only; got data_format="
+                         f"{data_format!r}.\nHint: leave data_format unset (channels last).")
+    value = convert_to_tensor(value)
+    if isinstance(bias, Tensor) and bias.dtype is not value.dtype and state.graph is not None:  # type: ignore
+        raise ValueError(f"bias: Tensor conversion requested dtype {value.dtype.name} for Tensor with dtype "  # type: ignore
+                         f"{bias.dtype.name}: {bias!r}\nHint: tf.cast the bias to the input's dtype.")  # type: ignore
+    bias = convert_to_tensor(bias, dtype_hint=value.dtype)  # type: ignore[attr-defined]
+    if bias.shape.rank not in (None, 1):  # type: ignore[attr-defined]
+        raise graph_build_error("BiasAdd", f"Biases must be 1D: {bias.shape.as_list()}",  # type: ignore
+                                "bias is one number per channel (a vector).")
+    if value.shape.rank is not None and value.shape.rank < 2:  # type: ignore[attr-defined]
+        raise graph_build_error("BiasAdd", f"Input tensor must be at least 2D: {value.shape.as_list()}",  # type: ignore
+                                "bias_add adds to [batch, ..., channels]; for a vector use tf.add.")
+    channels, size = value.shape[-1], bias.shape[-1]  # type: ignore[attr-defined]
+    if None not in (channels, size) and channels != size:
+        raise graph_build_error("BiasAdd", f"Must provide as many biases as the last dimension of the input tensor: "
+                                f"[{size}] vs. {value.shape.as_list()}",  # type: ignore[attr-defined]
+                                "bias needs one entry per channel (the last dimension).")
+    return add(value, bias)
+
+
+def relu6(features: Any, name: str | None = None) -> Tensor:
+    """min(max(x, 0), 6); the gradient is 1 strictly between 0 and 6, as TensorFlow's."""
+    x = convert_to_tensor(features)
+    six = multiply(ones_like(x), 6)
+    return where(less(x, six), relu(x), six)
+
+
+def silu(features: Any, beta: Any = 1.0, name: str | None = None) -> Tensor:
+    """x * sigmoid(beta * x), also called swish."""
+    x = convert_to_tensor(features)
+    return multiply(x, unary_math.sigmoid(multiply(x, convert_to_tensor(beta, dtype=x.dtype))))  # type: ignore
+
+
+swish = silu
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(features: Any, name: str | None = None) -> Tensor:
+    """scale * x for x > 0, scale * alpha * (exp(x) - 1) otherwise (self-normalizing networks)."""
+    x = convert_to_tensor(features)
+    scale = convert_to_tensor(_SELU_SCALE, dtype=x.dtype)  # type: ignore[attr-defined]
+    scale_alpha = convert_to_tensor(_SELU_SCALE * _SELU_ALPHA, dtype=x.dtype)  # type: ignore[attr-defined]
+
+    @custom_gradient
+    def forward(x: Tensor) -> Any:
+        below = less(x, zeros_like(x))
+        y = where(below, multiply(scale_alpha, subtract(exp(x), ones_like(x))), multiply(scale, x))
+
+        def grad(dy: Tensor) -> Tensor:  # TensorFlow's SeluGrad: from the output, so its rounding shows too
+            return multiply(dy, where(below, add(y, scale_alpha), multiply(ones_like(y), scale)))
+        return y, grad
+    return forward(x)
+
+
+def softsign(features: Any, name: str | None = None) -> Tensor:
+    """x / (1 + |x|)."""
+    x = convert_to_tensor(features)
+    return divide(x, add(ones_like(x), unary_math.abs(x)))
+
+
+def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
+    """log(sigmoid(x)), computed as -softplus(-x) so that large negative x does not give log(0)."""
+    x = convert_to_tensor(x)
+    return negative(softplus(negative(x)))

@@ -7,9 +7,13 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from minitf.core import convert_to_tensor
-from minitf.ops import array_ops, random_ops
-from minitf.ops import math_ops as m
+from minitf.conversion import convert_to_tensor
+from minitf.ops import random_ops
+from minitf.ops.binary_math import add, multiply, subtract, truediv
+from minitf.ops.cast_where import cast, where
+from minitf.ops.comparisons import greater_equal
+from minitf.ops.creation import zeros_like
+from minitf.ops.unary_math import exp, log1p, negative
 from minitf.tensor import Tensor
 
 
@@ -23,11 +27,11 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
     if not labels.shape.is_compatible_with(logits.shape):
         raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
                          f"{labels.shape}).")
-    zeros = array_ops.zeros_like(logits, dtype=logits.dtype)  # type: ignore[attr-defined]
-    positive = m.greater_equal(logits, zeros)
-    relu_logits = m.where(positive, logits, zeros)
-    neg_abs_logits = m.where(positive, m.negative(logits), logits)
-    return m.add(relu_logits - logits * labels, m.log1p(m.exp(neg_abs_logits)))
+    zeros = zeros_like(logits, dtype=logits.dtype)  # type: ignore[attr-defined]
+    positive = greater_equal(logits, zeros)
+    relu_logits = where(positive, logits, zeros)
+    neg_abs_logits = where(positive, negative(logits), logits)
+    return add(relu_logits - logits * labels, log1p(exp(neg_abs_logits)))
 
 
 def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None, name: str | None = None) -> Tensor:
@@ -45,17 +49,17 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None,
         random_ops.seeds.seeds_for(seed)  # TensorFlow still takes an op seed, so later seeded ops line up
         return x
     if is_number:
-        scaled = m.multiply(x, convert_to_tensor(1 / (1 - rate), dtype=x_dtype))
+        scaled = multiply(x, convert_to_tensor(1 / (1 - rate), dtype=x_dtype))
     elif isinstance(rate, Tensor):
         if rate.shape.rank not in (0, None):
             raise ValueError(f"Shape {rate.shape} must have rank 0")
-        rate = m.cast(rate, x_dtype) if rate.dtype is not x_dtype else rate  # type: ignore[attr-defined]
-        scaled = m.truediv(x, m.subtract(convert_to_tensor(1, dtype=x_dtype), rate))
+        rate = cast(rate, x_dtype) if rate.dtype is not x_dtype else rate  # type: ignore[attr-defined]
+        scaled = truediv(x, subtract(convert_to_tensor(1, dtype=x_dtype), rate))
     else:
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
     shape = x.shape.as_list()
     if noise_shape is not None:  # None entries of noise_shape take x's size
         shape = [shape[i] if d is None else int(getattr(d, "_value", d)) for i, d in enumerate(noise_shape)]
-    keep = m.greater_equal(random_ops.uniform(shape, dtype=x_dtype, seed=seed), rate)
-    return m.where(keep, scaled, convert_to_tensor(0, dtype=x_dtype))
+    keep = greater_equal(random_ops.uniform(shape, dtype=x_dtype, seed=seed), rate)
+    return where(keep, scaled, convert_to_tensor(0, dtype=x_dtype))
 

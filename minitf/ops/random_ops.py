@@ -12,7 +12,7 @@ graph every node has its own. Each call reserves 256 blocks per sample and moves
 kernel away, so all sequences restart.
 
 Stateless ops (`stateless_uniform`, ...) scramble their two-number seed into a Philox key and counter and have
-no state at all; `tf.random.Generator` keeps its counter and key in a variable.
+no state at all; `tf.random.Generator` keeps its counter and key in a variable (both in stateless_random_ops.py).
 """
 
 from __future__ import annotations
@@ -25,11 +25,13 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, _tf_name, bind, convert_to_tensor, state
-from minitf.errors import InvalidArgumentError
+from minitf.context import state
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.errors import InvalidArgumentError, op_error
 from minitf.ops import philox, shapes
-from minitf.ops.array_ops import _static_ints
-from minitf.ops.math_ops import add, multiply, subtract
+from minitf.ops.binary_math import add, multiply, subtract
+from minitf.ops.shape_ops import static_ints
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -215,11 +217,11 @@ def _shape(shape: Any, op_name: str = "RandomUniform") -> tuple:
     op = getattr(shape, "op", None)  # tf.shape(x) inside a tf.function: x's static shape, when it is known
     if getattr(op, "type", None) == "Shape" and op.inputs[0].shape.is_fully_defined():
         shape = op.inputs[0].shape
-    dims = tuple(_static_ints(shape, "shape"))
+    dims = tuple(static_ints(shape, "shape"))
     for d in dims:
         if d < 0:
-            raise InvalidArgumentError(None, None, f"Dimension {d} must be >= 0 [Op:{op_name}] name: \nHint: "
-                                       "a shape lists how many numbers go along each axis, so none is negative.")
+            raise op_error(InvalidArgumentError, op_name, f"Dimension {d} must be >= 0",
+                           hint="a shape lists how many numbers go along each axis, so none is negative.")
     return dims
 
 
@@ -273,9 +275,10 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
 def _floats_only(dtype: dtypes.DType, op_name: str) -> None:
     if not dtype.is_floating:
         names = {dtypes.int32: "int32", dtypes.int64: "int64"}.get(dtype, dtype.name)
-        raise InvalidArgumentError(None, None, f"Value for attr 'dtype' of {names} is not in the list of allowed "
-                                   f"values: half, bfloat16, float, double [Op:{op_name}] name: \nHint: "
-                                   "normal samples are floats; tf.cast them afterwards if you need integers.")
+        raise op_error(InvalidArgumentError, op_name,
+                       f"Value for attr 'dtype' of {names} is not in the list of allowed values: half, bfloat16, "
+                       "float, double",
+                       hint="normal samples are floats; tf.cast them afterwards if you need integers.")
 
 
 def shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Tensor:
@@ -290,9 +293,10 @@ def _logits(logits: Any, dtype: Any) -> tuple[Tensor, dtypes.DType]:
     if dtype not in (dtypes.int32, dtypes.int64):
         raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are (tf.int32, tf.int64).")
     if logits.shape.rank != 2 and state.graph is None:  # traced: the shape rule's ValueError, as in TensorFlow
-        raise InvalidArgumentError(None, None, f"logits should be a matrix, got shape {list(logits.shape)} "
-                                   "[Op:Multinomial] name: \nHint: logits has one row per batch entry and one "
-                                   "column per class: tf.expand_dims(logits, 0) makes a vector a matrix.")
+        raise op_error(InvalidArgumentError, "Multinomial",
+                       f"logits should be a matrix, got shape {list(logits.shape)}",
+                       hint="logits has one row per batch entry and one column per class: tf.expand_dims(logits, 0) "
+                       "makes a vector a matrix.")
     return logits, dtype
 
 
@@ -307,159 +311,6 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: int | No
     logits, dtype = _logits(logits, dtype)
     return _stateful(Multinomial, (logits,), (logits.dtype, dtype), seed, num_samples=int(num_samples),
                      output_dtype=dtype)
-
-
-# ------------------------------------------------------------------------------------------------------------
-# Stateless ops: a two-number seed, scrambled into a key and a counter
-# ------------------------------------------------------------------------------------------------------------
-
-def _generator(key: Any, counter: Any) -> philox.Philox:
-    """A position from TensorFlow's uint64 key [1] and counter [2] tensors."""
-    return philox.Philox(int(key[0]), int(counter[0]) | int(counter[1]) << 64)
-
-
-def _key_counter_kernel(seed: Any) -> tuple[np.ndarray, np.ndarray]:
-    if np.shape(seed) != (2,):
-        raise InvalidArgumentError(None, None, f"seed must have shape [2], not {list(np.shape(seed))} "
-                                   "[Op:StatelessRandomGetKeyCounter] name: \nHint: a stateless seed is a pair "
-                                   "of integers, e.g. seed=[1, 2].")
-    gen = philox.key_counter_from_seed(int(seed[0]), int(seed[1]))
-    counter = [gen.counter & philox.MASK64, gen.counter >> 64]
-    return np.array([gen.key], dtype=np.uint64), np.array(counter, dtype=np.uint64)
-
-
-def _key_counter_rule(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
-    if shapes_[0].rank is not None and (shapes_[0].rank != 1 or shapes_[0][0] not in (None, 2)):
-        raise ValueError(f"Dimension must be 2 but is {shapes_[0][0]}" if shapes_[0].rank == 1
-                         else f"Shape must be rank 1 but is rank {shapes_[0].rank}")
-    return [(TensorShape([1]), dtypes.uint64), (TensorShape([2]), dtypes.uint64)]
-
-
-def _sampler(sample: Any) -> Any:
-    def kernel(key: Any, counter: Any, *, shape: tuple, dtype: dtypes.DType) -> np.ndarray:
-        n = _size(shape)
-        return sample(_generator(key, counter), n, dtype._np).reshape(shape)
-    return kernel
-
-
-def _stateless_int_kernel(key: Any, counter: Any, minval: Any, maxval: Any, *, shape: tuple) -> np.ndarray:
-    _check_int_range(minval, maxval, shape, "StatelessRandomUniformIntV2")
-    n = _size(shape)
-    return philox.uniform_int(_generator(key, counter), n, int(minval), int(maxval),
-                              np.asarray(minval).dtype).reshape(shape)
-
-
-def _stateless_multinomial_kernel(logits: Any, seed: Any, *, num_samples: int,
-                                  output_dtype: dtypes.DType) -> np.ndarray:
-    key, counter = _key_counter_kernel(seed)
-    return _categorical(_generator(key, counter), logits, num_samples, output_dtype._np)
-
-
-StatelessRandomGetKeyCounter = Op("StatelessRandomGetKeyCounter", _key_counter_kernel, shape=_key_counter_rule,
-                                  num_outputs=2)
-StatelessRandomUniformV2 = Op("StatelessRandomUniformV2", _sampler(philox.uniform), shape=_random_rule)
-StatelessRandomNormalV2 = Op("StatelessRandomNormalV2", _sampler(philox.normal), shape=_random_rule)
-StatelessTruncatedNormalV2 = Op("StatelessTruncatedNormalV2", _sampler(philox.truncated_normal), shape=_random_rule)
-StatelessRandomUniformFullIntV2 = Op("StatelessRandomUniformFullIntV2", _sampler(philox.full_int), shape=_random_rule)
-StatelessRandomUniformIntV2 = Op("StatelessRandomUniformIntV2", _stateless_int_kernel, shape=_int_rule)
-StatelessMultinomial = Op("StatelessMultinomial", _stateless_multinomial_kernel, shape=_multinomial_rule)
-
-
-def _key_counter(seed: Any) -> tuple[Tensor, Tensor]:
-    seed = convert_to_tensor(seed)
-    if seed.dtype not in (dtypes.int32, dtypes.int64) and state.graph is not None:
-        raise TypeError(f"Value passed to parameter 'seed' has DataType {_tf_name(seed.dtype)} not in list of "
-                        "allowed values: int32, int64")
-    if seed.dtype not in (dtypes.int32, dtypes.int64):
-        raise InvalidArgumentError(None, None, f"Value for attr 'Tseed' of {_tf_name(seed.dtype)} is not in the "
-                                   "list of allowed values: int32, int64 [Op:StatelessRandomGetKeyCounter]\nHint: a "
-                                   "stateless seed is a pair of integers, e.g. seed=[1, 2].")
-    return bind(StatelessRandomGetKeyCounter, seed)
-
-
-def _check_alg(alg: Any) -> None:
-    if alg not in ("auto_select", "philox", 1, 3, None) and getattr(alg, "value", None) not in (1, 3):
-        raise ValueError(f"Argument `alg` got unsupported value {alg!r}. minitf implements only Philox "
-                         "('philox' or 'auto_select', the default).")
-
-
-_STATELESS_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.uint32,
-                     dtypes.uint64)
-
-
-def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,
-                      name: str | None = None, alg: Any = "auto_select") -> Tensor:
-    """Uniform samples that depend only on `seed` (a pair of integers): the same seed, the same numbers."""
-    dtype = dtypes.as_dtype(dtype)
-    if dtype not in _STATELESS_DTYPES:
-        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are (tf.float16, "
-                         "tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint32, tf.uint64).")
-    _check_alg(alg)
-    if dtype.is_integer:
-        if (minval is None) != (maxval is None):
-            raise ValueError(f"For integer `dtype` argument {dtype}, argument `minval` and `maxval` must be both "
-                             f"None or not None. Got `minval`={minval} and `maxval`={maxval}.")
-        if minval is not None and dtype in (dtypes.uint32, dtypes.uint64):
-            raise ValueError(f"Argument `dtype` got invalid value {dtype} when argument `minval` is not None. "
-                             "Please don't use unsigned integers in this case.")
-    elif maxval is None:
-        maxval = 1
-    dims = _shape(shape)
-    if dtype.is_integer and minval is None:
-        key, counter = _key_counter(seed)
-        return bind(StatelessRandomUniformFullIntV2, key, counter, shape=dims, dtype=dtype)
-    minval, maxval = convert_to_tensor(minval, dtype=dtype), convert_to_tensor(maxval, dtype=dtype)
-    key, counter = _key_counter(seed)
-    if dtype.is_integer:
-        return bind(StatelessRandomUniformIntV2, key, counter, minval, maxval, shape=dims)
-    rnd = bind(StatelessRandomUniformV2, key, counter, shape=dims, dtype=dtype)
-    return add(rnd * subtract(maxval, minval), minval)
-
-
-def _stateless_normal(op: Op, shape: Any, seed: Any, mean: Any, stddev: Any, dtype: Any, alg: Any) -> Tensor:
-    dtype = dtypes.as_dtype(dtype)
-    _check_alg(alg)
-    dims = _shape(shape)
-    mean, stddev = convert_to_tensor(mean, dtype=dtype), convert_to_tensor(stddev, dtype=dtype)
-    _floats_only(dtype, op.name)
-    key, counter = _key_counter(seed)
-    return add(bind(op, key, counter, shape=dims, dtype=dtype) * stddev, mean)
-
-
-def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
-                     name: str | None = None, alg: Any = "auto_select") -> Tensor:
-    """Normal samples that depend only on `seed`."""
-    return _stateless_normal(StatelessRandomNormalV2, shape, seed, mean, stddev, dtype, alg)
-
-
-def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
-                               dtype: Any = dtypes.float32, name: str | None = None,
-                               alg: Any = "auto_select") -> Tensor:
-    """Truncated normal samples that depend only on `seed`."""
-    return _stateless_normal(StatelessTruncatedNormalV2, shape, seed, mean, stddev, dtype, alg)
-
-
-def stateless_categorical(logits: Any, num_samples: int, seed: Any, dtype: Any = dtypes.int64,
-                          name: str | None = None) -> Tensor:
-    """Class indices drawn from `logits`, depending only on `seed` (TensorFlow's numbers for inputs that
-    TensorFlow samples on one thread: see `categorical`)."""
-    logits, dtype = _logits(logits, dtype)
-    return bind(StatelessMultinomial, logits, convert_to_tensor(seed), num_samples=int(num_samples),
-                output_dtype=dtype)
-
-
-def split(seed: Any, num: int = 2, alg: Any = "auto_select") -> Tensor:
-    """`num` new seeds (shape [num, 2]) from one seed, for stateless ops."""
-    seed = convert_to_tensor(seed)
-    return stateless_uniform([num, 2], seed=seed, dtype=seed.dtype, minval=None, maxval=None, alg=alg)
-
-
-def fold_in(seed: Any, data: Any, alg: Any = "auto_select") -> Tensor:
-    """A new seed from `seed` and an integer `data` (a step number, a replica id, ...)."""
-    from minitf.ops.array_ops import stack
-    data = convert_to_tensor(data)
-    first = stateless_uniform([], seed=seed, dtype=data.dtype, minval=None, maxval=None, alg=alg)
-    return stack([first, data])
 
 
 # ------------------------------------------------------------------------------------------------------------

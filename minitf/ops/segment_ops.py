@@ -9,11 +9,20 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op, allowed_dtypes, bind, convert_to_tensor
-from minitf.errors import InvalidArgumentError
-from minitf.ops import array_ops
-from minitf.ops import math_ops as m
-from minitf.ops.indexing_ops import INDEX_TYPES, _known_values
+from minitf.conversion import convert_to_tensor
+from minitf.core import Op, bind
+from minitf.errors import InvalidArgumentError, allowed_dtypes
+from minitf.ops import creation, shape_ops
+from minitf.ops.binary_math import maximum, minimum
+from minitf.ops.cast_where import cast, where
+from minitf.ops.comparisons import greater, greater_equal
+from minitf.ops.creation import ones_like, zeros, zeros_like
+from minitf.ops.gather_scatter import gather, scatter_nd
+from minitf.ops.indices import INDEX_TYPES, known_ints
+from minitf.ops.join_split import concat, stack
+from minitf.ops.reductions import cumsum, reduce_max
+from minitf.ops.shape_ops import reshape, squeeze
+from minitf.ops.sort_ops import searchsorted
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -52,7 +61,7 @@ def _segment_sum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTy
 
 
 SegmentSum = Op("SegmentSum", _segment_sum_kernel, check=_check_ids("SegmentSum"), shape=_segment_sum_shape,
-                grad=lambda c, g: [array_ops.gather(g, c.inputs[1]), None], value_dependent=True)
+                grad=lambda c, g: [gather(g, c.inputs[1]), None], value_dependent=True)
 
 
 def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
@@ -95,11 +104,11 @@ def _unsorted_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType]
 def _unsorted_grad(c: Any, g: Tensor) -> list:
     """Each entry of data receives its segment's gradient; entries with a negative id receive zero."""
     ids = c.inputs[1]
-    picked = array_ops.gather(g, m.maximum(ids, array_ops.zeros_like(ids)))
-    kept = m.greater_equal(ids, array_ops.zeros_like(ids))
+    picked = gather(g, maximum(ids, zeros_like(ids)))
+    kept = greater_equal(ids, zeros_like(ids))
     extra = (picked.shape.rank or 0) - (ids.shape.rank or 0)
-    mask = array_ops.reshape(kept, ids.shape.as_list() + [1] * extra) if extra else kept
-    return [m.where(mask, picked, array_ops.zeros_like(picked)), None, None]
+    mask = reshape(kept, ids.shape.as_list() + [1] * extra) if extra else kept
+    return [where(mask, picked, zeros_like(picked)), None, None]
 
 
 UnsortedSegmentSum = Op("UnsortedSegmentSum", _unsorted_kernel, check=_check_ids("UnsortedSegmentSum"),
@@ -110,7 +119,7 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any, name: s
     """Row i of the result sums the entries of `data` with segment id i (ids in any order; -1 drops an entry)."""
     ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
     count = convert_to_tensor(num_segments, dtype_hint=dtypes.int32)
-    known = _known_values(count)
+    known = known_ints(count)
     return bind(UnsortedSegmentSum, convert_to_tensor(data), ids, count,
                 known_segments=None if known is None else known[0])
 
@@ -155,21 +164,21 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
     if w is not None and binary_output:
         raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one.")
     if not a.dtype.is_integer:  # type: ignore[attr-defined]
-        a = m.cast(a, dtypes.int32)
+        a = cast(a, dtypes.int32)
     axis = 0 if axis is None else axis
     if axis not in (0, -1):
         raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
-    nonempty = m.cast(m.greater(array_ops.size(a), 0), a.dtype)  # type: ignore[attr-defined]
-    size = nonempty * (m.reduce_max(a) + 1)
+    nonempty = cast(greater(shape_ops.size(a), 0), a.dtype)  # type: ignore[attr-defined]
+    size = nonempty * (reduce_max(a) + 1)
     if minlength is not None:
-        size = m.maximum(convert_to_tensor(minlength, dtype=a.dtype), size)  # type: ignore[attr-defined]
+        size = maximum(convert_to_tensor(minlength, dtype=a.dtype), size)  # type: ignore[attr-defined]
     if maxlength is not None:
-        size = m.minimum(convert_to_tensor(maxlength, dtype=a.dtype), size)  # type: ignore[attr-defined]
+        size = minimum(convert_to_tensor(maxlength, dtype=a.dtype), size)  # type: ignore[attr-defined]
     if axis == 0:
-        a = array_ops.reshape(a, [-1])
-        w = None if w is None else array_ops.reshape(w, [-1])
+        a = reshape(a, [-1])
+        w = None if w is None else reshape(w, [-1])
     if w is None:
-        w = array_ops.zeros([0], dtype=dtypes.as_dtype(dtype))  # no weights: count in `dtype`
+        w = zeros([0], dtype=dtypes.as_dtype(dtype))  # no weights: count in `dtype`
     return bind(DenseBincount, a, size, w, binary_output=bool(binary_output))
 
 
@@ -200,9 +209,9 @@ def _squeeze_last(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     lr, pr = labels.shape.rank, predictions.shape.rank
     if lr is not None and pr is not None:
         if pr == lr + 1 and predictions.shape.as_list()[-1] in (1, None):
-            predictions = array_ops.squeeze(predictions, [-1])
+            predictions = squeeze(predictions, [-1])
         elif lr == pr + 1 and labels.shape.as_list()[-1] in (1, None):
-            labels = array_ops.squeeze(labels, [-1])
+            labels = squeeze(labels, [-1])
     return labels, predictions
 
 
@@ -210,35 +219,34 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, wei
                      dtype: Any = dtypes.int32, name: str | None = None) -> Tensor:
     """Row i, column j counts the examples of class i predicted as j (or sums their `weights`); the matrix
     has num_classes rows, or one more than the largest class seen."""
-    from minitf.ops.indexing_ops import scatter_nd
 
     out_type = dtypes.as_dtype(dtype)
     labels, predictions = _squeeze_last(convert_to_tensor(labels), convert_to_tensor(predictions))
-    labels = m.cast(labels, dtypes.int64)
-    predictions = m.cast(predictions, dtypes.int64)
+    labels = cast(labels, dtypes.int64)
+    predictions = cast(predictions, dtypes.int64)
     count = None if num_classes is None else convert_to_tensor(num_classes)
-    known = None if count is None else _known_values(count)
+    known = None if count is None else known_ints(count)
     if count is None:
-        limit = array_ops.zeros([0], dtype=dtypes.int64)
+        limit = zeros([0], dtype=dtypes.int64)
     else:
-        limit = m.cast(count, dtypes.int64)
+        limit = cast(count, dtypes.int64)
     labels = bind(CheckClassIds, labels, limit, what="labels")
     predictions = bind(CheckClassIds, predictions, limit, what="predictions")
     if count is None:
-        size = m.maximum(m.reduce_max(predictions), m.reduce_max(labels)) + 1
+        size = maximum(reduce_max(predictions), reduce_max(labels)) + 1
     else:
         size = limit
     if weights is None:
-        values = array_ops.ones_like(predictions, dtype=out_type)
+        values = ones_like(predictions, dtype=out_type)
     else:
         weights = convert_to_tensor(weights)
         if not predictions.shape.is_compatible_with(weights.shape):
             raise ValueError(f"Shapes {predictions.shape} and {weights.shape} are incompatible")
-        values = m.cast(weights, out_type)
-    indices = array_ops.stack([labels, predictions], axis=1)
+        values = cast(weights, out_type)
+    indices = stack([labels, predictions], axis=1)
     if known is not None:  # a number known while tracing: so is the matrix's shape, as in TensorFlow
         return scatter_nd(indices, values, [known[0], known[0]])
-    return scatter_nd(indices, values, m.cast(array_ops.stack([size, size]), dtypes.int64))
+    return scatter_nd(indices, values, cast(stack([size, size]), dtypes.int64))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -251,9 +259,32 @@ def polyval(coeffs: Sequence[Any], x: Any, name: str | None = None) -> Tensor:
         raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
     x = convert_to_tensor(x)
     if not coeffs:
-        return array_ops.zeros_like(x)
+        return zeros_like(x)
     terms = [convert_to_tensor(c) for c in coeffs]
     p = terms[0]
     for c in terms[1:]:
         p = c + p * x
     return p
+
+
+def row_splits_to_segment_ids(splits: Any, name: str | None = None, out_type: Any = None) -> Tensor:
+    """For each value, the row it belongs to: splits [0, 2, 2, 3] give [0, 0, 2]."""
+    splits = convert_to_tensor(splits, dtype_hint=dtypes.int64)
+    if splits.shape.rank not in (None, 1):  # type: ignore[attr-defined]
+        raise ValueError(f"Shape {splits.shape} must have rank 1\nHint: row splits are a vector.")  # type: ignore
+    out_type = splits.dtype if out_type is None else dtypes.as_dtype(out_type)  # type: ignore[attr-defined]
+    positions = creation.range(splits[-1], dtype=splits.dtype)  # type: ignore[index,attr-defined]
+    rows = searchsorted(splits[1:], positions, side="right", out_type=out_type)  # type: ignore[index]
+    return rows
+
+
+def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None, out_type: Any = None,
+                              name: str | None = None) -> Tensor:
+    """The row splits of sorted segment ids: [0, 0, 2] (with 3 segments) gives [0, 2, 2, 3]."""
+    ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int64)
+    if ids.shape.rank not in (None, 1):  # type: ignore[attr-defined]
+        raise ValueError(f"Shape {ids.shape} must have rank 1\nHint: segment ids are a vector.")  # type: ignore
+    out_type = ids.dtype if out_type is None else dtypes.as_dtype(out_type)  # type: ignore[attr-defined]
+    lengths = bincount(ids, minlength=num_segments, maxlength=num_segments, dtype=out_type)
+    zero = zeros([1], dtype=out_type)
+    return concat([zero, cumsum(lengths)], axis=0)

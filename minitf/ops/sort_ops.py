@@ -10,20 +10,13 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import (
-    Op,
-    allowed_dtypes,
-    bind,
-    convert_to_tensor,
-    graph_build_error,
-    state,
-    static_error,
-    static_value,
-)
-from minitf.errors import InvalidArgumentError
-from minitf.ops import array_ops
-from minitf.ops import math_ops as m
-from minitf.ops.indexing_ops import _known_values, at_graph_build
+from minitf.context import state
+from minitf.conversion import convert_to_tensor, static_value
+from minitf.core import Op, bind
+from minitf.errors import InvalidArgumentError, allowed_dtypes, graph_build_error, same_dtype, static_error
+from minitf.ops.indices import at_graph_build, known_ints
+from minitf.ops.shape_ops import reshape, shape, transpose
+from minitf.ops.unary_math import negative
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -115,7 +108,7 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
     """The k largest entries along the last axis and where they were (ties: the earlier position first)."""
     x = convert_to_tensor(input)
     k_tensor = convert_to_tensor(k, dtype_hint=dtypes.int32)
-    known = _known_values(k_tensor)
+    known = known_ints(k_tensor)
     index_type = dtypes.as_dtype(index_type)
     values, indices = bind(TopKV2, x, k_tensor, sorted=bool(sorted), index_type=index_type,
                            known_k=None if known is None else known[0])
@@ -139,10 +132,10 @@ def _descending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
         raise InvalidArgumentError(None, None, f"axis {axis} is out of range for a rank-{rank} input [Op:Sort]\n"
                                    f"Hint: axis must be in [{-rank}, {rank}).")
     perm = None if axis == rank - 1 else list(range(axis)) + [rank - 1] + list(range(axis + 1, rank - 1)) + [axis]
-    moved = x if perm is None else array_ops.transpose(x, perm)
-    values, indices = top_k(moved, array_ops.shape(moved)[-1] if moved.shape[-1] is None else moved.shape[-1])
+    moved = x if perm is None else transpose(x, perm)
+    values, indices = top_k(moved, shape(moved)[-1] if moved.shape[-1] is None else moved.shape[-1])
     out = indices if return_argsort else values
-    return out if perm is None else array_ops.transpose(out, perm)
+    return out if perm is None else transpose(out, perm)
 
 
 def _ascending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
@@ -155,8 +148,8 @@ def _ascending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
     if dtype.is_integer:
         out = _descending(-x - 1, axis, return_argsort)
         return out if return_argsort else -out - 1
-    out = _descending(m.negative(x), axis, return_argsort)
-    return out if return_argsort else m.negative(out)
+    out = _descending(negative(x), axis, return_argsort)
+    return out if return_argsort else negative(out)
 
 
 def _sort_or_argsort(values: Any, axis: Any, direction: str, return_argsort: bool) -> Tensor:
@@ -244,7 +237,6 @@ def _bound_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
 def _bound_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         if inputs[0].dtype is not inputs[1].dtype:  # type: ignore[attr-defined]
-            from minitf.core import same_dtype
             same_dtype(name, inputs)
     return check
 
@@ -261,7 +253,7 @@ def _as_rows(t: Tensor) -> Tensor:
     if leading == -1 and last == -1:
         raise ValueError("minitf's searchsorted inside tf.function needs the batch sizes or the row length known."
                          "\nHint: give the function an input_signature with the last dimension set.")
-    return array_ops.reshape(t, [leading, last])
+    return reshape(t, [leading, last])
 
 
 def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type: Any = dtypes.int32,
@@ -283,4 +275,4 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
     dims = v.shape.as_list() if v.shape.rank is not None else None
     if dims is not None and dims.count(None) == 1:  # one unknown size: -1 stands for it (a static reshape)
         dims[dims.index(None)] = -1
-    return array_ops.reshape(found, dims if dims is not None and None not in dims else array_ops.shape(v))
+    return reshape(found, dims if dims is not None and None not in dims else shape(v))

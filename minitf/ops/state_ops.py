@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import Op
+from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError
 from minitf.logs import interactive
 from minitf.printing import format_value
@@ -131,3 +131,21 @@ PrintV2 = Op("PrintV2", _print_kernel, shape=_no_outputs, num_outputs=0, statefu
 # --- grouping ---
 
 NoOp = Op("NoOp", lambda: (), shape=_no_outputs, num_outputs=0)
+
+
+def print_values(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ", end: str = "\n",
+                 name: str | None = None) -> None:
+    """`tf.print`: a StringFormat op puts the values into one string, a PrintV2 op writes it (when it runs:
+    right away eagerly, at every call of a traced function)."""
+    template: list[tuple[str, Any]] = []
+    tensors: list[Tensor] = []
+    for value in inputs:
+        if hasattr(value, "read_value") and not isinstance(value, Tensor):  # a Variable prints its value
+            value = value.read_value()
+        if isinstance(value, Tensor):
+            tensors.append(value)
+            template.append(("tensor", len(tensors) - 1))
+        else:
+            template.append(("text", format_value(value, summarize)))
+    text = bind(StringFormat, *tensors, template=tuple(template), summarize=summarize, sep=sep)
+    bind(PrintV2, text, output_stream=output_stream, end=end)

@@ -145,7 +145,7 @@ def test_float32_softmax_of_fewer_than_eight_rows_has_tensorflows_bits(data: Any
                                                                         scale: float) -> None:
     """Up to 7 rows (a vector, a small batch) TensorFlow divides by each row's sum exactly. From 8 rows on it
     takes the reciprocal of 8 sums at once with the processor's approximate reciprocal (AVX `rcpps`) and one
-    Newton step, whose last bit differs between processor makers; minitf divides exactly there too. Logits
+    Newton step, whose last bit differs between processor makers (test_reciprocal_bits.py covers those). Logits
     spread so far that a probability falls below float32's smallest normal number (1.2e-38) are left out:
     there TensorFlow's flushing of denormals is not modelled everywhere yet."""
     seed = data.draw(st.integers(0, 2**16))

@@ -177,9 +177,11 @@ def test_sparse_softmax_cross_entropy_matches_tensorflow(data: tuple[np.ndarray,
     ("xent_python_lists", lambda tf: tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]],
                                                                              logits=[[1.0, 2.0]])),
     ("sparse_xent_out_of_range", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=tf.constant([2]), logits=tf.ones([1, 2])),
-     pytest.mark.xfail(strict=True, reason="minitf checks the labels' range only on eager values; inside a "
-                       "function TensorFlow's kernel raises InvalidArgumentError when the graph runs")),
+        labels=tf.constant([2]), logits=tf.ones([1, 2]))),
+    ("sparse_xent_negative_label", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant(np.array([0, -1], np.int64)), logits=tf.constant(np.ones((2, 3), np.float32)))),
+    ("sparse_xent_computed_label_out_of_range", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant(np.array([1, 0], np.int32)) * 3, logits=tf.constant(np.ones((2, 3), np.float32)))),
     ("sparse_xent_float_labels", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=tf.constant([0.0]), logits=tf.ones([1, 2]))),
     ("sparse_xent_rank_mismatch", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(

@@ -1,0 +1,280 @@
+"""Looking at and changing a tensor's shape: shape, rank, size, reshape, expand_dims, squeeze, transpose,
+broadcast_to, and identity / stop_gradient (same values, different gradient).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf import dtypes
+from minitf.conversion import convert_to_tensor, static_value
+from minitf.core import Op, bind
+from minitf.errors import InvalidArgumentError, op_error, static_error
+from minitf.ops.broadcasting import ReshapeLike, unbroadcast
+from minitf.ops.shapes import Spec, need_rank, shape_text
+from minitf.ops.unary_math import conj
+from minitf.tensor import Tensor
+from minitf.tensor_shape import TensorShape
+
+
+def static_ints(value: Any, what: str) -> list[int]:
+    """A shape or list of sizes given as a list, tuple, TensorShape or (eager) tensor, as Python ints."""
+    if isinstance(value, Tensor):
+        known = static_value(value)
+        if known is None:
+            raise TypeError(f"{what} must be known when tracing in this engine; got a tensor computed inside the "
+                            f"function.\nHint: pass {what} as a Python list, or as a constant.")
+        value = np.asarray(known).tolist()
+    if isinstance(value, TensorShape):
+        value = value.as_list()
+    if np.ndim(value) == 0:
+        return [int(value)]
+    return [int(np.asarray(static_value(v) if isinstance(v, Tensor) else v)) for v in value]
+
+
+Identity = Op("Identity", lambda x: x, shape=lambda s, t, a: [(s[0], t[0])], grad=lambda c, g: [g])
+StopGradient = Op("StopGradient", lambda x: x, shape=lambda s, t, a: [(s[0], t[0])])
+
+
+def identity(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    return bind(Identity, convert_to_tensor(input))
+
+
+def stop_gradient(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The same value, but tapes treat it as a constant: no gradient flows through."""
+    return bind(StopGradient, convert_to_tensor(input))
+
+
+def shape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    return [(TensorShape([shapes[0].rank]), attrs["out_type"])]
+
+
+Shape = Op("Shape", lambda x, out_type: np.array(np.shape(x), dtype=out_type._np), shape=shape_rule)
+def rank_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    return [(TensorShape([]), dtypes.int32)]
+
+
+Rank = Op("Rank", lambda x: np.int32(np.ndim(x)), shape=rank_rule)
+def size_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    return [(TensorShape([]), attrs["out_type"])]
+
+
+Size = Op("Size", lambda x, out_type: out_type._np.type(np.size(x)), shape=size_rule)
+
+
+def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:  # noqa: A002
+    """The shape as an int32 tensor (unlike `x.shape`, which is a TensorShape known without running)."""
+    return bind(Shape, convert_to_tensor(input), out_type=dtypes.as_dtype(out_type))
+
+
+def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    return bind(Rank, convert_to_tensor(input))
+
+
+def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:  # noqa: A002
+    return bind(Size, convert_to_tensor(input), out_type=dtypes.as_dtype(out_type))
+
+
+def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    n = np.size(x)
+    unknown = [i for i, d in enumerate(shape) if d == -1]
+    if len(unknown) > 1:
+        raise InvalidArgumentError(None, None, f"Only one input size may be -1, not both {unknown[0]} and "
+                                   f"{unknown[1]} [Op:Reshape]")
+    known = int(np.prod([d for d in shape if d != -1]))
+    if unknown and n == 0:
+        # TensorFlow's rule for empty input: when the new shape has a 0 too, the zeros are left out on both
+        # sides, so [0] -> [0, -1] gives [0, 1]; otherwise -1 becomes 0.
+        if 0 in shape:
+            nonzero_sizes = int(np.prod([d for d in shape if d not in (0, -1)]))
+            missing = int(np.prod([d for d in np.shape(x) if d])) // nonzero_sizes
+        else:
+            missing = 0
+        return np.reshape(x, tuple(missing if d == -1 else d for d in shape))
+    if unknown:
+        if known == 0 or n % known:
+            raise InvalidArgumentError(None, None, f"Input to reshape is a tensor with {n} values, but the requested "
+                                       f"shape requires a multiple of {known} [Op:Reshape]\nHint: the product of "
+                                       f"the sizes you give must divide the number of values.")
+    elif known != n:
+        raise InvalidArgumentError(None, None, f"Input to reshape is a tensor with {n} values, but the requested "
+                                   f"shape has {known} [Op:Reshape]\nHint: reshape keeps every value; the new "
+                                   f"sizes must multiply to {n}.")
+    return np.reshape(x, shape)
+
+
+def reshape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """The requested shape; -1 is worked out when the input's size is known, and sizes must fit."""
+    dims = list(attrs["shape"])
+    wanted = [d for d in dims if d != -1]
+    product = math.prod(wanted)
+    source = shapes[0]
+    known_in = [d for d in source] if source.rank is not None else []
+    if source.is_fully_defined():
+        n = source.num_elements()
+        if -1 in dims:
+            if product == 0 or n % product:
+                if product:
+                    raise ValueError(f"Dimension size must be evenly divisible by {product} but is {n}")
+            else:
+                dims[dims.index(-1)] = n // product
+        elif product != n:
+            raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {shape_text(TensorShape(dims))} "
+                             f"({product} elements)")
+    elif -1 not in dims and known_in and 0 not in known_in:
+        known_product = math.prod(d for d in known_in if d is not None)
+        if product % known_product:
+            raise ValueError(f"Dimension size must be evenly divisible by {known_product} but is {product}")
+    return [(TensorShape([None if d == -1 else d for d in dims]), types[0])]
+
+
+Reshape = Op("Reshape", _reshape_kernel, shape=reshape_rule, grad=lambda c, g: [bind(ReshapeLike, g, c.x)])
+
+
+def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
+    """Same values in row-major order, new shape; one dimension may be -1 (inferred)."""
+    return bind(Reshape, convert_to_tensor(tensor), shape=tuple(static_ints(shape, "shape")))
+
+
+def _expand_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+    return np.expand_dims(x, axis)
+
+
+def expand_dims_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    source = shapes[0]
+    if source.rank is None:
+        return [(TensorShape(None), types[0])]
+    dims = list(source)
+    axis = attrs["axis"]
+    if not -len(dims) - 1 <= axis <= len(dims):
+        raise ValueError(f"dim {axis} not in the interval [{-len(dims) - 1}, {len(dims)}].")
+    dims.insert(axis % (len(dims) + 1), 1)
+    return [(TensorShape(dims), types[0])]
+
+
+ExpandDims = Op("ExpandDims", _expand_kernel, shape=expand_dims_rule,
+                grad=lambda c, g: [bind(ReshapeLike, g, c.x)])
+
+
+def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:  # noqa: A002
+    """Insert a dimension of size 1 at `axis`."""
+    x = convert_to_tensor(input)
+    r = x.shape.rank
+    axis = int(getattr(axis, "_value", axis))
+    if r is not None and not -r - 1 <= axis <= r:
+        raise static_error(f"Tried to expand dim index {axis} for tensor with {r} dimensions. "
+                                   f"[Op:ExpandDims] name: \nHint: axis must be in [{-r - 1}, {r}].")
+    return bind(ExpandDims, x, axis=axis % (r + 1) if r is not None else axis)
+
+
+def _squeeze_kernel(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
+    if axis:
+        for a in axis:
+            if np.shape(x)[a] != 1:
+                raise op_error(InvalidArgumentError, "Squeeze",
+                               f"Can not squeeze dim[{a}], expected a dimension of 1, got {np.shape(x)[a]}")
+    return np.squeeze(x, axis=axis if axis else None)
+
+
+def squeeze_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """Without axes every size-1 dimension goes, so one unknown dimension makes even the rank unknown."""
+    source, axes = shapes[0], attrs["axis"]
+    if source.rank is None:
+        return [(TensorShape(None), types[0])]
+    dims = list(source)
+    if not axes:
+        if None in dims:
+            return [(TensorShape(None), types[0])]
+        return [(TensorShape([d for d in dims if d != 1]), types[0])]
+    for axis in axes:
+        if dims[axis] not in (None, 1):
+            raise ValueError(f"Can not squeeze dim[{axis}], expected a dimension of 1, got {dims[axis]}")
+    return [(TensorShape([d for i, d in enumerate(dims) if i not in axes]), types[0])]
+
+
+Squeeze = Op("Squeeze", _squeeze_kernel, shape=squeeze_rule, grad=lambda c, g: [bind(ReshapeLike, g, c.x)])
+
+
+def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  # noqa: A002
+    """Remove dimensions of size 1 (all of them, or those listed in `axis`)."""
+    x = convert_to_tensor(input)
+    if axis is not None:
+        r = x.shape.rank or 0
+        axes = [int(a) for a in np.ravel(axis)]
+        for a in axes:
+            if not -r <= a < r:
+                raise static_error(f"Tried to squeeze dim index {a} for tensor with {r} "
+                                           "dimensions. [Op:Squeeze] name: ")
+        axis = tuple(sorted({a % r for a in axes}))  # TensorFlow tolerates an axis listed twice
+    return bind(Squeeze, x, axis=axis)
+
+
+def _transpose_grad(c: Any, g: Tensor) -> list:
+    return [bind(Transpose, g, perm=tuple(int(i) for i in np.argsort(c.attrs["perm"])))]
+
+
+def transpose_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    perm, source = attrs["perm"], shapes[0]
+    if source.rank is None:
+        return [(TensorShape([None] * len(perm)), types[0])]
+    need_rank(source, len(perm))
+    return [(TensorShape([source[p] for p in perm]), types[0])]
+
+
+Transpose = Op("Transpose", lambda x, perm: np.transpose(x, perm), shape=transpose_rule, grad=_transpose_grad)
+
+
+def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
+    """Permute the axes; by default reverse them all (a matrix's transpose)."""
+    x = convert_to_tensor(a)
+    perm = None if perm is None else tuple(static_ints(perm, "perm"))
+    r = x.shape.rank if x.shape.rank is not None or perm is None else len(perm)  # unknown rank: perm tells it
+    perm = tuple(builtins.range(r - 1, -1, -1)) if perm is None else perm
+    if any(not -r <= p < r for p in perm) or sorted(p % r if r else p for p in perm) != list(builtins.range(r)):
+        raise static_error(f"transpose expects a vector of size {r}. But input(1) is a vector "
+                                   f"of size {len(perm)} [Op:Transpose] name: transpose"
+                                   if len(perm) != r else f"{perm} is not a permutation [Op:Transpose]")
+    out = bind(Transpose, x, perm=tuple(p % r for p in perm))
+    if conjugate and x.dtype.is_complex:  # type: ignore[attr-defined]
+        out = conj(out)
+    return out
+
+
+def _broadcast_to_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    return np.broadcast_to(x, shape).copy()
+
+
+def broadcast_to_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    target = TensorShape(attrs["shape"])
+    source = shapes[0]
+    if source.rank is not None:
+        if source.rank > target.rank:  # type: ignore[operator]
+            raise ValueError(f"Rank of input ({source.rank}) must be no greater than rank of output shape "
+                             f"({target.rank}).")
+        for have, want in zip(reversed(list(source)), reversed(list(target))):
+            if have not in (None, 1) and have != want:
+                raise ValueError(f"Dimensions must be equal, but are {have} and {want}")
+    return [(target, types[0])]
+
+
+BroadcastTo = Op("BroadcastTo", _broadcast_to_kernel, shape=broadcast_to_rule,
+                 grad=lambda c, g: [unbroadcast(g, c.x)],
+                 explain=lambda i, a, e: f"Unable to broadcast tensor of shape {list(np.shape(i[0]._value))} to "
+                 f"tensor of shape {list(a['shape'])}")
+
+
+def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    return bind(BroadcastTo, convert_to_tensor(input), shape=tuple(static_ints(shape, "shape")))
+
+
+def normalise_axis(axis: Any, rank: int, op_name: str) -> int:
+    axis = int(np.asarray(getattr(axis, "_value", axis)))
+    if not -rank <= axis < rank:
+        raise static_error(f"{op_name}: axis {axis} is out of range for a rank-{rank} input; "
+                                   f"expected an axis in [{-rank}, {rank}) [Op:{op_name}] name: ")
+    return axis % rank

@@ -1,0 +1,108 @@
+"""tanh as TensorFlow's CPU kernel computes it, bit for bit, in float32 and float64.
+
+TensorFlow's `Tanh` kernel is Eigen's `scalar_tanh_op`. With Eigen's fast math (on by default) it evaluates a
+clamped rational approximation (Eigen's `ptanh_float` / `ptanh_double`) on packets and on the scalar tail
+alike in float32, so unlike `exp` and `log` (`vector_math`) a float32 value's result does not depend on where
+it sits. float64 packets hold 4 values: the first n // 4 * 4 values of a tensor take the approximation, the
+rest the C library's `tanh` (`math.tanh`, not always NumPy's).
+
+The approximation:
+
+* x is clamped to [-c, c], c the smallest number at which the approximation is exactly 1 when every multiply
+  and add is rounded on its own (TensorFlow's x86 build has no FMA);
+* tanh(x) ~ (x + x^3 P(x^2)) / Q(x^2), P and Q evaluated by Horner's rule from their highest coefficient,
+  each step a multiply and an add: float32 uses a [9/8] approximation (P of degree 3, Q of degree 4 with
+  constant term 1), float64 a [19/18] one (P of degree 8, Q of degree 9);
+* inputs below the smallest normal number read as zero (TensorFlow's kernels run with denormals-are-zero),
+  so tanh(1e-45) is 0 and tanh(-1e-45) is -0.0; -0.0 stays -0.0, NaN stays NaN, +-inf gives +-1.
+
+float16 packets (8 values) are computed in float32 and rounded, the tail with the C library's `tanhf`. The
+coefficients are Eigen's published minimax ones; `tests/differential/test_tanh_bits.py` compares the bit
+patterns with TensorFlow's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# float32: clamp and [9/8] coefficients, highest power of x^2 first.
+CLAMP32 = np.float32(7.90738964080810547)
+NUMERATOR32 = tuple(np.float32(c) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1))
+DENOMINATOR32 = tuple(np.float32(c) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1,
+                                               1.0))
+# float64: clamp and [19/18] coefficients, highest power of x^2 first.
+CLAMP64 = np.float64(17.714196154005176)
+NUMERATOR64 = (2.6158007860482230e-23, 7.6534862268749319e-19, 3.1309488231386680e-15, 4.2303918148209176e-12,
+               2.4618379131293676e-09, 6.8644367682497074e-07, 9.3839087674268880e-05, 5.9809711724441161e-03,
+               1.5184719640284322e-01)
+DENOMINATOR64 = (6.463747022670968018e-21, 5.782506856739003571e-17, 1.293019623712687916e-13,
+                 1.123643448069621992e-10, 4.492975677839633985e-08, 8.785185266237658698e-06,
+                 8.295161192716231542e-04, 3.437448108450402717e-02, 4.851805297361760360e-01, 1.0)
+
+
+def _horner(x2: np.ndarray, coefficients: tuple) -> np.ndarray:
+    """c[0] x2^k + ... + c[k], each step a multiply and an add rounded on their own."""
+    p = np.full_like(x2, coefficients[0])
+    for c in coefficients[1:]:
+        p = p * x2 + x2.dtype.type(c)
+    return p
+
+
+def _rational(x: np.ndarray, clamp: np.floating, numerator: tuple, denominator: tuple) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        x = np.where(np.isnan(x), x, np.clip(x, -clamp, clamp))  # NaN passes through the clamp
+        x2 = x * x
+        x3 = x2 * x
+        return (x3 * _horner(x2, numerator) + x) / _horner(x2, denominator)
+
+
+def _denormals_as_zero(x: np.ndarray) -> np.ndarray:
+    return np.where(np.abs(x) < np.finfo(x.dtype).tiny, x * x.dtype.type(0), x)  # keeps the sign of zero
+
+
+def tanh32(x: np.ndarray) -> np.ndarray:
+    """TensorFlow's float32 `tf.math.tanh` of a whole tensor."""
+    x = _denormals_as_zero(np.asarray(x, dtype=np.float32))
+    return _rational(x, CLAMP32, NUMERATOR32, DENOMINATOR32).astype(np.float32)
+
+
+DOUBLE_LANES = 4  # float64 values in one AVX packet
+_libm_tanh = np.frompyfunc(math.tanh, 1, 1)
+
+
+def tanh64(x: np.ndarray) -> np.ndarray:
+    """TensorFlow's float64 `tf.math.tanh` of a whole tensor: packets for the first n // 4 * 4 values in memory
+    order, the C library for the rest."""
+    x = np.asarray(x, dtype=np.float64)
+    flat = _denormals_as_zero(np.ascontiguousarray(x).reshape(-1))
+    whole = flat.size // DOUBLE_LANES * DOUBLE_LANES
+    out = np.empty_like(flat)
+    out[:whole] = _rational(flat[:whole], CLAMP64, NUMERATOR64, DENOMINATOR64)
+    out[whole:] = _libm_tanh(flat[whole:]).astype(np.float64) if flat.size > whole else flat[whole:]
+    return out.reshape(x.shape)
+
+
+def real_or_complex(x: np.ndarray) -> np.ndarray:
+    """float64 and float16 like TensorFlow (below); complex numbers through NumPy's tanh."""
+    x = np.asarray(x)
+    if x.dtype == np.float64:
+        return tanh64(x)
+    if x.dtype == np.float16:
+        return tanh16(x)
+    return np.tanh(x)
+
+
+HALF_LANES = 8  # float16 values in one packet (computed as 8 float32 values)
+
+
+def tanh16(x: np.ndarray) -> np.ndarray:
+    """TensorFlow's float16 `tf.math.tanh`: packets of 8 go through the float32 approximation, the rest through
+    the C library's `tanhf`; either result is rounded once to float16."""
+    flat = np.ascontiguousarray(x).reshape(-1).astype(np.float32)
+    whole = flat.size // HALF_LANES * HALF_LANES
+    out = np.empty_like(flat)
+    out[:whole] = tanh32(flat[:whole])
+    out[whole:] = _libm_tanh(flat[whole:].astype(np.float64)).astype(np.float32) if flat.size > whole else 0
+    return out.astype(np.float16).reshape(np.shape(x))

@@ -42,30 +42,48 @@ DENOMINATOR64 = (6.463747022670968018e-21, 5.782506856739003571e-17, 1.293019623
                  8.295161192716231542e-04, 3.437448108450402717e-02, 4.851805297361760360e-01, 1.0)
 
 
-def _horner(x2: np.ndarray, coefficients: tuple) -> np.ndarray:
-    """c[0] x2^k + ... + c[k], each step a multiply and an add rounded on their own."""
-    p = np.full_like(x2, coefficients[0])
-    for c in coefficients[1:]:
-        p = p * x2 + x2.dtype.type(c)
-    return p
+def _stacked(numerator: tuple, denominator: tuple, dtype: type) -> list[np.ndarray]:
+    """P's and Q's coefficients as column pairs, P padded with leading zeros to Q's degree, so one Horner loop
+    evaluates both (a leading 0 * x2 + c is exactly c, so the padding changes no rounding)."""
+    padded = (0.0,) * (len(denominator) - len(numerator)) + tuple(numerator)
+    return [np.array([[p], [q]], dtype=dtype) for p, q in zip(padded, denominator, strict=True)]
 
 
-def _rational(x: np.ndarray, clamp: np.floating, numerator: tuple, denominator: tuple) -> np.ndarray:
-    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
-        x = np.where(np.isnan(x), x, np.clip(x, -clamp, clamp))  # NaN passes through the clamp
-        x2 = x * x
-        x3 = x2 * x
-        return (x3 * _horner(x2, numerator) + x) / _horner(x2, denominator)
+STACKED32 = _stacked(NUMERATOR32, DENOMINATOR32, np.float32)
+STACKED64 = _stacked(NUMERATOR64, DENOMINATOR64, np.float64)
+TINY = {np.dtype(np.float32): np.finfo(np.float32).tiny, np.dtype(np.float64): np.finfo(np.float64).tiny}
+
+
+def _rational(x: np.ndarray, clamp: np.floating, stacked: list[np.ndarray]) -> np.ndarray:
+    """(x + x^3 P(x^2)) / Q(x^2) on a flat x clamped to [-clamp, clamp], each multiply and add rounded on its
+    own. P and Q go through Horner's rule together, in place: on the small tensors of a lesson the cost is the
+    number of NumPy calls, not the arithmetic. np.maximum and np.minimum let NaN through; after the clamp
+    nothing overflows and Q >= 1, so no floating-point warning can arise."""
+    x = np.maximum(x, -clamp)
+    np.minimum(x, clamp, out=x)
+    x2 = x * x
+    both = stacked[0] * x2  # row 0: P(x2), row 1: Q(x2)
+    both += stacked[1]
+    for c in stacked[2:]:
+        both *= x2
+        both += c
+    result = x2 * x
+    result *= both[0]
+    result += x
+    result /= both[1]
+    return result
 
 
 def _denormals_as_zero(x: np.ndarray) -> np.ndarray:
-    return np.where(np.abs(x) < np.finfo(x.dtype).tiny, x * x.dtype.type(0), x)  # keeps the sign of zero
+    small = np.abs(x) < TINY[x.dtype]
+    return np.where(small, x * x.dtype.type(0), x) if small.any() else x  # x * 0 keeps the sign of zero
 
 
 def tanh32(x: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 `tf.math.tanh` of a whole tensor."""
-    x = _denormals_as_zero(np.asarray(x, dtype=np.float32))
-    return _rational(x, CLAMP32, NUMERATOR32, DENOMINATOR32).astype(np.float32)
+    x = np.asarray(x, dtype=np.float32)
+    flat = _denormals_as_zero(x.reshape(-1))
+    return _rational(flat, CLAMP32, STACKED32).reshape(x.shape)
 
 
 DOUBLE_LANES = 4  # float64 values in one AVX packet
@@ -79,7 +97,7 @@ def tanh64(x: np.ndarray) -> np.ndarray:
     flat = _denormals_as_zero(np.ascontiguousarray(x).reshape(-1))
     whole = flat.size // DOUBLE_LANES * DOUBLE_LANES
     out = np.empty_like(flat)
-    out[:whole] = _rational(flat[:whole], CLAMP64, NUMERATOR64, DENOMINATOR64)
+    out[:whole] = _rational(flat[:whole], CLAMP64, STACKED64)
     out[whole:] = _libm_tanh(flat[whole:]).astype(np.float64) if flat.size > whole else flat[whole:]
     return out.reshape(x.shape)
 

@@ -126,6 +126,7 @@ from minitf.ops.init_ops import (
 )
 from minitf.ops.linalg_ops import matmul, tensordot
 from minitf.ops.map_ops import map_fn, vectorized_map
+from minitf.ops.math_extra_ops import realdiv
 from minitf.ops.math_ops import (
     abs,
     add,

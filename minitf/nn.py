@@ -1,6 +1,7 @@
 """`tf.nn`: activations and losses."""
 
 from minitf.ops.conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from minitf.ops.math_extra_ops import in_top_k  # noqa: F401
 from minitf.ops.nn_extra_ops import (  # noqa: F401
     avg_pool1d,
     batch_normalization,

@@ -1,15 +1,18 @@
 """More of `tf.math`, composed of existing ops as TensorFlow composes them (so gradients and traced graphs
 follow): realdiv, in_top_k, invert_permutation, is_non_decreasing / is_strictly_increasing, segment_mean,
-unsorted_segment_mean / unsorted_segment_sqrt_n, cumulative_logsumexp."""
+unsorted_segment_mean / unsorted_segment_sqrt_n, cumulative_logsumexp, accumulate_n, lbeta; and nextafter, an op
+of its own (NumPy's, with no gradient, as in TensorFlow)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitf import dtypes
 from minitf.conversion import convert_to_tensor
-from minitf.ops.binary_math import RealDiv, add, divide, maximum, subtract
-from minitf.ops.broadcasting import binary_call, ones_like_, zeros_like_
+from minitf.ops.binary_math import RealDiv, add, add_n, divide, maximum, subtract
+from minitf.ops.broadcasting import binary_call, binary_op, ones_like_, zeros_like_
 from minitf.ops.cast_where import cast, where
 from minitf.ops.comparisons import greater, greater_equal, less, less_equal, logical_and
 from minitf.ops.creation import range as range_
@@ -17,6 +20,7 @@ from minitf.ops.gather_scatter import gather, scatter_nd
 from minitf.ops.reductions import cumsum, reduce_all, reduce_max, reduce_sum
 from minitf.ops.segment_ops import segment_sum, unsorted_segment_sum
 from minitf.ops.shape_ops import expand_dims, reshape, shape, size, stop_gradient
+from minitf.ops.special_math_ops import lgamma
 from minitf.ops.unary_math import exp, is_finite, log, sqrt
 from minitf.tensor import Tensor
 
@@ -105,3 +109,22 @@ def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse
     t = convert_to_tensor(x)
     top = stop_gradient(reduce_max(t, axis=axis, keepdims=True))
     return add(log(cumsum(exp(subtract(t, top)), axis=axis, exclusive=exclusive, reverse=reverse)), top)
+
+
+def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None, name: str | None = None) -> Tensor:
+    """The sum of a list of tensors of one shape (TensorFlow's older name for add_n)."""
+    return add_n(inputs)
+
+
+def lbeta(x: Any, name: str | None = None) -> Tensor:
+    """log |Beta(x)| over the last axis: sum(lgamma(x)) - lgamma(sum(x))."""
+    t = convert_to_tensor(x)
+    return subtract(reduce_sum(lgamma(t), axis=[-1]), lgamma(reduce_sum(t, axis=[-1])))
+
+
+NextAfter = binary_op("NextAfter", np.nextafter, frozenset({dtypes.float32, dtypes.float64}))
+
+
+def nextafter(x1: Any, x2: Any, name: str | None = None) -> Tensor:
+    """The next representable float after x1 in the direction of x2."""
+    return binary_call(NextAfter, x1, x2)

@@ -46,6 +46,12 @@ X = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]], np.float32)
     ("cumulative_logsumexp axis exclusive reverse", lambda tf: (
         tf.math.cumulative_logsumexp(tf.constant(X), axis=1, exclusive=True),
         tf.math.cumulative_logsumexp(tf.constant(X), axis=0, reverse=True))),
+    ("accumulate_n", lambda tf: tf.math.accumulate_n([tf.constant(X), tf.constant(X) * 2.0, tf.ones([2, 3])])),
+    ("lbeta", lambda tf: (tf.math.lbeta(tf.constant(X * X + 0.5)), tf.math.lbeta(tf.constant([1.0, 2.0, 3.0])))),
+    ("nextafter", lambda tf: tf.math.nextafter(tf.constant([1.0, 0.0, -2.0, 3.0]), tf.constant([2.0, -1.0, 0.0, 3.0]))),
+    ("nextafter float64", lambda tf: tf.math.nextafter(tf.constant(np.array([1.0, 0.0])),
+                                                       tf.constant(np.inf, tf.float64))),
+    ("nextafter ints", lambda tf: tf.math.nextafter(tf.constant([1]), tf.constant([2]))),
     ("cumulative_logsumexp large", lambda tf: tf.math.cumulative_logsumexp(tf.constant([1000.0, 1000.0, -5.0]))),
 )
 def test_more_of_tf_math_matches_tensorflow(case: Any) -> None:

@@ -116,6 +116,7 @@ from minitf.ops.gather_scatter import (
     tensor_scatter_nd_update,
 )
 from minitf.ops.graph_gradients import gradients
+from minitf.ops.grouping_ops import group, identity_n, inside_function, no_op, shape_n, tuple, unique_with_counts
 from minitf.ops.indexing_ops import meshgrid, repeat, roll, unravel_index
 from minitf.ops.init_ops import (
     constant_initializer,
@@ -126,6 +127,7 @@ from minitf.ops.init_ops import (
 )
 from minitf.ops.linalg_ops import matmul, tensordot
 from minitf.ops.map_ops import map_fn, vectorized_map
+from minitf.ops.math_extra_ops import realdiv
 from minitf.ops.math_ops import (
     abs,
     add,

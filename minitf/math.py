@@ -1,6 +1,19 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
 from minitf.ops.complex_ops import angle  # noqa: F401
+from minitf.ops.math_extra_ops import (  # noqa: F401
+    accumulate_n,
+    cumulative_logsumexp,
+    in_top_k,
+    invert_permutation,
+    is_non_decreasing,
+    is_strictly_increasing,
+    lbeta,
+    nextafter,
+    segment_mean,
+    unsorted_segment_mean,
+    unsorted_segment_sqrt_n,
+)
 from minitf.ops.math_ops import (  # noqa: F401
     abs,
     add,

@@ -1,18 +1,23 @@
 """`tf.nn`: activations and losses."""
 
 from minitf.ops.conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from minitf.ops.math_extra_ops import in_top_k  # noqa: F401
 from minitf.ops.nn_extra_ops import (  # noqa: F401
+    avg_pool,
     avg_pool1d,
     batch_normalization,
     compute_average_loss,
     conv1d,
     crelu,
+    depth_to_space,
     embedding_lookup,
     gelu,
     log_poisson_loss,
+    max_pool,
     max_pool1d,
     normalize_moments,
     scale_regularization_loss,
+    space_to_depth,
     sufficient_statistics,
     weighted_cross_entropy_with_logits,
     weighted_moments,

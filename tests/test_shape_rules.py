@@ -717,7 +717,7 @@ INPUTS: dict[str, st.SearchStrategy] = {
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
     "Complex": broadcasting(Tout=dtypes.complex64),
     **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint"]},
-    **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan"]},
+    **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan", "NextAfter"]},
     "Angle": unary("complex64"),
     "Invert": unary("int32"),
     "LeakyRelu": unary(alpha=0.2),

@@ -11,6 +11,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.conversion import convert_to_tensor
+from minitf.errors import static_error
 from minitf.ops import binary_math, conv_ops, unary_math
 from minitf.ops.binary_math import add, divide, divide_no_nan, multiply, squared_difference, subtract
 from minitf.ops.broadcasting import ones_like_, zeros_like_
@@ -20,7 +21,7 @@ from minitf.ops.gather_scatter import gather
 from minitf.ops.join_split import concat
 from minitf.ops.norms import clip_by_norm
 from minitf.ops.reductions import count_nonzero, reduce_sum
-from minitf.ops.shape_ops import expand_dims, identity, shape, size, squeeze, stop_gradient
+from minitf.ops.shape_ops import expand_dims, identity, reshape, shape, size, squeeze, stop_gradient, transpose
 from minitf.ops.special_math_ops import erf
 from minitf.ops.unary_math import exp, log, log1p, negative, reciprocal, relu, rsqrt, square, tanh
 from minitf.tensor import Tensor
@@ -203,3 +204,56 @@ def compute_average_loss(per_example_loss: Any, sample_weight: Any = None, globa
 def scale_regularization_loss(regularization_loss: Any, name: str | None = None) -> Tensor:
     """The regularisation loss divided by the number of replicas (one here: unchanged)."""
     return reduce_sum(convert_to_tensor(regularization_loss)) / 1
+
+
+def _pool_nd(pool1d: Any, pool2d: Any, input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
+             data_format: Any, op: str) -> Tensor:
+    x = convert_to_tensor(input)
+    rank = x.shape.rank
+    if rank == 3:
+        return pool1d(x, ksize, strides, padding, data_format or "NWC")
+    if rank == 4:
+        return pool2d(x, ksize, strides, padding, data_format or "NHWC")
+    raise ValueError(f"`input.shape.rank` must be 3 or 4 for minitf's {op} (3-D pooling is not part of this "
+                     f"engine). Received: input.shape={x.shape} of rank {rank}")
+
+
+def max_pool(input: Any, ksize: Any, strides: Any, padding: str, data_format: Any = None,  # noqa: A002
+             name: str | None = None) -> Tensor:
+    """max_pool1d or max_pool2d, by the input's rank."""
+    return _pool_nd(max_pool1d, conv_ops.max_pool2d, input, ksize, strides, padding, data_format, "max_pool")
+
+
+def avg_pool(input: Any, ksize: Any, strides: Any, padding: str, data_format: Any = None,  # noqa: A002
+             name: str | None = None) -> Tensor:
+    """avg_pool1d or avg_pool2d, by the input's rank."""
+    return _pool_nd(avg_pool1d, conv_ops.avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool")
+
+
+def _blocks(x: Tensor, block_size: int) -> tuple[int, int, int, int]:
+    if int(block_size) < 2:
+        raise ValueError(f"Value for attr 'block_size' of {int(block_size)} must be at least minimum 2")
+    batch, height, width, depth = x.shape.as_list()
+    return batch, height, width, depth
+
+
+def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+    """Move blocks of channels into block_size x block_size spatial blocks (channels / block_size^2 remain)."""
+    x = convert_to_tensor(input)
+    b, h, w, c = _blocks(x, block_size)
+    bs = int(block_size)
+    if c % (bs * bs):
+        raise static_error(f"Input depth dimension {c} should be divisible by: {bs * bs}", "DepthToSpace")
+    blocks = reshape(x, [-1 if b is None else b, h, w, bs, bs, c // (bs * bs)])
+    return reshape(transpose(blocks, [0, 1, 3, 2, 4, 5]), [-1 if b is None else b, h * bs, w * bs, c // (bs * bs)])
+
+
+def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+    """Move block_size x block_size spatial blocks into the channels (the inverse of depth_to_space)."""
+    x = convert_to_tensor(input)
+    b, h, w, c = _blocks(x, block_size)
+    bs = int(block_size)
+    if h % bs or w % bs:
+        raise static_error(f"Image width {w} and height {h} should be divisible by block_size: {bs}", "SpaceToDepth")
+    blocks = reshape(x, [-1 if b is None else b, h // bs, bs, w // bs, bs, c])
+    return reshape(transpose(blocks, [0, 1, 3, 2, 4, 5]), [-1 if b is None else b, h // bs, w // bs, bs * bs * c])

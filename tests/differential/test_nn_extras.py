@@ -55,3 +55,21 @@ X = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5], [2.0, 2.0, 1.0]], np.float32)
 )
 def test_more_of_tf_nn_matches_tensorflow(case: Any) -> None:
     same(case, rtol=1e-5, atol=1e-6)
+
+
+IMG = np.arange(2 * 4 * 6 * 8, dtype=np.float32).reshape(2, 4, 6, 8) / 50 - 1
+
+
+@named_examples(
+    ("max_pool 1d", lambda tf: tf.nn.max_pool(tf.constant(SEQ), 2, 2, "VALID")),
+    ("max_pool 2d", lambda tf: tf.nn.max_pool(tf.constant(IMG), [2, 2], [2, 2], "SAME")),
+    ("avg_pool 1d", lambda tf: tf.nn.avg_pool(tf.constant(SEQ), 3, 1, "SAME")),
+    ("avg_pool 2d", lambda tf: tf.nn.avg_pool(tf.constant(IMG), 2, 1, "VALID")),
+    ("depth_to_space", lambda tf: tf.nn.depth_to_space(tf.constant(IMG), 2)),
+    ("space_to_depth", lambda tf: tf.nn.space_to_depth(tf.constant(IMG), 2)),
+    ("space_to_depth round trip", lambda tf: tf.nn.depth_to_space(tf.nn.space_to_depth(tf.constant(IMG), 2), 2)),
+    ("depth_to_space not divisible", lambda tf: tf.nn.depth_to_space(tf.constant(IMG), 3)),
+    ("space_to_depth not divisible", lambda tf: tf.nn.space_to_depth(tf.constant(IMG), 3)),
+)
+def test_pooling_by_rank_and_space_depth_moves_match_tensorflow(case: Any) -> None:
+    same(case, rtol=1e-5, atol=1e-6)

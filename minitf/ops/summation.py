@@ -19,7 +19,11 @@ Speed: the order is reproduced with whole-array NumPy operations, never element 
 over an axis that is not the innermost adds the slices one after the other (it only adds pairwise along the
 innermost, contiguous axis), so a sum over `(rows, steps, lanes)` along `steps` is exactly the accumulators
 of Eigen's packet loop. Long rows are cut into their halves once per shape (`_split_plan`, cached); the
-halves of equal length at evenly spaced offsets are summed together through one strided view.
+halves of equal length at evenly spaced offsets are summed together through one strided view. Every NumPy
+call costs about as much as adding a few thousand floats, so the stages after the 4-packet steps take as
+few calls as possible: for a few rows (a whole tensor: one row or its halves) one reduction per stage
+(`_leaf_few`); for many rows NumPy would reduce a short axis row by row, so whole-array adds over strided
+slices are cheaper there (`_leaf_many`).
 
 Signs of zero: every row sum starts from +0, so a total of -0.0 comes out as +0.0 (`test_float_order.py`).
 """

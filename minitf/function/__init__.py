@@ -1,6 +1,6 @@
 """`tf.function` and graphs, one idea per file (docs/architecture.md has the table):
 
-* the graph IR: graph.py (`FuncGraph`, `Operation`), symbolic_tensor.py, shape_inference.py;
+* the graph IR: graph.py (`FuncGraph`, `Operation`), symbolic_tensor.py, shape_inference.py, graph_text.py;
 * tracing: trace.py (the current graph), function_trace.py (one call traced), cache_keys.py, retracing.py,
   input_signature.py, concrete_function.py, function.py (`tf.function` itself), user_code.py (errors);
 * control flow in graphs: branches.py (`tf.cond`), loops.py (`tf.while_loop`), tensor_array.py, calls.py,

@@ -22,6 +22,7 @@ from minitf import dtypes
 from minitf.core import Op, missing_kernel_in_graph
 from minitf.devices import graph_device
 from minitf.errors import NotFoundError
+from minitf.function.graph_text import GraphDef, NodeDef, attr_text, format_graph
 from minitf.function.shape_inference import infer_specs
 from minitf.function.symbolic_tensor import SymbolicTensor
 from minitf.ops import state_ops
@@ -38,41 +39,6 @@ DEFAULT_NAMES = {
     "Pow": "pow", "StridedSlice": "strided_slice", "StatelessIf": "cond", "If": "cond",
     "StatelessWhile": "while", "While": "while", "Range": "range", "Neg": "Neg",
 }
-
-
-class NodeDef:
-    """The GraphDef view of an operation: name, op type, inputs as "name" or "name:index", attrs."""
-
-    def __init__(self, name: str, op: str, inputs: list[str], attr: dict[str, Any]) -> None:
-        self.name = name
-        self.op = op
-        self.input = inputs
-        self.attr = attr
-        self.device = ""
-
-    def __repr__(self) -> str:
-        lines = [f'name: "{self.name}"', f'op: "{self.op}"'] + [f'input: "{i}"' for i in self.input]
-        for key, value in self.attr.items():
-            lines.append(f"attr {{ key: \"{key}\" value: {value} }}")
-        return "\n".join(lines) + "\n"
-
-    __str__ = __repr__
-
-
-class GraphDef:
-    """`graph.as_graph_def()`: the serialisable description of a graph (here: its list of NodeDefs)."""
-
-    def __init__(self, node: list[NodeDef]) -> None:
-        self.node = node
-
-    def __str__(self) -> str:
-        return "".join(f"node {{\n{_indent(str(n))}}}\n" for n in self.node)
-
-    __repr__ = __str__
-
-
-def _indent(text: str) -> str:
-    return "".join("  " + line + "\n" for line in text.splitlines())
 
 
 class Operation:
@@ -105,7 +71,7 @@ class Operation:
     def node_def(self) -> NodeDef:
         inputs = [t._op.name if t._index == 0 else t.name for t in self.inputs]
         node = NodeDef(self.name, self.type, inputs,
-                       {k: _attr_text(v) for k, v in self.attrs.items() if not k.startswith("_")})
+                       {k: attr_text(v) for k, v in self.attrs.items() if not k.startswith("_")})
         node.device = self.device
         return node
 
@@ -116,16 +82,6 @@ class Operation:
     def __repr__(self) -> str:
         inputs = ", ".join(t.name for t in self.inputs)
         return f"<tf.Operation '{self.name}' type={self.type} inputs=[{inputs}]>"
-
-
-def _attr_text(value: Any) -> str:
-    if isinstance(value, FuncGraph):
-        return f"func {{ name: \"{value.name}\" }}"
-    if isinstance(value, dtypes.DType):
-        return f"type: DT_{value.name.upper()}"
-    if isinstance(value, np.ndarray | np.generic):
-        return f"tensor {{ {np.array2string(np.asarray(value), threshold=6)} }}"
-    return repr(value)
 
 
 class FuncGraph:
@@ -387,30 +343,3 @@ def _out_of_scope(value: SymbolicTensor) -> Exception:
     return TypeError(f"{value!r} is out of scope and cannot be used here. Use return values, explicit Python "
                      f"locals or TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/"
                      f"function#all_outputs_of_a_tffunction_must_be_return_values for more information.")
-
-
-def format_graph(graph: FuncGraph, indent: str = "") -> str:
-    """The pretty-printer behind `FuncGraph.listing()`: nested branch and loop graphs are indented."""
-    lines = [f"{indent}graph {graph.name}("
-             + ", ".join(f"{t.op.name}: {_spec_text(t)}" for t in graph.inputs) + ") {"]
-    for op in graph.get_operations():
-        if op.type == "Placeholder":
-            continue
-        args = ", ".join(t.name for t in op.inputs)
-        if op.type == "Const":
-            value = np.asarray(op.attrs["value"])
-            args = repr(value.item()) if value.ndim == 0 else np.array2string(value, threshold=6, separator=", ")
-        outs = ", ".join(_spec_text(t) for t in op.outputs) or "()"
-        lines.append(f"{indent}  {op.name} = {op.type}({args}) -> {outs}")
-        for key in ("then_branch", "else_branch", "cond", "body", "f"):
-            sub = op.attrs.get(key)
-            if isinstance(sub, FuncGraph):
-                lines.append(f"{indent}    {key}:")
-                lines.append(format_graph(sub, indent + "      "))
-    lines.append(f"{indent}  return " + ", ".join(t.name for t in graph.outputs))
-    lines.append(f"{indent}}}")
-    return "\n".join(lines)
-
-
-def _spec_text(t: SymbolicTensor) -> str:
-    return f"{t.dtype.name}{list(t.shape) if t.shape.rank is not None else '[?]'}".replace("None", "?")

@@ -9,7 +9,7 @@
 """
 
 from minitf import api_extensions as _api_extensions
-from minitf import autodiff, debugging, dtypes, errors, linalg, math, nest, nn, random, types
+from minitf import autodiff, bitwise, debugging, dtypes, errors, linalg, math, nest, nn, random, types
 from minitf import logs as _logs
 from minitf.api_extensions import (
     RaggedTensor,
@@ -93,7 +93,18 @@ from minitf.ops.array_ops import (
     zeros,
     zeros_like,
 )
+from minitf.ops.assert_ops import (
+    Assert,
+    assert_greater,
+    assert_less,
+    assert_rank,
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    control_dependencies,
+)
+from minitf.ops.case_ops import case, switch_case
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
+from minitf.ops.complex_ops import complex
 from minitf.ops.creation import sequence_mask
 from minitf.ops.gather_scatter import (
     gather_nd,

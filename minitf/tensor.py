@@ -121,7 +121,7 @@ class EagerTensor(Tensor):
         v = self._value
         if isinstance(v, np.ndarray):
             return v.copy() if v.ndim else v[()]  # a scalar is a NumPy scalar (np.float32), as in TensorFlow
-        return v
+        return v.item() if type(v) is np.bytes_ else v  # a string scalar is bytes (np.add of two makes np.bytes_)
 
     _numpy = numpy
 
@@ -135,7 +135,7 @@ class EagerTensor(Tensor):
         if isinstance(v, np.ndarray) and v.ndim == 0:
             v = v[()]
         if is_repr:
-            text = repr(v.item()) if np.isscalar(v) and not isinstance(v, bytes) else repr(v)
+            text = repr(v.item()) if np.isscalar(v) and type(v) is not bytes else repr(v)
         else:
             text = str(v)
         return "\n" + text if "\n" in text else text

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from tape_compare import ENGINES, alike, raises_alike
+from harness import ENGINES, alike, same_error
 
 pytestmark = pytest.mark.tf
 
@@ -157,7 +157,7 @@ def test_tangent_of_another_dtype_raises_value_error() -> None:
     def case(tf: Any) -> Any:
         return tf.autodiff.ForwardAccumulator(tf.constant([1.0, 2.0]), tf.constant([1, 2]))
 
-    raises_alike(case, hint=False)
+    same_error(case, hint=False)
 
 
 def test_tangents_in_another_structure_raise_value_error() -> None:
@@ -175,7 +175,7 @@ def test_entering_a_recording_accumulator_again_raises_value_error() -> None:
         with acc, acc:
             pass
 
-    raises_alike(case)
+    same_error(case)
 
 
 def test_integer_primal_logs_tensorflows_warning(caplog: pytest.LogCaptureFixture) -> None:

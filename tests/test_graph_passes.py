@@ -210,7 +210,7 @@ def test_large_fused_chains_reuse_buffers_and_small_ones_do_not() -> None:
     small = tf.constant(np.linspace(-1, 1, 10, dtype=np.float32))
     assert "out=" in concrete(chain, big).generated_code()
     assert "out=" not in concrete(chain, small).generated_code()
-    expected = np.tanh(np.sin(big.numpy()) * np.float32(2.0) + np.float32(1.0))
+    expected = chain(big).numpy()  # eager: the fused kernel must give the same bits as op-by-op execution
     np.testing.assert_array_equal(tf.function(chain)(big).numpy(), expected)
     np.testing.assert_array_equal(big.numpy(), np.linspace(-1, 1, 10_000, dtype=np.float32))  # input untouched
 

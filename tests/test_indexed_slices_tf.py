@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tape_compare import ENGINES, alike
+from harness import ENGINES, alike
 
 pytestmark = pytest.mark.tf
 

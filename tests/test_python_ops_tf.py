@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from function_compare import assert_same
+from harness import same_program
 
 pytestmark = pytest.mark.tf
 
@@ -22,7 +22,7 @@ def test_py_function_gets_eager_tensors_and_returns_tout_dtypes() -> None:
         seen.append(tf.py_function(lambda x: x * 2, [tf.constant([1, 2])], tf.int32))
         seen.append(tf.py_function(func=lambda: tf.constant(1), inp=[], Tout=tf.int32))
 
-    assert_same(case)
+    same_program(case)
 
 
 def test_numpy_function_gets_arrays_and_eagerly_just_converts_the_result() -> None:
@@ -36,7 +36,7 @@ def test_numpy_function_gets_arrays_and_eagerly_just_converts_the_result() -> No
                                       [tf.float32, tf.int64]))
         seen.append(tf.numpy_function(lambda a: a, [tf.constant(1)], tf.float32))
 
-    assert_same(case)
+    same_program(case)
 
 
 def test_in_a_graph_both_run_on_every_call_with_unknown_shapes() -> None:
@@ -52,7 +52,7 @@ def test_in_a_graph_both_run_on_every_call_with_unknown_shapes() -> None:
         seen.append(g(tf.constant([9.0])))
         seen.append([op.type for op in g.get_concrete_function(tf.constant([4.0])).graph.get_operations()])
 
-    assert_same(case)
+    same_program(case)
 
 
 def test_py_function_is_differentiable_eagerly_and_in_graphs_numpy_function_is_not() -> None:
@@ -74,7 +74,7 @@ def test_py_function_is_differentiable_eagerly_and_in_graphs_numpy_function_is_n
 
         seen.append(h(tf.constant(0.5)))
 
-    assert_same(case)
+    same_program(case)
 
 
 @pytest.mark.parametrize("where", ["eager", "graph"])
@@ -88,8 +88,7 @@ def test_errors_of_the_python_function_become_tensorflow_errors(where: str) -> N
 
         (tf.function(run) if where == "graph" else run)(tf.constant(1))
 
-    mine = assert_same(case, error_fragment="ZeroDivisionError: integer division or modulo by zero")
-    assert "Hint:" in mine["error"][1]
+    same_program(case, error_fragment="ZeroDivisionError: integer division or modulo by zero", hint=True)
 
 
 @pytest.mark.parametrize("function", ["py_function", "numpy_function"])
@@ -105,11 +104,11 @@ def test_wrong_result_dtype_in_a_graph_raises_invalid_argument(function: str) ->
 
     fragment = ("Tensor conversion requested dtype float32 for Tensor with dtype int32" if function == "py_function"
                 else "is double, but expects float")
-    assert_same(case, error_fragment=fragment)
+    same_program(case, error_fragment=fragment)
 
 
 def test_py_function_returning_too_few_values_raises_invalid_argument() -> None:
     def case(tf: Any, seen: list) -> None:
         tf.py_function(lambda a: a, [tf.constant(1)], [tf.int32, tf.int32])
 
-    assert_same(case, error_fragment="returns 1 values, but expects to see 2 values.")
+    same_program(case, error_fragment="returns 1 values, but expects to see 2 values.")

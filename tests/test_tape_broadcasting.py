@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from harness import ENGINES, assert_equal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from tape_compare import ENGINES, assert_alike
 
 # NumPy's RuntimeWarnings (log(0), 0 * inf...) are silenced by minitf at import; pytest resets that filter.
 pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
@@ -53,7 +53,7 @@ def _compare(fn: Any, arrays: list[np.ndarray], seed: int) -> None:
     cotangent = np.random.default_rng(seed).normal(size=tuple(out_shape)).astype(np.float32)
     expected = _gradients(tf, fn, arrays, cotangent)
     actual = _gradients(ENGINES["minitf"], fn, arrays, cotangent)
-    assert_alike(actual, expected, f"shapes {[a.shape for a in arrays]}", rtol=2e-5, atol=2e-5, text=False)
+    assert_equal(actual, expected, f"shapes {[a.shape for a in arrays]}", rtol=2e-5, atol=2e-5, text=False)
     for a, g in zip(arrays, actual):
         assert g is None or list(g.shape) == list(a.shape)
 

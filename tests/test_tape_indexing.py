@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tape_compare import ENGINES, assert_alike
-from test_tape_ops import Case, _float64, _rng, cotangents_for, draw_inputs, first_order, forward_value, second_order
+from test_tape_ops import (
+    Case,
+    check_central_differences,
+    check_first_order_against_tensorflow,
+    check_second_order_against_tensorflow,
+)
 
 pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
-
-minitf = ENGINES["minitf"]
-real_tf = ENGINES["tensorflow"]
 
 ROWS = np.array([[0], [2]], np.int32)
 CELLS = np.array([[0, 1], [2, 3], [0, 1]], np.int32)
@@ -102,42 +103,14 @@ assert len(BY_NAME) == len(CASES), "case names must be unique"
 
 @pytest.mark.parametrize("name", list(BY_NAME))
 def test_gradient_matches_tensorflow_for_a_random_cotangent(name: str) -> None:
-    case = BY_NAME[name]
-    arrays = draw_inputs(case, case.dtype)
-    outputs = case.fn(real_tf, *[real_tf.constant(a) for a in arrays])
-    cotangent = cotangents_for(case, outputs, lambda t: t.dtype.name)
-    expected = first_order(real_tf, case, arrays, cotangent)
-    actual = first_order(minitf, case, arrays, cotangent)
-    tolerance = case.tf_rtol if case.dtype == "float32" else 1e-10
-    assert_alike(actual, expected, name, rtol=tolerance, atol=tolerance, text=False)
+    check_first_order_against_tensorflow(BY_NAME[name])
 
 
 @pytest.mark.parametrize("name", [c.name for c in CASES if c.not_finite_differences is None])
 def test_gradient_matches_central_differences_in_float64(name: str) -> None:
-    case = BY_NAME[name]
-    arrays, cotangent = _float64(case)
-    grads = first_order(minitf, case, arrays, cotangent)
-    eps = case.fd_eps
-    for i, a in enumerate(arrays):
-        numeric = np.zeros(a.shape)
-        for index in np.ndindex(a.shape):
-            plus, minus = [b.copy() for b in arrays], [b.copy() for b in arrays]
-            plus[i][index] += eps
-            minus[i][index] -= eps
-            numeric[index] = (forward_value(case, plus, cotangent) - forward_value(case, minus, cotangent)) / (2 * eps)
-        analytic = np.zeros(a.shape) if grads[i] is None else minitf.convert_to_tensor(grads[i]).numpy()
-        np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=case.fd_atol,
-                                   err_msg=f"{name}: gradient of input {i}")
+    check_central_differences(BY_NAME[name])
 
 
 @pytest.mark.parametrize("name", [c.name for c in CASES if c.not_second_order is None])
 def test_second_order_matches_tensorflow(name: str) -> None:
-    case = BY_NAME[name]
-    arrays, cotangent = _float64(case)
-    rng = _rng(name, "direction")
-    directions = [rng.normal(size=a.shape) for a in arrays]
-    expected_first = first_order(real_tf, case, arrays, cotangent)
-    connected = [d for d, g in zip(directions, expected_first) if g is not None]
-    expected = second_order(real_tf, case, arrays, cotangent, connected)
-    actual = second_order(minitf, case, arrays, cotangent, connected)
-    assert_alike(actual, expected, name, rtol=1e-9, atol=1e-10, text=False)
+    check_second_order_against_tensorflow(BY_NAME[name])

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tape_compare import ENGINES, assert_alike
+from harness import ENGINES, assert_equal
 
 # NumPy's RuntimeWarnings (log(0), 0 * inf...) are silenced by minitf at import; pytest resets that filter.
 pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
@@ -351,21 +351,19 @@ def _float64(case: Case) -> tuple[list[np.ndarray], Any]:
     return arrays, cotangent
 
 
-@pytest.mark.parametrize("name", list(BY_NAME))
-def test_gradient_matches_tensorflow_for_a_random_cotangent(name: str) -> None:
-    case = BY_NAME[name]
+def check_first_order_against_tensorflow(case: Case) -> None:
+    """(a) The gradient for a random cotangent equals TensorFlow's."""
     arrays = draw_inputs(case, case.dtype)
     outputs = case.fn(real_tf, *[real_tf.constant(a) for a in arrays])
     cotangent = cotangents_for(case, outputs, _dtype_name)
     expected = first_order(real_tf, case, arrays, cotangent)
     actual = first_order(minitf, case, arrays, cotangent)
     tolerance = case.tf_rtol if case.dtype == "float32" else 1e-10
-    assert_alike(actual, expected, name, rtol=tolerance, atol=tolerance, text=False)
+    assert_equal(actual, expected, case.name, rtol=tolerance, atol=tolerance, text=False)
 
 
-@pytest.mark.parametrize("name", [c.name for c in CASES if c.not_finite_differences is None])
-def test_gradient_matches_central_differences_in_float64(name: str) -> None:
-    case = BY_NAME[name]
+def check_central_differences(case: Case) -> None:
+    """(b) In float64 the gradient equals central finite differences, element by element."""
     arrays, cotangent = _float64(case)
     grads = first_order(minitf, case, arrays, cotangent)
     eps = case.fd_eps
@@ -377,19 +375,33 @@ def test_gradient_matches_central_differences_in_float64(name: str) -> None:
             minus[i][index] -= eps
             numeric[index] = (forward_value(case, plus, cotangent) - forward_value(case, minus, cotangent)) / (2 * eps)
         analytic = np.zeros(a.shape) if grads[i] is None else minitf.convert_to_tensor(grads[i]).numpy()
-        assert grads[i] is None or grads[i].dtype.name == "float64", f"{name}: input {i} gradient dtype"
+        assert grads[i] is None or grads[i].dtype.name == "float64", f"{case.name}: input {i} gradient dtype"
         np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=case.fd_atol,
-                                   err_msg=f"{name}: gradient of input {i}")
+                                   err_msg=f"{case.name}: gradient of input {i}")
 
 
-@pytest.mark.parametrize("name", [c.name for c in CASES if c.not_second_order is None])
-def test_second_order_matches_tensorflow(name: str) -> None:
-    case = BY_NAME[name]
+def check_second_order_against_tensorflow(case: Case) -> None:
+    """(c) The second derivative through nested tapes equals TensorFlow's."""
     arrays, cotangent = _float64(case)
-    rng = _rng(name, "direction")
+    rng = _rng(case.name, "direction")
     directions = [rng.normal(size=a.shape) for a in arrays]
     expected_first = first_order(real_tf, case, arrays, cotangent)
     connected = [d for d, g in zip(directions, expected_first) if g is not None]
     expected = second_order(real_tf, case, arrays, cotangent, connected)
     actual = second_order(minitf, case, arrays, cotangent, connected)
-    assert_alike(actual, expected, name, rtol=1e-9, atol=1e-10, text=False)
+    assert_equal(actual, expected, case.name, rtol=1e-9, atol=1e-10, text=False)
+
+
+@pytest.mark.parametrize("name", list(BY_NAME))
+def test_gradient_matches_tensorflow_for_a_random_cotangent(name: str) -> None:
+    check_first_order_against_tensorflow(BY_NAME[name])
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES if c.not_finite_differences is None])
+def test_gradient_matches_central_differences_in_float64(name: str) -> None:
+    check_central_differences(BY_NAME[name])
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES if c.not_second_order is None])
+def test_second_order_matches_tensorflow(name: str) -> None:
+    check_second_order_against_tensorflow(BY_NAME[name])

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tape_compare import ENGINES, alike, raises_alike
+from harness import ENGINES, alike, same_error
 
 # NumPy's RuntimeWarnings (log(0), 0 * inf...) are silenced by minitf at import; pytest resets that filter.
 pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
@@ -140,7 +140,7 @@ def test_watch_before_entering_raises_like_tensorflow() -> None:
         tape = tf.GradientTape()
         tape.watch(tf.constant(1.0))
 
-    raises_alike(case, hint=False)
+    same_error(case, hint=False)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -369,7 +369,7 @@ def test_non_persistent_tape_answers_once(first: str, second: str) -> None:
         getattr(tape, first)(y, x)
         return getattr(tape, second)(y, x)
 
-    mine, _ = raises_alike(case)
+    mine, _ = same_error(case)
     assert "persistent=True" in str(mine)
 
 
@@ -377,7 +377,7 @@ def test_gradient_on_a_never_entered_tape_raises_like_tensorflow() -> None:
     def case(tf: Any) -> Any:
         return tf.GradientTape().gradient(tf.constant(1.0), tf.constant(1.0))
 
-    raises_alike(case)
+    same_error(case)
 
 
 def test_persistent_tape_answers_many_times() -> None:
@@ -454,8 +454,8 @@ def test_stop_recording_outside_the_block_raises_like_tensorflow() -> None:
         with tape.stop_recording():
             pass
 
-    raises_alike(never_entered, hint=False)
-    raises_alike(after_exit)
+    same_error(never_entered, hint=False)
+    same_error(after_exit)
 
 
 def test_reset_forgets_what_was_recorded_and_watched() -> None:
@@ -477,7 +477,7 @@ def test_reset_outside_the_block_raises_like_tensorflow() -> None:
             pass
         tape.reset()
 
-    raises_alike(case)
+    same_error(case)
 
 
 def test_stop_gradient_blocks_the_gradient() -> None:
@@ -659,7 +659,7 @@ def test_batch_jacobian_without_pfor_needs_a_persistent_tape() -> None:
             y = tf.sin(x)
         return tape.batch_jacobian(y, x, experimental_use_pfor=False)
 
-    raises_alike(case, False)
+    same_error(case, False)
     alike(case, True)
 
 
@@ -672,7 +672,7 @@ def test_batch_jacobian_needs_a_batch_of_vectors(target_shape: tuple) -> None:
             y = tf.reduce_sum(x, axis=1) if target_shape else tf.reduce_sum(x)
         return tape.batch_jacobian(y, x)
 
-    raises_alike(case)
+    same_error(case)
 
 
 def test_jacobian_without_pfor_needs_a_persistent_tape() -> None:
@@ -683,7 +683,7 @@ def test_jacobian_without_pfor_needs_a_persistent_tape() -> None:
             y = x * x
         return tape.jacobian(y, x, experimental_use_pfor=False)
 
-    raises_alike(case)
+    same_error(case)
 
     def persistent(tf: Any) -> Any:
         x = tf.constant([1.0, 2.0])
@@ -703,7 +703,7 @@ def test_batch_jacobian_needs_matching_batch_sizes() -> None:
             y = tf.ones([3, 3]) * 2.0
         return tape.batch_jacobian(y, x)
 
-    raises_alike(case, hint=False)
+    same_error(case, hint=False)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -864,7 +864,7 @@ def test_wrong_source_type_raises_tensorflows_error_class_with_a_hint(source: st
                  "list with a float": [x, 3.0]}[source]
         return tape.gradient(y, wrong)
 
-    raises_alike(case)
+    same_error(case)
 
 
 def test_target_that_is_a_python_number_raises_tensorflows_error_class() -> None:
@@ -874,7 +874,7 @@ def test_target_that_is_a_python_number_raises_tensorflows_error_class() -> None
             tape.watch(x)
         return tape.gradient(3.0, x)
 
-    raises_alike(case)
+    same_error(case)
 
 
 def test_target_none_raises_type_error() -> None:
@@ -884,7 +884,7 @@ def test_target_none_raises_type_error() -> None:
             tape.watch(x)
         return tape.gradient(None, x)
 
-    raises_alike(case, hint=False)
+    same_error(case, hint=False)
 
 
 def test_watching_a_python_number_raises_value_error() -> None:
@@ -892,7 +892,7 @@ def test_watching_a_python_number_raises_value_error() -> None:
         with tf.GradientTape() as tape:
             tape.watch(3.0)
 
-    raises_alike(case)
+    same_error(case)
 
 
 def test_unknown_unconnected_gradients_option_raises_value_error() -> None:
@@ -902,7 +902,7 @@ def test_unknown_unconnected_gradients_option_raises_value_error() -> None:
             y = x * 2.0
         return tape.gradient(y, x, unconnected_gradients="zeros")
 
-    raises_alike(case)
+    same_error(case)
 
 
 def test_output_gradients_of_another_dtype_raise_invalid_argument() -> None:
@@ -913,5 +913,5 @@ def test_output_gradients_of_another_dtype_raise_invalid_argument() -> None:
             y = x * x
         return tape.gradient(y, x, output_gradients=3.0)
 
-    mine, _ = raises_alike(case)
+    mine, _ = same_error(case)
     assert isinstance(mine, ENGINES["minitf"].errors.InvalidArgumentError)

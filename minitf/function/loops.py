@@ -40,13 +40,16 @@ def _while_kernel(counter: Any, max_iterations: Any, *values: Any, cond: FuncGra
     while (limit < 0 or count < limit) and bool(run_graph(cond, loop_vars + captured)[0]):
         loop_vars = run_graph(body, loop_vars + captured)[:n_vars]
         count += 1
-    return (np.int32(count), max_iterations, *loop_vars, *captured)
+    return (np.int32(count), max_iterations, *loop_vars)
 
 
 def _while_shape(shapes: Any, types: Any, attrs: dict) -> list:
-    """Loop variables leave the loop with the shapes the body was traced for (their invariants)."""
-    body_shapes = [t.shape for t in attrs["body"].inputs]
-    return [(s, t) for s, t in zip(shapes[:2] + body_shapes, types)]
+    """Loop variables leave the loop with the shapes the body was traced for (their invariants). The captured
+    tensors are inputs only: a variable's handle has no value to hand back when the loop runs eagerly (under a
+    tape, the traced loop is replayed op by op)."""
+    n = attrs["n_vars"]
+    body_shapes = [t.shape for t in attrs["body"].inputs[:n]]
+    return [(s, t) for s, t in zip(shapes[:2] + body_shapes, types[:2 + n])]
 
 
 def _while_grad(ctx: Any, grads: list) -> list:

@@ -1,4 +1,16 @@
-"""Run one engine-neutral check on minitf and on TensorFlow, and compare what came out.
+"""Run code written once against TensorFlow's API on minitf and on TensorFlow, and compare what came out.
+
+This is the suite's one comparison harness: the differential tests here and every other test that checks
+minitf against TensorFlow (tapes, tf.function, devices, errors) use it, so "equal" means the same thing
+everywhere (`assert_equal`: same nesting, class, dtype, shape, values, printed text; `assert_same_error`: same
+error class and builtin bases). Three entry points, from the broadest to the most specific:
+
+* `same(case, *args)`: one call, compared eagerly, traced and under a tape (below);
+* `alike(case, *args)` and `same_error(case, *args)`: one call, eagerly only, for checks that build their own
+  tapes or functions; `alike` wants a result from both engines (tight tolerance by default), `same_error` the
+  same error on both, with TensorFlow's message inside minitf's and a hint how to fix it;
+* `same_program(case)`: a `case(tf, seen)` that appends what it observes to `seen`; the recorded values, the
+  printed text (Python `print` and `tf.print` to sys.stdout) and the error it ends with are compared.
 
 A check is a function `case(tf, *args)` written once against TensorFlow's API; `same(case, *args)` runs it
 with `tf=minitf` and `tf=tensorflow` and asserts that both returned equal things (dtype, shape, values,
@@ -32,9 +44,12 @@ tests/differential`.
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import redirect_stdout
 from dataclasses import dataclass
 from functools import reduce
 from typing import Any
@@ -144,9 +159,7 @@ def compare(actual: Outcome, expected: Outcome, where: str, rtol: float | None =
                                            f"{expected.value!r}"
         assert actual.error is not None, f"{where}: TensorFlow raised {expected.error!r}, minitf returned " \
                                          f"{actual.value!r}"
-        assert error_kind(actual.error) == error_kind(expected.error), (
-            f"{where}: TensorFlow raised {type(expected.error).__name__}: {expected.error}\n"
-            f"minitf raised {type(actual.error).__name__}: {actual.error}")
+        assert_same_error(actual.error, expected.error, where)
         return
     assert_equal(actual.value, expected.value, where, rtol=rtol, atol=atol, text=text)
 
@@ -274,19 +287,28 @@ def is_tensor_like(value: Any) -> bool:
 
 
 def assert_equal(actual: Any, expected: Any, where: str, rtol: float | None = None, atol: float | None = None,
-                 text: bool = True) -> None:
-    """minitf's `actual` equals TensorFlow's `expected`, recursively through lists, tuples and dicts."""
+                 text: bool = True, text_when: str = "identical") -> None:
+    """minitf's `actual` equals TensorFlow's `expected`, recursively through lists, tuples and dicts (in the same
+    key order). Tensors agree in kind (tensor or Variable), dtype, shape and values, and with `text` also in `str`
+    and `repr` where the values are identical (`text_when="identical"`: the same bits, so nearly equal floats and
+    zeros of another sign may print differently) or merely equal (`text_when="equal"`: -0.0 == 0.0, so the sign
+    of a zero must print the same). IndexedSlices must be IndexedSlices on both and are compared densely."""
     if isinstance(expected, list | tuple):
         assert isinstance(actual, list | tuple), f"{where}: expected a sequence, got {actual!r}"
         assert type(actual).__name__ == type(expected).__name__, f"{where}: {type(actual)} vs {type(expected)}"
         assert len(actual) == len(expected), f"{where}: length {len(actual)} vs {len(expected)}"
         for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_equal(a, e, f"{where}[{i}]", rtol, atol, text)
+            assert_equal(a, e, f"{where}[{i}]", rtol, atol, text, text_when)
         return
     if isinstance(expected, dict):
-        assert isinstance(actual, dict) and actual.keys() == expected.keys(), f"{where}: {actual!r} vs {expected!r}"
+        assert isinstance(actual, dict) and list(actual) == list(expected), f"{where}: {actual!r} vs {expected!r}"
         for k in expected:
-            assert_equal(actual[k], expected[k], f"{where}[{k!r}]", rtol, atol, text)
+            assert_equal(actual[k], expected[k], f"{where}[{k!r}]", rtol, atol, text, text_when)
+        return
+    if isinstance(expected, real_tf.IndexedSlices):  # a gather's gradient on both engines
+        assert isinstance(actual, minitf.IndexedSlices), f"{where}: TensorFlow gives IndexedSlices, minitf {actual!r}"
+        assert_equal(minitf.convert_to_tensor(actual), real_tf.convert_to_tensor(expected), where, rtol, atol, text,
+                     text_when)
         return
     if is_tensor_like(expected):
         assert is_tensor_like(actual), f"{where}: expected a tensor, got {actual!r}"
@@ -295,8 +317,9 @@ def assert_equal(actual: Any, expected: Any, where: str, rtol: float | None = No
         assert actual_kind == kind, f"{where}: expected a {kind}, got a {actual_kind}: {actual!r}"
         assert actual.dtype.name == expected.dtype.name, f"{where}: dtype {actual.dtype.name} vs {expected.dtype.name}"
         assert list(actual.shape) == list(expected.shape), f"{where}: shape {actual.shape} vs {expected.shape}"
-        exact = assert_values(actual.numpy(), expected.numpy(), where, rtol, atol)
-        if text and exact:
+        identical = assert_values(actual.numpy(), expected.numpy(), where, rtol, atol)
+        if text and (identical or text_when == "equal" and np.array_equal(actual.numpy(), expected.numpy(),
+                                                                          equal_nan=True)):
             assert str(actual) == str(expected), f"{where}: str\n{actual}\nvs TensorFlow\n{expected}"
             assert repr(actual) == repr(expected), f"{where}: repr\n{actual!r}\nvs TensorFlow\n{expected!r}"
         return
@@ -324,7 +347,8 @@ def assert_equal(actual: Any, expected: Any, where: str, rtol: float | None = No
 
 def assert_values(actual: Any, expected: Any, where: str, rtol: float | None = None,
                   atol: float | None = None) -> bool:
-    """Values equal (floats within the dtype's tolerance, nan where nan); returns whether they are identical."""
+    """Values equal (floats within the dtype's tolerance, or within `rtol` and `atol`; nan where nan); returns
+    whether they are identical (the same bits, signs of zeros included)."""
     a, e = np.asarray(actual), np.asarray(expected)
     assert a.dtype == e.dtype, f"{where}: NumPy dtype {a.dtype} vs {e.dtype}"
     assert a.shape == e.shape, f"{where}: NumPy shape {a.shape} vs {e.shape}"
@@ -337,3 +361,104 @@ def assert_values(actual: Any, expected: Any, where: str, rtol: float | None = N
         return bool(same_bits)
     assert np.array_equal(a, e), f"{where}: values differ\nminitf:     {a!r}\nTensorFlow: {e!r}"
     return True
+
+
+# ---------------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------------
+
+def assert_same_error(actual: BaseException, expected: BaseException, where: str = "error", *,
+                      fragment: str | None = None, message: str = "any", hint: bool = False) -> None:
+    """minitf's error `actual` is TensorFlow's `expected`: the same class name and builtin bases; `fragment` (a
+    stable part of TensorFlow's message) in both messages; with `message="within"` TensorFlow's whole message
+    inside minitf's, with `message="equal"` the same message; with `hint`, minitf's message says how to fix it."""
+    assert error_kind(actual) == error_kind(expected), (
+        f"{where}: TensorFlow raised {type(expected).__name__}: {expected}\n"
+        f"minitf raised {type(actual).__name__}: {actual}")
+    mine, theirs = str(actual), str(expected)
+    if fragment is not None:
+        assert fragment in theirs, f"{where}: {fragment!r} is not in TensorFlow's message {theirs!r}"
+        assert fragment in mine, f"{where}: {fragment!r} is not in minitf's message {mine!r}"
+    assert message in ("any", "within", "equal"), message
+    if message == "within":
+        assert theirs.strip() in mine, f"{where}: TensorFlow says {theirs!r}; minitf says {mine!r}"
+    if message == "equal":
+        assert mine == theirs, f"{where}:\nminitf:     {mine}\nTensorFlow: {theirs}"
+    if hint:
+        assert "Hint:" in mine, f"{where}: minitf's message does not explain how to fix it: {mine!r}"
+
+
+# ---------------------------------------------------------------------------------------------------
+# One call, eagerly only
+# ---------------------------------------------------------------------------------------------------
+
+# Results compared by `alike` and `same_program` agree this closely, whatever their dtype.
+CLOSE = 1e-6
+
+
+def alike(case: Callable[..., Any], *args: Any, rtol: float = CLOSE, atol: float = CLOSE, text: bool = True) -> Any:
+    """Run `case(tf, *args)` eagerly on both engines and assert equal results; return TensorFlow's. An error on
+    either engine fails the test (use `same_error` for a case that must raise)."""
+    expected = case(real_tf, *args)
+    actual = case(minitf, *args)
+    assert_equal(actual, expected, getattr(case, "__name__", "case"), rtol, atol, text, text_when="equal")
+    return expected
+
+
+def same_error(case: Callable[..., Any], *args: Any, hint: bool = True) -> tuple[BaseException, BaseException]:
+    """Both engines raise the same class; minitf's message contains TensorFlow's (and, with `hint`, a Hint).
+    Returns (minitf's error, TensorFlow's error)."""
+    mine, theirs = run(minitf, case, *args), run(real_tf, case, *args)
+    assert theirs.error is not None, f"TensorFlow returned {theirs.value!r} instead of raising"
+    assert mine.error is not None, f"minitf returned {mine.value!r} instead of raising"
+    assert_same_error(mine.error, theirs.error, getattr(case, "__name__", "case"), message="within", hint=hint)
+    return mine.error, theirs.error
+
+
+# ---------------------------------------------------------------------------------------------------
+# Programs: what a student would see
+# ---------------------------------------------------------------------------------------------------
+
+@dataclass
+class Observed:
+    """What a program did on one engine: the values it recorded, what it printed, the error it ended with."""
+
+    seen: list[Any]
+    printed: str
+    error: BaseException | None
+
+
+def run_program(case: Callable[[Any, list], None], engine: Any) -> Observed:
+    """Run `case(tf, seen)` on `engine` (a `tf` module), capturing sys.stdout."""
+    seen: list[Any] = []
+    printed = io.StringIO()
+    error = None
+    with redirect_stdout(printed):
+        try:
+            case(engine, seen)
+        except Exception as exc:  # noqa: BLE001 - the error itself is what is compared
+            error = exc
+        sys.stdout.flush()
+    return Observed(seen, printed.getvalue(), error)
+
+
+def same_program(case: Callable[[Any, list], None], error_fragment: str | None = None, *, message: str = "any",
+                 hint: bool = False) -> Observed:
+    """Both engines record equal values (`assert_equal`, within `CLOSE`), print the same text and end with the
+    same error or none; returns minitf's observations.
+
+    Error messages differ in their decoration (TensorFlow adds "in user code" and a traceback excerpt), so by
+    default only the class is compared, plus `error_fragment` (a stable part of TensorFlow's message) in both.
+    Asking for a fragment, a `message` rule or a `hint` (see `assert_same_error`) means TensorFlow must raise.
+    """
+    mine, theirs = run_program(case, minitf), run_program(case, real_tf)
+    assert_equal(mine.seen, theirs.seen, "recorded", rtol=CLOSE, atol=CLOSE, text_when="equal")
+    assert mine.printed == theirs.printed, f"printed:\nminitf:\n{mine.printed}\ntensorflow:\n{theirs.printed}"
+    if theirs.error is None:
+        assert error_fragment is None and message == "any" and not hint, "TensorFlow raised nothing"
+        assert mine.error is None, f"minitf raised {mine.error!r}"
+        return mine
+    assert mine.error is not None, f"TensorFlow raised {theirs.error!r}, minitf did not"
+    assert_same_error(mine.error, theirs.error, getattr(case, "__name__", "case"), fragment=error_fragment,
+                      message=message, hint=hint)
+    return mine

@@ -185,6 +185,7 @@ def test_numpy_array_operand_is_converted_to_the_tensors_dtype(symbol: str, a: n
     ("clip_by_value_tensor_bounds", lambda tf: tf.clip_by_value(tf.constant([[-2.0, 0.5]]), [0.0, 0.0], [1.0, 0.2])),
     ("abs_complex_is_real", lambda tf: tf.abs(tf.constant([3 + 4j]))),
     ("string_add", lambda tf: tf.constant(["a", "b"]) + tf.constant("c")),
+    ("string_add_scalars", lambda tf: tf.constant("a") + tf.constant("c")),
     ("string_equal", lambda tf: tf.constant(["a", "b"]) == "a"),
     ("bool_and", lambda tf: tf.constant([True, False]) & True),
     ("bool_invert", lambda tf: ~tf.constant([True, False])),

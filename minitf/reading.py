@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from typing import Any
 MAX_LINES = 30  # a lesson's excerpt is read in a minute; longer ones belong to docs/reading-minitf.md
 MIN_LINES = 3
 ROOT = Path(__file__).resolve().parent.parent  # paths are printed relative to this: minitf/core.py, ...
+_TYPE_IGNORE = re.compile(r"\s*# type: ignore(\[[^\]]*\])?")  # for the type checker, not for the reader
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ class Source:
         return self.first + len(self.lines) - 1
 
     def __str__(self) -> str:
-        body = textwrap.dedent("\n".join(self.lines)).splitlines()
+        body = textwrap.dedent("\n".join(_TYPE_IGNORE.sub("", line) for line in self.lines)).splitlines()
         width = len(str(self.last))
         numbered = [f"{self.first + i:>{width}}  {line}".rstrip() for i, line in enumerate(body)]
         return "\n".join([f"{self.path}, lines {self.first}-{self.last}: {self.title}", *numbered])

@@ -73,6 +73,11 @@ def test_show_prints_the_file_the_lines_and_their_numbers(capsys: pytest.Capture
     assert len(printed) == 1 + len(excerpt.lines) + 1  # heading, the lines, a blank line
 
 
+@pytest.mark.parametrize("name", sorted(EXCERPTS))
+def test_printed_excerpt_leaves_out_comments_meant_for_the_type_checker(name: str) -> None:
+    assert "# type: ignore" not in str(source(name))
+
+
 def test_show_reads_any_function_and_cuts_it_with_markers() -> None:
     import minitf as tf
 

@@ -13,11 +13,24 @@ BLAS threads: the suite runs one test at a time, and so do the notebook kernels 
 starts a thread per core for every matrix product; on two busy cores the digits chapter's 1437x64 @ 64x32
 products then took about 8 ms of CPU each instead of 1.7 ms with one thread (its training cell: 20 s instead of
 5 s). One thread per process gives the same numbers (OpenBLAS splits the output, not the sums) in less time.
+
+Tiers: every property test (hypothesis, tens of generated examples, each compared with TensorFlow eagerly,
+traced and under a tape) is marked `slow` here, so the fast tier (`-m "not slow"`) runs the named examples and
+unit tests and the property tests run with everything else in `./run test` (docs/testing.md).
 """
 
 from __future__ import annotations
 
 import os
 
+import pytest
+from hypothesis import is_hypothesis_test
+
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_hypothesis_test(getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.slow)

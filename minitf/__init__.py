@@ -93,6 +93,16 @@ from minitf.ops.array_ops import (
     zeros,
     zeros_like,
 )
+from minitf.ops.assert_ops import (
+    Assert,
+    assert_greater,
+    assert_less,
+    assert_rank,
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    control_dependencies,
+)
+from minitf.ops.case_ops import case, switch_case
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
 from minitf.ops.complex_ops import complex
 from minitf.ops.creation import sequence_mask

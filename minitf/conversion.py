@@ -98,9 +98,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     """`tf.convert_to_tensor`: tensors pass through (their dtype must match), everything else becomes a constant."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):
-        if dtype is not None and value.dtype is not dtype:  # type: ignore[attr-defined]
+        if dtype is not None and value.dtype is not dtype:
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                             f"{value.dtype.name}: {value!r}")  # type: ignore[attr-defined]
+                             f"{value.dtype.name}: {value!r}")
         return value
     as_tensor = getattr(value, "_as_tensor", None)  # Variables
     if as_tensor is not None:

@@ -2,4 +2,12 @@
 and the switch that logs where ops run."""
 
 from minitf.devices import get_log_device_placement, set_log_device_placement  # noqa: F401
+from minitf.ops.assert_ops import (  # noqa: F401
+    Assert,
+    assert_greater,
+    assert_greater_equal,
+    assert_less,
+    assert_less_equal,
+    assert_rank,
+)
 from minitf.ops.check_ops import assert_equal, assert_shapes, check_numerics  # noqa: F401

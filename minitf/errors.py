@@ -95,12 +95,12 @@ def dims_text(shape: Iterable[object]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def static_error(message: str, op_name: str | None = None, hint: str = "") -> Exception:
+def static_error(message: str, op_name: str | None = None, hint: str = "", name: str = "") -> Exception:
     """An impossible argument found from shapes alone: InvalidArgumentError eagerly, but ValueError while
     tracing, where TensorFlow finds it when it builds the graph. With `op_name`, the message ends in
     TensorFlow's `[Op:<op_name>] name: ` (and minitf's hint), in both modes."""
     if op_name is not None:
-        message = op_error(InvalidArgumentError, op_name, message, hint).message
+        message = op_error(InvalidArgumentError, op_name, message, hint, name).message
     if state.graph is not None:
         return ValueError(message)
     return InvalidArgumentError(None, None, message)
@@ -111,14 +111,14 @@ def same_dtype(op_name: str, inputs: Sequence[Tensor], listed: bool = False) -> 
 
     `listed`: the inputs are one list argument (`tf.stack`, `tf.concat`), which TensorFlow's graph-building
     message describes as a whole."""
-    first = inputs[0].dtype  # type: ignore[attr-defined]
+    first = inputs[0].dtype
     for i, t in enumerate(inputs[1:], start=1):
-        if t.dtype is not first:  # type: ignore[attr-defined]
+        if t.dtype is not first:
             if listed and state.graph is not None:
-                names = ", ".join(x.dtype.name for x in inputs)  # type: ignore[attr-defined]
+                names = ", ".join(x.dtype.name for x in inputs)
                 raise TypeError(f"Tensors in list passed to 'values' of '{op_name}' Op have types [{names}] that "
                                 f"don't all match.\nHint: tf.cast the tensors to one dtype first.")
-            raise dtype_mismatch(op_name, i, first, t.dtype)  # type: ignore[attr-defined]
+            raise dtype_mismatch(op_name, i, first, t.dtype)
 
 
 def dtype_mismatch(op_name: str, index: int, expected: dtypes.DType, got: dtypes.DType,

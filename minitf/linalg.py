@@ -1,6 +1,15 @@
 """`tf.linalg`: matrix products, inverse, determinant, norms."""
 
 from minitf.ops.creation import eye  # noqa: F401
+from minitf.ops.decomposition_ops import (  # noqa: F401
+    cholesky,
+    cholesky_solve,
+    eigh,
+    eigvalsh,
+    logdet,
+    slogdet,
+    triangular_solve,
+)
 from minitf.ops.linalg_ops import (  # noqa: F401
     adjoint,
     det,
@@ -11,6 +20,16 @@ from minitf.ops.linalg_ops import (  # noqa: F401
     solve,
     tensordot,
     trace,
+)
+from minitf.ops.matrix_extra_ops import (  # noqa: F401
+    cross,
+    matrix_rank,
+    normalize,
+    pinv,
+    set_diag,
+    svd,
+    tensor_diag,
+    tensor_diag_part,
 )
 from minitf.ops.matrix_ops import band_part, diag, diag_part, einsum  # noqa: F401
 from minitf.ops.norms import global_norm, l2_normalize, norm  # noqa: F401

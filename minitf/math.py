@@ -69,8 +69,21 @@ from minitf.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
+from minitf.ops.nn_extra_ops import zero_fraction  # noqa: F401
 from minitf.ops.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
 from minitf.ops.norms import l2_normalize  # noqa: F401
 from minitf.ops.segment_ops import bincount, confusion_matrix, polyval, segment_sum, unsorted_segment_sum  # noqa: F401
 from minitf.ops.sort_ops import top_k  # noqa: F401
+from minitf.ops.special_math_ops import (  # noqa: F401
+    digamma,
+    erf,
+    erfc,
+    lgamma,
+    multiply_no_nan,
+    reciprocal_no_nan,
+    rint,
+    xdivy,
+    xlog1py,
+    xlogy,
+)
 from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh  # noqa: F401

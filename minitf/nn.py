@@ -1,6 +1,23 @@
 """`tf.nn`: activations and losses."""
 
 from minitf.ops.conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from minitf.ops.nn_extra_ops import (  # noqa: F401
+    avg_pool1d,
+    batch_normalization,
+    compute_average_loss,
+    conv1d,
+    crelu,
+    embedding_lookup,
+    gelu,
+    log_poisson_loss,
+    max_pool1d,
+    normalize_moments,
+    scale_regularization_loss,
+    sufficient_statistics,
+    weighted_cross_entropy_with_logits,
+    weighted_moments,
+    zero_fraction,
+)
 from minitf.ops.nn_ops import (  # noqa: F401
     bias_add,
     elu,

@@ -102,7 +102,7 @@ EXCERPTS: dict[str, Excerpt] = {
     "Mul gradient": Excerpt(_op("Mul", "grad")),
     # part 2, 02: one door for eager and traced calls, and the cache key that decides retracing
     "bind": Excerpt(_attribute("bind", "minitf.core")),
-    "trace cache key": Excerpt(_attribute("_trace_type", "minitf.function.function")),
+    "trace cache key": Excerpt(_attribute("trace_type", "minitf.function.cache_keys")),
     # part 2, 03: how elementwise fusion groups operations
     "fusion groups": Excerpt(_attribute("elementwise_fusion", "minitf.function.fusion"),
                              stop="changes: Changes = []"),

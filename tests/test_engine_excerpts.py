@@ -30,7 +30,7 @@ LOOK_FOR = {
     "part1-tensors/07-data-types": ["infer", "same_dtype"],
     "part1-tensors/08-arithmetic": ["ValueError", "None"],
     "part2-basics/01-gradient-tape": ["_backward_call", "grads.get", "call.op.grad(call, g)", "unbroadcast"],
-    "part2-basics/02-graph-execution": ["bind", "run_eager", "state.graph", "TensorSpec", "_Literal"],
+    "part2-basics/02-graph-execution": ["bind", "run_eager", "state.graph", "TensorSpec", "Literal"],
     "part2-basics/03-compiling": ["joins"],
 }
 

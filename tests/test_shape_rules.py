@@ -544,6 +544,13 @@ def fused_matmul(draw: Draw) -> Case:
                          tf.TensorSpec((n,), tf.float32)], "_FusedMatMul")
 
 
+def spd(draw: Draw) -> np.ndarray:
+    """A symmetric positive definite matrix (batched sometimes): what Cholesky and eigh take."""
+    m = matrix(draw)
+    square = (m.T @ m + np.eye(m.shape[1])).astype(np.float32)
+    return np.stack([square, 2 * square]) if draw(st.booleans()) else square
+
+
 def _sorted(draw: Draw) -> np.ndarray:
     return np.sort(draw(values("float32", shape(min_dims=1, max_dims=1, min_side=1))))
 
@@ -638,6 +645,17 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
         np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
     "CheckLabelRange": lambda d: (lambda x: lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
         x, np.ones((x.size, 4), np.float32)))(np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
+    "AssertThat": lambda d: (lambda x: lambda: tf.function(lambda a: tf.debugging.assert_less(a, 10.0))(x))(
+        d(values("float32", shape()))),
+    "BroadcastArgs": lambda d: (lambda s: lambda: tf.broadcast_dynamic_shape(
+        np.array(s.input_shapes[0], np.int32), np.array(s.input_shapes[1], np.int32)))(
+        d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),
+    "Cholesky": lambda d: (lambda a: lambda: tf.linalg.cholesky(a))(spd(d)),
+    "MatrixTriangularSolve": lambda d: (lambda a: lambda: tf.linalg.triangular_solve(
+        a, np.ones(a.shape[:-1] + (2,), np.float32), lower=d(st.booleans())))(spd(d)),
+    "LogMatrixDeterminant": lambda d: (lambda a: lambda: tf.linalg.slogdet(a))(spd(d)),
+    "SelfAdjointEigV2": lambda d: (lambda a, v: lambda: tf.linalg.eigh(a) if v else tf.linalg.eigvalsh(a))(
+        spd(d), d(st.booleans())),
     "Slice": lambda d: (lambda x: lambda: tf.slice(x, [0, 0], [1, -1]))(matrix(d)),
     "SliceGrad": lambda d: (lambda x: tape_grad(lambda t: tf.slice(t, [0, 0], [1, -1]), x))(matrix(d)),
     "Unique": lambda d: (lambda x: lambda: tf.unique(x))(d(values("int32", shape(min_dims=1, max_dims=1)))),
@@ -698,6 +716,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
     **{name: broadcasting(("int32", "int32")) for name in [
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
     "Complex": broadcasting(Tout=dtypes.complex64),
+    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint"]},
+    **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan"]},
     "Angle": unary("complex64"),
     "Invert": unary("int32"),
     "LeakyRelu": unary(alpha=0.2),

@@ -220,13 +220,13 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def _truediv(x: Tensor, y: Tensor) -> Tensor:
-    if x.dtype is not y.dtype:  # type: ignore[attr-defined]
-        raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.\n"  # type: ignore
+    if x.dtype is not y.dtype:
+        raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.\n"
                         f"Hint: use tf.cast so both sides of `/` have the same dtype.")
-    if x.dtype not in _TRUEDIV:  # type: ignore[attr-defined]
-        raise TypeError(f"Invalid dtype {x.dtype!r} in __truediv__. Expected one of "  # type: ignore[attr-defined]
+    if x.dtype not in _TRUEDIV:
+        raise TypeError(f"Invalid dtype {x.dtype!r} in __truediv__. Expected one of "
                         f"{{{', '.join(repr(d) for d in _TRUEDIV)}}}.")
-    target = _TRUEDIV[x.dtype]  # type: ignore[attr-defined]
+    target = _TRUEDIV[x.dtype]
     if target is not None:
         x, y = cast(x, target), cast(y, target)
     return bind(RealDiv, x, y)
@@ -240,11 +240,11 @@ def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
 def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
     """x / y, but 0 where y is 0; integers are first cast to a float, as for `/`."""
     x = convert_to_tensor(x)
-    y = convert_to_tensor(y, dtype=x.dtype)  # type: ignore[attr-defined]
-    if x.dtype not in _TRUEDIV:  # type: ignore[attr-defined]
-        raise TypeError(f"Invalid dtype {x.dtype!r} in tf.math.divide_no_nan. Expected one of "  # type: ignore
+    y = convert_to_tensor(y, dtype=x.dtype)
+    if x.dtype not in _TRUEDIV:
+        raise TypeError(f"Invalid dtype {x.dtype!r} in tf.math.divide_no_nan. Expected one of "
                         f"{{{', '.join(repr(d) for d in _TRUEDIV)}}}.")
-    target = _TRUEDIV[x.dtype]  # type: ignore[attr-defined]
+    target = _TRUEDIV[x.dtype]
     if target is not None:
         x, y = cast(x, target), cast(y, target)
     zero = y == 0
@@ -255,9 +255,9 @@ def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
     dtype = dtypes.as_dtype(dtype)
     value = convert_to_tensor(value)
     if dtype.is_integer or dtype.is_floating:
-        lo = np.maximum(dtype.min, value.dtype.min) if not value.dtype.is_bool else 0  # type: ignore
-        hi = np.minimum(dtype.max, value.dtype.max) if not value.dtype.is_bool else 1  # type: ignore
-        value = clip_by_value(value, cast(lo, value.dtype), cast(hi, value.dtype))  # type: ignore[attr-defined]
+        lo = np.maximum(dtype.min, value.dtype.min) if not value.dtype.is_bool else 0
+        hi = np.minimum(dtype.max, value.dtype.max) if not value.dtype.is_bool else 1
+        value = clip_by_value(value, cast(lo, value.dtype), cast(hi, value.dtype))
     return cast(value, dtype)
 
 
@@ -286,4 +286,4 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
 
 def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
-    return multiply(convert_to_tensor(scalar, dtype=x.dtype), x)  # type: ignore[attr-defined]
+    return multiply(convert_to_tensor(scalar, dtype=x.dtype), x)

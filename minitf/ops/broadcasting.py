@@ -35,8 +35,8 @@ BOOL = frozenset({dtypes.bool})
 def unary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
            shape: Callable = shapes.same_as_first) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        if inputs[0].dtype not in allowed:  # type: ignore[attr-defined]
-            allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
+        if inputs[0].dtype not in allowed:
+            allowed_dtypes(name, allowed, inputs[0].dtype)
 
     return Op(name, kernel, check=check, shape=shape, grad=grad, elementwise=True)
 
@@ -45,10 +45,10 @@ def binary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | 
             out_dtype: dtypes.DType | None = None) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         x, y = inputs
-        if x.dtype is not y.dtype:  # type: ignore[attr-defined]
+        if x.dtype is not y.dtype:
             same_dtype(name, inputs)
-        if x.dtype not in allowed:  # type: ignore[attr-defined]
-            allowed_dtypes(name, allowed, x.dtype)  # type: ignore[attr-defined]
+        if x.dtype not in allowed:
+            allowed_dtypes(name, allowed, x.dtype)
 
     def explain(inputs: Sequence[Tensor], attrs: dict, exc: Exception) -> str:
         if "broadcast" in str(exc):
@@ -68,12 +68,12 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
         x = convert_to_tensor(x)
     if not isinstance(y, Tensor):
         try:
-            y = operand(y, x.dtype, op.name != "AddV2")  # type: ignore[attr-defined]
+            y = operand(y, x.dtype, op.name != "AddV2")
         except TypeError:
             if state.graph is None or not isinstance(y, int | float | complex):
                 raise
             # While a graph is built, TensorFlow's op wrapper converts the argument and words it this way.
-            want, kind = x.dtype.name, type(y).__name__  # type: ignore[attr-defined]
+            want, kind = x.dtype.name, type(y).__name__
             raise TypeError(f"Expected {want} passed to parameter 'y' of op '{op.name}', got {y!r} of type '{kind}' "
                             f"instead. Error: Expected {want}, but got {y!r} of type '{kind}'.") from None
     return bind(op, x, y)

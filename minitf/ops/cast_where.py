@@ -23,11 +23,11 @@ from minitf.tensor_shape import TensorShape
 
 def _select_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     c, x, y = inputs
-    if c.dtype is not dtypes.bool:  # type: ignore[attr-defined]
-        message = (f"condition must be a bool tensor, got {c.dtype.name} [Op:SelectV2] name: \nHint: build the "  # type: ignore
+    if c.dtype is not dtypes.bool:
+        message = (f"condition must be a bool tensor, got {c.dtype.name} [Op:SelectV2] name: \nHint: build the "
                    "condition with a comparison such as x > 0.")
         raise TypeError(message) if state.graph is not None else InvalidArgumentError(None, None, message)
-    if x.dtype is not y.dtype:  # type: ignore[attr-defined]
+    if x.dtype is not y.dtype:
         same_dtype("SelectV2", [x, y])
 
 
@@ -68,21 +68,21 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     true (non-zero) entries as an int64 [N, rank] tensor."""
     condition = convert_to_tensor(condition)
     if x is None and y is None:
-        if condition.dtype is dtypes.float16:  # type: ignore[attr-defined]
+        if condition.dtype is dtypes.float16:
             raise op_error(UnimplementedError, "Where",
                            "No WhereOp available for float16/half type on CPU; dying in CPU "
                            "WhereOp to avoid silently creating costly copies from device.")
-        if condition.dtype is not dtypes.bool:  # type: ignore[attr-defined]
+        if condition.dtype is not dtypes.bool:
             condition = not_equal(condition, 0)
         return bind(Where, condition)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     if isinstance(x, Tensor) or not isinstance(y, Tensor):
         x = convert_to_tensor(x)
-        y = convert_to_tensor(y, dtype=x.dtype)  # type: ignore[attr-defined]
+        y = convert_to_tensor(y, dtype=x.dtype)
     else:
         y = convert_to_tensor(y)
-        x = convert_to_tensor(x, dtype=y.dtype)  # type: ignore[attr-defined]
+        x = convert_to_tensor(x, dtype=y.dtype)
     return bind(SelectV2, condition, x, y)
 
 
@@ -110,9 +110,9 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """Convert to `dtype`: floats to ints truncate toward zero, narrowing ints wrap around."""
     dtype = dtypes.as_dtype(dtype)
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
-    if x.dtype is dtype:  # type: ignore[attr-defined]
+    if x.dtype is dtype:
         return x
-    if (x.dtype is dtypes.string) != (dtype is dtypes.string):  # type: ignore[attr-defined]
-        raise UnimplementedError(None, None, f"Cast {x.dtype.name} to {dtype.name} is not supported [Op:Cast] "  # type: ignore
+    if (x.dtype is dtypes.string) != (dtype is dtypes.string):
+        raise UnimplementedError(None, None, f"Cast {x.dtype.name} to {dtype.name} is not supported [Op:Cast] "
                                  "name: \nHint: text and numbers do not convert into each other with tf.cast.")
     return bind(Cast, x, DstT=dtype)

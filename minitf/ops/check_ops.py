@@ -93,8 +93,8 @@ _BITCASTABLE = dtypes.NUMERIC
 
 
 def _bitcast_check(inputs: Sequence[Tensor], attrs: dict) -> None:
-    if inputs[0].dtype not in _BITCASTABLE:  # type: ignore[attr-defined]
-        allowed_dtypes("Bitcast", _BITCASTABLE, inputs[0].dtype)  # type: ignore[attr-defined]
+    if inputs[0].dtype not in _BITCASTABLE:
+        allowed_dtypes("Bitcast", _BITCASTABLE, inputs[0].dtype)
 
 
 Bitcast = Op("Bitcast", _bitcast_kernel, check=_bitcast_check, shape=_bitcast_shape)
@@ -193,7 +193,7 @@ def _check_numerics_grad(c: Any, g: Tensor) -> list:
 
 CheckNumerics = Op("CheckNumerics", _check_numerics_kernel, shape=lambda s, t, a: [(s[0], t[0])],
                    grad=_check_numerics_grad, stateful=True,
-                   check=lambda i, a: allowed_dtypes("CheckNumerics", dtypes.FLOATS, i[0].dtype))  # type: ignore
+                   check=lambda i, a: allowed_dtypes("CheckNumerics", dtypes.FLOATS, i[0].dtype))
 
 
 def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor:

@@ -207,8 +207,8 @@ def _conv_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
 
 def _conv_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     same_dtype("Conv2D", inputs)
-    if inputs[0].dtype not in CONV_TYPES:  # type: ignore[attr-defined]
-        allowed_dtypes("Conv2D", CONV_TYPES, inputs[0].dtype)  # type: ignore[attr-defined]
+    if inputs[0].dtype not in CONV_TYPES:
+        allowed_dtypes("Conv2D", CONV_TYPES, inputs[0].dtype)
 
 
 Conv2D = Op("Conv2D", _conv_kernel, check=_conv_check, shape=_conv_shape, grad=_conv_grad)
@@ -260,10 +260,10 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
     # While a graph is built, TensorFlow converts the arguments in order instead (the input decides).
     if isinstance(filters, Tensor) and not isinstance(input, Tensor) and state.graph is None:
         f = convert_to_tensor(filters)
-        x = convert_to_tensor(input, dtype_hint=f.dtype)  # type: ignore[attr-defined]
+        x = convert_to_tensor(input, dtype_hint=f.dtype)
     else:
         x = convert_to_tensor(input)
-        f = convert_to_tensor(filters, dtype_hint=x.dtype)  # type: ignore[attr-defined]
+        f = convert_to_tensor(filters, dtype_hint=x.dtype)
     return bind(Conv2D, x, f, strides=_pair(strides, "strides"), padding=_padding(padding),
                 dilations=_pair(1 if dilations is None else dilations, "dilations"))
 
@@ -300,7 +300,7 @@ def _max_pool_kernel(x: np.ndarray, **attrs: Any) -> np.ndarray:
 def _window_counts(shape: Sequence[int], geometry: list[tuple[int, int, int]], attrs: dict) -> np.ndarray:
     """How many real (unpadded) entries each output window of an average pool covers."""
     ones = _padded(np.ones((1, shape[1], shape[2], 1)), geometry)
-    return sum(ones[_tap(ones, i, j, geometry, attrs)] for i in range(attrs["ksize"][0])  # type: ignore[return-value]
+    return sum(ones[_tap(ones, i, j, geometry, attrs)] for i in range(attrs["ksize"][0])
                for j in range(attrs["ksize"][1]))
 
 
@@ -380,8 +380,8 @@ def _pool_shape(name: str) -> Any:
 
 def _pool_check(name: str, allowed: frozenset) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        if inputs[0].dtype not in allowed:  # type: ignore[attr-defined]
-            allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
+        if inputs[0].dtype not in allowed:
+            allowed_dtypes(name, allowed, inputs[0].dtype)
     return check
 
 

@@ -33,9 +33,9 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
                         "tf.constant takes Python or NumPy values; use tf.identity or tf.cast on tensors.")
     if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
         t = convert_to_tensor(value)
-        if dtype is not None and t.dtype is not dtype:  # type: ignore[attr-defined]
+        if dtype is not None and t.dtype is not dtype:
             raise TypeError(f"Expected tensor {t.numpy()} with dtype {dtype!r}, but got dtype "  # type: ignore
-                            f"{t.dtype!r}.\nHint: use tf.cast(t, {dtype!r}) to change a tensor's dtype.")  # type: ignore
+                            f"{t.dtype!r}.\nHint: use tf.cast(t, {dtype!r}) to change a tensor's dtype.")
         return t if shape is None else reshape(t, shape)
     array, dtype = to_numpy(value, dtype)
     if shape is not None:
@@ -147,7 +147,7 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name
     parts = [v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=given) for v in (start, limit, delta)]
     if given is None:
         order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
-        given = builtins.max((p.dtype for p in parts), key=lambda d: order.index(d) if d in order else 0)  # type: ignore
+        given = builtins.max((p.dtype for p in parts), key=lambda d: order.index(d) if d in order else 0)
     start, limit, delta = (cast(p, given) for p in parts)
     return bind(Range, start, limit, delta)
 
@@ -159,7 +159,7 @@ def _linspace_kernel(start: Any, stop: Any, num: Any) -> np.ndarray:
 def _linspace_grad(c: Any, g: Tensor) -> list:
     """Entry i is start + (stop - start) * i / (num - 1): linear in start and stop."""
     n = g.shape[0]
-    weights = constant_tensor(np.linspace(0, 1, n) if n > 1 else np.zeros(n), g.dtype)  # type: ignore
+    weights = constant_tensor(np.linspace(0, 1, n) if n > 1 else np.zeros(n), g.dtype)
     return [reduce_sum(g * (1 - weights)), reduce_sum(g * weights), None]
 
 
@@ -178,9 +178,9 @@ LinSpace = Op("LinSpace", _linspace_kernel, shape=linspace_rule, grad=_linspace_
 def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
     """`num` evenly spaced values from start to stop, both included. Integer ends give float64."""
     start, stop = convert_to_tensor(start), convert_to_tensor(stop)
-    if start.dtype.is_integer:  # type: ignore[attr-defined]
+    if start.dtype.is_integer:
         start, stop = cast(start, dtypes.float64), cast(stop, dtypes.float64)
-    stop = cast(stop, start.dtype)  # type: ignore[attr-defined]
+    stop = cast(stop, start.dtype)
     values = bind(LinSpace, start, stop, convert_to_tensor(num))  # the new axis first: (num, *batch)
     rank = values.shape.rank
     if rank is not None and not -rank <= axis < rank:
@@ -227,10 +227,10 @@ def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = Non
             dtype: Any = None, name: str | None = None) -> Tensor:
     """Each index becomes a row with `on_value` at that position (float32 by default; -1 gives a zero row)."""
     i = convert_to_tensor(indices)
-    allowed_dtypes("OneHot", frozenset({dtypes.uint8, dtypes.int8, dtypes.int32, dtypes.int64}), i.dtype)  # type: ignore
+    allowed_dtypes("OneHot", frozenset({dtypes.uint8, dtypes.int8, dtypes.int32, dtypes.int64}), i.dtype)
     if dtype is None:
         given = next((v for v in (on_value, off_value) if v is not None), None)
-        dtype = dtypes.float32 if given is None else convert_to_tensor(given).dtype  # type: ignore[attr-defined]
+        dtype = dtypes.float32 if given is None else convert_to_tensor(given).dtype
     dtype = dtypes.as_dtype(dtype)
     on = np.asarray(1 if on_value is None else getattr(on_value, "_value", on_value)).astype(dtype._np)
     off = np.asarray(0 if off_value is None else getattr(off_value, "_value", off_value)).astype(dtype._np)
@@ -243,15 +243,15 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, na
     """mask[i, j] = j < lengths[i]: one row of `maxlen` entries (the longest length by default) per length."""
     lengths = convert_to_tensor(lengths)
     if maxlen is None:
-        maxlen = reduce_max(lengths) if lengths.shape.rank else lengths  # type: ignore[attr-defined]
+        maxlen = reduce_max(lengths) if lengths.shape.rank else lengths
         maxlen = maximum(maxlen, zeros_like(maxlen))
     else:
         maxlen = convert_to_tensor(maxlen)
-        if maxlen.shape.rank not in (None, 0):  # type: ignore[attr-defined]
+        if maxlen.shape.rank not in (None, 0):
             raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} "
-                             f"with shape '{maxlen.shape}' instead\nHint: maxlen is one number, the length of "  # type: ignore
+                             f"with shape '{maxlen.shape}' instead\nHint: maxlen is one number, the length of "
                              "every row of the mask.")
-    row = range(cast(maxlen, lengths.dtype))  # type: ignore[attr-defined]
+    row = range(cast(maxlen, lengths.dtype))
     mask = less(row, expand_dims(lengths, -1))
     target = dtypes.as_dtype(dtype)
     return mask if target is dtypes.bool else cast(mask, target)

@@ -70,7 +70,7 @@ GatherGrad = Op("GatherGrad", _gather_grad_kernel, shape=shapes.same_as_third,
 
 
 def _gather_check(inputs: Sequence[Tensor], attrs: dict) -> None:
-    allowed_dtypes("GatherV2", dtypes.INTEGERS, inputs[1].dtype)  # type: ignore[attr-defined]
+    allowed_dtypes("GatherV2", dtypes.INTEGERS, inputs[1].dtype)
 
 
 def gather_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
@@ -103,8 +103,8 @@ def boolean_mask(tensor: Any, mask: Any, axis: int | None = None, name: str = "b
     """Keep the entries (or slices) where `mask` is True; composed of reshape, where and gather as in TensorFlow."""
     x = convert_to_tensor(tensor)
     m = convert_to_tensor(mask)
-    if m.dtype is not dtypes.bool:  # type: ignore[attr-defined]
-        raise TypeError(f"Mask must be a boolean tensor, got {m.dtype.name}.")  # type: ignore[attr-defined]
+    if m.dtype is not dtypes.bool:
+        raise TypeError(f"Mask must be a boolean tensor, got {m.dtype.name}.")
     axis = 0 if axis is None else int(axis)
     k = m.shape.rank
     if k == 0:
@@ -180,8 +180,8 @@ def _gather_nd_grad(c: Any, g: Tensor) -> list:
 
 
 def _gather_nd_check(inputs: Sequence[Tensor], attrs: dict) -> None:
-    if inputs[1].dtype not in INDEX_TYPES:  # type: ignore[attr-defined]
-        allowed_dtypes("GatherNd", INDEX_TYPES, inputs[1].dtype)  # type: ignore[attr-defined]
+    if inputs[1].dtype not in INDEX_TYPES:
+        allowed_dtypes("GatherNd", INDEX_TYPES, inputs[1].dtype)
 
 
 GatherNd = Op("GatherNd", _gather_nd_kernel, check=_gather_nd_check, shape=_gather_nd_shape, grad=_gather_nd_grad)
@@ -195,7 +195,7 @@ def _batch_coordinates(indices: Tensor, batch_dims: int) -> Tensor:
     inner = [1] * (len(shape) - 1 - batch_dims)
     grids = np.indices(shape[:batch_dims]).reshape(batch_dims, *shape[:batch_dims], *inner)
     coords = np.broadcast_to(np.moveaxis(grids, 0, -1), tuple(shape[:-1]) + (batch_dims,))
-    return concat([constant(coords.astype(indices.dtype._np)), indices], axis=-1)  # type: ignore
+    return concat([constant(coords.astype(indices.dtype._np)), indices], axis=-1)
 
 
 def _check_batch(params: Tensor, indices: Tensor, batch_dims: int, op_name: str) -> int:
@@ -305,8 +305,8 @@ def _scatter_nd_grad(c: Any, g: Tensor) -> list:
 
 def _indices_first(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        if inputs[0].dtype not in INDEX_TYPES:  # type: ignore[attr-defined]
-            allowed_dtypes(name, INDEX_TYPES, inputs[0].dtype)  # type: ignore[attr-defined]
+        if inputs[0].dtype not in INDEX_TYPES:
+            allowed_dtypes(name, INDEX_TYPES, inputs[0].dtype)
     return check
 
 
@@ -318,7 +318,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) 
     """A tensor of zeros of `shape` with `updates` added at `indices` (repeated indices add up)."""
     i = index_tensor(indices, "ScatterNd")
     u = convert_to_tensor(updates)
-    s = convert_to_tensor(shape, dtype=i.dtype) if not isinstance(shape, Tensor) else shape  # type: ignore
+    s = convert_to_tensor(shape, dtype=i.dtype) if not isinstance(shape, Tensor) else shape
     known = known_ints(s)
     return bind(ScatterNd, i, u, s, known_shape=None if known is None else tuple(known))
 
@@ -332,10 +332,10 @@ def _tensor_scatter_kernel(how: str, op_name: str) -> Any:
 def _tensor_scatter_check(op_name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         tensor, indices, updates = inputs
-        if indices.dtype not in INDEX_TYPES:  # type: ignore[attr-defined]
-            allowed_dtypes(op_name, INDEX_TYPES, indices.dtype)  # type: ignore[attr-defined]
-        if updates.dtype is not tensor.dtype:  # type: ignore[attr-defined]
-            raise dtype_mismatch(op_name, 2, tensor.dtype, updates.dtype,  # type: ignore[attr-defined]
+        if indices.dtype not in INDEX_TYPES:
+            allowed_dtypes(op_name, INDEX_TYPES, indices.dtype)
+        if updates.dtype is not tensor.dtype:
+            raise dtype_mismatch(op_name, 2, tensor.dtype, updates.dtype,
                                  ("tensor", "indices", "updates"))
     return check
 
@@ -358,9 +358,9 @@ def _min_max_grad(c: Any, g: Tensor) -> list:
     """The gradient goes to whichever of the old value and the updates ended up in the output (split on ties)."""
     x, indices, y = c.inputs
     out = c.out
-    x_won = cast(equal(x, out), g.dtype)  # type: ignore[attr-defined]
-    y_won = cast(equal(y, bind(GatherNd, out, indices)), g.dtype)  # type: ignore[attr-defined]
-    dense_shape = shape(x, out_type=indices.dtype)  # type: ignore[attr-defined]
+    x_won = cast(equal(x, out), g.dtype)
+    y_won = cast(equal(y, bind(GatherNd, out, indices)), g.dtype)
+    dense_shape = shape(x, out_type=indices.dtype)
     known = None if x.shape.rank is None else tuple(x.shape.as_list())
     winners = x_won + bind(ScatterNd, indices, y_won, dense_shape, known_shape=known)
     return [g * x_won / winners, None, bind(GatherNd, g / winners, indices) * y_won]
@@ -393,7 +393,7 @@ TensorScatterMax = _tensor_scatter_op("TensorScatterMax", "max", _min_max_grad)
 def _tensor_scatter(op: Op, tensor: Any, indices: Any, updates: Any) -> Tensor:
     t = convert_to_tensor(tensor)
     i = index_tensor(indices, op.name)
-    u = updates if isinstance(updates, Tensor) else convert_to_tensor(updates, dtype=t.dtype)  # type: ignore
+    u = updates if isinstance(updates, Tensor) else convert_to_tensor(updates, dtype=t.dtype)
     return bind(op, t, i, u)
 
 

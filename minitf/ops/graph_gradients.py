@@ -75,7 +75,7 @@ def _backward(graph: Any, targets: list[Tensor], seeds: list[Any], sources: list
             reachable.update(id(t) for t in op.outputs if id(t) not in stops)
     grads: dict[int, Tensor] = {}
     for t, seed in zip(targets, seeds):
-        g = ones_like(t) if seed is None else convert_to_tensor(seed, dtype=t.dtype)  # type: ignore
+        g = ones_like(t) if seed is None else convert_to_tensor(seed, dtype=t.dtype)
         _accumulate(grads, id(t), g)
     for op in reversed(operations):
         if op.op_def is None or op.op_def.grad is None or not any(id(t) in reachable for t in op.inputs):

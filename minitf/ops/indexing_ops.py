@@ -76,13 +76,13 @@ def _unravel_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType],
 
 
 UnravelIndex = Op("UnravelIndex", _unravel_kernel, shape=_unravel_shape,
-                  check=lambda i, a: allowed_dtypes("UnravelIndex", INDEX_TYPES, i[0].dtype))  # type: ignore
+                  check=lambda i, a: allowed_dtypes("UnravelIndex", INDEX_TYPES, i[0].dtype))
 
 
 def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
     """The coordinates in a tensor of shape `dims` of flat (row-major) positions: one row per dimension."""
     i = index_tensor(indices, "UnravelIndex")
-    d = convert_to_tensor(dims, dtype=i.dtype) if not isinstance(dims, Tensor) else dims  # type: ignore
+    d = convert_to_tensor(dims, dtype=i.dtype) if not isinstance(dims, Tensor) else dims
     return bind(UnravelIndex, i, d)
 
 
@@ -170,7 +170,7 @@ def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
         shape = [1] * len(vectors)
         shape[where] = -1
         outputs.append(reshape(v, shape))
-    filled = ones(sizes, dtype=vectors[0].dtype)  # type: ignore[attr-defined]
+    filled = ones(sizes, dtype=vectors[0].dtype)
     return [o * filled for o in outputs]
 
 

@@ -20,8 +20,8 @@ INDEX_TYPES = frozenset({dtypes.int32, dtypes.int64})
 def known_ints(t: Tensor) -> list[int] | None:
     """The integer values of an eager (or constant) tensor; None when they are only known at run time."""
     value = getattr(t, "_value", None)
-    if value is None and getattr(t, "op", None) is not None and t.op.type == "Const":  # type: ignore[attr-defined]
-        value = t.op.attrs["value"]  # type: ignore[attr-defined]
+    if value is None and getattr(t, "op", None) is not None and t.op.type == "Const":
+        value = t.op.attrs["value"]
     if value is None:
         return None
     return [int(v) for v in np.ravel(value)]
@@ -39,5 +39,5 @@ def at_graph_build(check: Callable[[], Any], op_name: str) -> None:
 def index_tensor(value: Any, name: str = "indices") -> Tensor:
     """Indices as TensorFlow converts them: Python ints become int32; only int32 and int64 are accepted."""
     t = convert_to_tensor(value, dtype_hint=dtypes.int32)
-    allowed_dtypes(name, INDEX_TYPES, t.dtype)  # type: ignore[attr-defined]
+    allowed_dtypes(name, INDEX_TYPES, t.dtype)
     return t

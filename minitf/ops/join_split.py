@@ -30,10 +30,9 @@ def _concat_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
                            f"shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}", name="concat")
         for d, (a, b) in enumerate(zip(first, other)):
             if d != axis and a != b:
-                raise InvalidArgumentError(None, None, f"ConcatOp : Dimension {d} in both shapes must be equal: "
-                                           f"shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)} "
-                                           f"[Op:ConcatV2] name: concat\nHint: all sizes except along axis {axis} "
-                                           "must agree.")
+                raise op_error(InvalidArgumentError, "ConcatV2", f"ConcatOp : Dimension {d} in both shapes must be "
+                               f"equal: shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}",
+                               hint=f"all sizes except along axis {axis} must agree.", name="concat")
     return np.concatenate(xs, axis=axis)
 
 
@@ -120,8 +119,8 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Join same-shaped tensors along a new axis."""
     tensors = [convert_to_tensor(v) for v in values]
     if tensors:
-        first = tensors[0].dtype  # type: ignore[attr-defined]
-        tensors = [t if t.dtype is first or isinstance(v, Tensor) else convert_to_tensor(v, dtype=first)  # type: ignore
+        first = tensors[0].dtype
+        tensors = [t if t.dtype is first or isinstance(v, Tensor) else convert_to_tensor(v, dtype=first)
                    for t, v in zip(tensors, values)]
     rank = (tensors[0].shape.rank or 0) + 1
     return bind(Pack, *tensors, axis=normalise_axis(axis, rank, "Pack"))
@@ -192,20 +191,19 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
     if np.ndim(getattr(num_or_size_splits, "_value", num_or_size_splits)) == 0:
         n = int(getattr(num_or_size_splits, "_value", num_or_size_splits))
         if length is not None and (n <= 0 or length % n):
-            raise static_error(f"Number of ways to split should evenly divide the split "
-                                       f"dimension, but got split_dim {axis} (size = {length}) and num_split {n} "
-                                       "[Op:Split] name: split")
+            raise static_error(f"Number of ways to split should evenly divide the split dimension, but got "
+                               f"split_dim {axis} (size = {length}) and num_split {n}", "Split", name="split")
         return list(bind(Split, x, sizes=(length // n,) * n, axis=axis))
     sizes = static_ints(num_or_size_splits, "num_or_size_splits")
     if len(sizes) == 1 and length is not None and sizes[0] != length:
-        raise static_error(f"If there is only one output, it must have the same size as the "
-                                   f"input. Input size: {length} output size: {sizes[0]} [Op:SplitV] name: split")
+        raise static_error(f"If there is only one output, it must have the same size as the input. Input size: "
+                           f"{length} output size: {sizes[0]}", "SplitV", name="split")
     if sizes.count(-1) == 1 and length is not None:
         sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
     if length is not None and (sum(sizes) != length or builtins.min(sizes) < 0):
-        raise static_error(f"Determined shape must either match input shape along split_dim "
-                                   f"exactly if fully specified, or be less than the size of the input along "
-                                   f"split_dim if not fully specified.  Got: {sum(sizes)} [Op:SplitV] name: split")
+        raise static_error(f"Determined shape must either match input shape along split_dim exactly if fully "
+                           f"specified, or be less than the size of the input along split_dim if not fully "
+                           f"specified.  Got: {sum(sizes)}", "SplitV", name="split")
     return list(bind(SplitV, x, sizes=tuple(sizes), axis=axis))
 
 
@@ -306,7 +304,7 @@ def _pad_grad_grad(c: Any, g: Tensor) -> list:
     """PadGrad is linear in its first input; its adjoint is padding again (with zeros, or mirrored)."""
     mode = c.attrs["mode"]
     op = PadV2 if mode == "CONSTANT" else MirrorPad
-    zero = np.zeros((), dtype=g.dtype._np)  # type: ignore[attr-defined]
+    zero = np.zeros((), dtype=g.dtype._np)
     return [bind(op, g, paddings=c.attrs["paddings"], mode=mode, constant_values=zero), None]
 
 
@@ -332,14 +330,13 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
     x = convert_to_tensor(tensor)
     pairs = np.asarray(getattr(paddings, "_value", paddings), dtype=np.int64)
     if pairs.ndim != 2 or pairs.shape[1] != 2:
-        raise static_error(f"paddings must be a matrix with 2 columns: {list(pairs.shape)} "
-                                   "[Op:Pad] name: ")
+        raise static_error(f"paddings must be a matrix with 2 columns: {list(pairs.shape)}", "Pad")
     mode = mode.upper()
     if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
         raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
                          f"Received `mode` = {mode}")
     op = PadV2 if mode == "CONSTANT" else MirrorPad
-    value = np.asarray(getattr(constant_values, "_value", constant_values)).astype(x.dtype._np)[()]  # type: ignore
+    value = np.asarray(getattr(constant_values, "_value", constant_values)).astype(x.dtype._np)[()]
     return bind(op, x, paddings=tuple(tuple(int(v) for v in p) for p in pairs), mode=mode, constant_values=value)
 
 

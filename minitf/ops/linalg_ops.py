@@ -76,7 +76,7 @@ def _matmul_check(name: str) -> Any:
 
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         same_dtype(name, inputs)
-        allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
+        allowed_dtypes(name, allowed, inputs[0].dtype)
     return check
 
 
@@ -113,7 +113,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            output_type: Any = None, name: str | None = None) -> Tensor:
     """Matrix product of the last two axes; leading (batch) axes broadcast. Both need rank >= 2."""
     a = convert_to_tensor(a)
-    b = convert_to_tensor(b, dtype_hint=a.dtype)  # type: ignore[attr-defined]
+    b = convert_to_tensor(b, dtype_hint=a.dtype)
     if adjoint_a:
         a, transpose_a = conj(a), True
     if adjoint_b:
@@ -151,7 +151,7 @@ def _inverse_grad(c: Any, g: Tensor) -> list:
 
 def _linalg_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        allowed_dtypes(name, dtypes.FLOAT_OR_COMPLEX, inputs[0].dtype)  # type: ignore[attr-defined]
+        allowed_dtypes(name, dtypes.FLOAT_OR_COMPLEX, inputs[0].dtype)
     return check
 
 
@@ -253,9 +253,9 @@ MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
     """X with matrix @ X = rhs (matrix square and invertible; rhs has one column per system)."""
     a = convert_to_tensor(matrix)
-    b = convert_to_tensor(rhs, dtype_hint=a.dtype)  # type: ignore[attr-defined]
-    if not (a.dtype.is_floating or a.dtype.is_complex):  # type: ignore[attr-defined]
-        allowed_dtypes("MatrixSolve", dtypes.FLOAT_OR_COMPLEX, a.dtype)  # type: ignore[attr-defined]
+    b = convert_to_tensor(rhs, dtype_hint=a.dtype)
+    if not (a.dtype.is_floating or a.dtype.is_complex):
+        allowed_dtypes("MatrixSolve", dtypes.FLOAT_OR_COMPLEX, a.dtype)
     return bind(MatrixSolve, a, b, adjoint=bool(adjoint))
 
 
@@ -265,7 +265,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     Composed as TensorFlow does: move the summed axes together, reshape both to matrices, matmul, reshape.
     """
     a = convert_to_tensor(a)
-    b = convert_to_tensor(b, dtype_hint=a.dtype)  # type: ignore[attr-defined]
+    b = convert_to_tensor(b, dtype_hint=a.dtype)
     ra, rb = a.shape.rank, b.shape.rank
     if isinstance(axes, int | np.integer) or np.ndim(getattr(axes, "_value", axes)) == 0:
         n = int(getattr(axes, "_value", axes))
@@ -303,8 +303,8 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 def trace(x: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
     if (x.shape.rank or 0) < 2:
-        raise static_error(f"input must be at least 2-dim, received shape: {x.shape.as_list()} "
-                                   "[Op:MatrixDiagPartV3] name: diag_part")
+        raise static_error(f"input must be at least 2-dim, received shape: {x.shape.as_list()}", "MatrixDiagPartV3",
+                           name="diag_part")
     # The diagonal of the leading k x k block is every (k+1)-th entry of that block read row by row.
     k = min(x.shape[-1], x.shape[-2])
     block = reshape(x[..., :k, :k], x.shape.as_list()[:-2] + [k * k])
@@ -314,10 +314,10 @@ def trace(x: Any, name: str | None = None) -> Tensor:
 def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
     """Swap the last two axes (of a batch of matrices); conjugate too for the adjoint."""
     a = convert_to_tensor(a)
-    rank = a.shape.rank  # type: ignore[attr-defined]
+    rank = a.shape.rank
     if rank is not None and rank < 2:
         raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a} with shape: "
-                         f"{a.shape}\nHint: a vector has no second axis to swap with; reshape it to [n, 1] first.")  # type: ignore
+                         f"{a.shape}\nHint: a vector has no second axis to swap with; reshape it to [n, 1] first.")
     if rank is None:
         raise ValueError("minitf transposes matrices of known rank only.\nHint: give the input a known rank.")
     return transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], conjugate=conjugate)

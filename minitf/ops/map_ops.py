@@ -71,10 +71,10 @@ def _checked_row(result: Any, expected: Any, index: int, first: list[Tensor] | N
                          "the structure of elems, or pass fn_output_signature to say what it returns.") from None
     outputs = [convert_to_tensor(v, dtype_hint=d) for v, d in zip(nest.flatten(result), nest.flatten(expected))]
     for out, want in zip(outputs, nest.flatten(expected)):
-        if out.dtype is not want:  # type: ignore[attr-defined]
+        if out.dtype is not want:
             raise InvalidArgumentError(None, None, f"TensorArray dtype is {want.name} but Op is trying to write dtype "
-                                       f"{out.dtype.name} \nHint: fn returns {out.dtype.name}; say so with "  # type: ignore
-                                       f"fn_output_signature=tf.{out.dtype.name}.")  # type: ignore[attr-defined]
+                                       f"{out.dtype.name} \nHint: fn returns {out.dtype.name}; say so with "
+                                       f"fn_output_signature=tf.{out.dtype.name}.")
     if first is not None:
         for out, before in zip(outputs, first):
             if out.shape.as_list() != before.shape.as_list():
@@ -122,11 +122,11 @@ def vectorized_map(fn: Callable[..., Any], elems: Any, fallback_to_while_loop: b
     length = flat[0].shape[0]
     if length is None:  # traced with an unknown length: a loop, with the dtypes fn gives the first slice
         probe = fn(nest.pack_sequence_as(elems, [gather(t, 0) for t in flat]))
-        expected = nest.map_structure(lambda v: convert_to_tensor(v).dtype, probe)  # type: ignore[attr-defined]
+        expected = nest.map_structure(lambda v: convert_to_tensor(v).dtype, probe)
         return _map_in_loop(fn, elems, flat, expected)
     calls = [fn(nest.pack_sequence_as(elems, [t[i] for t in flat])) for i in range(length)]
     if not calls:
-        return zeros([0], dtype=flat[0].dtype)  # type: ignore[attr-defined]
+        return zeros([0], dtype=flat[0].dtype)
     rows = [[convert_to_tensor(v) for v in nest.flatten(call)] for call in calls]
     columns = [stack([row[k] for row in rows]) for k in range(len(rows[0]))]
     return nest.pack_sequence_as(calls[0], columns)

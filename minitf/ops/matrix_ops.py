@@ -165,8 +165,8 @@ def _einsum_grad(c: Any, g: Tensor) -> list:
 
 def _einsum_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     same_dtype("Einsum", inputs)
-    if inputs[0].dtype not in EINSUM_TYPES:  # type: ignore[attr-defined]
-        allowed_dtypes("Einsum", EINSUM_TYPES, inputs[0].dtype)  # type: ignore[attr-defined]
+    if inputs[0].dtype not in EINSUM_TYPES:
+        allowed_dtypes("Einsum", EINSUM_TYPES, inputs[0].dtype)
 
 
 Einsum = Op("Einsum", _einsum_kernel, check=_einsum_check, shape=_einsum_shape, grad=_einsum_grad)
@@ -222,7 +222,7 @@ def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = Non
     x = convert_to_tensor(input)
     lower = convert_to_tensor(num_lower, dtype_hint=dtypes.int64)
     upper = convert_to_tensor(num_upper, dtype=lower.dtype) if not isinstance(num_upper, Tensor) else num_upper
-    return bind(MatrixBandPart, x, lower, upper)  # type: ignore[arg-type]
+    return bind(MatrixBandPart, x, lower, upper)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -336,13 +336,13 @@ def _diag_part_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
 
 
 def _diag_grad(c: Any, g: Tensor) -> list:
-    zero = np.zeros((), dtype=g.dtype._np)  # type: ignore[attr-defined]
+    zero = np.zeros((), dtype=g.dtype._np)
     return [bind(MatrixDiagPartV3, g, k=c.attrs["k"], padding_value=zero, align=c.attrs["align"])]
 
 
 def _diag_part_grad(c: Any, g: Tensor) -> list:
     rows, cols = c.x.shape[-2], c.x.shape[-1]
-    zero = np.zeros((), dtype=g.dtype._np)  # type: ignore[attr-defined]
+    zero = np.zeros((), dtype=g.dtype._np)
     return [bind(MatrixDiagV3, g, k=c.attrs["k"], num_rows=rows, num_cols=cols, padding_value=zero,
                  align=c.attrs["align"])]
 

@@ -90,7 +90,7 @@ def _log_softmax_grad(c: Any, g: Tensor) -> list:
 
 def _float_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)  # type: ignore[attr-defined]
+        allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)
         if inputs[0].shape.rank == 0:
             # (TensorFlow's oneDNN float32 kernel, used on some CPUs only, raises AbortedError here instead.)
             raise op_error(InvalidArgumentError, name, "logits must have >= 1 dimension, got []",
@@ -130,7 +130,7 @@ def log_softmax(logits: Any, axis: int | None = None, name: str | None = None) -
 def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, name: str | None = None) -> Tensor:
     """Cross-entropy between a probability distribution `labels` and unnormalised `logits`, per example."""
     logits = convert_to_tensor(logits)
-    labels = convert_to_tensor(labels, dtype=logits.dtype)  # type: ignore[attr-defined]
+    labels = convert_to_tensor(labels, dtype=logits.dtype)
     if labels.shape.is_fully_defined() and logits.shape.is_fully_defined() and labels.shape != logits.shape:
         raise static_error("logits and labels must be broadcastable: logits_size="
                            f"{logits.shape.as_list()} labels_size={labels.shape.as_list()}",
@@ -142,10 +142,10 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     """Cross-entropy with integer class labels (one per example) instead of distributions."""
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
-    if labels.dtype not in (dtypes.int32, dtypes.int64) and state.graph is not None:  # type: ignore[attr-defined]
-        raise TypeError(f"Value passed to parameter 'labels' has DataType {labels.dtype.name} not in list of "  # type: ignore
+    if labels.dtype not in (dtypes.int32, dtypes.int64) and state.graph is not None:
+        raise TypeError(f"Value passed to parameter 'labels' has DataType {labels.dtype.name} not in list of "
                         "allowed values: int32, int64\nHint: labels are class indices; tf.cast them to tf.int32.")
-    if labels.dtype not in (dtypes.int32, dtypes.int64):  # type: ignore[attr-defined]
+    if labels.dtype not in (dtypes.int32, dtypes.int64):
         raise op_error(InvalidArgumentError, "SparseSoftmaxCrossEntropyWithLogits",
                        f"Value for attr 'Tlabels' of {tf_type_name(labels.dtype)} is not in the list of allowed "
                        "values: int32, int64", hint="labels are class indices; tf.cast them to tf.int32.")
@@ -154,13 +154,13 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
         raise ValueError(f"Rank mismatch: Rank of labels (received {labels.shape.rank}) should equal rank of "
                          f"logits minus 1 (received {logits.shape.rank}).")
     labels = checked_labels(labels, n)
-    picked = one_hot(labels, n, dtype=logits.dtype)  # type: ignore[attr-defined]
+    picked = one_hot(labels, n, dtype=logits.dtype)
     return negative(reduce_sum(picked * log_softmax(logits), axis=-1))
 
 
 def l2_loss(t: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(t)
-    allowed_dtypes("L2Loss", dtypes.FLOATS, x.dtype)  # type: ignore[attr-defined]
+    allowed_dtypes("L2Loss", dtypes.FLOATS, x.dtype)
     return reduce_sum(square(x)) / 2
 
 
@@ -181,7 +181,7 @@ LeakyRelu = Op("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * np.asarray(a
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """max(x, alpha * x) for alpha < 1; integer features are cast to float32 first, as in TensorFlow."""
     x = convert_to_tensor(features)
-    if x.dtype.is_integer:  # type: ignore[attr-defined]
+    if x.dtype.is_integer:
         x = cast(x, dtypes.float32)
     # alpha is a 32-bit float attribute in TensorFlow: on float64 inputs 0.2 acts as 0.20000000298...
     return bind(LeakyRelu, x, alpha=float(np.float32(np.asarray(getattr(alpha, "_value", alpha)))))
@@ -189,7 +189,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
 
 def _float_only(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)  # type: ignore[attr-defined]
+        allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)
     return check
 
 
@@ -224,20 +224,20 @@ def bias_add(value: Any, bias: Any, data_format: str | None = None, name: str | 
         raise ValueError(f"minitf's bias_add supports the channels-last layout only; got data_format="
                          f"{data_format!r}.\nHint: leave data_format unset (channels last).")
     value = convert_to_tensor(value)
-    if isinstance(bias, Tensor) and bias.dtype is not value.dtype and state.graph is not None:  # type: ignore
-        raise ValueError(f"bias: Tensor conversion requested dtype {value.dtype.name} for Tensor with dtype "  # type: ignore
-                         f"{bias.dtype.name}: {bias!r}\nHint: tf.cast the bias to the input's dtype.")  # type: ignore
-    bias = convert_to_tensor(bias, dtype_hint=value.dtype)  # type: ignore[attr-defined]
-    if bias.shape.rank not in (None, 1):  # type: ignore[attr-defined]
-        raise graph_build_error("BiasAdd", f"Biases must be 1D: {bias.shape.as_list()}",  # type: ignore
+    if isinstance(bias, Tensor) and bias.dtype is not value.dtype and state.graph is not None:
+        raise ValueError(f"bias: Tensor conversion requested dtype {value.dtype.name} for Tensor with dtype "
+                         f"{bias.dtype.name}: {bias!r}\nHint: tf.cast the bias to the input's dtype.")
+    bias = convert_to_tensor(bias, dtype_hint=value.dtype)
+    if bias.shape.rank not in (None, 1):
+        raise graph_build_error("BiasAdd", f"Biases must be 1D: {bias.shape.as_list()}",
                                 "bias is one number per channel (a vector).")
-    if value.shape.rank is not None and value.shape.rank < 2:  # type: ignore[attr-defined]
-        raise graph_build_error("BiasAdd", f"Input tensor must be at least 2D: {value.shape.as_list()}",  # type: ignore
+    if value.shape.rank is not None and value.shape.rank < 2:
+        raise graph_build_error("BiasAdd", f"Input tensor must be at least 2D: {value.shape.as_list()}",
                                 "bias_add adds to [batch, ..., channels]; for a vector use tf.add.")
-    channels, size = value.shape[-1], bias.shape[-1]  # type: ignore[attr-defined]
+    channels, size = value.shape[-1], bias.shape[-1]
     if None not in (channels, size) and channels != size:
         raise graph_build_error("BiasAdd", f"Must provide as many biases as the last dimension of the input tensor: "
-                                f"[{size}] vs. {value.shape.as_list()}",  # type: ignore[attr-defined]
+                                f"[{size}] vs. {value.shape.as_list()}",
                                 "bias needs one entry per channel (the last dimension).")
     return add(value, bias)
 
@@ -252,7 +252,7 @@ def relu6(features: Any, name: str | None = None) -> Tensor:
 def silu(features: Any, beta: Any = 1.0, name: str | None = None) -> Tensor:
     """x * sigmoid(beta * x), also called swish."""
     x = convert_to_tensor(features)
-    return multiply(x, unary_math.sigmoid(multiply(x, convert_to_tensor(beta, dtype=x.dtype))))  # type: ignore
+    return multiply(x, unary_math.sigmoid(multiply(x, convert_to_tensor(beta, dtype=x.dtype))))
 
 
 swish = silu
@@ -264,8 +264,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def selu(features: Any, name: str | None = None) -> Tensor:
     """scale * x for x > 0, scale * alpha * (exp(x) - 1) otherwise (self-normalizing networks)."""
     x = convert_to_tensor(features)
-    scale = convert_to_tensor(_SELU_SCALE, dtype=x.dtype)  # type: ignore[attr-defined]
-    scale_alpha = convert_to_tensor(_SELU_SCALE * _SELU_ALPHA, dtype=x.dtype)  # type: ignore[attr-defined]
+    scale = convert_to_tensor(_SELU_SCALE, dtype=x.dtype)
+    scale_alpha = convert_to_tensor(_SELU_SCALE * _SELU_ALPHA, dtype=x.dtype)
 
     @custom_gradient
     def forward(x: Tensor) -> Any:

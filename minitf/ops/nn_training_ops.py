@@ -27,7 +27,7 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
     if not labels.shape.is_compatible_with(logits.shape):
         raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
                          f"{labels.shape}).")
-    zeros = zeros_like(logits, dtype=logits.dtype)  # type: ignore[attr-defined]
+    zeros = zeros_like(logits, dtype=logits.dtype)
     positive = greater_equal(logits, zeros)
     relu_logits = where(positive, logits, zeros)
     neg_abs_logits = where(positive, negative(logits), logits)
@@ -41,7 +41,7 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None,
     if is_number and not 0 <= rate < 1:
         raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
     x = convert_to_tensor(x)
-    x_dtype = x.dtype  # type: ignore[attr-defined]
+    x_dtype = x.dtype
     if not x_dtype.is_floating:
         raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
                          f"x_dtype={x_dtype!r}")
@@ -53,7 +53,7 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None,
     elif isinstance(rate, Tensor):
         if rate.shape.rank not in (0, None):
             raise ValueError(f"Shape {rate.shape} must have rank 0")
-        rate = cast(rate, x_dtype) if rate.dtype is not x_dtype else rate  # type: ignore[attr-defined]
+        rate = cast(rate, x_dtype) if rate.dtype is not x_dtype else rate
         scaled = truediv(x, subtract(convert_to_tensor(1, dtype=x_dtype), rate))
     else:
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")

@@ -37,19 +37,19 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | N
     x = convert_to_tensor(x)
     axis = dim if axis is None else axis
     square_sum = reduce_sum(square(x), axis, keepdims=True)
-    inverse_norm = rsqrt(maximum(square_sum, convert_to_tensor(epsilon, dtype=square_sum.dtype)))  # type: ignore
+    inverse_norm = rsqrt(maximum(square_sum, convert_to_tensor(epsilon, dtype=square_sum.dtype)))
     return multiply(x, inverse_norm)
 
 
 def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: str | None = None) -> tuple:
     """(mean, variance) over `axes`; float16 is computed in float32, as TensorFlow does."""
     x = convert_to_tensor(x)
-    y = cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x  # type: ignore[attr-defined]
+    y = cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
     mean = reduce_mean(y, axes, keepdims=True)
     variance = reduce_mean(squared_difference(y, stop_gradient(mean)), axes, keepdims=True)
     if not keepdims:
         mean, variance = squeeze(mean, axes), squeeze(variance, axes)
-    if x.dtype is dtypes.float16:  # type: ignore[attr-defined]
+    if x.dtype is dtypes.float16:
         return cast(mean, dtypes.float16), cast(variance, dtypes.float16)
     return mean, variance
 
@@ -61,7 +61,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
     positive = greater(l2sum, zeros_like(l2sum))
     safe = where(positive, l2sum, ones_like(l2sum))  # sqrt's gradient at 0 would be inf
     l2norm = where(positive, sqrt(safe), l2sum)
-    limit = convert_to_tensor(clip_norm, dtype=values.dtype)  # type: ignore[attr-defined]
+    limit = convert_to_tensor(clip_norm, dtype=values.dtype)
     return identity(divide(multiply(values, limit), maximum(l2norm, limit)))
 
 
@@ -83,8 +83,8 @@ def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = N
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.\nHint: pass a list, "
                         "e.g. the gradients of all variables.")
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
-    limit = convert_to_tensor(clip_norm, dtype=norm.dtype)  # type: ignore[attr-defined]
-    one = convert_to_tensor(1.0, dtype=norm.dtype)  # type: ignore[attr-defined]
+    limit = convert_to_tensor(clip_norm, dtype=norm.dtype)
+    one = convert_to_tensor(1.0, dtype=norm.dtype)
     scale = multiply(limit, minimum(divide(one, norm), divide(one, limit)))
     scale = add(scale, subtract(norm, norm))  # nan when the norm is inf or nan, as in TensorFlow
     clipped = [None if t is None else identity(multiply(convert_to_tensor(t),
@@ -204,7 +204,7 @@ def _svd_grad(c: Any, grads: list) -> list:
 
 
 Svd = Op("Svd", _svd_kernel, shape=_svd_shape, grad=_svd_grad, num_outputs=3,
-         check=lambda i, a: allowed_dtypes("Svd", dtypes.FLOAT_OR_COMPLEX, i[0].dtype))  # type: ignore
+         check=lambda i, a: allowed_dtypes("Svd", dtypes.FLOAT_OR_COMPLEX, i[0].dtype))
 
 
 def matrix_two_norm(x: Tensor, axis: tuple[int, int], keepdims: bool) -> Tensor:

@@ -47,11 +47,11 @@ def _binary(op: Any) -> tuple[Any, Any]:
 
 
 def _truediv(self: Tensor, other: Any) -> Tensor:
-    return binary_math._truediv(self, operand(other, self.dtype))  # type: ignore[attr-defined]
+    return binary_math._truediv(self, operand(other, self.dtype))
 
 
 def _rtruediv(self: Tensor, other: Any) -> Tensor:
-    return binary_math._truediv(convert_to_tensor(other, dtype=self.dtype), self)  # type: ignore[attr-defined]
+    return binary_math._truediv(convert_to_tensor(other, dtype=self.dtype), self)
 
 
 def _matmul(self: Tensor, other: Any) -> Tensor:
@@ -59,44 +59,44 @@ def _matmul(self: Tensor, other: Any) -> Tensor:
 
 
 def _rmatmul(self: Tensor, other: Any) -> Tensor:
-    return matmul(convert_to_tensor(other, dtype=self.dtype), self)  # type: ignore[attr-defined]
+    return matmul(convert_to_tensor(other, dtype=self.dtype), self)
 
 
 def _logical_or_bitwise(logical: Any, bitwise: Any) -> tuple[Any, Any]:
     """`&`, `|`, `^`: logical on bool tensors, bitwise on everything else (which then must be an integer)."""
     def forward(self: Tensor, other: Any) -> Any:
-        op = logical if self.dtype is dtypes.bool else bitwise  # type: ignore[attr-defined]
+        op = logical if self.dtype is dtypes.bool else bitwise
         return binary_call(op, self, other)
 
     def reflected(self: Tensor, other: Any) -> Any:
-        op = logical if self.dtype is dtypes.bool else bitwise  # type: ignore[attr-defined]
+        op = logical if self.dtype is dtypes.bool else bitwise
         return reflected_call(op, other, self)
 
     return forward, reflected
 
 
 def _xor(x: Tensor, y: Tensor) -> Tensor:
-    if x.dtype is dtypes.bool:  # type: ignore[attr-defined]
+    if x.dtype is dtypes.bool:
         return logical_xor(x, y)
     return bind(BitwiseXor, x, y)
 
 
 def _invert(self: Tensor) -> Tensor:
-    if self.dtype is dtypes.bool:  # type: ignore[attr-defined]
+    if self.dtype is dtypes.bool:
         return logical_not(self)
     return bind(Invert, self)
 
 
 def _mul(self: Tensor, other: Any) -> Tensor:
     """`*`; on bool tensors TensorFlow multiplies as int32 and casts back (so it acts as logical and)."""
-    if self.dtype is dtypes.bool or (isinstance(other, Tensor) and other.dtype is dtypes.bool):  # type: ignore
+    if self.dtype is dtypes.bool or (isinstance(other, Tensor) and other.dtype is dtypes.bool):
         return _bool_mul(self, other)
     return binary_call(Mul, self, other)
 
 
 def _rmul(self: Tensor, other: Any) -> Tensor:
-    if self.dtype is dtypes.bool:  # type: ignore[attr-defined]
-        return _bool_mul(convert_to_tensor(other, dtype=self.dtype), self)  # type: ignore[attr-defined]
+    if self.dtype is dtypes.bool:
+        return _bool_mul(convert_to_tensor(other, dtype=self.dtype), self)
     return reflected_call(Mul, other, self)
 
 
@@ -119,7 +119,7 @@ def _eq(self: Tensor, other: Any) -> Any:
     """Elementwise `==`; comparing with None, or with an incompatible shape, is plain False (as in TensorFlow)."""
     if other is None:
         return False
-    other_t = operand(other, self.dtype)  # type: ignore[attr-defined]
+    other_t = operand(other, self.dtype)
     if self.shape.rank is not None and other_t.shape.rank is not None and not _shapes_broadcast(self, other_t):
         return equal(False, True)  # a scalar False tensor, as TensorFlow's Equal(incompatible_shape_error=False)
     return binary_call(Equal, self, other_t)
@@ -128,7 +128,7 @@ def _eq(self: Tensor, other: Any) -> Any:
 def _ne(self: Tensor, other: Any) -> Any:
     if other is None:
         return True
-    other_t = operand(other, self.dtype)  # type: ignore[attr-defined]
+    other_t = operand(other, self.dtype)
     if self.shape.rank is not None and other_t.shape.rank is not None and not _shapes_broadcast(self, other_t):
         return equal(True, True)
     return binary_call(NotEqual, self, other_t)
@@ -156,22 +156,22 @@ def install() -> None:
         forward, reflected = _logical_or_bitwise(logical, bitwise)
         setattr(Tensor, f"__{name}__", forward)
         setattr(Tensor, f"__r{name}__", reflected)
-    Tensor.__xor__ = lambda self, other: _xor(self, operand(other, self.dtype))  # type: ignore[attr-defined]
+    Tensor.__xor__ = lambda self, other: _xor(self, operand(other, self.dtype))
     Tensor.__rxor__ = lambda self, other: _xor(convert_to_tensor(other, dtype=self.dtype), self)  # type: ignore
-    Tensor.__mul__ = _mul  # type: ignore[attr-defined]
-    Tensor.__rmul__ = _rmul  # type: ignore[attr-defined]
-    Tensor.__truediv__ = _truediv  # type: ignore[attr-defined]
-    Tensor.__rtruediv__ = _rtruediv  # type: ignore[attr-defined]
-    Tensor.__matmul__ = _matmul  # type: ignore[attr-defined]
+    Tensor.__mul__ = _mul
+    Tensor.__rmul__ = _rmul
+    Tensor.__truediv__ = _truediv
+    Tensor.__rtruediv__ = _rtruediv
+    Tensor.__matmul__ = _matmul
     Tensor.__rmatmul__ = _rmatmul  # type: ignore[attr-defined]
-    Tensor.__neg__ = lambda self: negative(self)  # type: ignore[attr-defined]
+    Tensor.__neg__ = lambda self: negative(self)
     Tensor.__abs__ = lambda self: unary_math.abs(self)  # type: ignore[attr-defined]
-    Tensor.__invert__ = _invert  # type: ignore[attr-defined]
-    Tensor.__lt__ = lambda self, other: binary_call(Less, self, other)  # type: ignore[attr-defined]
-    Tensor.__le__ = lambda self, other: binary_call(LessEqual, self, other)  # type: ignore[attr-defined]
-    Tensor.__gt__ = lambda self, other: binary_call(Greater, self, other)  # type: ignore[attr-defined]
-    Tensor.__ge__ = lambda self, other: binary_call(GreaterEqual, self, other)  # type: ignore[attr-defined]
+    Tensor.__invert__ = _invert
+    Tensor.__lt__ = lambda self, other: binary_call(Less, self, other)
+    Tensor.__le__ = lambda self, other: binary_call(LessEqual, self, other)
+    Tensor.__gt__ = lambda self, other: binary_call(Greater, self, other)
+    Tensor.__ge__ = lambda self, other: binary_call(GreaterEqual, self, other)
     Tensor.__eq__ = _eq  # type: ignore[method-assign,assignment]
     Tensor.__ne__ = _ne  # type: ignore[method-assign,assignment]
-    Tensor.__getitem__ = getitem  # type: ignore[attr-defined]
+    Tensor.__getitem__ = getitem
     Tensor.__iter__ = _iter  # type: ignore[attr-defined]

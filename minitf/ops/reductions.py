@@ -100,6 +100,8 @@ def _mean_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
     if _in_tensorflows_order(x):  # TensorFlow's mean: the sum, divided by the count in the same precision
         total = summation.tf_sum(x, axis)
         count = x.dtype.type(x.size // total.size if total.size else 0)
+        if not keepdims and type(total) is not np.ndarray:  # a whole tensor: NumPy scalars divide in a tenth of
+            return total / count  # the time of arrays (the same float division)
         return _keep_dims(total / count, x, axis, keepdims)
     return np.asarray(np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
 
@@ -131,7 +133,7 @@ def _sum_grad(c: Any, g: Tensor) -> list:
 
 
 def _mean_grad(c: Any, g: Tensor) -> list:
-    count = cast(size(c.x), g.dtype) / cast(size(g), g.dtype)  # type: ignore[attr-defined]
+    count = cast(size(c.x), g.dtype) / cast(size(g), g.dtype)
     return [broadcast_like(_keep_reduced(g, c), c.x) / count]
 
 
@@ -161,7 +163,7 @@ def _prod_grad(c: Any, g: Tensor) -> list:
 def _extreme_grad(c: Any, g: Tensor) -> list:
     # Ties share the gradient equally, as TensorFlow does: [1, 3, 3] -> [0, .5, .5].
     out = broadcast_like(_keep_reduced(c.out, c), c.x)
-    hits = cast(equal(c.x, out), g.dtype)  # type: ignore[attr-defined]
+    hits = cast(equal(c.x, out), g.dtype)
     count = broadcast_like(_keep_reduced(bind(Sum, hits, axis=c.attrs["axis"], keepdims=c.attrs["keepdims"]), c),
                            c.x)
     return [broadcast_like(_keep_reduced(g, c), c.x) * hits / count]
@@ -173,7 +175,7 @@ def reduce_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
 
 def _reduction(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        allowed_dtypes(name, allowed, inputs[0].dtype)  # type: ignore[attr-defined]
+        allowed_dtypes(name, allowed, inputs[0].dtype)
     return Op(name, kernel, check=check, shape=reduce_rule, grad=grad)
 
 
@@ -240,11 +242,11 @@ def _bool_input(value: Any, axis: Any, op_name: str = "Any") -> Tensor:
     """reduce_any/reduce_all take bools only (TensorFlow says ValueError when the axes are a list: its
     slower conversion path runs then)."""
     x = convert_to_tensor(value)
-    if x.dtype is not dtypes.bool:  # type: ignore[attr-defined]
+    if x.dtype is not dtypes.bool:
         if isinstance(axis, list | tuple) and state.graph is None:
             raise ValueError(f"Tensor conversion requested dtype bool for Tensor with dtype "
-                             f"{x.dtype.name}: {x!r}")  # type: ignore[attr-defined]
-        raise dtype_mismatch(op_name, 0, dtypes.bool, x.dtype)  # type: ignore[attr-defined]
+                             f"{x.dtype.name}: {x!r}")
+        raise dtype_mismatch(op_name, 0, dtypes.bool, x.dtype)
     return x
 
 
@@ -265,8 +267,8 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False
 
 
 def _real_or_complex(x: Tensor) -> None:
-    if not (x.dtype.is_floating or x.dtype.is_complex):  # type: ignore[attr-defined]
-        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.\n"  # type: ignore
+    if not (x.dtype.is_floating or x.dtype.is_complex):
+        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.\n"
                         f"Hint: cast first, e.g. tf.math.reduce_std(tf.cast(x, tf.float32)).")
 
 
@@ -276,7 +278,7 @@ def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False,
     mean = reduce_mean(x, axis, keepdims=True)  # first, as in TensorFlow: bad axes and bools fail here
     _real_or_complex(x)
     deviation = x - mean
-    squared = real(deviation * conj(deviation)) if x.dtype.is_complex else square(deviation)  # type: ignore
+    squared = real(deviation * conj(deviation)) if x.dtype.is_complex else square(deviation)
     return reduce_mean(squared, axis, keepdims=keepdims)
 
 
@@ -288,17 +290,17 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
                           name: str | None = None) -> Tensor:
     x = convert_to_tensor(input_tensor)
-    if x.dtype.is_complex:  # type: ignore[attr-defined]
+    if x.dtype.is_complex:
         return sqrt(reduce_sum(x * conj(x), axis, keepdims))
     if x.dtype.is_integer:  # type: ignore[attr-defined]  (TensorFlow sums the squares in the integer dtype)
-        return cast(sqrt(cast(reduce_sum(x * x, axis, keepdims), dtypes.float64)), x.dtype)  # type: ignore
+        return cast(sqrt(cast(reduce_sum(x * x, axis, keepdims), dtypes.float64)), x.dtype)
     return sqrt(reduce_sum(x * x, axis, keepdims))
 
 
 def count_nonzero(input: Any, axis: Any = None, keepdims: bool = False, dtype: Any = dtypes.int64,  # noqa: A002
                   name: str | None = None) -> Tensor:
     x = convert_to_tensor(input)
-    zero = "" if x.dtype is dtypes.string else np.zeros((), x.dtype._np)  # type: ignore[attr-defined]
+    zero = "" if x.dtype is dtypes.string else np.zeros((), x.dtype._np)
     nonzero = not_equal(x, zero)
     return cast(reduce_sum(cast(nonzero, dtypes.int64), axis, keepdims), dtype)
 
@@ -313,7 +315,7 @@ def _arg_kernel(np_fn: Callable) -> Callable:
 
 def _arg_check(name: str) -> Callable:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        allowed_dtypes(name, REAL | {dtypes.bool}, inputs[0].dtype)  # type: ignore[attr-defined]
+        allowed_dtypes(name, REAL | {dtypes.bool}, inputs[0].dtype)
     return check
 
 
@@ -386,12 +388,12 @@ Cumprod = Op("Cumprod", _cum_kernel(np.cumprod, 1), shape=shapes.same_as_first, 
 
 def _cum(op: Op, x: Any, axis: int, exclusive: bool, reverse: bool) -> Tensor:
     x = convert_to_tensor(x)
-    allowed_dtypes(op.name, NUM, x.dtype)  # type: ignore[attr-defined]
+    allowed_dtypes(op.name, NUM, x.dtype)
     rank = x.shape.rank
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if rank is not None and not -rank <= axis < rank:
-        raise InvalidArgumentError(None, None, f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got "
-                                   f"{axis} [Op:{op.name}] name: ")
+        raise op_error(InvalidArgumentError, op.name,
+                       f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {axis}")
     return bind(op, x, axis=axis % rank if rank else axis, exclusive=bool(exclusive), reverse=bool(reverse))
 
 

@@ -31,8 +31,8 @@ Specs = list[tuple[TensorShape, dtypes.DType]]
 
 def _check_ids(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        if inputs[1].dtype not in INDEX_TYPES:  # type: ignore[attr-defined]
-            allowed_dtypes(name, INDEX_TYPES, inputs[1].dtype)  # type: ignore[attr-defined]
+        if inputs[1].dtype not in INDEX_TYPES:
+            allowed_dtypes(name, INDEX_TYPES, inputs[1].dtype)
     return check
 
 
@@ -163,17 +163,17 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
     w = None if weights is None else convert_to_tensor(weights)
     if w is not None and binary_output:
         raise ValueError("Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one.")
-    if not a.dtype.is_integer:  # type: ignore[attr-defined]
+    if not a.dtype.is_integer:
         a = cast(a, dtypes.int32)
     axis = 0 if axis is None else axis
     if axis not in (0, -1):
         raise ValueError(f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported.")
-    nonempty = cast(greater(shape_ops.size(a), 0), a.dtype)  # type: ignore[attr-defined]
+    nonempty = cast(greater(shape_ops.size(a), 0), a.dtype)
     size = nonempty * (reduce_max(a) + 1)
     if minlength is not None:
-        size = maximum(convert_to_tensor(minlength, dtype=a.dtype), size)  # type: ignore[attr-defined]
+        size = maximum(convert_to_tensor(minlength, dtype=a.dtype), size)
     if maxlength is not None:
-        size = minimum(convert_to_tensor(maxlength, dtype=a.dtype), size)  # type: ignore[attr-defined]
+        size = minimum(convert_to_tensor(maxlength, dtype=a.dtype), size)
     if axis == 0:
         a = reshape(a, [-1])
         w = None if w is None else reshape(w, [-1])
@@ -270,11 +270,11 @@ def polyval(coeffs: Sequence[Any], x: Any, name: str | None = None) -> Tensor:
 def row_splits_to_segment_ids(splits: Any, name: str | None = None, out_type: Any = None) -> Tensor:
     """For each value, the row it belongs to: splits [0, 2, 2, 3] give [0, 0, 2]."""
     splits = convert_to_tensor(splits, dtype_hint=dtypes.int64)
-    if splits.shape.rank not in (None, 1):  # type: ignore[attr-defined]
-        raise ValueError(f"Shape {splits.shape} must have rank 1\nHint: row splits are a vector.")  # type: ignore
-    out_type = splits.dtype if out_type is None else dtypes.as_dtype(out_type)  # type: ignore[attr-defined]
-    positions = creation.range(splits[-1], dtype=splits.dtype)  # type: ignore[index,attr-defined]
-    rows = searchsorted(splits[1:], positions, side="right", out_type=out_type)  # type: ignore[index]
+    if splits.shape.rank not in (None, 1):
+        raise ValueError(f"Shape {splits.shape} must have rank 1\nHint: row splits are a vector.")
+    out_type = splits.dtype if out_type is None else dtypes.as_dtype(out_type)
+    positions = creation.range(splits[-1], dtype=splits.dtype)
+    rows = searchsorted(splits[1:], positions, side="right", out_type=out_type)
     return rows
 
 
@@ -282,9 +282,9 @@ def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None, out_ty
                               name: str | None = None) -> Tensor:
     """The row splits of sorted segment ids: [0, 0, 2] (with 3 segments) gives [0, 2, 2, 3]."""
     ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int64)
-    if ids.shape.rank not in (None, 1):  # type: ignore[attr-defined]
-        raise ValueError(f"Shape {ids.shape} must have rank 1\nHint: segment ids are a vector.")  # type: ignore
-    out_type = ids.dtype if out_type is None else dtypes.as_dtype(out_type)  # type: ignore[attr-defined]
+    if ids.shape.rank not in (None, 1):
+        raise ValueError(f"Shape {ids.shape} must have rank 1\nHint: segment ids are a vector.")
+    out_type = ids.dtype if out_type is None else dtypes.as_dtype(out_type)
     lengths = bincount(ids, minlength=num_segments, maxlength=num_segments, dtype=out_type)
     zero = zeros([1], dtype=out_type)
     return concat([zero, cumsum(lengths)], axis=0)

@@ -167,8 +167,8 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:  # no
     r = x.shape.rank
     axis = int(getattr(axis, "_value", axis))
     if r is not None and not -r - 1 <= axis <= r:
-        raise static_error(f"Tried to expand dim index {axis} for tensor with {r} dimensions. "
-                                   f"[Op:ExpandDims] name: \nHint: axis must be in [{-r - 1}, {r}].")
+        raise static_error(f"Tried to expand dim index {axis} for tensor with {r} dimensions.", "ExpandDims",
+                           hint=f"axis must be in [{-r - 1}, {r}].")
     return bind(ExpandDims, x, axis=axis % (r + 1) if r is not None else axis)
 
 
@@ -208,8 +208,7 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  #
         axes = [int(a) for a in np.ravel(axis)]
         for a in axes:
             if not -r <= a < r:
-                raise static_error(f"Tried to squeeze dim index {a} for tensor with {r} "
-                                           "dimensions. [Op:Squeeze] name: ")
+                raise static_error(f"Tried to squeeze dim index {a} for tensor with {r} dimensions.", "Squeeze")
         axis = tuple(sorted({a % r for a in axes}))  # TensorFlow tolerates an axis listed twice
     return bind(Squeeze, x, axis=axis)
 
@@ -240,7 +239,7 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
                                    f"of size {len(perm)} [Op:Transpose] name: transpose"
                                    if len(perm) != r else f"{perm} is not a permutation [Op:Transpose]")
     out = bind(Transpose, x, perm=tuple(p % r for p in perm))
-    if conjugate and x.dtype.is_complex:  # type: ignore[attr-defined]
+    if conjugate and x.dtype.is_complex:
         out = conj(out)
     return out
 
@@ -276,5 +275,5 @@ def normalise_axis(axis: Any, rank: int, op_name: str) -> int:
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if not -rank <= axis < rank:
         raise static_error(f"{op_name}: axis {axis} is out of range for a rank-{rank} input; "
-                                   f"expected an axis in [{-rank}, {rank}) [Op:{op_name}] name: ")
+                           f"expected an axis in [{-rank}, {rank})", op_name)
     return axis % rank

@@ -14,7 +14,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes, dims_text, graph_build_error, static_error
+from minitf.errors import InvalidArgumentError, allowed_dtypes, dims_text, graph_build_error, op_error, static_error
 from minitf.ops import shapes
 from minitf.ops.broadcasting import unbroadcast
 from minitf.ops.creation import zeros_like
@@ -56,14 +56,14 @@ def _check_bounds(x: np.ndarray, index: tuple) -> None:
         if item is None:
             continue
         if dim >= np.ndim(x):
-            raise InvalidArgumentError(None, None, f"Index out of range using input dim {dim}; input has only "
-                                       f"{np.ndim(x)} dims [Op:StridedSlice] name: strided_slice/")
+            raise op_error(InvalidArgumentError, "StridedSlice", f"Index out of range using input dim {dim}; input "
+                           f"has only {np.ndim(x)} dims", name="strided_slice/")
         if isinstance(item, int | np.integer):
             n = np.shape(x)[dim]
             if not -n <= item < n:
-                raise InvalidArgumentError(None, None, f"slice index {item} of dimension {dim} out of bounds. "
-                                           f"[Op:StridedSlice] name: strided_slice/\nHint: dimension {dim} has "
-                                           f"size {n}, so valid indices are {-n}..{n - 1}.")
+                raise op_error(InvalidArgumentError, "StridedSlice",
+                               f"slice index {item} of dimension {dim} out of bounds.", name="strided_slice/",
+                               hint=f"dimension {dim} has size {n}, so valid indices are {-n}..{n - 1}.")
         dim += 1
 
 
@@ -161,7 +161,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     """`x[key]` with NumPy's basic indexing; a boolean tensor as key works like `boolean_mask`."""
     if not isinstance(key, tuple):
         key = (key,)
-    if len(key) == 1 and isinstance(key[0], Tensor) and key[0].dtype is dtypes.bool:  # type: ignore[attr-defined]
+    if len(key) == 1 and isinstance(key[0], Tensor) and key[0].dtype is dtypes.bool:
         return boolean_mask(x, key[0])
     if len(key) == 1 and isinstance(key[0], np.ndarray) and key[0].dtype == np.bool_:
         return boolean_mask(x, key[0])
@@ -256,8 +256,8 @@ def _slice_grad_grad(c: Any, g: Tensor) -> list:
 
 def _slice_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     for t in inputs[1:]:
-        if t.dtype not in INDEX_TYPES:  # type: ignore[attr-defined]
-            allowed_dtypes("Slice", INDEX_TYPES, t.dtype)  # type: ignore[attr-defined]
+        if t.dtype not in INDEX_TYPES:
+            allowed_dtypes("Slice", INDEX_TYPES, t.dtype)
 
 
 Slice = Op("Slice", _slice_kernel, check=_slice_check, shape=_slice_shape, grad=_slice_grad)

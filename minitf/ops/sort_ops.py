@@ -96,8 +96,8 @@ GatherLastAxis = Op("GatherLastAxis", lambda y, indices: np.take_along_axis(y, i
 
 
 def _top_k_check(inputs: Sequence[Tensor], attrs: dict) -> None:
-    if inputs[0].dtype not in REAL_NUMBERS:  # type: ignore[attr-defined]
-        allowed_dtypes("TopKV2", REAL_NUMBERS, inputs[0].dtype)  # type: ignore[attr-defined]
+    if inputs[0].dtype not in REAL_NUMBERS:
+        allowed_dtypes("TopKV2", REAL_NUMBERS, inputs[0].dtype)
 
 
 TopKV2 = Op("TopKV2", _top_k_kernel, check=_top_k_check, shape=_top_k_shape, grad=_top_k_grad, num_outputs=2)
@@ -140,7 +140,7 @@ def _descending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
 
 def _ascending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
     """Sort the negated values (shifted so that integers cannot overflow) from largest to smallest."""
-    dtype = x.dtype  # type: ignore[attr-defined]
+    dtype = x.dtype
     if dtype.is_unsigned:
         top = convert_to_tensor(dtype.max, dtype=dtype)
         out = _descending(top - x, axis, return_argsort)
@@ -236,7 +236,7 @@ def _bound_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
 
 def _bound_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        if inputs[0].dtype is not inputs[1].dtype:  # type: ignore[attr-defined]
+        if inputs[0].dtype is not inputs[1].dtype:
             same_dtype(name, inputs)
     return check
 
@@ -262,7 +262,7 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
     if side not in ("left", "right"):
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: `side` = '{side}'.")
     s = convert_to_tensor(sorted_sequence)
-    v = convert_to_tensor(values, dtype_hint=s.dtype)  # type: ignore[attr-defined]
+    v = convert_to_tensor(values, dtype_hint=s.dtype)
     for t in (s, v):
         if t.shape.rank == 0:  # TensorFlow reads shape(t)[-1]: while tracing, its slice fails at graph building
             raise static_error("slice index -1 of dimension 0 out of bounds." + (

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 LEAF_PACKETS = 1024  # rows longer than this many packets are split in two
+FEW_ROWS = 4  # up to this many rows, a reduction per stage costs less than adds over strided slices
 
 
 def lanes(dtype: np.dtype) -> int:
@@ -68,6 +69,44 @@ def _in_order(blocks: np.ndarray) -> np.ndarray:
 
 def _leaf(x: np.ndarray) -> np.ndarray:
     """Sums of the rows of a (rows, n) array, n at most LEAF_PACKETS packets, innermost stride one element."""
+    return _leaf_few(x) if x.shape[0] <= FEW_ROWS else _leaf_many(x)
+
+
+def _leaf_few(x: np.ndarray) -> np.ndarray:
+    """`_leaf` for a few rows (a whole tensor summed: one row, or its halves). Few NumPy calls, whatever the
+    length (each costs as much as adding a thousand floats):
+    one reduction for the 4-packet steps, written into a buffer after a slot of +0 (Eigen's accumulators
+    start from +0, which also makes a row of -0.0 sum to +0.0) and before the leftover packets; one
+    reduction adds that buffer's slots one after the other; one reduction per halving of the lanes.
+    """
+    rows, n = x.shape
+    p = 32 // x.itemsize  # lanes(x.dtype), without the call (this runs for every sum)
+    start = n // (4 * p) * 4 * p
+    whole = n // p * p
+    extra = (whole - start) // p  # at most three packets after the 4-packet steps
+    first = 5 if start else 1
+    acc = np.zeros((rows, first + extra, p), dtype=x.dtype)
+    if start:  # four accumulators, each adding every fourth packet, one step after the other
+        steps = x.reshape(rows, -1, 4, p) if start == n else x[:, :start].reshape(rows, -1, 4, p)
+        np.add.reduce(steps, axis=1, out=acc[:, 1:5])
+    if extra:
+        acc[:, first:] = x[:, start:whole].reshape(rows, extra, p)
+    # +0, then the accumulators added into the first one, then each leftover packet
+    lanes_ = np.add.reduce(acc, axis=1)
+    while lanes_.shape[1] > 4:  # the upper half of the lanes onto the lower half
+        lanes_ = np.add.reduce(lanes_.reshape(rows, 2, -1), axis=1)
+    pairs = np.add.reduce(lanes_.reshape(rows, 2, 2), axis=1)  # (0+2), (1+3)
+    folded = np.add.reduce(pairs, axis=1)  # (0+2)+(1+3): two values along the innermost axis, added once
+    if whole == n:
+        return folded  # never -0.0: every lane started from +0
+    single = np.zeros(rows, dtype=x.dtype)
+    for j in range(whole, n):  # at most seven elements (small slices: plain adds cost less than a reduction)
+        single = single + x[:, j]
+    return single + folded
+
+
+def _leaf_many(x: np.ndarray) -> np.ndarray:
+    """`_leaf` for many rows: whole-array adds over all rows at once (NumPy reduces a short axis row by row)."""
     rows, n = x.shape
     p = 32 // x.itemsize  # lanes(x.dtype), without the call (this runs for every sum)
     start = n // (4 * p) * 4 * p
@@ -166,11 +205,12 @@ def _long_rows(x: np.ndarray) -> np.ndarray:
     else:
         halves = _scattered_halves(flat, plan, p)
     zero = x.dtype.type(0)
-    if plan.depth >= 0:  # a full binary tree: neighbours added level by level, the left one onto +0 first
+    if plan.depth >= 0:  # a full binary tree: neighbours added level by level (Eigen adds the left one onto +0
+        # first, which changes nothing here: no half is -0.0, each one started from +0)
         level = halves.reshape(rows, plan.count)
-        for _ in range(plan.depth):
-            level = (level[:, 0::2] + zero) + level[:, 1::2]
-        return level[:, 0]
+        for _ in range(plan.depth):  # (an innermost pair is reduced as one addition)
+            level = np.add.reduce(level.reshape(rows, -1, 2), axis=2)
+        return level.reshape(rows)
 
     def add_up(tree: object) -> np.floating:
         if isinstance(tree, tuple):
@@ -276,8 +316,9 @@ def _simplified(shape: tuple[int, ...], axis: tuple | None) -> tuple[tuple[bool,
     return tuple(reduced for _, reduced in groups), tuple(size for size, _ in groups), out_shape
 
 
-def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
-    """`reduce_sum(x, axis)` of a float32 or float64 array, without keepdims, in TensorFlow's order."""
+def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray | np.generic:
+    """`reduce_sum(x, axis)` of a float32 or float64 array, without keepdims, in TensorFlow's order (a NumPy
+    scalar when every axis is reduced)."""
     kinds, sizes, out_shape = _simplified(x.shape, None if axis is None else tuple(axis))
     if x.size == 0:
         return np.zeros(out_shape, dtype=x.dtype)
@@ -285,7 +326,8 @@ def tf_sum(x: np.ndarray, axis: tuple | None) -> np.ndarray:
         return x.reshape(out_shape).copy()
     x = np.ascontiguousarray(x)
     if kinds == (True,):
-        return row_sums(x.reshape(1, -1))[0].reshape(out_shape)
+        total = row_sums(x.reshape(1, -1))[0]
+        return total if not out_shape else total.reshape(out_shape)
     if kinds == (False, True):
         return row_sums(x.reshape(sizes)).reshape(out_shape)
     if kinds == (True, False):

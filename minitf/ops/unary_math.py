@@ -23,7 +23,7 @@ from minitf.tensor import Tensor
 
 
 def _conj_if_complex(x: Tensor) -> Tensor:
-    return conj(x) if x.dtype.kind == "c" else x  # type: ignore[attr-defined]
+    return conj(x) if x.dtype.kind == "c" else x
 
 
 def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
@@ -77,7 +77,7 @@ def _round_kernel(x: np.ndarray) -> np.ndarray:
 
 
 def _fused_grad(op: Op, y: Tensor, g: Tensor) -> Tensor:
-    if y.dtype.is_complex:  # type: ignore[attr-defined]
+    if y.dtype.is_complex:
         y = conj(y)
     return bind(op, y, g)
 
@@ -151,27 +151,27 @@ ceil = unary_function(Ceil, "Smallest integer not less than x (floats only).")
 def conj(x: Any, name: str | None = None) -> Tensor:
     """Complex conjugate; real numbers are returned unchanged."""
     x = convert_to_tensor(x)
-    if x.dtype.is_complex:  # type: ignore[attr-defined]
+    if x.dtype.is_complex:
         return bind(Conj, x)
-    if x.dtype.is_numeric:  # type: ignore[attr-defined]
+    if x.dtype.is_numeric:
         return x
-    raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")  # type: ignore[attr-defined]
+    raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
 
 
 def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Real part; real numbers are returned unchanged."""
     x = convert_to_tensor(input)
-    if x.dtype.is_complex:  # type: ignore[attr-defined]
+    if x.dtype.is_complex:
         return bind(Real, x)
-    if x.dtype.is_numeric:  # type: ignore[attr-defined]
+    if x.dtype.is_numeric:
         return x
-    raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype}")  # type: ignore
+    raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype}")
 
 
 def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Imaginary part; for real (or any non-complex) input a tensor of zeros."""
     x = convert_to_tensor(input)
-    return bind(Imag, x) if x.dtype.is_complex else zeros_like_(x)  # type: ignore[attr-defined]
+    return bind(Imag, x) if x.dtype.is_complex else zeros_like_(x)
 is_nan = unary_function(IsNan, "True where x is nan.")
 is_inf = unary_function(IsInf, "True where x is +-inf.")
 is_finite = unary_function(IsFinite, "True where x is neither nan nor inf.")
@@ -181,7 +181,7 @@ relu = unary_function(Relu, "max(x, 0) elementwise.")
 def abs(x: Any, name: str | None = None) -> Tensor:  # noqa: A001
     """|x|; for complex input the magnitude, as a real tensor."""
     x = convert_to_tensor(x)
-    return bind(ComplexAbs if x.dtype.is_complex else Abs, x)  # type: ignore[attr-defined]
+    return bind(ComplexAbs if x.dtype.is_complex else Abs, x)
 
 
 Expm1 = unary_op("Expm1", np.expm1, FC, lambda c, g: [g * exp(c.x)])

@@ -139,6 +139,10 @@ def elementwise(x: np.ndarray, packet: Kernel, scalar: Kernel) -> np.ndarray:
     order (C order, as TensorFlow stores tensors), the C library for the rest."""
     flat = np.ascontiguousarray(x).reshape(-1)
     whole = flat.size // LANES * LANES
+    if whole == flat.size:  # whole packets only (each path costs some thirty NumPy calls even on no values)
+        return packet(flat).reshape(np.shape(x))
+    if whole == 0:
+        return scalar(flat).reshape(np.shape(x))
     out = np.empty_like(flat)
     out[:whole] = packet(flat[:whole])
     out[whole:] = scalar(flat[whole:])
@@ -149,6 +153,10 @@ def along_rows(rows: np.ndarray, packet: Kernel, scalar: Kernel) -> np.ndarray:
     """An elementwise float32 op read by a reduction along the last axis of a 2-D array: in each row, packets
     for the first k // 8 * 8 values, the C library for the rest."""
     whole = rows.shape[1] // LANES * LANES
+    if whole == rows.shape[1]:
+        return packet(rows)
+    if whole == 0:
+        return scalar(rows)
     out = np.empty_like(rows)
     out[:, :whole] = packet(rows[:, :whole])
     out[:, whole:] = scalar(rows[:, whole:])

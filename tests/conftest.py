@@ -2,7 +2,7 @@
 
 oneDNN: TensorFlow switches its oneDNN CPU kernels on by itself on processors with AVX-512 (not on every
 machine, so a run can pass on one machine and die on another). With them on, `tf.nn.conv2d` of a rank-3
-input (tests/differential/test_conv.py, "conv2d rank 3") does not raise TensorFlow's InvalidArgumentError
+input (tests/engine/differential/test_conv.py, "conv2d rank 3") does not raise TensorFlow's InvalidArgumentError
 ("convolution input must be 4-dimensional") but aborts the whole process (a failed check in
 tensor_format.h, exit code 134), ending the test run. With `TF_ENABLE_ONEDNN_OPTS=0` TensorFlow uses its
 Eigen kernels, the ones it uses on machines without AVX-512, and raises the error. Set here, at the top of

@@ -277,6 +277,7 @@ def test_engine_switch_without_tensorflow_says_so_and_keeps_minitf() -> None:
 
 
 @pytest.mark.tf
+@pytest.mark.slow  # starts TensorFlow in a fresh process
 def test_engine_switch_with_tensorflow_gives_tensorflow() -> None:
     run = run_switch(hide_tensorflow=False)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -15,7 +15,7 @@ BUDGET_SECONDS = 120
 
 
 def main() -> None:
-    sys.path.insert(0, str(REPO / "tests"))
+    sys.path.insert(0, str(REPO / "tests" / "course"))
     from notebook_runner import execute, solution_notebooks
 
     by_part: dict[str, list] = {}

@@ -11,7 +11,7 @@ correct answer that fails, or a wrong answer that passes.
     python -m benchmarks.timing_grades --engine tensorflow --runs 30
 
 It prints one line per answer and, last, a JSON summary. Like every benchmark here it measures; the test suite runs
-a short version (tests/test_timing_grades.py).
+a short version (tests/grader/test_timing_grades.py).
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def busy_cores(processes: int):
 
 
 def _runner():
-    """tests/wrong_answers.py, which runs lesson code as Jupyter does (sources readable for AutoGraph)."""
-    if str(REPO / "tests") not in sys.path:
-        sys.path.insert(0, str(REPO / "tests"))
+    """tests/course/wrong_answers.py, which runs lesson code as Jupyter does (sources readable for AutoGraph)."""
+    if str(REPO / "tests" / "course") not in sys.path:
+        sys.path.insert(0, str(REPO / "tests" / "course"))
     import wrong_answers
 
     return wrong_answers

@@ -2,7 +2,7 @@
 
 During grading, a test cell runs in a trusted kernel and reads the student's work only through the
 names that answer cells bind (see grader/verdicts.py).  docs/lessons.md states these rules for authors;
-``tests/test_grader_verdict_rules.py`` applies them to every test cell of the course.
+``tests/grader/test_grader_verdict_rules.py`` applies them to every test cell of the course.
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ class Op:
         if shape is None:
             raise TypeError(f"Op {name!r} has no shape rule: pass shape=... (see minitf/ops/shapes.py), so that "
                             "tracing can work out its output shapes and dtypes without running it, and add the op "
-                            "to the table in tests/test_shape_rules.py.")
+                            "to the table in tests/engine/test_shape_rules.py.")
         self.name = name
         self.kernel = kernel
         self.check = check

@@ -7,8 +7,8 @@ is therefore always the code that ran, never a pasted copy.
 
 `EXCERPTS` is the one place that says where each excerpt's object lives. Objects are reached through TensorFlow's
 public names where there is one (`tf.GradientTape`, the op TensorFlow calls `AddV2`), so that moving code between
-files does not break a lesson; internal functions are named here, once. `tests/test_engine_excerpts.py` fails when
-an excerpt's object disappears, its cut markers are gone, or it grows beyond `MAX_LINES` lines.
+files does not break a lesson; internal functions are named here, once. `tests/course/test_engine_excerpts.py` fails
+when an excerpt's object disappears, its cut markers are gone, or it grows beyond `MAX_LINES` lines.
 
 `show` also takes any object (`show(tf.add)`), for students who want to read further.
 """

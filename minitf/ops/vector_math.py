@@ -13,7 +13,7 @@ the last bit for about one value in seven, so which path a value takes depends o
 
 Results below float32's smallest normal number are flushed to zero: TensorFlow runs its kernels with
 flush-to-zero set. The approximations are written here from their published description (Eigen's
-`pexp_float`, `plog_float` and `scalar_logistic_op<float>`); `tests/differential/test_float_order.py` compares
+`pexp_float`, `plog_float` and `scalar_logistic_op<float>`); `tests/engine/differential/test_float_order.py` compares
 them bit for bit with TensorFlow on random and special inputs.
 """
 

@@ -17,7 +17,7 @@ The approximation:
   so tanh(1e-45) is 0 and tanh(-1e-45) is -0.0; -0.0 stays -0.0, NaN stays NaN, +-inf gives +-1.
 
 float16 packets (8 values) are computed in float32 and rounded, the tail with the C library's `tanhf`. The
-coefficients are Eigen's published minimax ones; `tests/differential/test_tanh_bits.py` compares the bit
+coefficients are Eigen's published minimax ones; `tests/engine/differential/test_tanh_bits.py` compares the bit
 patterns with TensorFlow's.
 """
 

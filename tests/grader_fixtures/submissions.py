@@ -1,17 +1,21 @@
-"""Builds terms and submissions of the fixture assignment for the grader's end-to-end tests."""
+"""Builds terms and submissions for the grader's end-to-end tests: of the fixture assignment, or of a one-notebook
+assignment a test writes itself; runs the grader's command line on them and reads back the grades."""
 
 from __future__ import annotations
 
 import copy
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
+from nbformat.v4 import new_notebook
 
 from grader.collect import import_roster
 from grader.gradebook import ensure_assignment
 from grader.paths import REPO, Term, make_term
+from grader.sandbox import sandbox_uids
 
 FIXTURE_SOLUTIONS = Path(__file__).parent / "solutions"
 ASSIGNMENT = "fixture-basics"
@@ -30,6 +34,51 @@ def new_term(root: Path, students: list[str]) -> Term:
     roster = root.parent / f"{root.name}-roster.csv"
     roster.write_text("id,first_name,last_name\n" + "".join(f"{s},{s.title()},Test\n" for s in students))
     import_roster(term, roster)
+    return term
+
+
+def submitted_term(root: Path, students: list[str], wrong: dict[str, str]) -> Term:
+    """A term of the fixture assignment where every student hands in the correct answers, every second one (the
+    2nd, 4th, ...) with the `wrong` answers in their place."""
+    term = new_term(root, students)
+    for number, student in enumerate(students):
+        submit(term, student, build(term, {**CORRECT, **(wrong if number % 2 else {})}))
+    return term
+
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def nbgrader_meta(grade_id: str, **flags) -> dict:
+    """A cell's nbgrader metadata: flags `solution=True` for an answer cell, `grade=True, locked=True, points=N`
+    for a test cell, `locked=True` for instructor code."""
+    return {"nbgrader": {"grade": False, "solution": False, "locked": False, "grade_id": grade_id,
+                         "schema_version": 3, **flags}}
+
+
+def one_notebook_class(root: Path, assignment: str, cells: list[nbformat.NotebookNode],
+                       submissions: dict[str, dict[str, str]]) -> Term:
+    """A term (under `root`) whose one assignment is the notebook `<assignment>.ipynb` made of `cells`, released,
+    with one submission per student: the released notebook with the cells the student's dict names (by grade id)
+    holding the given source instead."""
+    notebook = f"{assignment}.ipynb"
+    cells = copy.deepcopy(cells)
+    for number, cell in enumerate(cells):
+        cell.id = f"cell{number}"
+    source = root / "src" / assignment
+    source.mkdir(parents=True)
+    nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC}), source / notebook)
+    term = make_term(root / "term", root / "src")
+    ensure_assignment(term, assignment)
+    (root / "roster.csv").write_text("id\n" + "".join(f"{s}\n" for s in submissions))
+    import_roster(term, root / "roster.csv")
+    for student, answers in submissions.items():
+        nb = nbformat.read(term.release / assignment / notebook, as_version=4)
+        for cell in nb.cells:
+            if grade_id(cell) in answers:
+                cell.source = answers[grade_id(cell)]
+        (term.submitted / student / assignment).mkdir(parents=True)
+        nbformat.write(nb, term.submitted / student / assignment / notebook)
     return term
 
 
@@ -69,11 +118,36 @@ def submit(term: Term, student: str, nb: nbformat.NotebookNode | str, assignment
     return path
 
 
+def grader_command(term: Term, *args: str) -> list[str]:
+    """The grader's command line on `term`: run it with `cwd=REPO`."""
+    return [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions), *args]
+
+
 def grader(term: Term, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions), *args],
-        cwd=REPO, capture_output=True, text=True, timeout=timeout,
-    )
+    return subprocess.run(grader_command(term, *args), cwd=REPO, capture_output=True, text=True, timeout=timeout)
+
+
+def autograde_scores(term: Term, *options: str) -> dict[str, str]:
+    """Autograde every submission (quietly, with `options`) and return student -> "score/max" from the table it
+    prints; the run must succeed."""
+    result = grader(term, "autograde", *options, "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    return {line.split()[0]: line.split()[3] for line in result.stdout.splitlines()[1:-1]}
+
+
+def sandbox_processes() -> list[str]:
+    """The names of the processes running as a sandbox user (grader-sandbox and the users of concurrent workers)."""
+    uids = sandbox_uids()
+    names = []
+    for pid in os.listdir("/proc"):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if "Uid" in fields and int(fields["Uid"].split()[0]) in uids:
+            names.append(fields["Name"].strip())
+    return names
 
 
 def scores(term: Term) -> dict[str, dict[str, float]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"
 COURSE = REPO / "course"
 

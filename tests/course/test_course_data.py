@@ -16,7 +16,7 @@ import pytest
 import course_data
 from course_data import DIGITS_SHA256, load_digits
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "course_data"
 
 

@@ -19,7 +19,7 @@ from grader.gradebook import ensure_assignment
 from grader.paths import make_term
 from grader.samples import fill, solution_answers
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "part2-basics"
 CHAPTER = REPO / "solutions" / ASSIGNMENT / "04-neural-network.ipynb"
 # Every seed of a correct solution must clear the bar: twenty on each engine (DIGITS_SEEDS=N for a quicker look).

@@ -8,14 +8,9 @@ variable update or breaks the graph does not, and a blank answer scores nothing.
 
 from __future__ import annotations
 
-import nbformat
 import pytest
-from grader_fixtures.submissions import grader
-from nbformat.v4 import new_code_cell, new_notebook
-
-from grader.collect import import_roster
-from grader.gradebook import ensure_assignment
-from grader.paths import make_term
+from grader_fixtures.submissions import autograde_scores, nbgrader_meta, one_notebook_class
+from nbformat.v4 import new_code_cell
 
 pytestmark = pytest.mark.slow
 
@@ -59,39 +54,15 @@ assert np.allclose(result[0], [1.5, 2.25]) and np.allclose(total.numpy(), [1.5, 
 """
 
 
-def meta(grade_id: str, **flags) -> dict:
-    return {"nbgrader": {"grade": False, "solution": False, "locked": False, "grade_id": grade_id,
-                         "schema_version": 3, **flags}}
-
-
-def make_class(tmp_path, submissions: dict[str, str | None]):
-    cells = [new_code_cell(SETUP, metadata=meta("setup", locked=True)),
-             new_code_cell(f"### BEGIN SOLUTION\n{PASS}\n### END SOLUTION",
-                           metadata=meta("pass-answer", solution=True)),
-             new_code_cell(TEST, metadata=meta("pass-tests", grade=True, locked=True, points=1))]
-    for number, cell in enumerate(cells):
-        cell.id = f"cell{number}"
-    source = tmp_path / "src" / ASSIGNMENT
-    source.mkdir(parents=True)
-    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), source / "passes.ipynb")
-    term = make_term(tmp_path / "term", tmp_path / "src")
-    ensure_assignment(term, ASSIGNMENT)
-    (tmp_path / "roster.csv").write_text("id\n" + "".join(f"{s}\n" for s in submissions))
-    import_roster(term, tmp_path / "roster.csv")
-    for student, answer in submissions.items():
-        notebook = nbformat.read(term.release / ASSIGNMENT / "passes.ipynb", as_version=4)
-        if answer is not None:
-            notebook.cells[1].source = answer
-        (term.submitted / student / ASSIGNMENT).mkdir(parents=True)
-        nbformat.write(notebook, term.submitted / student / ASSIGNMENT / "passes.ipynb")
-    return term
+CELLS = [new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
+         new_code_cell(f"### BEGIN SOLUTION\n{PASS}\n### END SOLUTION",
+                       metadata=nbgrader_meta("pass-answer", solution=True)),
+         new_code_cell(TEST, metadata=nbgrader_meta("pass-tests", grade=True, locked=True, points=1))]
 
 
 def test_a_pass_is_graded_on_a_graph_that_crossed_to_the_student_and_back(tmp_path):
-    term = make_class(tmp_path, {"honest": PASS, "blank": None, "drops_state": DROPS_STATE,
-                                 "breaks_graph": BREAKS_GRAPH})
-    result = grader(term, "autograde", "--timeout", "30", "--quiet")
-    assert result.returncode == 0, result.stdout + result.stderr
-    scores = {line.split()[0]: line.split()[3] for line in result.stdout.splitlines()[1:-1]}
+    term = one_notebook_class(tmp_path, ASSIGNMENT, CELLS, {
+        "honest": {"pass-answer": PASS}, "blank": {}, "drops_state": {"pass-answer": DROPS_STATE},
+        "breaks_graph": {"pass-answer": BREAKS_GRAPH}})
+    scores = autograde_scores(term, "--timeout", "30")
     assert scores == {"honest": "1/1", "blank": "0/1", "drops_state": "0/1", "breaks_graph": "0/1"}

@@ -102,6 +102,7 @@ def _placement_log(engine: str) -> list[str]:
     return done.stdout.splitlines()
 
 
+@pytest.mark.slow  # starts TensorFlow in a fresh process
 def test_log_device_placement_writes_each_new_op_and_dtype_once_to_stdout() -> None:
     """Each engine in a fresh process (TensorFlow honours the switch only before its first op)."""
     theirs, mine = _placement_log("tensorflow"), _placement_log("minitf")

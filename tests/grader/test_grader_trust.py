@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
-import nbformat
 import pytest
-from grader_fixtures.submissions import grader
-from nbformat.v4 import new_code_cell, new_notebook
+from grader_fixtures.submissions import autograde_scores, grader_command, nbgrader_meta, one_notebook_class
+from nbformat.v4 import new_code_cell
 
-from grader.collect import import_roster
-from grader.gradebook import ensure_assignment
-from grader.paths import REPO, make_term
+from grader.paths import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -89,44 +85,19 @@ COPIES_INSTEAD_OF_UPDATING = "def step(params, rate):\n    for i, p in enumerate
                              "        params[i] = p - rate * p\n    return len(params)"
 
 
-def nbgrader_meta(grade_id: str, **flags) -> dict:
-    return {"nbgrader": {"grade": False, "solution": False, "locked": False, "grade_id": grade_id,
-                         "schema_version": 3, **flags}}
-
-
-def write_source(folder, setup: str = SETUP) -> None:
+def exercise_cells(setup: str = SETUP) -> list:
+    """The setup cell, then each exercise's answer cell and test cell."""
     cells = [new_code_cell(setup, metadata=nbgrader_meta("setup", locked=True))]
     for name, answer in ANSWERS.items():
         test = name.replace("-answer", "-tests")
         cells.append(new_code_cell(f"### BEGIN SOLUTION\n{answer}\n### END SOLUTION",
                                    metadata=nbgrader_meta(name, solution=True)))
         cells.append(new_code_cell(TESTS[test], metadata=nbgrader_meta(test, grade=True, locked=True, points=1)))
-    for number, cell in enumerate(cells):
-        cell.id = f"cell{number}"
-    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    folder.mkdir(parents=True)
-    nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), folder / "trust.ipynb")
-
-
-def make_class(tmp_path, submissions: dict[str, dict[str, str]], setup: str = SETUP):
-    write_source(tmp_path / "src" / ASSIGNMENT, setup)
-    term = make_term(tmp_path / "term", tmp_path / "src")
-    ensure_assignment(term, ASSIGNMENT)
-    (tmp_path / "roster.csv").write_text("id\n" + "".join(f"{s}\n" for s in submissions))
-    import_roster(term, tmp_path / "roster.csv")
-    for student, answers in submissions.items():
-        notebook = nbformat.read(term.release / ASSIGNMENT / "trust.ipynb", as_version=4)
-        for cell in notebook.cells:
-            name = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if name in answers:
-                cell.source = answers[name]
-        (term.submitted / student / ASSIGNMENT).mkdir(parents=True)
-        nbformat.write(notebook, term.submitted / student / ASSIGNMENT / "trust.ipynb")
-    return term
+    return cells
 
 
 def test_graded_values_functions_and_in_place_updates_cross_as_data_and_cheats_fail(tmp_path):
-    term = make_class(tmp_path, {
+    term = one_notebook_class(tmp_path, ASSIGNMENT, exercise_cells(), {
         "honest": ANSWERS,
         "blank": {},
         "fake_tf_function": {**ANSWERS, "fast-answer": FAKE_TF_FUNCTION},
@@ -134,10 +105,7 @@ def test_graded_values_functions_and_in_place_updates_cross_as_data_and_cheats_f
         "copies_params": {**ANSWERS, "step-answer": COPIES_INSTEAD_OF_UPDATING},
         "plain_function": {**ANSWERS, "fast-answer": "def fast_double(x):\n    return 2 * x"},
     })
-    result = grader(term, "autograde", "--timeout", "20", "--quiet")
-    assert result.returncode == 0, result.stdout + result.stderr
-    scores = {line.split()[0]: line.split()[3] for line in result.stdout.splitlines()[1:-1]}
-    assert scores == {
+    assert autograde_scores(term, "--timeout", "20") == {
         "honest": "4/4",
         "blank": "0/4",
         "fake_tf_function": "3/4",  # has the attribute, but its source carries no @tf.function
@@ -152,11 +120,11 @@ def test_autograde_stops_before_grading_when_a_kernel_cannot_import_the_notebook
     hidden = tmp_path / "hidden-packages"
     hidden.mkdir()
     (hidden / "course_helpers_only_here.py").write_text("VALUE = 1\n")
-    term = make_class(tmp_path, {"honest": ANSWERS}, setup=SETUP + "\nimport course_helpers_only_here")
+    term = one_notebook_class(tmp_path, ASSIGNMENT, exercise_cells(SETUP + "\nimport course_helpers_only_here"),
+                              {"honest": ANSWERS})
     environment = {**os.environ, "PYTHONPATH": str(hidden)}
-    result = subprocess.run(
-        [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions),
-         "autograde", "--quiet"], cwd=REPO, capture_output=True, text=True, timeout=600, env=environment)
+    result = subprocess.run(grader_command(term, "autograde", "--quiet"), cwd=REPO, capture_output=True, text=True,
+                            timeout=600, env=environment)
     assert result.returncode != 0
     assert "cannot import what the course notebooks import" in result.stderr
     assert "course_helpers_only_here" in result.stderr
@@ -195,44 +163,25 @@ OWN_SLEEPER = "class Sleeper:\n    def __init__(self, *args):\n        pass\n\n 
               "        return tf.constant(x)\n\n\n" + STOPWATCH
 
 
-def make_timing_class(tmp_path, submissions: dict[str, str]):
-    cells = [new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
-             new_code_cell(TIMING_HELPER, metadata=nbgrader_meta("helper", locked=True)),
-             new_code_cell(f"### BEGIN SOLUTION\n{STOPWATCH}\n### END SOLUTION",
-                           metadata=nbgrader_meta("watch-answer", solution=True)),
-             new_code_cell(TIMING_TESTS, metadata=nbgrader_meta("watch-tests", grade=True, locked=True, points=1))]
-    for number, cell in enumerate(cells):
-        cell.id = f"cell{number}"
-    folder = tmp_path / "src" / ASSIGNMENT
-    folder.mkdir(parents=True)
-    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": kernelspec}), folder / "trust.ipynb")
-    term = make_term(tmp_path / "term", tmp_path / "src")
-    ensure_assignment(term, ASSIGNMENT)
-    (tmp_path / "roster.csv").write_text("id\n" + "".join(f"{s}\n" for s in submissions))
-    import_roster(term, tmp_path / "roster.csv")
-    for student, answer in submissions.items():
-        notebook = nbformat.read(term.release / ASSIGNMENT / "trust.ipynb", as_version=4)
-        for cell in notebook.cells:
-            if cell.metadata.get("nbgrader", {}).get("grade_id") == "watch-answer" and answer is not None:
-                cell.source = answer
-        (term.submitted / student / ASSIGNMENT).mkdir(parents=True)
-        nbformat.write(notebook, term.submitted / student / ASSIGNMENT / "trust.ipynb")
-    return term
+TIMING_CELLS = [
+    new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
+    new_code_cell(TIMING_HELPER, metadata=nbgrader_meta("helper", locked=True)),
+    new_code_cell(f"### BEGIN SOLUTION\n{STOPWATCH}\n### END SOLUTION", metadata=nbgrader_meta("watch-answer",
+                                                                                                 solution=True)),
+    new_code_cell(TIMING_TESTS, metadata=nbgrader_meta("watch-tests", grade=True, locked=True, points=1)),
+]
 
 
 def test_a_test_times_student_code_with_the_instructors_class_rebuilt_in_the_students_kernel(tmp_path):
-    term = make_timing_class(tmp_path, {
-        "honest": STOPWATCH,
-        "blank": None,
-        "no_warm_up": STOPWATCH.replace("    function(x).numpy()\n    start", "    start"),
+    term = one_notebook_class(tmp_path, ASSIGNMENT, TIMING_CELLS, {
+        "honest": {"watch-answer": STOPWATCH},
+        "blank": {},
+        "no_warm_up": {"watch-answer": STOPWATCH.replace("    function(x).numpy()\n    start", "    start")},
         # the student's own Sleeper (which never sleeps) is not the one the test's object is rebuilt from
-        "own_sleeper": OWN_SLEEPER,
-        "returns_the_object": "def stopwatch(function, x):\n    return function",
-        "typed_in": "def stopwatch(function, x):\n    return 0.1",
+        "own_sleeper": {"watch-answer": OWN_SLEEPER},
+        "returns_the_object": {"watch-answer": "def stopwatch(function, x):\n    return function"},
+        "typed_in": {"watch-answer": "def stopwatch(function, x):\n    return 0.1"},
     })
-    result = grader(term, "autograde", "--timeout", "20", "--quiet")
-    assert result.returncode == 0, result.stdout + result.stderr
-    scores = {line.split()[0]: line.split()[3] for line in result.stdout.splitlines()[1:-1]}
-    assert scores == {"honest": "1/1", "blank": "0/1", "no_warm_up": "0/1", "own_sleeper": "1/1",
-                      "returns_the_object": "0/1", "typed_in": "0/1"}
+    assert autograde_scores(term, "--timeout", "20") == {"honest": "1/1", "blank": "0/1", "no_warm_up": "0/1",
+                                                         "own_sleeper": "1/1", "returns_the_object": "0/1",
+                                                         "typed_in": "0/1"}

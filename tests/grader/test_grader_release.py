@@ -12,7 +12,7 @@ from grader.paths import REPO
 
 pytestmark = pytest.mark.slow
 
-FIXTURE_SOLUTIONS = Path(__file__).parent / "grader_fixtures" / "solutions"
+FIXTURE_SOLUTIONS = Path(__file__).parents[1] / "grader_fixtures" / "solutions"
 
 
 def grader(*args: str) -> subprocess.CompletedProcess:

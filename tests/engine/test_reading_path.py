@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "reading-minitf.md"
 TOLERANCE = 0.25  # "about 140 lines" holds while the objects have 105-175 lines
 FIELDS = ("Where", "Read", "Look for", "Question", "Lessons")

@@ -863,7 +863,7 @@ def blur(draw: Draw, shape_: TensorShape) -> TensorShape:
 
 def test_every_registered_op_has_generated_inputs() -> None:
     missing = sorted(set(REGISTRY) - set(INPUTS))
-    assert not missing, f"add input generators for {missing} to INPUTS in tests/test_shape_rules.py"
+    assert not missing, f"add input generators for {missing} to INPUTS in tests/engine/test_shape_rules.py"
 
 
 @pytest.mark.parametrize("name", sorted(INPUTS))

@@ -1,5 +1,5 @@
 """The vectorised sums of `minitf/ops/summation.py` add in the order of Eigen's packet loops, written out here
-element by element (slow and plain). `tests/differential/test_float_order.py` checks that order against
+element by element (slow and plain). `tests/engine/differential/test_float_order.py` checks that order against
 TensorFlow's last digits; this file checks the fast code against the order on many more shapes, quickly."""
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def test_error_classes_have_tensorflows_hierarchy() -> None:
 # ------------------------------------------------------------------------------------------------------------
 # What minitf still lacks: every public name TensorFlow has in these namespaces is either in minitf or listed in
 # missing_names.txt, never both. Adding a name to minitf means deleting its line; the list stays exact.
-# Regenerate it with `cd tests/differential && python test_namespace.py` (PYTHONPATH set to the repository).
+# Regenerate it with `cd tests/engine/differential && python test_namespace.py` (PYTHONPATH set to the repository).
 # ------------------------------------------------------------------------------------------------------------
 
 REPORTED_NAMESPACES = ["", "math", "linalg", "nn", "random", "strings", "sparse", "ragged", "data"]

@@ -27,7 +27,7 @@ from minitf.function.function import Function
 from minitf.function.graph import FuncGraph
 
 SVG = "{http://www.w3.org/2000/svg}"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 # --- helpers: reading a drawing back ---

@@ -1,6 +1,6 @@
 """Wrong answers are part of the test suite: every exercise's tests must reject the mistakes students really make.
 
-For each exercise, tests/wrong_answers/<assignment>.yaml records at least two plausible wrong answers next to the
+For each exercise, tests/course/wrong_answers/<assignment>.yaml records at least two plausible wrong answers next to the
 right one (the notebook's solution). The suite checks, per notebook, that
 
 - the solution passes the visible test and the hidden test,
@@ -9,8 +9,8 @@ right one (the notebook's solution). The suite checks, per notebook, that
 - the hidden test rejects every recorded wrong answer too,
 - each wrong answer runs in its answer cell without an error, so that it is the test that catches it.
 
-How the notebooks are run (one process per notebook, no kernel): tests/wrong_answers.py. `python
-tests/wrong_answers.py --report` prints the counts.
+How the notebooks are run (one process per notebook, no kernel): tests/course/wrong_answers.py. `python
+tests/course/wrong_answers.py --report` prints the counts.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def reports(request: pytest.FixtureRequest) -> dict[Path, Future]:
 def test_every_exercise_records_wrong_answers(solution: Path) -> None:
     recorded = load_wrong_answers(solution.parent.name).get(solution.stem) or {}
     exercises = exercises_of(nbformat.read(solution, as_version=4))
-    data_file = wrong_answers_file(solution.parent.name).relative_to(Path(__file__).resolve().parents[1])
+    data_file = wrong_answers_file(solution.parent.name).relative_to(Path(__file__).resolve().parents[2])
     too_few = [
         f"{exercise.grade_id} has {len(recorded.get(exercise.grade_id) or [])}"
         for _, exercise in exercises
@@ -87,7 +87,7 @@ def test_every_exercise_records_wrong_answers(solution: Path) -> None:
 
 def test_every_assignment_has_a_wrong_answers_file() -> None:
     missing = sorted({path.parent.name for path in SOLUTIONS if not wrong_answers_file(path.parent.name).exists()})
-    assert not missing, f"no tests/wrong_answers/<assignment>.yaml for {missing}"
+    assert not missing, f"no tests/course/wrong_answers/<assignment>.yaml for {missing}"
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 """Run recorded wrong answers against a lesson's visible and hidden tests, quickly, without a Jupyter kernel.
 
-The wrong answers live next to the right ones, one YAML file per assignment (tests/wrong_answers/<assignment>.yaml),
+The wrong answers live next to the right ones, one YAML file per assignment (tests/course/wrong_answers/<assignment>.yaml),
 keyed by notebook and by the grade_id of the exercise's answer cell:
 
     03-tensor-properties:
@@ -23,7 +23,7 @@ copy of that namespace, twice:
   part uses), then the hidden part (what only grading adds).
 
 Then the instructor's answer and the whole test cell run in the shared namespace, and the notebook goes on.
-Run as a script (`python tests/wrong_answers.py NOTEBOOK`), it prints one JSON report; `report` (the CLI's
+Run as a script (`python tests/course/wrong_answers.py NOTEBOOK`), it prints one JSON report; `report` (the CLI's
 `--report`) prints the counts for a set of notebooks.
 """
 
@@ -49,8 +49,8 @@ from pathlib import Path
 import nbformat
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-WRONG_ANSWERS = REPO / "tests" / "wrong_answers"
+REPO = Path(__file__).resolve().parents[2]
+WRONG_ANSWERS = REPO / "tests" / "course" / "wrong_answers"
 HIDDEN_START = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 SOLUTION_REGION = re.compile(r"^([ \t]*)### BEGIN SOLUTION[ \t]*\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.M | re.S)

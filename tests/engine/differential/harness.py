@@ -39,7 +39,7 @@ replays); checks outside hypothesis always run all three ways.
 
 CI runs a fixed set of examples (derandomized). To hunt for new differences locally, run more and fresh ones:
 `DIFFERENTIAL_EXAMPLES=300 DIFFERENTIAL_RANDOM=1 DIFFERENTIAL_MODES_EVERY=1 .venv/bin/python -m pytest
-tests/differential`.
+tests/engine/differential`.
 """
 
 from __future__ import annotations

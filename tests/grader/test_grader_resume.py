@@ -6,44 +6,23 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
-from grader_fixtures.submissions import CORRECT, POINTS, build, grader, new_term, scores, submit
+from grader_fixtures.submissions import POINTS, grader, grader_command, sandbox_processes, scores, submitted_term
 
 from grader.autograde import done_marker
 from grader.paths import REPO
-from grader.sandbox import sandbox_uids
 
 pytestmark = pytest.mark.slow
 
 WRONG = {"ex1-answer": "def square(x):\n    return x + 1", "ex3-answer": "total = 44"}
 
 
-def sandbox_processes() -> list[str]:
-    uids = sandbox_uids()  # grader-sandbox and the users of concurrent workers
-    names = []
-    for pid in os.listdir("/proc"):
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if "Uid" in fields and int(fields["Uid"].split()[0]) in uids:
-            names.append(fields["Name"].strip())
-    return names
-
-
 def test_killed_run_resumes_and_keeps_finished_grades(tmp_path):
     students = [f"s{i}" for i in range(1, 7)]
-    term = new_term(tmp_path / "term", students)
-    for number, student in enumerate(students):
-        submit(term, student, build(term, {**CORRECT, **(WRONG if number % 2 else {})}))
-    command = [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions),
-               "autograde", "--quiet"]
-    run = subprocess.Popen(command, cwd=REPO, start_new_session=True,
+    term = submitted_term(tmp_path / "term", students, WRONG)
+    run = subprocess.Popen(grader_command(term, "autograde", "--quiet"), cwd=REPO, start_new_session=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     markers = term.state / "done" / "fixture-basics"
     deadline = time.monotonic() + 300

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from grader_fixtures.submissions import POINTS, autograded_notebook, build, new_term, scores, submit
+from grader_fixtures.submissions import POINTS, autograded_notebook, build, grader_command, new_term, scores, submit
 
 from grader.paths import REPO
 
@@ -56,8 +56,7 @@ def test_without_root_the_grader_warns_loudly_and_applies_only_time_and_memory_l
             for folder, _, files in os.walk(root):
                 for name in [folder, *(os.path.join(folder, f) for f in files)]:
                     os.lchown(name, nobody.pw_uid, nobody.pw_gid)
-        command = [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions),
-                   "autograde", "--quiet", "--workers", "2", "--timeout", "5", "--memory", "2048"]
+        command = grader_command(term, "autograde", "--quiet", "--workers", "2", "--timeout", "5", "--memory", "2048")
         result = subprocess.run([*prefix, *command], cwd=REPO, capture_output=True, text=True, timeout=900)
 
         assert result.returncode == 0, result.stdout + result.stderr

@@ -13,7 +13,7 @@ from strategies import ALL, NUMERIC, arrays, shapes
 # These checks create tf.Variables inside the checked code. TensorFlow treats that differently inside a
 # function (variables may be created on the first trace only, are lifted out of the graph, and the function
 # is traced again without creating any), so they run eagerly and under a tape only; the tf.function rules for
-# variables are checked in tests/test_function_tf.py.
+# variables are checked in tests/engine/test_function_tf.py.
 OUTSIDE_FUNCTIONS = (EAGER, TAPE)
 
 

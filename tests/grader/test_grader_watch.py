@@ -6,13 +6,12 @@ import json
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import nbformat
 import pytest
-from grader_fixtures.submissions import ASSIGNMENT, CORRECT, NOTEBOOK, build, new_term
+from grader_fixtures.submissions import ASSIGNMENT, CORRECT, NOTEBOOK, build, grader_command, new_term
 
 from grader.autograde import done_marker
 from grader.paths import REPO, Term
@@ -44,8 +43,7 @@ def _score(term: Term, student: str) -> float | None:
 
 
 def _watch(term: Term, inbox: Path, log: Path, *extra: str) -> subprocess.Popen:
-    command = [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions),
-               "watch", ASSIGNMENT, str(inbox), "--interval", "0.5", "--workers", "2", *extra]
+    command = grader_command(term, "watch", ASSIGNMENT, str(inbox), "--interval", "0.5", "--workers", "2", *extra)
     return subprocess.Popen(command, cwd=REPO, stdout=log.open("a"), stderr=subprocess.STDOUT)
 
 
@@ -81,9 +79,8 @@ def test_watch_grades_work_as_it_arrives_and_a_restart_regrades_nothing(tmp_path
 
     markers = {s: done_marker(term, s, ASSIGNMENT).read_bytes() for s in ("w1", "w2")}
     pages = {s: (term.feedback / s / ASSIGNMENT / "exercises.html").stat().st_mtime_ns for s in ("w1", "w2")}
-    again = subprocess.run(
-        [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions),
-         "watch", ASSIGNMENT, str(inbox), "--once"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    again = subprocess.run(grader_command(term, "watch", ASSIGNMENT, str(inbox), "--once"), cwd=REPO,
+                           capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert not re.search(r"^\S+ (graded|collected) ", again.stdout, re.M), again.stdout
     assert {s: done_marker(term, s, ASSIGNMENT).read_bytes() for s in ("w1", "w2")} == markers

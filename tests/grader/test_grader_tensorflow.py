@@ -13,7 +13,7 @@ from grader.gradebook import ensure_assignment
 from grader.paths import make_term
 from grader.samples import fill, solution_answers
 
-SOURCES = Path(__file__).parent / "grader_fixtures" / "solutions_tf"
+SOURCES = Path(__file__).parents[1] / "grader_fixtures" / "solutions_tf"
 
 pytestmark = [pytest.mark.slow, pytest.mark.tf]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from harness import EAGER_ONLY, ENGINES, assert_equal, minitf, real_tf, same
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def make_module(tf: Any) -> Any:

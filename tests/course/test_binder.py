@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 WELCOME = Path("course/part1-tensors/01-welcome.ipynb")
 PROJECT_PACKAGES = {"minitf", "grader", "course_data"}
 # Binder gives about 2 GB; the kernel that runs a lesson must leave room for JupyterLab and the browser's data.
@@ -277,6 +277,7 @@ def test_engine_switch_without_tensorflow_says_so_and_keeps_minitf() -> None:
 
 
 @pytest.mark.tf
+@pytest.mark.slow  # starts TensorFlow in a fresh process
 def test_engine_switch_with_tensorflow_gives_tensorflow() -> None:
     run = run_switch(hide_tensorflow=False)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -296,7 +297,7 @@ def test_engine_switch_changes_nothing_when_nbgrader_runs_the_notebook(execution
 @pytest.mark.tf
 def test_a_lesson_with_the_engine_switch_runs_on_tensorflow(tmp_path: Path) -> None:
     """The welcome lesson, answered, with the switch in a cell below its setup: every cell runs on TensorFlow."""
-    sys.path.insert(0, str(REPO / "tests"))
+    sys.path.insert(0, str(REPO / "tests" / "course"))
     from notebook_runner import execute
 
     solution = json.loads((REPO / "solutions" / WELCOME.relative_to("course")).read_text())

@@ -6,13 +6,22 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from grader_fixtures.submissions import CORRECT, POINTS, build, grader, new_term, submit
-from test_grader_resume import sandbox_processes
+from grader_fixtures.submissions import (
+    CORRECT,
+    POINTS,
+    build,
+    grader,
+    grader_command,
+    new_term,
+    sandbox_processes,
+    scores,
+    submit,
+    submitted_term,
+)
 
 from grader.paths import REPO, Term
 
@@ -109,12 +118,9 @@ def _busy_worker(term: Term, deadline: float) -> int | None:
 
 def test_a_killed_worker_costs_only_its_submission_which_is_graded_again(tmp_path):
     students = [f"k{i}" for i in range(1, 6)]
-    term = new_term(tmp_path / "term", students)
-    for number, student in enumerate(students):
-        submit(term, student, build(term, {**CORRECT, **(WRONG_SQUARE if number % 2 else {})}))
-    command = [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions),
-               "autograde", "--quiet", "--workers", "2"]
-    run = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    term = submitted_term(tmp_path / "term", students, WRONG_SQUARE)
+    run = subprocess.Popen(grader_command(term, "autograde", "--quiet", "--workers", "2"), cwd=REPO,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     victim = _busy_worker(term, time.monotonic() + 300)
     assert victim is not None, "no worker started grading"
     os.kill(victim, signal.SIGKILL)
@@ -124,8 +130,6 @@ def test_a_killed_worker_costs_only_its_submission_which_is_graded_again(tmp_pat
     assert "graded again after its worker stopped" in stdout
     assert "5 graded" in stdout
     wrong = {**POINTS, "ex1-tests": 0}
-    from grader_fixtures.submissions import scores
-
     assert scores(term) == {s: (wrong if n % 2 else POINTS) for n, s in enumerate(students)}
     deadline = time.monotonic() + 15
     while sandbox_processes() and time.monotonic() < deadline:
@@ -138,9 +142,8 @@ def test_killing_the_run_ends_its_workers_and_their_kernels(tmp_path):
     term = new_term(tmp_path / "term", students)
     for student in students:
         submit(term, student, build(term))
-    command = [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions),
-               "autograde", "--quiet", "--workers", "2"]
-    run = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(grader_command(term, "autograde", "--quiet", "--workers", "2"), cwd=REPO,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workers = []
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and _busy_worker(term, time.monotonic() + 0.1) is None:

@@ -108,10 +108,17 @@ def _maxmin_grad(first_wins: Callable) -> Callable:
     return grad
 
 
+def _realdiv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """RealDiv's op accepts integers, but TensorFlow registers CPU kernels only for floats and complex numbers."""
+    if x.dtype.kind in "iu":
+        raise no_kernel("RealDiv", dtypes.from_numpy(x.dtype))
+    return np.true_divide(x, y)
+
+
 Add = binary_op("AddV2", np.add, NUM | {dtypes.string}, _add_grad)
 Sub = binary_op("Sub", np.subtract, NUM, _sub_grad)
 Mul = binary_op("Mul", np.multiply, NUM, _mul_grad)
-RealDiv = binary_op("RealDiv", np.true_divide, FC, _div_grad)
+RealDiv = binary_op("RealDiv", _realdiv_kernel, NUM, _div_grad)
 Div = binary_op("Div", np.true_divide, FC, _div_grad)
 FloorDiv = binary_op("FloorDiv", _floordiv_kernel, NUM)
 FloorMod = binary_op("FloorMod", _mod_kernel, REAL,

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
 from harness import named_examples, same
 
 P = np.array([[0.1, 0.8, 0.1, 0.0], [0.3, 0.3, 0.2, 0.2], [0.5, 0.1, 0.2, 0.2]], np.float32)
@@ -17,9 +16,9 @@ X = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]], np.float32)
 
 @named_examples(
     ("realdiv", lambda tf: tf.realdiv(tf.constant(X), tf.constant([2.0, -4.0, 0.5]))),
-    ("realdiv ints", lambda tf: tf.realdiv(tf.constant([1, 2]), tf.constant([3, 4])),
-     pytest.mark.xfail(strict=True, reason="TensorFlow's RealDiv accepts integers and has no kernel for them "
-                       "(NotFoundError); minitf's RealDiv refuses them when called (InvalidArgumentError)")),
+    ("realdiv ints", lambda tf: tf.realdiv(tf.constant([1, 2]), tf.constant([3, 4]))),
+    ("realdiv uint8", lambda tf: tf.realdiv(tf.constant(np.array([1, 2], np.uint8)), tf.constant(np.array([3, 4],
+                                                                                                        np.uint8)))),
     ("in_top_k", lambda tf: tf.math.in_top_k(tf.constant([1, 0, 3]), tf.constant(P), 1)),
     ("in_top_k ties", lambda tf: (tf.math.in_top_k(tf.constant([1, 3, 2]), tf.constant(P), 2),
                                   tf.nn.in_top_k(tf.constant([0, 2, 2]), tf.constant(P), 3))),

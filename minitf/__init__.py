@@ -8,6 +8,8 @@
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
 """
 
+import builtins as _builtins
+
 from minitf import api_extensions as _api_extensions
 from minitf import autodiff, bitwise, debugging, dtypes, errors, linalg, math, nest, nn, random, types
 from minitf import logs as _logs
@@ -205,7 +207,7 @@ dtypes.saturate_cast = saturate_cast  # type: ignore[attr-defined]
 __version__ = "0.1.0"
 
 
-def executing_eagerly() -> bool:
+def executing_eagerly() -> _builtins.bool:
     """True unless a function is being traced."""
     return _state.graph is None
 

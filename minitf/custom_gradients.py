@@ -128,7 +128,7 @@ class CustomGradient:
         finally:
             state.tapes.remove(watcher)
             state.refresh()
-        if isinstance(returned, Tensor) and returned.shape.rank == 0:  # type: ignore[attr-defined]
+        if isinstance(returned, Tensor) and returned.shape.rank == 0:
             raise TypeError("Cannot iterate over a scalar tensor.\nHint: a @tf.custom_gradient function returns two "
                             "things: `return result, grad_fn`.")
         result, grad_fn = returned

@@ -27,31 +27,31 @@ class DType:
 
     # --- what kind of number is it ---
     @property
-    def is_floating(self) -> bool:
+    def is_floating(self) -> _py_bool:
         return self._np.kind == "f"
 
     @property
-    def is_integer(self) -> bool:
+    def is_integer(self) -> _py_bool:
         return self._np.kind in "iu"
 
     @property
-    def is_unsigned(self) -> bool:
+    def is_unsigned(self) -> _py_bool:
         return self._np.kind == "u"
 
     @property
-    def is_complex(self) -> bool:
+    def is_complex(self) -> _py_bool:
         return self._np.kind == "c"
 
     @property
-    def is_bool(self) -> bool:
+    def is_bool(self) -> _py_bool:
         return self._np.kind == "b"
 
     @property
-    def is_numeric(self) -> bool:
+    def is_numeric(self) -> _py_bool:
         return self._np.kind in "iufc"
 
     @property
-    def is_numpy_compatible(self) -> bool:
+    def is_numpy_compatible(self) -> _py_bool:
         return True
 
     @property
@@ -82,7 +82,7 @@ class DType:
             return np.iinfo(self._np).max
         raise TypeError(f"Cannot find maximum value of {self.name}.")
 
-    def is_compatible_with(self, other: Any) -> bool:
+    def is_compatible_with(self, other: Any) -> _py_bool:
         return self is as_dtype(other)
 
     def __repr__(self) -> str:
@@ -91,7 +91,7 @@ class DType:
     def __str__(self) -> str:
         return f"<dtype: '{self.name}'>"
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> _py_bool:
         if other is self:
             return True
         if other is None:
@@ -106,7 +106,7 @@ class DType:
         """TensorFlow's number for this dtype (types.proto): float32 is 1, int32 is 3."""
         return _ENUM_OF[self]
 
-    def __ne__(self, other: object) -> bool:
+    def __ne__(self, other: object) -> _py_bool:
         return not self.__eq__(other)
 
     # Identity hash: DTypes are singletons, and ops look them up in sets on every call.

@@ -77,7 +77,7 @@ class InaccessibleTensorError(ValueError):
 # TensorFlow's messages
 # ---------------------------------------------------------------------------------------------------
 
-def invalid_argument(op_name: str, message: str) -> InvalidArgumentError:
+def invalid_argument(op_name: str, message: str) -> OpError:
     """The error an eager op raises for bad input, formatted as TensorFlow formats it."""
     return InvalidArgumentError(None, None, f"{{{{function_node __wrapped__{op_name}_device_/job:localhost/replica:0/"
                                 f"task:0/device:CPU:0}}}} {message} [Op:{op_name}] name: ")
@@ -178,7 +178,7 @@ def allowed_dtypes(op_name: str, allowed: frozenset[dtypes.DType], dtype: dtypes
         raise InvalidArgumentError(None, None, message)
 
 
-def no_kernel(op_name: str, dtype: Any) -> NotFoundError:
+def no_kernel(op_name: str, dtype: Any) -> OpError:
     """TensorFlow's error for an op whose definition accepts `dtype` but that has no CPU kernel for it.
 
     Eager execution says NotFoundError (no device has the kernel); a running graph says InvalidArgumentError
@@ -195,7 +195,7 @@ def _no_kernel_hint(op_name: str, dtype: Any) -> str:
     return f"TensorFlow has no CPU kernel of {op_name} for {dtype.name}; tf.cast the input to another dtype first."
 
 
-def missing_kernel_in_graph(exc: Exception, node: str, function: str) -> InvalidArgumentError | None:
+def missing_kernel_in_graph(exc: Exception, node: str, function: str) -> OpError | None:
     """A `no_kernel` error raised by a node of a running graph, as TensorFlow's graph execution reports it."""
     missing = getattr(exc, "missing_kernel", None)
     if missing is None:

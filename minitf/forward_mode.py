@@ -119,7 +119,7 @@ def _jvp(op: Op, inputs: tuple, attrs: dict, outputs: tuple, tangents: list[Any]
     from minitf.ops import array_ops, math_ops
     from minitf.tape import GradientTape
 
-    differentiable = [o.dtype.is_floating or o.dtype.is_complex for o in outputs]  # type: ignore[attr-defined]
+    differentiable = [o.dtype.is_floating or o.dtype.is_complex for o in outputs]
     if not any(differentiable):
         return [None] * len(outputs)
     stand_ins = [array_ops.zeros_like(o) for o in outputs]

@@ -205,7 +205,7 @@ def _structure_from(node: Any, outputs: list[SymbolicTensor], arrays: Arrays) ->
 def graph_from_json(node: dict, arrays: Arrays) -> FuncGraph:
     """Rebuild a FuncGraph; every kernel is looked up by op type among minitf's registered ops."""
     graph = FuncGraph(node["name"], autograph=node["autograph"])
-    made = []
+    made: list[Any] = []
     for op_node in node["ops"]:
         kind = op_node["type"]
         op_def = REGISTRY.get(kind)

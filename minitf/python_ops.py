@@ -102,7 +102,7 @@ def _eager_py_func_grad(ctx: GradContext, grads: list) -> list:
     func = ctx.attrs["_func"]
     inputs = list(ctx.inputs)
     n = len(inputs)
-    differentiable = [t.dtype.is_floating or t.dtype.is_complex for t in inputs]  # type: ignore[attr-defined]
+    differentiable = [t.dtype.is_floating or t.dtype.is_complex for t in inputs]
     if not any(differentiable):
         return [None] * n
     from minitf.ops.array_ops import zeros_like
@@ -119,7 +119,7 @@ def _eager_py_func_grad(ctx: GradContext, grads: list) -> list:
         return list(tape.gradient(ys[:len(gs)], sources, output_gradients=gs,
                                   unconnected_gradients=UnconnectedGradients.ZERO))
 
-    types = tuple(t.dtype for t, d in zip(inputs, differentiable) if d)  # type: ignore[attr-defined]
+    types = tuple(t.dtype for t, d in zip(inputs, differentiable) if d)
     outs = iter(py_function(vector_jacobian_product, inputs + upstream, list(types)))
     return [next(outs) if d else None for d in differentiable]
 

@@ -75,7 +75,7 @@ class RaggedTensor:
     def from_tensor(cls, tensor: Any, lengths: Any = None, padding: Any = None) -> RaggedTensor:
         """The rows of a dense [rows, cols, ...] tensor: whole, cut to `lengths`, or without trailing `padding`."""
         t = convert_to_tensor(tensor)
-        rows, cols = t.shape[0], t.shape[1]  # type: ignore[attr-defined]
+        rows, cols = t.shape[0], t.shape[1]
         if rows is None or cols is None:
             raise ValueError("minitf's RaggedTensor.from_tensor needs the first two dimensions of the tensor known."
                              "\nHint: call it outside tf.function, or give the function an input_signature with "
@@ -84,7 +84,7 @@ class RaggedTensor:
             lengths = _lengths_without_padding(t, padding)
         if lengths is not None:
             return cls.from_row_lengths(_take_lengths(t, lengths), lengths)
-        flat = reshape(t, [-1] + list(t.shape[2:]))  # type: ignore[attr-defined]
+        flat = reshape(t, [-1] + list(t.shape[2:]))
         splits = convert_to_tensor(np.arange(rows + 1, dtype=np.int64) * cols)
         return cls(flat, splits, internal=True, uniform_row_length=cols)
 
@@ -119,18 +119,18 @@ class RaggedTensor:
 
     @property
     def dtype(self) -> dtypes.DType:
-        return self.flat_values.dtype  # type: ignore[attr-defined]
+        return self.flat_values.dtype
 
     @property
     def row_splits_dtype(self) -> dtypes.DType:
-        return self._row_splits.dtype  # type: ignore[attr-defined]
+        return self._row_splits.dtype
 
     @property
     def shape(self) -> TensorShape:
         """[rows, None, ...]: the ragged dimensions are None even when every row happens to have one length."""
-        splits = self._row_splits.shape[0]  # type: ignore[attr-defined]
+        splits = self._row_splits.shape[0]
         nrows = None if splits is None else splits - 1
-        inner = list(self._values.shape[1:])  # type: ignore[attr-defined]
+        inner = list(self._values.shape[1:])
         return TensorShape([nrows, self._uniform_row_length] + inner)
 
     def get_shape(self) -> TensorShape:
@@ -144,15 +144,15 @@ class RaggedTensor:
         return cast(shape(self._row_splits, out_type=dtypes.int64)[0] - 1, out_type)
 
     def row_starts(self, name: str | None = None) -> Tensor:
-        return self._row_splits[:-1]  # type: ignore[index]
+        return self._row_splits[:-1]
 
     def row_limits(self, name: str | None = None) -> Tensor:
-        return self._row_splits[1:]  # type: ignore[index]
+        return self._row_splits[1:]
 
     def row_lengths(self, axis: int = 1, name: str | None = None) -> Any:
         """Length of each row (axis=1), or of each row of the inner ragged dimension (axis=2, ...)."""
         if axis == 1:
-            return self._row_splits[1:] - self._row_splits[:-1]  # type: ignore[index]
+            return self._row_splits[1:] - self._row_splits[:-1]
         if axis > 1 and isinstance(self._values, RaggedTensor):
             return self.with_values(self._values.row_lengths(axis - 1))
         raise ValueError(f"axis={axis} is not a ragged dimension of this RaggedTensor (ragged_rank "
@@ -200,8 +200,8 @@ class RaggedTensor:
     def to_tensor(self, default_value: Any = None, name: str | None = None, shape: Any = None) -> Tensor:
         """A dense tensor, every row padded with `default_value` (zero, or b'' for strings) to the longest."""
         flat = self.flat_values
-        default = convert_to_tensor(default_value if default_value is not None else _zero(flat.dtype),  # type: ignore
-                                    dtype=flat.dtype)  # type: ignore[attr-defined]
+        default = convert_to_tensor(default_value if default_value is not None else _zero(flat.dtype),
+                                    dtype=flat.dtype)
         if shape is not None:
             raise ValueError("minitf's RaggedTensor.to_tensor pads to the longest row; it does not take `shape`."
                              "\nHint: pad or slice the dense result with tf.pad / indexing.")
@@ -249,9 +249,9 @@ class RaggedTensor:
                 raise ValueError("minitf slices the rows of a RaggedTensor only when the number of rows is known."
                                  "\nHint: slice rt.to_tensor(), or index single rows.")
             start, stop, _ = key.indices(nrows)
-            splits = self._row_splits[start:max(start, stop) + 1]  # type: ignore[index]
-            first = splits[0]  # type: ignore[index]
-            values = _slice_rows(self._values, first, splits[-1])  # type: ignore[index]
+            splits = self._row_splits[start:max(start, stop) + 1]
+            first = splits[0]
+            values = _slice_rows(self._values, first, splits[-1])
             return RaggedTensor(values, splits - first, internal=True)
         if isinstance(key, int | np.integer):
             if nrows is not None and not -nrows <= key < nrows and not self._is_eager():
@@ -260,10 +260,10 @@ class RaggedTensor:
                                  f"{nrows} rows.")
             if nrows is not None and not -nrows <= key < nrows:
                 raise IndexError(f"Row key {key} out of bounds\nHint: this RaggedTensor has {nrows} rows.")
-            index = int(key) + nrows if key < 0 else int(key)  # type: ignore[operator]
-            return _slice_rows(self._values, self._row_splits[index], self._row_splits[index + 1])  # type: ignore
+            index = int(key) + nrows if key < 0 else int(key)
+            return _slice_rows(self._values, self._row_splits[index], self._row_splits[index + 1])
         if isinstance(key, Tensor):
-            return _slice_rows(self._values, self._row_splits[key], self._row_splits[key + 1])  # type: ignore
+            return _slice_rows(self._values, self._row_splits[key], self._row_splits[key + 1])
         raise TypeError(f"minitf's RaggedTensor supports r[i] and r[a:b] on rows, not {key!r}.\nHint: "
                         f"r.to_tensor() gives a dense tensor that accepts every index.")
 
@@ -272,7 +272,7 @@ class RaggedTensor:
             return self._rows_until_out_of_bounds()
         if not self._is_eager():
             raise TypeError("Iterating over a symbolic RaggedTensor is not allowed.")
-        return (self[i] for i in range(int(self._row_splits.shape[0]) - 1))  # type: ignore[attr-defined]
+        return (self[i] for i in range(int(self._row_splits.shape[0]) - 1))
 
     def _rows_until_out_of_bounds(self) -> Any:
         """Traced, TensorFlow iterates by indexing row 0, 1, ... (a RaggedTensor has no __iter__ of its own):
@@ -295,7 +295,7 @@ class RaggedTensor:
         return self.with_flat_values(abs(self.flat_values))
 
     def __invert__(self) -> RaggedTensor:
-        return self.with_flat_values(~self.flat_values)  # type: ignore[operator]
+        return self.with_flat_values(~self.flat_values)
 
 
 def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -325,7 +325,7 @@ def _zero(dtype: dtypes.DType) -> Any:
 
 def _slice_rows(values: Any, start: Tensor, limit: Tensor) -> Any:
     if isinstance(values, RaggedTensor):
-        splits = values._row_splits[start:limit + 1]  # type: ignore[index]
+        splits = values._row_splits[start:limit + 1]
         first = splits[0]
         return RaggedTensor(_slice_rows(values._values, first, splits[-1]), splits - first, internal=True)
     return values[start:limit]
@@ -344,16 +344,16 @@ def _lengths_without_padding(t: Tensor, padding: Any) -> list[int]:
 
 def _take_lengths(t: Tensor, lengths: Any) -> Tensor:
     lengths = _to_int64(convert_to_tensor(lengths, dtype_hint=dtypes.int64))
-    cols = t.shape[1]  # type: ignore[attr-defined]
-    mask = tf_range(cols, dtype=dtypes.int64)[None, :] < lengths[:, None]  # type: ignore[index]
+    cols = t.shape[1]
+    mask = tf_range(cols, dtype=dtypes.int64)[None, :] < lengths[:, None]
     return boolean_mask(t, mask)
 
 
 def _to_int64(t: Tensor) -> Tensor:
-    if t.dtype is dtypes.int64:  # type: ignore[attr-defined]
+    if t.dtype is dtypes.int64:
         return t
-    if t.dtype is not dtypes.int32:  # type: ignore[attr-defined]
-        raise ValueError(f"Expected row_splits to have dtype int32 or int64; got {t.dtype.name}.\nHint: row "  # type: ignore
+    if t.dtype is not dtypes.int32:
+        raise ValueError(f"Expected row_splits to have dtype int32 or int64; got {t.dtype.name}.\nHint: row "
                          f"splits and row lengths are integers.")
     return cast(t, dtypes.int64)
 
@@ -374,11 +374,11 @@ def _assert_splits(splits: Tensor, nvalues: Any, where: str) -> None:
         raise ValueError(f"row_splits must be a non-empty vector; got shape {splits.shape}.")
     bad = f"Arguments to {where} do not form a valid RaggedTensor"
     zero = convert_to_tensor(0, dtype=dtypes.int64)
-    assert_equal(splits[0], zero, message=f"{bad}:zero")  # type: ignore[index]
-    rising = reduce_all(greater_equal(splits[1:], splits[:-1]))  # type: ignore[index]
+    assert_equal(splits[0], zero, message=f"{bad}:zero")
+    rising = reduce_all(greater_equal(splits[1:], splits[:-1]))
     assert_equal(rising, convert_to_tensor(True), message=f"{bad}:monotonic")
     if nvalues is not None:
-        assert_equal(splits[-1], convert_to_tensor(nvalues, dtype=dtypes.int64)  # type: ignore[index]
+        assert_equal(splits[-1], convert_to_tensor(nvalues, dtype=dtypes.int64)
                      if not isinstance(nvalues, Tensor) else _to_int64(nvalues), message=bad)
 
 
@@ -652,7 +652,7 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
         if name != "reduce_mean":
             return dense_fn(rt.flat_values, **kwargs)
         total = reduce_sum(rt.flat_values)
-        return truediv(total, cast(size(rt.flat_values), total.dtype))  # type: ignore[attr-defined]
+        return truediv(total, cast(size(rt.flat_values), total.dtype))
     rank = rt.shape.rank
     axis = int(axis) + rank if int(axis) < 0 else int(axis)  # type: ignore[operator]
     if rt.ragged_rank != 1 or axis not in (0, 1) or keepdims:
@@ -665,7 +665,7 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
     if name != "reduce_mean":
         return bind(RaggedSegmentReduce, values, splits, reducer=_REDUCERS[name])
     total = bind(RaggedSegmentReduce, values, splits, reducer="sum")
-    counts = splits[1:] - splits[:-1]  # type: ignore[index]
+    counts = splits[1:] - splits[:-1]
     return truediv(total, cast(counts, total.dtype))
 
 

@@ -204,10 +204,10 @@ class SignatureFunction:
         flat = []
         for i, spec in enumerate(self._inputs):
             value = convert_to_tensor(values[spec.name], dtype_hint=spec.dtype)
-            if value.dtype is not spec.dtype:  # type: ignore[attr-defined]
+            if value.dtype is not spec.dtype:
                 raise InvalidArgumentError(None, None, f"cannot compute {self.name} as input #{i}(zero-based) was "
                                            f"expected to be a {_c_name(spec.dtype)} tensor but is a "
-                                           f"{_c_name(value.dtype)} tensor [Op:{self.name}]")  # type: ignore
+                                           f"{_c_name(value.dtype)} tensor [Op:{self.name}]")
             flat.append(value)
         outputs = call_graph(self.graph, flat + self.graph.external_captures())
         return {name: outputs[i] for name, i in self._outputs}

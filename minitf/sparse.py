@@ -37,14 +37,14 @@ class SparseTensor:
         self._indices = _int64(indices, "indices")
         self._values = convert_to_tensor(values)
         self._dense_shape = _int64(dense_shape, "dense_shape")
-        n_indices, n_values = self._indices.shape[0], self._values.shape[0]  # type: ignore[attr-defined]
-        if self._values.shape.rank != 1:  # type: ignore[attr-defined]
-            raise ValueError(f"Shape {self._values.shape} must have rank 1")  # type: ignore[attr-defined]
-        if self._indices.shape.rank != 2:  # type: ignore[attr-defined]
-            raise ValueError(f"Shape {self._indices.shape} must have rank 2")  # type: ignore[attr-defined]
+        n_indices, n_values = self._indices.shape[0], self._values.shape[0]
+        if self._values.shape.rank != 1:
+            raise ValueError(f"Shape {self._values.shape} must have rank 1")
+        if self._indices.shape.rank != 2:
+            raise ValueError(f"Shape {self._indices.shape} must have rank 2")
         if n_indices is not None and n_values is not None and n_indices != n_values:
             raise ValueError(f"Dimensions {n_indices} and {n_values} are not compatible")
-        rank_i, rank_s = self._indices.shape[1], self._dense_shape.shape[0]  # type: ignore[attr-defined]
+        rank_i, rank_s = self._indices.shape[1], self._dense_shape.shape[0]
         if rank_i is not None and rank_s is not None and rank_i != rank_s:
             raise ValueError(f"Dimensions {rank_i} and {rank_s} are not compatible")
 
@@ -66,7 +66,7 @@ class SparseTensor:
 
     @property
     def dtype(self) -> dtypes.DType:
-        return self._values.dtype  # type: ignore[attr-defined]
+        return self._values.dtype
 
     @property
     def shape(self) -> TensorShape:
@@ -74,15 +74,15 @@ class SparseTensor:
         if self._static_shape is not None:
             return self._static_shape
         shape = self._dense_shape
-        while not isinstance(shape, EagerTensor) and shape.op.type == "Identity":  # type: ignore[attr-defined]
-            shape = shape.op.inputs[0]  # type: ignore[attr-defined]
+        while not isinstance(shape, EagerTensor) and shape.op.type == "Identity":
+            shape = shape.op.inputs[0]
         if isinstance(shape, EagerTensor):
             return TensorShape([int(d) for d in np.asarray(shape._value)])
-        if shape.op.type == "Const":  # type: ignore[attr-defined]
-            return TensorShape([int(d) for d in np.asarray(shape.op.attrs["value"])])  # type: ignore[attr-defined]
-        if shape.op.type == "DenseToSparse":  # type: ignore[attr-defined]  (the dense tensor's static shape)
-            return shape.op.inputs[0].shape  # type: ignore[attr-defined]
-        return TensorShape([None] * shape.shape[0]) if shape.shape[0] is not None else TensorShape(None)  # type: ignore
+        if shape.op.type == "Const":
+            return TensorShape([int(d) for d in np.asarray(shape.op.attrs["value"])])
+        if shape.op.type == "DenseToSparse":  # the dense tensor's static shape
+            return shape.op.inputs[0].shape
+        return TensorShape([None] * shape.shape[0]) if shape.shape[0] is not None else TensorShape(None)
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -127,10 +127,10 @@ class SparseTensor:
 
 def _int64(value: Any, what: str) -> Tensor:
     t = convert_to_tensor(value, dtype_hint=dtypes.int64)
-    if t.dtype is dtypes.int32:  # type: ignore[attr-defined]
+    if t.dtype is dtypes.int32:
         t = cast(t, dtypes.int64)
-    if t.dtype is not dtypes.int64:  # type: ignore[attr-defined]
-        raise TypeError(f"SparseTensor {what} must be int64, got {t.dtype.name}.\nHint: indices and shapes "  # type: ignore
+    if t.dtype is not dtypes.int64:
+        raise TypeError(f"SparseTensor {what} must be int64, got {t.dtype.name}.\nHint: indices and shapes "
                         f"are whole numbers.")
     return t
 
@@ -368,11 +368,11 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
             return transpose(sparse_dense_matmul(b, sp_a, adjoint_a=not adjoint_b, adjoint_b=not adjoint_a))
         sp_a = _sparse(sp_a, "tf.sparse.sparse_dense_matmul")
     b = convert_to_tensor(b, dtype_hint=sp_a.dtype)
-    if b.dtype is not sp_a.dtype:  # type: ignore[attr-defined]
-        raise dtype_mismatch("SparseTensorDenseMatMul", 3, sp_a.dtype, b.dtype,  # type: ignore[attr-defined]
+    if b.dtype is not sp_a.dtype:
+        raise dtype_mismatch("SparseTensorDenseMatMul", 3, sp_a.dtype, b.dtype,
                              ("a_values", "a_indices", "a_shape", "b"))
-    if b.shape.rank != 2:  # type: ignore[attr-defined]
-        raise ValueError(f"Shape must be rank 2 but is rank {b.shape.rank} for 'SparseTensorDenseMatMul'.")  # type: ignore
+    if b.shape.rank != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {b.shape.rank} for 'SparseTensorDenseMatMul'.")
     return bind(SparseTensorDenseMatMul, sp_a.indices, sp_a.values, sp_a.dense_shape, b, adjoint_a=adjoint_a,
                 adjoint_b=adjoint_b)
 

@@ -39,8 +39,8 @@ def _strings(value: Any, op_name: str) -> Tensor:
     """The input as a string tensor, with TensorFlow's errors: a Python number cannot become a string
     (TypeError); a tensor of another dtype is rejected by the op (InvalidArgumentError, TypeError when traced)."""
     t = value if isinstance(value, Tensor) else _text_tensor(value)
-    if t.dtype is not dtypes.string:  # type: ignore[attr-defined]
-        raise _wrong_dtype(op_name, dtypes.string, t.dtype)  # type: ignore[attr-defined]
+    if t.dtype is not dtypes.string:
+        raise _wrong_dtype(op_name, dtypes.string, t.dtype)
     return t
 
 
@@ -109,11 +109,11 @@ def _ragged_kernel(pieces: Callable[..., list[Any]], out_np: Any) -> Callable[..
 
 def _as_ragged(values: Tensor, splits: Tensor, source: Tensor) -> Any:
     """Scalar input -> the values; vector -> RaggedTensor; higher rank -> RaggedTensor with uniform outer rows."""
-    rank = source.shape.rank  # type: ignore[attr-defined]
+    rank = source.shape.rank
     if rank == 0:
         return values
     ragged = RaggedTensor(values, splits, internal=True)
-    for size in reversed(list(source.shape)[1:]):  # type: ignore[attr-defined]
+    for size in reversed(list(source.shape)[1:]):
         ragged = RaggedTensor(ragged, tf_range(0, ragged.nrows() + 1, size, dtype=dtypes.int64), internal=True,
                               uniform_row_length=size)
     return ragged
@@ -138,7 +138,7 @@ def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = No
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(split(input.flat_values, sep, maxsplit))
     t = input if isinstance(input, Tensor) and input.dtype is dtypes.string else \
-        _text_tensor(input)  # type: ignore[attr-defined]
+        _text_tensor(input)
     sep_bytes = sep.encode() if isinstance(sep, str) else sep
     values, splits = bind(StringSplitV2, t, sep=sep_bytes, maxsplit=maxsplit)
     return _as_ragged(values, splits, t)
@@ -212,20 +212,20 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
             return input.with_values(unicode_encode(input.values, output_encoding, errors, replacement_char))
         return bind(UnicodeEncode, _code_points(input.values), input.row_splits, output_encoding=output_encoding)
     t = _code_points(convert_to_tensor(input, dtype_hint=dtypes.int32))
-    if t.shape.rank == 1:  # type: ignore[attr-defined]
+    if t.shape.rank == 1:
         splits = convert_to_tensor(np.array([0, t.shape[0]], dtype=np.int64)) if t.shape[0] is not None \
-            else None  # type: ignore[attr-defined]
+            else None
         if splits is None:
             splits = concat([convert_to_tensor([0], dtypes.int64), shape(t, out_type=dtypes.int64)], 0)
         return reshape(bind(UnicodeEncode, t, splits, output_encoding=output_encoding), [])
     rows = RaggedTensor.from_tensor(t)
     encoded = bind(UnicodeEncode, rows.values, rows.row_splits, output_encoding=output_encoding)
-    return reshape(encoded, list(t.shape[:-1]))  # type: ignore[attr-defined]
+    return reshape(encoded, list(t.shape[:-1]))
 
 
 def _code_points(t: Tensor) -> Tensor:
-    if t.dtype is not dtypes.int32:  # type: ignore[attr-defined]
-        raise _wrong_dtype("UnicodeEncode", dtypes.int32, t.dtype)  # type: ignore[attr-defined]
+    if t.dtype is not dtypes.int32:
+        raise _wrong_dtype("UnicodeEncode", dtypes.int32, t.dtype)
     return t
 
 
@@ -372,7 +372,7 @@ def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator
                 name: str | None = None) -> Tensor:
     """Join the strings along `axis` (all of them by default) into fewer strings."""
     t = _strings(inputs, "ReduceJoin")
-    rank = t.shape.rank  # type: ignore[attr-defined]
+    rank = t.shape.rank
     axes = None
     if axis is not None:
         raw = [int(a) for a in (axis if isinstance(axis, list | tuple) else [axis])]

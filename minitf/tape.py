@@ -367,7 +367,7 @@ class GradientTape:
             for k, s in enumerate(flat_sources):
                 connected[k] = connected[k] or self._source_gradient(grads, s, UnconnectedGradients.NONE) is not None
                 rows[k].append(dense(self._source_gradient(grads, s, UnconnectedGradients.ZERO)))
-        result = []
+        result: list[Tensor | None] = []
         for k, s in enumerate(flat_sources):
             if not connected[k] and unconnected is UnconnectedGradients.NONE:
                 result.append(None)

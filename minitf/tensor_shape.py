@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 
 class TensorShape:
     """A tuple of dimensions (ints, or None where unknown); `dims is None` when even the rank is unknown."""
 
     __slots__ = ("_dims",)
+    _dims: tuple[int | None, ...] | None
 
     def __init__(self, dims: Iterable[Any] | TensorShape | None) -> None:
         if isinstance(dims, TensorShape):
@@ -41,7 +42,7 @@ class TensorShape:
         if not self.is_fully_defined():
             return None
         n = 1
-        for d in self._dims:  # type: ignore[union-attr]
+        for d in cast("tuple[int, ...]", self._dims):  # fully defined: every dimension is an int
             n *= d
         return n
 

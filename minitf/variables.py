@@ -334,7 +334,7 @@ def _eager_value(initial_value: Any, dtype: Any) -> EagerTensor:
             return cast(initial_value, dtype)  # type: ignore[return-value]
         return initial_value
     if isinstance(initial_value, Tensor) and state.graph is not None:
-        return make(state.graph.evaluate_constant(initial_value), initial_value.dtype)  # type: ignore[attr-defined]
+        return make(state.graph.evaluate_constant(initial_value), initial_value.dtype)
     if isinstance(initial_value, Tensor):
         raise ValueError("A tf.Variable's initial value must be concrete; inside a traced function create "
                          "variables on the first call only (see `tf.init_scope`).")

@@ -110,7 +110,7 @@ def python_int(value: Any, what: str) -> int:
 def row_of(t: Any, i: int) -> Any:
     if isinstance(t, EagerTensor) and state.graph is None:
         return make(t._value[i], t.dtype)  # the fast way, and strings stay bytes
-    return t[i]  # type: ignore[index]
+    return t[i]
 
 
 def scalar(value: Any, dtype: dtypes.DType) -> Tensor:

@@ -43,8 +43,8 @@ def to_code(fn: Callable, recursive: bool = True, experimental_optional_features
 def do_not_convert(func: Callable | None = None) -> Any:
     """`tf.autograph.experimental.do_not_convert`: run this function's Python as it is, even in a trace."""
     def mark(fn: Callable) -> Callable:
-        target = getattr(fn, "__func__", fn)
-        target.__minitf_do_not_convert__ = True  # type: ignore[attr-defined]
+        target: Any = getattr(fn, "__func__", fn)  # a bound method marks its function
+        target.__minitf_do_not_convert__ = True
         return fn
     return mark if func is None else mark(func)
 
@@ -75,7 +75,7 @@ def _compile(fn: Any, node: ast.FunctionDef) -> Callable:
         args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in ["ag__", *freevars]], kwonlyargs=[],
                            kw_defaults=[], defaults=[]),
         body=[node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))], decorator_list=[], returns=None,
-        type_params=[])
+        type_params=[])  # type: ignore[call-arg]  # a field from Python 3.12 on; 3.11 keeps it unused
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
     first_line = fn.__code__.co_firstlineno

@@ -128,7 +128,8 @@ def set_loop_options(parallel_iterations: Any = None, swap_memory: Any = None, m
 
 def _loop_values(values: Sequence[Any], names: Sequence[str]) -> tuple[list[int], list[Any]]:
     """Which state values a graph loop carries (tensors, numbers, TensorArrays) and as what tensors."""
-    positions, carried = [], []
+    positions: list[int] = []
+    carried: list[Any] = []
     for i, v in enumerate(values):
         if isinstance(v, Undefined) or v is None:
             continue

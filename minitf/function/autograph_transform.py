@@ -240,14 +240,15 @@ class _Converter(ast.NodeTransformer):
         else:
             setter_src = f"def ag__set_state_{k}(ag__values):\n    pass"
         setter = ast.parse(setter_src).body[0]
-        return [getter, setter]  # type: ignore[list-item]
+        return [getter, setter]
 
     def _def(self, name: str, args: list[str], names: list[str], body: list[ast.stmt]) -> ast.FunctionDef:
         prefix: list[ast.stmt] = [ast.Nonlocal(names=list(names))] if names else []
         return ast.FunctionDef(
             name=name, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in args], kwonlyargs=[],
                                           kw_defaults=[], defaults=[]),
-            body=prefix + (body or [ast.Pass()]), decorator_list=[], returns=None, type_params=[])
+            body=prefix + (body or [ast.Pass()]), decorator_list=[], returns=None,
+            type_params=[])  # type: ignore[call-arg]  # a field from Python 3.12 on; 3.11 keeps it unused
 
     def visit_If(self, node: ast.If) -> Any:
         self.generic_visit(node)
@@ -348,6 +349,7 @@ def transform(node: ast.FunctionDef) -> ast.FunctionDef:
     prologue = [_assign(n, _call("ag__.Undefined", ast.Constant(n)))
                 for n in converter.state_names if n not in params and n not in declared]
     docstring = new_body[:1] if new_body and isinstance(new_body[0], ast.Expr) and isinstance(
-        getattr(new_body[0], "value", None), ast.Constant) and isinstance(new_body[0].value.value, str) else []
+        getattr(new_body[0], "value", None), ast.Constant) and isinstance(
+        getattr(getattr(new_body[0], "value", None), "value", None), str) else []
     node.body = docstring + prologue + new_body[len(docstring):]
     return ast.fix_missing_locations(node)

@@ -108,8 +108,8 @@ def build_if(pred: Tensor, true_fn: Callable[[], Sequence[Any]], false_fn: Calla
                 raise ValueError(f"'{name}' is None at the end of the {which} branch.")
             raise ValueError(f"'{name}' must have the same nested structure in the main and else branches")
         ta, tb = convert_in(g_then, a), convert_in(g_else, b)
-        if ta.dtype is not tb.dtype:  # type: ignore[attr-defined]
-            raise TypeError(f"'{name}' has dtype {ta.dtype.name} in the main branch, but dtype {tb.dtype.name} in "  # type: ignore
+        if ta.dtype is not tb.dtype:
+            raise TypeError(f"'{name}' has dtype {ta.dtype.name} in the main branch, but dtype {tb.dtype.name} in "
                             f"the else branch")
         output_positions.append(i)
         then_outs.append(ta)

@@ -122,7 +122,7 @@ class ConcreteFunction:
             if not isinstance(value, Tensor | Variable):
                 raise TypeError(f"{header}: expected argument #{i}(zero-based) to be a Tensor; got "
                                 f"{type(value).__name__} ({value}).")
-            if holder.dtype is not resource and value.dtype is not holder.dtype:  # type: ignore[attr-defined]
+            if holder.dtype is not resource and value.dtype is not holder.dtype:
                 check_argument(value, TensorSpec(holder.shape, holder.dtype), self)
         return values
 
@@ -226,7 +226,8 @@ class FunctionType(inspect.Signature):
             if p.kind is p.KEYWORD_ONLY and bare_star:
                 params.append("*")
                 bare_star = False
-            name = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
+            stars: dict[Any, str] = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}
+            name = stars.get(p.kind, "") + p.name
             text = name if p.annotation is p.empty else f"{name}: {type_text(p.annotation)}"
             if p.default is not p.empty:
                 text += "=<captured_default_value>" if p.annotation is p.empty else " = <captured_default_value>"
@@ -249,10 +250,10 @@ def check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any]
         if isinstance(value, TensorSpec) and value.is_subtype_of(expected):
             return []  # get_concrete_function(spec): nothing to feed
         if isinstance(value, Tensor):
-            if value.dtype is not expected.dtype:  # type: ignore[attr-defined]
+            if value.dtype is not expected.dtype:
                 raise InvalidArgumentError(
                     None, None, f"cannot compute {cf.name} as input #0(zero-based) was expected to be a "
-                    f"{_tf_name(expected.dtype)} tensor but is a {_tf_name(value.dtype)} tensor "  # type: ignore
+                    f"{_tf_name(expected.dtype)} tensor but is a {_tf_name(value.dtype)} tensor "
                     f"[Op:{cf.name}]\nHint: convert the argument with tf.cast(x, tf.{expected.dtype.name}), the "
                     f"dtype this concrete function was traced for.")
             return [value]

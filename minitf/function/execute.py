@@ -127,7 +127,7 @@ def as_runtime(value: Any, record_read: bool = True) -> Any:
     placeholder in the graph being traced; other values pass unchanged. An op with a gradient that reads a
     variable inside (branch, loop, call) counts as a read for the recording tapes (`record_read`), so that
     gradients reach the variable."""
-    if isinstance(value, Tensor) and value.dtype is not resource:  # type: ignore[attr-defined]
+    if isinstance(value, Tensor) and value.dtype is not resource:
         return value
     if not isinstance(value, Tensor) and not hasattr(value, "_handle"):
         return value

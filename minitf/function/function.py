@@ -15,7 +15,7 @@ import functools
 import inspect
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -64,7 +64,7 @@ class Function:
     def __init__(self, python_function: Callable, name: str | None = None, input_signature: Sequence[Any] | None = None,
                  autograph: bool = True, reduce_retracing: bool = False, jit_compile: bool | None = None) -> None:
         self._python_function = python_function
-        self._name = name or getattr(python_function, "__name__", "function")
+        self._name = cast(str, name or getattr(python_function, "__name__", "function"))
         self._sig = _signature(python_function)
         self._input_signature = None if input_signature is None else checked_input_signature(self._sig,
                                                                                               input_signature)
@@ -83,7 +83,7 @@ class Function:
         self._fast_arity = len(params) if plain else -1
         self._fast: dict[tuple, ConcreteFunction] = {}
         self._detector: TracingDetector | None = None
-        functools.update_wrapper(self, python_function)  # type: ignore[arg-type]
+        functools.update_wrapper(self, python_function)
 
     # --- what TensorFlow exposes ---
     @property
@@ -143,7 +143,7 @@ class Function:
         if _RUN_EAGERLY[0]:
             return self._python_function(*args, **kwargs)
         fast_key = self._fast_key(args) if not kwargs and len(args) == self._fast_arity else None
-        concrete = self._fast.get(fast_key) if fast_key is not None else None  # type: ignore[arg-type]
+        concrete = self._fast.get(fast_key) if fast_key is not None else None
         before = self._tracing_count
         if concrete is not None:
             result = concrete._call_flat(list(args))

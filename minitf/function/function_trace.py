@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from types import TracebackType
+from typing import Any, cast
 
 from minitf import nest
 from minitf.core import convert_to_tensor, state
@@ -54,9 +55,9 @@ def trace_graph(name: str, fn: Callable, sig: inspect.Signature, arguments: dict
         except Exception as exc:
             if not autograph:
                 raise
-            raise in_user_code(exc, exc.__traceback__.tb_next) from None
+            raise in_user_code(exc, cast(TracebackType, exc.__traceback__).tb_next) from None
         outputs = []
-        packed = []
+        packed: list[Any] = []
         for leaf in nest.flatten(result, expand_composites=True):
             if leaf is None:
                 packed.append(None)

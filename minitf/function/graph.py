@@ -132,7 +132,7 @@ class FuncGraph:
         """Add an operation whose inputs already belong to this graph; its outputs' shapes and dtypes come from
         the op's shape rule."""
         attrs = attrs or {}
-        specs = infer_specs(op_def, inputs, attrs)  # type: ignore[arg-type]
+        specs = infer_specs(op_def, inputs, attrs)
         op = Operation(self, self.unique_name(name or DEFAULT_NAMES.get(op_def.name, op_def.name)), op_def, inputs,
                        attrs)
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(specs)]

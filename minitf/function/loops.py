@@ -151,7 +151,7 @@ def build_while(cond_fn: Callable[..., Any], body_fn: Callable[..., Sequence[Any
         if hasattr(test, "_as_tensor") and not isinstance(test, Tensor):
             test = test.read_value()
         test = convert_to_tensor(test)
-        if test.dtype is not dtypes.bool:  # type: ignore[attr-defined]
+        if test.dtype is not dtypes.bool:
             raise TypeError(f"A while loop condition must be a bool tensor, got {test!r}")
         cond_graph.outputs = [cond_graph.capture(test) if not (isinstance(test, SymbolicTensor)
                                                                and test.graph is cond_graph) else test]
@@ -159,18 +159,18 @@ def build_while(cond_fn: Callable[..., Any], body_fn: Callable[..., Sequence[Any
         new_values = list(body_fn(*holders_b))
     if len(new_values) != len(loop_vars):
         raise ValueError("The loop body must return as many values as there are loop variables.")
-    outs = []
+    outs: list[Any] = []  # the body graph's tensors (symbolic)
     for v, new, shape, name, inv in zip(loop_vars, new_values, shapes, names, invariants):
         t = convert_in(body_graph, new)
-        if t.dtype is not v.dtype:  # type: ignore[attr-defined]
-            raise TypeError(f"'{name}' has dtype {v.dtype.name} before the loop, but dtype {t.dtype.name} after one "  # type: ignore
+        if t.dtype is not v.dtype:
+            raise TypeError(f"'{name}' has dtype {v.dtype.name} before the loop, but dtype {t.dtype.name} after one "
                             f"iteration")
         if not shape.is_compatible_with(t.shape) or (inv is None and t.shape != shape and t.shape.rank is not None
                                                      and shape.is_fully_defined()):
             raise ValueError(f"'{name}' has shape {v.shape} before the loop, but shape {t.shape} after one iteration. "
                              f"Use tf.autograph.experimental.set_loop_options to set shape invariants.")
         outs.append(t)
-    body_graph.outputs = outs  # type: ignore[assignment]
+    body_graph.outputs = outs
     n = len(loop_vars)
     captured = unify_captures([cond_graph, body_graph], n)
     body_graph.outputs = outs + body_graph.inputs[n:]

@@ -21,7 +21,7 @@ from minitf.tensor import Tensor
 
 def differentiable(t: Any) -> bool:
     """A value gradients flow through: a float or complex tensor."""
-    return isinstance(t, Tensor) and (t.dtype.is_floating or t.dtype.is_complex)  # type: ignore[attr-defined]
+    return isinstance(t, Tensor) and (t.dtype.is_floating or t.dtype.is_complex)
 
 
 def gradient_sources(inputs: Sequence[Any]) -> list[int]:

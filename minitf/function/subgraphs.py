@@ -54,6 +54,6 @@ def convert_in(graph: FuncGraph, value: Any) -> Tensor:
 def note_resource_reads(inputs: Sequence[Any]) -> None:
     """A control-flow op that reads a variable inside counts as a read for the tapes (so gradients reach it)."""
     for t in inputs:
-        if isinstance(t, Tensor) and t.dtype is resource:  # type: ignore[attr-defined]
+        if isinstance(t, Tensor) and t.dtype is resource:
             for tape in state.tapes:
                 tape.record_read(variable_of(t), t)

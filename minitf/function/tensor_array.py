@@ -57,7 +57,7 @@ def _zero_row_kernel(g: Any, index: Any) -> Any:
     return out
 
 
-_ZeroRow = Op("ZeroRow", _zero_row_kernel, shape=lambda s, t, a: [(s[0], t[0])],
+_ZeroRow: Op = Op("ZeroRow", _zero_row_kernel, shape=lambda s, t, a: [(s[0], t[0])],
               grad=lambda c, g: [bind(_ZeroRow, g, c.inputs[1]), None])
 
 
@@ -103,7 +103,7 @@ class TensorArray:
             bind(TensorArrayWrite, self._stack, index, value)
         ta = TensorArray._from_stack(stack, self)
         if ta._element_shape is None:
-            ta._element_shape = value.shape  # type: ignore[attr-defined]
+            ta._element_shape = value.shape
         return ta
 
     def read(self, index: Any, name: Any = None) -> Tensor:
@@ -125,11 +125,11 @@ class TensorArray:
     def unstack(self, value: Any, name: Any = None) -> TensorArray:
         value = convert_to_tensor(value, dtype=self.dtype)
         ta = TensorArray._from_stack(value, self)
-        ta._element_shape = value.shape[1:]  # type: ignore[attr-defined]
+        ta._element_shape = value.shape[1:]
         return ta
 
     def concat(self, name: Any = None) -> Tensor:
-        shape = self._stack.shape  # type: ignore[attr-defined]
+        shape = self._stack.shape
         return reshape(self._stack, [-1] + shape.as_list()[2:])
 
     def size(self, name: Any = None) -> Tensor:

@@ -31,7 +31,7 @@ class Undefined:
         return f"Undefined({object.__getattribute__(self, 'symbol_name')!r})"
 
     def __bool__(self) -> bool:
-        return self.fail()  # type: ignore[no-any-return]
+        return self.fail()
 
 
 for _dunder in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lt", "le", "gt", "ge",

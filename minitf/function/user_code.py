@@ -122,7 +122,7 @@ def in_user_code(exc: BaseException, tb: Any) -> BaseException:
     kind = type(original)
     new: BaseException
     if issubclass(kind, errors.OpError):
-        new = kind(original.node_def, original.op, message)  # type: ignore[attr-defined]
+        new = kind(original.node_def, original.op, message)
     elif kind in _STRING_CONSTRUCTED or kind.__init__ is Exception.__init__:
         new = kind(message)
     elif issubclass(kind, KeyError):

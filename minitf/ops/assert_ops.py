@@ -72,7 +72,7 @@ def _comparison(symbol: str, test: Callable[[Any, Any], Tensor], np_test: Callab
     def check(x: Any, y: Any, message: str | None = None, summarize: int | None = None,
               name: str | None = None) -> Any:
         a = convert_to_tensor(x)
-        b = y if isinstance(y, Tensor) else convert_to_tensor(y, dtype_hint=a.dtype)  # type: ignore[attr-defined]
+        b = y if isinstance(y, Tensor) else convert_to_tensor(y, dtype_hint=a.dtype)
         holds = reduce_all(test(a, b))
         count = 3 if summarize is None else int(summarize)
         if state.graph is None:
@@ -169,5 +169,5 @@ BroadcastArgs = Op("BroadcastArgs", _broadcast_args_kernel, shape=_broadcast_arg
 def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
     """The shape (a 1-D int tensor) two shapes broadcast to, computed when the graph runs."""
     x = convert_to_tensor(shape_x, dtype_hint=dtypes.int32)
-    y = convert_to_tensor(shape_y, dtype=x.dtype)  # type: ignore[attr-defined]
+    y = convert_to_tensor(shape_y, dtype=x.dtype)
     return bind(BroadcastArgs, x, y)

@@ -127,7 +127,7 @@ def unary_function(op: Op, doc: str) -> Callable[..., Tensor]:
     return fn
 
 
-ReshapeLike = Op("ReshapeLike", lambda x, like: np.reshape(x, np.shape(like)), shape=shapes.same_as_second,
+ReshapeLike: Op = Op("ReshapeLike", lambda x, like: np.reshape(x, np.shape(like)), shape=shapes.same_as_second,
                   grad=lambda c, g: [bind(ReshapeLike, g, c.x), None])
 
 

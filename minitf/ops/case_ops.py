@@ -35,7 +35,7 @@ def _pairs(pred_fn_pairs: Any) -> tuple[list[Tensor], list[Callable[[], Any]]]:
         pred, fn = pair
         if not isinstance(pred, Tensor):
             raise TypeError(f"pred must be Tensor, got: {pred}")
-        if pred.dtype is not dtypes.bool:  # type: ignore[attr-defined]
+        if pred.dtype is not dtypes.bool:
             raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
         if not callable(fn):
             raise TypeError(f"fn for pred {pred.name} must be callable.")
@@ -94,8 +94,8 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Callable[[], Any] |
         raise ValueError(f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found "
                          f"{{{','.join(map(str, keys))}}}")
     index = convert_to_tensor(branch_index)
-    if index.dtype is not dtypes.int32:  # type: ignore[attr-defined]
-        raise TypeError(f"branch_index must an int32 Tensor, got {index.dtype}")  # type: ignore[attr-defined]
+    if index.dtype is not dtypes.int32:
+        raise TypeError(f"branch_index must an int32 Tensor, got {index.dtype}")
     fallback = default if default is not None else fns[-1][1]
     fn = fallback
     for key, action in reversed(fns):

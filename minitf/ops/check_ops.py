@@ -12,7 +12,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes
+from minitf.errors import InvalidArgumentError, OpError, allowed_dtypes
 from minitf.ops.comparisons import equal
 from minitf.ops.reductions import reduce_all
 from minitf.tensor import Tensor
@@ -112,7 +112,7 @@ def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:  # noqa: 
 # assert_equal: checked now when eager, when the function runs when traced (the `Assert` op)
 # ---------------------------------------------------------------------------------------------------
 
-def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None) -> InvalidArgumentError:
+def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None) -> OpError:
     differ = np.argwhere(np.broadcast_to(x != y, np.broadcast_shapes(np.shape(x), np.shape(y))))
     xs, ys = np.broadcast_arrays(x, y)
     text = (f"{message + chr(10) if message else ''}Condition x == y did not hold.\n"

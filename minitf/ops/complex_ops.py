@@ -38,7 +38,7 @@ def _complex_grad(c: Any, g: Tensor) -> list:
 
 def _complex_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     re, im = inputs
-    if re.dtype is not im.dtype:  # type: ignore[attr-defined]
+    if re.dtype is not im.dtype:
         same_dtype("Complex", inputs)
 
 
@@ -49,11 +49,11 @@ Complex = Op("Complex", _complex_kernel, check=_complex_check, shape=lambda s, t
 def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A001
     """real + imag * 1j, elementwise (float32 parts give complex64, float64 parts complex128)."""
     re, im = convert_to_tensor(real), convert_to_tensor(imag)
-    if re.dtype is not im.dtype or re.dtype not in _COMPLEX_OF:  # type: ignore[attr-defined]
-        raise TypeError(f"The `real` and `imag` components have incorrect types: {re.dtype.name} "  # type: ignore
-                        f"{im.dtype.name}. They must be consistent, and one of [tf.float32, tf.float64]\nHint: "  # type: ignore
+    if re.dtype is not im.dtype or re.dtype not in _COMPLEX_OF:
+        raise TypeError(f"The `real` and `imag` components have incorrect types: {re.dtype.name} "
+                        f"{im.dtype.name}. They must be consistent, and one of [tf.float32, tf.float64]\nHint: "
                         "float32 parts give complex64, float64 parts complex128; tf.cast them first.")
-    return bind(Complex, re, im, Tout=_COMPLEX_OF[re.dtype])  # type: ignore[index]
+    return bind(Complex, re, im, Tout=_COMPLEX_OF[re.dtype])
 
 
 def _zero_like_real(g: Tensor) -> Tensor:
@@ -80,13 +80,13 @@ def _angle_grad(c: Any, g: Tensor) -> list:
 
 
 Angle = Op("Angle", lambda x: np.angle(x).astype(np.real(np.zeros((), x.dtype)).dtype),
-           check=lambda i, a: allowed_dtypes("Angle", frozenset(_COMPLEX_OF.values()), i[0].dtype),  # type: ignore
+           check=lambda i, a: allowed_dtypes("Angle", frozenset(_COMPLEX_OF.values()), i[0].dtype),
            shape=shapes.real_part_rule, grad=_angle_grad, elementwise=True)
 
 
 def angle(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """The argument of a complex number (atan2(imag, real)); for real numbers pi where negative, else 0."""
     x = convert_to_tensor(input)
-    if x.dtype.is_complex:  # type: ignore[attr-defined]
+    if x.dtype.is_complex:
         return bind(Angle, x)
     return where(less(x, zeros_like_(x)), np.pi * ones_like_(x), zeros_like_(x))

@@ -391,8 +391,9 @@ def _pool_only(attrs: dict) -> dict:
 
 AvgPool = Op("AvgPool", _avg_pool_kernel, check=_pool_check("AvgPool", AVG_POOL_TYPES), shape=_pool_shape("AvgPool"),
              grad=lambda c, g: [bind(AvgPoolGrad, g, input_shape=_static(c.x), **_pool_only(c.attrs))])
-AvgPoolGrad = Op("AvgPoolGrad", _avg_pool_grad_kernel, shape=lambda s, t, a: [(TensorShape(a["input_shape"]), t[0])],
-                 grad=lambda c, gg: [bind(AvgPool, gg, **_pool_only(c.attrs))])
+AvgPoolGrad: Op = Op("AvgPoolGrad", _avg_pool_grad_kernel,
+                     shape=lambda s, t, a: [(TensorShape(a["input_shape"]), t[0])],
+                     grad=lambda c, gg: [bind(AvgPool, gg, **_pool_only(c.attrs))])
 MaxPool = Op("MaxPool", _max_pool_kernel, check=_pool_check("MaxPool", MAX_POOL_TYPES), shape=_pool_shape("MaxPool"),
              grad=lambda c, g: [bind(MaxPoolGrad, c.x, c.out, g, **c.attrs)])
 def _zeros_for_pool_inputs(c: Any) -> list:
@@ -401,10 +402,10 @@ def _zeros_for_pool_inputs(c: Any) -> list:
     return [zeros_like(c.inputs[0]), zeros_like(c.inputs[1])]
 
 
-MaxPoolGrad = Op("MaxPoolGrad", _max_pool_grad_kernel, shape=lambda s, t, a: [(s[0], t[2])],
+MaxPoolGrad: Op = Op("MaxPoolGrad", _max_pool_grad_kernel, shape=lambda s, t, a: [(s[0], t[2])],
                  grad=lambda c, gg: [*_zeros_for_pool_inputs(c),
                                      bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])
-MaxPoolGradGrad = Op("MaxPoolGradGrad", _max_pool_grad_grad_kernel, shape=lambda s, t, a: [(s[1], t[2])],
+MaxPoolGradGrad: Op = Op("MaxPoolGradGrad", _max_pool_grad_grad_kernel, shape=lambda s, t, a: [(s[1], t[2])],
                      grad=lambda c, g3: [*_zeros_for_pool_inputs(c),
                                          bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
 

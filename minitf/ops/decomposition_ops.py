@@ -37,7 +37,7 @@ FC = dtypes.FLOAT_OR_COMPLEX
 
 def _check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
-        allowed_dtypes(name, FC, inputs[0].dtype)  # type: ignore[attr-defined]
+        allowed_dtypes(name, FC, inputs[0].dtype)
         if len(inputs) > 1:
             same_dtype(name, inputs)
     return check
@@ -149,7 +149,7 @@ def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = 
                      name: str | None = None) -> Tensor:
     """x with matrix @ x = rhs, reading only the lower (or upper) triangle of `matrix`."""
     a = convert_to_tensor(matrix)
-    return bind(MatrixTriangularSolve, a, convert_to_tensor(rhs, dtype=a.dtype),  # type: ignore[attr-defined]
+    return bind(MatrixTriangularSolve, a, convert_to_tensor(rhs, dtype=a.dtype),
                 lower=bool(lower), adjoint=bool(adjoint))
 
 
@@ -182,7 +182,7 @@ LogMatrixDeterminant = Op("LogMatrixDeterminant", _slogdet_kernel, check=_check(
 
 
 # What TensorFlow's slogdet returns: a named pair.
-SignAndLogDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])
+SignAndLogDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])  # type: ignore[name-match]  # TensorFlow's class name
 
 
 def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
@@ -242,7 +242,7 @@ SelfAdjointEigV2 = Op("SelfAdjointEigV2", _eigh_kernel, check=_check("SelfAdjoin
 def eigh(tensor: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
     """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric (Hermitian) matrix; only its lower
     triangle is read."""
-    return tuple(bind(SelfAdjointEigV2, convert_to_tensor(tensor), compute_v=True))  # type: ignore[return-value]
+    return tuple(bind(SelfAdjointEigV2, convert_to_tensor(tensor), compute_v=True))
 
 
 def eigvalsh(tensor: Any, name: str | None = None) -> Tensor:

@@ -81,7 +81,7 @@ def gather_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     return [(TensorShape(dims[:axis] + list(indices) + dims[axis + 1:]), types[0])]
 
 
-GatherV2 = Op("GatherV2", _gather_kernel, check=_gather_check, shape=gather_rule, grad=_gather_grad)
+GatherV2: Op = Op("GatherV2", _gather_kernel, check=_gather_check, shape=gather_rule, grad=_gather_grad)
 
 
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,

@@ -17,7 +17,7 @@ from minitf.ops.shape_ops import identity, shape, size
 from minitf.ops.sort_ops import unique
 from minitf.tensor import Tensor
 
-UniqueWithCountsResult = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+UniqueWithCountsResult = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])  # type: ignore[name-match]  # TensorFlow's class name
 
 
 def identity_n(input: Sequence[Any], name: str | None = None) -> list[Tensor]:  # noqa: A002

@@ -111,7 +111,7 @@ def _roll_shape(shapes_: Sequence[TensorShape], types: Sequence[dtypes.DType], a
     return [(shapes_[0], types[0])]
 
 
-Roll = Op("Roll", _roll_kernel, shape=_roll_shape,
+Roll: Op = Op("Roll", _roll_kernel, shape=_roll_shape,
           grad=lambda c, g: [bind(Roll, g, negative(c.inputs[1]), c.inputs[2]), None, None])
 
 

@@ -143,7 +143,7 @@ def unpack_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     return [(TensorShape(dims[:axis] + dims[axis + 1:]), types[0])] * num
 
 
-Unpack = Op("Unpack", _unpack_kernel, num_outputs=-1, shape=unpack_rule,
+Unpack: Op = Op("Unpack", _unpack_kernel, num_outputs=-1, shape=unpack_rule,
             grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
 
 
@@ -241,7 +241,7 @@ def tile_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attr
     return [(TensorShape([_times(d, m) for d, m in zip(dims, multiples)]), types[0])]
 
 
-Tile = Op("Tile", _tile_kernel, shape=tile_rule, grad=_tile_grad)
+Tile: Op = Op("Tile", _tile_kernel, shape=tile_rule, grad=_tile_grad)
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
@@ -253,7 +253,7 @@ def _reverse_kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return np.flip(x, axis) if axis else x
 
 
-ReverseV2 = Op("ReverseV2", _reverse_kernel, shape=shapes.same_as_first,
+ReverseV2: Op = Op("ReverseV2", _reverse_kernel, shape=shapes.same_as_first,
                grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
 
 
@@ -368,4 +368,4 @@ def concat_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     return [(TensorShape(dims), types[0])]
 
 
-ConcatV2 = Op("ConcatV2", _concat_kernel, check=_concat_check, shape=concat_rule, grad=_concat_grad)
+ConcatV2: Op = Op("ConcatV2", _concat_kernel, check=_concat_check, shape=concat_rule, grad=_concat_grad)

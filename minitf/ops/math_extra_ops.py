@@ -35,7 +35,7 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: str | None = None) ->
     a target out of range or a row with a non-finite prediction."""
     p = convert_to_tensor(predictions)
     t = convert_to_tensor(targets)
-    classes = shape(p, out_type=t.dtype)[1]  # type: ignore[attr-defined]
+    classes = shape(p, out_type=t.dtype)[1]
     in_range = logical_and(greater_equal(t, zeros_like_(t)), less(t, classes))
     safe = where(in_range, t, zeros_like_(t))
     target_prediction = gather(p, safe, batch_dims=1)
@@ -47,15 +47,15 @@ def in_top_k(targets: Any, predictions: Any, k: Any, name: str | None = None) ->
 def invert_permutation(x: Any, name: str | None = None) -> Tensor:
     """y with y[x[i]] = i: the inverse of a permutation of 0 ... n-1."""
     p = convert_to_tensor(x)
-    n = size(p, out_type=p.dtype)  # type: ignore[attr-defined]
-    return scatter_nd(expand_dims(p, 1), range_(n, dtype=p.dtype), expand_dims(n, 0))  # type: ignore
+    n = size(p, out_type=p.dtype)
+    return scatter_nd(expand_dims(p, 1), range_(n, dtype=p.dtype), expand_dims(n, 0))
 
 
 def _steps(x: Any) -> Tensor:
     """The differences of neighbouring elements in row-major order."""
     t = convert_to_tensor(x)
-    if not (t.dtype.is_floating or t.dtype.is_integer):  # type: ignore[attr-defined]
-        raise TypeError(f"Expected x to be numeric, but got {t.dtype.name}")  # type: ignore[attr-defined]
+    if not (t.dtype.is_floating or t.dtype.is_integer):
+        raise TypeError(f"Expected x to be numeric, but got {t.dtype.name}")
     flat = reshape(t, [-1])
     return subtract(flat[1:], flat[:-1])
 
@@ -83,7 +83,7 @@ def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor
     """Row i is the mean of the rows of `data` whose (sorted) segment id is i (0 for an empty segment)."""
     d = convert_to_tensor(data)
     ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
-    counts = segment_sum(ones_like_(cast(ids, d.dtype)), ids)  # type: ignore[attr-defined]
+    counts = segment_sum(ones_like_(cast(ids, d.dtype)), ids)
     return divide(segment_sum(d, ids), _segment_counts(d, counts, ids))
 
 
@@ -91,7 +91,7 @@ def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any, name: 
     """Row i is the mean of the entries of `data` with segment id i (ids in any order)."""
     d = convert_to_tensor(data)
     ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
-    counts = unsorted_segment_sum(ones_like_(cast(ids, d.dtype)), ids, num_segments)  # type: ignore
+    counts = unsorted_segment_sum(ones_like_(cast(ids, d.dtype)), ids, num_segments)
     return divide(unsorted_segment_sum(d, ids, num_segments), _segment_counts(d, counts, ids))
 
 
@@ -99,7 +99,7 @@ def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any, name
     """Row i is the sum of the entries with segment id i divided by the square root of their count."""
     d = convert_to_tensor(data)
     ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
-    counts = unsorted_segment_sum(ones_like_(cast(ids, d.dtype)), ids, num_segments)  # type: ignore
+    counts = unsorted_segment_sum(ones_like_(cast(ids, d.dtype)), ids, num_segments)
     return divide(unsorted_segment_sum(d, ids, num_segments), sqrt(_segment_counts(d, counts, ids)))
 
 

@@ -36,9 +36,9 @@ def pinv(a: Any, rcond: Any = None, validate_args: bool = False, name: str | Non
     x = convert_to_tensor(a)
     if rcond is None:
         rows, cols = x.shape[-2], x.shape[-1]
-        rcond = 10.0 * max(rows or 1, cols or 1) * np.finfo(x.dtype._np).eps  # type: ignore[attr-defined]
+        rcond = 10.0 * max(rows or 1, cols or 1) * np.finfo(x.dtype._np).eps
     s, u, v = svd(x, full_matrices=False, compute_uv=True)
-    cutoff = multiply(cast(rcond, s.dtype), reduce_max(s, axis=-1))  # type: ignore[attr-defined]
+    cutoff = multiply(cast(rcond, s.dtype), reduce_max(s, axis=-1))
     s = where(greater(s, expand_dims(cutoff, -1)), s, multiply(ones_like_(s), np.inf))
     return matmul(divide(v, expand_dims(s, -2)), u, adjoint_b=True)
 
@@ -49,7 +49,7 @@ def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False, name: str 
     s = svd(x, compute_uv=False)
     if tol is None:
         rows, cols = x.shape[-2], x.shape[-1]
-        eps = np.finfo(x.dtype._np).eps  # type: ignore[attr-defined]
+        eps = np.finfo(x.dtype._np).eps
         tol = multiply(cast(eps * max(rows or 1, cols or 1), s.dtype), reduce_max(s, axis=-1, keepdims=True))
     else:
         tol = convert_to_tensor(tol, dtype=s.dtype)
@@ -59,7 +59,7 @@ def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False, name: str 
 def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
     """The cross product of 3-vectors along the last axis."""
     u = convert_to_tensor(a)
-    v = convert_to_tensor(b, dtype=u.dtype)  # type: ignore[attr-defined]
+    v = convert_to_tensor(b, dtype=u.dtype)
     u0, u1, u2 = (u[..., i] for i in range(3))
     v0, v1, v2 = (v[..., i] for i in range(3))
     return stack([subtract(u1 * v2, u2 * v1), subtract(u2 * v0, u0 * v2), subtract(u0 * v1, u1 * v0)], axis=-1)
@@ -69,7 +69,7 @@ def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: int = 0,  # n
              align: str = "RIGHT_LEFT") -> Tensor:
     """`input` with its main diagonal replaced by `diagonal`."""
     x = convert_to_tensor(input)
-    d = convert_to_tensor(diagonal, dtype=x.dtype)  # type: ignore[attr-defined]
+    d = convert_to_tensor(diagonal, dtype=x.dtype)
     rows, cols = x.shape[-2], x.shape[-1]
     mask = cast(eye(rows, cols, dtype=dtypes.int32), dtypes.bool)
     return where(mask, diag(d, num_rows=rows, num_cols=cols), x)

@@ -54,7 +54,7 @@ def _expand(equation: str, ranks: Sequence[int]) -> tuple[list[list[str]], list[
         raise ValueError(f"Expected {len(parts)} inputs but got: {len(ranks)}")
     spare = [c for c in string.ascii_letters if c not in equation]
     widest = 0
-    inputs = []
+    inputs: list[Any] = []
     for part, rank in zip(parts, ranks):
         named = len(part.replace("...", ""))
         width = rank - named if "..." in part else 0
@@ -133,7 +133,7 @@ def _einsum_grad(c: Any, g: Tensor) -> list:
     inputs, output = _expand(c.attrs["equation"], [x.shape.rank for x in operands])
     used = set("".join("".join(labels) for labels in inputs) + "".join(output))
     fresh = iter(c for c in string.ascii_letters if c not in used)
-    grads = []
+    grads: list[Tensor | None] = []
     for k, x in enumerate(operands):
         wanted = c.needs[k] if k < len(c.needs) else True
         if not wanted:
@@ -213,7 +213,7 @@ def _band_kernel(x: np.ndarray, num_lower: Any, num_upper: Any) -> np.ndarray:
     return np.where(keep, x, np.zeros((), dtype=x.dtype))
 
 
-MatrixBandPart = Op("MatrixBandPart", _band_kernel, shape=lambda s, t, a: [(s[0], t[0])],
+MatrixBandPart: Op = Op("MatrixBandPart", _band_kernel, shape=lambda s, t, a: [(s[0], t[0])],
                     grad=lambda c, g: [bind(MatrixBandPart, g, c.inputs[1], c.inputs[2]), None, None])
 
 
@@ -374,7 +374,7 @@ def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_
     """A (batch of) matrix with `diagonal` on its k-th diagonal (or, with k = (low, high), one row of the input per
     diagonal from high down to low) and `padding_value` elsewhere."""
     d = convert_to_tensor(diagonal)
-    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(d.dtype._np)  # type: ignore  (0-d array)
+    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(d.dtype._np)  # a 0-d array
     return bind(MatrixDiagV3, d, k=_offsets(k, "MatrixDiagV3"), num_rows=int(num_rows), num_cols=int(num_cols),
                 padding_value=pad, align=_alignment(align, "MatrixDiagV3"))
 
@@ -384,6 +384,6 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: An
     """The k-th diagonal of each matrix in the last two dimensions (or, with k = (low, high), the diagonals from
     high down to low, one per row, shorter ones padded as `align` says)."""
     x = convert_to_tensor(input)
-    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)  # type: ignore  (0-d array)
+    pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)  # a 0-d array
     return bind(MatrixDiagPartV3, x, k=_offsets(k, "MatrixDiagPartV3"), padding_value=pad,
                 align=_alignment(align, "MatrixDiagPartV3"))

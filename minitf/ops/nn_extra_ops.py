@@ -30,12 +30,12 @@ from minitf.tensor import Tensor
 def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:
     """x * P(X <= x) for a standard normal X: with erf, or (approximate=True) the tanh formula."""
     x = convert_to_tensor(features)
-    if not x.dtype.is_floating:  # type: ignore[attr-defined]
+    if not x.dtype.is_floating:
         raise ValueError(f"`features.dtype` must be a floating point tensor.Received:features.dtype={x.dtype}")
     if approximate:
-        coeff = cast(0.044715, x.dtype)  # type: ignore[attr-defined]
+        coeff = cast(0.044715, x.dtype)
         return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + coeff * binary_math.pow(x, 3))))
-    return 0.5 * x * (1.0 + erf(x / cast(1.4142135623730951, x.dtype)))  # type: ignore[attr-defined]
+    return 0.5 * x * (1.0 + erf(x / cast(1.4142135623730951, x.dtype)))
 
 
 def _one_dim(data_format: str, op: str) -> None:
@@ -49,7 +49,7 @@ def conv1d(input: Any, filters: Any, stride: Any, padding: str, data_format: str
     """1-D convolution: input [batch, width, in] with filters [width, in, out], as a conv2d of height 1."""
     _one_dim(data_format, "conv1d")
     x = expand_dims(convert_to_tensor(input), 1)
-    f = expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype), 0)  # type: ignore[attr-defined]
+    f = expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype), 0)
     step = stride[-1] if isinstance(stride, list | tuple) else stride
     dilation = 1 if dilations is None else (dilations[-1] if isinstance(dilations, list | tuple) else dilations)
     out = conv_ops.conv2d(x, f, strides=[1, 1, int(step), 1], padding=padding, dilations=[1, 1, int(dilation), 1])
@@ -102,7 +102,7 @@ def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: An
     if scale is not None:
         inv = inv * scale
     shift = (offset - mean * inv) if offset is not None else (negative(mean) * inv)
-    return x * cast(inv, x.dtype) + cast(shift, x.dtype)  # type: ignore[attr-defined]
+    return x * cast(inv, x.dtype) + cast(shift, x.dtype)
 
 
 def sufficient_statistics(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
@@ -113,9 +113,9 @@ def sufficient_statistics(x: Any, axes: Any, shift: Any = None, keepdims: bool =
     count = 1
     for axis in axes:
         count *= dims[axis]
-    counts = cast(count, t.dtype)  # type: ignore[attr-defined]
+    counts = cast(count, t.dtype)
     if shift is not None:
-        shift = convert_to_tensor(shift, dtype=t.dtype)  # type: ignore[attr-defined]
+        shift = convert_to_tensor(shift, dtype=t.dtype)
         centred = subtract(t, shift)
         return (counts, reduce_sum(centred, axes, keepdims=keepdims),
                 reduce_sum(square(centred), axes, keepdims=keepdims), shift)
@@ -140,7 +140,7 @@ def weighted_moments(x: Any, axes: Any, frequency_weights: Any, keepdims: bool =
                      name: str | None = None) -> tuple:
     """Mean and variance of x over `axes`, each value counted `frequency_weights` times."""
     t = convert_to_tensor(x)
-    w = convert_to_tensor(frequency_weights, dtype=t.dtype)  # type: ignore[attr-defined]
+    w = convert_to_tensor(frequency_weights, dtype=t.dtype)
     weighted_sum = reduce_sum(w * t, axes, keepdims=True)
     weights = reduce_sum(w + zeros_like_(t), axes, keepdims=True)
     divisor = reciprocal(weights)
@@ -161,7 +161,7 @@ def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any
                                        name: str | None = None) -> Tensor:
     """Sigmoid cross-entropy with the positive term weighted by `pos_weight`, computed stably."""
     x = convert_to_tensor(logits)
-    z = convert_to_tensor(labels, dtype=x.dtype)  # type: ignore[attr-defined]
+    z = convert_to_tensor(labels, dtype=x.dtype)
     log_weight = 1 + (pos_weight - 1) * z
     return add((1 - z) * x, log_weight * (log1p(exp(negative(unary_math.abs(x)))) + relu(negative(x))))
 
@@ -170,11 +170,11 @@ def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = Fal
                      name: str | None = None) -> Tensor:
     """exp(log_input) - log_input * targets (plus Stirling's term for targets > 1 with compute_full_loss)."""
     c = convert_to_tensor(log_input)
-    z = convert_to_tensor(targets, dtype=c.dtype)  # type: ignore[attr-defined]
+    z = convert_to_tensor(targets, dtype=c.dtype)
     result = exp(c) - c * z
     if compute_full_loss:
-        point_five = cast(0.5, z.dtype)  # type: ignore[attr-defined]
-        two_pi = cast(2 * np.pi, z.dtype)  # type: ignore[attr-defined]
+        point_five = cast(0.5, z.dtype)
+        two_pi = cast(2 * np.pi, z.dtype)
         stirling = z * log(z) - z + point_five * log(two_pi * z)
         zeros, ones = zeros_like_(z), ones_like_(z)
         cond = logical_and(greater_equal(z, zeros), less_equal(z, ones))
@@ -195,10 +195,10 @@ def compute_average_loss(per_example_loss: Any, sample_weight: Any = None, globa
     """The sum of the (weighted) per-example losses over the global batch size (one replica: the batch)."""
     loss = convert_to_tensor(per_example_loss)
     if sample_weight is not None:
-        loss = loss * convert_to_tensor(sample_weight, dtype=loss.dtype)  # type: ignore[attr-defined]
+        loss = loss * convert_to_tensor(sample_weight, dtype=loss.dtype)
     if global_batch_size is None:
-        global_batch_size = cast(shape(loss, out_type=dtypes.int64)[0], loss.dtype)  # type: ignore
-    return divide_no_nan(reduce_sum(loss), cast(global_batch_size, loss.dtype))  # type: ignore
+        global_batch_size = cast(shape(loss, out_type=dtypes.int64)[0], loss.dtype)
+    return divide_no_nan(reduce_sum(loss), cast(global_batch_size, loss.dtype))
 
 
 def scale_regularization_loss(regularization_loss: Any, name: str | None = None) -> Tensor:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -156,22 +157,28 @@ def install() -> None:
         forward, reflected = _logical_or_bitwise(logical, bitwise)
         setattr(Tensor, f"__{name}__", forward)
         setattr(Tensor, f"__r{name}__", reflected)
-    Tensor.__xor__ = lambda self, other: _xor(self, operand(other, self.dtype))
-    Tensor.__rxor__ = lambda self, other: _xor(convert_to_tensor(other, dtype=self.dtype), self)  # type: ignore
-    Tensor.__mul__ = _mul
-    Tensor.__rmul__ = _rmul
-    Tensor.__truediv__ = _truediv
-    Tensor.__rtruediv__ = _rtruediv
-    Tensor.__matmul__ = _matmul
-    Tensor.__rmatmul__ = _rmatmul  # type: ignore[attr-defined]
-    Tensor.__neg__ = lambda self: negative(self)
-    Tensor.__abs__ = lambda self: unary_math.abs(self)  # type: ignore[attr-defined]
-    Tensor.__invert__ = _invert
-    Tensor.__lt__ = lambda self, other: binary_call(Less, self, other)
-    Tensor.__le__ = lambda self, other: binary_call(LessEqual, self, other)
-    Tensor.__gt__ = lambda self, other: binary_call(Greater, self, other)
-    Tensor.__ge__ = lambda self, other: binary_call(GreaterEqual, self, other)
-    Tensor.__eq__ = _eq  # type: ignore[method-assign,assignment]
-    Tensor.__ne__ = _ne  # type: ignore[method-assign,assignment]
-    Tensor.__getitem__ = getitem
-    Tensor.__iter__ = _iter  # type: ignore[attr-defined]
+    # setattr, not `Tensor.__xor__ = ...`: Tensor declares these methods for type checkers, which refuse
+    # assignments to a method.
+    methods: dict[str, Callable[..., Any]] = {
+        "__xor__": lambda self, other: _xor(self, operand(other, self.dtype)),
+        "__rxor__": lambda self, other: _xor(convert_to_tensor(other, dtype=self.dtype), self),
+        "__mul__": _mul,
+        "__rmul__": _rmul,
+        "__truediv__": _truediv,
+        "__rtruediv__": _rtruediv,
+        "__matmul__": _matmul,
+        "__rmatmul__": _rmatmul,
+        "__neg__": lambda self: negative(self),
+        "__abs__": lambda self: unary_math.abs(self),
+        "__invert__": _invert,
+        "__lt__": lambda self, other: binary_call(Less, self, other),
+        "__le__": lambda self, other: binary_call(LessEqual, self, other),
+        "__gt__": lambda self, other: binary_call(Greater, self, other),
+        "__ge__": lambda self, other: binary_call(GreaterEqual, self, other),
+        "__eq__": _eq,
+        "__ne__": _ne,
+        "__getitem__": getitem,
+        "__iter__": _iter,
+    }
+    for name, method in methods.items():
+        setattr(Tensor, name, method)

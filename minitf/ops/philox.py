@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 MASK32 = 0xFFFFFFFF
 MASK64 = (1 << 64) - 1
@@ -96,22 +97,22 @@ def key_counter_from_seed(seed0: int, seed1: int) -> Philox:
 # From words to numbers
 # ------------------------------------------------------------------------------------------------------------
 
-def floats_01(words: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def floats_01(words: np.ndarray, dtype: DTypeLike) -> np.ndarray:
     """Uniform floats in [0, 1): random mantissa bits under the exponent of 1.0 give [1, 2); subtract 1.
 
     float32 takes 23 bits of one word and float16 10 bits; float64 takes two words (20 bits of the first and
     all of the second), so for float64 `words` has pairs in its last axis.
     """
-    dtype = np.dtype(dtype)
-    if dtype == np.float64:
+    np_dtype = np.dtype(dtype)
+    if np_dtype == np.float64:
         bits = (words[..., 0].astype(np.uint64) & np.uint64(0xFFFFF)) << _SHIFT | words[..., 1].astype(np.uint64)
         return (bits | np.uint64(1023 << 52)).view(np.float64) - 1.0
-    if dtype == np.float16:
+    if np_dtype == np.float16:
         return ((words & np.uint32(0x3FF)).astype(np.uint16) | np.uint16(15 << 10)).view(np.float16) - np.float16(1)
     return ((words & np.uint32(0x7FFFFF)) | np.uint32(127 << 23)).view(np.float32) - np.float32(1)
 
 
-def box_muller(words: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def box_muller(words: np.ndarray, dtype: DTypeLike) -> np.ndarray:
     """Standard normals, two from each pair of uniforms u, v: sqrt(-2 log u) * (sin, cos)(2 pi v).
 
     `words` holds, in its last axis, the words of one pair: 2 for float32 and float16, 4 for float64. TensorFlow
@@ -166,21 +167,21 @@ def _grouped(gen: Philox, n: int, per_block: int) -> np.ndarray:
     return gen.blocks(-(-n // per_block))
 
 
-def uniform(gen: Philox, n: int, dtype: np.dtype) -> np.ndarray:
+def uniform(gen: Philox, n: int, dtype: DTypeLike) -> np.ndarray:
     """n floats in [0, 1): four per block (two for float64)."""
     if np.dtype(dtype) == np.float64:
         return floats_01(_grouped(gen, n, 2).reshape(-1, 2), np.float64)[:n]
     return floats_01(_grouped(gen, n, 4).reshape(-1), dtype)[:n]
 
 
-def normal(gen: Philox, n: int, dtype: np.dtype) -> np.ndarray:
+def normal(gen: Philox, n: int, dtype: DTypeLike) -> np.ndarray:
     """n standard normals: four per block by Box-Muller (two for float64)."""
     if np.dtype(dtype) == np.float64:
         return box_muller(_grouped(gen, n, 2), np.float64).reshape(-1)[:n]
     return box_muller(_grouped(gen, n, 4).reshape(-1, 2), dtype).reshape(-1)[:n]
 
 
-def truncated_normal(gen: Philox, n: int, dtype: np.dtype) -> np.ndarray:
+def truncated_normal(gen: Philox, n: int, dtype: DTypeLike) -> np.ndarray:
     """n standard normals, each pair drawn again while it is 2 or further from 0 (only the bad one is dropped).
 
     A group of 4 samples (2 for float64) has its own stretch of the stream, 256 blocks per sample apart, and
@@ -207,14 +208,14 @@ def truncated_normal(gen: Philox, n: int, dtype: np.dtype) -> np.ndarray:
     return out.reshape(-1)[:n]
 
 
-def uniform_int(gen: Philox, n: int, low: int, high: int, dtype: np.dtype) -> np.ndarray:
+def uniform_int(gen: Philox, n: int, low: int, high: int, dtype: DTypeLike) -> np.ndarray:
     """n integers in [low, high): random bits modulo the range (one word each for 32 bits, two for 64)."""
     bits = full_int(gen, n, np.uint64 if np.dtype(dtype).itemsize == 8 else np.uint32)
     span = (int(high) - int(low)) % (1 << (8 * np.dtype(dtype).itemsize))
     return (np.array(low).astype(dtype) + (bits % bits.dtype.type(span)).astype(dtype)).astype(dtype)
 
 
-def full_int(gen: Philox, n: int, dtype: np.dtype) -> np.ndarray:
+def full_int(gen: Philox, n: int, dtype: DTypeLike) -> np.ndarray:
     """n integers over the dtype's whole range: the bits of one word (32-bit types) or of two (64-bit types)."""
     if np.dtype(dtype).itemsize == 8:
         words = _grouped(gen, n, 2).reshape(-1, 2).astype(np.uint64)

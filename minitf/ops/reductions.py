@@ -14,7 +14,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor, static_value
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes, dtype_mismatch, op_error, static_error
+from minitf.errors import InvalidArgumentError, OpError, allowed_dtypes, dtype_mismatch, op_error, static_error
 from minitf.ops import shapes, summation
 from minitf.ops.binary_math import divide_no_nan
 from minitf.ops.broadcasting import BOOL, NUM, REAL, ReshapeLike, broadcast_like, zeros_like_
@@ -75,7 +75,7 @@ def _in_tensorflows_order(x: Any) -> bool:
     return isinstance(x, np.ndarray) and x.ndim > 0 and x.dtype in (np.float32, np.float64)
 
 
-def _keep_dims(total: np.ndarray, x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
+def _keep_dims(total: np.ndarray | np.generic, x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
     if keepdims:
         axes = range(x.ndim) if axis is None else axis
         total = total.reshape([1 if i in axes else d for i, d in enumerate(x.shape)])
@@ -292,7 +292,7 @@ def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = 
     x = convert_to_tensor(input_tensor)
     if x.dtype.is_complex:
         return sqrt(reduce_sum(x * conj(x), axis, keepdims))
-    if x.dtype.is_integer:  # type: ignore[attr-defined]  (TensorFlow sums the squares in the integer dtype)
+    if x.dtype.is_integer:  # TensorFlow sums the squares in the integer dtype
         return cast(sqrt(cast(reduce_sum(x * x, axis, keepdims), dtypes.float64)), x.dtype)
     return sqrt(reduce_sum(x * x, axis, keepdims))
 
@@ -342,7 +342,7 @@ def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:  # noqa: A0
     return bind(op, x, axis=axis, output_type=dtypes.as_dtype(output_type))
 
 
-def _invalid(message: str) -> InvalidArgumentError:
+def _invalid(message: str) -> OpError:
     return InvalidArgumentError(None, None, message)
 
 

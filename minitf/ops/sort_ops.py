@@ -23,8 +23,8 @@ from minitf.tensor_shape import TensorShape
 Specs = list[tuple[TensorShape, dtypes.DType]]
 REAL_NUMBERS = dtypes.NUMERIC - {dtypes.complex64, dtypes.complex128}
 
-TopKV2Result = collections.namedtuple("TopKV2", ["values", "indices"])
-UniqueResult = collections.namedtuple("Unique", ["y", "idx"])
+TopKV2Result = collections.namedtuple("TopKV2", ["values", "indices"])  # type: ignore[name-match]  # TensorFlow's class name
+UniqueResult = collections.namedtuple("Unique", ["y", "idx"])  # type: ignore[name-match]  # TensorFlow's class name
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def _scatter_last_axis_kernel(g: np.ndarray, indices: np.ndarray, like: np.ndarr
 # positions they were taken from along the last axis, and take them again.
 ScatterLastAxis = Op("ScatterLastAxis", _scatter_last_axis_kernel, shape=lambda s, t, a: [(s[2], t[0])],
                      grad=lambda c, g: [bind(GatherLastAxis, g, c.inputs[1]), None, None])
-GatherLastAxis = Op("GatherLastAxis", lambda y, indices: np.take_along_axis(y, indices.astype(np.int64), axis=-1),
+GatherLastAxis: Op = Op("GatherLastAxis", lambda y, indices: np.take_along_axis(y, indices.astype(np.int64), axis=-1),
                     shape=lambda s, t, a: [(s[1], t[0])],
                     grad=lambda c, g: [bind(ScatterLastAxis, g, c.inputs[1], c.inputs[0]), None])
 

@@ -166,7 +166,7 @@ MulNoNan = binary_op("MulNoNan", lambda x, y: _zero_where_x_is_zero(np.multiply)
 
 def _pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:
     a = convert_to_tensor(x)
-    return a, convert_to_tensor(y, dtype=a.dtype)  # type: ignore[attr-defined]
+    return a, convert_to_tensor(y, dtype=a.dtype)
 
 
 def xlogy(x: Any, y: Any, name: str | None = None) -> Tensor:

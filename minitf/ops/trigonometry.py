@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,8 @@ Cos = unary_op("Cos", np.cos, FC, lambda c, g: [negative(g) * sin(c.x)])
 Tan = unary_op("Tan", np.tan, FC, lambda c, g: [g / square(cos(c.x))])
 
 
-sin = unary_function(Sin, "Sine.")
-cos = unary_function(Cos, "Cosine.")
+sin: Callable[..., Tensor] = unary_function(Sin, "Sine.")
+cos: Callable[..., Tensor] = unary_function(Cos, "Cosine.")
 tan = unary_function(Tan, "Tangent.")
 
 
@@ -50,8 +51,8 @@ Atan2 = binary_op("Atan2", np.arctan2, F, _atan2_grad)
 asin = unary_function(Asin, "The angle whose sine is x (nan outside [-1, 1]).")
 acos = unary_function(Acos, "The angle whose cosine is x (nan outside [-1, 1]).")
 atan = unary_function(Atan, "The angle whose tangent is x.")
-sinh = unary_function(Sinh, "Hyperbolic sine.")
-cosh = unary_function(Cosh, "Hyperbolic cosine.")
+sinh: Callable[..., Tensor] = unary_function(Sinh, "Hyperbolic sine.")
+cosh: Callable[..., Tensor] = unary_function(Cosh, "Hyperbolic cosine.")
 asinh = unary_function(Asinh, "Inverse hyperbolic sine.")
 acosh = unary_function(Acosh, "Inverse hyperbolic cosine (nan below 1).")
 atanh = unary_function(Atanh, "Inverse hyperbolic tangent (inf at +-1, nan beyond).")

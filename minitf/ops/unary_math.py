@@ -46,18 +46,18 @@ def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
 
 # Gradient kernels TensorFlow also has as ops of their own (TanhGrad, ...): one NumPy call instead of
 # three, and their own rules for second derivatives. Inputs are (y, dy): the forward output and its gradient.
-TanhGrad = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shapes.same_as_first, elementwise=True,
+TanhGrad: Op = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shapes.same_as_first, elementwise=True,
               grad=lambda c, g: [g * c.y * -2 * c.x, bind(TanhGrad, c.x, g)])
-SigmoidGrad = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shapes.same_as_first, elementwise=True,
+SigmoidGrad: Op = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shapes.same_as_first, elementwise=True,
                  grad=lambda c, g: [g * c.y * (1 - 2 * c.x), bind(SigmoidGrad, c.x, g)])
-SqrtGrad = Op("SqrtGrad", lambda y, dy: np.where(dy == 0, np.zeros((), y.dtype), dy * (0.5 / y)).astype(y.dtype),
+SqrtGrad: Op = Op("SqrtGrad", lambda y, dy: np.where(dy == 0, np.zeros((), y.dtype), dy * (0.5 / y)).astype(y.dtype),
               shape=shapes.same_as_first, elementwise=True,
               grad=lambda c, g: [negative(g) * c.out / c.x, bind(SqrtGrad, c.x, g)])
-ReciprocalGrad = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shapes.same_as_first, elementwise=True,
+ReciprocalGrad: Op = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shapes.same_as_first, elementwise=True,
                     grad=lambda c, g: [g * -2 * c.y * c.x, bind(ReciprocalGrad, c.x, g)])
-RsqrtGrad = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shapes.same_as_first, elementwise=True,
+RsqrtGrad: Op = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shapes.same_as_first, elementwise=True,
                grad=lambda c, g: [g * -1.5 * c.y * c.x * c.x, bind(RsqrtGrad, c.x, g)])
-ReluGrad = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtype)), shape=shapes.same_as_first,
+ReluGrad: Op = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtype)), shape=shapes.same_as_first,
               elementwise=True, grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
 
 
@@ -129,8 +129,8 @@ IsInf = unary_op("IsInf", np.isinf, F, shape=shapes.bool_rule)
 IsFinite = unary_op("IsFinite", np.isfinite, F, shape=shapes.bool_rule)
 
 
-negative = unary_function(Neg, "-x elementwise.")
-sign = unary_function(Sign, "-1, 0 or 1 elementwise.")
+negative: Callable[..., Tensor] = unary_function(Neg, "-x elementwise.")
+sign: Callable[..., Tensor] = unary_function(Sign, "-1, 0 or 1 elementwise.")
 square = unary_function(Square, "x * x elementwise.")
 sqrt = unary_function(Sqrt, "Square root (floats only; sqrt(-1) is nan).")
 rsqrt = unary_function(Rsqrt, "1 / sqrt(x).")

@@ -142,10 +142,10 @@ class Checkpoint:
             os.makedirs(folder, exist_ok=True)
         found = self._variables()
         keys = sorted(found)
-        index = {"format": "minitf-checkpoint", "version": 1,
+        index: dict[str, Any] = {"format": "minitf-checkpoint", "version": 1,
                  "variables": {k: {"slot": f"t{i}", "dtype": found[k].dtype.name, "shape": list(found[k].shape)}
                                for i, k in enumerate(keys)}}
-        values = {}
+        values: dict[str, Any] = {}  # Any: NumPy's savez stub reads `**values` as its allow_pickle flag too
         for i, k in enumerate(keys):
             value = np.asarray(found[k].numpy())
             if value.dtype == object:

@@ -5,7 +5,7 @@ tensor), and the other operand of `x * 2` (converted to `x`'s dtype).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -122,7 +122,7 @@ def _shape_values(shape: TensorShape) -> list[int]:
     """A TensorShape's dimensions as values; TensorFlow refuses a partly unknown shape."""
     if not shape.is_fully_defined():
         raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
-    return shape.as_list()
+    return cast("list[int]", shape.as_list())  # fully defined: no None left
 
 
 def static_value(t: Any) -> Any:

@@ -85,7 +85,7 @@ class Op:
         shape: Callable[..., Any] | None = None,  # required; None only to raise a clear error
         grad: Callable[..., Sequence[Tensor | None]] | None = None,
         num_outputs: int = 1,
-        explain: Callable[[Sequence[Tensor], dict, Exception], str] | None = None,
+        explain: Callable[[Sequence[EagerTensor], dict, Exception], str] | None = None,
         stateful: bool = False,
         value_dependent: bool = False,
         elementwise: bool = False,
@@ -132,8 +132,10 @@ _BY_NUMPY = dtypes._BY_NUMPY
 _new = object.__new__
 
 
-def run_eager(op: Op, inputs: Sequence[Tensor], attrs: dict) -> Any:
+def run_eager(op: Op, inputs: Sequence[Any], attrs: dict) -> Any:
     """Execute the NumPy kernel; turn NumPy's complaints into the OpError TensorFlow raises.
+
+    `inputs` are EagerTensors (typed loosely: `bind` hands over its tensors without a check on the hot path).
 
     This is the hot path of eager execution, so it avoids helper calls where one line will do.
     """
@@ -142,11 +144,11 @@ def run_eager(op: Op, inputs: Sequence[Tensor], attrs: dict) -> Any:
     try:
         n = len(inputs)
         if n == 1:
-            out = op.kernel(inputs[0]._value, **attrs)  # type: ignore[attr-defined]
+            out = op.kernel(inputs[0]._value, **attrs)
         elif n == 2:
-            out = op.kernel(inputs[0]._value, inputs[1]._value, **attrs)  # type: ignore[attr-defined]
+            out = op.kernel(inputs[0]._value, inputs[1]._value, **attrs)
         else:
-            out = op.kernel(*[t._value for t in inputs], **attrs)  # type: ignore[attr-defined]
+            out = op.kernel(*[t._value for t in inputs], **attrs)
     except OpError:
         raise
     except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as exc:

@@ -57,7 +57,8 @@ class DeviceSpec(NamedTuple):
 
     def merged_into(self, outer: DeviceSpec) -> DeviceSpec:
         """This (inner) specification completed by the fields the enclosing one sets."""
-        return DeviceSpec(*(mine if mine is not None else theirs for mine, theirs in zip(self, outer)))
+        fields: list[Any] = [mine if mine is not None else theirs for mine, theirs in zip(self, outer)]
+        return DeviceSpec(*fields)
 
     def to_string(self) -> str:
         parts = []

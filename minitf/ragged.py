@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -595,7 +596,8 @@ def _segment_reduce_kernel(values: Any, splits: Any, reducer: str) -> np.ndarray
         out = np.full(out_shape, _identity(values.dtype, reducer), dtype=values.dtype)
     else:
         raise ValueError(f"Unknown reducer {reducer!r}")
-    func = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[reducer]
+    reducers: dict[str, Callable[..., Any]] = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
+    func = reducers[reducer]
     for i in range(len(splits) - 1):
         rows = values[int(splits[i]):int(splits[i + 1])]
         if len(rows):
@@ -605,12 +607,12 @@ def _segment_reduce_kernel(values: Any, splits: Any, reducer: str) -> np.ndarray
 
 def _identity(dtype: np.dtype, reducer: str) -> Any:
     if dtype.kind == "f":  # TensorFlow's segment reductions start from the lowest finite value, not -inf
-        info = np.finfo(dtype)
-        return info.min if reducer == "max" else info.max
+        floats = np.finfo(dtype)
+        return floats.min if reducer == "max" else floats.max
     if dtype.kind == "b":
         return reducer == "min"
-    info = np.iinfo(dtype)
-    return info.min if reducer == "max" else info.max
+    ints = np.iinfo(dtype)
+    return ints.min if reducer == "max" else ints.max
 
 
 def _segment_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
@@ -644,7 +646,8 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
     if isinstance(axis, list | tuple):
         if len(axis) == 1:
             axis = axis[0]
-        elif sorted(int(a) % rt.shape.rank for a in axis) == list(range(rt.shape.rank)):  # type: ignore[operator]
+        elif sorted(int(a) % typing.cast(int, rt.shape.rank) for a in axis) == list(
+                range(typing.cast(int, rt.shape.rank))):
             axis = None
         else:
             return _unsupported(name, axis)

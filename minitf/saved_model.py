@@ -65,8 +65,8 @@ class _Writer:
             items = [self.node(v) for v in value]
             return {"kind": "list", "items": [i for i in items if i is not None]}
         if isinstance(value, dict):
-            items = {str(k): self.node(v) for k, v in value.items()}
-            return {"kind": "dict", "items": {k: v for k, v in items.items() if v is not None}}
+            entries = {str(k): self.node(v) for k, v in value.items()}
+            return {"kind": "dict", "items": {k: v for k, v in entries.items() if v is not None}}
         if isinstance(value, Module) or _is_checkpoint(value):
             if id(value) in self.seen:
                 return None
@@ -227,7 +227,8 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: Any = None)
     os.makedirs(os.path.join(export_dir, "assets"), exist_ok=True)
     variables = [{"name": v.name.rsplit(":", 1)[0], "dtype": v.dtype.name, "shape": shape_json(v.shape),
                   "trainable": v.trainable} for v in writer.variables]
-    values = {f"v{i}": np.asarray(v.numpy()) for i, v in enumerate(writer.variables)}
+    # Any: NumPy's savez stub reads `**values` as its allow_pickle flag too
+    values: dict[str, Any] = {f"v{i}": np.asarray(v.numpy()) for i, v in enumerate(writer.variables)}
     strings = {}
     for i in range(len(writer.variables)):  # strings cannot go into .npz without pickle: JSON keeps them
         if values[f"v{i}"].dtype == object:
@@ -237,4 +238,5 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: Any = None)
     with open(os.path.join(export_dir, GRAPHS_FILE), "w", encoding="utf-8") as f:
         json.dump(document, f)
     np.savez(os.path.join(export_dir, VARIABLES_FILE), **values)
-    np.savez(os.path.join(export_dir, CONSTANTS_FILE), **writer.arrays.stored)
+    constants: dict[str, Any] = writer.arrays.stored
+    np.savez(os.path.join(export_dir, CONSTANTS_FILE), **constants)

@@ -7,6 +7,7 @@ on those components, so sparse tensors work eagerly, inside `tf.function` and un
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -401,7 +402,7 @@ def sparse_reduce_sum(sp_input: Any, axis: Any = None, keepdims: Any = None, out
     if axis is None:
         total = reduce_sum(sp.values)
         if keepdims:
-            return reshape(total, [1] * sp.shape.rank)
+            return reshape(total, [1] * typing.cast(int, sp.shape.rank))
         return total
     return reduce_sum(to_dense(sp), axis, keepdims=bool(keepdims))
 

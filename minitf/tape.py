@@ -14,7 +14,7 @@ import logging
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, final
 
 import numpy as np
 
@@ -35,6 +35,7 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+@final  # never subclassed, so `type(call) is not _Read` tells a checker the call is a GradContext
 class _Read:
     """A recorded variable read: gradient flowing into `out` flows on to `variable`."""
 
@@ -314,6 +315,7 @@ class GradientTape:
     def _backward_call(self, call: GradContext, grads: dict[int, Tensor]) -> None:
         """Apply one op's gradient rule; runs once per recorded op, so it is kept short."""
         outputs = call.outputs
+        g: Any  # one gradient, or a list of them for an op with several outputs
         if call.op.num_outputs == 1:
             g = grads.get(id(outputs[0]))
             if g is None:

@@ -357,15 +357,16 @@ def place(boxes: list[Box], layers: list[list[int]]) -> tuple[list[tuple[float, 
     column = _column_tops(boxes)
     to_left, to_right = _packed(boxes, layers, column, True), _packed(boxes, layers, column, False)
     shift = min(to_right.values(), default=0.0)  # both packings start at 0
-    for box, top in zip(boxes, column):
-        box.x = (to_left[top] + to_right[top] - shift) / 2
+    for box, column_top in zip(boxes, column):
+        box.x = (to_left[column_top] + to_right[column_top] - shift) / 2
     for _ in range(RELAX_PASSES):
         _relax(boxes, layers, column)
     left = min((b.x - b.width / 2 for b in boxes), default=0.0)
     right = max((b.x + b.width / 2 for b in boxes), default=0.0)
     for box in boxes:
         box.x += MARGIN - left
-    top, bands = MARGIN, []
+    top: float = MARGIN
+    bands: list[tuple[float, float]] = []
     for layer in layers:
         band = max((boxes[n].height for n in layer), default=0.0)
         for node in layer:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # graph.py describes its graphs with these functions, so it i
     from minitf.function.symbolic_tensor import SymbolicTensor
 
 
-def _is_graph(value: Any) -> bool:
+def _is_graph(value: Any) -> TypeGuard[FuncGraph]:
     """A FuncGraph (an op's branch or body), told by its reading API."""
     return hasattr(value, "get_operations") and hasattr(value, "outputs")
 

@@ -57,7 +57,7 @@ def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None, exclusive
             raise ValueError("Must provide a non-empty list of pred_fn_pairs or a default.")
         last_pred, last_action = predicates[-1], actions[-1]
         others = predicates[:-1]
-        every = list(predicates)
+        every: Any = list(predicates)  # rebound to a stacked tensor below when exclusive
 
         def fallback() -> Any:
             checks = [Assert(last_pred, ["Input error: None of conditions evaluated as True:", stack(every)])]

@@ -153,7 +153,7 @@ def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, m
     """Check each tensor's shape against its spec: ints are sizes, strings name sizes that must agree across
     tensors (('N', 'D') and ('N',) share N)."""
     pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
-    sizes: dict[str, tuple[int, Any]] = {}
+    sizes: dict[str, tuple[int | None, Any]] = {}
     for tensor, spec in pairs:
         t = convert_to_tensor(tensor)
         spec = list(spec) if isinstance(spec, list | tuple) else [spec]

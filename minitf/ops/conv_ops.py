@@ -9,7 +9,7 @@ derivatives work as in TensorFlow.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -196,7 +196,8 @@ def _conv_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
             _window_fits(x[1 + a], f[a], attrs["dilations"][a],
                          attrs["padding"] if attrs["padding"] in ("SAME", "VALID") else attrs["padding"][a])
     if None not in x.as_list()[1:3] + f.as_list()[:2]:
-        at_graph_build(lambda: _geometry(x.as_list(), f.as_list()[:2], attrs), "Conv2D")
+        at_graph_build(lambda: _geometry(cast("list[int]", x.as_list()), cast("list[int]", f.as_list()[:2]), attrs),
+                       "Conv2D")
     named = attrs["padding"] in ("SAME", "VALID")
     sizes = [None if x[1 + a] is None or f[a] is None else
              max(_axis_geometry(x[1 + a], f[a], attrs["strides"][a], attrs["dilations"][a],
@@ -370,7 +371,7 @@ def _pool_shape(name: str) -> Any:
         for a in (0, 1):
             _window_fits(x[1 + a], attrs["ksize"][a], 1, attrs["padding"])
         if None not in x.as_list()[1:3]:
-            at_graph_build(lambda: _geometry(x.as_list(), attrs["ksize"], attrs, name), name)
+            at_graph_build(lambda: _geometry(cast("list[int]", x.as_list()), attrs["ksize"], attrs, name), name)
         sizes = [None if x[1 + a] is None else
                  max(_axis_geometry(x[1 + a], attrs["ksize"][a], attrs["strides"][a], 1, attrs["padding"])[0], 0)
                  for a in (0, 1)]

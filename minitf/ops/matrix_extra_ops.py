@@ -85,7 +85,7 @@ def tensor_diag(diagonal: Any, name: str | None = None) -> Tensor:
 def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """The diagonal of a tensor of shape s + s, of shape s."""
     x = convert_to_tensor(input)
-    dims = x.shape.as_list()
+    dims: list[Any] = x.shape.as_list()  # known sizes: the diagonal's length is their product
     half = dims[:len(dims) // 2]
     n = int(np.prod(half))
     return reshape(diag_part(reshape(x, [n, n])), half)

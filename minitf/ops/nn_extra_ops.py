@@ -230,10 +230,11 @@ def avg_pool(input: Any, ksize: Any, strides: Any, padding: str, data_format: An
     return _pool_nd(avg_pool1d, conv_ops.avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool")
 
 
-def _blocks(x: Tensor, block_size: int) -> tuple[int, int, int, int]:
+def _blocks(x: Tensor, block_size: int) -> tuple[int | None, int, int, int]:
     if int(block_size) < 2:
         raise ValueError(f"Value for attr 'block_size' of {int(block_size)} must be at least minimum 2")
-    batch, height, width, depth = x.shape.as_list()
+    dims: list[Any] = x.shape.as_list()  # the batch may be unknown; the other sizes must be known
+    batch, height, width, depth = dims
     return batch, height, width, depth
 
 

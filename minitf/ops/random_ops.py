@@ -214,7 +214,7 @@ def _index_dtype(shape: Any) -> dtypes.DType:
 
 
 def _shape(shape: Any, op_name: str = "RandomUniform") -> tuple:
-    op = getattr(shape, "op", None)  # tf.shape(x) inside a tf.function: x's static shape, when it is known
+    op: Any = getattr(shape, "op", None)  # tf.shape(x) inside a tf.function: x's static shape, when it is known
     if getattr(op, "type", None) == "Shape" and op.inputs[0].shape.is_fully_defined():
         shape = op.inputs[0].shape
     dims = tuple(static_ints(shape, "shape"))

@@ -40,8 +40,9 @@ def broadcast_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
         return TensorShape(None)
     da, db = list(a), list(b)
     n = max(len(da), len(db))
-    da = [1] * (n - len(da)) + da
-    db = [1] * (n - len(db)) + db
+    one: list[int | None] = [1]
+    da = one * (n - len(da)) + da
+    db = one * (n - len(db)) + db
     out: list[int | None] = []
     for x, y in zip(da, db):
         if x == 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -194,7 +194,7 @@ def _unique_kernel(x: np.ndarray, out_idx: dtypes.DType) -> tuple[np.ndarray, np
 def _unique_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
                   values: Any = None) -> Specs:
     if shapes[0].rank not in (None, 1):
-        at_graph_build(lambda: _unique_kernel(np.zeros([0] * shapes[0].rank), attrs["out_idx"]), "Unique")
+        at_graph_build(lambda: _unique_kernel(np.zeros([0] * cast(int, shapes[0].rank)), attrs["out_idx"]), "Unique")
     return [(TensorShape([None]), types[0]), (TensorShape([None]) if shapes[0].rank is None else shapes[0],
                                               attrs["out_idx"])]
 
@@ -219,7 +219,7 @@ def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> Uniq
 # searchsorted
 # ---------------------------------------------------------------------------------------------------
 
-def _bound_kernel(side: str) -> Any:
+def _bound_kernel(side: Literal["left", "right"]) -> Any:
     def kernel(sorted_inputs: np.ndarray, values: np.ndarray, out_type: dtypes.DType) -> np.ndarray:
         if np.shape(sorted_inputs)[0] != np.shape(values)[0]:
             raise InvalidArgumentError(None, None, "Leading dim_size of both tensors must match. [Op:"
@@ -248,7 +248,7 @@ UpperBound = Op("UpperBound", _bound_kernel("right"), check=_bound_check("UpperB
 def _as_rows(t: Tensor) -> Tensor:
     """[..., n] as [rows, n] with a static reshape: -1 stands for the one size known only at run time."""
     dims = t.shape.as_list()
-    leading = int(np.prod(dims[:-1])) if None not in dims[:-1] else -1
+    leading = int(np.prod(cast("list[int]", dims[:-1]))) if None not in dims[:-1] else -1
     last = dims[-1] if dims[-1] is not None else -1
     if leading == -1 and last == -1:
         raise ValueError("minitf's searchsorted inside tf.function needs the batch sizes or the row length known."

@@ -31,7 +31,7 @@ Signs of zero: every row sum starts from +0, so a total of -0.0 comes out as +0.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -133,7 +133,7 @@ def _leaf_many(x: np.ndarray) -> np.ndarray:
 class _Plan(NamedTuple):
     """How the rows of one shape split into halves, and where the pieces of each half lie in the input."""
     total: int  # halves of all rows
-    count: int  # halves per row when every row splits alike
+    per_row: int  # halves per row when every row splits alike
     depth: int  # every half is this many splits deep, or -1 when the splitting is uneven
     trees: tuple  # per row: a half's position, or a pair (left, right) of subtrees
     length: int  # the length of every half, when they all have one and lie back to back from the start, else 0
@@ -211,7 +211,7 @@ def _long_rows(x: np.ndarray) -> np.ndarray:
     zero = x.dtype.type(0)
     if plan.depth >= 0:  # a full binary tree: neighbours added level by level (Eigen adds the left one onto +0
         # first, which changes nothing here: no half is -0.0, each one started from +0)
-        level = halves.reshape(rows, plan.count)
+        level = halves.reshape(rows, plan.per_row)
         for _ in range(plan.depth):  # (an innermost pair is reduced as one addition)
             level = np.add.reduce(level.reshape(rows, -1, 2), axis=2)
         return level.reshape(rows)
@@ -219,7 +219,7 @@ def _long_rows(x: np.ndarray) -> np.ndarray:
     def add_up(tree: object) -> np.floating:
         if isinstance(tree, tuple):
             return (zero + add_up(tree[0])) + add_up(tree[1])
-        return halves[tree]
+        return halves[cast(int, tree)]  # a leaf: the index of a half
     return np.array([add_up(tree) for tree in plan.trees], dtype=x.dtype)
 
 

@@ -50,10 +50,10 @@ def _exp_reduced(x: np.ndarray, polynomial: tuple[float, ...]) -> tuple[np.ndarr
     r2 = r * r
     coefficients = [_F(c) for c in polynomial]  # c2, c3, c4, ...
     even, odd = coefficients[0::2], coefficients[1::2]
-    p_even = even[-1]
+    p_even: np.ndarray | np.float32 = even[-1]
     for c in reversed(even[:-1]):
         p_even = _madd(r2, p_even, c)
-    p_odd = odd[-1]
+    p_odd: np.ndarray | np.float32 = odd[-1]
     for c in reversed(odd[:-1]):
         p_odd = _madd(r2, p_odd, c)
     p = _madd(r, p_odd, p_even)

@@ -24,6 +24,7 @@ patterns with TensorFlow's.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -87,7 +88,7 @@ def tanh32(x: np.ndarray) -> np.ndarray:
 
 
 DOUBLE_LANES = 4  # float64 values in one AVX packet
-_libm_tanh = np.frompyfunc(math.tanh, 1, 1)
+_libm_tanh: Callable[[np.ndarray], np.ndarray] = np.frompyfunc(math.tanh, 1, 1)
 
 
 def tanh64(x: np.ndarray) -> np.ndarray:

@@ -5,11 +5,11 @@ in Jupyter, as TensorFlow does) are in minitf/ops/state_ops.py."""
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from minitf.tensor import Tensor
+from minitf.tensor import EagerTensor, Tensor
 
 
 def format_value(value: Any, summarize: int = 3) -> str:
@@ -17,7 +17,7 @@ def format_value(value: Any, summarize: int = 3) -> str:
     bools as 1/0, strings quoted, complex numbers as `?`, and at most `summarize` entries at each end of an
     axis (all of them when `summarize` is -1)."""
     if isinstance(value, Tensor):
-        value = value._value  # type: ignore[attr-defined]
+        value = cast(EagerTensor, value)._value
     if not isinstance(value, np.ndarray | np.generic):
         return str(value)
     array = np.asarray(value)

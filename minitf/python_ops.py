@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -71,7 +71,7 @@ def _eager_py_func_kernel(*values: Any, _func: Callable, Tout: tuple, _as_list: 
             raise
         except Exception as exc:  # noqa: BLE001 - any error of the user's function becomes TensorFlow's
             raise _error("EagerPyFunc", exc) from exc
-        return [t._value for t in outs]  # type: ignore[attr-defined]
+        return [cast(EagerTensor, t)._value for t in outs]  # eager: run outside every graph
     return tuple(_outside_everything(run))
 
 

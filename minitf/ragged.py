@@ -138,8 +138,8 @@ class RaggedTensor:
         return self.shape
 
     @property
-    def ndim(self) -> int:
-        return self.shape.rank  # type: ignore[return-value]
+    def ndim(self) -> int | None:
+        return self.shape.rank
 
     def nrows(self, out_type: Any = dtypes.int64, name: str | None = None) -> Tensor:
         return cast(shape(self._row_splits, out_type=dtypes.int64)[0] - 1, out_type)

@@ -78,7 +78,7 @@ def _bad_attr(op_name: str, attr: str, value: Any, allowed: str) -> Exception:
 
 
 def _map(fn: Callable[[bytes], Any], array: Any, otype: Any = object) -> np.ndarray:
-    a = np.asarray(array, dtype=object)
+    a: Any = np.asarray(array, dtype=object)  # its entries are bytes
     out = np.empty(a.shape, dtype=otype)
     for index in np.ndindex(a.shape):
         out[index] = fn(a[index])
@@ -204,7 +204,7 @@ UnicodeEncode = Op("UnicodeEncode", _encode_kernel,
 
 
 def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  # noqa: A002
-                   replacement_char: int = 65533, name: str | None = None) -> Tensor:
+                   replacement_char: int = 65533, name: str | None = None) -> Tensor | RaggedTensor:
     """Code points back to strings: a vector of code points gives one string, a ragged batch one per row."""
     _codec(output_encoding, "UnicodeEncode")
     if isinstance(input, RaggedTensor):
@@ -318,7 +318,7 @@ def upper(input: Any, encoding: str = "", name: str | None = None) -> Any:  # no
 # ---------------------------------------------------------------------------------------------------
 
 def _join_kernel(*inputs: Any, separator: bytes) -> Any:
-    arrays = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in inputs])
+    arrays: Any = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in inputs])  # of bytes
     out = np.empty(arrays[0].shape, dtype=object)
     for index in np.ndindex(out.shape):
         out[index] = separator.join(a[index] for a in arrays)

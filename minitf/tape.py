@@ -14,7 +14,7 @@ import logging
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, final
+from typing import Any, cast, final
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from minitf.core import GradContext, Op, convert_to_tensor, state
 from minitf.indexed_slices import IndexedSlices, add_gradients, dense
 from minitf.ops import array_ops
 from minitf.ops.state_ops import ReadVariableOp, variable_of
-from minitf.tensor import Tensor
+from minitf.tensor import EagerTensor, Tensor
 
 log = logging.getLogger("minitf")
 
@@ -481,7 +481,7 @@ def _scalar_as_numpy_scalar(t: Tensor) -> Tensor:
     """
     v = getattr(t, "_value", None)  # (IndexedSlices have none)
     if type(v) is np.ndarray and v.ndim == 0:
-        t._value = v[()]  # type: ignore[attr-defined]
+        cast(EagerTensor, t)._value = v[()]
     return t
 
 

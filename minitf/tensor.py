@@ -90,8 +90,8 @@ class Tensor:
         return self.shape
 
     @property
-    def ndim(self) -> int:
-        return self.shape.rank  # type: ignore[return-value]  # None when the rank is unknown
+    def ndim(self) -> int | None:
+        return self.shape.rank  # None when the rank is unknown
 
 
 class Reference:

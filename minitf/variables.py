@@ -72,8 +72,8 @@ class Variable:
         return self._trainable
 
     @property
-    def ndim(self) -> int:
-        return self._shape.rank  # type: ignore[return-value]
+    def ndim(self) -> int | None:
+        return self._shape.rank
 
     def get_shape(self) -> TensorShape:
         return self._shape

@@ -24,7 +24,7 @@ import re
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from minitf import dtypes
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
@@ -96,7 +96,7 @@ def literal(value: Any) -> str | None:
         parts = [literal(v) for v in value]
         if any(p is None for p in parts):
             return None
-        text = ", ".join(parts)  # type: ignore[arg-type]
+        text = ", ".join(cast("list[str]", parts))  # no None left
         if isinstance(value, list):
             return f"[{text}]"
         return f"({text},)" if len(parts) == 1 else f"({text})"

@@ -57,8 +57,8 @@ class SymbolicTensor(Tensor):
         return self._shape
 
     @property
-    def ndim(self) -> int:
-        return self._shape.rank  # type: ignore[return-value]
+    def ndim(self) -> int | None:
+        return self._shape.rank
 
     @property
     def op(self) -> Operation:

@@ -58,7 +58,7 @@ def _zero_row_kernel(g: Any, index: Any) -> Any:
 
 
 _ZeroRow: Op = Op("ZeroRow", _zero_row_kernel, shape=lambda s, t, a: [(s[0], t[0])],
-              grad=lambda c, g: [bind(_ZeroRow, g, c.inputs[1]), None])
+                  grad=lambda c, g: [bind(_ZeroRow, g, c.inputs[1]), None])
 
 
 class TensorArray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from minitf.ops.comparisons import greater, greater_equal, less, less_equal
 from minitf.ops.reductions import reduce_all
 from minitf.ops.shapes import broadcast_shapes
 from minitf.printing import format_value
-from minitf.tensor import Tensor
+from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
 
 
@@ -54,7 +54,7 @@ def Assert(condition: Any, data: Any, summarize: int | None = None, name: str | 
     items = list(data) if isinstance(data, list | tuple) else [data]
     count = 3 if summarize is None else int(summarize)
     if state.graph is None:
-        if not bool(np.all(cond._value)):  # type: ignore[attr-defined]
+        if not bool(np.all(cast(EagerTensor, cond)._value)):
             shown = "\n".join(_summary(getattr(d, "_value", d), count) for d in items)
             raise InvalidArgumentError(None, None, f"Expected '{cond}' to be true. Summarized data: {shown}")
         return None
@@ -76,9 +76,9 @@ def _comparison(symbol: str, test: Callable[[Any, Any], Tensor], np_test: Callab
         holds = reduce_all(test(a, b))
         count = 3 if summarize is None else int(summarize)
         if state.graph is None:
-            if not bool(holds._value):  # type: ignore[attr-defined]
-                raise InvalidArgumentError(None, None, _failure(symbol, np_test, a._value, b._value,  # type: ignore
-                                                                message, count))
+            if not bool(cast(EagerTensor, holds)._value):
+                raise InvalidArgumentError(None, None, _failure(symbol, np_test, cast(EagerTensor, a)._value,
+                                                                cast(EagerTensor, b)._value, message, count))
             return None
         head = (message,) if message else ()
         texts = (*head, f"Condition x {symbol} y did not hold element-wise:", "x (x) = ", None, "y (y) = ", None)

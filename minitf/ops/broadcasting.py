@@ -9,7 +9,7 @@ its adjoint. `ZerosLike` / `OnesLike` make the zero and one gradients rules need
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from minitf.conversion import convert_to_tensor, operand
 from minitf.core import Op, bind
 from minitf.errors import allowed_dtypes, dims_text, same_dtype
 from minitf.ops import shapes
-from minitf.tensor import Tensor
+from minitf.tensor import EagerTensor, Tensor
 
 F = dtypes.FLOATS
 FC = dtypes.FLOAT_OR_COMPLEX
@@ -50,9 +50,9 @@ def binary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | 
         if x.dtype not in allowed:
             allowed_dtypes(name, allowed, x.dtype)
 
-    def explain(inputs: Sequence[Tensor], attrs: dict, exc: Exception) -> str:
+    def explain(inputs: Sequence[EagerTensor], attrs: dict, exc: Exception) -> str:
         if "broadcast" in str(exc):
-            a, b = (list(np.shape(t._value)) for t in inputs)  # type: ignore[attr-defined]
+            a, b = (list(np.shape(t._value)) for t in inputs)
             return (f"Incompatible shapes: {dims_text(a)} vs. {dims_text(b)}\nHint: shapes broadcast when, aligned "
                     f"from the right, each pair of dimensions is equal or one of them is 1.")
         return str(exc)
@@ -86,7 +86,7 @@ def reflected_call(op: Op, x: Any, y: Any) -> Tensor:
 
 def unbroadcast(g: Tensor, like: Tensor) -> Tensor:
     """Sum a broadcast gradient back to the shape of the input it flows to."""
-    if state.graph is None and g._value.shape == like._value.shape:  # type: ignore[attr-defined]
+    if state.graph is None and cast(EagerTensor, g)._value.shape == cast(EagerTensor, like)._value.shape:
         return g
     if state.graph is not None and g.shape == like.shape and like.shape.is_fully_defined():
         return g

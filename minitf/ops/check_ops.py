@@ -4,7 +4,7 @@ check_numerics; and tf.bitcast, which reinterprets the bytes of a tensor as anot
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError, OpError, allowed_dtypes
 from minitf.ops.comparisons import equal
 from minitf.ops.reductions import reduce_all
-from minitf.tensor import Tensor
+from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
 
 Specs = list[tuple[TensorShape, dtypes.DType]]
@@ -138,8 +138,9 @@ def assert_equal(x: Any, y: Any, message: str | None = None, summarize: int | No
     a, b = convert_to_tensor(x), convert_to_tensor(y)
     holds = reduce_all(equal(a, b))
     if state.graph is None:
-        if not bool(holds._value):  # type: ignore[attr-defined]
-            raise _equal_failure(np.asarray(a._value), np.asarray(b._value), message)  # type: ignore[attr-defined]
+        if not bool(cast(EagerTensor, holds)._value):
+            raise _equal_failure(np.asarray(cast(EagerTensor, a)._value), np.asarray(cast(EagerTensor, b)._value),
+                                 message)
         return None
     return bind(Assert, holds, a, b, message=message)
 

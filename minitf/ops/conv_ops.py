@@ -404,11 +404,11 @@ def _zeros_for_pool_inputs(c: Any) -> list:
 
 
 MaxPoolGrad: Op = Op("MaxPoolGrad", _max_pool_grad_kernel, shape=lambda s, t, a: [(s[0], t[2])],
-                 grad=lambda c, gg: [*_zeros_for_pool_inputs(c),
-                                     bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])
+                     grad=lambda c, gg: [*_zeros_for_pool_inputs(c),
+                                         bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])
 MaxPoolGradGrad: Op = Op("MaxPoolGradGrad", _max_pool_grad_grad_kernel, shape=lambda s, t, a: [(s[1], t[2])],
-                     grad=lambda c, g3: [*_zeros_for_pool_inputs(c),
-                                         bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
+                         grad=lambda c, g3: [*_zeros_for_pool_inputs(c),
+                                             bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
 
 
 def max_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002

@@ -112,7 +112,7 @@ def _roll_shape(shapes_: Sequence[TensorShape], types: Sequence[dtypes.DType], a
 
 
 Roll: Op = Op("Roll", _roll_kernel, shape=_roll_shape,
-          grad=lambda c, g: [bind(Roll, g, negative(c.inputs[1]), c.inputs[2]), None, None])
+              grad=lambda c, g: [bind(Roll, g, negative(c.inputs[1]), c.inputs[2]), None, None])
 
 
 def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor:  # noqa: A002

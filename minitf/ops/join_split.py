@@ -144,7 +144,7 @@ def unpack_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
 
 
 Unpack: Op = Op("Unpack", _unpack_kernel, num_outputs=-1, shape=unpack_rule,
-            grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
+                grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
@@ -254,7 +254,7 @@ def _reverse_kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
 
 
 ReverseV2: Op = Op("ReverseV2", _reverse_kernel, shape=shapes.same_as_first,
-               grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
+                   grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -105,7 +105,7 @@ def _einsum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
     except InvalidArgumentError:  # TensorFlow's shape function words it as a rank check
         index, named, shape = next((i, len(p.replace("...", "")), s) for i, (p, s) in
                                    enumerate(zip(equation.split("->")[0].split(","), shapes))
-                                   if len(p.replace("...", "")) > s.rank or ("..." not in p
+                                   if len(p.replace("...", "")) > cast(int, s.rank) or ("..." not in p
                                                                             and len(p) != s.rank))
         raise ValueError(f"Shape must be rank {named} but is rank {shape.rank}\n\t for {_ordinal(index)} input and "
                          f"equation: {equation}\nHint: each input needs one label per dimension (or '...' for the "
@@ -214,7 +214,7 @@ def _band_kernel(x: np.ndarray, num_lower: Any, num_upper: Any) -> np.ndarray:
 
 
 MatrixBandPart: Op = Op("MatrixBandPart", _band_kernel, shape=lambda s, t, a: [(s[0], t[0])],
-                    grad=lambda c, g: [bind(MatrixBandPart, g, c.inputs[1], c.inputs[2]), None, None])
+                        grad=lambda c, g: [bind(MatrixBandPart, g, c.inputs[1], c.inputs[2]), None, None])
 
 
 def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> Tensor:  # noqa: A002
@@ -326,7 +326,7 @@ def _diag_part_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
         return [(TensorShape(None), types[0])]
     k = attrs["k"]
     if s.rank < 2 or (s[-2] is not None and s[-1] is not None):
-        dims = [0] * (s.rank - 2) + s.as_list()[-2:] if s.rank >= 2 else [0] * s.rank
+        dims: list[Any] = [0] * (s.rank - 2) + s.as_list()[-2:] if s.rank >= 2 else [0] * s.rank  # known sizes
         stand_in = np.broadcast_to(np.float32(0), dims)  # a view: nothing allocated
         at_graph_build(lambda: _diag_part_kernel(stand_in, k, 0, attrs["align"]), "MatrixDiagPartV3")
     rows, cols = s[-2], s[-1]

@@ -171,8 +171,8 @@ def _leaky_relu_grad_kernel(dy: np.ndarray, x: np.ndarray, alpha: float) -> np.n
 # As in TensorFlow, the gradient is an op of its own, whose gradient is zero with respect to the features
 # (so a second derivative is 0, not None). At 0 the slope is alpha.
 LeakyReluGrad: Op = Op("LeakyReluGrad", _leaky_relu_grad_kernel,
-                   shape=shapes.same_as_first,
-                   grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), zeros_like_(c.y)])
+                       shape=shapes.same_as_first,
+                       grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), zeros_like_(c.y)])
 LeakyRelu = Op("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)).astype(x.dtype),
                check=lambda inputs, attrs: allowed_dtypes("LeakyRelu", dtypes.FLOATS, inputs[0].dtype),
                shape=shapes.same_as_first, grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])])
@@ -196,13 +196,13 @@ def _float_only(name: str) -> Any:
 # Elu and Softplus are TensorFlow ops with gradient ops of their own; composing them from where/abs/maximum
 # would give other derivatives at 0 (softplus'(0) is 0.5, not 1) and other second derivatives.
 EluGrad: Op = Op("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy).astype(dy.dtype),
-             shape=shapes.same_as_first,
-             grad=lambda c, g: [bind(EluGrad, g, c.y), where(c.y < 0, g * c.x, zeros_like_(c.y))])
+                 shape=shapes.same_as_first,
+                 grad=lambda c, g: [bind(EluGrad, g, c.y), where(c.y < 0, g * c.x, zeros_like_(c.y))])
 Elu = Op("Elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype), check=_float_only("Elu"),
          shape=shapes.same_as_first, grad=lambda c, g: [bind(EluGrad, g, c.out)])
 SoftplusGrad: Op = Op("SoftplusGrad", lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
-                  shape=shapes.same_as_first, grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
-                                     g * c.x / (exp(negative(c.y)) + 2.0 + exp(c.y))])
+                      shape=shapes.same_as_first, grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
+                                         g * c.x / (exp(negative(c.y)) + 2.0 + exp(c.y))])
 Softplus = Op("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype),
               check=_float_only("Softplus"), shape=shapes.same_as_first,
               grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])

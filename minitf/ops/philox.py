@@ -19,6 +19,7 @@ import ctypes.util
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -82,7 +83,7 @@ class Philox:
         return self.blocks(-(-n // 4)).reshape(-1)[:n]
 
     def first_block(self) -> tuple[int, int, int, int]:
-        return tuple(int(w) for w in self.blocks(1)[0])  # type: ignore[return-value]
+        return cast("tuple[int, int, int, int]", tuple(int(w) for w in self.blocks(1)[0]))  # a block is 4 words
 
 
 def key_counter_from_seed(seed0: int, seed1: int) -> Philox:

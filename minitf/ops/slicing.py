@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from minitf.ops.gather_scatter import boolean_mask
 from minitf.ops.indices import INDEX_TYPES, at_graph_build, known_ints
 from minitf.ops.shape_ops import static_ints
 from minitf.ops.shapes import Spec
-from minitf.tensor import Tensor
+from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
 
 newaxis = None
@@ -179,7 +179,7 @@ def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
             return None
         if isinstance(v, Tensor):
             if getattr(v, "_value", None) is not None:
-                return int(v._value)  # type: ignore[attr-defined]
+                return int(cast(EagerTensor, v)._value)
             dynamic.append(v)
             return ("input", len(dynamic) - 1)
         if isinstance(v, int | np.integer) and not isinstance(v, bool):

@@ -91,8 +91,8 @@ def _scatter_last_axis_kernel(g: np.ndarray, indices: np.ndarray, like: np.ndarr
 ScatterLastAxis = Op("ScatterLastAxis", _scatter_last_axis_kernel, shape=lambda s, t, a: [(s[2], t[0])],
                      grad=lambda c, g: [bind(GatherLastAxis, g, c.inputs[1]), None, None])
 GatherLastAxis: Op = Op("GatherLastAxis", lambda y, indices: np.take_along_axis(y, indices.astype(np.int64), axis=-1),
-                    shape=lambda s, t, a: [(s[1], t[0])],
-                    grad=lambda c, g: [bind(ScatterLastAxis, g, c.inputs[1], c.inputs[0]), None])
+                        shape=lambda s, t, a: [(s[1], t[0])],
+                        grad=lambda c, g: [bind(ScatterLastAxis, g, c.inputs[1], c.inputs[0]), None])
 
 
 def _top_k_check(inputs: Sequence[Tensor], attrs: dict) -> None:

@@ -47,18 +47,18 @@ def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
 # Gradient kernels TensorFlow also has as ops of their own (TanhGrad, ...): one NumPy call instead of
 # three, and their own rules for second derivatives. Inputs are (y, dy): the forward output and its gradient.
 TanhGrad: Op = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shapes.same_as_first, elementwise=True,
-              grad=lambda c, g: [g * c.y * -2 * c.x, bind(TanhGrad, c.x, g)])
+                  grad=lambda c, g: [g * c.y * -2 * c.x, bind(TanhGrad, c.x, g)])
 SigmoidGrad: Op = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shapes.same_as_first, elementwise=True,
-                 grad=lambda c, g: [g * c.y * (1 - 2 * c.x), bind(SigmoidGrad, c.x, g)])
+                     grad=lambda c, g: [g * c.y * (1 - 2 * c.x), bind(SigmoidGrad, c.x, g)])
 SqrtGrad: Op = Op("SqrtGrad", lambda y, dy: np.where(dy == 0, np.zeros((), y.dtype), dy * (0.5 / y)).astype(y.dtype),
-              shape=shapes.same_as_first, elementwise=True,
-              grad=lambda c, g: [negative(g) * c.out / c.x, bind(SqrtGrad, c.x, g)])
+                  shape=shapes.same_as_first, elementwise=True,
+                  grad=lambda c, g: [negative(g) * c.out / c.x, bind(SqrtGrad, c.x, g)])
 ReciprocalGrad: Op = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shapes.same_as_first, elementwise=True,
-                    grad=lambda c, g: [g * -2 * c.y * c.x, bind(ReciprocalGrad, c.x, g)])
+                        grad=lambda c, g: [g * -2 * c.y * c.x, bind(ReciprocalGrad, c.x, g)])
 RsqrtGrad: Op = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shapes.same_as_first, elementwise=True,
-               grad=lambda c, g: [g * -1.5 * c.y * c.x * c.x, bind(RsqrtGrad, c.x, g)])
+                   grad=lambda c, g: [g * -1.5 * c.y * c.x * c.x, bind(RsqrtGrad, c.x, g)])
 ReluGrad: Op = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtype)), shape=shapes.same_as_first,
-              elementwise=True, grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
+                  elementwise=True, grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
 
 
 def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:

@@ -201,8 +201,8 @@ _install_variable_operators()
 _logs.configure()
 _api_extensions.install_ragged_dispatch(math, __import__("sys").modules[__name__])
 # TensorFlow also exports cast under tf.dtypes (dtypes.py cannot import the ops: they import it).
-dtypes.cast = cast  # type: ignore[attr-defined]
-dtypes.saturate_cast = saturate_cast  # type: ignore[attr-defined]
+dtypes.cast = cast
+dtypes.saturate_cast = saturate_cast
 
 __version__ = "0.1.0"
 

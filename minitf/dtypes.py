@@ -7,9 +7,15 @@ lattice: only a mapping between TensorFlow's names and NumPy's dtypes, and the i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # tf.dtypes.cast and saturate_cast: minitf/__init__.py sets them (the ops import this module)
+    from collections.abc import Callable
+
+    cast: Callable[..., Any]
+    saturate_cast: Callable[..., Any]
 
 _py_bool = bool  # this module defines its own `bool` (TensorFlow's name for the dtype)
 

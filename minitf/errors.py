@@ -28,6 +28,7 @@ class OpError(Exception):
     """The base class of errors raised while an op runs."""
 
     default_code = UNKNOWN
+    missing_kernel: tuple[str, Any]  # only on the errors `no_kernel` makes: which op and dtype had no kernel
 
     def __init__(self, node_def: object = None, op: object = None, message: str = "", error_code: int | None = None):
         super().__init__(message)
@@ -187,7 +188,7 @@ def no_kernel(op_name: str, dtype: Any) -> OpError:
     error = op_error(NotFoundError, op_name, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
                      f"[T=DT_{dtype.name.upper()}]\nAll kernels registered for op {op_name}: ...",
                      hint=f"{_no_kernel_hint(op_name, dtype)}")
-    error.missing_kernel = (op_name, dtype)  # type: ignore[attr-defined]
+    error.missing_kernel = (op_name, dtype)
     return error
 
 

@@ -211,7 +211,7 @@ class RaggedTensor:
     def numpy(self) -> Any:
         """NumPy rows: a 2-D array when every row has one length, else an object array of row arrays."""
         values = self._values.numpy()
-        splits = np.asarray(self._row_splits._value)  # type: ignore[attr-defined]
+        splits = np.asarray(typing.cast(EagerTensor, self._row_splits)._value)
         rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
         if not rows:
             return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
@@ -224,7 +224,7 @@ class RaggedTensor:
     def to_list(self) -> list:
         if not self._is_eager():
             raise ValueError("to_list can only be used in eager mode.")
-        splits = np.asarray(self._row_splits._value).tolist()  # type: ignore[attr-defined]
+        splits = np.asarray(typing.cast(EagerTensor, self._row_splits)._value).tolist()
         inner = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
             np.asarray(self._values._value).tolist()
         return [inner[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
@@ -656,8 +656,8 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
             return dense_fn(rt.flat_values, **kwargs)
         total = reduce_sum(rt.flat_values)
         return truediv(total, cast(size(rt.flat_values), total.dtype))
-    rank = rt.shape.rank
-    axis = int(axis) + rank if int(axis) < 0 else int(axis)  # type: ignore[operator]
+    rank = typing.cast(int, rt.shape.rank)  # reductions over an axis need a known rank
+    axis = int(axis) + rank if int(axis) < 0 else int(axis)
     if rt.ragged_rank != 1 or axis not in (0, 1) or keepdims:
         return _unsupported(name, axis)
     if axis == 1:

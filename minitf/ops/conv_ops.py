@@ -365,7 +365,7 @@ def _pool_shape(name: str) -> Any:
     def rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
         x = shapes[0]
         if x.rank is not None and x.rank != 4:
-            at_graph_build(lambda: _check_pool_input(np.zeros([0] * x.rank), name), name)  # type: ignore[operator]
+            at_graph_build(lambda: _check_pool_input(np.zeros([0] * cast(int, x.rank)), name), name)
         if x.rank != 4:
             return [(TensorShape(None), types[0])]
         for a in (0, 1):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -346,11 +346,11 @@ def concat_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     known = [s for s in shapes if s.rank is not None]
     if not known:
         return [(TensorShape(None), types[0])]
-    rank = known[0].rank
+    rank = cast(int, known[0].rank)  # `known` holds the shapes of known rank
     for s in known[1:]:
         if s.rank != rank:
             raise ValueError(f"Shape must be rank {rank} but is rank {s.rank}")
-    others: list[int | None] = [None] * (rank - 1)  # type: ignore[operator]
+    others: list[int | None] = [None] * (rank - 1)
     first_others = None
     for s in known:
         rest = [d for i, d in enumerate(s) if i != axis]

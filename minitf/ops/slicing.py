@@ -231,7 +231,9 @@ def _slice_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
     x, begin, size = shapes
     if x.rank is not None and begin.rank == 1 and size.rank == 1 and None not in (begin[0], size[0]) \
             and x.rank not in (begin[0], size[0]):
-        at_graph_build(lambda: _slice_bounds(x.as_list(), np.zeros(begin[0]), np.zeros(size[0])), "Slice")
+        # Only the rank matters: it differs from begin's and size's lengths, so the check raises before any size.
+        at_graph_build(lambda: _slice_bounds(cast("list[int]", x.as_list()), np.zeros(begin[0]), np.zeros(size[0])),
+                       "Slice")
     known = attrs["known_size"]
     if known is not None:
         return [(TensorShape(known), types[0])]

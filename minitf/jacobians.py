@@ -11,11 +11,14 @@ the source's without its batch dimension).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from minitf.indexed_slices import dense
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
+
+if TYPE_CHECKING:
+    from minitf.function.symbolic_tensor import SymbolicTensor
 
 
 def needs_loop(*tensors: Any) -> bool:
@@ -61,9 +64,9 @@ def _outer_shaped(leading: Tensor, trailing: Tensor, dtype: Any) -> Tensor:
     """Zeros of shape leading.shape + trailing.shape (by broadcasting, so unknown sizes are fine)."""
     import minitf as tf
     a, b = tf.zeros_like(leading, dtype=dtype), tf.zeros_like(trailing, dtype=dtype)
-    for _ in range(trailing.shape.rank):
+    for _ in range(cast(int, trailing.shape.rank)):  # ranks are known (_ranks_known)
         a = tf.expand_dims(a, -1)
-    for _ in range(leading.shape.rank):
+    for _ in range(cast(int, leading.shape.rank)):
         b = tf.expand_dims(b, 0)
     return a + b
 
@@ -91,7 +94,7 @@ def jacobian(tape: Any, target: Tensor, sources: list[Any], unconnected_none: bo
             result.append(None if unconnected_none else like)
             continue
         out = _reshaped_like(rows, like)
-        out.set_shape(target.shape.concatenate(s.shape))
+        cast("SymbolicTensor", out).set_shape(target.shape.concatenate(s.shape))  # traced: the loop's result
         result.append(out)
     return result
 
@@ -113,7 +116,7 @@ def batch_jacobian(tape: Any, target: Tensor, source: Tensor) -> Tensor:
     if not linked:  # zeros even when unconnected, as TensorFlow's batch_jacobian gives
         out = like
     else:  # rows: [row_size, batch, source dims...] -> [batch, row_size, source dims...] -> target + source dims
-        batch_first = tf.transpose(rows, [1, 0] + list(range(2, source.shape.rank + 1)))
+        batch_first = tf.transpose(rows, [1, 0] + list(range(2, cast(int, source.shape.rank) + 1)))
         out = _reshaped_like(batch_first, like)
-    out.set_shape(target.shape.concatenate(source.shape[1:]))
+    cast("SymbolicTensor", out).set_shape(target.shape.concatenate(source.shape[1:]))  # traced
     return out

@@ -108,18 +108,29 @@ def _maxmin_grad(first_wins: Callable) -> Callable:
     return grad
 
 
+def _true_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x / y; a complex number divided by 0 is nan+nanj, as Eigen's scaled complex division gives (it divides
+    by max(|re|, |im|) of the divisor first), where NumPy gives inf+infj."""
+    out = np.true_divide(x, y)
+    if out.dtype.kind == "c":
+        by_zero = np.broadcast_to(np.asarray(y) == 0, out.shape)
+        if by_zero.any():
+            out = np.where(by_zero, out.dtype.type(complex(np.nan, np.nan)), out)
+    return out
+
+
 def _realdiv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """RealDiv's op accepts integers, but TensorFlow registers CPU kernels only for floats and complex numbers."""
     if x.dtype.kind in "iu":
         raise no_kernel("RealDiv", dtypes.from_numpy(x.dtype))
-    return np.true_divide(x, y)
+    return _true_divide(x, y)
 
 
 Add = binary_op("AddV2", np.add, NUM | {dtypes.string}, _add_grad)
 Sub = binary_op("Sub", np.subtract, NUM, _sub_grad)
 Mul = binary_op("Mul", np.multiply, NUM, _mul_grad)
 RealDiv = binary_op("RealDiv", _realdiv_kernel, NUM, _div_grad)
-Div = binary_op("Div", np.true_divide, FC, _div_grad)
+Div = binary_op("Div", _true_divide, FC, _div_grad)
 FloorDiv = binary_op("FloorDiv", _floordiv_kernel, NUM)
 FloorMod = binary_op("FloorMod", _mod_kernel, REAL,
                    lambda c, g: [unbroadcast(g, c.x), unbroadcast(negative(g) * floordiv(c.x, c.y), c.y)])

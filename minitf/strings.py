@@ -354,10 +354,10 @@ def _reduce_join_axes(axis: tuple[int, ...], rank: int) -> tuple[int, ...]:
     for a in axis:
         if not -rank <= a < rank:
             raise op_error(OutOfRangeError, "ReduceJoin", f"Invalid reduction dimension {a} for input with "
-                           f"{rank} dimension(s)", hint=f"axis must be in [-{rank}, {rank}).")
+                           f"{rank} dimension(s)", hint=f"axis must be in [-{rank}, {rank}).", kernel=True)
         if a % rank in seen:
             raise op_error(InvalidArgumentError, "ReduceJoin", f"Duplicate reduction dimension {a}",
-                           hint="list each axis once.")
+                           hint="list each axis once.", kernel=True)
         seen.add(a % rank)
     return tuple(sorted(seen))
 

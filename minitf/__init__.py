@@ -190,7 +190,8 @@ from minitf.ops.string_ops import as_string
 from minitf.ops.tensor_checks import get_static_value, is_tensor
 from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
 from minitf.python_ops import numpy_function, py_function
-from minitf.tape import GradientTape, UnconnectedGradients
+from minitf.tape import GradientTape
+from minitf.tape_arguments import UnconnectedGradients
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variables import Variable

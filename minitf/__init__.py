@@ -6,6 +6,10 @@
   ops/                                    each op's kernel, checks, shape rule and gradient
   variables.py, tape.py                   state and automatic differentiation
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
+
+Where to start reading: docs/reading-minitf.md leads through the engine in order (a tensor, `bind`, two ops and
+their gradients, the tape, tracing, tf.function's cache), naming the objects to read in each file and what to look
+for; docs/architecture.md lists every file.
 """
 
 import builtins as _builtins

@@ -29,7 +29,6 @@ def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return ragged[0].with_flat_values(op(*[flat(a) for a in args], **{k: flat(v) for k, v in kwargs.items()}))
 
 
-
 def elementwise(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Apply a dense elementwise function to the flat values of ragged arguments (scalars broadcast)."""
     ragged = [a for a in args if isinstance(a, RaggedTensor)]
@@ -38,7 +37,6 @@ def elementwise(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         same_splits(first, other)
     flat = [a.flat_values if isinstance(a, RaggedTensor) else a for a in args]
     return first.with_flat_values(fn(*flat, **kwargs))
-
 
 
 def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:

@@ -54,7 +54,6 @@ def check_splits(splits: Tensor, nvalues: Any, where: str) -> None:
                                    f"({n}).")
 
 
-
 def _assert_splits(splits: Tensor, nvalues: Any, where: str) -> None:
     """The checks of `_check_splits` as assertions in the graph being traced."""
     if splits.shape[0] == 0:
@@ -69,7 +68,6 @@ def _assert_splits(splits: Tensor, nvalues: Any, where: str) -> None:
                      if not isinstance(nvalues, Tensor) else to_int64(nvalues), message=bad)
 
 
-
 def to_int64(t: Tensor) -> Tensor:
     if t.dtype is dtypes.int64:
         return t
@@ -77,7 +75,6 @@ def to_int64(t: Tensor) -> Tensor:
         raise ValueError(f"Expected row_splits to have dtype int32 or int64; got {t.dtype.name}.\nHint: row "
                          f"splits and row lengths are integers.")
     return cast(t, dtypes.int64)
-
 
 
 def lengths_without_padding(t: Tensor, padding: Any) -> list[int]:
@@ -89,7 +86,6 @@ def lengths_without_padding(t: Tensor, padding: Any) -> list[int]:
     kept = value != np.asarray(getattr(padding, "_value", padding))
     kept = kept.reshape(kept.shape[:2] + (-1,)).any(axis=2)
     return [int(np.flatnonzero(row)[-1]) + 1 if row.any() else 0 for row in kept]
-
 
 
 def take_lengths(t: Tensor, lengths: Any) -> Tensor:

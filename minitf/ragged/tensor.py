@@ -300,10 +300,8 @@ def _element_text(x: Any) -> str:
     return str(x)
 
 
-
 def _zero(dtype: dtypes.DType) -> Any:
     return b"" if dtype is dtypes.string else dtype._np.type(0)
-
 
 
 def _slice_rows(values: Any, start: Tensor, limit: Tensor) -> Any:
@@ -314,10 +312,8 @@ def _slice_rows(values: Any, start: Tensor, limit: Tensor) -> Any:
     return values[start:limit]
 
 
-
 def _as_values(values: Any) -> Any:
     return values if isinstance(values, RaggedTensor) else convert_to_tensor(values)
-
 
 
 def _nrows_of(values: Any) -> Any:
@@ -326,8 +322,9 @@ def _nrows_of(values: Any) -> Any:
     return values.shape[0]
 
 
-
 def same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
+    """Two RaggedTensors combined elementwise need the same rows: checked now when the splits are eager values,
+    else (as TensorFlow) by an assertion that runs with the traced function."""
     for x, y in zip(a.nested_row_splits, b.nested_row_splits):
         if isinstance(x, EagerTensor) and isinstance(y, EagerTensor) and not np.array_equal(x._value, y._value):
             raise InvalidArgumentError(None, None, "Condition x == y did not hold.\nHint: elementwise ops on "
@@ -340,7 +337,6 @@ def same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
                          "RaggedTensors need rows of the same lengths.")
     if a.ragged_rank != b.ragged_rank:
         raise ValueError("RaggedTensors of different ragged_rank cannot be combined elementwise.")
-
 
 
 def _binary(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[RaggedTensor, Any], Any]:

@@ -647,6 +647,8 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
         x, np.ones((x.size, 4), np.float32)))(np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
     "AssertThat": lambda d: (lambda x: lambda: tf.function(lambda a: tf.debugging.assert_less(a, 10.0))(x))(
         d(values("float32", shape()))),
+    "AssertGuard": lambda d: (lambda x: lambda: tf.function(lambda a: (tf.Assert(a < 10.0, ["a", a]), a)[1])(x))(
+        d(values("float32", shape()))),
     "BroadcastArgs": lambda d: (lambda s: lambda: tf.broadcast_dynamic_shape(
         np.array(s.input_shapes[0], np.int32), np.array(s.input_shapes[1], np.int32)))(
         d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),

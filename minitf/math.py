@@ -86,6 +86,14 @@ from minitf.ops.nn_extra_ops import zero_fraction  # noqa: F401
 from minitf.ops.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
 from minitf.ops.norms import l2_normalize  # noqa: F401
 from minitf.ops.segment_ops import bincount, confusion_matrix, polyval, segment_sum, unsorted_segment_sum  # noqa: F401
+from minitf.ops.segment_reductions import (  # noqa: F401
+    segment_max,
+    segment_min,
+    segment_prod,
+    unsorted_segment_max,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+)
 from minitf.ops.sort_ops import top_k  # noqa: F401
 from minitf.ops.special_math_ops import (  # noqa: F401
     digamma,

@@ -28,7 +28,7 @@ from minitf.ops import shapes
 from minitf.ops.creation import range as tf_range
 from minitf.ops.join_split import concat, stack
 from minitf.ops.shape_ops import reshape, shape
-from minitf.ragged import RaggedTensor
+from minitf.ragged.tensor import RaggedTensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 

@@ -4,7 +4,9 @@ comparisons in tf.debugging), tf.assert_rank, tf.control_dependencies, and the b
 Eagerly an assertion is checked at once and returns None. Inside a tf.function it becomes a stateful op
 (`AssertThat`) that checks when the graph runs, as TensorFlow's `Assert` does; stateful ops keep their place
 in program order, so a `tf.control_dependencies` block needs no edges of its own: everything after the
-assertion already runs after it.
+assertion already runs after it. Traced, `tf.Assert` returns the operation TensorFlow returns: an `Identity`
+named `Assert/AssertGuard/Identity` of its guard (`AssertGuard`, TensorFlow's is an `If`), usable in
+`tf.control_dependencies`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError, same_dtype
 from minitf.ops.comparisons import greater, greater_equal, less, less_equal
 from minitf.ops.reductions import reduce_all
+from minitf.ops.shape_ops import Identity
 from minitf.ops.shapes import broadcast_shapes
 from minitf.printing import format_value
 from minitf.tensor import EagerTensor, Tensor
@@ -97,6 +100,17 @@ def _assert_kernel(condition: Any, *data: Any, summarize: int, texts: tuple) -> 
 AssertThat = Op("AssertThat", _assert_kernel, shape=lambda s, t, a: [], num_outputs=0, stateful=True)
 
 
+def _guard_kernel(condition: Any, *data: Any, summarize: int, texts: tuple) -> np.ndarray:
+    _assert_kernel(condition, *data, summarize=summarize, texts=texts)
+    return np.asarray(True)
+
+
+# tf.Assert's check inside a traced function: one boolean output, so that an Identity of it can stand for the
+# assertion as TensorFlow's does.
+AssertGuard = Op("AssertGuard", _guard_kernel, shape=lambda s, t, a: [(TensorShape([]), dtypes.bool)],
+                 stateful=True)
+
+
 def Assert(condition: Any, data: Any, summarize: int | None = None, name: str | None = None) -> Any:  # noqa: N802
     """Raise InvalidArgumentError, listing `data`, if `condition` is false (when the graph runs, if traced)."""
     cond = convert_to_tensor(condition)
@@ -108,8 +122,16 @@ def Assert(condition: Any, data: Any, summarize: int | None = None, name: str | 
             raise InvalidArgumentError(None, None, f"Expected '{condition!s}' to be true. Summarized data: {shown}")
         return None
     texts = tuple(d if isinstance(d, str) else None for d in items)
-    tensors = [convert_to_tensor("") if isinstance(d, str) else convert_to_tensor(d) for d in items]
-    return bind(AssertThat, cond, *tensors, summarize=count, texts=texts)
+    graph = state.graph
+    scope, outer = graph.unique_name(name or "Assert"), graph.name_scopes
+    graph.name_scopes = [scope]
+    try:
+        tensors = [convert_to_tensor("") if isinstance(d, str) else convert_to_tensor(d) for d in items]
+        guard = graph.add_node(AssertGuard, [cond, *tensors], {"summarize": count, "texts": texts},
+                               name="AssertGuard")
+        return graph.add_node(Identity, guard.outputs, {}, name="AssertGuard/Identity")
+    finally:
+        graph.name_scopes = outer
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -179,13 +201,27 @@ def assert_rank(x: Any, rank: Any, message: str | None = None, name: str | None 
 def control_dependencies(control_inputs: Any) -> Iterator[None]:
     """Ops made inside run after `control_inputs`. Eagerly everything already runs in order; inside a
     tf.function stateful ops (assertions, assignments, prints) keep program order, so nothing is added."""
+    operations: list[Any] = []
     if control_inputs is not None:
         for c in control_inputs:
             # None is an eager assertion that held; () an assertion op (it has no outputs) inside a function
             if c is not None and c != () and not (callable(c) or isinstance(c, Tensor) or hasattr(c, "type")
                                                   or hasattr(c, "_as_tensor")):
                 raise TypeError(f"Control input must be Operation or Tensor: {c}")
-    yield
+            op: Any = c if hasattr(type(c), "node_def") else getattr(c, "op", None) if isinstance(c, Tensor) else None
+            if hasattr(type(op), "node_def") and op not in operations:
+                operations.append(op)
+    graph = state.graph
+    if graph is None:
+        yield
+        return
+    outer = graph.control_dependencies
+    graph.control_dependencies = [] if control_inputs is None else outer + [
+        op for op in operations if op.graph is graph and op not in outer]
+    try:
+        yield
+    finally:
+        graph.control_dependencies = outer
 
 
 def broadcast_static_shape(shape_x: Any, shape_y: Any) -> TensorShape:

@@ -36,7 +36,7 @@ _DEFAULT_NAN = np.array(0xFFC00000, dtype=np.uint32).view(_F)  # what x86 makes 
 # which costs nothing per call, unlike np.errstate.
 
 
-def _k(value: float) -> np.ndarray:
+def _k(value: float | np.floating) -> np.ndarray:
     return np.array(value, dtype=_F)
 
 

@@ -65,7 +65,7 @@ def _horner(x2: np.ndarray, coefficients: tuple[np.ndarray, ...]) -> np.ndarray:
     return acc
 
 
-def _rational(flat: np.ndarray, bounds: tuple[np.ndarray, np.ndarray], p: tuple[np.ndarray, ...],
+def _rational(flat: np.ndarray, bounds: tuple[np.ndarray, ...], p: tuple[np.ndarray, ...],
               q: tuple[np.ndarray, ...]) -> np.ndarray:
     """(x + x^3 P(x^2)) / Q(x^2) on a flat x clamped to [-clamp, clamp], each multiply and add rounded on its
     own, with inputs below the smallest normal number read as zero.

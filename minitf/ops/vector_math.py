@@ -113,10 +113,10 @@ def exp_packet(x: np.ndarray) -> np.ndarray:
     """Eigen's vectorised float32 exp. Below -104 the result is exactly zero: clamping x there first gives a
     result that flushes to zero (p * 2**-150 < 2**-150), and turns -inf into such a value too."""
     clamped = np.minimum(x, _EXP_HI)
-    np.maximum(clamped, _EXP_LO, clamped)
+    np.maximum(clamped, _EXP_LO, out=clamped)
     p, m = _exp_reduced(clamped, _EXP_POLYNOMIAL)
     np.ldexp(p, m.astype(np.int32), p)
-    np.maximum(x, p, p)  # Eigen's pmax(exp, x): +inf stays inf; a NaN x is returned as it is
+    np.maximum(x, p, out=p)  # Eigen's pmax(exp, x): +inf stays inf; a NaN x is returned as it is
     return _flush_positive(p)
 
 
@@ -187,7 +187,7 @@ def logistic_packet(x: np.ndarray) -> np.ndarray:
     result; e * e at or above the smallest normal number makes e / (1 + e) = e * e normal too, so one flush
     suffices)."""
     half = np.minimum(x, _LOGISTIC_HI)
-    np.maximum(half, _EXP_LO, half)
+    np.maximum(half, _EXP_LO, out=half)
     np.multiply(half, _HALF, half)
     p, m = _exp_reduced(half, _LOGISTIC_POLYNOMIAL)
     np.ldexp(p, m.astype(np.int32), p)

@@ -79,7 +79,7 @@ def _rational(flat: np.ndarray, bounds: tuple[np.ndarray, ...], p: tuple[np.ndar
     ((0 + x) / 1), so one count of zeros in x^2 finds every candidate; only then are the denormal results
     turned into zeros of their sign, as TensorFlow reads such an input as a zero of its sign."""
     x = np.maximum(flat, bounds[0])
-    np.minimum(x, bounds[1], x)
+    np.minimum(x, bounds[1], out=x)  # (np.minimum takes its buffer only by keyword)
     x2 = np.multiply(x, x)
     numerator = _horner(x2, p)
     denominator = _horner(x2, q)

@@ -724,7 +724,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
     **{name: broadcasting(("int32", "int32")) for name in [
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
     "Complex": broadcasting(Tout=dtypes.complex64),
-    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint"]},
+    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint", "Erfinv", "Ndtri",
+                                  "BesselI0", "BesselI0e", "BesselI1", "BesselI1e"]},
     **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan", "NextAfter"]},
     "Angle": unary("complex64"),
     "Invert": unary("int32"),

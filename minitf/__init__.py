@@ -6,6 +6,10 @@
   ops/                                    each op's kernel, checks, shape rule and gradient
   variables.py, tape.py                   state and automatic differentiation
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
+
+Where to start reading: docs/reading-minitf.md leads through the engine in order (a tensor, `bind`, two ops and
+their gradients, the tape, tracing, tf.function's cache), naming the objects to read in each file and what to look
+for; docs/architecture.md lists every file.
 """
 
 import builtins as _builtins
@@ -190,7 +194,8 @@ from minitf.ops.string_ops import as_string
 from minitf.ops.tensor_checks import get_static_value, is_tensor
 from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
 from minitf.python_ops import numpy_function, py_function
-from minitf.tape import GradientTape, UnconnectedGradients
+from minitf.tape import GradientTape
+from minitf.tape_arguments import UnconnectedGradients
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variables import Variable

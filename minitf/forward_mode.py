@@ -101,9 +101,9 @@ class ForwardAccumulator:
     def jvp(self, primals: Any, unconnected_gradients: Any = "none") -> Any:
         """The tangent of each of `primals` (same nesting): None, or zeros with `unconnected_gradients="zero"`."""
         from minitf.ops.array_ops import zeros_like
-        from minitf.tape import UnconnectedGradients, _unconnected
+        from minitf.tape_arguments import UnconnectedGradients, unconnected
 
-        zero = _unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
+        zero = unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
 
         def tangent(value: Any) -> Any:
             entry = self._tangents.get(id(value))

@@ -160,7 +160,7 @@ def graph_to_json(graph: FuncGraph, arrays: Arrays) -> dict:
 
 
 def _structure_json(structure: Any, outputs: list[SymbolicTensor], arrays: Arrays) -> Any:
-    from minitf.ragged import RaggedTensor
+    from minitf.ragged.tensor import RaggedTensor
     from minitf.sparse import SparseTensor
     if isinstance(structure, RaggedTensor | SparseTensor):  # a composite output: its components, and its kind
         levels = []
@@ -186,7 +186,7 @@ def _structure_from(node: Any, outputs: list[SymbolicTensor], arrays: Arrays) ->
         from minitf.sparse import SparseTensor
         return SparseTensor(*[_structure_from(c, outputs, arrays) for c in node["v"]])
     if tag == "RaggedTensor":
-        from minitf.ragged import RaggedTensor
+        from minitf.ragged.tensor import RaggedTensor
         flat, *splits = [_structure_from(c, outputs, arrays) for c in node["v"]]
         value: Any = flat
         for row_splits, uniform in zip(reversed(splits), reversed(node["uniform_row_lengths"])):

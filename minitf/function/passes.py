@@ -155,6 +155,8 @@ def _simplified(op: Operation) -> SymbolicTensor | None:
         return x
     if op.type == "Transpose" and x.op.type == "Transpose":
         inner, outer = x.op.attrs["perm"], op.attrs["perm"]
+        if inner is None or outer is None:  # None reverses all axes: twice is the identity
+            return x.op.inputs[0] if inner is None and outer is None else None
         if [inner[i] for i in outer] == list(range(len(outer))):
             return x.op.inputs[0]
     return _neutral_operand(op)

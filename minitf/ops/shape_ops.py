@@ -214,31 +214,42 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  #
 
 
 def _transpose_grad(c: Any, g: Tensor) -> list:
-    return [bind(Transpose, g, perm=tuple(int(i) for i in np.argsort(c.attrs["perm"])))]
+    perm = c.attrs["perm"]
+    inverse = None if perm is None else tuple(int(i) for i in np.argsort(perm))  # reversing twice undoes it
+    return [bind(Transpose, g, perm=inverse)]
 
 
 def transpose_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     perm, source = attrs["perm"], shapes[0]
+    if perm is None:  # reverse all axes, however many the input turns out to have
+        return [(TensorShape(None if source.rank is None else list(source)[::-1]), types[0])]
     if source.rank is None:
         return [(TensorShape([None] * len(perm)), types[0])]
     need_rank(source, len(perm))
     return [(TensorShape([source[p] for p in perm]), types[0])]
 
 
+# perm=None reverses the axes; it stands for TensorFlow's `range(rank - 1, -1, -1)` computed when the graph
+# runs, which a traced input of unknown rank needs.
 Transpose = Op("Transpose", lambda x, perm: np.transpose(x, perm), shape=transpose_rule, grad=_transpose_grad)
 
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
     """Permute the axes; by default reverse them all (a matrix's transpose)."""
     x = convert_to_tensor(a)
-    perm = None if perm is None else tuple(static_ints(perm, "perm"))
-    r = x.shape.rank if x.shape.rank is not None or perm is None else len(perm)  # unknown rank: perm tells it
-    perm = tuple(builtins.range(r - 1, -1, -1)) if perm is None else perm
-    if any(not -r <= p < r for p in perm) or sorted(p % r if r else p for p in perm) != list(builtins.range(r)):
-        raise static_error(f"transpose expects a vector of size {r}. But input(1) is a vector "
-                                   f"of size {len(perm)} [Op:Transpose] name: transpose"
-                                   if len(perm) != r else f"{perm} is not a permutation [Op:Transpose]")
-    out = bind(Transpose, x, perm=tuple(p % r for p in perm))
+    if perm is None:
+        rank = x.shape.rank
+        order = None if rank is None else tuple(builtins.range(rank - 1, -1, -1))
+    else:
+        order = tuple(static_ints(perm, "perm"))
+        r = len(order) if x.shape.rank is None else x.shape.rank  # unknown rank: perm tells it
+        if len(order) != r:
+            raise static_error(f"transpose expects a vector of size {r}. But input(1) is a vector of size "
+                               f"{len(order)}", "Transpose", name="transpose")
+        if any(not -r <= p < r for p in order) or sorted(p % r for p in order) != list(builtins.range(r)):
+            raise static_error(f"{order} is not a permutation [Op:Transpose]")
+        order = tuple(p % r for p in order)
+    out = bind(Transpose, x, perm=order)
     if conjugate and x.dtype.is_complex:
         out = conj(out)
     return out

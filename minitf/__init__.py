@@ -123,6 +123,7 @@ from minitf.ops.case_ops import case, switch_case
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
 from minitf.ops.complex_ops import complex
 from minitf.ops.creation import sequence_mask
+from minitf.ops.fold_ops import foldl, foldr, scan
 from minitf.ops.gather_scatter import (
     gather_nd,
     scatter_nd,

@@ -94,7 +94,7 @@ def _shape_only_values(op: Operation) -> list[Any] | None:
         if i in shape_only:
             if not t.shape.is_fully_defined() or t.dtype.name in ("string", "resource", "variant"):
                 return None
-            values.append(np.zeros(t.shape.as_list(), dtype=t.dtype._np))
+            values.append(np.zeros([int(d or 0) for d in t.shape.as_list()], dtype=t.dtype._np))  # fully defined
         elif t.op.type == "Const":
             values.append(const_value(t))
         else:

@@ -29,6 +29,16 @@ from minitf.api_extensions import (
     strings,
     train,
 )
+from minitf.api_misc import (
+    VariableAggregation,
+    VariableSynchronization,
+    get_current_name_scope,
+    get_logger,
+    is_symbolic_tensor,
+    no_gradient,
+    timestamp,
+    version,
+)
 from minitf.context import state as _state
 from minitf.core import convert_to_tensor
 from minitf.custom_gradients import custom_gradient
@@ -64,6 +74,7 @@ from minitf.function import (
     name_scope,
     while_loop,
 )
+from minitf.function.graph import Operation
 from minitf.function.namespaces import autograph, config, test
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops import operators as _operators
@@ -112,6 +123,7 @@ from minitf.ops.case_ops import case, switch_case
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
 from minitf.ops.complex_ops import complex
 from minitf.ops.creation import sequence_mask
+from minitf.ops.fold_ops import foldl, foldr, scan
 from minitf.ops.gather_scatter import (
     gather_nd,
     scatter_nd,

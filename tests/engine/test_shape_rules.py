@@ -659,6 +659,11 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
         np.array(s.input_shapes[0], np.int32), np.array(s.input_shapes[1], np.int32)))(
         d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),
     "Cholesky": lambda d: (lambda a: lambda: tf.linalg.cholesky(a))(spd(d)),
+    "Timestamp": lambda d: lambda: tf.timestamp(),
+    "Qr": lambda d: (lambda m, full: lambda: tf.linalg.qr(m, full_matrices=full))(matrix(d), d(st.booleans())),
+    "Lu": lambda d: (lambda a: lambda: tf.linalg.lu(a))(spd(d)),
+    "MatrixSolveLs": lambda d: (lambda m: lambda: tf.linalg.lstsq(m, np.ones(m.shape[:-1] + (2,), np.float32),
+                                                                  fast=False))(matrix(d)),
     "MatrixTriangularSolve": lambda d: (lambda a: lambda: tf.linalg.triangular_solve(
         a, np.ones(a.shape[:-1] + (2,), np.float32), lower=d(st.booleans())))(spd(d)),
     "LogMatrixDeterminant": lambda d: (lambda a: lambda: tf.linalg.slogdet(a))(spd(d)),
@@ -724,7 +729,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
     **{name: broadcasting(("int32", "int32")) for name in [
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
     "Complex": broadcasting(Tout=dtypes.complex64),
-    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint"]},
+    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint", "Erfinv", "Ndtri",
+                                  "BesselI0", "BesselI0e", "BesselI1", "BesselI1e"]},
     **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan", "NextAfter"]},
     "Angle": unary("complex64"),
     "Invert": unary("int32"),

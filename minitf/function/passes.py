@@ -19,7 +19,7 @@ order survive every pass; `optimizer.verify` checks that after each one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -94,7 +94,7 @@ def _shape_only_values(op: Operation) -> list[Any] | None:
         if i in shape_only:
             if not t.shape.is_fully_defined() or t.dtype.name in ("string", "resource", "variant"):
                 return None
-            values.append(np.zeros(t.shape.as_list(), dtype=t.dtype._np))
+            values.append(np.zeros(cast("list[int]", t.shape.as_list()), dtype=t.dtype._np))
         elif t.op.type == "Const":
             values.append(const_value(t))
         else:

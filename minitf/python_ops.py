@@ -20,7 +20,11 @@ import numpy as np
 
 from minitf import dtypes, nest
 from minitf.core import GradContext, Op, bind, convert_to_tensor, state
-from minitf.errors import InvalidArgumentError, OpError, OutOfRangeError, UnknownError
+from minitf.errors import InvalidArgumentError, OpError, OutOfRangeError, UnknownError, tf_type_name
+from minitf.function.trace import graph_scope
+from minitf.ops.creation import zeros_like
+from minitf.tape import GradientTape
+from minitf.tape_arguments import UnconnectedGradients
 from minitf.tensor import EagerTensor, Tensor, make
 from minitf.tensor_shape import TensorShape
 
@@ -37,7 +41,6 @@ def _error(op_name: str, exc: Exception) -> OpError:
 
 def _outside_everything(fn: Callable[[], Any]) -> Any:
     """Run `fn` eagerly with no tape recording (the op itself is what tapes and graphs see)."""
-    from minitf.function.trace import graph_scope
     tapes = list(state.tapes)
     state.tapes.clear()
     try:
@@ -85,9 +88,8 @@ def _py_func_kernel(*values: Any, _func: Callable, Tout: tuple, _as_list: bool, 
         array = np.asarray(v.numpy() if isinstance(v, EagerTensor) else v)
         got = dtypes.from_numpy(array.dtype) if array.dtype.kind != "U" else dtypes.string
         if got is not t:
-            from minitf.core import _tf_name
-            raise InvalidArgumentError(None, None, f"{i}-th value returned by {token} is {_tf_name(got)}, but "
-                                       f"expects {_tf_name(t)} [Op:PyFunc] name: \nHint: make the NumPy function "
+            raise InvalidArgumentError(None, None, f"{i}-th value returned by {token} is {tf_type_name(got)}, but "
+                                       f"expects {tf_type_name(t)} [Op:PyFunc] name: \nHint: make the NumPy function "
                                        f"return arrays of the dtypes in Tout (e.g. .astype(np.float32)).")
         outs.append(array[()] if array.ndim == 0 else array)
     return tuple(outs)
@@ -105,11 +107,9 @@ def _eager_py_func_grad(ctx: GradContext, grads: list) -> list:
     differentiable = [t.dtype.is_floating or t.dtype.is_complex for t in inputs]
     if not any(differentiable):
         return [None] * n
-    from minitf.ops.array_ops import zeros_like
     upstream = [g if g is not None else zeros_like(o) for g, o in zip(grads, ctx.outputs)]
 
     def vector_jacobian_product(*args: Tensor) -> list[Tensor]:
-        from minitf.tape import GradientTape, UnconnectedGradients
         xs, gs = list(args[:n]), list(args[n:])
         with GradientTape() as tape:
             tape.watch([x for x, d in zip(xs, differentiable) if d])

@@ -19,7 +19,7 @@ order survive every pass; `optimizer.verify` checks that after each one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -94,7 +94,7 @@ def _shape_only_values(op: Operation) -> list[Any] | None:
         if i in shape_only:
             if not t.shape.is_fully_defined() or t.dtype.name in ("string", "resource", "variant"):
                 return None
-            values.append(np.zeros(cast("list[int]", t.shape.as_list()), dtype=t.dtype._np))
+            values.append(np.zeros([int(d or 0) for d in t.shape.as_list()], dtype=t.dtype._np))  # fully defined
         elif t.op.type == "Const":
             values.append(const_value(t))
         else:
@@ -187,6 +187,8 @@ def _simplified(op: Operation) -> SymbolicTensor | None:
         return x
     if op.type == "Transpose" and x.op.type == "Transpose":
         inner, outer = x.op.attrs["perm"], op.attrs["perm"]
+        if inner is None or outer is None:  # None reverses all axes: twice is the identity
+            return x.op.inputs[0] if inner is None and outer is None else None
         if [inner[i] for i in outer] == list(range(len(outer))):
             return x.op.inputs[0]
     return _neutral_operand(op)

@@ -349,7 +349,7 @@ def _whole_plan(n: int, p: int) -> _WholePlan | None:
 def _whole_sum(x: np.ndarray) -> np.generic | None:
     """The sum of every element (`row_sums` of the tensor as one row) with the decisions that depend on the
     size alone made once per size: the same NumPy reductions as `_leaf_few` and `_long_rows` in the same
-    order, the lanes folded by adds of their columns (cheaper than three reductions on eight floats).
+    order, the lanes folded by adds of their halves (cheaper than three reductions on eight floats).
     None when the plan does not cover the size."""
     p = 32 // x.itemsize
     plan = _whole_plan(x.size, p)
@@ -363,11 +363,11 @@ def _whole_sum(x: np.ndarray) -> np.generic | None:
         np.add.reduce((v if start == n else v[:, :start]).reshape(rows, -1, 4, p), axis=1, out=acc[:, 1:5])
     if extra:
         acc[:, first:] = v[:, start:whole].reshape(rows, extra, p)
-    t = np.add.reduce(acc, axis=1).T  # lanes x rows
-    if p == 8:  # the upper half onto the lower half, then (0+2)+(1+3)
-        folded = ((t[0] + t[4]) + (t[2] + t[6])) + ((t[1] + t[5]) + (t[3] + t[7]))
-    else:
-        folded = (t[0] + t[2]) + (t[1] + t[3])
+    lanes_ = np.add.reduce(acc, axis=1)
+    if p == 8:  # the upper half of the lanes onto the lower half
+        lanes_ = lanes_[:, :4] + lanes_[:, 4:]
+    pairs = lanes_[:, :2] + lanes_[:, 2:]  # (0+2), (1+3)
+    folded = pairs[:, 0] + pairs[:, 1]
     if whole != n:
         single = np.zeros(rows, dtype=x.dtype)
         for j in range(whole, n):

@@ -6,6 +6,10 @@
   ops/                                    each op's kernel, checks, shape rule and gradient
   variables.py, tape.py                   state and automatic differentiation
   function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
+
+Where to start reading: docs/reading-minitf.md leads through the engine in order (a tensor, `bind`, two ops and
+their gradients, the tape, tracing, tf.function's cache), naming the objects to read in each file and what to look
+for; docs/architecture.md lists every file.
 """
 
 import builtins as _builtins
@@ -24,6 +28,16 @@ from minitf.api_extensions import (
     sparse,
     strings,
     train,
+)
+from minitf.api_misc import (
+    VariableAggregation,
+    VariableSynchronization,
+    get_current_name_scope,
+    get_logger,
+    is_symbolic_tensor,
+    no_gradient,
+    timestamp,
+    version,
 )
 from minitf.context import state as _state
 from minitf.core import convert_to_tensor
@@ -60,7 +74,9 @@ from minitf.function import (
     name_scope,
     while_loop,
 )
+from minitf.function.graph import Operation
 from minitf.function.namespaces import autograph, config, test
+from minitf.gradient_helpers import grad_pass_through, hessians, recompute_grad
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops import operators as _operators
 from minitf.ops.array_ops import (
@@ -108,6 +124,7 @@ from minitf.ops.case_ops import case, switch_case
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
 from minitf.ops.complex_ops import complex
 from minitf.ops.creation import sequence_mask
+from minitf.ops.fold_ops import foldl, foldr, scan
 from minitf.ops.gather_scatter import (
     gather_nd,
     scatter_nd,
@@ -183,6 +200,7 @@ from minitf.ops.math_ops import (
 )
 from minitf.ops.matrix_ops import einsum
 from minitf.ops.norms import clip_by_global_norm, clip_by_norm, norm
+from minitf.ops.sequence_ops import reverse_sequence
 from minitf.ops.slicing import slice, strided_slice
 from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
 from minitf.ops.state_ops import print_values as print
@@ -190,7 +208,8 @@ from minitf.ops.string_ops import as_string
 from minitf.ops.tensor_checks import get_static_value, is_tensor
 from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
 from minitf.python_ops import numpy_function, py_function
-from minitf.tape import GradientTape, UnconnectedGradients
+from minitf.tape import GradientTape
+from minitf.tape_arguments import UnconnectedGradients
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variables import Variable

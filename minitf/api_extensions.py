@@ -11,24 +11,28 @@ import types
 from typing import Any
 
 from minitf import checkpoint as _checkpoint
-from minitf import ragged as _ragged
 from minitf import saved_model as _saved_model
 from minitf import sparse as _sparse
+from minitf import sparse_extra as _sparse_extra
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
 from minitf.ops import segment_ops as _segment_ops
 from minitf.ops import string_ops as _string_ops
-from minitf.ragged import RaggedTensor  # noqa: F401
+from minitf.ragged.constant import constant as _ragged_constant
+from minitf.ragged.dispatch import dispatching as _ragged_dispatching
+from minitf.ragged.dispatch import map_flat_values as _map_flat_values
+from minitf.ragged.tensor import RaggedTensor  # noqa: F401
 from minitf.sparse import SparseTensor  # noqa: F401
 
 sparse = types.SimpleNamespace(
     SparseTensor=_sparse.SparseTensor, to_dense=_sparse.to_dense, from_dense=_sparse.from_dense,
     add=_sparse.add, reorder=_sparse.reorder, sparse_dense_matmul=_sparse.sparse_dense_matmul,
     reduce_sum=_sparse.sparse_reduce_sum, transpose=_sparse.sparse_transpose, map_values=_sparse.map_values,
+    concat=_sparse_extra.concat, slice=_sparse_extra.slice, reduce_max=_sparse_extra.reduce_max,
 )
 
-ragged = types.SimpleNamespace(constant=_ragged.constant, map_flat_values=_ragged.map_flat_values,
+ragged = types.SimpleNamespace(constant=_ragged_constant, map_flat_values=_map_flat_values,
                                row_splits_to_segment_ids=_segment_ops.row_splits_to_segment_ids,
                                segment_ids_to_row_splits=_segment_ops.segment_ids_to_row_splits)
 
@@ -73,7 +77,7 @@ def install_ragged_dispatch(*namespaces: Any) -> None:
                 continue
             wrapped = wrappers.get(id(fn))
             if wrapped is None:
-                wrapped = _ragged.dispatching(fn, "reduce" if name in _REDUCTIONS else "elementwise")
+                wrapped = _ragged_dispatching(fn, "reduce" if name in _REDUCTIONS else "elementwise")
                 wrapped._ragged_aware = True  # type: ignore[attr-defined]
                 wrappers[id(fn)] = wrapped
             setattr(namespace, name, wrapped)

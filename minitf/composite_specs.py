@@ -3,11 +3,15 @@
 A spec is the part of a tf.function's cache key for one RaggedTensor or SparseTensor argument (like a
 TensorSpec for a tensor). It knows how to stand in for the argument while tracing (one placeholder per
 component tensor) and which component tensors to feed when the trace runs.
+
+A value and its spec know each other (`RaggedTensor._trace_spec`, `RaggedTensorSpec.value_type`). The specs are
+defined here first; minitf/ragged/tensor.py and minitf/sparse.py set `value_type` right after defining the value
+class, so that each module imports the other in one direction only.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from minitf import dtypes
 from minitf.tensor_shape import TensorShape
@@ -19,6 +23,8 @@ def _cannot_cast(value: Any, spec: Any) -> TypeError:
 
 class RaggedTensorSpec:
     """A RaggedTensor argument: its [rows, None, ...] shape, dtype and ragged_rank (not its row lengths)."""
+
+    value_type: ClassVar[type[Any]]  # RaggedTensor (set by minitf/ragged/tensor.py)
 
     def __init__(self, shape: Any = None, dtype: Any = dtypes.float32, ragged_rank: int | None = None,
                  row_splits_dtype: Any = dtypes.int64, flat_values_spec: Any = None) -> None:
@@ -63,7 +69,6 @@ class RaggedTensorSpec:
         return self
 
     def _placeholders(self, graph: Any, name: str) -> Any:
-        from minitf.ragged import RaggedTensor
         inner = list(self._shape[self._ragged_rank + 1:]) if self._shape.rank is not None else []
         flat = graph.placeholder([None] + inner, self._dtype, name=name)
         graph.inputs.append(flat)
@@ -76,14 +81,13 @@ class RaggedTensorSpec:
             splits.append(holder)
         value: Any = flat
         for row_splits in reversed(splits):
-            value = RaggedTensor(value, row_splits, internal=True)
+            value = self.value_type(value, row_splits, internal=True)
         return value
 
     def _flat_inputs(self, value: Any) -> list[Any]:
-        from minitf.ragged import RaggedTensor
         if isinstance(value, RaggedTensorSpec):
             return []
-        if not isinstance(value, RaggedTensor) or not RaggedTensorSpec.from_value(value)._fits(self):
+        if not isinstance(value, self.value_type) or not RaggedTensorSpec.from_value(value)._fits(self):
             raise _cannot_cast(value, self)
         return value._components()
 
@@ -94,6 +98,8 @@ class RaggedTensorSpec:
 
 class SparseTensorSpec:
     """A SparseTensor argument: its dense shape and dtype (not how many values it stores)."""
+
+    value_type: ClassVar[type[Any]]  # SparseTensor (set by minitf/sparse.py)
 
     def __init__(self, shape: Any = None, dtype: Any = dtypes.float32) -> None:
         self._shape = TensorShape(shape)
@@ -128,21 +134,19 @@ class SparseTensorSpec:
         return self
 
     def _placeholders(self, graph: Any, name: str) -> Any:
-        from minitf.sparse import SparseTensor
         rank = self._shape.rank
         indices = graph.placeholder([None, rank], dtypes.int64, name=name)
         values = graph.placeholder([None], self._dtype, name=name)
         dense_shape = graph.placeholder([rank], dtypes.int64, name=name)
         graph.inputs.extend([indices, values, dense_shape])
-        sparse = SparseTensor(indices, values, dense_shape)
+        sparse = self.value_type(indices, values, dense_shape)
         sparse._static_shape = self._shape  # the traced function sees the dense shape, as in TensorFlow
         return sparse
 
     def _flat_inputs(self, value: Any) -> list[Any]:
-        from minitf.sparse import SparseTensor
         if isinstance(value, SparseTensorSpec):
             return []
-        if not isinstance(value, SparseTensor) or value.dtype is not self._dtype or \
+        if not isinstance(value, self.value_type) or value.dtype is not self._dtype or \
                 not self._shape.is_compatible_with(value.shape):
             raise _cannot_cast(value, self)
         return value._components()

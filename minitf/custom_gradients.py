@@ -24,6 +24,10 @@ from typing import Any
 
 from minitf import nest
 from minitf.core import GradContext, Op, bind, convert_to_tensor, state
+from minitf.function.execute import replay_graph
+from minitf.function.symbolic_tensor import SymbolicTensor
+from minitf.function.trace import TracingGraph, graph_scope
+from minitf.ops.creation import zeros_like
 from minitf.tensor import Tensor
 
 
@@ -60,8 +64,6 @@ def _identity_n_shape(shapes: Sequence[Any], types: Sequence[Any], attrs: dict) 
 
 def _identity_n_grad(ctx: GradContext, grads: list) -> list:
     """Upstream gradients go to `grad_fn`; the forward computation of the result gets none."""
-    from minitf.ops.array_ops import zeros_like
-
     attrs = ctx.attrs
     n, k = attrs["_n_results"], attrs["_n_inputs"]
     upstream = [g if g is not None else zeros_like(o) for g, o in zip(grads, ctx.outputs)]
@@ -69,7 +71,6 @@ def _identity_n_grad(ctx: GradContext, grads: list) -> list:
     if graph is None:
         input_grads = attrs["_grad_fn"](*upstream)
     else:
-        from minitf.function.execute import replay_graph
         outs = iter(replay_graph(graph, upstream + list(ctx.inputs[n + k:])))
         input_grads = [next(outs) if connected else None for connected in attrs["_connected"]]
     return [None] * n + list(input_grads) + [None] * (len(ctx.inputs) - n - k)
@@ -175,9 +176,6 @@ def _actual_grad_fn(grad_fn: Callable, variables: list[Any], arg_count: int) -> 
 
 def _trace_gradient(actual: Callable[..., list[Any]], results: list[Any]) -> tuple[Any, list[bool]]:
     """Trace the gradient function now, while its forward tensors are in scope, into a graph of its own."""
-    from minitf.function.symbolic_tensor import SymbolicTensor
-    from minitf.function.trace import TracingGraph, graph_scope
-
     outer = state.graph
     graph = TracingGraph(f"{outer.name}_custom_gradient", outer=outer, autograph=outer.autograph)
     holders = [graph.placeholder(t.shape, t.dtype, name="upstream") for t in results]

@@ -17,6 +17,12 @@ from typing import Any
 
 from minitf import nest
 from minitf.core import GradContext, Op, convert_to_tensor, state
+from minitf.custom_gradients import variable_behind
+from minitf.ops.binary_math import add_n, multiply
+from minitf.ops.creation import zeros_like
+from minitf.ops.reductions import reduce_sum
+from minitf.tape import GradientTape
+from minitf.tape_arguments import UnconnectedGradients, unconnected
 from minitf.tensor import Tensor
 
 log = logging.getLogger("minitf")
@@ -76,7 +82,6 @@ class ForwardAccumulator:
         if self._paused:
             return
         if op.name == "ReadVariableOp":  # where reading a variable is an op bound like the others
-            from minitf.custom_gradients import variable_behind
             self.record_read(variable_behind(inputs[0]), outputs)
             return
         if op.grad is None:
@@ -100,10 +105,8 @@ class ForwardAccumulator:
     # --- answering ---
     def jvp(self, primals: Any, unconnected_gradients: Any = "none") -> Any:
         """The tangent of each of `primals` (same nesting): None, or zeros with `unconnected_gradients="zero"`."""
-        from minitf.ops.array_ops import zeros_like
-        from minitf.tape import UnconnectedGradients, _unconnected
 
-        zero = _unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
+        zero = unconnected(unconnected_gradients) is UnconnectedGradients.ZERO
 
         def tangent(value: Any) -> Any:
             entry = self._tangents.get(id(value))
@@ -116,20 +119,18 @@ class ForwardAccumulator:
 
 def _jvp(op: Op, inputs: tuple, attrs: dict, outputs: tuple, tangents: list[Any]) -> list[Any]:
     """J t for one op call: the gradient with respect to u of <vjp(u), t>, with u a stand-in cotangent."""
-    from minitf.ops import array_ops, math_ops
-    from minitf.tape import GradientTape
 
     differentiable = [o.dtype.is_floating or o.dtype.is_complex for o in outputs]
     if not any(differentiable):
         return [None] * len(outputs)
-    stand_ins = [array_ops.zeros_like(o) for o in outputs]
+    stand_ins = [zeros_like(o) for o in outputs]
     with GradientTape(persistent=True) as tape:
         tape.watch(stand_ins)
         ctx = GradContext(op, inputs, outputs, attrs, needs=[t is not None for t in tangents])
         in_grads = op.grad(ctx, stand_ins if op.num_outputs != 1 else stand_ins[0])  # type: ignore[misc]
-        products = [math_ops.reduce_sum(math_ops.multiply(convert_to_tensor(g), t))
+        products = [reduce_sum(multiply(convert_to_tensor(g), t))
                     for g, t in zip(in_grads, tangents) if g is not None and t is not None]
-        total = math_ops.add_n(products) if len(products) > 1 else (products[0] if products else None)
+        total = add_n(products) if len(products) > 1 else (products[0] if products else None)
     if total is None:
         return [None] * len(outputs)
     result = tape.gradient(total, stand_ins)

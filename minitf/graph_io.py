@@ -17,6 +17,8 @@ import numpy as np
 from minitf import dtypes
 from minitf.core import REGISTRY
 from minitf.function.graph import FuncGraph, SymbolicTensor, resource, variant
+from minitf.ragged.tensor import RaggedTensor
+from minitf.sparse import SparseTensor
 from minitf.tensor_shape import TensorShape
 
 _SPECIAL_DTYPES = {"resource": resource, "variant": variant}
@@ -160,8 +162,6 @@ def graph_to_json(graph: FuncGraph, arrays: Arrays) -> dict:
 
 
 def _structure_json(structure: Any, outputs: list[SymbolicTensor], arrays: Arrays) -> Any:
-    from minitf.ragged import RaggedTensor
-    from minitf.sparse import SparseTensor
     if isinstance(structure, RaggedTensor | SparseTensor):  # a composite output: its components, and its kind
         levels = []
         node: Any = structure
@@ -183,10 +183,8 @@ def _structure_json(structure: Any, outputs: list[SymbolicTensor], arrays: Array
 def _structure_from(node: Any, outputs: list[SymbolicTensor], arrays: Arrays) -> Any:
     tag = node["t"]
     if tag == "SparseTensor":
-        from minitf.sparse import SparseTensor
         return SparseTensor(*[_structure_from(c, outputs, arrays) for c in node["v"]])
     if tag == "RaggedTensor":
-        from minitf.ragged import RaggedTensor
         flat, *splits = [_structure_from(c, outputs, arrays) for c in node["v"]]
         value: Any = flat
         for row_splits, uniform in zip(reversed(splits), reversed(node["uniform_row_lengths"])):

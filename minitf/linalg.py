@@ -10,6 +10,7 @@ from minitf.ops.decomposition_ops import (  # noqa: F401
     slogdet,
     triangular_solve,
 )
+from minitf.ops.factorizations import expm, lstsq, lu, qr  # noqa: F401
 from minitf.ops.linalg_ops import (  # noqa: F401
     adjoint,
     det,

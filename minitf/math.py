@@ -1,5 +1,7 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
+from types import SimpleNamespace as _Namespace
+
 from minitf.ops.complex_ops import angle  # noqa: F401
 from minitf.ops.math_extra_ops import (  # noqa: F401
     accumulate_n,
@@ -86,7 +88,24 @@ from minitf.ops.nn_extra_ops import zero_fraction  # noqa: F401
 from minitf.ops.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
 from minitf.ops.norms import l2_normalize  # noqa: F401
 from minitf.ops.segment_ops import bincount, confusion_matrix, polyval, segment_sum, unsorted_segment_sum  # noqa: F401
+from minitf.ops.segment_reductions import (  # noqa: F401
+    segment_max,
+    segment_min,
+    segment_prod,
+    unsorted_segment_max,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+)
 from minitf.ops.sort_ops import top_k  # noqa: F401
+from minitf.ops.special_functions import (  # noqa: F401
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    erfcinv,
+    erfinv,
+    ndtri,
+)
 from minitf.ops.special_math_ops import (  # noqa: F401
     digamma,
     erf,
@@ -100,3 +119,6 @@ from minitf.ops.special_math_ops import (  # noqa: F401
     xlogy,
 )
 from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh  # noqa: F401
+
+# tf.math.special: the Bessel functions again (the same functions, as in TensorFlow)
+special = _Namespace(bessel_i0=bessel_i0, bessel_i0e=bessel_i0e, bessel_i1=bessel_i1, bessel_i1e=bessel_i1e)

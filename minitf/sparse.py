@@ -126,6 +126,9 @@ class SparseTensor:
         raise TypeError("SparseTensor may not be used as a boolean.")
 
 
+SparseTensorSpec.value_type = SparseTensor  # the spec builds SparseTensors while tracing (composite_specs.py)
+
+
 def _int64(value: Any, what: str) -> Tensor:
     t = convert_to_tensor(value, dtype_hint=dtypes.int64)
     if t.dtype is dtypes.int32:

@@ -28,7 +28,7 @@ from minitf.ops import shapes
 from minitf.ops.creation import range as tf_range
 from minitf.ops.join_split import concat, stack
 from minitf.ops.shape_ops import reshape, shape
-from minitf.ragged import RaggedTensor
+from minitf.ragged.tensor import RaggedTensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -53,15 +53,14 @@ def _text_tensor(value: Any) -> Tensor:
 
 def _wrong_dtype(op_name: str, expected: dtypes.DType, got: dtypes.DType) -> Exception:
     """TensorFlow's dtype error (InvalidArgumentError eagerly, TypeError while tracing), with a hint for text."""
-    hint = ("Hint: tf.strings functions take string tensors: write the values as text (\"1.5\"), or format "
-            "numbers with tf.strings.as_string." if expected is dtypes.string else
-            f"Hint: tf.cast(x, tf.{expected.name}) converts the input first.")
+    hint = ("tf.strings functions take string tensors: write the values as text (\"1.5\"), or format numbers "
+            "with tf.strings.as_string." if expected is dtypes.string else
+            f"tf.cast(x, tf.{expected.name}) converts the input first.")
     if state.graph is not None:
         return TypeError(f"Input 'input' of '{op_name}' Op has type {got.name} that does not match expected type "
-                         f"of {expected.name}.\n{hint}")
-    return InvalidArgumentError(None, None, f"cannot compute {op_name} as input #0(zero-based) was expected to be a "
-                                f"{_c_name(expected)} tensor but is a {_c_name(got)} tensor [Op:{op_name}] name: "
-                                f"\n{hint}")
+                         f"of {expected.name}.\nHint: {hint}")
+    return op_error(InvalidArgumentError, op_name, f"cannot compute {op_name} as input #0(zero-based) was expected "
+                    f"to be a {_c_name(expected)} tensor but is a {_c_name(got)} tensor", hint)
 
 
 def _c_name(dtype: dtypes.DType) -> str:
@@ -70,8 +69,8 @@ def _c_name(dtype: dtypes.DType) -> str:
 
 def _bad_attr(op_name: str, attr: str, value: Any, allowed: str) -> Exception:
     """An attribute value the op does not accept: InvalidArgumentError eagerly, TypeError while tracing."""
-    message = f"Value for attr '{attr}' of {value} is not in the list of allowed values: {allowed}\n\t; NodeDef: " \
-              f"{{{{node {op_name}}}}}; Op<name={op_name}> [Op:{op_name}] name: "
+    message = op_error(InvalidArgumentError, op_name, f"Value for attr '{attr}' of {value} is not in the list of "
+                       f"allowed values: {allowed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}>").message
     if state.graph is not None:
         return TypeError(message)
     return InvalidArgumentError(None, None, message)
@@ -347,9 +346,24 @@ def join(inputs: Sequence[Any], separator: str = "", name: str | None = None) ->
     return bind(StringJoin, *tensors, separator=sep)
 
 
+def _reduce_join_axes(axis: tuple[int, ...], rank: int) -> tuple[int, ...]:
+    """The axes listed in `axis`, counted from 0, checked as TensorFlow's kernel checks them (the rank of an
+    input traced with an unknown rank is known only when the graph runs)."""
+    seen: set[int] = set()
+    for a in axis:
+        if not -rank <= a < rank:
+            raise op_error(OutOfRangeError, "ReduceJoin", f"Invalid reduction dimension {a} for input with "
+                           f"{rank} dimension(s)", hint=f"axis must be in [-{rank}, {rank}).", kernel=True)
+        if a % rank in seen:
+            raise op_error(InvalidArgumentError, "ReduceJoin", f"Duplicate reduction dimension {a}",
+                           hint="list each axis once.", kernel=True)
+        seen.add(a % rank)
+    return tuple(sorted(seen))
+
+
 def _reduce_join_kernel(x: Any, axis: tuple[int, ...] | None, keepdims: bool, separator: bytes) -> Any:
     a = np.asarray(x, dtype=object)
-    axes = tuple(range(a.ndim)) if axis is None else axis
+    axes = tuple(range(a.ndim)) if axis is None else _reduce_join_axes(axis, a.ndim)
     moved = np.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
     kept = moved.shape[:a.ndim - len(axes)]
     flat = moved.reshape(kept + (-1,))
@@ -362,7 +376,12 @@ def _reduce_join_kernel(x: Any, axis: tuple[int, ...] | None, keepdims: bool, se
 
 
 def _reduce_join_shape(shapes_: Sequence[TensorShape], types: Any, attrs: dict) -> list[shapes.Spec]:
-    return [(shapes.reduced_shape(shapes_[0], attrs["axis"], attrs["keepdims"]), dtypes.string)]
+    source, axis = shapes_[0], attrs["axis"]
+    if source.rank is None:  # (even with every axis: TensorFlow reads them from a Range of the Rank then)
+        return [(TensorShape(None), dtypes.string)]
+    rank = source.rank
+    axes = None if axis is None else tuple(sorted({a % rank for a in axis})) if rank else ()
+    return [(shapes.reduced_shape(source, axes, attrs["keepdims"]), dtypes.string)]
 
 
 ReduceJoin = Op("ReduceJoin", _reduce_join_kernel, shape=_reduce_join_shape)
@@ -375,14 +394,10 @@ def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator
     rank = t.shape.rank
     axes = None
     if axis is not None:
-        raw = [int(a) for a in (axis if isinstance(axis, list | tuple) else [axis])]
-        for a in raw:
-            if not -rank <= a < rank and state.graph is not None:  # TensorFlow's shape function reads the axis
+        axes = tuple(int(a) for a in (axis if isinstance(axis, list | tuple) else [axis]))
+        for a in axes:  # TensorFlow's shape function reads the axes when the rank is known
+            if rank is not None and not -rank <= a < rank and state.graph is not None:
                 raise graph_build_error("ReduceJoin", f"Invalid reduction dimension {a} for input with {rank} "
                                         "dimensions.", f"axis must be in [-{rank}, {rank}).")
-            if not -rank <= a < rank:
-                raise op_error(OutOfRangeError, "ReduceJoin", f"Invalid reduction dimension {a} for input with "
-                               f"{rank} dimension(s)\nHint: axis must be in [-{rank}, {rank}).")
-        axes = tuple(sorted({a % rank for a in raw}))
     sep = separator.encode() if isinstance(separator, str) else separator
     return bind(ReduceJoin, t, axis=axes, keepdims=keepdims, separator=sep)

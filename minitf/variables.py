@@ -12,9 +12,16 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.core import bind, convert_to_tensor, state
-from minitf.errors import InvalidArgumentError
+from minitf.conversion import to_numpy
+from minitf.core import REGISTRY, bind, convert_to_tensor, state
+from minitf.devices import CPU_DEVICE
+from minitf.errors import InvalidArgumentError, op_error
 from minitf.ops import state_ops
+from minitf.ops.cast_where import cast
+from minitf.ops.gather_scatter import gather
+from minitf.ops.indices import index_tensor
+from minitf.ops.shape_ops import expand_dims
+from minitf.ops.slicing import getitem, slice_update
 from minitf.tensor import EagerTensor, Reference, Tensor, make
 from minitf.tensor_shape import TensorShape
 
@@ -64,7 +71,6 @@ class Variable:
     @property
     def device(self) -> str:
         """Where the variable lives: the one CPU (TensorFlow's full device name)."""
-        from minitf.devices import CPU_DEVICE
         return CPU_DEVICE
 
     @property
@@ -107,8 +113,8 @@ class Variable:
         if how != "assign":  # assign_add/assign_sub: the kernel checks, so it is an OpError
             op = "AssignAddVariableOp" if how == "add" else "AssignSubVariableOp"
             dims = [",".join(map(str, s.as_list())) for s in (self._shape, t.shape)]
-            raise InvalidArgumentError(None, None, f"Cannot update variable with shape [{dims[0]}] using a Tensor with "
-                                       f"shape [{dims[1]}], shapes must be equal. [Op:{op}] name: ")
+            raise op_error(InvalidArgumentError, op, f"Cannot update variable with shape [{dims[0]}] using a Tensor "
+                           f"with shape [{dims[1]}], shapes must be equal.")
         raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable shape "
                          f"{self._shape}, and the assigned value shape {t.shape} are incompatible.")
 
@@ -179,7 +185,6 @@ class Variable:
     def __getitem__(self, key: Any) -> Tensor:
         """A slice of the value that also has `.assign`, so `v[0].assign(9.)` writes into the variable (eagerly,
         under a tape and inside a tf.function alike)."""
-        from minitf.ops.array_ops import getitem
         out = getitem(self.read_value(), key)
         if not _is_mask(key):
             _remember_slice(out, self, key)
@@ -203,8 +208,6 @@ class Variable:
         return self._scatter_nd("TensorScatterMin", indices, updates)
 
     def _scatter_nd(self, op_name: str, indices: Any, updates: Any) -> Any:
-        from minitf.core import REGISTRY, bind
-        from minitf.ops.indices import index_tensor
         new = bind(REGISTRY[op_name], self.read_value(), index_tensor(indices, op_name),
                    convert_to_tensor(updates, dtype=self._dtype))
         return self.assign(new)
@@ -236,7 +239,6 @@ class Variable:
             raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: {sparse_delta}\n"
                             "Hint: tf.IndexedSlices(values, indices) names the rows to change; for coordinates "
                             "use variable.scatter_nd_update(indices, updates).")
-        from minitf.ops.array_ops import expand_dims, gather
         rows = expand_dims(convert_to_tensor(sparse_delta.indices), -1)
         if how in ("mul", "div"):  # new row = old row (*|/) update
             old = gather(self.read_value(), sparse_delta.indices)
@@ -305,7 +307,6 @@ def _slice_assign(piece: Tensor) -> Any:
 
     def assign(value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
         """Write `value` (broadcast) into this part of the variable; returns the variable."""
-        from minitf.ops.slicing import slice_update
         part = convert_to_tensor(value, dtype=variable.dtype)
         return variable.assign(slice_update(variable.read_value(), key, part), read_value=read_value)
     return assign
@@ -330,7 +331,6 @@ def _eager_value(initial_value: Any, dtype: Any) -> EagerTensor:
         initial_value = initial_value._value
     if isinstance(initial_value, EagerTensor):
         if dtype is not None and initial_value.dtype is not dtype:
-            from minitf.ops.math_ops import cast
             return cast(initial_value, dtype)  # type: ignore[return-value]
         return initial_value
     if isinstance(initial_value, Tensor) and state.graph is not None:
@@ -338,7 +338,6 @@ def _eager_value(initial_value: Any, dtype: Any) -> EagerTensor:
     if isinstance(initial_value, Tensor):
         raise ValueError("A tf.Variable's initial value must be concrete; inside a traced function create "
                          "variables on the first call only (see `tf.init_scope`).")
-    from minitf.core import to_numpy
     array, dt = to_numpy(initial_value, dtype)
     return make(array, dt)
 

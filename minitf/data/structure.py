@@ -15,7 +15,7 @@ from minitf.composite_specs import RaggedTensorSpec
 from minitf.core import convert_to_tensor, state
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import concat
-from minitf.ragged import RaggedTensor
+from minitf.ragged.tensor import RaggedTensor
 from minitf.tensor import EagerTensor, Tensor, make
 from minitf.tensor_shape import TensorShape
 from minitf.variables import Variable

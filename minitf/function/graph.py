@@ -44,7 +44,8 @@ DEFAULT_NAMES = {
 class Operation:
     """One node of a graph: what to compute (`type`), from which tensors (`inputs`), producing `outputs`."""
 
-    __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "device", "__weakref__")
+    __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "device", "_control_inputs",
+                 "__weakref__")
 
     @property
     def stateful(self) -> bool:
@@ -60,6 +61,7 @@ class Operation:
         self.outputs: list[SymbolicTensor] = []
         self.attrs = attrs
         self.device = ""  # what the enclosing tf.device blocks asked for (minitf/devices.py)
+        self._control_inputs: list[Operation] = []  # tf.group's operations (stateful ops keep order anyway)
 
     def get_attr(self, name: str) -> Any:
         return self.attrs[name]
@@ -70,6 +72,7 @@ class Operation:
     @property
     def node_def(self) -> NodeDef:
         inputs = [t._op.name if t._index == 0 else t.name for t in self.inputs]
+        inputs += ["^" + op.name for op in self._control_inputs]
         node = NodeDef(self.name, self.type, inputs,
                        {k: attr_text(v) for k, v in self.attrs.items() if not k.startswith("_")})
         node.device = self.device
@@ -77,11 +80,13 @@ class Operation:
 
     @property
     def control_inputs(self) -> list[Operation]:
-        return []
+        return list(self._control_inputs)
 
     def __repr__(self) -> str:
-        inputs = ", ".join(t.name for t in self.inputs)
-        return f"<tf.Operation '{self.name}' type={self.type} inputs=[{inputs}]>"
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+    def __str__(self) -> str:
+        return str(self.node_def)
 
 
 class FuncGraph:
@@ -107,6 +112,7 @@ class FuncGraph:
         self._captured: dict[int, SymbolicTensor] = {}  # id(outside value) -> placeholder
         self.variables: list[Any] = []  # variables created while tracing (first trace only)
         self.name_scopes: list[str] = []
+        self.control_dependencies: list[Operation] = []  # of the enclosing tf.control_dependencies blocks
         self.control_outputs: list[Operation] = []
         self._plan: list[Operation] | None = None
         self._compiled: Any = None  # the generated code that runs this graph (execute.compile), made on first use
@@ -137,6 +143,9 @@ class FuncGraph:
                        attrs)
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(specs)]
         op.device = graph_device()
+        if self.control_dependencies:  # recorded as TensorFlow records them; program order already holds
+            producers = {id(t.op) for t in op.inputs}
+            op._control_inputs = [c for c in self.control_dependencies if id(c) not in producers]
         self._operations.append(op)
         self.changed()
         if op_def.stateful:
@@ -205,6 +214,13 @@ class FuncGraph:
 
     # --- the protocol `core.bind` calls while tracing ---
     def add_op(self, op: Op, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Any:
+        node = self.add_node(op, inputs, attrs)
+        if op.num_outputs == 1:
+            return node.outputs[0]
+        return tuple(node.outputs)
+
+    def add_node(self, op: Op, inputs: Sequence[Tensor], attrs: dict[str, Any], name: str | None = None) -> Operation:
+        """`add_op`, returning the operation itself (named `name` in the current name scope, if given)."""
         inputs = [self.capture(t) if not (isinstance(t, SymbolicTensor) and t._op.graph is self) else t
                   for t in inputs]
         if op.check is not None:
@@ -215,14 +231,12 @@ class FuncGraph:
                 if missing is None:
                     raise
                 raise missing from None
-        node = self.create_op(op, inputs, dict(attrs))
+        node = self.create_op(op, inputs, dict(attrs), name=name)
         if len(inputs) == 2:
             self._name_operands(node)
         for t in inputs:
             self._fresh.discard(id(t.op))
-        if op.num_outputs == 1:
-            return node.outputs[0]
-        return tuple(node.outputs)
+        return node
 
     def _name_operands(self, node: Operation) -> None:
         """TensorFlow names the constant operand of `x * 2` after its consumer: `mul/y` (`mul/x` for `2 * x`)."""

@@ -15,7 +15,8 @@ from typing import Any
 from minitf.function.execute import replay_graph
 from minitf.function.graph import FuncGraph, resource
 from minitf.ops.state_ops import variable_of
-from minitf.tape import GradientTape, UnconnectedGradients
+from minitf.tape import GradientTape
+from minitf.tape_arguments import UnconnectedGradients
 from minitf.tensor import Tensor
 
 

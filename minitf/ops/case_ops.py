@@ -44,8 +44,30 @@ def _pairs(pred_fn_pairs: Any) -> tuple[list[Tensor], list[Callable[[], Any]]]:
     return predicates, actions
 
 
-def _count_true(predicates: Sequence[Tensor]) -> Tensor:
-    return reduce_sum(cast(stack(list(predicates)), dtypes.int32))
+def _assert_at_most_true(predicates: Sequence[Tensor], n: int, message: str) -> Any:
+    """An assertion that at most `n` of the predicates hold; its message names them as TensorFlow's does (a
+    traced tensor's name, "?" for an eager one, which has none)."""
+    stacked = stack(list(predicates))
+    count = reduce_sum(cast(stacked, dtypes.int32))
+    names = ", ".join(getattr(p, "name", "?") for p in predicates)
+    return Assert(less_equal(count, n), [f"{message}: more than {n} conditions ({names}) evaluated as True:",
+                                         stacked], summarize=len(predicates))
+
+
+def _default_action(predicates: list[Tensor], actions: list[Callable[[], Any]]) -> Callable[[], Any]:
+    """Without a default, the last pair is the default: its action runs after assertions that its predicate
+    holds and that no other one does (they list every predicate, the last one included)."""
+    k = len(predicates) - 1
+    last_pred, last_action, others = predicates[k], actions[k], predicates[:k]
+
+    def default_action() -> Any:
+        checks = [_assert_at_most_true(others, 0, "Implementation error: selected default action "
+                                       f"#{k} was called, but some of other predicates are True: "),
+                  Assert(last_pred, ["Input error: None of conditions evaluated as True:", stack(predicates)])]
+        with control_dependencies(checks):
+            return last_action()
+
+    return default_action
 
 
 def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None, exclusive: bool = False,
@@ -55,30 +77,15 @@ def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None, exclusive
     if default is None:
         if not predicates:
             raise ValueError("Must provide a non-empty list of pred_fn_pairs or a default.")
-        last_pred, last_action = predicates[-1], actions[-1]
-        others = predicates[:-1]
-        every: Any = list(predicates)  # rebound to a stacked tensor below when exclusive
-
-        def fallback() -> Any:
-            checks = [Assert(last_pred, ["Input error: None of conditions evaluated as True:", stack(every)])]
-            if others:
-                checks.append(Assert(less_equal(_count_true(others), 0),
-                                     [f"Implementation error: selected default action #{len(others)} was called, "
-                                      "but some of other predicates are True: ", stack(others)]))
-            with control_dependencies(checks):
-                return last_action()
-
-        default, predicates, actions = fallback, others, actions[:-1]
+        default = _default_action(predicates, actions)
+        predicates, actions = predicates[:-1], actions[:-1]
     elif not callable(default):
         raise TypeError("default must be callable.")
     fn = default
     for pred, action in reversed(list(zip(predicates, actions))):
         fn = (lambda p, t, f: lambda: cond(p, t, f))(pred, action, fn)
-    if exclusive and len(predicates) > 1:
-        every = stack(list(predicates))
-        check = Assert(less_equal(_count_true(predicates), 1),
-                       ["Input error: exclusive=True: more than 1 conditions evaluated as True:", every])
-        with control_dependencies([check]):
+    if exclusive:
+        with control_dependencies([_assert_at_most_true(predicates, 1, "Input error: exclusive=True")]):
             return fn()
     return fn()
 

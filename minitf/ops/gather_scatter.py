@@ -8,6 +8,7 @@ gather and boolean_mask are compositions of them, so their gradients come from t
 from __future__ import annotations
 
 import builtins
+import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -109,11 +110,15 @@ def boolean_mask(tensor: Any, mask: Any, axis: int | None = None, name: str = "b
     k = m.shape.rank
     if k == 0:
         raise ValueError("mask cannot be scalar.")
+    if k is None:
+        raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  E.g. "
+                         "shape=[None] is ok, but shape=None is not.")
     xs = x.shape.as_list()
     ms = m.shape.as_list()
     if xs[axis:axis + k] != ms and None not in xs[axis:axis + k] + ms:
         raise ValueError(f"Shapes {TensorShape(xs[axis:axis + k])} and {TensorShape(ms)} are incompatible")
-    merged = ms if None in ms else [int(np.prod(ms))]  # spelled out, not -1: an empty tensor cannot infer it
+    size = m.shape.num_elements()
+    merged = ms if size is None else [size]  # spelled out, not -1: an empty tensor cannot infer it
     flat_shape = xs[:axis] + merged + xs[axis + k:]
     if None in flat_shape:
         raise ValueError("boolean_mask needs the tensor's static shape in this engine.")
@@ -163,10 +168,11 @@ def _gather_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
     params, indices = shapes
     if indices.rank == 0:
         at_graph_build(lambda: _check_depth([], 0, "GatherNd"), "GatherNd")
-    if indices.rank is None or params.rank is None or indices[-1] is None:
+    rank, depth = params.rank, indices[-1] if indices.rank else None
+    if rank is None or depth is None:
         return [(TensorShape(None), types[0])]
-    at_graph_build(lambda: _check_depth(indices.as_list(), params.rank, "GatherNd"), "GatherNd")
-    return [(TensorShape(indices.as_list()[:-1] + params.as_list()[indices[-1]:]), types[0])]
+    at_graph_build(lambda: _check_depth([depth], rank, "GatherNd"), "GatherNd")  # (it reads the last dimension)
+    return [(TensorShape(indices.as_list()[:-1] + params.as_list()[depth:]), types[0])]
 
 
 def _gather_nd_grad(c: Any, g: Tensor) -> list:
@@ -189,12 +195,13 @@ GatherNd = Op("GatherNd", _gather_nd_kernel, check=_gather_nd_check, shape=_gath
 
 def _batch_coordinates(indices: Tensor, batch_dims: int) -> Tensor:
     """indices with the position in the first `batch_dims` dimensions prepended to each index row."""
-    shape = indices.shape.as_list()
-    if None in shape[:-1]:
+    rows = indices.shape.as_list()[:-1]
+    if None in rows:
         raise ValueError("gather_nd with batch_dims needs the static shape of indices in this engine.")
-    inner = [1] * (len(shape) - 1 - batch_dims)
-    grids = np.indices(shape[:batch_dims]).reshape(batch_dims, *shape[:batch_dims], *inner)
-    coords = np.broadcast_to(np.moveaxis(grids, 0, -1), tuple(shape[:-1]) + (batch_dims,))
+    lead = typing.cast("list[int]", rows)  # every dimension known: checked above
+    inner = [1] * (len(lead) - batch_dims)
+    grids = np.indices(lead[:batch_dims]).reshape(batch_dims, *lead[:batch_dims], *inner)
+    coords = np.broadcast_to(np.moveaxis(grids, 0, -1), tuple(lead) + (batch_dims,))
     return concat([constant(coords.astype(indices.dtype._np)), indices], axis=-1)
 
 
@@ -240,9 +247,15 @@ def gather_batched(params: Tensor, indices: Tensor, axis: int, batch_dims: int) 
     picked = gather_nd(moved, expand_dims(indices, -1), batch_dims=batch_dims)
     index_rank = (indices.shape.rank or 0) - batch_dims
     start = batch_dims + index_rank  # where `middle` landed in `picked`
+    picked_rank = index_rank + rank - 1  # indices' dimensions, then params' other than `axis`
     perm = (list(builtins.range(batch_dims)) + list(builtins.range(start, start + len(middle)))
-            + list(builtins.range(batch_dims, start)) + list(builtins.range(start + len(middle), picked.shape.rank)))
+            + list(builtins.range(batch_dims, start)) + list(builtins.range(start + len(middle), picked_rank)))
     return transpose(picked, perm) if middle else picked
+
+
+def _known_dims(shape: TensorShape) -> list[int]:
+    """The dimensions of a shape its caller has checked is fully defined."""
+    return typing.cast("list[int]", shape.as_list())
 
 
 def _check_updates(index_shape: Sequence[int], update_shape: Sequence[int], shape: Sequence[int],
@@ -289,9 +302,11 @@ def _scatter_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTyp
     known = attrs["known_shape"]
     indices, updates = shapes[0], shapes[1]
     if known is not None and indices.is_fully_defined() and updates.is_fully_defined():
+        index_dims, update_dims = _known_dims(indices), _known_dims(updates)
+
         def check() -> None:  # TensorFlow's shape function checks the updates against the constant shape
-            _check_depth(indices.as_list(), len(known), "ScatterNd", "rank of the shape")  # type: ignore[arg-type]
-            _check_updates(indices.as_list(), updates.as_list(), list(known), "ScatterNd")  # type: ignore[arg-type]
+            _check_depth(index_dims, len(known), "ScatterNd", "rank of the shape")
+            _check_updates(index_dims, update_dims, list(known), "ScatterNd")
         at_graph_build(check, "ScatterNd")
     if known is not None:
         return [(TensorShape(known), types[1])]
@@ -370,9 +385,11 @@ def _tensor_scatter_shape(name: str) -> Any:
     def rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
         tensor, indices, updates = shapes
         if tensor.is_fully_defined() and indices.is_fully_defined() and updates.is_fully_defined():
+            index_dims, update_dims, dims = _known_dims(indices), _known_dims(updates), _known_dims(tensor)
+
             def check() -> None:
-                _check_depth(indices.as_list(), tensor.rank, name, "rank of the shape")  # type: ignore[arg-type]
-                _check_updates(indices.as_list(), updates.as_list(), tensor.as_list(), name)  # type: ignore[arg-type]
+                _check_depth(index_dims, len(dims), name, "rank of the shape")
+                _check_updates(index_dims, update_dims, dims, name)
             at_graph_build(check, name)
         return [(tensor, types[0])]
     return rule

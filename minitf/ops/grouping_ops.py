@@ -1,13 +1,15 @@
 """Small helpers over lists of tensors that TensorFlow has at its top level: identity_n, shape_n, tuple,
 unique_with_counts (unique plus how often each value occurs), and the graph-building helpers no_op, group
-and inside_function, which eagerly do nothing (as in TensorFlow) and inside a tf.function need nothing
-either, because minitf's stateful ops keep program order."""
+and inside_function. Eagerly no_op and group do nothing and return None, as in TensorFlow; inside a
+tf.function they add a `NoOp` operation and return it (group's names its inputs' operations as control inputs),
+which needs no run-time effect because minitf's stateful ops keep program order."""
 
 from __future__ import annotations
 
+import builtins
 import collections
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitf import dtypes
 from minitf.context import state
@@ -15,7 +17,11 @@ from minitf.conversion import convert_to_tensor
 from minitf.ops.segment_ops import unsorted_segment_sum
 from minitf.ops.shape_ops import identity, shape, size
 from minitf.ops.sort_ops import unique
+from minitf.ops.state_ops import NoOp
 from minitf.tensor import Tensor
+
+if TYPE_CHECKING:  # the graph module imports the ops; at run time the class is looked up late
+    from minitf.function.graph import Operation
 
 UniqueWithCountsResult = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])  # type: ignore[name-match]  # TensorFlow's class name
 
@@ -42,14 +48,48 @@ def unique_with_counts(x: Any, out_idx: Any = dtypes.int32, name: str | None = N
     return UniqueWithCountsResult(y, idx, unsorted_segment_sum(ones, idx, size(y, out_type=out_idx)))
 
 
-def no_op(name: str | None = None) -> None:
-    """Nothing (TensorFlow's placeholder op for control dependencies)."""
-    return None
+def _no_op_node(name: str, control_inputs: Sequence[Operation] = ()) -> Operation | None:
+    graph = state.graph
+    if graph is None:
+        return None
+    node = graph.add_node(NoOp, [], {}, name=name)
+    node._control_inputs = list(control_inputs)
+    return node
 
 
-def group(*inputs: Any, **kwargs: Any) -> None:
-    """Run `inputs` before whatever depends on the group: minitf already runs them in program order."""
-    return None
+def no_op(name: str | None = None) -> Operation | None:
+    """Nothing (TensorFlow's placeholder op for control dependencies): None eagerly, an operation traced."""
+    return _no_op_node(name or "NoOp")
+
+
+def _is_operation(value: Any) -> bool:
+    """A graph operation (minitf/function/graph.py, which the ops cannot import: it imports them)."""
+    return hasattr(type(value), "node_def") and hasattr(value, "control_inputs")
+
+
+def _operations(value: Any) -> list[Operation]:
+    """The operations a (nested) group input stands for: an operation itself, or a tensor's producer."""
+    if isinstance(value, list | builtins.tuple):
+        return [op for v in value for op in _operations(v)]
+    if _is_operation(value):
+        return [value]
+    if isinstance(value, Tensor) or hasattr(value, "handle"):
+        op: Any = getattr(value, "op", None) if isinstance(value, Tensor) else None
+        return [op] if _is_operation(op) else []
+    if value is None:
+        return []
+    raise TypeError(f"'inputs' should be zero or more (nested) Tensors. Received '{value}' with type "
+                    f"'{type(value)}'.")
+
+
+def group(*inputs: Any, **kwargs: Any) -> Operation | None:
+    """An operation that runs after `inputs` (None eagerly): minitf already runs them in program order."""
+    if state.graph is None:
+        return None
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"Unknown keyword arguments: {', '.join(kwargs)}")
+    return _no_op_node(name or "group_deps", _operations(list(inputs)))
 
 
 def inside_function() -> bool:

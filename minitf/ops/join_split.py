@@ -117,6 +117,8 @@ Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", i
 
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     """Join same-shaped tensors along a new axis."""
+    if isinstance(values, list | tuple) and not values and axis == 0:  # TensorFlow converts an empty list as
+        return convert_to_tensor([])  # a constant: float32, shape (0,)
     tensors = [convert_to_tensor(v) for v in values]
     if tensors:
         first = tensors[0].dtype

@@ -198,8 +198,15 @@ def _float_only(name: str) -> Any:
 EluGrad: Op = Op("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy).astype(dy.dtype),
                  shape=shapes.same_as_first,
                  grad=lambda c, g: [bind(EluGrad, g, c.y), where(c.y < 0, g * c.x, zeros_like_(c.y))])
-Elu = Op("Elu", lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype), check=_float_only("Elu"),
-         shape=shapes.same_as_first, grad=lambda c, g: [bind(EluGrad, g, c.out)])
+
+
+def _elu_kernel(x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype)
+
+
+Elu = Op("Elu", _elu_kernel, check=_float_only("Elu"), shape=shapes.same_as_first,
+         grad=lambda c, g: [bind(EluGrad, g, c.out)])
+
 SoftplusGrad: Op = Op("SoftplusGrad", lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
                       shape=shapes.same_as_first, grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
                                          g * c.x / (exp(negative(c.y)) + 2.0 + exp(c.y))])

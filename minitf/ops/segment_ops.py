@@ -22,6 +22,7 @@ from minitf.ops.indices import INDEX_TYPES, known_ints
 from minitf.ops.join_split import concat, stack
 from minitf.ops.reductions import cumsum, reduce_max
 from minitf.ops.shape_ops import reshape, squeeze
+from minitf.ops.shapes import merge_dims
 from minitf.ops.sort_ops import searchsorted
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -36,6 +37,22 @@ def _check_ids(name: str) -> Any:
     return check
 
 
+def check_sorted_ids(ids: np.ndarray, rows: int, op: str) -> None:
+    """TensorFlow's kernel walks the runs of equal ids: a run followed by a smaller id is out of order, a run
+    whose id is negative is out of range."""
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]]) if len(ids) else np.zeros(0, int)
+    for k, start in enumerate(starts):
+        current = int(ids[start])
+        following = int(ids[starts[k + 1]]) if k + 1 < len(starts) else None
+        if following is not None and following < current:
+            raise InvalidArgumentError(None, None, f"segment ids are not increasing [Op:{op}]\nHint: {op} needs "
+                                       "sorted ids; the unsorted_segment_* functions take them in any order.")
+        if not 0 <= current < rows:
+            raise InvalidArgumentError(None, None, f"Segment id {current} out of range [0, {rows}), possibly "
+                                       f"because 'segment_ids' input is not sorted. [Op:{op}]\nHint: segment ids "
+                                       "count from 0.")
+
+
 # ---------------------------------------------------------------------------------------------------
 # segment_sum: sorted segment ids, one output row per id up to the largest
 # ---------------------------------------------------------------------------------------------------
@@ -45,10 +62,8 @@ def _segment_sum_kernel(data: np.ndarray, segment_ids: np.ndarray) -> np.ndarray
     if ids.ndim != 1 or np.ndim(data) < 1 or len(ids) != np.shape(data)[0]:
         raise InvalidArgumentError(None, None, "segment_ids should be the same size as dimension 0 of input. "
                                    "[Op:SegmentSum]\nHint: give one segment id per row of data.")
-    if np.any(np.diff(ids) < 0) or np.any(ids < 0):
-        raise InvalidArgumentError(None, None, "segment ids are not increasing [Op:SegmentSum]\nHint: segment_sum "
-                                   "needs sorted ids; tf.math.unsorted_segment_sum takes them in any order.")
     count = int(ids[-1]) + 1 if len(ids) else 0
+    check_sorted_ids(ids, count, "SegmentSum")
     out = np.zeros((count,) + np.shape(data)[1:], dtype=data.dtype)
     np.add.at(out, ids, data)
     return out
@@ -78,9 +93,10 @@ def _unsorted_kernel(data: np.ndarray, segment_ids: np.ndarray, num_segments: An
     ids = np.asarray(segment_ids)
     n = int(num_segments)
     if np.shape(data)[:ids.ndim] != ids.shape:
-        raise InvalidArgumentError(None, None, f"data.shape = {list(np.shape(data))} does not start with "
-                                   f"segment_ids.shape = {list(ids.shape)} [Op:UnsortedSegmentSum]\nHint: give one "
-                                   "segment id per entry of the leading dimensions of data.")
+        raise InvalidArgumentError(None, None, f"data.shape = [{','.join(map(str, np.shape(data)))}] does not start "
+                                   f"with segment_ids.shape = [{','.join(map(str, ids.shape))}] "
+                                   "[Op:UnsortedSegmentSum]\nHint: give one segment id per entry of the leading "
+                                   "dimensions of data.")
     flat = ids.ravel()
     bad = np.flatnonzero(flat >= n)
     if bad.size:
@@ -98,6 +114,8 @@ def _unsorted_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType]
     data, ids = shapes[0], shapes[1]
     if data.rank is None or ids.rank is None:
         return [(TensorShape(None), types[0])]
+    for have, want in zip(data.as_list(), ids.as_list()):  # data's shape starts with the ids'
+        merge_dims(have, want, "")
     return [(TensorShape([attrs["known_segments"]] + data.as_list()[ids.rank:]), types[0])]
 
 
@@ -111,7 +129,13 @@ def _unsorted_grad(c: Any, g: Tensor) -> list:
     return [where(mask, picked, zeros_like(picked)), None, None]
 
 
-UnsortedSegmentSum = Op("UnsortedSegmentSum", _unsorted_kernel, check=_check_ids("UnsortedSegmentSum"),
+def _check_unsorted_sum(inputs: Sequence[Tensor], attrs: dict) -> None:
+    allowed_dtypes("UnsortedSegmentSum", dtypes.NUMERIC, inputs[0].dtype)
+    if inputs[1].dtype not in INDEX_TYPES | {dtypes.int16}:
+        allowed_dtypes("UnsortedSegmentSum", INDEX_TYPES | {dtypes.int16}, inputs[1].dtype)
+
+
+UnsortedSegmentSum = Op("UnsortedSegmentSum", _unsorted_kernel, check=_check_unsorted_sum,
                         shape=_unsorted_shape, grad=_unsorted_grad)
 
 

@@ -15,7 +15,7 @@ from minitf.conversion import convert_to_tensor, static_value
 from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError, invalid_argument
 from minitf.ops.creation import ones_like
-from minitf.ragged import RaggedTensor
+from minitf.ragged.tensor import RaggedTensor
 from minitf.strings import _map, _strings, unicode_decode, unicode_encode
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape

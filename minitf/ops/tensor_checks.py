@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from minitf.conversion import static_value
-from minitf.ragged import RaggedTensor
+from minitf.ragged.tensor import RaggedTensor
 from minitf.sparse import SparseTensor
 from minitf.tensor import Tensor
 from minitf.variables import Variable

@@ -13,24 +13,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "minitf"
 MAX_LINES = 450
 
-# Files still to be split, by work in progress elsewhere; the limit holds for every other file.
-LONG_FOR_NOW = {
-    "minitf/ragged.py",
-    "minitf/tape.py",
-}
-
-# Files whose imports inside functions are still to be moved to the top (or explained), by work in progress
-# elsewhere; every other file may import inside a function only with a comment saying why.
-LOCAL_IMPORTS_FOR_NOW = {
-    "minitf/composite_specs.py",
-    "minitf/custom_gradients.py",
-    "minitf/forward_mode.py",
-    "minitf/graph_io.py",
-    "minitf/jacobians.py",
-    "minitf/python_ops.py",
-    "minitf/variables.py",
-}
-
 
 def _modules() -> dict[str, Path]:
     found = {}
@@ -125,8 +107,6 @@ def _unexplained_local_imports(path: Path) -> list[int]:
 def test_imports_inside_functions_say_why() -> None:
     offenders = {}
     for path in _modules().values():
-        if _relative(path) in LOCAL_IMPORTS_FOR_NOW:
-            continue
         lines = _unexplained_local_imports(path)
         if lines:
             offenders[_relative(path)] = lines
@@ -138,12 +118,7 @@ def test_files_are_short_enough_to_read_in_one_sitting() -> None:
     too_long = {}
     for path in _modules().values():
         count = len(path.read_text().splitlines())
-        if count > MAX_LINES and _relative(path) not in LONG_FOR_NOW:
+        if count > MAX_LINES:
             too_long[_relative(path)] = count
     assert not too_long, (f"files over {MAX_LINES} lines: {too_long}. Split them by idea "
                           "(docs/architecture.md lists what each file is about).")
-
-
-def test_allow_lists_name_existing_files() -> None:
-    for listed in LONG_FOR_NOW | LOCAL_IMPORTS_FOR_NOW:
-        assert (ROOT / listed).exists(), f"{listed} is listed in tests/engine/test_engine_layout.py but does not exist"

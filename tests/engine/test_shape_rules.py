@@ -641,16 +641,31 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
         tf.Variable(matrix(d))),
     "SegmentSum": lambda d: (lambda di: lambda: tf.math.segment_sum(*di))(_segments(d)),
     "UnsortedSegmentSum": lambda d: (lambda di: lambda: tf.math.unsorted_segment_sum(*di, 3))(_segments(d)),
+    "SegmentMax": lambda d: (lambda di: lambda: tf.math.segment_max(*di))(_segments(d)),
+    "UnsortedSegmentMax": lambda d: (lambda di: lambda: tf.math.unsorted_segment_max(*di, 3))(_segments(d)),
+    "SegmentMin": lambda d: (lambda di: lambda: tf.math.segment_min(*di))(_segments(d)),
+    "UnsortedSegmentMin": lambda d: (lambda di: lambda: tf.math.unsorted_segment_min(*di, 3))(_segments(d)),
+    "SegmentProd": lambda d: (lambda di: lambda: tf.math.segment_prod(*di))(_segments(d)),
+    "UnsortedSegmentProd": lambda d: (lambda di: lambda: tf.math.unsorted_segment_prod(*di, 3))(_segments(d)),
     "CheckClassIds": lambda d: (lambda x: lambda: tf.math.confusion_matrix(x, x, num_classes=4))(
         np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
     "CheckLabelRange": lambda d: (lambda x: lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
         x, np.ones((x.size, 4), np.float32)))(np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
     "AssertThat": lambda d: (lambda x: lambda: tf.function(lambda a: tf.debugging.assert_less(a, 10.0))(x))(
         d(values("float32", shape()))),
+    "AssertGuard": lambda d: (lambda x: lambda: tf.function(lambda a: (tf.Assert(a < 10.0, ["a", a]), a)[1])(x))(
+        d(values("float32", shape()))),
     "BroadcastArgs": lambda d: (lambda s: lambda: tf.broadcast_dynamic_shape(
         np.array(s.input_shapes[0], np.int32), np.array(s.input_shapes[1], np.int32)))(
         d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),
     "Cholesky": lambda d: (lambda a: lambda: tf.linalg.cholesky(a))(spd(d)),
+    "Timestamp": lambda d: lambda: tf.timestamp(),
+    "ReverseSequence": lambda d: (lambda m: lambda: tf.reverse_sequence(m, [m.shape[1]] * m.shape[0], seq_axis=1))(
+        matrix(d)),
+    "Qr": lambda d: (lambda m, full: lambda: tf.linalg.qr(m, full_matrices=full))(matrix(d), d(st.booleans())),
+    "Lu": lambda d: (lambda a: lambda: tf.linalg.lu(a))(spd(d)),
+    "MatrixSolveLs": lambda d: (lambda m: lambda: tf.linalg.lstsq(m, np.ones(m.shape[:-1] + (2,), np.float32),
+                                                                  fast=False))(matrix(d)),
     "MatrixTriangularSolve": lambda d: (lambda a: lambda: tf.linalg.triangular_solve(
         a, np.ones(a.shape[:-1] + (2,), np.float32), lower=d(st.booleans())))(spd(d)),
     "LogMatrixDeterminant": lambda d: (lambda a: lambda: tf.linalg.slogdet(a))(spd(d)),
@@ -716,7 +731,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
     **{name: broadcasting(("int32", "int32")) for name in [
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
     "Complex": broadcasting(Tout=dtypes.complex64),
-    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint"]},
+    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint", "Erfinv", "Ndtri",
+                                  "BesselI0", "BesselI0e", "BesselI1", "BesselI1e"]},
     **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan", "NextAfter"]},
     "Angle": unary("complex64"),
     "Invert": unary("int32"),
@@ -802,7 +818,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
 DATA_DEPENDENT = {"Where": "one row per true entry",
                   "TensorListSetItem": "a TensorArray's stack grows to the index written",
                   "Unique": "one entry per distinct value",
-                  "SegmentSum": "one row per segment up to the largest id",
+                  **{name: "one row per segment up to the largest id" for name in [
+                      "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd"]},
                   "DenseToSparse": "one index row per nonzero entry",
                   "SparseAdd": "one index row per entry of the union",
                   "SparseToDense": "the dense shape is a tensor's value",

@@ -24,7 +24,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes
+from minitf.errors import InvalidArgumentError, allowed_dtypes, op_error
 from minitf.function.control_flow import while_loop
 from minitf.ops.binary_math import maximum
 from minitf.ops.cast_where import cast, where
@@ -158,16 +158,15 @@ def _lu_one(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _lu_kernel(x: np.ndarray, output_idx_type: dtypes.DType) -> tuple[np.ndarray, np.ndarray]:
     _rank_at_least_2(x, "Lu")
     if x.shape[-1] != x.shape[-2]:
-        raise InvalidArgumentError(None, None, "Input matrix must be square. [Op:Lu] name: \nHint: LU factorizes "
-                                   "square matrices; tf.linalg.qr or lstsq take rectangular ones.")
+        raise op_error(InvalidArgumentError, "Lu", "Input matrix must be square.", "LU factorizes square matrices; "
+                       "tf.linalg.qr or lstsq take rectangular ones.")
     a, dtype = _via_float32(x)
     flat = a.reshape((-1,) + a.shape[-2:])
     lus, perms = np.empty_like(flat), np.empty(flat.shape[:2], np.int64)
     for i, matrix in enumerate(flat):
         lus[i], perms[i] = _lu_one(matrix)
     if flat.size and np.any(np.diagonal(lus, axis1=-2, axis2=-1) == 0):
-        raise InvalidArgumentError(None, None, "Input is not invertible. [Op:Lu] name: \nHint: a singular matrix "
-                                   "has a zero pivot.")
+        raise op_error(InvalidArgumentError, "Lu", "Input is not invertible.", "a singular matrix has a zero pivot.")
     return lus.reshape(x.shape).astype(dtype), perms.reshape(x.shape[:-1]).astype(output_idx_type._np)
 
 

@@ -26,7 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import numpy as np
+
 from minitf import dtypes
+from minitf.function import specialize
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
 
 
@@ -106,13 +109,15 @@ def literal(value: Any) -> str | None:
 def compile_graph(graph: FuncGraph) -> CompiledGraph:
     """Generate, compile and keep the Python function that runs `graph`'s execution plan."""
     kernels = types.SimpleNamespace()
-    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "ops": kernels, **DTYPE_NAMES}
+    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "ops": kernels, "np": np, **DTYPE_NAMES}
     names = Names(set(env))
     params = [names.tensor(t) for t in graph.inputs]
     function_name = names.fresh(graph.name)
     lines = [f"def {function_name}({', '.join(params)}):"]
     line_ops: dict[int, Operation] = {}
-    for op in graph.execution_plan():
+    plan = graph.execution_plan()
+    last_reader = _variable_reads_last_used(plan, graph)
+    for op in plan:
         if op.type == "Placeholder":
             continue
         if op.type == "Const":  # a constant is a global of the module, ready before the first call
@@ -120,6 +125,9 @@ def compile_graph(graph: FuncGraph) -> CompiledGraph:
             continue
         lines.append(_line(op, names, env, kernels))
         line_ops[len(lines)] = op
+        done = last_reader.get(id(op))
+        if done:  # a variable's value no longer needed: an update may then write into its buffer
+            lines.append(f"    del {', '.join(names.tensor(t) for t in done)}")
     lines.append(f"    return [{', '.join(names.tensor(t) for t in graph.outputs)}]")
     source = "\n".join(lines) + "\n"
     _counter[0] += 1
@@ -129,8 +137,31 @@ def compile_graph(graph: FuncGraph) -> CompiledGraph:
     return CompiledGraph(env[function_name], source, filename, line_ops)
 
 
+def _variable_reads_last_used(plan: list[Operation], graph: FuncGraph) -> dict[int, list[SymbolicTensor]]:
+    """id(op) -> the variable reads whose last reader `op` is (not returned, read by something)."""
+    outputs = {id(t) for t in graph.outputs}
+    last: dict[int, tuple[SymbolicTensor, Operation]] = {}
+    for op in plan:
+        for t in op.inputs:
+            if t.op.type == "ReadVariableOp" and id(t) not in outputs:
+                last[id(t)] = (t, op)
+    done: dict[int, list[SymbolicTensor]] = {}
+    for t, op in last.values():
+        done.setdefault(id(op), []).append(t)
+    return done
+
+
 def _line(op: Operation, names: Names, env: dict[str, Any], kernels: types.SimpleNamespace) -> str:
-    """`out = ops.Type(inputs..., attr=value)` for one node."""
+    """`out = ops.Type(inputs..., attr=value)` for one node, or the NumPy expression it specialises to."""
+    special = specialize.expression(op)
+    if special is not None:
+        template, needed = special
+        global_names = {}
+        for key, value in needed.items():
+            global_names[key] = key if env.get(key) is value else names.fresh(key)
+            env[global_names[key]] = value
+        call = template.format(*(names.tensor(t) for t in op.inputs), **global_names)
+        return f"    {names.tensor(op.outputs[0])} = {call}" if op.outputs else f"    {call}"
     kernel = op.attrs.get("_kernel", op.op_def.kernel)
     kernel_name = op.attrs.get("_kernel_name", op.type)
     setattr(kernels, kernel_name, kernel)

@@ -168,3 +168,15 @@ def test_generated_programs_agree_eager_traced_optimised_and_tensorflow(steps: l
 def test_generated_gradients_agree_eager_traced_optimised_and_tensorflow(steps: list[tuple], data: list[float],
                                                                          switches: Callable[[bool], None]) -> None:
     check(with_gradient, steps, data, switches)
+
+
+# One program with a step of every kind, in the fast tier; the generated programs above run in the full suite.
+EVERY_STEP = [("unary", "sin", 0), ("binary", "add", 0, 1), ("neutral", "*1", 2), ("folded", 0.5, 3),
+              ("twice", "tanh", 4), ("cast", 5), ("reduce", 6), ("dense", "relu"), ("cond", 7), ("variable", 8),
+              ("neutral", "--", 9), ("binary", "maximum", 10, 1)]
+
+
+@pytest.mark.parametrize("body", [run_program, with_gradient], ids=["values", "gradients"])
+def test_a_program_of_every_step_agrees_eager_traced_optimised_and_tensorflow(
+        body: Callable, switches: Callable[[bool], None]) -> None:
+    check(body, EVERY_STEP, [float(x) for x in np.linspace(-1.5, 1.5, 12)], switches)

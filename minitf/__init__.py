@@ -76,6 +76,7 @@ from minitf.function import (
 )
 from minitf.function.graph import Operation
 from minitf.function.namespaces import autograph, config, test
+from minitf.gradient_helpers import grad_pass_through, hessians, recompute_grad
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops import operators as _operators
 from minitf.ops.array_ops import (
@@ -199,6 +200,7 @@ from minitf.ops.math_ops import (
 )
 from minitf.ops.matrix_ops import einsum
 from minitf.ops.norms import clip_by_global_norm, clip_by_norm, norm
+from minitf.ops.sequence_ops import dynamic_stitch, reverse_sequence
 from minitf.ops.slicing import slice, strided_slice
 from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
 from minitf.ops.state_ops import print_values as print

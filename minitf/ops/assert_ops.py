@@ -21,7 +21,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, same_dtype
+from minitf.errors import InvalidArgumentError, op_error, same_dtype
 from minitf.ops.comparisons import greater, greater_equal, less, less_equal
 from minitf.ops.reductions import reduce_all
 from minitf.ops.shape_ops import Identity
@@ -238,8 +238,8 @@ def _broadcast_args_kernel(s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
     try:
         return np.asarray(np.broadcast_shapes(tuple(int(v) for v in s0), tuple(int(v) for v in s1)), dtype=s0.dtype)
     except ValueError:
-        raise InvalidArgumentError(None, None, f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
-                                   f"[{','.join(map(str, s1))}] [Op:BroadcastArgs] name: ") from None
+        raise op_error(InvalidArgumentError, "BroadcastArgs", f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
+                       f"[{','.join(map(str, s1))}]") from None
 
 
 def _broadcast_args_shape(shapes_: Any, types: Any, attrs: dict) -> list:

@@ -287,7 +287,7 @@ def broadcast_to_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTyp
     target = TensorShape(attrs["shape"])
     source = shapes[0]
     if source.rank is not None:
-        if source.rank > target.rank:  # type: ignore[operator]
+        if source.rank > len(attrs["shape"]):
             raise ValueError(f"Rank of input ({source.rank}) must be no greater than rank of output shape "
                              f"({target.rank}).")
         for have, want in zip(reversed(list(source)), reversed(list(target))):

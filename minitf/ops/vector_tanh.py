@@ -55,13 +55,15 @@ BOUNDS64 = _constants((-CLAMP64, CLAMP64), np.float64)
 TINY = {np.dtype(np.float32): np.finfo(np.float32).tiny, np.dtype(np.float64): np.finfo(np.float64).tiny}
 
 
-def _horner(x2: np.ndarray, coefficients: tuple[np.ndarray, ...]) -> np.ndarray:
-    """c0 x2^k + ... + ck by Horner's rule, each multiply and add rounded on its own, in one buffer."""
+def _horner(x2: np.ndarray, coefficients: tuple[np.ndarray, ...], inplace: bool) -> np.ndarray:
+    """c0 x2^k + ... + ck by Horner's rule, each multiply and add rounded on its own, in one buffer if
+    `inplace` (else in new arrays)."""
     acc = np.multiply(x2, coefficients[0])
-    np.add(acc, coefficients[1], acc)
+    out = acc if inplace else None
+    acc = np.add(acc, coefficients[1], out)
     for c in coefficients[2:]:
-        np.multiply(acc, x2, acc)
-        np.add(acc, c, acc)
+        acc = np.multiply(acc, x2, out)
+        acc = np.add(acc, c, out)
     return acc
 
 
@@ -71,28 +73,33 @@ def _rational(flat: np.ndarray, bounds: tuple[np.ndarray, ...], p: tuple[np.ndar
     own, with inputs below the smallest normal number read as zero.
 
     On the small tensors of a lesson the cost is the number of NumPy calls, not the arithmetic, so every step
-    writes into a buffer of the call (positional `out`) and takes vectors or 0-d arrays as operands.
+    writes into a buffer of the call (positional `out`, cheaper than the keyword) and takes vectors or 0-d
+    arrays as operands.
     np.maximum and np.minimum let NaN through; after the clamp nothing overflows and Q >= 1, so no
     floating-point warning can arise.
 
     Denormals-are-zero: a denormal x (and only such an x, or a zero) has x^2 == 0 and gives back x itself
     ((0 + x) / 1), so one count of zeros in x^2 finds every candidate; only then are the denormal results
     turned into zeros of their sign, as TensorFlow reads such an input as a zero of its sign."""
+    # Working in place saves memory traffic on large tensors, but NumPy takes a slow path for an operation
+    # in place on a one-value array (a scalar tensor): about twice the cost of new arrays there.
+    inplace = flat.size > 1
     x = np.maximum(flat, bounds[0])
-    np.minimum(x, bounds[1], out=x)  # (np.minimum takes its buffer only by keyword)
+    x = np.minimum(x, bounds[1], out=x if inplace else None)  # (np.minimum takes its buffer only by keyword)
     x2 = np.multiply(x, x)
-    numerator = _horner(x2, p)
-    denominator = _horner(x2, q)
+    numerator = _horner(x2, p, inplace)
+    denominator = _horner(x2, q, inplace)
     nonzero = np.count_nonzero(x2)
-    np.multiply(x2, x, x2)  # x^3
-    np.multiply(x2, numerator, x2)
-    np.add(x2, x, x2)
-    np.divide(x2, denominator, x2)
-    if nonzero != x2.size:  # some |x| < 2**-75 or so: look for denormals
+    out = x2 if inplace else None
+    r = np.multiply(x2, x, out)  # x^3
+    r = np.multiply(r, numerator, out)
+    r = np.add(r, x, out)
+    r = np.divide(r, denominator, out)
+    if nonzero != r.size:  # some |x| < 2**-75 or so: look for denormals
         small = np.abs(x) < TINY[x.dtype]
         if small.any():
-            np.copyto(x2, x2 * x2.dtype.type(0), where=small)  # x * 0 keeps the sign of zero
-    return x2
+            np.copyto(r, r * r.dtype.type(0), where=small)  # x * 0 keeps the sign of zero
+    return r
 
 
 def tanh32(x: np.ndarray) -> np.ndarray:

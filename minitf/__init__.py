@@ -29,6 +29,16 @@ from minitf.api_extensions import (
     strings,
     train,
 )
+from minitf.api_misc import (
+    VariableAggregation,
+    VariableSynchronization,
+    get_current_name_scope,
+    get_logger,
+    is_symbolic_tensor,
+    no_gradient,
+    timestamp,
+    version,
+)
 from minitf.context import state as _state
 from minitf.core import convert_to_tensor
 from minitf.custom_gradients import custom_gradient
@@ -64,7 +74,9 @@ from minitf.function import (
     name_scope,
     while_loop,
 )
+from minitf.function.graph import Operation
 from minitf.function.namespaces import autograph, config, test
+from minitf.gradient_helpers import grad_pass_through, hessians, recompute_grad
 from minitf.indexed_slices import IndexedSlices
 from minitf.ops import operators as _operators
 from minitf.ops.array_ops import (
@@ -112,6 +124,7 @@ from minitf.ops.case_ops import case, switch_case
 from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
 from minitf.ops.complex_ops import complex
 from minitf.ops.creation import sequence_mask
+from minitf.ops.fold_ops import foldl, foldr, scan
 from minitf.ops.gather_scatter import (
     gather_nd,
     scatter_nd,
@@ -187,6 +200,7 @@ from minitf.ops.math_ops import (
 )
 from minitf.ops.matrix_ops import einsum
 from minitf.ops.norms import clip_by_global_norm, clip_by_norm, norm
+from minitf.ops.sequence_ops import dynamic_stitch, reverse_sequence
 from minitf.ops.slicing import slice, strided_slice
 from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
 from minitf.ops.state_ops import print_values as print

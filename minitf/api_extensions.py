@@ -13,6 +13,7 @@ from typing import Any
 from minitf import checkpoint as _checkpoint
 from minitf import saved_model as _saved_model
 from minitf import sparse as _sparse
+from minitf import sparse_extra as _sparse_extra
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
@@ -28,6 +29,7 @@ sparse = types.SimpleNamespace(
     SparseTensor=_sparse.SparseTensor, to_dense=_sparse.to_dense, from_dense=_sparse.from_dense,
     add=_sparse.add, reorder=_sparse.reorder, sparse_dense_matmul=_sparse.sparse_dense_matmul,
     reduce_sum=_sparse.sparse_reduce_sum, transpose=_sparse.sparse_transpose, map_values=_sparse.map_values,
+    concat=_sparse_extra.concat, slice=_sparse_extra.slice, reduce_max=_sparse_extra.reduce_max,
 )
 
 ragged = types.SimpleNamespace(constant=_ragged_constant, map_flat_values=_map_flat_values,

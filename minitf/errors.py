@@ -78,17 +78,23 @@ class InaccessibleTensorError(ValueError):
 # TensorFlow's messages
 # ---------------------------------------------------------------------------------------------------
 
+def kernel_prefix(op_name: str) -> str:
+    """What TensorFlow puts before a message from an op's kernel run eagerly (it runs as a wrapped function)."""
+    return f"{{{{function_node __wrapped__{op_name}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} "
+
+
 def invalid_argument(op_name: str, message: str) -> OpError:
     """The error an eager op raises for bad input, formatted as TensorFlow formats it."""
-    return InvalidArgumentError(None, None, f"{{{{function_node __wrapped__{op_name}_device_/job:localhost/replica:0/"
-                                f"task:0/device:CPU:0}}}} {message} [Op:{op_name}] name: ")
+    return op_error(InvalidArgumentError, op_name, message, kernel=True)
 
 
-def op_error(cls: type[OpError], op_name: str, message: str, hint: str = "", name: str = "") -> OpError:
+def op_error(cls: type[OpError], op_name: str, message: str, hint: str = "", name: str = "",
+             kernel: bool = False) -> OpError:
     """An OpError of class `cls` with TensorFlow's eager message layout, `<message> [Op:<op_name>] name: <name>`,
-    and minitf's hint on the next line."""
+    and minitf's hint on the next line; `kernel`: found by the op's kernel, which TensorFlow's message says first
+    (a graph that runs the op reports the message without it)."""
     hint = f"\nHint: {hint}" if hint else ""
-    return cls(None, None, f"{message} [Op:{op_name}] name: {name}{hint}")
+    return cls(None, None, f"{kernel_prefix(op_name) if kernel else ''}{message} [Op:{op_name}] name: {name}{hint}")
 
 
 def dims_text(shape: Iterable[object]) -> str:

@@ -1,5 +1,7 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
+from types import SimpleNamespace as _Namespace
+
 from minitf.ops.complex_ops import angle  # noqa: F401
 from minitf.ops.math_extra_ops import (  # noqa: F401
     accumulate_n,
@@ -95,6 +97,15 @@ from minitf.ops.segment_reductions import (  # noqa: F401
     unsorted_segment_prod,
 )
 from minitf.ops.sort_ops import top_k  # noqa: F401
+from minitf.ops.special_functions import (  # noqa: F401
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    erfcinv,
+    erfinv,
+    ndtri,
+)
 from minitf.ops.special_math_ops import (  # noqa: F401
     digamma,
     erf,
@@ -108,3 +119,6 @@ from minitf.ops.special_math_ops import (  # noqa: F401
     xlogy,
 )
 from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh  # noqa: F401
+
+# tf.math.special: the Bessel functions again (the same functions, as in TensorFlow)
+special = _Namespace(bessel_i0=bessel_i0, bessel_i0e=bessel_i0e, bessel_i1=bessel_i1, bessel_i1e=bessel_i1e)

@@ -20,7 +20,7 @@ import numpy as np
 
 from minitf import dtypes, nest
 from minitf.core import GradContext, Op, bind, convert_to_tensor, state
-from minitf.errors import InvalidArgumentError, OpError, OutOfRangeError, UnknownError, tf_type_name
+from minitf.errors import InvalidArgumentError, OpError, OutOfRangeError, UnknownError, op_error, tf_type_name
 from minitf.function.trace import graph_scope
 from minitf.ops.creation import zeros_like
 from minitf.tape import GradientTape
@@ -34,9 +34,9 @@ _counter = itertools.count()
 def _error(op_name: str, exc: Exception) -> OpError:
     kind = InvalidArgumentError if isinstance(exc, ValueError | TypeError) else \
         OutOfRangeError if isinstance(exc, StopIteration) else UnknownError
-    return kind(None, None, f"{type(exc).__name__}: {exc} [Op:{op_name}] name: \nHint: the Python function given "
-                            f"to tf.{'py_function' if op_name == 'EagerPyFunc' else 'numpy_function'} raised this "
-                            f"error when the op ran.")
+    return op_error(kind, op_name, f"{type(exc).__name__}: {exc}", "the Python function given to "
+                    f"tf.{'py_function' if op_name == 'EagerPyFunc' else 'numpy_function'} raised this error when "
+                    "the op ran.")
 
 
 def _outside_everything(fn: Callable[[], Any]) -> Any:
@@ -56,9 +56,8 @@ def _returned(op_name: str, name: str, result: Any, types: Sequence[dtypes.DType
     if not as_list:
         values = values[:1]
     if len(values) != len(types):
-        raise InvalidArgumentError(None, None, f"{name} returns {len(values)} values, but expects to see "
-                                   f"{len(types)} values. [Op:{op_name}] name: \nHint: return one value per dtype "
-                                   f"in Tout.")
+        raise op_error(InvalidArgumentError, op_name, f"{name} returns {len(values)} values, but expects to see "
+                       f"{len(types)} values.", "return one value per dtype in Tout.")
     return values
 
 
@@ -88,9 +87,9 @@ def _py_func_kernel(*values: Any, _func: Callable, Tout: tuple, _as_list: bool, 
         array = np.asarray(v.numpy() if isinstance(v, EagerTensor) else v)
         got = dtypes.from_numpy(array.dtype) if array.dtype.kind != "U" else dtypes.string
         if got is not t:
-            raise InvalidArgumentError(None, None, f"{i}-th value returned by {token} is {tf_type_name(got)}, but "
-                                       f"expects {tf_type_name(t)} [Op:PyFunc] name: \nHint: make the NumPy function "
-                                       f"return arrays of the dtypes in Tout (e.g. .astype(np.float32)).")
+            raise op_error(InvalidArgumentError, "PyFunc", f"{i}-th value returned by {token} is "
+                           f"{tf_type_name(got)}, but expects {tf_type_name(t)}", "make the NumPy function return "
+                           "arrays of the dtypes in Tout (e.g. .astype(np.float32)).")
         outs.append(array[()] if array.ndim == 0 else array)
     return tuple(outs)
 

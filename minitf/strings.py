@@ -53,15 +53,14 @@ def _text_tensor(value: Any) -> Tensor:
 
 def _wrong_dtype(op_name: str, expected: dtypes.DType, got: dtypes.DType) -> Exception:
     """TensorFlow's dtype error (InvalidArgumentError eagerly, TypeError while tracing), with a hint for text."""
-    hint = ("Hint: tf.strings functions take string tensors: write the values as text (\"1.5\"), or format "
-            "numbers with tf.strings.as_string." if expected is dtypes.string else
-            f"Hint: tf.cast(x, tf.{expected.name}) converts the input first.")
+    hint = ("tf.strings functions take string tensors: write the values as text (\"1.5\"), or format numbers "
+            "with tf.strings.as_string." if expected is dtypes.string else
+            f"tf.cast(x, tf.{expected.name}) converts the input first.")
     if state.graph is not None:
         return TypeError(f"Input 'input' of '{op_name}' Op has type {got.name} that does not match expected type "
-                         f"of {expected.name}.\n{hint}")
-    return InvalidArgumentError(None, None, f"cannot compute {op_name} as input #0(zero-based) was expected to be a "
-                                f"{_c_name(expected)} tensor but is a {_c_name(got)} tensor [Op:{op_name}] name: "
-                                f"\n{hint}")
+                         f"of {expected.name}.\nHint: {hint}")
+    return op_error(InvalidArgumentError, op_name, f"cannot compute {op_name} as input #0(zero-based) was expected "
+                    f"to be a {_c_name(expected)} tensor but is a {_c_name(got)} tensor", hint)
 
 
 def _c_name(dtype: dtypes.DType) -> str:
@@ -70,8 +69,8 @@ def _c_name(dtype: dtypes.DType) -> str:
 
 def _bad_attr(op_name: str, attr: str, value: Any, allowed: str) -> Exception:
     """An attribute value the op does not accept: InvalidArgumentError eagerly, TypeError while tracing."""
-    message = f"Value for attr '{attr}' of {value} is not in the list of allowed values: {allowed}\n\t; NodeDef: " \
-              f"{{{{node {op_name}}}}}; Op<name={op_name}> [Op:{op_name}] name: "
+    message = op_error(InvalidArgumentError, op_name, f"Value for attr '{attr}' of {value} is not in the list of "
+                       f"allowed values: {allowed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}>").message
     if state.graph is not None:
         return TypeError(message)
     return InvalidArgumentError(None, None, message)
@@ -354,10 +353,10 @@ def _reduce_join_axes(axis: tuple[int, ...], rank: int) -> tuple[int, ...]:
     for a in axis:
         if not -rank <= a < rank:
             raise op_error(OutOfRangeError, "ReduceJoin", f"Invalid reduction dimension {a} for input with "
-                           f"{rank} dimension(s)", hint=f"axis must be in [-{rank}, {rank}).")
+                           f"{rank} dimension(s)", hint=f"axis must be in [-{rank}, {rank}).", kernel=True)
         if a % rank in seen:
             raise op_error(InvalidArgumentError, "ReduceJoin", f"Duplicate reduction dimension {a}",
-                           hint="list each axis once.")
+                           hint="list each axis once.", kernel=True)
         seen.add(a % rank)
     return tuple(sorted(seen))
 

@@ -15,7 +15,7 @@ from minitf import dtypes
 from minitf.conversion import to_numpy
 from minitf.core import REGISTRY, bind, convert_to_tensor, state
 from minitf.devices import CPU_DEVICE
-from minitf.errors import InvalidArgumentError
+from minitf.errors import InvalidArgumentError, op_error
 from minitf.ops import state_ops
 from minitf.ops.cast_where import cast
 from minitf.ops.gather_scatter import gather
@@ -113,8 +113,8 @@ class Variable:
         if how != "assign":  # assign_add/assign_sub: the kernel checks, so it is an OpError
             op = "AssignAddVariableOp" if how == "add" else "AssignSubVariableOp"
             dims = [",".join(map(str, s.as_list())) for s in (self._shape, t.shape)]
-            raise InvalidArgumentError(None, None, f"Cannot update variable with shape [{dims[0]}] using a Tensor with "
-                                       f"shape [{dims[1]}], shapes must be equal. [Op:{op}] name: ")
+            raise op_error(InvalidArgumentError, op, f"Cannot update variable with shape [{dims[0]}] using a Tensor "
+                           f"with shape [{dims[1]}], shapes must be equal.")
         raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable shape "
                          f"{self._shape}, and the assigned value shape {t.shape} are incompatible.")
 

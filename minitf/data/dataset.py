@@ -42,7 +42,7 @@ from minitf.data.structure import (
     spec_of,
 )
 from minitf.data.traced import TracedFunction
-from minitf.errors import InvalidArgumentError
+from minitf.errors import InvalidArgumentError, op_error
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import stack
 from minitf.ops.random_ops import DatasetShuffle
@@ -226,7 +226,7 @@ class _RangeDataset(DatasetV2):
         start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3
                                                                    else 1)
         if step == 0:
-            raise InvalidArgumentError(None, None, "step must be a non-zero integer. [Op:RangeDataset] name: ")
+            raise op_error(InvalidArgumentError, "RangeDataset", "step must be a non-zero integer.")
         self._range = range(start, stop, step)
         self._dtype = dtypes.as_dtype(output_type)
         super().__init__(TensorSpec([], self._dtype), len(self._range))
@@ -328,10 +328,10 @@ class _BatchDataset(DatasetV2):
         first = tensors[0].shape
         for t in tensors[1:]:
             if t.shape != first:
-                raise InvalidArgumentError(None, None, f"Cannot add tensor to the batch: number of elements does "
-                                           f"not match. Shapes are: [tensor]: {list(t.shape)}, [batch]: "
-                                           f"{list(first)} [Op:IteratorGetNext] name: \nHint: elements of one batch "
-                                           f"must have the same shape; pad them first (or use ragged batches).")
+                raise op_error(InvalidArgumentError, "IteratorGetNext", f"Cannot add tensor to the batch: number of "
+                               f"elements does not match. Shapes are: [tensor]: {list(t.shape)}, [batch]: "
+                               f"{list(first)}", "elements of one batch must have the same shape; pad them first (or "
+                               "use ragged batches).")
         return stack(tensors)
 
 
@@ -342,8 +342,8 @@ class _ShuffleDataset(DatasetV2):
 
     def __init__(self, source: DatasetV2, buffer_size: int, seed: int | None, reshuffle: bool) -> None:
         if buffer_size <= 0 and buffer_size != UNKNOWN:
-            raise InvalidArgumentError(None, None, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY "
-                                       "[Op:ShuffleDatasetV3] name: ")
+            raise op_error(InvalidArgumentError, "ShuffleDatasetV3", "buffer_size must be greater than zero or "
+                           "UNKNOWN_CARDINALITY")
         self._source, self._buffer_size = source, buffer_size
         self._shuffle = DatasetShuffle(seed, reshuffle_each_iteration=bool(reshuffle))
         super().__init__(source.element_spec, source._cardinality)
@@ -368,8 +368,8 @@ class _RepeatDataset(DatasetV2):
         if isinstance(self._source, _ShuffleDataset) and (self._count == 0 or self._count < -1):
             # TensorFlow fuses shuffle followed by repeat into one ShuffleAndRepeatDataset (a default
             # optimisation), whose iterator refuses the counts that RepeatDataset accepts as "no elements".
-            raise InvalidArgumentError(None, None, "count must be greater than zero or equal to -1.\n\t "
-                                       "[[{{node ShuffleAndRepeatDataset}}]] [Op:MakeIterator] name: ")
+            raise op_error(InvalidArgumentError, "MakeIterator", "count must be greater than zero or equal to -1.\n\t "
+                           "[[{{node ShuffleAndRepeatDataset}}]]")
         epochs = itertools.count() if self._count < 0 else range(self._count)
         for _ in epochs:
             produced = False

@@ -26,7 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import numpy as np
+
 from minitf import dtypes
+from minitf.function import specialize
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
 
 
@@ -76,6 +79,7 @@ class Names:
         return name
 
 
+REUSE_MIN_ELEMENTS = 4096  # below this, a fresh array costs less than passing `out=` (as in fusion.py)
 _counter = [0]
 # The module name generated code runs under: minitf's warnings filter (core.py) keeps NumPy's 1/0 and overflow
 # warnings quiet here too, as TensorFlow returns inf and nan silently.
@@ -106,20 +110,35 @@ def literal(value: Any) -> str | None:
 def compile_graph(graph: FuncGraph) -> CompiledGraph:
     """Generate, compile and keep the Python function that runs `graph`'s execution plan."""
     kernels = types.SimpleNamespace()
-    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "ops": kernels, **DTYPE_NAMES}
+    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "ops": kernels, "np": np, **DTYPE_NAMES}
     names = Names(set(env))
     params = [names.tensor(t) for t in graph.inputs]
     function_name = names.fresh(graph.name)
     lines = [f"def {function_name}({', '.join(params)}):"]
     line_ops: dict[int, Operation] = {}
-    for op in graph.execution_plan():
+    plan = graph.execution_plan()
+    last_reader = _variable_reads_last_used(plan, graph)
+    readers: dict[int, int] = {}
+    for op in plan:
+        for t in op.inputs:
+            readers[id(t)] = readers.get(id(t), 0) + 1
+    for t in graph.outputs:
+        readers[id(t)] = readers.get(id(t), 0) + 2  # a returned tensor's buffer is never reused
+    for op in plan:
         if op.type == "Placeholder":
             continue
         if op.type == "Const":  # a constant is a global of the module, ready before the first call
             env[names.tensor(op.outputs[0])] = op.attrs["value"]
             continue
-        lines.append(_line(op, names, env, kernels))
+        line = _line(op, names, env, kernels)
+        reused = _reusable_input(op, readers)
+        if reused is not None:  # the kernel writes into a product nobody else reads (`lr * grad`)
+            line = f"{line[:-1]}, out={names.tensor(reused)})"
+        lines.append(line)
         line_ops[len(lines)] = op
+        done = last_reader.get(id(op))
+        if done:  # a variable's value no longer needed: an update may then write into its buffer
+            lines.append(f"    del {', '.join(names.tensor(t) for t in done)}")
     lines.append(f"    return [{', '.join(names.tensor(t) for t in graph.outputs)}]")
     source = "\n".join(lines) + "\n"
     _counter[0] += 1
@@ -129,8 +148,46 @@ def compile_graph(graph: FuncGraph) -> CompiledGraph:
     return CompiledGraph(env[function_name], source, filename, line_ops)
 
 
+def _variable_reads_last_used(plan: list[Operation], graph: FuncGraph) -> dict[int, list[SymbolicTensor]]:
+    """id(op) -> the variable reads whose last reader `op` is (not returned, read by something)."""
+    outputs = {id(t) for t in graph.outputs}
+    last: dict[int, tuple[SymbolicTensor, Operation]] = {}
+    for op in plan:
+        for t in op.inputs:
+            if t.op.type == "ReadVariableOp" and id(t) not in outputs:
+                last[id(t)] = (t, op)
+    done: dict[int, list[SymbolicTensor]] = {}
+    for t, op in last.values():
+        done.setdefault(id(op), []).append(t)
+    return done
+
+
+def _reusable_input(op: Operation, readers: dict[int, int]) -> SymbolicTensor | None:
+    """The input whose buffer a NumPy ufunc node may write its result into: a fresh matrix product (never a
+    variable's or an input's buffer) of the result's shape and dtype, large enough for a fresh array to cost
+    more than `out=`, read by this node alone."""
+    if not isinstance(op.op_def.kernel, np.ufunc) or op.attrs or len(op.outputs) != 1 or "_kernel" in op.attrs:
+        return None
+    out = op.outputs[0]
+    for t in op.inputs:
+        if (t.op.type == "MatMul" and readers.get(id(t)) == 1 and t.dtype is out.dtype
+                and t.shape.is_fully_defined() and t.shape.as_list() == out.shape.as_list()
+                and (t.shape.num_elements() or 0) >= REUSE_MIN_ELEMENTS):
+            return t
+    return None
+
+
 def _line(op: Operation, names: Names, env: dict[str, Any], kernels: types.SimpleNamespace) -> str:
-    """`out = ops.Type(inputs..., attr=value)` for one node."""
+    """`out = ops.Type(inputs..., attr=value)` for one node, or the NumPy expression it specialises to."""
+    special = specialize.expression(op)
+    if special is not None:
+        template, needed = special
+        global_names = {}
+        for key, value in needed.items():
+            global_names[key] = key if env.get(key) is value else names.fresh(key)
+            env[global_names[key]] = value
+        call = template.format(*(names.tensor(t) for t in op.inputs), **global_names)
+        return f"    {names.tensor(op.outputs[0])} = {call}" if op.outputs else f"    {call}"
     kernel = op.attrs.get("_kernel", op.op_def.kernel)
     kernel_name = op.attrs.get("_kernel_name", op.type)
     setattr(kernels, kernel_name, kernel)

@@ -13,6 +13,7 @@ call op (calls.py).
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from minitf import nest
@@ -21,12 +22,12 @@ from minitf.errors import InvalidArgumentError
 from minitf.function import codegen, drawing, optimizer
 from minitf.function.cache_keys import ById, Literal, TensorSpec, VariableSpec, output_type, trace_type, type_text
 from minitf.function.calls import call_traced
-from minitf.function.execute import call_graph, compiled
+from minitf.function.execute import KERNEL_ERRORS, call_graph, compiled, node_error
 from minitf.function.graph import FuncGraph, resource
 from minitf.function.optimizer import OptimizationReport
 from minitf.function.symbolic_tensor import SymbolicTensor
 from minitf.indexed_slices import IndexedSlices
-from minitf.tensor import Tensor
+from minitf.tensor import EagerTensor, Tensor, make
 from minitf.variables import Variable
 
 
@@ -45,6 +46,7 @@ class ConcreteFunction:
         self._captures = graph.external_captures()
         self._single_output = isinstance(graph.structured_outputs, SymbolicTensor)
         self._optimized: tuple[int, FuncGraph, OptimizationReport] | None = None
+        self._runner: tuple[int, Callable[[Sequence[Any]], Any]] | None = None
 
     @property
     def inputs(self) -> list[SymbolicTensor]:
@@ -157,13 +159,38 @@ class ConcreteFunction:
         """The Python code the optimised graph became, with the kernels fusion made (minitf-only)."""
         return codegen.source_of(self.optimized_graph, compiled)
 
-    def _call_flat(self, flat_args: list[Any]) -> Any:
-        """Run the graph on the flat tensor arguments (captures are added here)."""
-        inputs = flat_args + self._captures if self._captures else flat_args
-        if state.graph is not None:
-            outputs = call_traced(self.graph, inputs)
-        else:
-            outputs = call_graph(self.graph, inputs, self._optimize()[1])
+    def _run_plain(self, args: Sequence[Any]) -> Any:
+        """`_call_flat` when nothing watches (no tape, no trace) and `args` are the graph's eager tensor
+        inputs: what can be decided once (captures' values, output dtypes, how results are packed) was
+        decided when the runner was made, so a call is the generated code and the wrapping of its results."""
+        runner = self._runner
+        if runner is None or runner[0] != optimizer._version[0]:
+            runner = self._runner = (optimizer._version[0], self._make_runner())
+        return runner[1](args)
+
+    def _make_runner(self) -> Callable[[Sequence[Any]], Any]:
+        graph = self._optimize()[1]
+        code = compiled(graph)
+        fn = code.fn
+        captured = [v._value if type(v) is EagerTensor else v for v in self._captures]
+        out_dtypes = [t._dtype for t in graph.outputs]
+        tensors_out = len(graph.outputs) == 1 and self._single_output
+
+        def run(args: Sequence[Any]) -> Any:
+            try:
+                outs = fn(*[a._value for a in args], *captured)
+            except KERNEL_ERRORS as exc:
+                op = code.failing_op(exc)
+                if op is None:
+                    raise
+                raise node_error(exc, op) from None
+            if tensors_out:
+                return make(outs[0], out_dtypes[0])
+            return self._pack([make(v, d) for v, d in zip(outs, out_dtypes)])
+        return run
+
+    def _pack(self, outputs: list[Any]) -> Any:
+        """The graph's flat outputs in the structure the Python function returned."""
         if self._single_output:
             return outputs[0]
         it = iter(outputs)
@@ -171,6 +198,15 @@ class ConcreteFunction:
                                      [next(it) if isinstance(leaf, Tensor) else rebuild_composite(leaf, it)
                                       for leaf in nest.flatten(self.graph.structured_outputs, expand_composites=True)],
                                      expand_composites=True)
+
+    def _call_flat(self, flat_args: list[Any]) -> Any:
+        """Run the graph on the flat tensor arguments (captures are added here)."""
+        inputs = flat_args + self._captures if self._captures else flat_args
+        if state.graph is not None:
+            outputs = call_traced(self.graph, inputs)
+        else:
+            outputs = call_graph(self.graph, inputs, self._optimize()[1])
+        return self._pack(outputs)
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         params = []

@@ -30,6 +30,10 @@ def init_scope() -> Iterator[None]:
         state.refresh()
 
 
+# The eager tf.name_scope blocks entered (tf.get_current_name_scope); a traced graph keeps its own.
+eager_name_scopes: list[str] = []
+
+
 class name_scope:  # noqa: N801  (TensorFlow's name)
     """`tf.name_scope("dense")`: ops created inside a traced function get names like `dense/MatMul`."""
 
@@ -39,13 +43,15 @@ class name_scope:  # noqa: N801  (TensorFlow's name)
 
     def __enter__(self) -> str:
         self._graph = state.graph
-        if self._graph is not None and self.name:
-            self._graph.name_scopes.append(self.name.rstrip("/"))
-        return self.name + "/" if self.name else ""
+        scopes = self._graph.name_scopes if self._graph is not None else eager_name_scopes
+        if self.name:
+            scopes.append(self.name.rstrip("/"))
+        return "/".join(scopes) + "/" if self.name else ""
 
     def __exit__(self, *exc: Any) -> None:
-        if self._graph is not None and self.name:
-            self._graph.name_scopes.pop()
+        scopes = self._graph.name_scopes if self._graph is not None else eager_name_scopes
+        if self.name:
+            scopes.pop()
 
 
 def _camel_to_snake(name: str) -> str:

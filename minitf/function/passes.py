@@ -79,6 +79,38 @@ def _static_shape_value(op: Operation) -> Any:
     return None
 
 
+# Ops that read some inputs for their shape only (gradient plumbing: the ones a mean's gradient starts from,
+# keeping and broadcasting its dims): with those shapes fully known and the other inputs constant, they fold.
+SHAPE_ONLY_INPUTS = {"OnesLike": (0,), "ZerosLike": (0,), "KeepDims": (1,), "BroadcastLike": (1,),
+                     "SumToShape": (1,), "ReshapeLike": (1,)}
+
+
+def _shape_only_values(op: Operation) -> list[Any] | None:
+    """The inputs of a shape-reading op when it can fold: constants, and zeros of the known shape in place of
+    the inputs read for their shape (their values never matter), else None."""
+    shape_only = SHAPE_ONLY_INPUTS.get(op.type, ())
+    values = []
+    for i, t in enumerate(op.inputs):
+        if i in shape_only:
+            if not t.shape.is_fully_defined() or t.dtype.name in ("string", "resource", "variant"):
+                return None
+            values.append(np.zeros([int(d or 0) for d in t.shape.as_list()], dtype=t.dtype._np))  # fully defined
+        elif t.op.type == "Const":
+            values.append(const_value(t))
+        else:
+            return None
+    return values
+
+
+def _folding_inputs(op: Operation) -> list[Any] | None:
+    """The values to compute `op` with now, or None when it must wait for the call."""
+    if op.type in SHAPE_ONLY_INPUTS:
+        return _shape_only_values(op)
+    if all(t.op.type == "Const" for t in op.inputs):
+        return [const_value(t) for t in op.inputs]
+    return None
+
+
 def constant_folding(graph: FuncGraph) -> Changes:
     """Compute now every op whose inputs are all constants, and put a constant in its place."""
 
@@ -89,9 +121,9 @@ def constant_folding(graph: FuncGraph) -> Changes:
         static = _static_shape_value(op) if op.type in ("Shape", "Size", "Rank") else None
         if static is not None:
             values: Any = [static]
-        elif all(t.op.type == "Const" for t in op.inputs):
+        elif (inputs := _folding_inputs(op)) is not None:
             try:
-                values = run_kernel(op, [const_value(t) for t in op.inputs])
+                values = run_kernel(op, inputs)
             except OpError:
                 continue  # it fails when it runs, as it would have without folding
             if sum(np.asarray(v).nbytes for v in values) > MAX_FOLDED_BYTES:

@@ -21,7 +21,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, same_dtype
+from minitf.errors import InvalidArgumentError, op_error, same_dtype
 from minitf.ops.comparisons import greater, greater_equal, less, less_equal
 from minitf.ops.reductions import reduce_all
 from minitf.ops.shape_ops import Identity
@@ -30,20 +30,69 @@ from minitf.printing import format_value
 from minitf.tensor import EagerTensor, Tensor
 from minitf.tensor_shape import TensorShape
 
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
+            ord("\\"): "\\\\"}
+
+
+def _entry(value: Any) -> str:
+    """One entry as a running graph's Assert writes it: text C-escaped (newlines as \\n), numbers as tf.print
+    writes them."""
+    if isinstance(value, bytes | str):
+        data = value if isinstance(value, bytes) else value.encode()
+        text = "".join(_ESCAPES.get(b, f"\\{b:03o}" if b < 0x20 or b == 0x7F else chr(b)) for b in data)
+        return text.encode("latin-1").decode("utf-8", "backslashreplace")  # UTF-8 beyond ASCII stays as it is
+    return format_value(np.asarray(value))
+
 
 def _summary(value: Any, summarize: int) -> str:
-    if isinstance(value, bytes | str):
-        return value.decode() if isinstance(value, bytes) else value
-    array = np.asarray(value)
-    if array.dtype == object:
-        flat = [v.decode() if isinstance(v, bytes) else str(v) for v in array.ravel()[:summarize]]
-        return " ".join(flat)
-    return format_value(array, summarize)
+    """A tensor as a running graph's Assert lists it (TensorFlow's Tensor::SummarizeValue): the first
+    `summarize` entries in row-major order (all if negative), bracketed by dimension, "..." where some are
+    left out: [[1, 2], [3, 4]] with 3 entries is [1 2][3...]..."""
+    array = np.asarray(value, dtype=object) if isinstance(value, bytes) else np.asarray(value)
+    flat = array.reshape(-1)
+    limit = flat.size if summarize < 0 else min(summarize, flat.size)
+    entries = [_entry(v) for v in flat[:limit]]
+    more = "..." if limit < flat.size else ""
+    if array.ndim == 0:
+        return " ".join(entries) + more
+    out: list[str] = []
+    taken = 0
+
+    def dimension(d: int) -> None:
+        nonlocal taken
+        if taken >= limit:
+            return
+        if d == array.ndim - 1:
+            for i in range(array.shape[d]):
+                if taken >= limit:
+                    out.append("..." if d else "")
+                    return
+                out.append((" " if i else "") + entries[taken])
+                taken += 1
+            return
+        for _ in range(array.shape[d]):
+            opened = taken < limit
+            out.append("[" if opened else "")
+            dimension(d + 1)
+            out.append("]" if opened else "")
+
+    dimension(0)
+    return "".join(out) + more
+
+
+def _eager_summary(value: Any, summarize: int) -> str:
+    """A value as TensorFlow's eager Assert lists it: the first `summarize` entries (all if negative), each
+    written as NumPy writes one entry (b'...' for text), separated by commas."""
+    if not np.ndim(value):  # (a string scalar's value is plain bytes)
+        return str(value if isinstance(value, bytes) else np.asarray(value)[()]) if summarize else ""
+    flat = np.reshape(value, -1)
+    count = flat.size if summarize < 0 else summarize
+    return ", ".join([str(v) for v in flat[:count]] + (["..."] if count < flat.size else []))
 
 
 def _assert_kernel(condition: Any, *data: Any, summarize: int, texts: tuple) -> tuple:
     if not bool(np.all(condition)):
-        parts = [t if t is not None else _summary(d, summarize) for t, d in zip(texts, data)]
+        parts = [_entry(t) if t is not None else _summary(d, summarize) for t, d in zip(texts, data)]
         raise InvalidArgumentError(None, None, "assertion failed: " + " ".join(f"[{p}]" for p in parts))
     return ()
 
@@ -69,8 +118,8 @@ def Assert(condition: Any, data: Any, summarize: int | None = None, name: str | 
     count = 3 if summarize is None else int(summarize)
     if state.graph is None:
         if not bool(np.all(cast(EagerTensor, cond)._value)):
-            shown = "\n".join(_summary(getattr(d, "_value", d), count) for d in items)
-            raise InvalidArgumentError(None, None, f"Expected '{cond}' to be true. Summarized data: {shown}")
+            shown = "\n".join(_eager_summary(cast(EagerTensor, convert_to_tensor(d))._value, count) for d in items)
+            raise InvalidArgumentError(None, None, f"Expected '{condition!s}' to be true. Summarized data: {shown}")
         return None
     texts = tuple(d if isinstance(d, str) else None for d in items)
     graph = state.graph
@@ -189,8 +238,8 @@ def _broadcast_args_kernel(s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
     try:
         return np.asarray(np.broadcast_shapes(tuple(int(v) for v in s0), tuple(int(v) for v in s1)), dtype=s0.dtype)
     except ValueError:
-        raise InvalidArgumentError(None, None, f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
-                                   f"[{','.join(map(str, s1))}] [Op:BroadcastArgs] name: ") from None
+        raise op_error(InvalidArgumentError, "BroadcastArgs", f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
+                       f"[{','.join(map(str, s1))}]") from None
 
 
 def _broadcast_args_shape(shapes_: Any, types: Any, attrs: dict) -> list:

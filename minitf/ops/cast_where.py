@@ -24,9 +24,9 @@ from minitf.tensor_shape import TensorShape
 def _select_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     c, x, y = inputs
     if c.dtype is not dtypes.bool:
-        message = (f"condition must be a bool tensor, got {c.dtype.name} [Op:SelectV2] name: \nHint: build the "
-                   "condition with a comparison such as x > 0.")
-        raise TypeError(message) if state.graph is not None else InvalidArgumentError(None, None, message)
+        error = op_error(InvalidArgumentError, "SelectV2", f"condition must be a bool tensor, got {c.dtype.name}",
+                         "build the condition with a comparison such as x > 0.")
+        raise TypeError(error.message) if state.graph is not None else error
     if x.dtype is not y.dtype:
         same_dtype("SelectV2", [x, y])
 

@@ -34,7 +34,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype is not dtype:
-            raise TypeError(f"Expected tensor {t.numpy()} with dtype {dtype!r}, but got dtype "  # type: ignore
+            raise TypeError(f"Expected tensor {t.numpy()} with dtype {dtype!r}, but got dtype "  # type: ignore[attr-defined]
                             f"{t.dtype!r}.\nHint: use tf.cast(t, {dtype!r}) to change a tensor's dtype.")
         return t if shape is None else reshape(t, shape)
     array, dtype = to_numpy(value, dtype)

@@ -17,7 +17,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes, same_dtype
+from minitf.errors import InvalidArgumentError, allowed_dtypes, op_error, same_dtype
 from minitf.ops import shapes
 from minitf.ops.binary_math import divide_no_nan
 from minitf.ops.broadcasting import ones_like_, unbroadcast
@@ -45,10 +45,10 @@ def _check(name: str) -> Any:
 
 def _square(x: np.ndarray, name: str) -> None:
     if np.ndim(x) < 2:
-        raise InvalidArgumentError(None, None, f"Input must have rank >= 2, got {np.ndim(x)} [Op:{name}] name: ")
+        raise op_error(InvalidArgumentError, name, f"Input must have rank >= 2, got {np.ndim(x)}")
     if x.shape[-1] != x.shape[-2]:
-        raise InvalidArgumentError(None, None, f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]} "
-                                   f"[Op:{name}] name: ")
+        raise op_error(InvalidArgumentError, name, f"Input matrices must be squares, got {x.shape[-2]} != "
+                       f"{x.shape[-1]}")
 
 
 def set_diagonal(x: Tensor, d: Tensor) -> Tensor:
@@ -67,9 +67,8 @@ def _cholesky_kernel(x: np.ndarray) -> np.ndarray:
     try:
         return np.linalg.cholesky(x).astype(x.dtype)
     except np.linalg.LinAlgError:
-        raise InvalidArgumentError(None, None, "Cholesky decomposition was not successful. The input might not be "
-                                   "valid. [Op:Cholesky] name: \nHint: the matrix must be symmetric (Hermitian) "
-                                   "and positive definite.") from None
+        raise op_error(InvalidArgumentError, "Cholesky", "Cholesky decomposition was not successful. The input might "
+                       "not be valid.", "the matrix must be symmetric (Hermitian) and positive definite.") from None
 
 
 def _cholesky_grad(c: Any, g: Tensor) -> list:
@@ -112,8 +111,8 @@ def _substitute(a: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
 def _triangular_solve_kernel(matrix: np.ndarray, rhs: np.ndarray, lower: bool, adjoint: bool) -> np.ndarray:
     _square(matrix, "MatrixTriangularSolve")
     if matrix.shape[-1] != rhs.shape[-2]:
-        raise InvalidArgumentError(None, None, f"Input matrix and right-hand side must have the same number of rows: "
-                                   f"{matrix.shape[-2]} vs. {rhs.shape[-2]} [Op:MatrixTriangularSolve] name: ")
+        raise op_error(InvalidArgumentError, "MatrixTriangularSolve", f"Input matrix and right-hand side must have "
+                       f"the same number of rows: {matrix.shape[-2]} vs. {rhs.shape[-2]}")
     a = np.tril(matrix) if lower else np.triu(matrix)
     if adjoint:
         a, lower = np.swapaxes(a, -1, -2).conj(), not lower

@@ -253,6 +253,11 @@ def gather_batched(params: Tensor, indices: Tensor, axis: int, batch_dims: int) 
     return transpose(picked, perm) if middle else picked
 
 
+def _known_dims(shape: TensorShape) -> list[int]:
+    """The dimensions of a shape its caller has checked is fully defined."""
+    return typing.cast("list[int]", shape.as_list())
+
+
 def _check_updates(index_shape: Sequence[int], update_shape: Sequence[int], shape: Sequence[int],
                    op_name: str) -> None:
     depth = index_shape[-1]
@@ -297,9 +302,11 @@ def _scatter_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTyp
     known = attrs["known_shape"]
     indices, updates = shapes[0], shapes[1]
     if known is not None and indices.is_fully_defined() and updates.is_fully_defined():
+        index_dims, update_dims = _known_dims(indices), _known_dims(updates)
+
         def check() -> None:  # TensorFlow's shape function checks the updates against the constant shape
-            _check_depth(indices.as_list(), len(known), "ScatterNd", "rank of the shape")  # type: ignore[arg-type]
-            _check_updates(indices.as_list(), updates.as_list(), list(known), "ScatterNd")  # type: ignore[arg-type]
+            _check_depth(index_dims, len(known), "ScatterNd", "rank of the shape")
+            _check_updates(index_dims, update_dims, list(known), "ScatterNd")
         at_graph_build(check, "ScatterNd")
     if known is not None:
         return [(TensorShape(known), types[1])]
@@ -378,9 +385,11 @@ def _tensor_scatter_shape(name: str) -> Any:
     def rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
         tensor, indices, updates = shapes
         if tensor.is_fully_defined() and indices.is_fully_defined() and updates.is_fully_defined():
+            index_dims, update_dims, dims = _known_dims(indices), _known_dims(updates), _known_dims(tensor)
+
             def check() -> None:
-                _check_depth(indices.as_list(), tensor.rank, name, "rank of the shape")  # type: ignore[arg-type]
-                _check_updates(indices.as_list(), updates.as_list(), tensor.as_list(), name)  # type: ignore[arg-type]
+                _check_depth(index_dims, len(dims), name, "rank of the shape")
+                _check_updates(index_dims, update_dims, dims, name)
             at_graph_build(check, name)
         return [(tensor, types[0])]
     return rule

@@ -14,7 +14,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor, static_value
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, OpError, allowed_dtypes, dtype_mismatch, op_error, static_error
+from minitf.errors import InvalidArgumentError, allowed_dtypes, dtype_mismatch, op_error, static_error
 from minitf.ops import shapes, summation
 from minitf.ops.binary_math import divide_no_nan
 from minitf.ops.broadcasting import BOOL, NUM, REAL, ReshapeLike, broadcast_like, zeros_like_
@@ -335,15 +335,11 @@ def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:  # noqa: A0
         op.check([x], {})  # building a graph, TensorFlow refuses the dtype before it looks at the axis
     if rank is not None and not -max(rank, 1) <= axis < max(rank, 1):
         # While tracing, TensorFlow checks the axis of a matrix (or more) at once, a vector's at run time.
-        message = f"Expected dimension in the range [{-rank}, {rank}), but got {axis} [Op:{op.name}] name: "
-        raise static_error(message) if rank > 1 else _invalid(message)
+        text = f"Expected dimension in the range [{-rank}, {rank}), but got {axis}"
+        raise static_error(text, op.name) if rank > 1 else op_error(InvalidArgumentError, op.name, text)
     if rank:
         axis %= rank
     return bind(op, x, axis=axis, output_type=dtypes.as_dtype(output_type))
-
-
-def _invalid(message: str) -> OpError:
-    return InvalidArgumentError(None, None, message)
 
 
 def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64, name: str | None = None) -> Tensor:  # noqa: A002

@@ -16,7 +16,7 @@ from minitf.conversion import convert_to_tensor, static_value
 from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError, op_error, static_error
 from minitf.ops.broadcasting import ReshapeLike, unbroadcast
-from minitf.ops.shapes import Spec, need_rank, shape_text
+from minitf.ops.shapes import Spec, shape_text
 from minitf.ops.unary_math import conj
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -215,40 +215,64 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  #
 
 def _transpose_grad(c: Any, g: Tensor) -> list:
     perm = c.attrs["perm"]
-    inverse = None if perm is None else tuple(int(i) for i in np.argsort(perm))  # reversing twice undoes it
-    return [bind(Transpose, g, perm=inverse)]
+    if perm is None:  # reversing twice undoes it
+        return [bind(Transpose, g, perm=None)]
+    for p in perm:  # TensorFlow inverts perm with InvertPermutation, which takes no negative entries
+        if not 0 <= p < len(perm):
+            raise op_error(InvalidArgumentError, "InvertPermutation", f"{p} is not between 0 and {len(perm)}",
+                           "write perm with entries from 0 up to take gradients through tf.transpose.", kernel=True)
+    return [bind(Transpose, g, perm=tuple(int(i) for i in np.argsort(perm)))]
+
+
+def _checked_perm(perm: Sequence[int], rank: int) -> tuple[int, ...]:
+    """`perm` as TensorFlow's Transpose kernel reads it: one entry per dimension, negative ones counted from
+    the end, every dimension once."""
+    def bad(message: str, hint: str) -> Exception:
+        return op_error(InvalidArgumentError, "Transpose", message, hint, kernel=True)
+
+    if len(perm) != rank:
+        raise bad(f"transpose expects a vector of size {rank}. But input(1) is a vector of size {len(perm)}",
+                  "perm lists every dimension once.")
+    order = tuple(p + rank if p < 0 else p for p in perm)
+    for p in order:
+        if not 0 <= p < rank:
+            raise bad(f"{p} is out of range [0 .. {rank})", f"a tensor of rank {rank} has dimensions 0 to {rank - 1}.")
+    missing = [d for d in builtins.range(rank) if d not in order]
+    if missing:
+        raise bad(f"{missing[0]} is missing from {{{','.join(map(str, order))}}}.", "perm lists every dimension once.")
+    return order
+
+
+def _transpose_kernel(x: np.ndarray, perm: tuple[int, ...] | None) -> np.ndarray:
+    return np.transpose(x, None if perm is None else _checked_perm(perm, np.ndim(x)))
 
 
 def transpose_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     perm, source = attrs["perm"], shapes[0]
     if perm is None:  # reverse all axes, however many the input turns out to have
         return [(TensorShape(None if source.rank is None else list(source)[::-1]), types[0])]
-    if source.rank is None:
-        return [(TensorShape([None] * len(perm)), types[0])]
-    need_rank(source, len(perm))
-    return [(TensorShape([source[p] for p in perm]), types[0])]
+    rank = len(perm) if source.rank is None else source.rank  # unknown rank: perm tells it
+    if len(perm) != rank:
+        raise ValueError(f"Dimension must be {rank} but is {len(perm)}")
+    for p in perm:
+        if not -rank <= p < rank:
+            raise ValueError(f"perm dim {p} is out of range of input rank {rank}")
+    return [(TensorShape([None if source.rank is None else source[p] for p in perm]), types[0])]
 
 
 # perm=None reverses the axes; it stands for TensorFlow's `range(rank - 1, -1, -1)` computed when the graph
-# runs, which a traced input of unknown rank needs.
-Transpose = Op("Transpose", lambda x, perm: np.transpose(x, perm), shape=transpose_rule, grad=_transpose_grad)
+# runs, which a traced input of unknown rank needs. A perm listing a dimension twice fails when the op runs.
+Transpose = Op("Transpose", _transpose_kernel, shape=transpose_rule, grad=_transpose_grad)
 
 
 def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> Tensor:
     """Permute the axes; by default reverse them all (a matrix's transpose)."""
     x = convert_to_tensor(a)
+    rank = x.shape.rank
     if perm is None:
-        rank = x.shape.rank
         order = None if rank is None else tuple(builtins.range(rank - 1, -1, -1))
     else:
-        order = tuple(static_ints(perm, "perm"))
-        r = len(order) if x.shape.rank is None else x.shape.rank  # unknown rank: perm tells it
-        if len(order) != r:
-            raise static_error(f"transpose expects a vector of size {r}. But input(1) is a vector of size "
-                               f"{len(order)}", "Transpose", name="transpose")
-        if any(not -r <= p < r for p in order) or sorted(p % r for p in order) != list(builtins.range(r)):
-            raise static_error(f"{order} is not a permutation [Op:Transpose]")
-        order = tuple(p % r for p in order)
+        order = tuple(static_ints(perm, "perm"))  # (negative entries count from the end when the op runs)
     out = bind(Transpose, x, perm=order)
     if conjugate and x.dtype.is_complex:
         out = conj(out)
@@ -263,7 +287,7 @@ def broadcast_to_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTyp
     target = TensorShape(attrs["shape"])
     source = shapes[0]
     if source.rank is not None:
-        if source.rank > target.rank:  # type: ignore[operator]
+        if source.rank > len(attrs["shape"]):
             raise ValueError(f"Rank of input ({source.rank}) must be no greater than rank of output shape "
                              f"({target.rank}).")
         for have, want in zip(reversed(list(source)), reversed(list(target))):

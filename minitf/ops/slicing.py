@@ -194,9 +194,9 @@ def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
         elif item is None or item is Ellipsis:
             spec.append(item)
         elif isinstance(item, list | np.ndarray):
-            raise static_error(f"Index {item!r} is a list; tensors support only basic indexing "
-                                       "(ints, slices, ..., tf.newaxis) [Op:StridedSlice] name: strided_slice/\n"
-                                       "Hint: to pick several positions use tf.gather(x, indices).")
+            raise static_error(f"Index {item!r} is a list; tensors support only basic indexing (ints, slices, ..., "
+                               "tf.newaxis)", "StridedSlice", "to pick several positions use tf.gather(x, indices).",
+                               name="strided_slice/")
         else:
             spec.append(part(item))
     return tuple(spec), dynamic
@@ -337,10 +337,10 @@ def _slice_update_kernel(x: np.ndarray, value: np.ndarray, *dynamic: Any, spec: 
     try:
         np.broadcast_to(value, target)
     except ValueError:
-        raise InvalidArgumentError(None, None, f"Cannot broadcast input shape {dims_text(np.shape(value))} into final "
-                                   f"shape {dims_text(target)} [Op:ResourceStridedSliceAssign] name: strided_slice/"
-                                   f"_assign\nHint: the assigned value must fit the slice {dims_text(target)} (or "
-                                   "broadcast to it).") from None
+        raise op_error(InvalidArgumentError, "ResourceStridedSliceAssign", f"Cannot broadcast input shape "
+                       f"{dims_text(np.shape(value))} into final shape {dims_text(target)}", "the assigned value must "
+                       f"fit the slice {dims_text(target)} (or broadcast to it).",
+                       name="strided_slice/_assign") from None
     out[index] = value
     return out
 

@@ -13,7 +13,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor, static_value
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes, graph_build_error, same_dtype, static_error
+from minitf.errors import InvalidArgumentError, allowed_dtypes, graph_build_error, op_error, same_dtype
 from minitf.ops.indices import at_graph_build, known_ints
 from minitf.ops.shape_ops import reshape, shape, transpose
 from minitf.ops.unary_math import negative
@@ -71,12 +71,12 @@ def _top_k_grad(c: Any, grads: list) -> list:
         raise graph_build_error("Range", "Requires delta != 0: 0", "TensorFlow cannot differentiate top_k (or sort "
                                 "along an axis) over a dimension of size 0; skip the empty case.")
     if c.outputs[1].dtype is dtypes.int64:  # TensorFlow's rule adds int32 offsets to the indices and fails
-        hint = "\nHint: TensorFlow differentiates top_k only with index_type=tf.int32 (the default)."
+        hint = "TensorFlow differentiates top_k only with index_type=tf.int32 (the default)."
         if state.graph is not None:
             raise TypeError("Input 'y' of 'AddV2' Op has type int32 that does not match type int64 of argument 'x'."
-                            + hint)
-        raise InvalidArgumentError(None, None, "cannot compute AddV2 as input #1(zero-based) was expected to be a "
-                                   "int64 tensor but is a int32 tensor [Op:AddV2] name: " + hint)
+                            f"\nHint: {hint}")
+        raise op_error(InvalidArgumentError, "AddV2", "cannot compute AddV2 as input #1(zero-based) was expected to "
+                       "be a int64 tensor but is a int32 tensor", hint)
     return [bind(ScatterLastAxis, g, c.outputs[1], c.inputs[0]), None]
 
 
@@ -265,10 +265,11 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
     v = convert_to_tensor(values, dtype_hint=s.dtype)
     for t in (s, v):
         if t.shape.rank == 0:  # TensorFlow reads shape(t)[-1]: while tracing, its slice fails at graph building
-            raise static_error("slice index -1 of dimension 0 out of bounds." + (
-                " for '{{node strided_slice}}'" if state.graph is not None else " [Op:StridedSlice] name: "
-                "strided_slice/") + "\nHint: searchsorted needs vectors (or batches of them), not scalars: wrap a "
-                "single value in a list.")
+            message = "slice index -1 of dimension 0 out of bounds."
+            hint = "searchsorted needs vectors (or batches of them), not scalars: wrap a single value in a list."
+            if state.graph is not None:
+                raise ValueError(f"{message} for '{{{{node strided_slice}}}}'\nHint: {hint}")
+            raise op_error(InvalidArgumentError, "StridedSlice", message, hint, name="strided_slice/")
     rows_s, rows_v = _as_rows(s), _as_rows(v)
     op = LowerBound if side == "left" else UpperBound
     found = bind(op, rows_s, rows_v, out_type=dtypes.as_dtype(out_type))

@@ -24,7 +24,6 @@ patterns with TensorFlow's.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
@@ -43,63 +42,91 @@ DENOMINATOR64 = (6.463747022670968018e-21, 5.782506856739003571e-17, 1.293019623
                  8.295161192716231542e-04, 3.437448108450402717e-02, 4.851805297361760360e-01, 1.0)
 
 
-def _stacked(numerator: tuple, denominator: tuple, dtype: type) -> list[np.ndarray]:
-    """P's and Q's coefficients as column pairs, P padded with leading zeros to Q's degree, so one Horner loop
-    evaluates both (a leading 0 * x2 + c is exactly c, so the padding changes no rounding)."""
-    padded = (0.0,) * (len(denominator) - len(numerator)) + tuple(numerator)
-    return [np.array([[p], [q]], dtype=dtype) for p, q in zip(padded, denominator, strict=True)]
+def _constants(values: tuple, dtype: type) -> tuple[np.ndarray, ...]:
+    """Coefficients as 0-d arrays: NumPy combines a 0-d array with a vector as cheaply as two vectors of one
+    size, about half the cost of a NumPy scalar operand (which it converts on every call)."""
+    return tuple(np.array(v, dtype=dtype) for v in values)
 
 
-STACKED32 = _stacked(NUMERATOR32, DENOMINATOR32, np.float32)
-STACKED64 = _stacked(NUMERATOR64, DENOMINATOR64, np.float64)
+P32, Q32 = _constants(NUMERATOR32, np.float32), _constants(DENOMINATOR32, np.float32)
+P64, Q64 = _constants(NUMERATOR64, np.float64), _constants(DENOMINATOR64, np.float64)
+BOUNDS32 = _constants((-CLAMP32, CLAMP32), np.float32)
+BOUNDS64 = _constants((-CLAMP64, CLAMP64), np.float64)
 TINY = {np.dtype(np.float32): np.finfo(np.float32).tiny, np.dtype(np.float64): np.finfo(np.float64).tiny}
 
 
-def _rational(x: np.ndarray, clamp: np.floating, stacked: list[np.ndarray]) -> np.ndarray:
+def _horner(x2: np.ndarray, coefficients: tuple[np.ndarray, ...], inplace: bool) -> np.ndarray:
+    """c0 x2^k + ... + ck by Horner's rule, each multiply and add rounded on its own, in one buffer if
+    `inplace` (else in new arrays)."""
+    acc = np.multiply(x2, coefficients[0])
+    out = acc if inplace else None
+    acc = np.add(acc, coefficients[1], out)
+    for c in coefficients[2:]:
+        acc = np.multiply(acc, x2, out)
+        acc = np.add(acc, c, out)
+    return acc
+
+
+def _rational(flat: np.ndarray, bounds: tuple[np.ndarray, ...], p: tuple[np.ndarray, ...],
+              q: tuple[np.ndarray, ...]) -> np.ndarray:
     """(x + x^3 P(x^2)) / Q(x^2) on a flat x clamped to [-clamp, clamp], each multiply and add rounded on its
-    own. P and Q go through Horner's rule together, in place: on the small tensors of a lesson the cost is the
-    number of NumPy calls, not the arithmetic. np.maximum and np.minimum let NaN through; after the clamp
-    nothing overflows and Q >= 1, so no floating-point warning can arise."""
-    x = np.maximum(x, -clamp)
-    np.minimum(x, clamp, out=x)
-    x2 = x * x
-    both = stacked[0] * x2  # row 0: P(x2), row 1: Q(x2)
-    both += stacked[1]
-    for c in stacked[2:]:
-        both *= x2
-        both += c
-    result = x2 * x
-    result *= both[0]
-    result += x
-    result /= both[1]
-    return result
+    own, with inputs below the smallest normal number read as zero.
 
+    On the small tensors of a lesson the cost is the number of NumPy calls, not the arithmetic, so every step
+    writes into a buffer of the call (positional `out`, cheaper than the keyword) and takes vectors or 0-d
+    arrays as operands.
+    np.maximum and np.minimum let NaN through; after the clamp nothing overflows and Q >= 1, so no
+    floating-point warning can arise.
 
-def _denormals_as_zero(x: np.ndarray) -> np.ndarray:
-    small = np.abs(x) < TINY[x.dtype]
-    return np.where(small, x * x.dtype.type(0), x) if small.any() else x  # x * 0 keeps the sign of zero
+    Denormals-are-zero: a denormal x (and only such an x, or a zero) has x^2 == 0 and gives back x itself
+    ((0 + x) / 1), so one count of zeros in x^2 finds every candidate; only then are the denormal results
+    turned into zeros of their sign, as TensorFlow reads such an input as a zero of its sign."""
+    # Working in place saves memory traffic on large tensors, but NumPy takes a slow path for an operation
+    # in place on a one-value array (a scalar tensor): about twice the cost of new arrays there.
+    inplace = flat.size > 1
+    x = np.maximum(flat, bounds[0])
+    x = np.minimum(x, bounds[1], out=x if inplace else None)  # (np.minimum takes its buffer only by keyword)
+    x2 = np.multiply(x, x)
+    numerator = _horner(x2, p, inplace)
+    denominator = _horner(x2, q, inplace)
+    nonzero = np.count_nonzero(x2)
+    out = x2 if inplace else None
+    r = np.multiply(x2, x, out)  # x^3
+    r = np.multiply(r, numerator, out)
+    r = np.add(r, x, out)
+    r = np.divide(r, denominator, out)
+    if nonzero != r.size:  # some |x| < 2**-75 or so: look for denormals
+        small = np.abs(x) < TINY[x.dtype]
+        if small.any():
+            np.copyto(r, r * r.dtype.type(0), where=small)  # x * 0 keeps the sign of zero
+    return r
 
 
 def tanh32(x: np.ndarray) -> np.ndarray:
     """TensorFlow's float32 `tf.math.tanh` of a whole tensor."""
     x = np.asarray(x, dtype=np.float32)
-    flat = _denormals_as_zero(x.reshape(-1))
-    return _rational(flat, CLAMP32, STACKED32).reshape(x.shape)
+    return _rational(x.reshape(-1), BOUNDS32, P32, Q32).reshape(x.shape)
 
 
 DOUBLE_LANES = 4  # float64 values in one AVX packet
-_libm_tanh: Callable[[np.ndarray], np.ndarray] = np.frompyfunc(math.tanh, 1, 1)
+
+
+def _libm_tail(out: np.ndarray, flat: np.ndarray, start: int) -> None:
+    """The C library's tanh (`math.tanh`) for the values from `start` on (at most a packet's worth), a
+    denormal input read as a zero of its sign."""
+    tiny = TINY[np.dtype(np.float64)]
+    out[start:] = [math.tanh(v) if abs(v) >= tiny else v * 0.0 for v in flat[start:].tolist()]
 
 
 def tanh64(x: np.ndarray) -> np.ndarray:
     """TensorFlow's float64 `tf.math.tanh` of a whole tensor: packets for the first n // 4 * 4 values in memory
     order, the C library for the rest."""
     x = np.asarray(x, dtype=np.float64)
-    flat = _denormals_as_zero(np.ascontiguousarray(x).reshape(-1))
+    flat = x.reshape(-1)  # C order, as TensorFlow stores tensors (a copy if x is not C-contiguous)
+    out = _rational(flat, BOUNDS64, P64, Q64)
     whole = flat.size // DOUBLE_LANES * DOUBLE_LANES
-    out = np.empty_like(flat)
-    out[:whole] = _rational(flat[:whole], CLAMP64, STACKED64)
-    out[whole:] = _libm_tanh(flat[whole:]).astype(np.float64) if flat.size > whole else flat[whole:]
+    if whole < flat.size:
+        _libm_tail(out, flat, whole)
     return out.reshape(x.shape)
 
 
@@ -118,10 +145,12 @@ HALF_LANES = 8  # float16 values in one packet (computed as 8 float32 values)
 
 def tanh16(x: np.ndarray) -> np.ndarray:
     """TensorFlow's float16 `tf.math.tanh`: packets of 8 go through the float32 approximation, the rest through
-    the C library's `tanhf`; either result is rounded once to float16."""
-    flat = np.ascontiguousarray(x).reshape(-1).astype(np.float32)
+    the C library's `tanhf` (modelled as tanh in double rounded to float32); either result is rounded once
+    more to float16. (A float16 value is never a float32 denormal.)"""
+    x = np.asarray(x)
+    flat = x.reshape(-1).astype(np.float32)
+    out = _rational(flat, BOUNDS32, P32, Q32)
     whole = flat.size // HALF_LANES * HALF_LANES
-    out = np.empty_like(flat)
-    out[:whole] = tanh32(flat[:whole])
-    out[whole:] = _libm_tanh(flat[whole:].astype(np.float64)).astype(np.float32) if flat.size > whole else 0
-    return out.astype(np.float16).reshape(np.shape(x))
+    if whole < flat.size:
+        out[whole:] = [math.tanh(v) for v in flat[whole:].tolist()]  # rounded to float32 on assignment
+    return out.astype(np.float16).reshape(x.shape)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # starts JupyterLab
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -22,7 +24,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.slow
 def test_run_lab_serves_jupyterlab_on_the_course_folder() -> None:
     port = _free_port()
     token = "course-check"

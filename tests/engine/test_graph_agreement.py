@@ -168,3 +168,14 @@ def test_generated_programs_agree_eager_traced_optimised_and_tensorflow(steps: l
 def test_generated_gradients_agree_eager_traced_optimised_and_tensorflow(steps: list[tuple], data: list[float],
                                                                          switches: Callable[[bool], None]) -> None:
     check(with_gradient, steps, data, switches)
+
+
+# One program with a step of every kind, in the fast tier; the generated programs above run in the full suite.
+EVERY_STEP = [("unary", "sin", 0), ("binary", "add", 0, 1), ("neutral", "*1", 2), ("folded", 0.5, 3),
+              ("twice", "tanh", 4), ("cast", 5), ("reduce", 6), ("dense", "relu"), ("cond", 7), ("variable", 8),
+              ("neutral", "--", 9), ("binary", "maximum", 10, 1)]
+
+
+def test_a_program_of_every_step_and_its_gradient_agree_eager_traced_optimised_and_tensorflow(
+        switches: Callable[[bool], None]) -> None:
+    check(with_gradient, EVERY_STEP, [float(x) for x in np.linspace(-1.5, 1.5, 12)], switches)

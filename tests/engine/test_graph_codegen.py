@@ -83,8 +83,53 @@ def test_generated_code_is_one_readable_function() -> None:
     cf = f.get_concrete_function(tf.constant([[1.0, 2.0]]))
     code = cf.generated_code()
     assert code.startswith("def f(x, ")
-    assert "ops.ReadVariableOp(" in code and "ops.MatMul(" in code and "return [" in code
+    # shapes and dtypes are known: the variable read and the matmul are plain NumPy, no checks per call
+    assert "ReadVariableOp = resource._value._value" in code and "np.matmul(x, ReadVariableOp)" in code
+    assert "return [" in code
     assert float(f(tf.constant([[1.0, 2.0]]))) == 15.0
+
+
+def test_kernel_checks_stay_where_shapes_are_unknown() -> None:
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.float32), tf.TensorSpec([None, 3], tf.float32)])
+    def f(a: Any, b: Any) -> Any:
+        return tf.matmul(a, b)
+
+    code = f.get_concrete_function().generated_code()
+    assert "ops.MatMul(" in code
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Matrix size-incompatible"):
+        f(tf.ones([2, 2]), tf.ones([5, 3]))
+
+
+def test_sgd_update_writes_into_the_variable_only_when_nothing_else_holds_its_value() -> None:
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def step(g: Any) -> None:
+        v.assign_sub(0.5 * g)
+
+    g = tf.constant([2.0, 2.0])
+    step(g)
+    buffer = id(v._value._value)  # (an id: holding the array would keep the update from writing into it)
+    step(g)
+    assert id(v._value._value) == buffer and v.numpy().tolist() == [-1.0, 0.0]
+    held = v.read_value()  # someone holds the value: the update must not change it
+    step(g)
+    assert held.numpy().tolist() == [-1.0, 0.0] and v.numpy().tolist() == [-2.0, -1.0]
+
+
+def test_a_means_gradient_folds_into_a_constant() -> None:
+    w = tf.Variable(tf.ones([3, 2]))
+
+    @tf.function
+    def f(x: Any) -> Any:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.matmul(x, w))
+        return tape.gradient(loss, w)
+
+    cf = f.get_concrete_function(tf.ones([4, 3]))
+    code = cf.generated_code()
+    assert "OnesLike" not in code and "BroadcastLike" not in code
+    assert np.allclose(f(tf.ones([4, 3])).numpy(), np.full([3, 2], 4 / 8))
 
 
 def test_branch_bodies_are_compiled_functions_of_their_own() -> None:
@@ -107,6 +152,18 @@ def test_a_failing_node_is_named_with_tensorflows_error_class() -> None:
         f(tf.constant([1.0, 2.0]), tf.constant(7))
     assert "{{node GatherV2}}" in str(info.value)
     assert "Graph execution error" in str(info.value)
+
+
+def test_a_node_failing_inside_a_branch_says_graph_execution_error_once_and_names_both_nodes() -> None:
+    @tf.function
+    def f(p: Any, x: Any, i: Any) -> Any:
+        return tf.cond(p, lambda: tf.gather(x, i), lambda: x)
+
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        f(tf.constant(True), tf.constant([1.0, 2.0]), tf.constant(7))
+    message = str(info.value)
+    assert message.count("Graph execution error") == 1, message
+    assert "{{node GatherV2}}" in message and "{{node cond}}" in message, message
 
 
 @pytest.mark.tf

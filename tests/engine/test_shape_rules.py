@@ -659,6 +659,15 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
         np.array(s.input_shapes[0], np.int32), np.array(s.input_shapes[1], np.int32)))(
         d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),
     "Cholesky": lambda d: (lambda a: lambda: tf.linalg.cholesky(a))(spd(d)),
+    "Timestamp": lambda d: lambda: tf.timestamp(),
+    "DynamicStitch": lambda d: (lambda m: lambda: tf.dynamic_stitch([list(range(m.shape[0]))[::-1], [0]],
+                                                                   [m, m[:1]]))(matrix(d)),
+    "ReverseSequence": lambda d: (lambda m: lambda: tf.reverse_sequence(m, [m.shape[1]] * m.shape[0], seq_axis=1))(
+        matrix(d)),
+    "Qr": lambda d: (lambda m, full: lambda: tf.linalg.qr(m, full_matrices=full))(matrix(d), d(st.booleans())),
+    "Lu": lambda d: (lambda a: lambda: tf.linalg.lu(a))(spd(d)),
+    "MatrixSolveLs": lambda d: (lambda m: lambda: tf.linalg.lstsq(m, np.ones(m.shape[:-1] + (2,), np.float32),
+                                                                  fast=False))(matrix(d)),
     "MatrixTriangularSolve": lambda d: (lambda a: lambda: tf.linalg.triangular_solve(
         a, np.ones(a.shape[:-1] + (2,), np.float32), lower=d(st.booleans())))(spd(d)),
     "LogMatrixDeterminant": lambda d: (lambda a: lambda: tf.linalg.slogdet(a))(spd(d)),
@@ -724,7 +733,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
     **{name: broadcasting(("int32", "int32")) for name in [
         "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
     "Complex": broadcasting(Tout=dtypes.complex64),
-    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint"]},
+    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint", "Erfinv", "Ndtri",
+                                  "BesselI0", "BesselI0e", "BesselI1", "BesselI1e"]},
     **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan", "NextAfter"]},
     "Angle": unary("complex64"),
     "Invert": unary("int32"),
@@ -810,6 +820,7 @@ INPUTS: dict[str, st.SearchStrategy] = {
 DATA_DEPENDENT = {"Where": "one row per true entry",
                   "TensorListSetItem": "a TensorArray's stack grows to the index written",
                   "Unique": "one entry per distinct value",
+                  "DynamicStitch": "one row per index up to the largest",
                   **{name: "one row per segment up to the largest id" for name in [
                       "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd"]},
                   "DenseToSparse": "one index row per nonzero entry",

@@ -71,6 +71,20 @@ def test_binary_gradient_sums_broadcast_axes_back(name: str, shapes: Any, seed: 
     _compare(BINARY[name], [_array(x_shape, seed), _array(y_shape, seed + 1)], seed)
 
 
+@pytest.mark.parametrize("name", list(BINARY))
+def test_binary_gradient_sums_broadcast_axes_back_for_one_pair_of_shapes(name: str) -> None:
+    """One pair that broadcasts both ways ([2, 1, 3] with [4, 1]), in the fast tier; the generated pairs above
+    run in the full suite."""
+    _compare(BINARY[name], [_array((2, 1, 3), 1), _array((4, 1), 2)], 3)
+
+
+def test_matmul_gradient_with_one_broadcast_batch() -> None:
+    def fn(tf: Any, a: Any, b: Any) -> Any:
+        return tf.matmul(a, b, transpose_b=True)
+
+    _compare(fn, [_array((2, 1, 3, 2), 4), _array((3, 4, 2), 5)], 6)
+
+
 @generated
 @given(batch=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3),
        dims=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)),

@@ -130,6 +130,26 @@ EAGER_ONLY = (EAGER,)
 MODES_EVERY = int(os.environ.get("DIFFERENTIAL_MODES_EVERY", "10"))
 
 
+def with_shapes(fn: Callable[..., Any], *values: np.ndarray, shape: list[int | None] | None = None) -> Any:
+    """A case: `fn(tf, *xs)` inside a tf.function whose `input_signature` declares every argument with `shape`
+    (None: an unknown rank; None entries: unknown sizes), called on `values`. It returns the result and its
+    static shape as the trace saw it, so `same` compares the shape rules with TensorFlow's as well.
+
+    `same` runs it eagerly and under a tape, not inside a second tf.function: called from a traced function,
+    TensorFlow infers the inner function's shapes again from the caller's known shapes, which would undo the
+    unknown ones declared here."""
+    @only((EAGER, TAPE), "the case traces its own tf.function with unknown shapes")
+    def case(tf: Any) -> Any:
+        specs = [tf.TensorSpec(shape, tf.string if v.dtype.kind in "SUO" else tf.as_dtype(v.dtype)) for v in values]
+
+        @tf.function(input_signature=specs)
+        def f(*xs: Any) -> Any:
+            out = fn(tf, *xs)
+            return out, tf.constant(str(out.shape))
+        return f(*[tf.constant(v) for v in values])
+    return case
+
+
 def same(case: Callable[..., Any], *args: Any, rtol: float | None = None, atol: float | None = None,
          text: bool = True, modes: tuple[str, ...] = ALL_MODES) -> Any:
     """Assert that `case` behaves alike on both engines, eagerly, traced and under a tape (see the module's

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from harness import named_examples, same
+import pytest
+from harness import named_examples, same, same_error, same_program
 
 A = np.array([1.0, 2.0, 3.0], np.float32)
 B = np.array([0.0, 2.5, -1.0], np.float32)
@@ -87,3 +88,42 @@ def branches(tf: Any, x: Any) -> list:
 )
 def test_case_and_switch_case_match_tensorflow(case: Any) -> None:
     same(case)
+
+
+def three_way_case(tf: Any, *flags: Any) -> Any:
+    """tf.case over three predicates, exclusive and without a default (the last pair is the default then)."""
+    a, b, c = flags
+    return tf.case([(a, lambda: tf.constant(1)), (b, lambda: tf.constant(2)), (c, lambda: tf.constant(3))],
+                   exclusive=True)
+
+
+def traced_three_way_case(tf: Any) -> Any:
+    return tf.function(lambda a, b, c: three_way_case(tf, a, b, c),
+                       input_signature=[tf.TensorSpec(None, tf.bool, name=n) for n in "abc"])
+
+
+@named_examples(
+    ("none true", (False, False, False)),
+    ("two true", (True, True, False)),
+    ("all true", (True, True, True)),
+)
+def test_exclusive_case_without_default_fails_eagerly_with_tensorflows_message(case: Any) -> None:
+    same_error(lambda tf: three_way_case(tf, *[tf.constant(f) for f in case]), hint=False)
+
+
+# (False, True, True): the last pair is the default, and the exclusive check counts only the others.
+@pytest.mark.parametrize("flags", [(True, False, False), (False, True, False), (False, False, True),
+                                   (False, True, True)])
+def test_exclusive_case_without_default_picks_the_first_true_predicate_as_tensorflow(flags: tuple) -> None:
+    same(lambda tf: three_way_case(tf, *[tf.constant(f) for f in flags]))
+    same_program(lambda tf, seen: seen.append(traced_three_way_case(tf)(*[tf.constant(f) for f in flags])))
+
+
+@named_examples(
+    ("none true", ((False, False, False), "[Input error: None of conditions evaluated as True:] [0 0 0]")),
+    ("two true", ((True, True, False), "[Input error: exclusive=True: more than 1 conditions (a:0, b:0) evaluated "
+                                       "as True:] [1 1]")),
+)
+def test_exclusive_case_without_default_traced_with_unknown_rank_fails_as_tensorflow(case: Any) -> None:
+    flags, fragment = case
+    same_program(lambda tf, seen: traced_three_way_case(tf)(*[tf.constant(f) for f in flags]), fragment)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import EAGER, TAPE, examples, named_examples, only, same
+import numpy as np
+from harness import EAGER, TAPE, examples, named_examples, only, same, same_error, same_program, with_shapes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import elements
@@ -312,6 +313,48 @@ def test_string_ops_inside_tf_function_match_tensorflow() -> None:
             return tf.strings.reduce_join(tf.strings.upper(pieces), separator="_"), tf.strings.length(line)
         return words(tf.constant("the quick fox"))
     same(case)
+
+
+WORDS = np.array([[b"a", b"b", b"c"], [b"d", b"e", b"f"]])
+
+
+def join(axis: Any, keepdims: bool = False) -> Any:
+    return lambda tf, x: tf.strings.reduce_join(x, axis=axis, keepdims=keepdims, separator="-")
+
+
+@named_examples(
+    ("every axis", with_shapes(join(None), WORDS)),
+    ("every axis kept", with_shapes(join(None, keepdims=True), WORDS)),
+    ("first axis", with_shapes(join(0), WORDS)),
+    ("last axis kept", with_shapes(join(-1, keepdims=True), WORDS)),
+    ("both axes listed", with_shapes(join([1, 0]), WORDS)),
+    ("axis past the rank found at run time", with_shapes(join(2), WORDS)),
+    ("negative axis past the rank", with_shapes(join(-3, keepdims=True), WORDS)),
+    ("axis listed twice", with_shapes(join([0, -2]), WORDS)),
+    ("a scalar's axis", with_shapes(join(0), np.array(b"x"))),
+    ("known rank", with_shapes(join(1), WORDS, shape=[2, 3])),
+    ("known rank, axis listed twice", with_shapes(join([1, 1]), WORDS, shape=[2, 3])),
+    ("known rank, axis out of range", with_shapes(join(2), WORDS, shape=[2, 3])),
+)
+def test_reduce_join_of_an_input_traced_with_unknown_rank_matches_tensorflow(case: Any) -> None:
+    same(case)
+
+
+def test_reduce_join_with_an_axis_past_the_rank_fails_when_the_graph_runs_as_in_tensorflow() -> None:
+    def case(tf: Any, seen: list) -> None:
+        join_rows = tf.function(lambda x: tf.strings.reduce_join(x, axis=2),
+                                input_signature=[tf.TensorSpec(None, tf.string)])
+        join_rows(tf.constant(WORDS))
+    same_program(case, "Invalid reduction dimension 2 for input with 2 dimension(s)")
+
+
+@named_examples(
+    ("axis past the rank", lambda tf: tf.strings.reduce_join(tf.constant(WORDS), axis=2)),
+    ("negative axis past the rank", lambda tf: tf.strings.reduce_join(tf.constant(WORDS), axis=-3)),
+    ("axis listed twice", lambda tf: tf.strings.reduce_join(tf.constant(WORDS), axis=[0, 0])),
+)
+def test_reduce_join_rejects_a_bad_axis_with_tensorflows_message(case: Any) -> None:
+    same_error(case)
 
 
 @st.composite

@@ -228,6 +228,7 @@ def passes(ds: Any, count: int = 3) -> list[list[Any]]:
     return [[np.asarray(x).tolist() for x in ds.as_numpy_iterator()] for _ in range(count)]
 
 
+@pytest.mark.sample(9)
 @pytest.mark.parametrize(("size", "buffer_size"), [(10, 1), (10, 3), (10, 10), (10, 25), (37, 8), (0, 4), (5, -2),
                                                    (12, 10_000)])
 @pytest.mark.parametrize(("global_seed", "seed"), [(None, 42), (7, None), (7, 42), (0, 0), (None, 2**40 + 3)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from harness import EAGER, TAPE, named_examples, only, same
 from hypothesis import given
 from hypothesis import strategies as st
@@ -126,6 +127,7 @@ def assert_in_function(value: int) -> Any:
     return case
 
 
+@pytest.mark.sample(4)
 @named_examples(
     ("ensure_shape tells the tracer", traced(lambda tf, x: tf.ensure_shape(tf.reshape(x, [-1, 3]), [2, 3]), X)),
     ("bitcast", traced(lambda tf, x: tf.bitcast(x, tf.uint8), X)),

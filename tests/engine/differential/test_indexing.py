@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from harness import examples, named_examples, same
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -120,6 +121,7 @@ def test_indexing_matches_tensorflow(case: Any) -> None:
     same(case)
 
 
+@pytest.mark.sample(4)
 @named_examples(
     ("slice", traced(lambda tf, x: tf.slice(x, [1, 0], [2, -1]), M)),
     ("slice from a tensor size", traced(lambda tf, x, s: tf.slice(x, [0, 1], s), M, np.array([2, 2], np.int32))),
@@ -197,6 +199,7 @@ def while_tracing(fn: Any) -> Any:
     return case
 
 
+@pytest.mark.sample(5)
 @named_examples(
     ("conv2d depth", while_tracing(lambda tf, x: tf.nn.conv2d(tf.reshape(x, [1, 3, 4, 1]), tf.ones([2, 2, 2, 1]), 1,
                                                              "VALID"))),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from harness import named_examples, same
 from test_indexing import traced
 
@@ -60,6 +61,8 @@ def gradients_in_function(fn: Any, *values: np.ndarray) -> Any:
     return case
 
 
+@pytest.mark.sample("map_fn unknown length rows", "vectorized_map known length", "gradients", "gradients unconnected",
+                    "gradients second order")
 @named_examples(
     ("map_fn known length", traced(lambda tf, x: tf.map_fn(lambda v: v * v, x), V)),
     ("map_fn unknown length", unknown_length(lambda tf, x: tf.map_fn(lambda v: v * v, x), V)),
@@ -134,6 +137,7 @@ def gradients_inside_function(tf: Any) -> Any:
     return tf.function(lambda x: tf.gradients(many_new_ops(tf, x), x))(x)
 
 
+@pytest.mark.sample("tape around a tf.function")
 @named_examples(("tape around a tf.function", tape_around_function),
                 ("tf.gradients inside a tf.function", gradients_inside_function))
 def test_new_ops_differentiate_through_tf_function_like_tensorflow(case: Any) -> None:
@@ -163,6 +167,7 @@ def jacobian_with_unknown_sizes(fn: Any, *values: np.ndarray, known: int = 0, pe
 X2 = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 4.0]], np.float32)
 
 
+@pytest.mark.sample("jacobian elementwise", "jacobian unconnected", "batch_jacobian unconnected")
 @named_examples(
     ("jacobian elementwise", jacobian_with_unknown_sizes(lambda tf, tape, x: tape.jacobian(x * x, x), V)),
     ("jacobian of row sums", jacobian_with_unknown_sizes(

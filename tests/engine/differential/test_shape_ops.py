@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import examples, named_examples, same
+from harness import examples, named_examples, same, same_error, same_program, with_shapes
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALL, arrays, shapes
@@ -167,3 +167,51 @@ def test_shape_queries_match_tensorflow(name: str, a: np.ndarray) -> None:
 )
 def test_shape_op_rules_match_tensorflow(case: Any) -> None:
     same(case)
+
+
+M23 = np.arange(6, dtype=np.float32).reshape(2, 3)
+T234 = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+C2 = np.array([[1 + 2j, 3 - 1j]], np.complex64)
+
+
+@named_examples(
+    ("reverses a matrix of unknown rank", with_shapes(lambda tf, x: tf.transpose(x), M23)),
+    ("reverses three axes of unknown rank", with_shapes(lambda tf, x: tf.transpose(x), T234)),
+    ("a scalar of unknown rank is itself", with_shapes(lambda tf, x: tf.transpose(x), np.float32(2.5))),
+    ("a vector of unknown rank is itself", with_shapes(lambda tf, x: tf.transpose(x), np.arange(3.0))),
+    ("conjugate with unknown rank", with_shapes(lambda tf, x: tf.transpose(x, conjugate=True), C2)),
+    ("reversed twice with unknown rank", with_shapes(lambda tf, x: tf.transpose(tf.transpose(x)) * 2.0, M23)),
+    ("perm gives the rank", with_shapes(lambda tf, x: tf.transpose(x, [1, 0, 2]), T234)),
+    ("negative perm entries", with_shapes(lambda tf, x: tf.transpose(x, [-1, 0]), M23)),
+    ("unknown sizes", with_shapes(lambda tf, x: tf.transpose(x), T234, shape=[None, 3, None])),
+    ("perm shorter than the rank found at run time", with_shapes(lambda tf, x: tf.transpose(x, [0]), M23)),
+    ("perm listing a dimension twice", with_shapes(lambda tf, x: tf.transpose(x, [0, 0]), M23)),
+    ("perm out of range", with_shapes(lambda tf, x: tf.transpose(x, [0, 2]), M23)),
+    ("known rank, perm of another length", with_shapes(lambda tf, x: tf.transpose(x, [1, 0, 2]), M23,
+                                                       shape=[2, 3])),
+    ("known rank, perm out of range", with_shapes(lambda tf, x: tf.transpose(x, [-3, 0]), M23, shape=[2, 3])),
+)
+def test_transpose_of_an_input_traced_with_unknown_rank_matches_tensorflow(case: Any) -> None:
+    same(case)
+
+
+@named_examples(
+    ("perm of another length", lambda tf: tf.transpose(tf.constant(M23), [1, 0, 2])),
+    ("perm listing a dimension twice", lambda tf: tf.transpose(tf.constant(M23), [1, 1])),
+    ("perm out of range", lambda tf: tf.transpose(tf.constant(M23), [2, 0])),
+    ("negative perm out of range", lambda tf: tf.transpose(tf.constant(M23), [-3, 0])),
+)
+def test_transpose_rejects_a_bad_perm_with_tensorflows_message(case: Any) -> None:
+    same_error(case)
+
+
+def test_transpose_gradient_of_an_input_of_unknown_rank_matches_tensorflow() -> None:
+    def case(tf: Any, seen: list) -> None:
+        @tf.function(input_signature=[tf.TensorSpec(None, tf.float32)])
+        def grad(x: Any) -> Any:
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.transpose(x) * tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+            return tape.gradient(y, x)
+        seen.append(grad(tf.constant(M23)))
+    same_program(case)

@@ -115,6 +115,7 @@ def test_sorting_and_matrices_match_tensorflow(case: Any) -> None:
     same(case)
 
 
+@pytest.mark.sample(4)
 @named_examples(
     ("sort", traced(lambda tf, x: tf.sort(x, direction="DESCENDING"), M)),
     ("argsort", traced(lambda tf, x: tf.argsort(x, axis=0), M)),

@@ -40,6 +40,7 @@ def jacobian_case(target: str, how: str, batch: bool, traced: bool, known: bool)
     return case
 
 
+@pytest.mark.sample(7)
 @pytest.mark.parametrize("target", list(TARGETS))
 @pytest.mark.parametrize("how", ["none", "zero"])
 @pytest.mark.parametrize("batch", [False, True], ids=["jacobian", "batch_jacobian"])

@@ -91,3 +91,21 @@ def test_leaked_tensor_used_in_another_function_is_a_bare_type_error() -> None:
     error = same_program(case, "is out of scope and cannot be used here").error
     assert error is not None and not str(error).startswith("in user code")
     assert str(error).endswith("which is out of scope.")
+
+
+def test_module_repr_names_nested_and_unqualified_classes_as_python_does() -> None:
+    def case(tf: Any, seen: list) -> None:
+        class Outer(tf.Module):
+            class Inner(tf.Module):
+                pass
+
+        class Loose(tf.Module):
+            pass
+
+        Loose.__module__ = "builtins"  # a class defined where __name__ is builtins, as in an exec'd namespace
+        for module in (Outer(), Outer.Inner(), Loose()):
+            text = repr(module)
+            seen.append(text[:text.index(" at 0x")])
+
+    seen = same_program(case).seen
+    assert seen[1].endswith(".<locals>.case.<locals>.Outer.Inner object") and seen[2] == "<Loose object"

@@ -109,3 +109,17 @@ def test_module_repr_names_nested_and_unqualified_classes_as_python_does() -> No
 
     seen = same_program(case).seen
     assert seen[1].endswith(".<locals>.case.<locals>.Outer.Inner object") and seen[2] == "<Loose object"
+
+
+def test_list_variables_names_every_saved_value_with_its_shape(tmp_path: Any) -> None:
+    def case(tf: Any, seen: list) -> None:
+        folder = tmp_path / type(tf.constant(0)).__module__.split(".")[0]
+        owner = tf.Module()
+        owner.table = tf.Variable(tf.zeros([3, 2]))
+        owner.word = tf.Variable("hello")
+        saved = tf.train.Checkpoint(owner=owner, step=tf.Variable(7)).save(str(folder / "ckpt"))
+        seen.append(tf.train.list_variables(saved))
+        seen.append(tf.train.list_variables(str(folder)))
+        tf.train.list_variables(str(folder / "nothing-here"))
+
+    same_program(case, "Unsuccessful TensorSliceReader constructor: Failed to find any matching files for")

@@ -200,7 +200,7 @@ from minitf.ops.math_ops import (
 )
 from minitf.ops.matrix_ops import einsum
 from minitf.ops.norms import clip_by_global_norm, clip_by_norm, norm
-from minitf.ops.sequence_ops import reverse_sequence
+from minitf.ops.sequence_ops import dynamic_stitch, reverse_sequence
 from minitf.ops.slicing import slice, strided_slice
 from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
 from minitf.ops.state_ops import print_values as print

@@ -55,7 +55,8 @@ data = types.SimpleNamespace(
 saved_model = types.SimpleNamespace(save=_saved_model.save, load=_saved_model.load)
 
 train = types.SimpleNamespace(Checkpoint=_checkpoint.Checkpoint, CheckpointManager=_checkpoint.CheckpointManager,
-                              latest_checkpoint=_checkpoint.latest_checkpoint)
+                              latest_checkpoint=_checkpoint.latest_checkpoint,
+                              list_variables=_checkpoint.list_variables)
 
 _ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
                 "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",

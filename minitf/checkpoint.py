@@ -304,3 +304,19 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
         return None
     latest = os.path.join(os.fspath(checkpoint_dir), match.group(1))
     return latest if os.path.exists(latest + _INDEX) else None
+
+
+def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
+    """(key, shape) of every value a checkpoint holds, sorted by key, with the entry TensorFlow keeps for its
+    object graph; a folder stands for the latest checkpoint saved in it."""
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(path):
+        path = latest_checkpoint(path) or path
+    if not os.path.exists(path + _INDEX):
+        raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any matching "
+                            f"files for {path}\nHint: pass a checkpoint's prefix (the path `save` returned) or "
+                            f"the folder it was saved in.")
+    with open(path + _INDEX, encoding="utf-8") as f:
+        index = json.load(f)
+    found = [(key, list(entry["shape"])) for key, entry in index["variables"].items()]
+    return sorted([("_CHECKPOINTABLE_OBJECT_GRAPH", []), *found])

@@ -10,7 +10,15 @@ from minitf.ops.decomposition_ops import (  # noqa: F401
     slogdet,
     triangular_solve,
 )
-from minitf.ops.factorizations import expm, lstsq, lu, qr  # noqa: F401
+from minitf.ops.factorizations import (  # noqa: F401
+    expm,
+    lstsq,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
+    qr,
+)
 from minitf.ops.linalg_ops import (  # noqa: F401
     adjoint,
     det,

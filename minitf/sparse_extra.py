@@ -10,7 +10,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.conversion import convert_to_tensor, static_value
-from minitf.errors import InvalidArgumentError
+from minitf.errors import InvalidArgumentError, op_error
 from minitf.ops import reductions
 from minitf.ops.binary_math import maximum, minimum
 from minitf.ops.cast_where import cast, where
@@ -44,10 +44,9 @@ def concat(axis: int, sp_inputs: list[Any], expand_nonconcat_dims: bool = False,
         for position, k in enumerate(known[1:], start=1):
             for d in range(len(k)):
                 if d != axis and int(k[d]) != int(known[0][d]):
-                    raise InvalidArgumentError(None, None, f"Input shapes must match: expected {int(known[0][d])} "
-                                               f"for dimension {d} but got {int(k[d])} at position {position} "
-                                               "[Op:SparseConcat] name: \nHint: only the concatenation axis may "
-                                               "differ, unless expand_nonconcat_dims=True.")
+                    raise op_error(InvalidArgumentError, "SparseConcat", f"Input shapes must match: expected "
+                                   f"{int(known[0][d])} for dimension {d} but got {int(k[d])} at position {position}",
+                                   "only the concatenation axis may differ, unless expand_nonconcat_dims=True.")
     one_hot = convert_to_tensor(np.eye(rank, dtype=np.int64)[axis])
     offset = convert_to_tensor(np.int64(0))
     moved = []

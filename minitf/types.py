@@ -40,8 +40,32 @@ class AtomicFunction(Callable):  # noqa: B024
     """The lowest-level callable graph function (minitf runs concrete functions directly)."""
 
 
-class TraceType(metaclass=abc.ABCMeta):  # noqa: B024
-    """What a value contributes to a tf.function's cache key (a TensorSpec for a tensor)."""
+class TraceType(metaclass=abc.ABCMeta):
+    """What a value contributes to a tf.function's cache key (a TensorSpec for a tensor).
+
+    As in TensorFlow, a subclass must say how it compares, hashes, relaxes and stands in for its value while
+    tracing: one that leaves any of these out cannot be instantiated.
+    """
+
+    @abc.abstractmethod
+    def is_subtype_of(self, other: typing.Any) -> bool:
+        """Whether a trace made for `other` also serves this type."""
+
+    @abc.abstractmethod
+    def most_specific_common_supertype(self, others: typing.Any) -> typing.Any:
+        """The narrowest type all of `self` and `others` are subtypes of, or None."""
+
+    @abc.abstractmethod
+    def placeholder_value(self, placeholder_context: typing.Any) -> typing.Any:
+        """The value the traced function sees in place of an argument of this type."""
+
+    @abc.abstractmethod
+    def __eq__(self, other: object) -> bool:
+        """Equal types share one trace."""
+
+    @abc.abstractmethod
+    def __hash__(self) -> int:
+        """Types key the trace cache."""
 
 
 class SupportsTracingProtocol(metaclass=abc.ABCMeta):  # noqa: B024

@@ -138,6 +138,8 @@ def trace_type(value: Any) -> Any:
         return ("Tuple", *(trace_type(v) for v in value))
     if isinstance(value, dict):
         return ("Dict", *((k, trace_type(value[k])) for k in sorted(value, key=str)))
+    if hasattr(type(value), "__tf_tracing_type__"):  # the tracing protocol: the object says how it is keyed
+        return value.__tf_tracing_type__(None)
     if hasattr(value, "_trace_spec"):  # RaggedTensor, SparseTensor: traced by a spec, as TensorFlow does
         return value._trace_spec()
     try:

@@ -79,6 +79,7 @@ class Names:
         return name
 
 
+REUSE_MIN_ELEMENTS = 4096  # below this, a fresh array costs less than passing `out=` (as in fusion.py)
 _counter = [0]
 # The module name generated code runs under: minitf's warnings filter (core.py) keeps NumPy's 1/0 and overflow
 # warnings quiet here too, as TensorFlow returns inf and nan silently.
@@ -117,13 +118,23 @@ def compile_graph(graph: FuncGraph) -> CompiledGraph:
     line_ops: dict[int, Operation] = {}
     plan = graph.execution_plan()
     last_reader = _variable_reads_last_used(plan, graph)
+    readers: dict[int, int] = {}
+    for op in plan:
+        for t in op.inputs:
+            readers[id(t)] = readers.get(id(t), 0) + 1
+    for t in graph.outputs:
+        readers[id(t)] = readers.get(id(t), 0) + 2  # a returned tensor's buffer is never reused
     for op in plan:
         if op.type == "Placeholder":
             continue
         if op.type == "Const":  # a constant is a global of the module, ready before the first call
             env[names.tensor(op.outputs[0])] = op.attrs["value"]
             continue
-        lines.append(_line(op, names, env, kernels))
+        line = _line(op, names, env, kernels)
+        reused = _reusable_input(op, readers)
+        if reused is not None:  # the kernel writes into a product nobody else reads (`lr * grad`)
+            line = f"{line[:-1]}, out={names.tensor(reused)})"
+        lines.append(line)
         line_ops[len(lines)] = op
         done = last_reader.get(id(op))
         if done:  # a variable's value no longer needed: an update may then write into its buffer
@@ -149,6 +160,21 @@ def _variable_reads_last_used(plan: list[Operation], graph: FuncGraph) -> dict[i
     for t, op in last.values():
         done.setdefault(id(op), []).append(t)
     return done
+
+
+def _reusable_input(op: Operation, readers: dict[int, int]) -> SymbolicTensor | None:
+    """The input whose buffer a NumPy ufunc node may write its result into: a fresh matrix product (never a
+    variable's or an input's buffer) of the result's shape and dtype, large enough for a fresh array to cost
+    more than `out=`, read by this node alone."""
+    if not isinstance(op.op_def.kernel, np.ufunc) or op.attrs or len(op.outputs) != 1 or "_kernel" in op.attrs:
+        return None
+    out = op.outputs[0]
+    for t in op.inputs:
+        if (t.op.type == "MatMul" and readers.get(id(t)) == 1 and t.dtype is out.dtype
+                and t.shape.is_fully_defined() and t.shape.as_list() == out.shape.as_list()
+                and (t.shape.num_elements() or 0) >= REUSE_MIN_ELEMENTS):
+            return t
+    return None
 
 
 def _line(op: Operation, names: Names, env: dict[str, Any], kernels: types.SimpleNamespace) -> str:

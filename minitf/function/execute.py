@@ -76,7 +76,8 @@ def node_error(exc: Exception, op: Operation) -> OpError:
 
 def graph_message(message: str, op: Operation) -> str:
     """TensorFlow reports errors in a graph with the node that failed and the function it belongs to."""
-    head = message.split(" [Op:")[0].split("\nHint:")[0]
+    # (A node of a nested graph, a branch or a called function, failed: its message has the header already.)
+    head = message.split(" [Op:")[0].split("\nHint:")[0].removeprefix("Graph execution error:\n\n")
     if head.startswith("{{function_node __wrapped__"):  # (an eager kernel's prefix: this node ran in a graph)
         head = head.split("}} ", 1)[1]
     hint = message[message.index("\nHint:"):] if "\nHint:" in message else ""

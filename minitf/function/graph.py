@@ -354,6 +354,11 @@ class FuncGraph:
 
 def _out_of_scope(value: SymbolicTensor) -> Exception:
     """A tensor leaked out of one traced function (through a global, say) used in another one."""
-    return TypeError(f"{value!r} is out of scope and cannot be used here. Use return values, explicit Python "
-                     f"locals or TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/"
-                     f"function#all_outputs_of_a_tffunction_must_be_return_values for more information.")
+    error = TypeError(f"{value!r} is out of scope and cannot be used here. Use return values, explicit Python "
+                      f"locals or TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/"
+                      f"function#all_outputs_of_a_tffunction_must_be_return_values for more information.\n\n"
+                      f"The tensor {value!r} cannot be accessed from here, because it was defined in "
+                      f"FuncGraph(name={value.graph.name}, id={id(value.graph)}), which is out of scope.")
+    # TensorFlow raises this one as it is, without the "in user code:" frames of the function traced.
+    error._minitf_not_in_user_code = True  # type: ignore[attr-defined]
+    return error

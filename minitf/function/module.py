@@ -122,7 +122,8 @@ class Module:
         return wrapped
 
     def __repr__(self) -> str:
-        return f"<{type(self).__module__}.{type(self).__name__} object at 0x{id(self):x}>"
+        # Python's own: a nested class by its qualified name, a class of the builtins module without the module.
+        return object.__repr__(self)
 
 
 def _is_variable(value: Any) -> bool:

@@ -109,6 +109,8 @@ def in_user_code(exc: BaseException, tb: Any) -> BaseException:
     `tb` starts at the call of the traced Python function. An exception already rewritten by a function
     traced inside this one keeps its frames, after this function's first frame.
     """
+    if getattr(exc, "_minitf_not_in_user_code", False):
+        return exc
     frames = _user_frames(tb)
     previous = getattr(exc, "_minitf_user_code", None)
     if previous is not None:

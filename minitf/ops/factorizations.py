@@ -24,18 +24,20 @@ import numpy as np
 from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes
+from minitf.errors import InvalidArgumentError, allowed_dtypes, op_error
 from minitf.function.control_flow import while_loop
 from minitf.ops.binary_math import maximum
 from minitf.ops.cast_where import cast, where
 from minitf.ops.comparisons import less
-from minitf.ops.creation import ones_like, zeros_like
+from minitf.ops.creation import one_hot, ones_like, zeros_like
 from minitf.ops.decomposition_ops import cholesky, cholesky_solve, triangular_solve
+from minitf.ops.gather_scatter import gather
 from minitf.ops.join_split import concat
 from minitf.ops.linalg_ops import adjoint, matmul, solve
 from minitf.ops.matrix_ops import band_part, diag, diag_part
 from minitf.ops.reductions import reduce_max, reduce_sum
 from minitf.ops.shapes import merge_dims, need_rank
+from minitf.ops.sort_ops import argsort
 from minitf.ops.unary_math import abs as abs_
 from minitf.ops.unary_math import floor, log, real
 from minitf.tensor import Tensor
@@ -158,16 +160,15 @@ def _lu_one(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _lu_kernel(x: np.ndarray, output_idx_type: dtypes.DType) -> tuple[np.ndarray, np.ndarray]:
     _rank_at_least_2(x, "Lu")
     if x.shape[-1] != x.shape[-2]:
-        raise InvalidArgumentError(None, None, "Input matrix must be square. [Op:Lu] name: \nHint: LU factorizes "
-                                   "square matrices; tf.linalg.qr or lstsq take rectangular ones.")
+        raise op_error(InvalidArgumentError, "Lu", "Input matrix must be square.", "LU factorizes square matrices; "
+                       "tf.linalg.qr or lstsq take rectangular ones.")
     a, dtype = _via_float32(x)
     flat = a.reshape((-1,) + a.shape[-2:])
     lus, perms = np.empty_like(flat), np.empty(flat.shape[:2], np.int64)
     for i, matrix in enumerate(flat):
         lus[i], perms[i] = _lu_one(matrix)
     if flat.size and np.any(np.diagonal(lus, axis1=-2, axis2=-1) == 0):
-        raise InvalidArgumentError(None, None, "Input is not invertible. [Op:Lu] name: \nHint: a singular matrix "
-                                   "has a zero pivot.")
+        raise op_error(InvalidArgumentError, "Lu", "Input is not invertible.", "a singular matrix has a zero pivot.")
     return lus.reshape(x.shape).astype(dtype), perms.reshape(x.shape[:-1]).astype(output_idx_type._np)
 
 
@@ -307,3 +308,48 @@ def expm(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     _, result = while_loop(lambda i, r: less(i, most), square_where_needed,
                            [convert_to_tensor(0.0, dtype=norm.dtype), result])
     return result
+
+
+# ---------------------------------------------------------------------------------------------------
+# Using an LU factorization
+# ---------------------------------------------------------------------------------------------------
+
+def _lu_factors(lower_upper: Tensor) -> tuple[Tensor, Tensor]:
+    """L (the strict lower triangle with a unit diagonal) and U from the packed factorization."""
+    lower = band_part(lower_upper, -1, 0)
+    lower = lower - diag(diag_part(lower)) + diag(ones_like(diag_part(lower)))
+    return lower, band_part(lower_upper, 0, -1)
+
+
+def _rows(x: Tensor, order: Tensor) -> Tensor:
+    """The rows of each matrix of x in the given order."""
+    batch = (order.shape.rank or 1) - 1
+    return gather(x, order, axis=-2 if batch == 0 else batch, batch_dims=batch)
+
+
+def lu_reconstruct(lower_upper: Any, perm: Any, validate_args: bool = False, name: str | None = None) -> Tensor:
+    """The matrix A whose LU factorization (with row permutation `perm`) is `lower_upper`."""
+    packed = convert_to_tensor(lower_upper)
+    order = convert_to_tensor(perm)
+    lower, upper = _lu_factors(packed)
+    return _rows(matmul(lower, upper), argsort(order, axis=-1))  # the inverse permutation(s)
+
+
+def lu_solve(lower_upper: Any, perm: Any, rhs: Any, validate_args: bool = False, name: str | None = None) -> Tensor:
+    """X with A X = rhs, from A's LU factorization: two triangular solves of the permuted right-hand side."""
+    packed = convert_to_tensor(lower_upper)
+    lower, upper = _lu_factors(packed)
+    right = convert_to_tensor(rhs, dtype=packed.dtype)
+    order = convert_to_tensor(perm)
+    size = packed.shape[-1] if packed.shape.rank is not None else None
+    if size is None:  # rows picked directly (one_hot needs its depth while tracing)
+        permuted = _rows(right, order)
+    else:  # a permutation matrix, so the gradient of rhs is dense, as TensorFlow's
+        permuted = matmul(one_hot(order, size, dtype=packed.dtype), right)
+    return triangular_solve(upper, triangular_solve(lower, permuted, lower=True), lower=False)
+
+
+def lu_matrix_inverse(lower_upper: Any, perm: Any, validate_args: bool = False, name: str | None = None) -> Tensor:
+    """A^-1 from A's LU factorization."""
+    packed = convert_to_tensor(lower_upper)
+    return lu_solve(packed, perm, diag(ones_like(diag_part(packed))))

@@ -13,6 +13,7 @@ from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError, allowed_dtypes
+from minitf.ops.gather_scatter import gather
 from minitf.ops.indices import INDEX_TYPES
 from minitf.ops.shapes import merge_dims
 from minitf.tensor import Tensor
@@ -84,3 +85,62 @@ def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: int | None = None, 
         raise TypeError("reverse_sequence_v2() missing required argument 'seq_axis'")
     batch = 0 if batch_axis is None else int(batch_axis)
     return bind(ReverseSequence, x, lengths, seq_dim=int(seq_axis), batch_dim=batch)
+
+
+# ---------------------------------------------------------------------------------------------------
+# dynamic_stitch: merged[indices[m][i]] = data[m][i], later pieces overwriting earlier ones
+# ---------------------------------------------------------------------------------------------------
+
+def _stitch_kernel(*arrays: np.ndarray, n: int) -> np.ndarray:
+    indices, data = [np.asarray(a) for a in arrays[:n]], [np.asarray(a) for a in arrays[n:]]
+    for m, (idx, values) in enumerate(zip(indices, data)):
+        if values.shape[:idx.ndim] != idx.shape:
+            raise InvalidArgumentError(None, None, f"data[{m}].shape = [{','.join(map(str, values.shape))}] does not "
+                                       f"start with indices[{m}].shape = [{','.join(map(str, idx.shape))}] "
+                                       "[Op:DynamicStitch]\nHint: give one index per leading entry of each data "
+                                       "tensor.")
+    rows = 1 + max((int(idx.max()) for idx in indices if idx.size), default=-1)
+    element = data[0].shape[indices[0].ndim:]
+    out = np.zeros((rows,) + element, dtype=data[0].dtype)
+    for idx, values in zip(indices, data):
+        flat = idx.ravel()
+        bad = np.flatnonzero(flat < 0)
+        if bad.size:
+            raise InvalidArgumentError(None, None, f"indices[{int(bad[0])}] is out of range [Op:DynamicStitch]\n"
+                                       "Hint: the indices count from 0.")
+        out[flat] = values.reshape((-1,) + element)
+    return out
+
+
+def _stitch_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
+                  values: Any = None) -> list:
+    n = attrs["n"]
+    first_index, first_data = shapes[0], shapes[n]
+    known = None if values is None else values[:n]
+    rows = None
+    if known is not None and all(v is not None for v in known):
+        rows = 1 + max((int(np.max(v)) for v in known if np.size(v)), default=-1)
+    for index, piece in zip(shapes[:n], shapes[n:]):  # each data tensor starts with its indices' shape
+        if index.rank is not None and piece.rank is not None:
+            for have, want in zip(piece.as_list(), index.as_list()):
+                merge_dims(have, want, "")
+    if first_index.rank is None or first_data.rank is None:
+        return [(TensorShape(None), types[n])]
+    return [(TensorShape([rows] + first_data.as_list()[first_index.rank:]), types[n])]
+
+
+def _stitch_grad(c: Any, g: Tensor) -> list:
+    """Each piece receives the gradient at its indices (overwritten entries too, as in TensorFlow)."""
+    n = c.attrs["n"]
+    return [None] * n + [gather(g, idx) for idx in c.inputs[:n]]
+
+
+DynamicStitch = Op("DynamicStitch", _stitch_kernel, shape=_stitch_shape, grad=_stitch_grad, value_dependent=True)
+
+
+def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any], name: str | None = None) -> Tensor:
+    """One tensor from pieces: merged[indices[m][i]] = data[m][i] (a later piece wins where indices repeat)."""
+    index_tensors = [convert_to_tensor(i, dtype_hint=dtypes.int32) for i in indices]
+    data_tensors = [convert_to_tensor(d) for d in data]
+    data_tensors = [data_tensors[0]] + [convert_to_tensor(d, dtype=data_tensors[0].dtype) for d in data_tensors[1:]]
+    return bind(DynamicStitch, *index_tensors, *data_tensors, n=len(index_tensors))

@@ -154,6 +154,18 @@ def test_a_failing_node_is_named_with_tensorflows_error_class() -> None:
     assert "Graph execution error" in str(info.value)
 
 
+def test_a_node_failing_inside_a_branch_says_graph_execution_error_once_and_names_both_nodes() -> None:
+    @tf.function
+    def f(p: Any, x: Any, i: Any) -> Any:
+        return tf.cond(p, lambda: tf.gather(x, i), lambda: x)
+
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        f(tf.constant(True), tf.constant([1.0, 2.0]), tf.constant(7))
+    message = str(info.value)
+    assert message.count("Graph execution error") == 1, message
+    assert "{{node GatherV2}}" in message and "{{node cond}}" in message, message
+
+
 @pytest.mark.tf
 def test_errors_inside_a_graph_match_tensorflow() -> None:
     def case(tf: Any, seen: list) -> None:

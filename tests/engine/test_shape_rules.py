@@ -660,6 +660,8 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
         d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),
     "Cholesky": lambda d: (lambda a: lambda: tf.linalg.cholesky(a))(spd(d)),
     "Timestamp": lambda d: lambda: tf.timestamp(),
+    "DynamicStitch": lambda d: (lambda m: lambda: tf.dynamic_stitch([list(range(m.shape[0]))[::-1], [0]],
+                                                                   [m, m[:1]]))(matrix(d)),
     "ReverseSequence": lambda d: (lambda m: lambda: tf.reverse_sequence(m, [m.shape[1]] * m.shape[0], seq_axis=1))(
         matrix(d)),
     "Qr": lambda d: (lambda m, full: lambda: tf.linalg.qr(m, full_matrices=full))(matrix(d), d(st.booleans())),
@@ -818,6 +820,7 @@ INPUTS: dict[str, st.SearchStrategy] = {
 DATA_DEPENDENT = {"Where": "one row per true entry",
                   "TensorListSetItem": "a TensorArray's stack grows to the index written",
                   "Unique": "one entry per distinct value",
+                  "DynamicStitch": "one row per index up to the largest",
                   **{name: "one row per segment up to the largest id" for name in [
                       "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd"]},
                   "DenseToSparse": "one index row per nonzero entry",

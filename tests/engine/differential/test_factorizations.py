@@ -117,3 +117,27 @@ def test_lu_and_expm_on_generated_matrices_match_tensorflow(size: int, seed: int
     m = (np.random.default_rng(seed).normal(size=(size, size)) * scale).astype(np.float32)
     same(lambda tf: tf.linalg.lu(tf.constant(m)), modes=(EAGER, TRACED))
     same(lambda tf: tf.linalg.expm(tf.constant(m)), rtol=1e-4, atol=1e-5)
+
+
+@named_examples(
+    ("lu_reconstruct", lambda tf: tf.linalg.lu_reconstruct(*tf.linalg.lu(tf.constant(SQUARE)))),
+    ("lu_reconstruct batch", lambda tf: tf.linalg.lu_reconstruct(*tf.linalg.lu(tf.constant(BATCH)))),
+    ("lu_solve", lambda tf: tf.linalg.lu_solve(*tf.linalg.lu(tf.constant(SQUARE)), tf.constant(A[:3, :2] + 1.0))),
+    ("lu_solve batch float64", lambda tf: tf.linalg.lu_solve(*tf.linalg.lu(tf.constant(BATCH.astype(np.float64))),
+                                                             tf.constant(np.ones((2, 3, 1))))),
+    ("lu_matrix_inverse", lambda tf: tf.linalg.lu_matrix_inverse(*tf.linalg.lu(tf.constant(SQUARE)))),
+    ("lu_matrix_inverse batch", lambda tf: tf.linalg.lu_matrix_inverse(*tf.linalg.lu(tf.constant(BATCH)))),
+)
+def test_using_lu_factorizations_matches_tensorflow(case: Any) -> None:
+    same(case, modes=(EAGER, TRACED))
+
+
+def test_lu_solve_differentiates_through_its_right_hand_side() -> None:
+    def case(tf: Any, seen: list) -> None:
+        lower_upper, perm = tf.linalg.lu(tf.constant(SQUARE))
+        rhs = tf.constant(A[:3, :2])
+        with tf.GradientTape() as tape:
+            tape.watch(rhs)
+            x = tf.linalg.lu_solve(lower_upper, perm, rhs)
+        seen.extend([x, tape.gradient(x, rhs)])
+    same_program(case)

@@ -56,3 +56,23 @@ def test_hessians_inside_a_function() -> None:
 def test_hessians_eagerly_is_tensorflows_error() -> None:
     same_program(lambda tf, seen: tf.hessians(tf.constant(1.0), tf.constant(1.0)),
                  "tf.gradients is not supported when eager execution is enabled")
+
+
+S0 = np.array([1.0, 2.0], np.float32)
+S1 = np.array([3.0, 4.0], np.float32)
+
+
+@named_examples(
+    ("dynamic_stitch", lambda tf: tf.dynamic_stitch([[0, 2], [1, 2]], [tf.constant(S0), tf.constant(S1)])),
+    ("dynamic_stitch rows", lambda tf: tf.dynamic_stitch([tf.constant([[0], [3]]), [1, 2]],
+                                                         [tf.constant(np.array([[[1.0, 2.0]], [[5.0, 6.0]]],
+                                                                               np.float32)),
+                                                          [[3.0, 4.0], [7.0, 8.0]]])),
+    ("dynamic_stitch gaps", lambda tf: tf.dynamic_stitch([[0, 3]], [[1, 2]])),
+    ("dynamic_stitch weighted", lambda tf: tf.dynamic_stitch([[2, 0], [1]], [tf.constant(S0), tf.constant(S1[:1])])
+     * [1.0, 2.0, 3.0]),
+    ("dynamic_stitch short data", lambda tf: tf.dynamic_stitch([[0, 1]], [[1.0]])),
+    ("dynamic_stitch negative index", lambda tf: tf.dynamic_stitch([[0, -1]], [[1, 2]])),
+)
+def test_dynamic_stitch_matches_tensorflow(case: Any) -> None:
+    same(case)

@@ -191,6 +191,7 @@ class _Converter(ast.NodeTransformer):
         self.counter = 0
         self.state_names: list[str] = []
         self.declared = declared or set()  # names declared global/nonlocal: not the function's to carry
+        self.global_names: set[str] = set()  # of those, the ones declared global
 
     def _next(self) -> int:
         self.counter += 1
@@ -244,6 +245,13 @@ class _Converter(ast.NodeTransformer):
 
     def _def(self, name: str, args: list[str], names: list[str], body: list[ast.stmt]) -> ast.FunctionDef:
         prefix: list[ast.stmt] = [ast.Nonlocal(names=list(names))] if names else []
+        # A name the function declares global (or nonlocal) and a branch or loop body assigns must stay that
+        # name in the generated function too, or the assignment would make a local of it.
+        outer = [n for n in _assigned_names(body) if n in self.declared]
+        if outer:
+            glob = [n for n in outer if n in self.global_names]
+            prefix += [ast.Global(names=glob)] if glob else []
+            prefix += [ast.Nonlocal(names=[n for n in outer if n not in glob])] if len(glob) < len(outer) else []
         return ast.FunctionDef(
             name=name, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in args], kwonlyargs=[],
                                           kw_defaults=[], defaults=[]),
@@ -340,6 +348,7 @@ def transform(node: ast.FunctionDef) -> ast.FunctionDef:
                 *lowered, ast.Return(value=_call("ag__.retval", _name("retval_")))]
     declared = {n for s in ast.walk(node) if isinstance(s, ast.Global | ast.Nonlocal) for n in s.names}
     converter = _Converter(declared)
+    converter.global_names = {n for s in ast.walk(node) if isinstance(s, ast.Global) for n in s.names}
     new_body: list[ast.stmt] = []
     for stmt in body:
         result = converter.visit(stmt)

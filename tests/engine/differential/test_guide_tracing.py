@@ -123,3 +123,45 @@ def test_list_variables_names_every_saved_value_with_its_shape(tmp_path: Any) ->
         tf.train.list_variables(str(folder / "nothing-here"))
 
     same_program(case, "Unsuccessful TensorSliceReader constructor: Failed to find any matching files for")
+
+
+_made_once: Any = None
+
+
+def test_global_assigned_in_a_python_if_inside_tf_function_is_the_global() -> None:
+    def case(tf: Any, seen: list) -> None:
+        global _made_once
+        _made_once = None
+
+        @tf.function
+        def lazily() -> Any:
+            global _made_once
+            if _made_once is None:
+                _made_once = tf.Variable(2.5)
+            for _ in range(2):
+                _made_once.assign_add(1.0)
+            return _made_once.read_value()
+
+        seen.append(lazily())
+        seen.append(lazily())
+        seen.append(_made_once is not None)
+
+    same_program(case)
+
+
+def test_nonlocal_assigned_in_a_python_loop_inside_tf_function_is_the_enclosing_name() -> None:
+    def case(tf: Any, seen: list) -> None:
+        count = 0
+
+        @tf.function
+        def counted(x: Any) -> Any:
+            nonlocal count
+            for _ in range(3):
+                if x is not None:
+                    count += 1
+            return x * 2
+
+        seen.append(counted(tf.constant(1.5)))
+        seen.append(count)
+
+    same_program(case)

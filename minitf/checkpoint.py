@@ -178,12 +178,8 @@ class Checkpoint:
         if save_path is None:
             return InitializationOnlyStatus(self, [], [])
         save_path = os.fspath(save_path)
-        if not os.path.exists(save_path + _INDEX):
-            raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
-                                f"matching files for {save_path}\nHint: pass the path `save` returned (e.g. "
-                                f"'ckpt-1'), or tf.train.latest_checkpoint(folder).")
-        with open(save_path + _INDEX, encoding="utf-8") as f:
-            index = json.load(f)
+        index = _read_index(save_path, "pass the path `save` returned (e.g. 'ckpt-1'), or "
+                            "tf.train.latest_checkpoint(folder).")
         with np.load(save_path + _DATA, allow_pickle=False) as stored:
             arrays = {k: stored[k] for k in stored.files}
         if any(k.startswith("save_counter/") for k in index["variables"]):
@@ -306,17 +302,21 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
     return latest if os.path.exists(latest + _INDEX) else None
 
 
+def _read_index(path: str, hint: str) -> dict:
+    """A checkpoint's index, or TensorFlow's NotFoundError (with a hint) when no checkpoint has that prefix."""
+    if not os.path.exists(path + _INDEX):
+        raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any matching "
+                            f"files for {path}\nHint: {hint}")
+    with open(path + _INDEX, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
     """(key, shape) of every value a checkpoint holds, sorted by key, with the entry TensorFlow keeps for its
     object graph; a folder stands for the latest checkpoint saved in it."""
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
         path = latest_checkpoint(path) or path
-    if not os.path.exists(path + _INDEX):
-        raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any matching "
-                            f"files for {path}\nHint: pass a checkpoint's prefix (the path `save` returned) or "
-                            f"the folder it was saved in.")
-    with open(path + _INDEX, encoding="utf-8") as f:
-        index = json.load(f)
+    index = _read_index(path, "pass a checkpoint's prefix (the path `save` returned) or the folder it was saved in.")
     found = [(key, list(entry["shape"])) for key, entry in index["variables"].items()]
     return sorted([("_CHECKPOINTABLE_OBJECT_GRAPH", []), *found])

@@ -88,26 +88,33 @@ def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
 # unsorted_segment_sum: ids in any order, a given number of segments; negative ids are dropped
 # ---------------------------------------------------------------------------------------------------
 
-def _unsorted_kernel(data: np.ndarray, segment_ids: np.ndarray, num_segments: Any,
-                     known_segments: int | None = None) -> np.ndarray:
+def reduce_unsorted(op: str, data: np.ndarray, segment_ids: np.ndarray, num_segments: Any, fill: Any,
+                    ufunc: np.ufunc) -> np.ndarray:
+    """What every unsorted segment kernel does: TensorFlow's checks of the ids, then `ufunc` applied at each id
+    into rows that start as `fill`; negative ids are dropped."""
     ids = np.asarray(segment_ids)
     n = int(num_segments)
     if np.shape(data)[:ids.ndim] != ids.shape:
         raise InvalidArgumentError(None, None, f"data.shape = [{','.join(map(str, np.shape(data)))}] does not start "
                                    f"with segment_ids.shape = [{','.join(map(str, ids.shape))}] "
-                                   "[Op:UnsortedSegmentSum]\nHint: give one segment id per entry of the leading "
+                                   f"[Op:{op}]\nHint: give one segment id per entry of the leading "
                                    "dimensions of data.")
     flat = ids.ravel()
     bad = np.flatnonzero(flat >= n)
     if bad.size:
         i = int(bad[0])
         raise InvalidArgumentError(None, None, f"segment_ids[{i}] = {flat[i]} is out of range [0, {n}) "
-                                   f"[Op:UnsortedSegmentSum]\nHint: num_segments must exceed every segment id.")
-    out = np.zeros((n,) + np.shape(data)[ids.ndim:], dtype=data.dtype)
+                                   f"[Op:{op}]\nHint: num_segments must exceed every segment id.")
+    out = np.full((n,) + np.shape(data)[ids.ndim:], fill, dtype=data.dtype)
     rows = np.reshape(data, (-1,) + np.shape(data)[ids.ndim:])
     keep = flat >= 0
-    np.add.at(out, flat[keep], rows[keep])
+    ufunc.at(out, flat[keep], rows[keep])
     return out
+
+
+def _unsorted_kernel(data: np.ndarray, segment_ids: np.ndarray, num_segments: Any,
+                     known_segments: int | None = None) -> np.ndarray:
+    return reduce_unsorted("UnsortedSegmentSum", data, segment_ids, num_segments, 0, np.add)
 
 
 def _unsorted_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:

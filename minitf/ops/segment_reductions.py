@@ -30,6 +30,7 @@ from minitf.ops.segment_ops import (
     _segment_sum_shape,
     _unsorted_shape,
     check_sorted_ids,
+    reduce_unsorted,
     segment_sum,
     unsorted_segment_sum,
 )
@@ -144,24 +145,7 @@ def _unsorted_kernel(kind: str) -> Callable[..., np.ndarray]:
 
     def kernel(data: np.ndarray, segment_ids: np.ndarray, num_segments: Any,
                known_segments: int | None = None) -> np.ndarray:
-        ids = np.asarray(segment_ids)
-        n = int(num_segments)
-        if np.shape(data)[:ids.ndim] != ids.shape:
-            raise InvalidArgumentError(None, None, f"data.shape = [{','.join(map(str, np.shape(data)))}] does not "
-                                       f"start with segment_ids.shape = [{','.join(map(str, ids.shape))}] "
-                                       f"[Op:{op}]\nHint: give one segment id per entry of the leading dimensions "
-                                       "of data.")
-        flat = ids.ravel()
-        bad = np.flatnonzero(flat >= n)
-        if bad.size:
-            i = int(bad[0])
-            raise InvalidArgumentError(None, None, f"segment_ids[{i}] = {flat[i]} is out of range [0, {n}) "
-                                       f"[Op:{op}]\nHint: num_segments must exceed every segment id.")
-        out = np.full((n,) + np.shape(data)[ids.ndim:], _fill(kind, data.dtype, False), dtype=data.dtype)
-        rows = np.reshape(data, (-1,) + np.shape(data)[ids.ndim:])
-        keep = flat >= 0
-        REDUCERS[kind].at(out, flat[keep], rows[keep])
-        return out
+        return reduce_unsorted(op, data, segment_ids, num_segments, _fill(kind, data.dtype, False), REDUCERS[kind])
     return kernel
 
 

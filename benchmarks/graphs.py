@@ -138,15 +138,16 @@ def programs() -> list[Program]:
 
 
 def calls_for(seconds: float) -> int:
-    """How many calls make one timing repeat last about 20 ms."""
-    return max(1, min(2000, int(0.02 / max(seconds, 1e-7))))
+    """How many calls make one timing repeat last about 5 ms (short repeats: the minimum of many finds one that
+    nothing else on the machine interrupted)."""
+    return max(1, min(2000, int(0.005 / max(seconds, 1e-7))))
 
 
 def time_call(fn: Callable[[], Any]) -> float:
     start = time.perf_counter()
     fn()
     first = time.perf_counter() - start
-    return best_time(fn, calls_for(first), repeat=5)
+    return best_time(fn, calls_for(first), repeat=15)
 
 
 def first_call(engine: Any, make: Callable[[Any], tuple[Callable, tuple]]) -> float:

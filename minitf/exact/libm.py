@@ -20,7 +20,8 @@ def _element_by_element(function: Callable[[float], float], x: np.ndarray) -> np
 
 
 def _compiled_float32(name: str) -> Function | None:
-    try:  # Numba is optional (the `lab` extra); compiling costs a second, so only when a normal is drawn
+    try:
+        # Numba is optional (the `lab` extra) and compiling costs a second: loaded when a normal is drawn
         from numba import vectorize
     except ImportError:
         return None

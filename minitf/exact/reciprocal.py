@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -34,49 +33,15 @@ def _compile_rcpps() -> Callable[[np.ndarray], np.ndarray] | None:
     here (no Numba, not x86-64)."""
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return None
-    try:  # Numba is optional (the `lab` extra), and compiling costs a second: only when a reciprocal needs it
-        from llvmlite import ir
-        from numba import njit, types
-        from numba.core import cgutils
-        from numba.extending import intrinsic
+    try:
+        # Numba is optional (the `lab` extra) and compiling costs a second: loaded when a reciprocal needs it
+        from minitf.exact import rcpps
     except ImportError:
         return None
-
-    @intrinsic
-    def rcp4(typingctx: Any, a: Any, b: Any, c: Any, d: Any) -> Any:
-        """Four float32 values through one `rcpps`: build a vector, call LLVM's intrinsic, unpack."""
-        f32 = types.float32
-        signature = types.UniTuple(f32, 4)(f32, f32, f32, f32)
-
-        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-            vector_type = ir.VectorType(ir.FloatType(), 4)
-            vector = ir.Constant(vector_type, ir.Undefined)
-            for i, value in enumerate(args):
-                vector = builder.insert_element(vector, value, ir.Constant(ir.IntType(32), i))
-            rcpps = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vector_type, [vector_type]),
-                                                   "llvm.x86.sse.rcp.ps")
-            result = builder.call(rcpps, [vector])
-            lanes = [builder.extract_element(result, ir.Constant(ir.IntType(32), i)) for i in range(4)]
-            return context.make_tuple(builder, sig.return_type, lanes)
-        return signature, codegen
-
-    @njit(cache=False)
-    def loop(src: np.ndarray, dst: np.ndarray) -> None:  # pragma: no cover - compiled by Numba
-        for i in range(0, src.size, 4):
-            r = rcp4(src[i], src[i + 1], src[i + 2], src[i + 3])  # type: ignore[call-arg, var-annotated]
-            dst[i], dst[i + 1], dst[i + 2], dst[i + 3] = r
-
-    def approximate(a: np.ndarray) -> np.ndarray:
-        padded = np.ones(-(-a.size // 4) * 4, dtype=np.float32)
-        padded[:a.size] = a.ravel()
-        out = np.empty_like(padded)
-        loop(padded, out)
-        return out[:a.size].reshape(a.shape)
-
     probe = np.array([1.0, 3.0, 0.1, 7e5], dtype=np.float32)
-    if not np.allclose(approximate(probe), 1 / probe, rtol=2e-3):  # not the instruction we expect
+    if not np.allclose(rcpps.approximate(probe), 1 / probe, rtol=2e-3):  # not the instruction we expect
         return None
-    return approximate
+    return rcpps.approximate
 
 
 _rcpps: list[Callable[[np.ndarray], np.ndarray] | None] = []  # compiled on first use

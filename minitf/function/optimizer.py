@@ -69,6 +69,11 @@ _KNOWN_KEYS = frozenset({
 def set_experimental_options(options: dict[str, Any]) -> None:
     """`tf.config.optimizer.set_experimental_options`: switch passes on (True) or off (False) by key."""
     _options.update({k: v for k, v in dict(options).items() if k in _KNOWN_KEYS})
+    invalidate()
+
+
+def invalidate() -> None:
+    """Every optimised graph and its generated code is out of date (a switch changed, or the kernels did)."""
     _version[0] += 1
 
 

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from minitf.conversion import convert_to_tensor
-from minitf.tensor import Tensor
 
 
 def is_dataset(data: Any) -> bool:
@@ -24,7 +23,7 @@ def is_dataset(data: Any) -> bool:
 def as_array(value: Any) -> Any:
     if value is None:
         return None
-    array = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+    array = np.asarray(value)
     return array.astype("float32") if array.dtype.kind == "f" and array.dtype != np.float32 else array
 
 

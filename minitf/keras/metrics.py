@@ -86,10 +86,10 @@ class MeanMetricWrapper(Mean):
     """The mean of a per-sample function (accuracies are this)."""
 
     def __init__(self, fn: Any, name: str | None = None, dtype: Any = None, **fn_kwargs: Any) -> None:
-        super().__init__(name or getattr(fn, "__name__", "mean"), dtype)
+        super().__init__(str(name or getattr(fn, "__name__", "mean")), dtype)
         self._fn, self._fn_kwargs = fn, fn_kwargs
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
+    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:  # type: ignore[override]
         super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitf.keras import naming
 from minitf.keras.variables import KerasVariable
 from minitf.ops.binary_math import pow as tf_pow
@@ -48,7 +50,7 @@ class Optimizer:
                                    KerasVariable(float(learning_rate), name="learning_rate", trainable=False,
                                                  dtype="float32"))
         self.built = False
-        self._slots: dict[int, dict[str, Variable]] = {}
+        self._slots: dict[int, dict[str, Any]] = {}
         self._slot_list: list[Variable] = []
 
     @property
@@ -92,11 +94,11 @@ class Optimizer:
                 self.update_step(grad, variable, learning_rate)
         return self.iterations.assign_add(1)
 
-    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         raise NotImplementedError
 
     def get_config(self) -> dict[str, Any]:
-        rate = self._schedule.get_config() if self._schedule else float(self._learning_rate.numpy())
+        rate = self._schedule.get_config() if self._schedule else float(np.asarray(self._learning_rate))
         return {"name": self.name, "learning_rate": rate}
 
 
@@ -109,7 +111,7 @@ class SGD(Optimizer):
         self.momentum, self.nesterov = float(momentum), nesterov
         self.slot_names = ("momentum",) if self.momentum else ()
 
-    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         if not self.momentum:
             variable.assign_sub(gradient * learning_rate)
             return
@@ -134,8 +136,8 @@ class Adam(Optimizer):
         super().__init__(learning_rate, name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
 
-    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
-        step = cast(self.iterations + 1, variable.dtype)
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
+        step = cast(self.iterations.read_value() + 1, variable.dtype)
         beta_1_power, beta_2_power = tf_pow(self.beta_1, step), tf_pow(self.beta_2, step)
         alpha = learning_rate * sqrt(1 - beta_2_power) / (1 - beta_1_power)
         m, v = self._slots[id(variable)]["momentum"], self._slots[id(variable)]["velocity"]
@@ -158,14 +160,14 @@ class RMSprop(Optimizer):
         self.slot_names = ("velocity",) + (("momentum",) if momentum > 0 else ()) + \
             (("average_gradient",) if centered else ())
 
-    def update_step(self, gradient: Any, variable: Variable, learning_rate: Any) -> None:
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         slots = self._slots[id(variable)]
         velocity = slots["velocity"]
         velocity.assign(self.rho * velocity + (1 - self.rho) * square(gradient))
         if self.centered:
             average = slots["average_gradient"]
             average.assign(self.rho * average + (1 - self.rho) * gradient)
-            denominator = velocity - square(average) + self.epsilon
+            denominator: Any = velocity - square(average) + self.epsilon
         else:
             denominator = velocity + self.epsilon
         increment = learning_rate * gradient / sqrt(denominator)

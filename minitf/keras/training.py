@@ -29,6 +29,11 @@ NOT_COMPILED = ("You must call `compile()` before using the model.\n"
 class Trainer:
     compiled = False
     optimizer: Any = None
+    train_function: Any = None
+    test_function: Any = None
+    predict_function: Any = None
+    run_eagerly = False
+    jit_compile: Any = "auto"
 
     def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None, loss_weights: Any = None,
                 weighted_metrics: Any = None, run_eagerly: bool = False, steps_per_execution: int = 1,

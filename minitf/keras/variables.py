@@ -17,6 +17,7 @@ class KerasVariable(Variable):
         super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype)
         self.path = naming.current_path(name)
         self._keras_name = name
+        self._regularizer: Any = None  # a penalty for layer.losses, from add_weight(regularizer=...)
 
     @property
     def name(self) -> str:  # Keras 3 names have no `:0`

@@ -34,6 +34,13 @@ class KerasTensor:
                 f"name={self.name}>")
 
 
+def history_of(tensor: KerasTensor) -> tuple[Any, int, int]:
+    """(layer, node index, tensor index) of the call that made `tensor`."""
+    if tensor._keras_history is None:
+        raise ValueError(f"{tensor} was not made by a layer call on a keras.Input.")
+    return tensor._keras_history
+
+
 class Node:
     """One call of a layer on KerasTensors: what went in, what came out."""
 

@@ -9,6 +9,7 @@ KerasTensor (functional API), recording the call instead of computing it.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -52,6 +53,8 @@ def _as_input_tensor(value: Any) -> Any:
 class Layer:
     """The base of every layer and model: tracks weights and inner layers, builds once, then calls."""
 
+    _layers: list[Layer]  # set first in __init__, so __setattr__ can track inner layers from then on
+
     def __init__(self, trainable: bool = True, name: str | None = None, dtype: Any = None,
                  **kwargs: Any) -> None:
         object.__setattr__(self, "_layers", [])
@@ -60,7 +63,7 @@ class Layer:
         self.built = False
         self.dtype = "float32" if dtype is None else str(getattr(dtype, "name", dtype))
         self.input_spec: InputSpec | None = None
-        self._own_weights: list[Variable] = []
+        self._own_weights: list[KerasVariable] = []
         self._added_losses: list[Any] = []
         self._inbound_nodes: list[Node] = []
         self._build_input_shape: Any = None
@@ -157,7 +160,7 @@ class Layer:
             variable.assign(value.astype(variable.dtype.as_numpy_dtype))
 
     def count_params(self) -> int:
-        return int(sum(np.prod(w.shape.as_list(), dtype=np.int64) for w in self.weights))
+        return int(sum(math.prod(int(d or 0) for d in w.shape.as_list()) for w in self.weights))
 
     # --- losses added by regularizers and add_loss ---
     def add_loss(self, loss: Any) -> None:
@@ -165,7 +168,7 @@ class Layer:
 
     @property
     def losses(self) -> list[Any]:
-        penalties = [w._regularizer(w) for w in self._own_weights if getattr(w, "_regularizer", None)]
+        penalties = [w._regularizer(w) for w in self._own_weights if getattr(w, "_regularizer", None) is not None]
         inner = [loss for layer in self._layers for loss in layer.losses]
         return list(self._added_losses) + penalties + inner
 

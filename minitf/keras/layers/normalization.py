@@ -9,7 +9,7 @@ import numpy as np
 
 from minitf.keras import backend_config, initializers
 from minitf.keras.layers.layer import Layer
-from minitf.ops.binary_math import maximum
+from minitf.ops.binary_math import maximum, multiply
 from minitf.ops.norms import moments
 from minitf.ops.unary_math import rsqrt, sqrt
 
@@ -88,8 +88,9 @@ class BatchNormalization(Layer):
         if training and self.trainable:
             axes = [i for i in range(inputs.shape.rank) if i != inputs.shape.rank + self.axis and i != self.axis]
             mean, variance = moments(inputs, axes)
-            self.moving_mean.assign(self.moving_mean * self.momentum + mean * (1.0 - self.momentum))
-            self.moving_variance.assign(self.moving_variance * self.momentum + variance * (1.0 - self.momentum))
+            self.moving_mean.assign(multiply(self.moving_mean, self.momentum) + mean * (1.0 - self.momentum))
+            self.moving_variance.assign(multiply(self.moving_variance, self.momentum)
+                                        + variance * (1.0 - self.momentum))
         else:
             mean, variance = self.moving_mean, self.moving_variance
         inverse = rsqrt(variance + self.epsilon)

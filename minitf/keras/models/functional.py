@@ -10,7 +10,7 @@ from typing import Any
 
 from minitf.keras import naming
 from minitf.keras.layers.core import InputLayer
-from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, map_structure
+from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, history_of, map_structure
 from minitf.keras.models.model import Model
 
 
@@ -28,9 +28,7 @@ def nodes_in_order(outputs: list[KerasTensor]) -> list[Node]:
         ordered.append(node)
 
     for tensor in outputs:
-        if tensor._keras_history is None:
-            raise ValueError(f"Output {tensor} is not the result of a layer call on a keras.Input.")
-        layer, node_index, _ = tensor._keras_history
+        layer, node_index, _ = history_of(tensor)
         visit(layer._inbound_nodes[node_index])
     return ordered
 
@@ -79,14 +77,14 @@ class Functional(Model):
                 if node not in self._nodes:
                     continue
                 for tensor in node.input_tensors:
-                    source, node_index, tensor_index = tensor._keras_history
+                    source, node_index, tensor_index = history_of(tensor)
                     links.append(f"{source.name}[{node_index}][{tensor_index}]")
             connections.append(", ".join(links) or "-")
         return self.layers, connections
 
     def get_config(self) -> dict[str, Any]:
         def where(tensor: KerasTensor) -> list[Any]:
-            layer, node_index, tensor_index = tensor._keras_history
+            layer, node_index, tensor_index = history_of(tensor)
             return [layer.name, node_index, tensor_index]
 
         layer_configs = []
@@ -105,6 +103,6 @@ class Functional(Model):
 
 
 def _history_config(tensor: KerasTensor) -> dict[str, Any]:
-    layer, node_index, tensor_index = tensor._keras_history
+    layer, node_index, tensor_index = history_of(tensor)
     return {"class_name": "__keras_tensor__", "config": {"shape": list(tensor.shape), "dtype": tensor.dtype,
                                                          "keras_history": [layer.name, node_index, tensor_index]}}

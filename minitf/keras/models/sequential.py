@@ -6,7 +6,7 @@ from typing import Any
 
 from minitf.keras import naming
 from minitf.keras.layers.core import InputLayer
-from minitf.keras.layers.keras_tensor import KerasTensor
+from minitf.keras.layers.keras_tensor import KerasTensor, history_of
 from minitf.keras.layers.layer import Layer
 from minitf.keras.models.model import Model
 
@@ -22,8 +22,8 @@ class Sequential(Model):
 
     def add(self, layer: Any, rebuild: bool = True) -> None:
         """Append a layer; `keras.Input(...)` (or an InputLayer) first fixes the input shape."""
-        if isinstance(layer, KerasTensor) and isinstance(layer._keras_history[0], InputLayer):
-            layer = layer._keras_history[0]
+        if isinstance(layer, KerasTensor) and isinstance(history_of(layer)[0], InputLayer):
+            layer = history_of(layer)[0]
         if isinstance(layer, InputLayer):
             self._input_layer = layer
         elif isinstance(layer, Layer):

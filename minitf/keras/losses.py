@@ -44,12 +44,13 @@ def _check_same_shape(target: Any, output: Any) -> None:
             raise ValueError(f"Arguments `target` and `output` must have the same shape. {received}")
 
 
-def _logits_of(output: Any, op_type: str) -> Any:
-    """The input of the traced `op_type` op that made `output`, or None (eager tensors have no op)."""
+def _logits_of(output: Any) -> Any:
+    """The input of the traced sigmoid or softmax op that made `output`, or None (eager tensors have no op).
+    Keras remembers the logits of both activations and every cross-entropy uses them, whichever it was."""
     op = getattr(output, "op", None) if isinstance(output, Tensor) and hasattr(output, "graph") else None
     if op is not None and op.type == "Identity" and op.inputs:
         op = getattr(op.inputs[0], "op", None)
-    if op is not None and op.type == op_type and len(op.inputs) == 1:
+    if op is not None and op.type in ("Sigmoid", "Softmax") and len(op.inputs) == 1:
         return op.inputs[0]
     return None
 
@@ -60,7 +61,7 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
 
 def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False) -> Any:
     _check_same_shape(y_true, y_pred)
-    logits = y_pred if from_logits else _logits_of(y_pred, "Sigmoid")
+    logits = y_pred if from_logits else _logits_of(y_pred)
     if logits is not None:
         return reduce_mean(sigmoid_cross_entropy_with_logits(labels=y_true, logits=logits), axis=-1)
     p = clip_by_value(y_pred, epsilon(), 1.0 - epsilon())
@@ -69,7 +70,7 @@ def binary_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False) -> 
 
 def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False) -> Any:
     _check_same_shape(y_true, y_pred)
-    logits = y_pred if from_logits else _logits_of(y_pred, "Softmax")
+    logits = y_pred if from_logits else _logits_of(y_pred)
     if logits is not None:
         return nn_ops.softmax_cross_entropy_with_logits(labels=y_true, logits=logits)
     p = y_pred / reduce_sum(y_pred, axis=-1, keepdims=True)
@@ -78,7 +79,7 @@ def categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False
 
 
 def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool = False) -> Any:
-    logits = y_pred if from_logits else _logits_of(y_pred, "Softmax")
+    logits = y_pred if from_logits else _logits_of(y_pred)
     labels = cast(y_true, "int64")
     if labels.shape.rank == y_pred.shape.rank and labels.shape[-1] == 1:
         labels = squeeze(labels, -1)

@@ -50,6 +50,22 @@ class Functional(Model):
         self._layers = layers
         self.built = True
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Inputs are checked against the shapes of the model's `keras.Input`s first, with Keras's message."""
+        inputs = args[0] if args else kwargs.get("inputs")
+        for index, (spec, value) in enumerate(zip(self.inputs, flatten(inputs), strict=False)):
+            if not isinstance(value, KerasTensor):
+                self._check_input(index, spec, tuple(getattr(value, "shape", ())))
+        return super().__call__(*args, **kwargs)
+
+    def _check_input(self, index: int, spec: KerasTensor, found: tuple) -> None:
+        fits = len(found) == len(spec.shape) and all(a is None or a == b for a, b in zip(spec.shape, found,
+                                                                                          strict=True))
+        if not fits:
+            raise ValueError(f"Input {index} with name '{history_of(spec)[0].name}' of layer '{self.name}' is "
+                             f"incompatible with the layer: expected shape={spec.shape}, found shape={found}\n"
+                             "Hint: pass an array shaped like the model's keras.Input (batch first).")
+
     def call(self, inputs: Any, training: bool | None = None) -> Any:
         values: dict[int, Any] = {}
         for tensor, value in zip(self.inputs, flatten(inputs), strict=True):

@@ -41,7 +41,7 @@ class Model(Trainer, Layer):
         try:
             return super().__call__(*args, **kwargs)
         except ValueError as error:
-            if "Exception encountered when calling" in str(error):
+            if "Exception encountered when calling" in str(error) or "of layer '" + self.name + "'" in str(error):
                 raise
             name = type(self).__name__
             message = str(error).split("\nHint:")[0]

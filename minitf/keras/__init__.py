@@ -8,7 +8,7 @@ Keras's own file formats.
 
 from minitf.keras import (
     activations,
-    backend_config,
+    backend,
     callbacks,
     initializers,
     layers,
@@ -28,5 +28,5 @@ optimizers.schedules.ExponentialDecay = ExponentialDecay  # type: ignore[attr-de
 
 __version__ = "3.15.1"
 
-__all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend_config", "callbacks", "initializers",
+__all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "initializers",
            "layers", "losses", "metrics", "models", "optimizers", "regularizers", "utils"]

@@ -213,11 +213,12 @@ class ModelCheckpoint(Callback):
         self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
         self.monitor_op = _improvement(mode, monitor)
         self.best: float | None = None
-        suffix = ".weights.h5" if save_weights_only else ".keras"
-        if not self.filepath.endswith(suffix):
-            what = "`save_weights_only=True`" if save_weights_only else "`save_weights_only=False`"
-            raise ValueError(f"When using {what} in `ModelCheckpoint`, the filepath provided must end in "
-                             f"`{suffix}`. Received: filepath={self.filepath}")
+        if save_weights_only and not self.filepath.endswith(".weights.h5"):
+            raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must "
+                             f"end in `.weights.h5` (Keras weights format). Received: filepath={self.filepath}")
+        if not save_weights_only and not self.filepath.endswith((".keras", ".h5")):
+            raise ValueError("The filepath provided must end in `.keras` (Keras model format). Received: "
+                             f"filepath={self.filepath}")
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         logs = logs or {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitf.conversion import convert_to_tensor
-from minitf.keras.backend_config import epsilon
+from minitf.keras.backend import epsilon
 from minitf.ops import nn_ops
 from minitf.ops.cast_where import cast
 from minitf.ops.math_ops import clip_by_value, reduce_mean, reduce_sum, square

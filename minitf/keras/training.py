@@ -2,7 +2,7 @@
 
 The step `fit` repeats is `train_step`: the forward pass under a GradientTape, the loss (plus the layers'
 regularization losses), the gradients, one optimizer update, the metrics. `fit` compiles it with `tf.function`
-(one trace for every batch size, the batch dimension left unknown), so `model.train_function` is a minitf
+(one trace per batch shape), so `model.train_function` is a minitf
 Function whose graph can be drawn like any other.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.function import TensorSpec, function
+from minitf.function import function
 from minitf.keras import losses as losses_module
 from minitf.keras import metrics as metrics_module
 from minitf.keras import optimizers
@@ -117,35 +117,33 @@ class Trainer:
         if not self.optimizer.built:
             self.optimizer.build(self.trainable_weights)  # type: ignore[attr-defined]
 
-    def _compiled(self, step: Any, x: Any, y: Any) -> Any:
-        """`step` as a tf.function over (x, y) batches of any size (signature with an unknown batch dimension)."""
-        specs = [TensorSpec([None, *x.shape.as_list()[1:]], x.dtype)]
-        if y is not None:
-            specs.append(TensorSpec([None, *y.shape.as_list()[1:]], y.dtype))
+    def _compiled(self, step: Any) -> Any:
+        """`step` as a tf.function over (x, y) batches: one trace per batch shape (the full batches and the last,
+        smaller one). TensorFlow's Keras leaves the batch dimension unknown instead; minitf's random ops (Dropout's
+        mask) need known shapes, so the batch size stays in the graph."""
 
         def run(*batch: Any) -> Any:
             return step((batch[0], batch[1] if len(batch) > 1 else None))
 
         if self.run_eagerly:
             return run
-        jit = True if self.jit_compile is True else None
-        return function(run, input_signature=specs, jit_compile=jit, autograph=False)
+        return function(run, jit_compile=True if self.jit_compile is True else None, autograph=False)
 
     def make_train_function(self, x: Any, y: Any) -> Any:
         if self.train_function is None:
             self._prepare(x, y)
-            self.train_function = self._compiled(self.train_step, x, y)
+            self.train_function = self._compiled(self.train_step)
         return self.train_function
 
     def make_test_function(self, x: Any, y: Any) -> Any:
         if self.test_function is None:
             self._prepare(x, y)
-            self.test_function = self._compiled(self.test_step, x, y)
+            self.test_function = self._compiled(self.test_step)
         return self.test_function
 
     def make_predict_function(self, x: Any) -> Any:
         if self.predict_function is None:
-            self.predict_function = self._compiled(self.predict_step, x, None)
+            self.predict_function = self._compiled(self.predict_step)
         return self.predict_function
 
     # --- the loops ---

@@ -8,6 +8,7 @@ KerasTensor (functional API), recording the call instead of computing it.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Iterator
@@ -72,6 +73,13 @@ class Layer:
         self._batch_input_shape = None if input_shape is None else (None, *input_shape)
         if kwargs:
             raise TypeError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's `build` marks the layer built and remembers the input shape, even when a user calls
+        `layer.build(shape)` directly, as Keras does."""
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            cls.build = _marking_built(cls.__dict__["build"])  # type: ignore[method-assign]
 
     # --- tracking inner layers and weights ---
     def __setattr__(self, name: str, value: Any) -> None:
@@ -184,8 +192,7 @@ class Layer:
             return
         shapes = map_structure(lambda t: tuple(t.shape.as_list()) if isinstance(t, Tensor) else tuple(t.shape),
                                inputs)
-        with naming.path_scope(self.name):
-            self.build(shapes)
+        self.build(shapes)
         self._build_input_shape = shapes
         self.built = True
 
@@ -205,7 +212,8 @@ class Layer:
         if self._call_has_training:
             kwargs["training"] = training
         self._added_losses = []
-        with training_scope(training):
+        # inner layers built during this call get this layer's name in their weights' paths (`model/dense/kernel`)
+        with training_scope(training), naming.path_scope(self.name):
             return self.call(inputs, *args[1:], **kwargs)
 
     def _call_symbolically(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
@@ -239,7 +247,10 @@ class Layer:
         return map_structure(lambda t: KerasTensor(t.shape.as_list(), t.dtype), graph_outputs)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
-        inputs = map_structure(lambda shape: KerasTensor(shape), input_shape)
+        if _is_shape(input_shape):
+            inputs: Any = KerasTensor(input_shape)
+        else:
+            inputs = [KerasTensor(shape) for shape in input_shape]
         return map_structure(lambda t: t.shape, self._trace_outputs(inputs, (), {}))
 
     # --- what summary() shows ---
@@ -271,10 +282,25 @@ class Layer:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
 
+def _marking_built(build: Any) -> Any:
+    @functools.wraps(build)
+    def wrapper(self: Layer, input_shape: Any = None, *args: Any, **kwargs: Any) -> None:
+        with naming.path_scope(self.name):
+            build(self, input_shape, *args, **kwargs)
+        self._build_input_shape = None if input_shape is None else tuple(input_shape)
+        self.built = True
+
+    return wrapper
+
+
+def _is_shape(shape: Any) -> bool:
+    return isinstance(shape, tuple | list) and all(d is None or isinstance(d, int) for d in shape)
+
+
 def flatten_shapes(shape: Any) -> list[tuple]:
     """A shape or a list of shapes, as a list of shapes."""
-    if isinstance(shape, tuple) and all(d is None or isinstance(d, int) for d in shape):
-        return [shape]
+    if _is_shape(shape):
+        return [tuple(shape)]
     return [tuple(s) for s in shape]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.keras import backend_config, initializers
+from minitf.keras import backend, initializers
 from minitf.keras.layers.layer import Layer
 from minitf.ops.binary_math import maximum, multiply
 from minitf.ops.norms import moments
@@ -44,7 +44,7 @@ class Normalization(Layer):
         self.adapt_variance.assign(values.var(axis=axes, dtype="float64").astype("float32"))
 
     def call(self, inputs: Any) -> Any:
-        scale = maximum(sqrt(self.adapt_variance), backend_config.epsilon())
+        scale = maximum(sqrt(self.adapt_variance), backend.epsilon())
         if self.invert:
             return inputs * scale + self.adapt_mean
         return (inputs - self.adapt_mean) / scale

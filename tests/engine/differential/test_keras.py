@@ -49,19 +49,19 @@ def _printed(function: Any) -> str:
     return out.getvalue()
 
 
-def _without_names(text: str) -> str:
-    """Layer and model names carry session-wide counters (`dense_7`): compare the rest."""
-    return re.sub(r"\b(dense|sequential|functional|input_layer|re_lu|flatten|batch_normalization|dropout)(_\d+)?\b",
-                  r"\1", text)
-
-
 def _mask_times(text: str) -> str:
     return re.sub(r"\d+(ms|us|s)(/step)?", "T", text)
 
 
+def _fresh(build: Any, keras: Any) -> Any:
+    """`build(keras)` with names counted from zero, so both engines name their layers `dense`, `dense_1`, ..."""
+    keras.backend.clear_session()
+    return build(keras)
+
+
 def _paired(build: Any) -> tuple[Any, Any]:
     """The same model on both engines, with minitf's initial weights copied to Keras's."""
-    ours, theirs = build(minitf.keras), build(real_tf.keras)
+    ours, theirs = _fresh(build, minitf.keras), _fresh(build, real_tf.keras)
     theirs.set_weights(ours.get_weights())
     return ours, theirs
 
@@ -69,12 +69,12 @@ def _paired(build: Any) -> tuple[Any, Any]:
 @pytest.mark.parametrize("build", [_sequential, _functional], ids=["sequential", "functional"])
 def test_summary_prints_the_table_keras_prints(build: Any) -> None:
     ours, theirs = _paired(build)
-    assert _without_names(_printed(ours.summary)) == _without_names(_printed(theirs.summary))
+    assert _printed(ours.summary) == _printed(theirs.summary)
 
 
 def test_summary_of_an_unbuilt_model_shows_question_marks_and_unbuilt_layers() -> None:
     def printed(keras: Any) -> str:
-        return _without_names(_printed(keras.Sequential([keras.layers.Dense(4)]).summary))
+        return _printed(_fresh(lambda keras: keras.Sequential([keras.layers.Dense(4)]), keras).summary)
 
     assert printed(minitf.keras) == printed(real_tf.keras)
 
@@ -165,8 +165,8 @@ def test_wrong_input_shape_raises_kerass_error() -> None:
     messages = []
     for keras in (minitf.keras, real_tf.keras):
         with pytest.raises(ValueError) as caught:
-            _functional(keras)(np.zeros((2, 5), "float32"))
-        messages.append(_without_names(str(caught.value)))
+            _fresh(_functional, keras)(np.zeros((2, 5), "float32"))
+        messages.append(str(caught.value))
     assert "Hint:" in messages[0]
     assert messages[1] in messages[0]
 
@@ -175,12 +175,13 @@ def test_wrong_input_shape_raises_kerass_error() -> None:
 def test_loss_label_mismatch_raises_kerass_error() -> None:
     messages = []
     for keras in (minitf.keras, real_tf.keras):
-        model = _functional(keras)
+        model = _fresh(_functional, keras)
         model.compile("sgd", "categorical_crossentropy")
         with pytest.raises(ValueError) as caught:
             model.fit(np.zeros((8, 4), "float32"), np.zeros((8,), "int32"), verbose=0)
         messages.append(str(caught.value))
-    assert messages[1] in messages[0]
+    # Keras traces its train step with an unknown batch size, minitf with the batch's own (training.py says why)
+    assert messages[1] in messages[0].replace("(8,", "(None,")
 
 
 def test_subclassed_layer_tracks_weights_and_trainable_flag() -> None:

@@ -45,6 +45,15 @@ class CallbackList:
             callback.set_model(model)
             callback.set_params(params)
 
+    def wants(self, hook: str) -> bool:
+        """Whether any callback does something in `hook` (fit skips turning every batch's logs into floats
+        when none looks at them)."""
+        for callback in self.callbacks:
+            if hook in vars(callback) or any(hook in vars(klass) for klass in type(callback).__mro__
+                                             if klass is not Callback):
+                return True
+        return False
+
     def call(self, hook: str, *args: Any) -> None:
         for callback in self.callbacks:
             getattr(callback, hook)(*args)

@@ -40,6 +40,7 @@ class Batches:
     def __init__(self, x: Any, y: Any = None, batch_size: int | None = None, shuffle: bool = False) -> None:
         self.dataset = x if is_dataset(x) else None
         self.shuffle = shuffle
+        self._fixed: list[tuple[Any, Any]] | None = None
         if self.dataset is None:
             self.x, self.y = as_array(x), as_array(y)
             self.batch_size = batch_size or 32
@@ -59,11 +60,18 @@ class Batches:
             for element in self.dataset:
                 yield unpack(element)
             return
+        if not self.shuffle and self._fixed is not None:
+            yield from self._fixed
+            return
         order = np.random.permutation(len(self.x)) if self.shuffle else None
+        batches = []
         for start in range(0, len(self.x), self.batch_size):
             rows = slice(start, start + self.batch_size) if order is None else order[start:start + self.batch_size]
             x = convert_to_tensor(self.x[rows])
-            yield x, None if self.y is None else convert_to_tensor(self.y[rows])
+            batches.append((x, None if self.y is None else convert_to_tensor(self.y[rows])))
+            yield batches[-1]
+        if not self.shuffle:
+            self._fixed = batches  # the same batches every epoch: made once
 
 
 def split_validation(x: Any, y: Any, validation_split: float) -> tuple[tuple[Any, Any], tuple[Any, Any]]:

@@ -122,9 +122,14 @@ class Trainer:
         smaller one). TensorFlow's Keras leaves the batch dimension unknown instead; minitf's random ops (Dropout's
         mask) need known shapes, so the batch size stays in the graph."""
 
-        def run(*batch: Any) -> Any:
-            return step((batch[0], batch[1] if len(batch) > 1 else None))
+        def run(x: Any, y: Any) -> Any:  # two named arguments: tf.function's fast path for repeated calls
+            return step((x, y))
 
+        def run_predict(x: Any) -> Any:
+            return step((x, None))
+
+        if step == self.predict_step:
+            run = run_predict  # type: ignore[assignment]
         if self.run_eagerly:
             return run
         return function(run, jit_compile=True if self.jit_compile is True else None, autograph=False)
@@ -162,16 +167,20 @@ class Trainer:
         chain = [*given, *([ProgbarLogger()] if verbose else []), history]
         callback_list = CallbackList(chain, self, {"verbose": verbose, "epochs": epochs, "steps": batches.steps})
         self.stop_training = False
+        batch_logs_wanted = callback_list.wants("on_train_batch_end")
         callback_list.call("on_train_begin", None)
         logs: dict[str, Any] = {}
         epoch_logs: dict[str, Any] | None = None
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callback_list.call("on_epoch_begin", epoch, None)
+            step_logs: dict[str, Any] = {}
             for step, (x_batch, y_batch) in enumerate(batches):
                 callback_list.call("on_train_batch_begin", step, None)
-                logs = _python_logs(self.make_train_function(x_batch, y_batch)(x_batch, y_batch))
-                callback_list.call("on_train_batch_end", step, logs)
+                step_logs = self.make_train_function(x_batch, y_batch)(x_batch, y_batch)
+                if batch_logs_wanted:
+                    callback_list.call("on_train_batch_end", step, _python_logs(step_logs))
+            logs = _python_logs(step_logs)
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 val_x, val_y = validation_data if not is_dataset(validation_data) else (validation_data, None)

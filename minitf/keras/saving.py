@@ -122,16 +122,28 @@ def model_from_config(config: dict[str, Any]) -> Any:
         return model
     made: dict[str, Any] = {}
     outputs: dict[tuple[str, int], list[KerasTensor]] = {}
+    pending: list[tuple[Any, list[dict[str, Any]]]] = []
     for entry in inner["layers"]:
         layer = _layer_from_config(entry)
         made[layer.name] = layer
         if isinstance(layer, layers_module.InputLayer):
             outputs[(layer.name, 0)] = [layer.output]
-        for index, node in enumerate(entry.get("inbound_nodes", [])):
-            args = [outputs[(a["config"]["keras_history"][0], a["config"]["keras_history"][1])]
-                    [a["config"]["keras_history"][2]] for a in node["args"]]
-            result = layer(args[0] if len(args) == 1 else args)
-            outputs[(layer.name, index)] = result if isinstance(result, list) else [result]
+        pending.append((layer, list(entry.get("inbound_nodes", []))))
+    # A layer's calls are replayed in their order, each once every tensor it reads exists (a shared layer may
+    # be listed before the input its second call reads).
+    while any(nodes for _, nodes in pending):
+        progressed = False
+        for layer, nodes in pending:
+            while nodes and all(tuple(a["config"]["keras_history"][:2]) in outputs for a in nodes[0]["args"]):
+                node = nodes.pop(0)
+                args = [outputs[(a["config"]["keras_history"][0], a["config"]["keras_history"][1])]
+                        [a["config"]["keras_history"][2]] for a in node["args"]]
+                result = layer(args[0] if len(args) == 1 else args)
+                index = sum(1 for key in outputs if key[0] == layer.name)
+                outputs[(layer.name, index)] = result if isinstance(result, list) else [result]
+                progressed = True
+        if not progressed:
+            raise ValueError("The saved model's layer calls read tensors no layer makes; the file is damaged.")
 
     def tensors(where: Any) -> Any:
         if isinstance(where[0], str):

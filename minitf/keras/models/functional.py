@@ -33,6 +33,26 @@ def nodes_in_order(outputs: list[KerasTensor]) -> list[Node]:
     return ordered
 
 
+def layers_by_depth(nodes: list[Node]) -> list[Any]:
+    """The model's layers as Keras lists them (and orders their weights): farthest from the outputs first.
+
+    A call that makes an output has depth 0, a call that feeds one of depth d has at least depth d + 1; a layer
+    is as deep as its deepest call. Layers of equal depth keep the order in which the calls were found."""
+    depth: dict[int, int] = {}
+    for node in reversed(nodes):  # children before parents
+        depth.setdefault(id(node), 0)
+        for parent in node.parent_nodes:
+            depth[id(parent)] = max(depth.get(id(parent), 0), depth[id(node)] + 1)
+    layers: list[Any] = []
+    layer_depth: dict[int, int] = {}
+    for node in nodes:
+        if not any(node.layer is known for known in layers):
+            layers.append(node.layer)
+        layer_depth[id(node.layer)] = max(layer_depth.get(id(node.layer), 0), depth[id(node)])
+    order = {id(layer): index for index, layer in enumerate(layers)}
+    return sorted(layers, key=lambda layer: (-layer_depth[id(layer)], order[id(layer)]))
+
+
 class Functional(Model):
     """A model defined by its inputs and outputs (KerasTensors); `model(x)` replays the layer calls on `x`."""
 
@@ -43,11 +63,7 @@ class Functional(Model):
         self._inputs_struct, self._outputs_struct = inputs, outputs
         self.inputs, self.outputs = flatten(inputs), flatten(outputs)
         self._nodes = nodes_in_order(self.outputs)
-        layers: list[Any] = []
-        for node in self._nodes:
-            if not any(node.layer is known for known in layers):
-                layers.append(node.layer)
-        self._layers = layers
+        self._layers = layers_by_depth(self._nodes)
         self.built = True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -42,6 +42,14 @@ def _functional(keras: Any) -> Any:
     return keras.Model(inputs, keras.layers.Dense(3)(keras.layers.ReLU()(hidden)))
 
 
+def _two_inputs(keras: Any) -> Any:
+    """A shared layer, two inputs, two outputs: the summary gets a "Connected to" column."""
+    first, second = keras.Input((4,)), keras.Input((4,))
+    shared = keras.layers.Dense(3)
+    hidden = shared(first)
+    return keras.Model([first, second], [keras.layers.Dense(2)(keras.layers.ReLU()(hidden)), shared(second)])
+
+
 def _printed(function: Any) -> str:
     out = io.StringIO()
     with redirect_stdout(out):
@@ -66,7 +74,8 @@ def _paired(build: Any) -> tuple[Any, Any]:
     return ours, theirs
 
 
-@pytest.mark.parametrize("build", [_sequential, _functional], ids=["sequential", "functional"])
+@pytest.mark.parametrize("build", [_sequential, _functional, _two_inputs], ids=["sequential", "functional",
+                                                                               "two_inputs"])
 def test_summary_prints_the_table_keras_prints(build: Any) -> None:
     ours, theirs = _paired(build)
     assert _printed(ours.summary) == _printed(theirs.summary)
@@ -206,19 +215,26 @@ def test_subclassed_layer_tracks_weights_and_trainable_flag() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("direction", ["minitf_to_keras", "keras_to_minitf"])
-def test_saved_models_and_weights_load_in_the_other_engine(direction: str, tmp_path: Any) -> None:
+@pytest.mark.parametrize("build", [_sequential, _two_inputs], ids=["sequential", "two_inputs"])
+def test_saved_models_and_weights_load_in_the_other_engine(direction: str, build: Any, tmp_path: Any) -> None:
     source, target = (minitf.keras, real_tf.keras) if direction == "minitf_to_keras" else \
         (real_tf.keras, minitf.keras)
-    x, _ = _digits_like(6)
-    model = _sequential(source)
-    expected = np.asarray(model.predict(x, verbose=0))
+    x = _digits_like(6)[0] if build is _sequential else [np.ones((6, 4), "float32"), np.zeros((6, 4), "float32")]
+
+    def outputs(model: Any) -> list[np.ndarray]:
+        result = model(x)
+        return [np.asarray(t) for t in (result if isinstance(result, list) else [result])]
+
+    model = _fresh(build, source)
+    expected = outputs(model)
     model.save(tmp_path / "model.keras")
     model.save_weights(tmp_path / "model.weights.h5")
-    loaded = target.models.load_model(tmp_path / "model.keras")
-    np.testing.assert_allclose(loaded.predict(x, verbose=0), expected, rtol=RTOL, atol=ATOL)
-    fresh = _sequential(target)
+    for got, want in zip(outputs(target.models.load_model(tmp_path / "model.keras")), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+    fresh = _fresh(build, target)
     fresh.load_weights(tmp_path / "model.weights.h5")
-    np.testing.assert_allclose(fresh.predict(x, verbose=0), expected, rtol=RTOL, atol=ATOL)
+    for got, want in zip(outputs(fresh), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
 
 
 @pytest.mark.slow

@@ -81,6 +81,25 @@ def test_summary_prints_the_table_keras_prints(build: Any) -> None:
     assert _printed(ours.summary) == _printed(theirs.summary)
 
 
+def test_summary_of_a_subclassed_model_lists_its_layers_after_a_call() -> None:
+    def printed(keras: Any) -> str:
+        keras.backend.clear_session()
+
+        class TwoLayers(keras.Model):
+            def __init__(self) -> None:
+                super().__init__(name="two_layers")
+                self.hidden, self.out = keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)
+
+            def call(self, inputs: Any) -> Any:
+                return self.out(self.hidden(inputs))
+
+        model = TwoLayers()
+        model(np.ones((2, 4), "float32"))
+        return _printed(model.summary)
+
+    assert printed(minitf.keras) == printed(real_tf.keras)
+
+
 def test_summary_of_an_unbuilt_model_shows_question_marks_and_unbuilt_layers() -> None:
     def printed(keras: Any) -> str:
         return _printed(_fresh(lambda keras: keras.Sequential([keras.layers.Dense(4)]), keras).summary)
@@ -156,6 +175,8 @@ def test_progress_lines_match_with_times_masked() -> None:
     for model in (ours, theirs):
         model.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
         text = _printed(lambda model=model: model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=2))
+        text += _printed(lambda model=model: model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=1,
+                                                       validation_split=0.25))
         text += _printed(lambda model=model: model.evaluate(x, y, verbose=1))
         final = [line.split("\r")[-1] for line in text.split("\n")]  # the last redraw of each line
         # the padding after a line depends on how long the redraw before it was, which depends on timing

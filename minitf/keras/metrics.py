@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitf.ops.binary_math import maximum
 from minitf.ops.cast_where import cast
 from minitf.ops.comparisons import equal, greater
 from minitf.ops.math_ops import argmax, reduce_sum
@@ -68,18 +69,21 @@ class Mean(Metric):
         if sample_weight is None:
             self.total.assign_add(reduce_sum(values))
             self.count.assign_add(cast(size(values), "float32"))
+        elif values.shape.rank == 0:  # one value standing for `sample_weight` samples (fit's loss per batch)
+            weight = cast(sample_weight, "float32")
+            self.total.assign_add(values * weight)
+            self.count.assign_add(weight)
         else:
             weight = cast(sample_weight, "float32")
             self.total.assign_add(reduce_sum(values * weight))
             self.count.assign_add(reduce_sum(weight + 0.0 * values))
 
     def result(self) -> Any:
-        return self.total / _at_least_tiny(self.count)
+        # Keras divides with divide_no_nan: an empty metric (total 0, count 0) is 0, not nan
+        return self.total / maximum(self.count, TINY)
 
 
-def _at_least_tiny(count: Any) -> Any:
-    # Keras divides with divide_no_nan: an empty metric is 0, not nan
-    return count + cast(equal(count, 0.0), "float32")
+TINY = 1e-30
 
 
 class MeanMetricWrapper(Mean):

@@ -55,6 +55,12 @@ def _logits_of(output: Any) -> Any:
     return None
 
 
+def _as_float32(value: Any) -> Any:
+    """Predictions in the loss's dtype: float64 NumPy arrays are computed in float32, as Keras does."""
+    tensor = convert_to_tensor(value)
+    return cast(tensor, "float32") if tensor.dtype.is_floating and tensor.dtype.name != "float32" else tensor
+
+
 def mean_squared_error(y_true: Any, y_pred: Any) -> Any:
     return reduce_mean(square(y_pred - y_true), axis=-1)
 
@@ -114,8 +120,7 @@ class Loss:
         return type(self).function(y_true, y_pred, **kwargs)
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
-        y_pred = convert_to_tensor(y_pred)
-        y_true = convert_to_tensor(y_true)
+        y_pred, y_true = _as_float32(y_pred), convert_to_tensor(y_true)
         if not isinstance(self, SparseCategoricalCrossentropy):
             y_true = cast(y_true, y_pred.dtype)
         y_true, y_pred = _same_rank(y_true, y_pred)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitf.conversion import convert_to_tensor
 from minitf.ops.binary_math import maximum
 from minitf.ops.cast_where import cast
 from minitf.ops.comparisons import equal, greater
@@ -94,7 +95,10 @@ class MeanMetricWrapper(Mean):
         self._fn, self._fn_kwargs = fn, fn_kwargs
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:  # type: ignore[override]
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        y_pred = convert_to_tensor(y_pred)
+        if y_pred.dtype.is_floating and y_pred.dtype.name != "float32":
+            y_pred = cast(y_pred, "float32")
+        super().update_state(self._fn(convert_to_tensor(y_true), y_pred, **self._fn_kwargs), sample_weight)
 
 
 def _squeeze_last(y_true: Any, y_pred: Any) -> Any:

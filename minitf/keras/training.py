@@ -65,7 +65,10 @@ class Trainer:
 
     @property
     def metrics_names(self) -> list[str]:
-        return [metric.name for metric in self.metrics]
+        """Keras 3 names the compiled metrics as one group: `['loss', 'compile_metrics']`."""
+        if not self.compiled:
+            return []
+        return ["loss", "compile_metrics"] if self._metric_identifiers else ["loss"]
 
     def reset_metrics(self) -> None:
         for metric in self.metrics:
@@ -218,7 +221,7 @@ class Trainer:
         return self._in_metric_order(logs)
 
     def _in_metric_order(self, logs: dict[str, Any]) -> Any:
-        names = self.metrics_names
+        names = [metric.name for metric in self.metrics]
         values = [logs[name] for name in names if name in logs] + \
             [logs[key] for key in sorted(logs) if key not in names]
         return values[0] if len(values) == 1 else values

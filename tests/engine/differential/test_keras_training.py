@@ -133,3 +133,46 @@ def test_tf_keras_is_the_keras_package() -> None:
 
     assert minitf.keras is keras
     assert keras.layers.Dense is minitf.keras.layers.Dense
+
+
+def test_losses_and_metrics_called_on_numpy_arrays_compute_in_float32() -> None:
+    rng = np.random.default_rng(4)
+    probabilities = rng.dirichlet(np.ones(3), size=5)  # float64, as NumPy makes them
+    labels = rng.integers(0, 3, 5)
+    results = []
+    for keras in (minitf.keras, real_tf.keras):
+        values = [keras.losses.MeanSquaredError()(np.eye(3)[labels], probabilities),
+                  keras.losses.CategoricalCrossentropy()(np.eye(3)[labels], probabilities),
+                  keras.losses.SparseCategoricalCrossentropy()(labels, probabilities),
+                  keras.losses.BinaryCrossentropy(from_logits=True)(np.eye(3)[labels], probabilities),
+                  keras.metrics.SparseCategoricalAccuracy()(labels, probabilities),
+                  keras.metrics.CategoricalAccuracy()(np.eye(3)[labels], probabilities)]
+        results.append([(float(np.asarray(v)), v.dtype.name) for v in values])
+    for mine, real in zip(results[0], results[1], strict=True):
+        assert mine[1] == real[1]
+        np.testing.assert_allclose(mine[0], real[0], rtol=1e-5)
+
+
+@pytest.mark.slow
+def test_evaluate_and_predict_on_datasets_and_metric_names_match() -> None:
+    rng = np.random.default_rng(5)
+    x, y = rng.random((30, 4), dtype=np.float32), (rng.random((30, 1)) > 0.5).astype("float32")
+    results = []
+    for tf in ENGINES:
+        keras = tf.keras
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid",
+                                                                        kernel_initializer="ones")])
+        model.compile(keras.optimizers.RMSprop(0.01), "binary_crossentropy",
+                      metrics=["accuracy", keras.metrics.BinaryAccuracy(name="binary")])
+        dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
+        history = model.fit(x, y, epochs=2, validation_data=dataset, verbose=0, shuffle=False)
+        results.append((history.history, model.evaluate(dataset, verbose=0),
+                        model.evaluate(x, y, verbose=0, return_dict=True), model.metrics_names,
+                        model.predict(tf.data.Dataset.from_tensor_slices(x).batch(7), verbose=0)))
+    mine, real = results
+    assert list(mine[0]) == list(real[0]) and list(mine[2]) == list(real[2]) and mine[3] == real[3]
+    for key in real[0]:
+        np.testing.assert_allclose(mine[0][key], real[0][key], rtol=1e-5)
+    np.testing.assert_allclose(mine[1], real[1], rtol=1e-5)
+    np.testing.assert_allclose(list(mine[2].values()), list(real[2].values()), rtol=1e-5)
+    np.testing.assert_allclose(mine[4], real[4], rtol=1e-5)

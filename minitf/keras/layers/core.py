@@ -7,7 +7,7 @@ from typing import Any
 
 from minitf.keras import activations, initializers, naming, regularizers
 from minitf.keras.layers.input_spec import InputSpec
-from minitf.keras.layers.keras_tensor import KerasTensor
+from minitf.keras.layers.keras_tensor import KerasTensor, Node
 from minitf.keras.layers.layer import Layer
 from minitf.keras.serialization import serialize
 from minitf.ops import nn_ops
@@ -27,11 +27,7 @@ class InputLayer(Layer):
         self.batch_shape = tuple(batch_shape) if batch_shape is not None else (batch_size, *tuple(shape or ()))
         self.built = True
         self.output = KerasTensor(self.batch_shape, self.dtype, history=(self, 0, 0))
-        self._inbound_nodes_for_input()
-
-    def _inbound_nodes_for_input(self) -> None:
-        from minitf.keras.layers.keras_tensor import Node  # Node is only needed here, for the input's own node
-        self._inbound_nodes.append(Node(self, [], [self.output], ((), ()), {}))
+        self._inbound_nodes.append(Node(self, [], [self.output], ((), ()), {}))  # the node that makes the input
 
     def get_config(self) -> dict[str, Any]:
         return {"batch_shape": list(self.batch_shape), "dtype": self.dtype, "sparse": False, "ragged": False,

@@ -162,6 +162,8 @@ class Trainer:
             validation_batch_size: int | None = None, validation_freq: int = 1) -> History:
         """Train for `epochs` passes over the data; returns the History of each epoch's logs."""
         self._check_compiled()
+        _not_supported(sample_weight=sample_weight, class_weight=class_weight, steps_per_epoch=steps_per_epoch,
+                       validation_steps=validation_steps)
         if validation_split and validation_data is None:
             (x, y), validation_data = split_validation(x, y, validation_split)
         batches = Batches(x, y, batch_size, shuffle and not is_dataset(x))
@@ -212,6 +214,7 @@ class Trainer:
                  return_dict: bool = False) -> Any:
         """The loss and metrics over the data: `[loss, metric, ...]`, or a dict with `return_dict=True`."""
         self._check_compiled()
+        _not_supported(sample_weight=sample_weight, steps=steps)
         batches = Batches(x, y, batch_size)
         chain = list(callbacks or []) + ([ProgbarLogger()] if verbose else [])
         logs = self._evaluate_logs(batches, CallbackList(chain, self, {"verbose": verbose, "epochs": 1,
@@ -258,6 +261,14 @@ class Trainer:
     def predict_on_batch(self, x: Any) -> np.ndarray:
         x_batch, _ = next(iter(Batches(x, None, len(x))))
         return np.asarray(self.make_predict_function(x_batch)(x_batch))
+
+
+def _not_supported(**arguments: Any) -> None:
+    """Say so instead of ignoring an argument Keras has and minitf's loop does not (yet)."""
+    given = [name for name, value in arguments.items() if value is not None]
+    if given:
+        raise NotImplementedError(f"minitf's Keras has no {', '.join(given)} in this method yet.\n"
+                                  "Hint: leave the argument out (weight the loss yourself in a custom train_step).")
 
 
 def _python_logs(logs: dict[str, Any]) -> dict[str, Any]:

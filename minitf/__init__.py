@@ -15,7 +15,21 @@ for; docs/architecture.md lists every file.
 import builtins as _builtins
 
 from minitf import api_extensions as _api_extensions
-from minitf import autodiff, bitwise, debugging, dtypes, errors, experimental, linalg, math, nest, nn, random, types
+from minitf import (
+    autodiff,
+    bitwise,
+    debugging,
+    dtypes,
+    errors,
+    experimental,
+    keras,  # tf.keras: Keras 3 on minitf (minitf/keras/)
+    linalg,
+    math,
+    nest,
+    nn,
+    random,
+    types,
+)
 from minitf import logs as _logs
 from minitf.api_extensions import (
     RaggedTensor,

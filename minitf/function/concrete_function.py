@@ -24,6 +24,7 @@ from minitf.function.cache_keys import ById, Literal, TensorSpec, VariableSpec, 
 from minitf.function.calls import call_traced
 from minitf.function.execute import KERNEL_ERRORS, call_graph, compiled, node_error
 from minitf.function.graph import FuncGraph, resource
+from minitf.function.jit import pipeline
 from minitf.function.optimizer import OptimizationReport
 from minitf.function.symbolic_tensor import SymbolicTensor
 from minitf.indexed_slices import IndexedSlices
@@ -35,8 +36,9 @@ class ConcreteFunction:
     """One trace of a `tf.function`: a FuncGraph plus how Python arguments map onto its inputs."""
 
     def __init__(self, graph: FuncGraph, sig: inspect.Signature, key: tuple, param_names: list[str],
-                 function_name: str) -> None:
+                 function_name: str, jit_compile: bool | None = None) -> None:
         self.graph = graph
+        self._jit_compile = jit_compile
         self._sig = sig
         self._key = key
         self._param_names = param_names
@@ -133,9 +135,17 @@ class ConcreteFunction:
         """Optimise once per setting of `tf.config.optimizer` (changing a switch optimises again)."""
         version = optimizer.options_version()
         if self._optimized is None or self._optimized[0] != version:
-            graph, report = optimizer.optimize(self.graph)
+            graph, report = pipeline.compile_graph(self.graph) if self._jit() else optimizer.optimize(self.graph)
             self._optimized = (version, graph, report)
         return self._optimized
+
+    def _jit(self) -> bool:
+        """Compiled by the jit: `jit_compile=True`, or auto-clustering on and `jit_compile` not False."""
+        return bool(self._jit_compile) or (self._jit_compile is None and optimizer.get_jit() == "autoclustering")
+
+    def _check_compilable(self) -> None:
+        if self._jit_compile:  # the whole function must compile (auto-clustering leaves what cannot)
+            pipeline.check_compilable(self.graph, self._function_name)
 
     @property
     def optimized_graph(self) -> FuncGraph:
@@ -169,6 +179,7 @@ class ConcreteFunction:
         return runner[1](args)
 
     def _make_runner(self) -> Callable[[Sequence[Any]], Any]:
+        self._check_compilable()
         graph = self._optimize()[1]
         code = compiled(graph)
         fn = code.fn
@@ -202,6 +213,7 @@ class ConcreteFunction:
     def _call_flat(self, flat_args: list[Any]) -> Any:
         """Run the graph on the flat tensor arguments (captures are added here)."""
         inputs = flat_args + self._captures if self._captures else flat_args
+        self._check_compilable()
         if state.graph is not None:
             outputs = call_traced(self.graph, inputs)
         else:

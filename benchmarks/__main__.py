@@ -2,12 +2,14 @@
 
 import sys
 
-from benchmarks import chain, graphs, kernels, lessons
+from benchmarks import chain, graphs, jit, kernels, lessons
 
 if __name__ == "__main__":
     chain.main()
     print()
     graphs.main()
+    print()
+    jit.main()
     if "--kernels" in sys.argv:
         print()
         kernels.main()

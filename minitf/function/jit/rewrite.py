@@ -61,8 +61,9 @@ def replace_region(graph: FuncGraph, region: Region) -> str:
     graph.move_to(node, region.ops[-1])
     graph.replace_uses({id(t): new for t, new in zip(outputs, node.outputs)})
     graph.remove_ops(region.ops)
-    return (f"{region.name}: {len(region.ops)} ops ({' -> '.join(attrs['fused_ops'])}) as one "
-            f"{compiled.target} loop over {list(region.shape)}")
+    how = "one loop nest compiled by Numba" if compiled.target == "loops" else "NumPy calls on blocks"
+    chain = " -> ".join(attrs["fused_ops"])
+    return f"{region.name}: {len(region.ops)} ops ({chain}) over {list(region.shape)} as {how}"
 
 
 def jit_fusion(graph: FuncGraph) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
-from minitf.function.jit.lowering import REDUCTIONS
+from minitf.function.jit.lowering import REDUCTIONS, scalar_constant
 from minitf.function.jit.rewrite import FUSION
 
 OPCODES = {
@@ -109,16 +109,23 @@ def fused_computation(op: Operation) -> list[str]:
     inside = {id(t) for m in members for t in m.outputs}
     names = Names()
     params: list[SymbolicTensor] = []
+    constants: list[str] = []  # one-element constants are literals of the loop, as XLA folds them in
     for m in members:
         for t in m.inputs:
-            if id(t) not in inside and id(t) not in names.known:
+            if id(t) in inside or id(t) in names.known:
+                continue
+            value = scalar_constant(t)
+            if value is not None:
+                names.known[id(t)] = f"%constant.{len(constants)}"
+                constants.append(f"  %constant.{len(constants)} = {type_of(t)} constant({value})")
+            else:
                 names.known[id(t)] = f"%param_{len(params)}"
                 params.append(t)
     results = op.attrs["_results"]
     header = ", ".join(f"param_{k}: {type_of(t, False)}" for k, t in enumerate(params))
     returns = ", ".join(type_of(t, False) for t in results)
     lines = [f"%fused_computation.{region} ({header}) -> {returns if len(results) == 1 else f'({returns})'} {{"]
-    lines += [f"  %param_{k} = {type_of(t)} parameter({k})" for k, t in enumerate(params)]
+    lines += [f"  %param_{k} = {type_of(t)} parameter({k})" for k, t in enumerate(params)] + constants
     lines += [instruction(m, names, m.inputs, root=len(results) == 1 and m is members[-1]) for m in members]
     if len(results) > 1:  # a multi-output fusion returns a tuple
         lines.append(f"  ROOT %tuple = ({returns}) tuple({', '.join(names(t) for t in results)})")

@@ -80,9 +80,9 @@ def candidate(op: Operation) -> bool:
 
 
 def find_regions(graph: FuncGraph) -> list[Region]:
-    """The regions of `graph` with at least one op, in program order of their first op."""
+    """The regions of `graph` with arithmetic in them, in program order of their first op."""
     region_of: dict[int, Region] = {}  # id(op) -> its region
-    depends: dict[int, frozenset[int]] = {}  # id(tensor) -> numbers of the regions it is computed from
+    depends: dict[int, set[int]] = {}  # id(tensor) -> numbers of the regions it is computed from
     regions: list[Region] = []
     for op in graph.get_operations():
         joined = _join(op, region_of, depends, regions) if candidate(op) else None
@@ -95,30 +95,63 @@ def find_regions(graph: FuncGraph) -> list[Region]:
             region_of[id(op)] = joined
             if op.type in REDUCTIONS:
                 joined.closed = True
-        below = frozenset().union(*(depends.get(id(t), frozenset()) for t in op.inputs))
+        below = set().union(*(depends.get(id(t), set()) for t in op.inputs))
         if joined is not None:
-            below |= {joined.number}
+            below.add(joined.number)
         for t in op.outputs:
             depends[id(t)] = below
-    kept = [r for r in regions if any(op.type not in DATA_MOVEMENT for op in r.ops)]
+    kept = [r for r in regions if r.ops and any(op.type not in DATA_MOVEMENT for op in r.ops)]
     for number, region in enumerate(kept):
         region.number = number
     return kept
 
 
-def _join(op: Operation, region_of: dict[int, Region], depends: dict[int, frozenset[int]],
-          regions: list[Region]) -> Region | None:
-    """The region `op` joins (an open one of an input's producer, or a new one), or None to stay outside."""
-    is_reduction = op.type in REDUCTIONS
-    shape = _known_shape(op.inputs[0] if is_reduction else op.outputs[0])
-    assert shape is not None
-    for t in op.inputs:
-        region = region_of.get(id(t.op))
-        if region is None or region.closed or region.shape != shape or _known_shape(t) != shape:
-            continue
-        others = [u for u in op.inputs if region_of.get(id(u.op)) is not region]
-        if all(region.number not in depends.get(id(u), frozenset()) for u in others):
-            return region
-    region = Region(len(regions), shape)
-    regions.append(region)
+def _open_with_shape(t: SymbolicTensor, shape: tuple[int, ...], region_of: dict[int, Region]) -> Region | None:
+    region = region_of.get(id(t.op))
+    if region is None or region.closed or region.shape != shape or _known_shape(t) != shape:
+        return None
     return region
+
+
+def _join(op: Operation, region_of: dict[int, Region], depends: dict[int, set[int]],
+          regions: list[Region]) -> Region:
+    """The region `op` joins: the open region of an input's producer at the op's shape (merged with the other
+    such regions it reads from, where no cycle follows), or a new one."""
+    shape = _known_shape(op.inputs[0] if op.type in REDUCTIONS else op.outputs[0])
+    assert shape is not None
+    found: list[Region] = []
+    for t in value_inputs(op):
+        region = _open_with_shape(t, shape, region_of)
+        if region is not None and all(region is not r for r in found):
+            found.append(region)
+    chosen: Region | None = None
+    for region in found:
+        together = [region] if chosen is None else [chosen, region]
+        numbers = {r.number for r in together}
+        members = {id(m) for r in together for m in r.ops}
+        outside = [t for m in (op, *(m for r in together for m in r.ops)) for t in m.inputs
+                   if id(t.op) not in members]
+        if any(numbers & depends.get(id(t), set()) for t in outside):
+            continue  # joining would read a value computed from the region itself
+        if chosen is None:
+            chosen = region
+        else:
+            _merge(chosen, region, region_of, depends)
+    if chosen is None:
+        chosen = Region(len(regions), shape)
+        regions.append(chosen)
+    return chosen
+
+
+def _merge(into: Region, other: Region, region_of: dict[int, Region], depends: dict[int, set[int]]) -> None:
+    """Move `other`'s ops into `into` (keeping program order: `into`'s first op may come later)."""
+    order = {id(m): i for i, m in enumerate(sorted((*into.ops, *other.ops), key=lambda m: m.graph
+                                                   .get_operations().index(m)))}
+    into.ops = sorted((*into.ops, *other.ops), key=lambda m: order[id(m)])
+    for m in other.ops:
+        region_of[id(m)] = into
+    other.ops = []
+    for numbers in depends.values():
+        if other.number in numbers:
+            numbers.discard(other.number)
+            numbers.add(into.number)

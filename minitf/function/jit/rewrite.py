@@ -8,6 +8,7 @@ The node keeps its loop IR and generated module in attributes, for `experimental
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,7 +54,7 @@ def replace_region(graph: FuncGraph, region: Region) -> str:
     compiled = backend.compile_region(kernel, shapes)
     fed = [t for t in inputs if scalar_constant(t) is None]
     attrs = {"fused_ops": tuple(op.type for op in region.ops), "_kernel": compiled.run,
-             "_kernel_name": f"{graph.name}_{region.name}".replace("/", "_"), "_source": compiled.source,
+             "_kernel_name": re.sub(r"\W", "_", f"{graph.name}_{region.name}"), "_source": compiled.source,
              "_loop_ir": kernel, "_compiled": compiled, "_members": tuple(region.ops),
              "_results": tuple(outputs),
              "_specs": tuple((t.shape, t.dtype) for t in outputs)}

@@ -50,6 +50,14 @@ def test_a_region_with_transcendentals_agrees_with_the_plain_function_to_float_p
     np.testing.assert_allclose(jitted[0], plain[0], rtol=1e-6, atol=1e-6)
 
 
+def test_a_block_of_one_row_writes_into_the_regions_output() -> None:
+    one_row = tf.constant(X[:1])
+    plain, jitted = both(transcendental, one_row)
+    np.testing.assert_allclose(jitted[0], plain[0], rtol=1e-6, atol=1e-6)
+    f = tf.function(lambda x: tf.reduce_sum(tf.exp(x), axis=1), jit_compile=True)
+    np.testing.assert_allclose(f(one_row).numpy(), np.exp(X[:1]).sum(axis=1), rtol=1e-6)
+
+
 def test_transcendental_regions_call_numpys_vectorised_kernels_on_blocks() -> None:
     f = tf.function(transcendental, jit_compile=True)
     source = f.experimental_get_compiler_ir(tf.constant(X))(stage="python")

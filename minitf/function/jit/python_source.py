@@ -115,9 +115,12 @@ def _flat(body: Sequence[Stmt]) -> list[Stmt]:
     return found
 
 
-def _rows(buffer: Buffer, kernel: Kernel) -> str:
-    """A buffer's rows of the current block (all of it where it broadcasts along the first axis)."""
-    return f"{buffer.name}[lo:hi]" if buffer.shape[0] == kernel.shape[0] and kernel.shape[0] > 1 else buffer.name
+def _rows(buffer: Buffer, kernel: Kernel, written: bool = False) -> str:
+    """A buffer's rows of the current block (all of it where it broadcasts along the first axis; written
+    through `[...]`, so that an assignment fills the buffer instead of naming another array)."""
+    if buffer.shape[0] == kernel.shape[0] and kernel.shape[0] > 1:
+        return f"{buffer.name}[lo:hi]"
+    return f"{buffer.name}[...]" if written else buffer.name
 
 
 def blocks_function(kernel: Kernel) -> str:
@@ -147,7 +150,7 @@ def blocks_function(kernel: Kernel) -> str:
                     else _constant(v) if isinstance(v, Const) else expression(v, vectorised=True))
             lines.append(f"        {s.target} = {text}")
         elif isinstance(s, Store):
-            lines.append(f"        {_rows(s.buffer, kernel)} = {s.value}")
+            lines.append(f"        {_rows(s.buffer, kernel, written=True)} = {s.value}")
         elif isinstance(s, AccUpdate):
             partial[s.acc] = f"{FOLD[s.kind]}.reduce(np.broadcast_to({s.value}, {block_shape}), axis={axes}, " \
                              f"keepdims=True)"
@@ -157,7 +160,7 @@ def blocks_function(kernel: Kernel) -> str:
                 lines.append(f"        {FOLD[kind]}({s.buffer.name}, {partial[s.acc]}, out={s.buffer.name})")
             else:
                 scale = f" * {s.scale!r}" if s.scale is not None else ""
-                lines.append(f"        {_rows(s.buffer, kernel)} = {partial[s.acc]}{scale}")
+                lines.append(f"        {_rows(s.buffer, kernel, written=True)} = {partial[s.acc]}{scale}")
     if first_reduced:  # a mean's sum is complete only after the last block
         lines.extend(f"    {s.buffer.name} *= {s.scale!r}" for s in statements
                      if isinstance(s, AccStore) and s.scale is not None)

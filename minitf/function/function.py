@@ -111,7 +111,7 @@ class Function:
             return FunctionType([p.replace(annotation=p.empty) for p in self._sig.parameters.values()])
         return FunctionType(signature_parameters(self._sig, self._input_signature))
 
-    def experimental_get_compiler_ir(self, *args: Any, **kwargs: Any) -> Callable[..., str]:
+    def experimental_get_compiler_ir(self, *args: Any, **kwargs: Any) -> Callable[..., str | bytes]:
         """What the jit makes of the trace for these arguments, stage by stage: call the result with
         `stage="hlo"` (the default), "optimized_hlo", "optimized_hlo_dot", or minitf's own "loop_ir",
         "python", "llvm", "asm"."""

@@ -42,6 +42,7 @@ class CompiledRegion:
 def numba_module() -> Any:
     """Numba, imported on first use (None where it cannot be imported)."""
     if not _numba:
+        numba: Any
         try:
             import numba  # noqa: PLC0415 - imported lazily: it costs a second, and only jit functions need it
         except ImportError:

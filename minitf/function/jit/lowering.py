@@ -10,6 +10,7 @@ functions `TRANSCENDENTAL` names.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -130,6 +131,11 @@ def lowerable(op: Operation) -> bool:
     return op.type not in FLOAT_ONLY or op.outputs[0].dtype in FLOATS
 
 
+def static_shape(t: SymbolicTensor) -> tuple[int, ...]:
+    """A fully known shape as a tuple of ints (regions only hold such tensors)."""
+    return tuple(int(cast(int, d)) for d in t.shape.as_list())
+
+
 def dtype_name(t: SymbolicTensor) -> str:
     return t.dtype.name
 
@@ -165,13 +171,13 @@ def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
         reduced = tuple(sorted(offset + (a % len(reduction.inputs[0].shape)) for a in given))
     builder = Builder()
     temps: dict[int, str] = {}
-    in_buffers = []
+    in_buffers: list[Buffer] = []
     for t in inputs:
         value = scalar_constant(t)
         if value is not None:
             temps[id(t)] = builder.const(value, dtype_name(t))
             continue
-        buffer = Buffer(f"in{len(in_buffers)}", padded(t.shape.as_list(), rank), dtype_name(t))
+        buffer = Buffer(f"in{len(in_buffers)}", padded(static_shape(t), rank), dtype_name(t))
         in_buffers.append(buffer)
         temps[id(t)] = builder.let(Load(buffer, _index(buffer, shape)))
     out_buffers: list[Buffer] = []

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from minitf import dtypes
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
-from minitf.function.jit.lowering import DATA_MOVEMENT, REDUCTIONS, lowerable, value_inputs
+from minitf.function.jit.lowering import DATA_MOVEMENT, REDUCTIONS, lowerable, static_shape, value_inputs
 
 LOOP_DTYPES = frozenset({dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.bool})
 
@@ -69,7 +69,7 @@ class Region:
 def _known_shape(t: SymbolicTensor) -> tuple[int, ...] | None:
     if not t.shape.is_fully_defined() or t.dtype not in LOOP_DTYPES:
         return None
-    return tuple(int(d) for d in t.shape.as_list())
+    return static_shape(t)
 
 
 def candidate(op: Operation) -> bool:

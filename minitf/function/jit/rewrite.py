@@ -16,7 +16,7 @@ from minitf import dtypes
 from minitf.core import REGISTRY, Op
 from minitf.function.graph import FuncGraph
 from minitf.function.jit import backend
-from minitf.function.jit.lowering import lower, scalar_constant
+from minitf.function.jit.lowering import lower, scalar_constant, static_shape
 from minitf.function.jit.regions import Region, find_regions
 from minitf.tensor_shape import TensorShape
 
@@ -50,7 +50,7 @@ def replace_region(graph: FuncGraph, region: Region) -> str:
     inputs = region.inputs()
     outputs = region.outputs(graph)
     kernel = lower(region.name, region.ops, inputs, outputs, region.shape)
-    shapes = [tuple(int(d) for d in t.shape.as_list()) for t in outputs]
+    shapes = [static_shape(t) for t in outputs]
     compiled = backend.compile_region(kernel, shapes)
     fed = [t for t in inputs if scalar_constant(t) is None]
     attrs = {"fused_ops": tuple(op.type for op in region.ops), "_kernel": compiled.run,
@@ -63,7 +63,7 @@ def replace_region(graph: FuncGraph, region: Region) -> str:
     graph.replace_uses({id(t): new for t, new in zip(outputs, node.outputs)})
     graph.remove_ops(region.ops)
     how = "one loop nest compiled by Numba" if compiled.target == "loops" else "NumPy calls on blocks"
-    chain = " -> ".join(attrs["fused_ops"])
+    chain = " -> ".join(op.type for op in region.ops)
     return f"{region.name}: {len(region.ops)} ops ({chain}) over {list(region.shape)} as {how}"
 
 

@@ -19,6 +19,7 @@ from minitf.function.execute import compiled
 from minitf.function.graph import FuncGraph, Operation
 from minitf.function.jit import backend, hlo, pipeline
 from minitf.function.jit.loop_ir import pretty
+from minitf.function.jit.lowering import static_shape
 from minitf.function.jit.rewrite import FUSION
 
 TENSORFLOW_STAGES = ("hlo", "hlo_serialized", "optimized_hlo", "optimized_hlo_serialized", "optimized_hlo_dot")
@@ -51,7 +52,7 @@ def machine_code(graph: FuncGraph, stage: str) -> str:
             parts.append(f"; {name}: NumPy's vectorised kernels on blocks (transcendental functions), no loop "
                          "of its own")
             continue
-        op.attrs["_kernel"](*[np.zeros(t.shape.as_list(), t.dtype._np) for t in op.inputs])
+        op.attrs["_kernel"](*[np.zeros(static_shape(t), t.dtype._np) for t in op.inputs])
         parts.append(f"; {name}\n{backend.machine_code(region, stage)}")
     return "\n\n".join(parts) if parts else "; no fused region: every op runs as a NumPy or BLAS call"
 

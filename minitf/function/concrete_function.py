@@ -24,7 +24,6 @@ from minitf.function.cache_keys import ById, Literal, TensorSpec, VariableSpec, 
 from minitf.function.calls import call_traced
 from minitf.function.execute import KERNEL_ERRORS, call_graph, compiled, node_error
 from minitf.function.graph import FuncGraph, resource
-from minitf.function.jit import pipeline
 from minitf.function.optimizer import OptimizationReport
 from minitf.function.symbolic_tensor import SymbolicTensor
 from minitf.indexed_slices import IndexedSlices
@@ -39,6 +38,7 @@ class ConcreteFunction:
                  function_name: str, jit_compile: bool | None = None) -> None:
         self.graph = graph
         self._jit_compile = jit_compile
+        self._compilable = False  # checked once, at the first call
         self._sig = sig
         self._key = key
         self._param_names = param_names
@@ -135,7 +135,11 @@ class ConcreteFunction:
         """Optimise once per setting of `tf.config.optimizer` (changing a switch optimises again)."""
         version = optimizer.options_version()
         if self._optimized is None or self._optimized[0] != version:
-            graph, report = pipeline.compile_graph(self.graph) if self._jit() else optimizer.optimize(self.graph)
+            if self._jit():
+                from minitf.function.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
+                graph, report = pipeline.compile_graph(self.graph)
+            else:
+                graph, report = optimizer.optimize(self.graph)
             self._optimized = (version, graph, report)
         return self._optimized
 
@@ -144,8 +148,10 @@ class ConcreteFunction:
         return bool(self._jit_compile) or (self._jit_compile is None and optimizer.get_jit() == "autoclustering")
 
     def _check_compilable(self) -> None:
-        if self._jit_compile:  # the whole function must compile (auto-clustering leaves what cannot)
-            pipeline.check_compilable(self.graph, self._function_name)
+        if self._jit_compile and not self._compilable:  # the whole function must compile (auto-clustering
+            from minitf.function.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
+            pipeline.check_compilable(self.graph, self._function_name)  # leaves out what cannot)
+            self._compilable = True
 
     @property
     def optimized_graph(self) -> FuncGraph:

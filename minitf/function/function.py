@@ -30,7 +30,6 @@ from minitf.function.input_signature import (
     signature_key,
     signature_parameters,
 )
-from minitf.function.jit.stages import compiler_ir
 from minitf.function.retracing import TracingDetector, detector_for, matching_trace, relaxed_key
 from minitf.tensor import EagerTensor
 
@@ -115,6 +114,7 @@ class Function:
         """What the jit makes of the trace for these arguments, stage by stage: call the result with
         `stage="hlo"` (the default), "optimized_hlo", "optimized_hlo_dot", or minitf's own "loop_ir",
         "python", "llvm", "asm"."""
+        from minitf.function.jit.stages import compiler_ir  # noqa: PLC0415 - the jit loads on first use
         return compiler_ir(self.get_concrete_function(*args, **kwargs))
 
     def experimental_get_tracing_count(self) -> int:

@@ -38,6 +38,11 @@ INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", 
 NUMPY = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs", "sqrt": "np.sqrt", "exp": "np.exp",
          "log": "np.log", "tanh": "np.tanh", "log1p": "np.log1p", "expm1": "np.expm1", "sin": "np.sin",
          "cos": "np.cos", "and": "np.logical_and", "or": "np.logical_or", "not": "np.logical_not"}
+UFUNCS = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "np.divide", "neg": "np.negative",
+          "lt": "np.less", "le": "np.less_equal", "gt": "np.greater", "ge": "np.greater_equal", "eq": "np.equal",
+          "ne": "np.not_equal", **NUMPY}
+BOOLEAN = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
+REUSE_MIN_ELEMENTS = 4096  # below this, a fresh array costs less than passing `out=` (as in fusion.py)
 FOLD = {"sum": "np.add", "prod": "np.multiply", "max": "np.maximum", "min": "np.minimum"}
 IDENTITY = {"sum": "0.0", "prod": "1.0", "max": "-np.inf", "min": "np.inf"}
 
@@ -123,6 +128,67 @@ def _rows(buffer: Buffer, kernel: Kernel, written: bool = False) -> str:
     return f"{buffer.name}[...]" if written else buffer.name
 
 
+def temporary_dtypes(statements: Sequence[Stmt]) -> dict[str, str]:
+    """The dtype of every temporary: a load's buffer's, a constant's, a comparison's bool, a cast's target,
+    else its first operand's (select: its second's)."""
+    found: dict[str, str] = {}
+    for s in statements:
+        if not isinstance(s, Let):
+            continue
+        v = s.value
+        if isinstance(v, Load):
+            found[s.target] = v.buffer.dtype
+        elif isinstance(v, Const):
+            found[s.target] = v.dtype
+        elif v.op in BOOLEAN:
+            found[s.target] = "bool"
+        else:
+            found[s.target] = v.op.removeprefix("cast_") if v.op.startswith("cast_") else found[
+                v.args[1] if v.op == "select" else v.args[0]]
+    return found
+
+
+def _buffers(statements: Sequence[Stmt], kernel: Kernel) -> dict[str, str]:
+    """A buffer of the call for each ufunc's temporary, shared once a temporary is read for the last time:
+    a few buffers a block long, used in turn, stay in the cache (where one per temporary would not)."""
+    types = temporary_dtypes(statements)
+    last_use: dict[str, int] = {}
+    for k, s in enumerate(statements):
+        reads = (s.value.args if isinstance(s, Let) and isinstance(s.value, Apply) else
+                 (s.value,) if isinstance(s, Store | AccUpdate) else ())
+        for name in reads:
+            last_use[name] = k
+    stored = {s.value for s in statements if isinstance(s, Store | AccUpdate)}  # read after their block's loop
+    free: dict[str, list[str]] = {}
+    assigned: dict[str, str] = {}
+    count = 0
+    for k, s in enumerate(statements):
+        if isinstance(s, Let) and isinstance(s.value, Apply):
+            for name in s.value.args:  # operands read for the last time: their buffers are free after this op
+                if name in assigned and last_use.get(name) == k and name not in stored:
+                    free.setdefault(types[name], []).append(assigned[name])
+            if s.value.op in UFUNCS and s.target not in stored:
+                pool = free.get(types[s.target], [])
+                if pool:  # (a ufunc may write over its own operand: each element is read before it is written)
+                    assigned[s.target] = pool.pop()
+                else:
+                    assigned[s.target] = f"buffer{count}"
+                    count += 1
+    return assigned
+
+
+def _block_statement(s: Let, kernel: Kernel, buffers: dict[str, str]) -> str:
+    """One statement on the block: a load's rows, a constant, or a ufunc writing into its buffer of the call."""
+    v = s.value
+    if isinstance(v, Load):
+        return f"{s.target} = {_rows(v.buffer, kernel)}"
+    if isinstance(v, Const):
+        return f"{s.target} = {_constant(v)}"
+    if s.target in buffers:
+        return f"{s.target} = {UFUNCS[v.op]}({', '.join(v.args)}, out={buffers[s.target]}_rows)"
+    return f"{s.target} = {expression(v, vectorised=True)}"
+
+
 def blocks_function(kernel: Kernel) -> str:
     """`def <name>_blocks(in0, ..., out0, ...)`: every statement on `rows` rows of the iteration shape at a time."""
     params = [b.name for b in (*kernel.inputs, *kernel.outputs)]
@@ -139,16 +205,20 @@ def blocks_function(kernel: Kernel) -> str:
         for s in statements:
             if isinstance(s, AccStore):
                 lines.append(f"    {s.buffer.name}[...] = {IDENTITY[accumulators[s.acc].kind]}")
+    block = (min(rows, kernel.shape[0]), *kernel.shape[1:])
+    buffers = _buffers(statements, kernel) if block[0] * inner >= REUSE_MIN_ELEMENTS else {}
+    types = temporary_dtypes(statements)
+    for name in dict.fromkeys(buffers.values()):
+        temp = next(t for t, b in buffers.items() if b == name)
+        lines.append(f"    {name} = np.empty({block!r}, np.{types[temp]})")
     lines.append(f"    for lo in range(0, {kernel.shape[0]}, {rows}):")
     lines.append(f"        hi = min(lo + {rows}, {kernel.shape[0]})")
+    lines.extend(f"        {name}_rows = {name}[:hi - lo]" for name in dict.fromkeys(buffers.values()))
     block_shape = f"(hi - lo, {', '.join(str(d) for d in kernel.shape[1:])})"
     partial: dict[str, str] = {}
     for s in statements:
         if isinstance(s, Let):
-            v = s.value
-            text = (_rows(v.buffer, kernel) if isinstance(v, Load)
-                    else _constant(v) if isinstance(v, Const) else expression(v, vectorised=True))
-            lines.append(f"        {s.target} = {text}")
+            lines.append(f"        {_block_statement(s, kernel, buffers)}")
         elif isinstance(s, Store):
             lines.append(f"        {_rows(s.buffer, kernel, written=True)} = {s.value}")
         elif isinstance(s, AccUpdate):

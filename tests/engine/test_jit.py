@@ -58,6 +58,20 @@ def test_a_block_of_one_row_writes_into_the_regions_output() -> None:
     np.testing.assert_allclose(f(one_row).numpy(), np.exp(X[:1]).sum(axis=1), rtol=1e-6)
 
 
+def test_blocks_that_share_buffers_between_temporaries_agree_with_the_plain_function() -> None:
+    def dag(x: Any, b: Any) -> Any:
+        t, e = tf.tanh(x), tf.exp(-x)
+        y = t * e + t / (1.0 + e) + b
+        return y, tf.reduce_sum(y * t, axis=1), tf.reduce_max(tf.sigmoid(y) * e, axis=0)
+    big = np.linspace(-3, 3, 300 * 128, dtype=np.float32).reshape(300, 128)  # blocks of 128 rows, buffers
+    plain, jitted = both(dag, tf.constant(big), tf.constant(big[0]))
+    for p, j in zip(plain, jitted):
+        np.testing.assert_allclose(j, p, rtol=1e-5, atol=1e-5)
+    source = tf.function(dag, jit_compile=True).experimental_get_compiler_ir(tf.constant(big), tf.constant(big[0]))(
+        stage="python")
+    assert "buffer0 = np.empty((128, 128), np.float32)" in source and "out=buffer0_rows)" in source
+
+
 def test_transcendental_regions_call_numpys_vectorised_kernels_on_blocks() -> None:
     f = tf.function(transcendental, jit_compile=True)
     source = f.experimental_get_compiler_ir(tf.constant(X))(stage="python")

@@ -16,20 +16,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.function.graph import Operation, SymbolicTensor
-from minitf.function.jit.loop_ir import (
-    AccInit,
-    AccStore,
-    AccUpdate,
-    Apply,
-    Buffer,
-    Const,
-    Kernel,
-    Let,
-    Load,
-    Loop,
-    Stmt,
-    Store,
-)
+from minitf.function.jit import loop_ir as ir
 
 REDUCTIONS = {"Sum": "sum", "Mean": "sum", "Prod": "prod", "Max": "max", "Min": "min"}
 DATA_MOVEMENT = frozenset({"Identity", "BroadcastTo", "BroadcastLike", *REDUCTIONS})
@@ -41,24 +28,24 @@ class Builder:
     """Collects the innermost loop's statements; names temporaries t0, t1, ... and constants c0, c1, ..."""
 
     def __init__(self) -> None:
-        self.body: list[Stmt] = []
+        self.body: list[ir.Stmt] = []
         self.constants: dict[tuple[str, str], str] = {}
         self.count = 0
 
-    def let(self, value: Load | Const | Apply) -> str:
+    def let(self, value: ir.Load | ir.Const | ir.Apply) -> str:
         target = f"t{self.count}"
         self.count += 1
-        self.body.append(Let(target, value))
+        self.body.append(ir.Let(target, value))
         return target
 
     def const(self, value: float, dtype: str) -> str:
         key = (repr(value), dtype)
         if key not in self.constants:
-            self.constants[key] = self.let(Const(value, dtype))
+            self.constants[key] = self.let(ir.Const(value, dtype))
         return self.constants[key]
 
     def apply(self, op: str, *args: str) -> str:
-        return self.let(Apply(op, args))
+        return self.let(ir.Apply(op, args))
 
 
 Rule = Callable[[Builder, Sequence[str], str], str]  # (builder, input temporaries, dtype) -> result temporary
@@ -145,7 +132,7 @@ def padded(shape: Sequence[int], rank: int) -> tuple[int, ...]:
     return (1,) * (rank - len(shape)) + tuple(int(d) for d in shape)
 
 
-def _index(buffer: Buffer, shape: tuple[int, ...]) -> tuple[str, ...]:
+def _index(buffer: ir.Buffer, shape: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(f"i{k}" if d == shape[k] else "0" for k, d in enumerate(buffer.shape))
 
 
@@ -157,7 +144,7 @@ def scalar_constant(t: SymbolicTensor) -> float | int | bool | None:
 
 
 def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],
-          shape: tuple[int, ...]) -> Kernel:
+          shape: tuple[int, ...]) -> ir.Kernel:
     """The loop nest that computes `outputs` of the region `ops` from `inputs` over the iteration `shape`
     (one-element constants among `inputs` become literals; the others, buffers in0, in1, ...)."""
     shape = shape or (1,)
@@ -171,19 +158,19 @@ def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
         reduced = tuple(sorted(offset + (a % len(reduction.inputs[0].shape)) for a in given))
     builder = Builder()
     temps: dict[int, str] = {}
-    in_buffers: list[Buffer] = []
+    in_buffers: list[ir.Buffer] = []
     for t in inputs:
         value = scalar_constant(t)
         if value is not None:
             temps[id(t)] = builder.const(value, dtype_name(t))
             continue
-        buffer = Buffer(f"in{len(in_buffers)}", padded(static_shape(t), rank), dtype_name(t))
+        buffer = ir.Buffer(f"in{len(in_buffers)}", padded(static_shape(t), rank), dtype_name(t))
         in_buffers.append(buffer)
-        temps[id(t)] = builder.let(Load(buffer, _index(buffer, shape)))
-    out_buffers: list[Buffer] = []
-    stores: list[Stmt] = []
-    finals: list[Stmt] = []
-    inits: list[Stmt] = []
+        temps[id(t)] = builder.let(ir.Load(buffer, _index(buffer, shape)))
+    out_buffers: list[ir.Buffer] = []
+    stores: list[ir.Stmt] = []
+    finals: list[ir.Stmt] = []
+    inits: list[ir.Stmt] = []
     wanted = {id(t) for t in outputs}
     for op in ops:
         args = [temps[id(t)] for t in value_inputs(op)]
@@ -192,12 +179,12 @@ def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
             kind = REDUCTIONS[op.type]
             acc = f"acc{len(inits)}"
             acc_dtype = "float64" if kind in ("sum", "prod") else dtype_name(out)
-            inits.append(AccInit(acc, kind, acc_dtype))
-            builder.body.append(AccUpdate(acc, kind, args[0]))
+            inits.append(ir.AccInit(acc, kind, acc_dtype))
+            builder.body.append(ir.AccUpdate(acc, kind, args[0]))
             kept = tuple(1 if k in reduced else d for k, d in enumerate(shape))
-            buffer = Buffer(f"out{len(out_buffers)}", kept, dtype_name(out))
+            buffer = ir.Buffer(f"out{len(out_buffers)}", kept, dtype_name(out))
             scale = 1.0 / float(np.prod([shape[k] for k in reduced])) if op.type == "Mean" else None
-            finals.append(AccStore(buffer, tuple("0" if k in reduced else f"i{k}" for k in range(rank)), acc, scale))
+            finals.append(ir.AccStore(buffer, tuple("0" if k in reduced else f"i{k}" for k in range(rank)), acc, scale))
             out_buffers.append(buffer)
             continue
         if op.type == "Cast":
@@ -205,18 +192,18 @@ def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
         else:
             temps[id(out)] = RULES[op.type](builder, args, dtype_name(out))
         if id(out) in wanted:
-            buffer = Buffer(f"out{len(out_buffers)}", shape, dtype_name(out))
+            buffer = ir.Buffer(f"out{len(out_buffers)}", shape, dtype_name(out))
             out_buffers.append(buffer)
-            stores.append(Store(buffer, tuple(f"i{k}" for k in range(rank)), temps[id(out)]))
+            stores.append(ir.Store(buffer, tuple(f"i{k}" for k in range(rank)), temps[id(out)]))
     order = [k for k in range(rank) if k not in reduced] + list(reduced)
-    body: list[Stmt] = builder.body + stores
+    body: list[ir.Stmt] = builder.body + stores
     for depth in range(rank - 1, -1, -1):
         axis = order[depth]
-        body = [Loop(f"i{axis}", shape[axis], body)]
+        body = [ir.Loop(f"i{axis}", shape[axis], body)]
         if depth == rank - len(reduced):  # outside the reduced loops: start, then write, the accumulators
             body = [*inits, *body, *finals]
     if not reduced:
         body = [*inits, *body, *finals] if inits else body
-    transcendental = any(isinstance(s, Let) and isinstance(s.value, Apply) and s.value.op in TRANSCENDENTAL
+    transcendental = any(isinstance(s, ir.Let) and isinstance(s.value, ir.Apply) and s.value.op in TRANSCENDENTAL
                          for s in builder.body)
-    return Kernel(name, shape, reduced, in_buffers, out_buffers, body, transcendental)
+    return ir.Kernel(name, shape, reduced, in_buffers, out_buffers, body, transcendental)

@@ -137,10 +137,14 @@ def _index(buffer: ir.Buffer, shape: tuple[int, ...]) -> tuple[str, ...]:
 
 
 def scalar_constant(t: SymbolicTensor) -> float | int | bool | None:
-    """The value of a one-element constant (written into the loop as a literal), else None."""
-    if t.op.type != "Const" or t.shape.num_elements() != 1:
+    """The value of a constant that holds one value (one element, or one value repeated, as constant folding
+    makes of a broadcast): written into the loop as a literal instead of read from memory. Else None."""
+    if t.op.type != "Const":
         return None
-    return np.asarray(t.op.attrs["value"]).reshape(()).item()
+    value = np.asarray(t.op.attrs["value"])
+    if value.size == 0 or (value.size > 1 and not (value == value.flat[0]).all()):
+        return None
+    return value.flat[0].item()
 
 
 def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],

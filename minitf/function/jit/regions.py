@@ -6,7 +6,7 @@ optimised graph, walking it in program order:
 
 * an elementwise op (with a lowering rule, lowering.py) joins the region of an input's producer when that
   input has the op's own (fully known) output shape, which is the region's *iteration shape*, and the region
-  is still open;
+  is still open; when it reads from several such regions, they merge into one;
 * a reduction (`Sum`, `Mean`, `Max`, `Min`, `Prod`) joins the region of its input the same way and closes it:
   what follows a reduction reads its result at another shape, so it starts a new region;
 * a region closes too when an op outside it reads one of its values (that op must run after the region);
@@ -145,9 +145,8 @@ def _join(op: Operation, region_of: dict[int, Region], depends: dict[int, set[in
 
 def _merge(into: Region, other: Region, region_of: dict[int, Region], depends: dict[int, set[int]]) -> None:
     """Move `other`'s ops into `into` (keeping program order: `into`'s first op may come later)."""
-    order = {id(m): i for i, m in enumerate(sorted((*into.ops, *other.ops), key=lambda m: m.graph
-                                                   .get_operations().index(m)))}
-    into.ops = sorted((*into.ops, *other.ops), key=lambda m: order[id(m)])
+    position = {id(m): i for i, m in enumerate(into.ops[0].graph.get_operations())}
+    into.ops = sorted((*into.ops, *other.ops), key=lambda m: position[id(m)])
     for m in other.ops:
         region_of[id(m)] = into
     other.ops = []

@@ -3,7 +3,7 @@
 import sys
 import time
 
-from benchmarks import chain, graphs, keras_fit, kernels, lessons
+from benchmarks import chain, graphs, jit, keras_fit, kernels, lessons
 
 if __name__ == "__main__":
     if "--cpu" in sys.argv:
@@ -11,6 +11,8 @@ if __name__ == "__main__":
     chain.main()
     print()
     graphs.main()
+    print()
+    jit.main()
     print()
     keras_fit.main()
     if "--kernels" in sys.argv:

@@ -81,8 +81,10 @@ _jit = [""]
 
 
 def set_jit(enabled: bool | str) -> None:
-    """`tf.config.optimizer.set_jit`: remembered and reported, but minitf has no XLA compiler to switch on."""
+    """`tf.config.optimizer.set_jit`: auto-clustering, i.e. every `tf.function` without `jit_compile=False` is
+    compiled by the jit (function/jit/), and ops it cannot compile run as usual."""
     _jit[0] = "autoclustering" if enabled is True or enabled == "autoclustering" else ""
+    invalidate()  # functions compile again (or stop compiling) at their next call
 
 
 def get_jit() -> str:

@@ -522,9 +522,9 @@ def variable_case(draw: Draw, op_name: str) -> Case:
     return captured(op_name, lambda: method(x, read_value=False))
 
 
-def _fused_cases(fn: Callable[..., Any], spec: list[tf.TensorSpec], op_type: str) -> Case:
-    """Trace `fn`, take the fused node the optimiser made, and feed it values of its inputs' shapes."""
-    cf = tf.function(fn).get_concrete_function(*spec)
+def _fused_cases(fn: Callable[..., Any], spec: list[tf.TensorSpec], op_type: str, jit: bool = False) -> Case:
+    """Trace `fn`, take the fused node the optimiser (or the jit) made, and feed it values of its inputs' shapes."""
+    cf = tf.function(fn, jit_compile=jit).get_concrete_function(*spec)
     node = next(op for op in cf.optimized_graph.get_operations() if op.type == op_type)
     inputs = [np.full([int(d) for d in t.shape], 0.5, t.dtype._np) for t in node.inputs]
     return inputs, dict(node.attrs)
@@ -534,6 +534,14 @@ def _fused_cases(fn: Callable[..., Any], spec: list[tf.TensorSpec], op_type: str
 def fused_elementwise(draw: Draw) -> Case:
     dims = tuple(draw(shape(max_dims=2)))
     return _fused_cases(lambda a, b: tf.exp(a) * b + 1.0, [tf.TensorSpec(dims, tf.float32)] * 2, "FusedElementwise")
+
+
+@st.composite
+def xla_fusion(draw: Draw) -> Case:
+    """A jit region (exp: NumPy on blocks, so no machine code is compiled per example) with a row sum."""
+    dims = (size(draw), size(draw))
+    return _fused_cases(lambda a, b: tf.reduce_sum(tf.exp(a) * b + 1.0, axis=1), [tf.TensorSpec(dims, tf.float32)] * 2,
+                        "XlaFusion", jit=True)
 
 
 @st.composite
@@ -812,6 +820,7 @@ INPUTS: dict[str, st.SearchStrategy] = {
         "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"]},
     "FusedElementwise": fused_elementwise(),
     "_FusedMatMul": fused_matmul(),
+    "XlaFusion": xla_fusion(),
     **{name: through(name, call) for name, call in PUBLIC_CALLS.items()},
 }
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.function import function
+from minitf.function.function import function
 from minitf.keras import losses as losses_module
 from minitf.keras import metrics as metrics_module
 from minitf.keras import optimizers

@@ -23,6 +23,7 @@ from minitf.api_extensions import (
     SparseTensor,
     SparseTensorSpec,
     data,
+    io,
     ragged,
     saved_model,
     sparse,

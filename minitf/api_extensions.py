@@ -17,6 +17,9 @@ from minitf import sparse_extra as _sparse_extra
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
+from minitf.data import methods as _dataset_methods
+from minitf.data import reshaping as _dataset_reshaping
+from minitf.data import sources as _dataset_sources
 from minitf.io import example_proto as _example
 from minitf.io import parsing as _parsing
 from minitf.io import tensor_proto as _tensor_proto
@@ -50,12 +53,16 @@ strings = types.SimpleNamespace(
 )
 
 data = types.SimpleNamespace(
-    Dataset=_dataset.Dataset, TFRecordDataset=_tfrecord.TFRecordDataset,
+    Dataset=_dataset.Dataset, TFRecordDataset=_tfrecord.TFRecordDataset, Options=_dataset_sources.Options,
+    DatasetSpec=_dataset_reshaping.DatasetSpec,
     AUTOTUNE=_dataset.AUTOTUNE, INFINITE_CARDINALITY=_dataset.INFINITE,
     UNKNOWN_CARDINALITY=_dataset.UNKNOWN,
     experimental=types.SimpleNamespace(cardinality=lambda dataset: dataset.cardinality(), AUTOTUNE=_dataset.AUTOTUNE,
+                                       assert_cardinality=_dataset_sources.assert_cardinality,
                                        INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN),
 )
+
+_dataset_methods.install()
 
 saved_model = types.SimpleNamespace(save=_saved_model.save, load=_saved_model.load)
 

@@ -58,8 +58,10 @@ def _conform(spec: Any, value: Any) -> Any:
 
 
 def _generator_error(message: str) -> Exception:
-    return InvalidArgumentError(None, None, f"TypeError: {message}\nHint: make the generator yield what "
-                                f"output_signature describes.")
+    """TensorFlow's error from inside its `PyFunc` (the Python TypeError quoted), raised where elements are read."""
+    return InvalidArgumentError(None, None, f"{kernel_prefix('IteratorGetNext')}TypeError: {message}\n\n\t "
+                                "[[{{node PyFunc}}]] [Op:IteratorGetNext] name: \nHint: make the generator yield "
+                                "what output_signature describes.")
 
 
 class _FlatMapDataset(DatasetV2):

@@ -22,16 +22,13 @@ def escape(data: bytes) -> str:
 
 
 def float_text(value: float) -> str:
-    """The shortest decimal that reads back as the same float32, as protobuf prints a float field."""
+    """As protobuf prints a float field: 6 significant digits if they read back as the same float32, else 9."""
     if np.isnan(value):
         return "nan"
     if np.isinf(value):
         return "inf" if value > 0 else "-inf"
-    for digits in range(1, 10):
-        text = f"{value:.{digits}g}"
-        if np.float32(float(text)) == np.float32(value):
-            return text
-    return repr(value)
+    text = f"{value:.6g}"
+    return text if np.float32(float(text)) == np.float32(value) else f"{value:.9g}"
 
 
 class _List:

@@ -82,7 +82,7 @@ def _serialize_kernel(x: np.ndarray, *, dtype: dtypes.DType) -> np.ndarray:
 
 
 def _parse_kernel(serialized: np.ndarray, *, out_type: dtypes.DType) -> np.ndarray:
-    array, dtype = parse_tensor_proto(serialized.item())
+    array, dtype = parse_tensor_proto(np.asarray(serialized, dtype=object).item())
     if dtype is not out_type:
         raise op_error(InvalidArgumentError, "ParseTensor", "Type mismatch between parsed tensor "
                        f"({_proto_name(dtype)}) and dtype ({_proto_name(out_type)})",

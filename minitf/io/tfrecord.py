@@ -16,7 +16,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.data.dataset import UNKNOWN, DatasetV2
 from minitf.data.structure import scalar
-from minitf.errors import DataLossError, NotFoundError, op_error
+from minitf.errors import DataLossError, NotFoundError, kernel_prefix, op_error
 from minitf.function.cache_keys import TensorSpec
 
 
@@ -122,19 +122,23 @@ def read_records(path: str, compression: str = "") -> Iterator[bytes]:
     while pos < len(data):
         header = data[pos:pos + 12]
         if len(header) < 12:
-            raise op_error(DataLossError, "IteratorGetNext", f"truncated record at {pos}' failed with Read less bytes "
-                           "than requested", "the file ends in the middle of a record.")
+            raise _data_loss(f"truncated record at {pos}' failed with Read less bytes than requested",
+                             "the file ends in the middle of a record.")
         (length,), (length_crc,) = struct.unpack("<Q", header[:8]), struct.unpack("<I", header[8:])
         if masked_crc(header[:8]) != length_crc:
-            raise op_error(DataLossError, "IteratorGetNext", f"corrupted record at {pos}",
-                           "this is not a TFRecord file, or it is damaged.")
+            raise _data_loss(f"corrupted record at {pos}", "this is not a TFRecord file, or it is damaged.")
         record = data[pos + 12:pos + 12 + length]
         (data_crc,) = struct.unpack("<I", data[pos + 12 + length:pos + 16 + length] or b"\0\0\0\0")
         if len(record) < length or masked_crc(record) != data_crc:
-            raise op_error(DataLossError, "IteratorGetNext", f"corrupted record at {pos}",
-                           "this is not a TFRecord file, or it is damaged.")
+            raise _data_loss(f"corrupted record at {pos + 12}", "this is not a TFRecord file, or it is damaged.")
         yield record
         pos += 16 + length
+
+
+def _data_loss(message: str, hint: str) -> Exception:
+    """TensorFlow's error while reading: from inside the iterator of a dataset of one component (strings)."""
+    return DataLossError(None, None, f"{kernel_prefix('IteratorGetNext_output_types_1')}{message} "
+                         f"[Op:IteratorGetNext] name: \nHint: {hint}")
 
 
 class TFRecordDataset(DatasetV2):

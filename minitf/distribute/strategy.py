@@ -168,7 +168,8 @@ class MirroredStrategy(Strategy):
 
     def reduce(self, reduce_op: Any, value: Any, axis: Any) -> Any:
         op = reduce_op if isinstance(reduce_op, ReduceOp) else ReduceOp[str(reduce_op).upper()]
-        if op is ReduceOp.SUM and not isinstance(value, DistributedValues | MirroredVariable):
+        distributed = isinstance(value, DistributedValues | MirroredVariable)
+        if op is ReduceOp.SUM and not distributed and self.num_replicas_in_sync > 1:
             raise ValueError(f"A non-DistributedValues value {value!s} cannot be reduced with the given reduce op "
                              f"{op}.\nHint: reduce what strategy.run returned (a PerReplica value).")
         return super().reduce(op, value, axis)

@@ -44,7 +44,14 @@ class DistributedValues:
 
 
 class PerReplica(DistributedValues):
-    """The values that the replicas of `strategy.run` returned, or the per-replica parts of a distributed batch."""
+    """The values that the replicas of `strategy.run` returned, or the per-replica parts of a distributed batch.
+    A composite of its tensors, so a `tf.function` can return it (`_components` / `_with_components`)."""
+
+    def _components(self) -> list[Any]:
+        return list(self._values)
+
+    def _with_components(self, components: list[Any]) -> PerReplica:
+        return PerReplica(tuple(components))
 
 
 class PerReplicaSpec:

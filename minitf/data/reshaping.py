@@ -18,7 +18,7 @@ import numpy as np
 from minitf import dtypes, nest
 from minitf.conversion import convert_to_tensor
 from minitf.data.dataset import INFINITE, UNKNOWN, DatasetV2
-from minitf.data.structure import leaves_of, python_int
+from minitf.data.structure import batched_cardinality, leaves_of, python_int, row_groups
 from minitf.errors import InvalidArgumentError, op_error
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import concat, pad, stack
@@ -205,17 +205,10 @@ class _PaddedBatchDataset(DatasetV2):
         self._values = _up_to(spec, padding_values, lambda s, v: convert_to_tensor(v, dtype=s.dtype))
         outer = TensorShape([batch_size if drop_remainder else None])
         padded = _up_to(spec, self._shapes, lambda s, p: TensorSpec(outer.concatenate(p), s.dtype))
-        card = source._cardinality
-        if card >= 0:
-            card = card // batch_size if drop_remainder else -(-card // batch_size)
-        super().__init__(padded, card)
+        super().__init__(padded, batched_cardinality(source._cardinality, batch_size, drop_remainder))
 
     def _elements(self) -> Iterator[Any]:
-        source = self._source._elements()
-        while True:
-            rows = list(itertools.islice(source, self._size))
-            if not rows or (self._drop and len(rows) < self._size):
-                return
+        for rows in row_groups(self._source._elements(), self._size, self._drop):
             columns = zip(*[leaves_of(r) for r in rows])
             batched = [self._pad_stack(list(c), shape, value) for c, shape, value in
                        zip(columns, leaves_of(self._shapes), leaves_of(self._values))]

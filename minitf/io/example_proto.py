@@ -31,7 +31,22 @@ def float_text(value: float) -> str:
     return text if np.float32(float(text)) == np.float32(value) else f"{value:.9g}"
 
 
-class _List:
+class _Message:
+    """What every message here shares: printed in text format, equal when their fields are."""
+
+    def _text(self, indent: str) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self._text("")
+
+    __repr__ = __str__
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(self) == vars(other)
+
+
+class _List(_Message):
     """A list of one kind of value (the `value` field, repeated)."""
 
     field_name = ""
@@ -48,14 +63,6 @@ class _List:
 
     def _text(self, indent: str) -> str:
         return "".join(f"{indent}value: {self._text_value(v)}\n" for v in self.value)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.value == other.value
-
-    def __str__(self) -> str:
-        return self._text("")
-
-    __repr__ = __str__
 
     def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
         return self._serialize()
@@ -136,7 +143,7 @@ class Int64List(_List):
 _KINDS = {"bytes_list": (1, BytesList), "float_list": (2, FloatList), "int64_list": (3, Int64List)}
 
 
-class Feature:
+class Feature(_Message):
     """One of bytes_list, float_list, int64_list (protobuf's `oneof kind`)."""
 
     def __init__(self, bytes_list: BytesList | None = None, float_list: FloatList | None = None,
@@ -158,14 +165,6 @@ class Feature:
             return ""
         return f"{indent}{self._kind} {{\n{getattr(self, self._kind)._text(indent + '  ')}{indent}}}\n"
 
-    def __str__(self) -> str:
-        return self._text("")
-
-    __repr__ = __str__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Feature) and str(self) == str(other)
-
     def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
         if self._kind is None:
             return b""
@@ -181,7 +180,7 @@ class Feature:
         return feature
 
 
-class Features:
+class Features(_Message):
     """Feature names to Features (protobuf's `map<string, Feature> feature`), in the order they were added."""
 
     def __init__(self, feature: dict[str, Feature] | None = None) -> None:
@@ -191,14 +190,6 @@ class Features:
         inner = indent + "  "
         return "".join(f'{indent}feature {{\n{inner}key: "{escape(k.encode())}"\n{inner}value {{\n'
                        f"{v._text(inner + '  ')}{inner}}}\n{indent}}}\n" for k, v in self.feature.items())
-
-    def __str__(self) -> str:
-        return self._text("")
-
-    __repr__ = __str__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Features) and self.feature == other.feature
 
     def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
         return b"".join(wire.length_delimited(1, wire.length_delimited(1, k.encode())
@@ -216,7 +207,7 @@ class Features:
         return features
 
 
-class Example:
+class Example(_Message):
     """One training example: `Example(features=Features(feature={...}))`."""
 
     def __init__(self, features: Features | None = None) -> None:
@@ -227,14 +218,6 @@ class Example:
         if not self._has_features and not self.features.feature:
             return ""
         return f"{indent}features {{\n{self.features._text(indent + '  ')}{indent}}}\n"
-
-    def __str__(self) -> str:
-        return self._text("")
-
-    __repr__ = __str__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Example) and self.features == other.features
 
     def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
         if not self._has_features and not self.features.feature:

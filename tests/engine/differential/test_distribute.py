@@ -146,7 +146,8 @@ def test_mirrored_strategy_runs_one_replica_per_logical_cpu_and_reduces_across_t
                                               tf.float32) + 1.0)
         print(values)
         print(repr(values))
-        print(strategy.reduce("SUM", values, axis=None), strategy.reduce(tf.distribute.ReduceOp.MEAN, values, axis=None))
+        print(strategy.reduce("SUM", values, axis=None))
+        print(strategy.reduce(tf.distribute.ReduceOp.MEAN, values, axis=None))
         print(strategy.experimental_local_results(values))
         try:
             strategy.reduce("SUM", tf.constant([1.0]), axis=None)

@@ -7,21 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from harness import EAGER, TAPE, minitf, named_examples, real_tf, same, same_error, same_program
+from harness import EAGER, TAPE, named_examples, same, same_error, same_program
+from test_data import no_global_seed  # noqa: F401 - the same autouse fixture: no global seed left by other tests
 
 pytestmark = pytest.mark.tf
 
 # Iterating a dataset with Python is eager-only in TensorFlow (see test_data.py).
 PYTHON_ITERATION = (EAGER, TAPE)
-
-
-@pytest.fixture(autouse=True)
-def no_global_seed() -> Any:
-    for tf in (minitf, real_tf):
-        tf.random.set_seed(None)
-    yield
-    for tf in (minitf, real_tf):
-        tf.random.set_seed(None)
 
 
 def described(ds: Any) -> Any:

@@ -174,6 +174,19 @@ def test_mirrored_strategy_runs_one_replica_per_logical_cpu_and_reduces_across_t
         print(v)
         v.assign([5.0, 6.0])
         print(strategy.run(lambda: v * 2))
+
+        @tf.function
+        def train_step(x):
+            def step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(v * x)
+                v.assign_sub(0.1 * tape.gradient(loss, v))
+                return loss
+            return strategy.reduce("SUM", strategy.run(step, args=(x,)), axis=None)
+        rows = tf.data.Dataset.from_tensor_slices([[1.0, 1.0], [2.0, 0.5], [3.0, 1.0], [0.0, 1.0]]).batch(4)
+        for x in strategy.experimental_distribute_dataset(rows):
+            print(train_step(x))
+        print(v)
     """)
     assert "PerReplica:{\n  0: tf.Tensor(1.0" in printed
 

@@ -140,8 +140,10 @@ class LogicalDeviceConfiguration(NamedTuple):
 
 _PHYSICAL = [PhysicalDevice(name="/physical_device:CPU:0", device_type="CPU")]
 # The logical devices of the one CPU: one until `set_logical_device_configuration` splits it (as TensorFlow does
-# to try MirroredStrategy on one machine). TensorFlow fixes them when its runtime starts: here when the devices
-# are first listed, or a strategy or `tf.device` block uses them.
+# to try MirroredStrategy on one machine). TensorFlow fixes them when its runtime starts (its first op, or the
+# first listing of logical devices); minitf fixes them when they are first listed or a strategy is made (its ops
+# do not check, so that the eager path stays one flag), and from then on refuses a new configuration as
+# TensorFlow does.
 _configuration: list[LogicalDeviceConfiguration] | None = None
 _initialized = [False]
 

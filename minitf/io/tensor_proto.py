@@ -7,6 +7,7 @@ axis, each with its `size`), and the values: numbers as their raw little-endian 
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, op_error
+from minitf.errors import InvalidArgumentError, kernel_prefix, op_error
 from minitf.io import wire
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -57,8 +58,10 @@ def parse_tensor_proto(data: bytes, op_name: str = "ParseTensor") -> tuple[np.nd
                 typed += _typed_values(_TYPED_FIELDS[field], wire_type, value)
         dtype = dtypes.as_dtype(_DTYPE_NAMES[number])
     except (ValueError, KeyError):
-        raise op_error(InvalidArgumentError, op_name, "Could not parse `serialized` as TensorProto: '"
-                       f"{bytes(data)!r}'", "pass bytes made by tf.io.serialize_tensor.") from None
+        encoded = base64.b64encode(bytes(data)).decode()
+        raise InvalidArgumentError(None, None, f"{kernel_prefix(op_name)}Could not parse `serialized` as TensorProto, "
+                                   f"base64: {encoded} [Op:{op_name}]\nHint: pass bytes made by "
+                                   "tf.io.serialize_tensor.") from None
     count = int(np.prod(dims))
     if dtype is dtypes.string:
         flat = np.array(strings or [b""] * count, dtype=object)

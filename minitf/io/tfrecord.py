@@ -16,7 +16,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.data.dataset import UNKNOWN, DatasetV2
 from minitf.data.structure import scalar
-from minitf.errors import DataLossError, NotFoundError, kernel_prefix, op_error
+from minitf.errors import DataLossError, NotFoundError, kernel_prefix
 from minitf.function.cache_keys import TensorSpec
 
 
@@ -75,7 +75,8 @@ class TFRecordWriter:
         try:
             open(self._path, "wb").close()
         except OSError as exc:
-            raise op_error(NotFoundError, "TFRecordWriter", f"{self._path}; {exc.strerror}") from None
+            raise NotFoundError(None, None, f"{self._path}; {exc.strerror}\nHint: make the folder first "
+                                "(os.makedirs).") from None
 
     def write(self, record: Any) -> None:
         self._records.append(_as_bytes(record))
@@ -113,7 +114,9 @@ def read_records(path: str, compression: str = "") -> Iterator[bytes]:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
-        raise op_error(NotFoundError, "IteratorGetNext", f"{path}; No such file or directory") from None
+        raise NotFoundError(None, None, f"{kernel_prefix('IteratorGetNext_output_types_1')}{path}; No such file or "
+                            "directory [Op:IteratorGetNext] name: \nHint: check the file name (written with "
+                            "tf.io.TFRecordWriter?).") from None
     if compression == "GZIP":
         data = gzip.decompress(data)
     elif compression == "ZLIB":

@@ -150,3 +150,9 @@ def test_tfrecord_dataset_spec_and_a_damaged_file(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-6] + b"XX" + path.read_bytes()[-4:])
     alike(lambda tf: repr(tf.data.TFRecordDataset(str(path)).element_spec))
     same_error(lambda tf: list(tf.data.TFRecordDataset(str(path))), hint=False)
+
+
+def test_missing_files_and_unparsable_bytes_are_tensorflows_errors_with_hints(tmp_path: Path) -> None:
+    same_error(lambda tf: list(tf.data.TFRecordDataset(str(tmp_path / "none.tfrecord"))))
+    same_error(lambda tf: tf.io.TFRecordWriter(str(tmp_path / "no_folder" / "x.tfrecord")))
+    same_error(lambda tf: tf.io.parse_tensor(b"\xff\xff", tf.float32))

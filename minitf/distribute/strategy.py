@@ -15,13 +15,14 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from minitf import devices, logs, nest
+from minitf import devices, nest
 from minitf.context import state
 from minitf.conversion import convert_to_tensor
 from minitf.distribute.values import DistributedValues, MirroredVariable, PerReplica, PerReplicaSpec, ReduceOp
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import stack
 from minitf.ops.math_ops import reduce_mean, reduce_sum
+from minitf.tape_arguments import warn_first_n
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 from minitf.variables import ResourceVariable
@@ -159,11 +160,10 @@ class MirroredStrategy(Strategy):
         super().__init__(tuple(_full_name(n) for n in names))
 
     def run(self, fn: Callable[..., Any], args: tuple = (), kwargs: dict | None = None, options: Any = None) -> Any:
-        if state.graph is None:
-            logs.logger.warning("Using MirroredStrategy eagerly has significant overhead currently. We will be "
-                                "working on improving this in the future, but for now please wrap "
-                                "`call_for_each_replica` or `experimental_run` or `run` inside a tf.function to "
-                                "get the best performance.")
+        if state.graph is None:  # TensorFlow's warning, its first 5 times
+            warn_first_n(5, "Using MirroredStrategy eagerly has significant overhead currently. We will be "
+                            "working on improving this in the future, but for now please wrap `call_for_each_replica` "
+                            "or `experimental_run` or `run` inside a tf.function to get the best performance.")
         return super().run(fn, args, kwargs, options)
 
     def reduce(self, reduce_op: Any, value: Any, axis: Any) -> Any:

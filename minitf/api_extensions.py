@@ -59,6 +59,7 @@ data = types.SimpleNamespace(
     UNKNOWN_CARDINALITY=_dataset.UNKNOWN,
     experimental=types.SimpleNamespace(cardinality=lambda dataset: dataset.cardinality(), AUTOTUNE=_dataset.AUTOTUNE,
                                        assert_cardinality=_dataset_sources.assert_cardinality,
+                                       Counter=_dataset_sources.counter,
                                        INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN),
 )
 

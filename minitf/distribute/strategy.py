@@ -136,7 +136,9 @@ class Strategy:
         return dataset if self.num_replicas_in_sync == 1 else DistributedDataset(dataset, self.num_replicas_in_sync)
 
     def distribute_datasets_from_function(self, dataset_fn: Callable[..., Any], options: Any = None) -> Any:
-        return dataset_fn(InputContext(self.num_replicas_in_sync))
+        """The dataset `dataset_fn` makes (one input pipeline), its elements dealt to the replicas in turn."""
+        dataset = dataset_fn(InputContext(self.num_replicas_in_sync))
+        return dataset if self.num_replicas_in_sync == 1 else DealtDataset(dataset, self.num_replicas_in_sync)
 
 
 class _DefaultDistributionStrategy(Strategy):
@@ -217,6 +219,23 @@ class DistributedDataset:
         each = -(-rows // self._replicas)
         bounds = [min(rows, each * k) for k in range(self._replicas + 1)]
         return PerReplica(tuple(batch[a:b] for a, b in itertools.pairwise(bounds)))
+
+
+class DealtDataset:
+    """Consecutive elements of one dataset, one per replica; when it runs out within a round, the replicas left
+    get empty batches (TensorFlow's way of ending unevenly)."""
+
+    def __init__(self, dataset: Any, replicas: int) -> None:
+        self._dataset, self._replicas = dataset, replicas
+
+    def __iter__(self) -> Iterator[Any]:
+        elements = iter(self._dataset)
+        while True:
+            round_ = list(itertools.islice(elements, self._replicas))
+            if not round_:
+                return
+            round_ += [nest.map_structure(lambda t: t[:0], round_[0])] * (self._replicas - len(round_))
+            yield nest.map_structure(lambda *parts: PerReplica(parts), *round_)
 
 
 def _part(value: Any, k: int) -> Any:

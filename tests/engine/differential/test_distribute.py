@@ -158,6 +158,11 @@ def test_mirrored_strategy_runs_one_replica_per_logical_cpu_and_reduces_across_t
         for batch in strategy.experimental_distribute_dataset(tf.data.Dataset.range(7).batch(5)):
             print(batch)
             print(strategy.reduce("SUM", strategy.run(lambda b: tf.reduce_sum(b), args=(batch,)), axis=None))
+        def dataset_fn(context):
+            print(context.num_replicas_in_sync, context.input_pipeline_id, context.get_per_replica_batch_size(4))
+            return tf.data.Dataset.range(10).batch(context.get_per_replica_batch_size(4))
+        for batch in strategy.distribute_datasets_from_function(dataset_fn):
+            print(batch)
         print(strategy.reduce("MEAN", strategy.run(lambda: tf.constant([1.0, 2.0]) * tf.cast(
             tf.distribute.get_replica_context().replica_id_in_sync_group + 1, tf.float32)), axis=0))
 

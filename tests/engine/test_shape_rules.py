@@ -723,7 +723,23 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "UnicodeDecode": lambda d: (lambda w: lambda: tf.strings.unicode_decode(w, "UTF-8"))(words(d)),
     "UnicodeEncode": lambda d: (lambda rt: lambda: tf.strings.unicode_encode(tf.cast(rt, tf.int32) + 65, "UTF-8"))(
         ragged_value(d)),
+    "SerializeTensor": lambda d: (lambda x: lambda: tf.io.serialize_tensor(x))(d(values("float32", shape()))),
+    "ParseTensor": lambda d: (lambda x: lambda: tf.io.parse_tensor(tf.io.serialize_tensor(x), tf.float32))(
+        d(values("float32", shape()))),
+    "ParseExampleV2": lambda d: (lambda n: lambda: tf.io.parse_example(
+        [serialized_example(i) for i in range(n)], {"n": tf.io.FixedLenFeature([2], tf.int64),
+                                                     "v": tf.io.VarLenFeature(tf.float32),
+                                                     "r": tf.io.RaggedFeature(tf.string, value_key="s")}))(size(d)),
 }
+
+
+def serialized_example(i: int) -> bytes:
+    """An Example with a fixed-length, a var-length and a ragged feature, `i` values in the last two."""
+    feature = tf.train.Feature
+    return tf.train.Example(features=tf.train.Features(feature={
+        "n": feature(int64_list=tf.train.Int64List(value=[i, 1])),
+        "v": feature(float_list=tf.train.FloatList(value=[0.5] * i)),
+        "s": feature(bytes_list=tf.train.BytesList(value=[b"x"] * i))})).SerializeToString()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -827,6 +843,8 @@ INPUTS: dict[str, st.SearchStrategy] = {
 # Ops whose output size depends on the data itself, not only on shapes and constant values: the rule can
 # only leave that dimension unknown (TensorFlow does the same).
 DATA_DEPENDENT = {"Where": "one row per true entry",
+                  "ParseTensor": "the shape is written in the serialized bytes",
+                  "ParseExampleV2": "var-length and ragged features hold as many values as the examples do",
                   "TensorListSetItem": "a TensorArray's stack grows to the index written",
                   "Unique": "one entry per distinct value",
                   "DynamicStitch": "one row per index up to the largest",

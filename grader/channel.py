@@ -281,7 +281,31 @@ def _keep(value):
     if key not in _kept_ids or _kept[_kept_ids[key]] is not value:
         _kept_ids[key] = len(_kept)
         _kept.append(value)
-    return {"$": "ref", "id": _kept_ids[key], "type": type(value).__name__, "callable": callable(value)}
+    return {"$": "ref", "id": _kept_ids[key], "type": type(value).__name__, "callable": callable(value),
+            "traces": _is_engine_function(value)}
+
+
+def _is_engine_function(value):
+    """Whether a value is the engine's own tf.function (only a claim: the trusted side asks for its graphs)."""
+    for name in ENGINES:
+        module = sys.modules.get(name)
+        kind = getattr(getattr(module, "function", None), "Function", None) if name == "minitf" else None
+        if name == "tensorflow" and module is not None:
+            kind = getattr(sys.modules.get("tensorflow.python.eager.polymorphic_function.polymorphic_function"),
+                           "Function", None)
+        if isinstance(kind, type) and type(value) is kind:
+            return True
+    return False
+
+
+def _trace_data(concrete, encoder):
+    """One trace of a tf.function as data: its graph (minitf) and its cache key, from which the trusted
+    side counts traces.  A TensorFlow trace crosses by its signature only."""
+    key = str(getattr(concrete, "_key", None) or getattr(concrete, "structured_input_signature", ""))[:10000]
+    graph = getattr(concrete, "graph", None)
+    if _is_graph(graph):
+        return {"graph": _graph_data(graph, encoder), "key": key}
+    return {"key": key}
 
 
 def _student_special(decoder, data, depth):
@@ -347,6 +371,16 @@ def _student_answer(payload):
             for v in mutable
         ]
         return {"value": encoder.encode(result), "mutated": mutated}
+    if op == "traced_call":  # a tf.function: the trace that serves these arguments, then the call itself
+        args = decoder.decode(payload["args"])
+        kwargs = decoder.decode(payload["kwargs"])
+        trace = _trace_data(target.get_concrete_function(*args, **kwargs), encoder)
+        if payload.get("trace_only"):
+            return {"trace": trace}
+        answer = _student_answer({**payload, "op": "call"})
+        return {**answer, "trace": trace}
+    if op == "traces":  # every trace a tf.function made before the test asked
+        return {"traces": [_trace_data(c, encoder) for c in list(getattr(target, "_concrete", []))[:1000]]}
     if op == "iter":
         return {"value": encoder.encode(list(target))}
     if op == "len":
@@ -381,12 +415,24 @@ def _is_variable(value):
     return engine is not None and isinstance(value, engine.Variable)
 
 
+#: the largest reply (JSON, in bytes) for one request; the grader's sockets refuse larger messages unread
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+
+
 def serve(request):
-    """Answer one request from the grader (a JSON string); the reply is a JSON string."""
+    """Answer one request from the grader (a JSON string); the reply is JSON, as base64 text.
+
+    Base64 makes the reply's ``text/plain`` form a quoted string of plain letters, which the grader checks
+    and decodes in one linear pass, never by evaluating it.
+    """
     try:
-        return json.dumps(_student_answer(json.loads(request)))
+        reply = json.dumps(_student_answer(json.loads(request)))
+        if len(reply) > MAX_REPLY_BYTES:
+            reply = json.dumps({"raised": "ValueError", "message": f"the value is too large to grade ({len(reply)} "
+                                f"bytes of data; the grader takes at most {MAX_REPLY_BYTES})"})
     except BaseException as error:  # the student's code failed: the verdict side raises the same kind of error
-        return json.dumps({"raised": type(error).__name__, "message": str(error)[:2000]})
+        reply = json.dumps({"raised": type(error).__name__, "message": str(error)[:2000]})
+    return base64.b64encode(reply.encode()).decode()
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -413,10 +459,10 @@ def _request(payload):
 class Remote:
     """An object that lives in the student's kernel; only data about it ever reaches this kernel."""
 
-    __slots__ = ("_id", "_tf_function")
+    __slots__ = ("_id",)
 
     def __getattr__(self, attr):
-        if attr.startswith("__") or (attr in TF_FUNCTION_ONLY and not object.__getattribute__(self, "_tf_function")):
+        if attr.startswith("__") or attr in TF_FUNCTION_ONLY:  # a RemoteFunction answers these itself
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
         return _decode(_request({"op": "getattr", "id": self._id, "attr": attr})["value"])
 
@@ -452,24 +498,81 @@ class RemoteCallable(Remote):
         return _decode(reply["value"])
 
 
+class RemoteFunction(RemoteCallable):
+    """A tf.function in the student's kernel.  How often it traced is counted here, from its traces as data.
+
+    Every call asks for the trace that serves its arguments (the graph, rebuilt here from minitf's registered
+    ops, and the cache key); distinct traces are counted, together with those the function made before the
+    test ran.  An object that only claims to be a tf.function has no graph to send: its calls fail.
+    """
+
+    __slots__ = ("_traces", "_pulled")
+
+    def __call__(self, *args, **kwargs):
+        self._pull()
+        sent_args, sent_kwargs = list(args), dict(kwargs)
+        reply = _request({"op": "traced_call", "id": self._id, "args": _encode(tuple(args)),
+                          "kwargs": _encode(kwargs)})
+        self._count(reply.get("trace"))
+        _apply_mutations(_mutable(sent_args) + _mutable(list(sent_kwargs.values())), reply.get("mutated", []))
+        return _decode(reply["value"])
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The trace for these arguments, as a graph rebuilt here (minitf), counted like a call's."""
+        self._pull()
+        reply = _request({"op": "traced_call", "id": self._id, "args": _encode(tuple(args)),
+                          "kwargs": _encode(kwargs), "trace_only": True})
+        return self._count(reply.get("trace"))
+
+    def experimental_get_tracing_count(self):
+        self._pull()
+        return len(self._traces)
+
+    def _pull(self):
+        if not self._pulled:
+            object.__setattr__(self, "_pulled", True)
+            for trace in _request({"op": "traces", "id": self._id}).get("traces", [])[:1000]:
+                self._count(trace)
+
+    def _count(self, trace):
+        """Check one trace and add it to this function's traces; returns its graph (None for TensorFlow)."""
+        if type(trace) is not dict or type(trace.get("key")) is not str:
+            raise TypeError(f"{type(self).__name__} is not a tf.function: the grader got no trace of it")
+        graph = None
+        if "graph" in trace:
+            graph = Decoder(_trusted_special).decode(trace["graph"])  # raises ChannelError if it is no graph
+            fingerprint = json.dumps([trace["graph"].get("json"), trace["key"]])
+        elif "minitf" in sys.modules:  # a minitf function always has a graph
+            raise TypeError(f"{type(self).__name__} is not a tf.function: its trace has no graph")
+        else:
+            fingerprint = trace["key"]
+        self._traces.add(fingerprint)
+        return graph
+
+
 _proxy_classes = {}
 
 
-def _proxy(data, tf_function=True):
+def _proxy(data, tf_function=False):
+    """A stand-in for a student object: a plain one, a callable, or (if asked and claimed) a tf.function."""
     name = str(data.get("type", "object"))
     base = RemoteCallable if data.get("callable") else Remote
+    if tf_function and data.get("traces") is True and base is RemoteCallable:
+        base = RemoteFunction
     key = (name if name.isidentifier() else "object", base)
     if key not in _proxy_classes:  # named after the student's type, so messages say "a function", "a Foo"
         _proxy_classes[key] = type(key[0], (base,), {"__slots__": ()})
     proxy = _proxy_classes[key].__new__(_proxy_classes[key])
     object.__setattr__(proxy, "_id", int(data["id"]))
-    object.__setattr__(proxy, "_tf_function", tf_function)
+    if base is RemoteFunction:
+        object.__setattr__(proxy, "_traces", set())
+        object.__setattr__(proxy, "_pulled", False)
     return proxy
 
 
 def _trusted_special(decoder, data, depth):
-    if data["$"] == "ref":
-        return _proxy(data)
+    if data["$"] == "ref":  # a returned tf.function (make_slope's) is one here only as far as its traces, pulled as
+        return _proxy(data, tf_function=True)  # data, show: without a trace its calls and its count fail
     raise ChannelError(f"unknown tag {data['$']!r}")
 
 
@@ -607,11 +710,10 @@ def bind(namespace, values, tf_functions, wanted):
     """Put the student's values for these names into the test's namespace (absent ones are removed)."""
     for name in wanted:
         namespace.pop(name, None)
-    decoder = Decoder(_trusted_special)
     for name, data in values.items():
         if name not in wanted:
             continue
-        value = decoder.decode(data)
-        if isinstance(value, Remote):
-            object.__setattr__(value, "_tf_function", bool(tf_functions.get(name)))
-        namespace[name] = value
+        if type(data) is dict and data.get("$") == "ref":  # a tf.function only if its source says so, too
+            namespace[name] = _proxy(data, tf_function=bool(tf_functions.get(name)))
+        else:
+            namespace[name] = _decode(data)

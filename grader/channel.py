@@ -12,10 +12,12 @@ proxy whose calls send data arguments over and get data back.  The trusted kerne
 never executes what it receives, so whatever the student's kernel sends is at worst a wrong value.
 
 A test may also hand the student's code an instance of a class that an instructor cell defines (a
-function of known cost, for timing exercises).  It crosses as the class's source, read from the
-instructor's cell in the trusted kernel, plus the instance's attributes as data; the student's kernel
-builds the class from that source in a namespace of its own, so a class of the same name that the
-student defined is never used.  Only the trusted side sends such instances; it refuses to receive one.
+function of known cost, for timing exercises).  It is lent, not copied: it stays in the trusted kernel,
+and the student's kernel gets a stand-in whose method calls come back to the trusted kernel through the
+grader ("callbacks") while the student's code waits.  So the instance's attributes (a KnownCost's planted
+costs) are never in the student's kernel, and the time its methods take (sleeping) passes in the trusted
+kernel, where the student's code cannot shorten it.  Only the trusted side lends; it refuses to receive a
+lent object's data from the student's side.
 """
 
 import base64
@@ -321,31 +323,50 @@ def _student_special(decoder, data, depth):
         for part in str(data["path"]).split("."):
             target = getattr(target, part)
         return target
-    if tag == "instance":
-        cls = _rebuilt_class(str(data["class"]), str(data["src"]))
-        state = decoder.decode(data["state"], depth + 1)
-        if type(state) is not dict or not all(type(k) is str for k in state):
-            raise ChannelError("an instance's attributes must be a dict of names")
-        instance = cls.__new__(cls)
-        instance.__dict__.update(state)
-        return instance
+    if tag == "lent":
+        return Lent(int(data["id"]), bool(data.get("callable")))
     raise ChannelError(f"unknown tag {tag!r}")
 
 
-_rebuilt_classes: dict = {}
+class Lent:
+    """The student's side of an object the test lent: calls of it and of its public methods run in the trusted
+    kernel (while this kernel waits); its attributes are not readable here."""
+
+    __slots__ = ("_lent_id", "_callable")
+
+    def __init__(self, lent_id, is_callable):
+        object.__setattr__(self, "_lent_id", lent_id)
+        object.__setattr__(self, "_callable", is_callable)
+
+    def __call__(self, *args, **kwargs):
+        if not self._callable:
+            raise TypeError("this object is not callable")
+        return _callback(self._lent_id, None, args, kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: _callback(self._lent_id, name, args, kwargs)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("objects the test lends cannot be changed")
+
+    def __repr__(self):
+        return "<an object the test lent to your code>"
 
 
-def _rebuilt_class(name, source):
-    """The instructor's class, built from its source apart from anything the student's cells defined."""
-    if (name, source) not in _rebuilt_classes:
-        namespace = {"__name__": "__main__", "__builtins__": builtins, "np": np,
-                     "tf": _user_namespace().get("tf")}
-        exec(compile(source, f"<test class {name}>", "exec"), namespace)  # the instructor's code, not data
-        cls = namespace.get(name)
-        if not isinstance(cls, type):
-            raise ChannelError(f"the source does not define the class {name!r}")
-        _rebuilt_classes[name, source] = cls
-    return _rebuilt_classes[name, source]
+def _callback(lent_id, method, args, kwargs):
+    """Call a lent object (or one of its methods) in the trusted kernel; the grader relays this, and times it."""
+    encoder = Encoder(_keep)
+    payload = {"callback": {"id": lent_id, "method": method, "args": encoder.encode(tuple(args)),
+                            "kwargs": encoder.encode(dict(kwargs))}}
+    reply = json.loads(builtins.input(json.dumps(payload)))
+    if "raised" in reply or "failed" in reply:
+        name = str(reply.get("raised", "RuntimeError"))
+        kind = getattr(builtins, name, None)
+        kind = kind if isinstance(kind, type) and issubclass(kind, Exception) else RuntimeError
+        raise kind(str(reply.get("message", reply.get("failed", ""))))
+    return Decoder(_student_special).decode(reply["value"])
 
 
 def _student_answer(payload):
@@ -444,6 +465,8 @@ class StudentCodeError(Exception):
 
 def _request(payload):
     reply = json.loads(builtins.input(json.dumps(payload)))
+    while type(reply) is dict and "callback" in reply:  # the student's code calls an object the test lent it
+        reply = json.loads(builtins.input(json.dumps({"callback_result": _serve_callback(reply["callback"])})))
     if "failed" in reply:  # the grader could not get an answer (time limit, the kernel died)
         kind = str(reply.get("kind", "RuntimeError"))
         raise type(kind if kind.isidentifier() else "RuntimeError", (RuntimeError,), {})(str(reply["failed"]))
@@ -598,60 +621,49 @@ def _lambda_source(function):
     raise ChannelError("cannot find the source of a lambda passed to the student's code")
 
 
+_lent: list = []
+
+
+def _lend(value):
+    for number, lent in enumerate(_lent):
+        if lent is value:
+            return {"$": "lent", "id": number, "callable": callable(value)}
+    _lent.append(value)
+    return {"$": "lent", "id": len(_lent) - 1, "callable": callable(value)}
+
+
+def _serve_callback(request):
+    """Run one call of a lent object for the student's code; the answer is data (or another lent object)."""
+    try:
+        target = _lent[int(request["id"])]
+        method = request.get("method")
+        if method is not None:
+            member = getattr(type(target), str(method), None)
+            if str(method).startswith("_") or not isinstance(member, types.FunctionType):
+                raise AttributeError(f"{type(target).__name__!r} object has no method {method!r} your code may call")
+            target = getattr(target, str(method))
+        args = _decode(request["args"])
+        kwargs = _decode(request["kwargs"])
+        if type(args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
+            raise ChannelError("not a call")
+        return {"value": _encode(target(*args, **kwargs))}
+    except Exception as error:
+        return {"raised": type(error).__name__, "message": str(error)[:2000]}
+
+
 def _trusted_other(value):
     if isinstance(value, Remote):
         return {"$": "ref", "id": object.__getattribute__(value, "_id")}
     if isinstance(value, types.FunctionType) and value.__name__ == "<lambda>":
         return {"$": "lambda", "src": _lambda_source(value)}
     if type(type(value)) is type and type(value).__module__ == "__main__" and hasattr(value, "__dict__"):
-        cls = type(value)
-        return {"$": "instance", "class": cls.__name__, "src": _class_source(cls), "state": _encode(vars(value))}
+        return _lend(value)  # an instance of an instructor's class: it stays here
     root = (getattr(value, "__module__", None) or "").split(".")[0]
     if callable(value) and root in LIBRARIES:
         path = _public_path(root, value)
         if path:
             return {"$": "libfn", "module": root, "path": path}
     raise ChannelError(f"a {type(value).__name__} cannot be passed to the student's code")
-
-
-def _code_objects(code):
-    found = [code]
-    for constant in code.co_consts:
-        if isinstance(constant, types.CodeType):
-            found += _code_objects(constant)
-    return found
-
-
-def _code_key(code):
-    """What a function does, apart from where its source was compiled."""
-    constants = tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
-    return code.co_name, code.co_code, constants, code.co_names, code.co_varnames
-
-
-def _class_source(cls):
-    """The source of a class an instructor cell defines at top level, checked against the running class."""
-    import ast
-    import linecache
-
-    functions = [getattr(f, "__func__", f) for f in vars(cls).values()]
-    functions = [f for f in functions if isinstance(f, types.FunctionType)]
-    files = {f.__code__.co_filename for f in functions}
-    if len(files) != 1:
-        raise ChannelError(f"cannot find the source of the class {cls.__name__!r}: it needs methods of its own")
-    source = "".join(linecache.getlines(files.pop()))
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as error:
-        raise ChannelError(f"cannot read the source of the class {cls.__name__!r}") from error
-    nodes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
-    if len(nodes) != 1 or nodes[0].decorator_list or nodes[0].bases or nodes[0].keywords:
-        raise ChannelError(f"a {cls.__name__} can be passed to the student's code only if one cell defines the "
-                           "class at top level, without decorators or base classes")
-    segment = ast.get_source_segment(source, nodes[0])
-    compiled = {_code_key(c) for c in _code_objects(compile(segment, "<test>", "exec"))}
-    if not all(_code_key(f.__code__) in compiled for f in functions):
-        raise ChannelError(f"the source of the class {cls.__name__!r} does not match the class")
-    return segment
 
 
 _public_paths: dict = {}

@@ -211,6 +211,24 @@ class TrustedKernel:
         if content.get("status") != "ok":
             raise RuntimeError(f"trusted kernel: {content.get('ename')}: {content.get('evalue')}")
 
+    def run_callback(self, callback: dict, deadline: float) -> str:
+        """Hand a call of a lent object to the test, which waits in input() for its request's answer; return the
+        call's result as JSON text (the test's kernel answers with another input request)."""
+        self.kc.input(json.dumps({"callback": callback}))
+        while time.monotonic() < deadline:
+            try:
+                request = self.kc.get_stdin_msg(timeout=0.001)
+            except Empty:
+                if not self.km.is_alive():
+                    break
+                continue
+            if request["msg_type"] == "input_request":
+                try:
+                    return json.dumps(json.loads(request["content"].get("prompt", ""))["callback_result"])
+                except (ValueError, KeyError):
+                    break
+        return json.dumps({"failed": "the test's kernel did not answer in time"})
+
     def run_prelude(self, grade_id: str) -> bool:
         """Run the instructor's cells that come before this test in the source (never other tests).
 
@@ -431,19 +449,38 @@ class GuardedExecute(Execute):
         """The student's kernel's reply to one request, or None when the test's time budget ran out first."""
         assert self.kc is not None
         expression = f"__import__('sys').modules[{CHANNEL_MODULE!r}].serve({request!r})"
-        msg_id = self.kc.execute("pass", silent=True, store_history=False, allow_stdin=False,
+        msg_id = self.kc.execute("pass", silent=True, store_history=False, allow_stdin=True,
                                  user_expressions={"r": expression})
+        wait = 0.001  # short at first: a timed call of a lent object should not wait for the grader's polling
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
+            if await ensure_async(self.kc.stdin_channel.msg_ready()):
+                callback = await ensure_async(self.kc.get_stdin_msg(timeout=0))
+                if callback["parent_header"].get("msg_id") == msg_id and callback["msg_type"] == "input_request":
+                    self.kc.input(self._relay_callback(callback["content"].get("prompt", ""), deadline))
+                    wait = 0.001
+                continue
             try:
-                message = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(remaining, 0.05)))
+                message = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(remaining, wait)))
             except Empty:
+                wait = min(wait * 2, 0.05)
                 await self._async_check_alive()
                 continue
             if message["parent_header"].get("msg_id") == msg_id:
                 return message
+
+    def _relay_callback(self, prompt: str, deadline: float) -> str:
+        """The student's code calls an object the test lent it: the test's kernel runs the call (its time passes
+        there, while the student's code waits), and the result goes back to the student's code."""
+        try:
+            callback = json.loads(prompt)["callback"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return json.dumps({"failed": "not a call of a lent object"})
+        if self._verdicts is None or type(callback) is not dict:
+            return json.dumps({"failed": "not a call of a lent object"})
+        return self._verdicts.run_callback(callback, deadline)
 
     _student_reply = run_sync(_async_student_reply)
 

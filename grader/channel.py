@@ -287,14 +287,15 @@ def _keep(value):
             "traces": _is_engine_function(value)}
 
 
+#: where each engine defines the class of what tf.function returns
+FUNCTION_MODULES = {"minitf": "minitf.function.function",
+                    "tensorflow": "tensorflow.python.eager.polymorphic_function.polymorphic_function"}
+
+
 def _is_engine_function(value):
-    """Whether a value is the engine's own tf.function (only a claim: the trusted side asks for its graphs)."""
-    for name in ENGINES:
-        module = sys.modules.get(name)
-        kind = getattr(getattr(module, "function", None), "Function", None) if name == "minitf" else None
-        if name == "tensorflow" and module is not None:
-            kind = getattr(sys.modules.get("tensorflow.python.eager.polymorphic_function.polymorphic_function"),
-                           "Function", None)
+    """Whether a value is the engine's own tf.function (only a claim: the trusted side asks for its traces)."""
+    for module in FUNCTION_MODULES.values():
+        kind = getattr(sys.modules.get(module), "Function", None)
         if isinstance(kind, type) and type(value) is kind:
             return True
     return False

@@ -76,7 +76,7 @@ def _bind(source: str, read_only: bool = True) -> None:
     if os.path.islink(source):
         return
     _mount(source, target, None, MS_BIND | MS_REC)
-    if read_only:
+    if read_only and not source.startswith("/dev/"):  # (nodev would make /dev/null unusable)
         _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 

@@ -457,6 +457,17 @@ def serve(request):
     return base64.b64encode(reply.encode()).decode()
 
 
+last_reply = ""
+
+
+def answer(request):
+    """Serve a request as a cell's code (so the student's code may call lent objects through input()); the
+    grader reads the reply from ``last_reply`` (IPython evaluates user expressions after input is withdrawn)."""
+    global last_reply
+    last_reply = ""
+    last_reply = serve(request)
+
+
 # --------------------------------------------------------------------------------------------------------
 # The trusted side: proxies for the student's objects, and how test code's arguments are sent.
 

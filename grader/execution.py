@@ -448,9 +448,9 @@ class GuardedExecute(Execute):
     async def _async_student_reply(self, request: str, deadline: float) -> dict | None:
         """The student's kernel's reply to one request, or None when the test's time budget ran out first."""
         assert self.kc is not None
-        expression = f"__import__('sys').modules[{CHANNEL_MODULE!r}].serve({request!r})"
-        msg_id = self.kc.execute("pass", silent=True, store_history=False, allow_stdin=True,
-                                 user_expressions={"r": expression})
+        channel = f"__import__('sys').modules[{CHANNEL_MODULE!r}]"
+        msg_id = self.kc.execute(f"{channel}.answer({request!r})", silent=True, store_history=False,
+                                 allow_stdin=True, user_expressions={"r": f"{channel}.last_reply"})
         wait = 0.001  # short at first: a timed call of a lent object should not wait for the grader's polling
         while True:
             remaining = deadline - time.monotonic()

@@ -42,7 +42,7 @@ MAX_MESSAGE_BYTES = 12 * 1024 * 1024
 #: what its output socket accepts: one output message (CapOutputs then cuts what is kept to 100,000 characters)
 MAX_OUTPUT_MESSAGE_BYTES = 64 * 1024 * 1024
 #: requests one test cell may send to the student's kernel (the course's tests send a few dozen)
-MAX_REQUESTS_PER_TEST = 2000
+MAX_REQUESTS_PER_TEST = 1000
 ALWAYS_PREIMPORTED = ("math", "numpy", "numpy.testing", "numpy.linalg")
 
 KERNEL_DIED = (

@@ -91,8 +91,10 @@ LEAVES_FILES = """for number in range(12):
 last = "done"
 """
 CHEATS = {
-    # the engine's count is replaced on the object; the trusted kernel counts the traces it was sent
-    "count_patched": {"double-answer": UNSIGNED + "\ndouble.experimental_get_tracing_count = lambda: 1"},
+    # the engine's count is replaced on the object (by a helper, so the source still shows a tf.function); the
+    # trusted kernel counts the traces it was sent
+    "count_patched": {"double-answer": "def patch(f):\n    f.experimental_get_tracing_count = lambda: 1\n"
+                      "    return f\n" + UNSIGNED + "\npatch(double)"},
     "outer_decorator": {"double-answer": CLAIMS + "@Claims\n" + UNSIGNED},
     "rebinds": {"double-answer": SIGNED + "\n" + CLAIMS + "globals()['double'] = Claims(tf.function(lambda x: 2 * x))"},
     "dead_code": {"double-answer": CLAIMS + "double = Claims(tf.function(lambda x: 2 * x))\nif False:\n"
@@ -246,7 +248,14 @@ def test_the_students_time_in_calls_counts_against_the_tests_one_budget(graded):
 def test_a_test_that_keeps_asking_is_stopped_by_the_request_cap_or_the_budget(graded):
     term, _, _ = graded
     text = outputs(term, "request_flood", "settle-tests")
-    assert re.search(r"more than \d+ times|did not finish within its time limit", text), text
+    assert re.search(r"more than 1000 times|did not finish within its time limit", text), text
+    print("request_flood stopped by", "the request cap" if "more than 1000 times" in text else "the time budget")
+
+
+@pytest.mark.slow
+def test_a_patched_tracing_count_is_not_what_the_test_sees(graded):
+    term, _, _ = graded
+    assert "one trace" in outputs(term, "count_patched", "double-tests")  # it got past hasattr: counted traces
 
 
 @pytest.mark.slow

@@ -17,11 +17,14 @@ from minitf import sparse_extra as _sparse_extra
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
+from minitf.ops import farmhash as _farmhash
 from minitf.ops import segment_ops as _segment_ops
 from minitf.ops import string_ops as _string_ops
+from minitf.ragged import factories as _ragged_factories  # installs RaggedTensor's factories and conversions
 from minitf.ragged.constant import constant as _ragged_constant
 from minitf.ragged.dispatch import dispatching as _ragged_dispatching
 from minitf.ragged.dispatch import map_flat_values as _map_flat_values
+from minitf.ragged.indexing import getitem as _ragged_getitem  # noqa: F401 - installs rt[...] on RaggedTensor
 from minitf.ragged.tensor import RaggedTensor  # noqa: F401
 from minitf.sparse import SparseTensor  # noqa: F401
 
@@ -33,6 +36,7 @@ sparse = types.SimpleNamespace(
 )
 
 ragged = types.SimpleNamespace(constant=_ragged_constant, map_flat_values=_map_flat_values,
+                               range=_ragged_factories.ragged_range,
                                row_splits_to_segment_ids=_segment_ops.row_splits_to_segment_ids,
                                segment_ids_to_row_splits=_segment_ops.segment_ids_to_row_splits)
 
@@ -42,7 +46,7 @@ strings = types.SimpleNamespace(
     unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
     reduce_join=_strings.reduce_join, unicode_split=_string_ops.unicode_split, strip=_string_ops.strip,
     regex_replace=_string_ops.regex_replace, regex_full_match=_string_ops.regex_full_match,
-    as_string=_string_ops.as_string,
+    as_string=_string_ops.as_string, substr=_string_ops.substr, to_hash_bucket_fast=_farmhash.to_hash_bucket_fast,
 )
 
 data = types.SimpleNamespace(
@@ -61,7 +65,10 @@ train = types.SimpleNamespace(Checkpoint=_checkpoint.Checkpoint, CheckpointManag
 _ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
                 "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",
                 "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
-                "floor", "round", "sign", "pow")
+                "floor", "round", "sign", "pow",
+                # tf.strings: one string in, one value out, so a RaggedTensor of strings keeps its rows
+                "substr", "to_hash_bucket_fast", "upper", "lower", "strip", "regex_replace", "regex_full_match",
+                "as_string", "to_number")
 _REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
 
 
@@ -82,3 +89,6 @@ def install_ragged_dispatch(*namespaces: Any) -> None:
                 wrapped._ragged_aware = True  # type: ignore[attr-defined]
                 wrappers[id(fn)] = wrapped
             setattr(namespace, name, wrapped)
+
+
+install_ragged_dispatch(strings)

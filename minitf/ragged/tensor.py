@@ -193,14 +193,19 @@ class RaggedTensor:
 
     # --- to dense, to Python ---
     def to_tensor(self, default_value: Any = None, name: str | None = None, shape: Any = None) -> Tensor:
-        """A dense tensor, every row padded with `default_value` (zero, or b'' for strings) to the longest."""
+        """A dense tensor, every row padded with `default_value` (zero, or b'' for strings) to the longest, or
+        padded and cut to `shape` (None entries: as long as needed)."""
         flat = self.flat_values
-        default = convert_to_tensor(default_value if default_value is not None else _zero(flat.dtype),
-                                    dtype=flat.dtype)
+        zero = b"" if flat.dtype is dtypes.string else flat.dtype._np.type(0)
+        default = convert_to_tensor(zero if default_value is None else default_value, dtype=flat.dtype)
+        wanted = None
         if shape is not None:
-            raise ValueError("minitf's RaggedTensor.to_tensor pads to the longest row; it does not take `shape`."
-                             "\nHint: pad or slice the dense result with tf.pad / indexing.")
-        return bind(RaggedToTensor, flat, default, *self.nested_row_splits)
+            wanted = tuple(TensorShape(shape).as_list())
+            rank = self.ragged_rank + flat.shape.rank if flat.shape.rank is not None else len(wanted)
+            if len(wanted) != rank:
+                raise ValueError(f"Shape {TensorShape(shape)} must have rank {rank}\nHint: give one size (or None) "
+                                 "per dimension of the padded tensor.")
+        return bind(RaggedToTensor, flat, default, *self.nested_row_splits, shape=wanted)
 
     def numpy(self) -> Any:
         """NumPy rows: a 2-D array when every row has one length, else an object array of row arrays."""
@@ -235,32 +240,10 @@ class RaggedTensor:
 
     __str__ = __repr__
 
-    # --- indexing and operators ---
+    # --- indexing, iterating and operators ---
     def __getitem__(self, key: Any) -> Any:
-        """`r[i]` is row i (a tensor, or a RaggedTensor when ragged_rank > 1); `r[a:b]` keeps the rows a..b-1."""
-        nrows = self.shape[0]
-        if isinstance(key, slice) and key.step in (None, 1):
-            if nrows is None:
-                raise ValueError("minitf slices the rows of a RaggedTensor only when the number of rows is known."
-                                 "\nHint: slice rt.to_tensor(), or index single rows.")
-            start, stop, _ = key.indices(nrows)
-            splits = self._row_splits[start:max(start, stop) + 1]
-            first = splits[0]
-            values = _slice_rows(self._values, first, splits[-1])
-            return RaggedTensor(values, splits - first, internal=True)
-        if isinstance(key, int | np.integer):
-            if nrows is not None and not -nrows <= key < nrows and not self._is_eager():
-                # TensorFlow slices row_splits: while tracing, its shape function finds the bad index
-                raise ValueError(f"slice index {key} of dimension 0 out of bounds.\nHint: this RaggedTensor has "
-                                 f"{nrows} rows.")
-            if nrows is not None and not -nrows <= key < nrows:
-                raise IndexError(f"Row key {key} out of bounds\nHint: this RaggedTensor has {nrows} rows.")
-            index = int(key) + nrows if key < 0 else int(key)
-            return _slice_rows(self._values, self._row_splits[index], self._row_splits[index + 1])
-        if isinstance(key, Tensor):
-            return _slice_rows(self._values, self._row_splits[key], self._row_splits[key + 1])
-        raise TypeError(f"minitf's RaggedTensor supports r[i] and r[a:b] on rows, not {key!r}.\nHint: "
-                        f"r.to_tensor() gives a dense tensor that accepts every index.")
+        """`rt[...]`: minitf/ragged/indexing.py puts its implementation here when minitf is imported."""
+        raise NotImplementedError("minitf/ragged/indexing.py was not imported")
 
     def __iter__(self) -> Any:
         if not self._is_eager() and self.shape[0] is not None:
@@ -300,15 +283,12 @@ def _element_text(x: Any) -> str:
     return str(x)
 
 
-def _zero(dtype: dtypes.DType) -> Any:
-    return b"" if dtype is dtypes.string else dtype._np.type(0)
-
-
-def _slice_rows(values: Any, start: Tensor, limit: Tensor) -> Any:
+def slice_rows(values: Any, start: Any, limit: Any) -> Any:
+    """values[start:limit] along the first axis (for ragged values, with their splits shifted to start at 0)."""
     if isinstance(values, RaggedTensor):
         splits = values._row_splits[start:limit + 1]
         first = splits[0]
-        return RaggedTensor(_slice_rows(values._values, first, splits[-1]), splits - first, internal=True)
+        return RaggedTensor(slice_rows(values._values, first, splits[-1]), splits - first, internal=True)
     return values[start:limit]
 
 

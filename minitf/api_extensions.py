@@ -70,6 +70,7 @@ _ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maxi
                 "substr", "to_hash_bucket_fast", "upper", "lower", "strip", "regex_replace", "regex_full_match",
                 "as_string", "to_number")
 _REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+_ARRAY = ("concat", "tile", "reverse")  # the ragged versions: minitf/ragged/array_ops.py
 
 
 def install_ragged_dispatch(*namespaces: Any) -> None:
@@ -79,13 +80,15 @@ def install_ragged_dispatch(*namespaces: Any) -> None:
     """
     wrappers: dict[int, Any] = {}
     for namespace in namespaces:
-        for name in _ELEMENTWISE + _REDUCTIONS:
+        for name in _ELEMENTWISE + _REDUCTIONS + _ARRAY + ("map_fn",):
             fn = getattr(namespace, name, None)
             if fn is None or getattr(fn, "_ragged_aware", False):
                 continue
             wrapped = wrappers.get(id(fn))
             if wrapped is None:
-                wrapped = _ragged_dispatching(fn, "reduce" if name in _REDUCTIONS else "elementwise")
+                kind = "reduce" if name in _REDUCTIONS else "array" if name in _ARRAY else "map" if name == "map_fn" \
+                    else "elementwise"
+                wrapped = _ragged_dispatching(fn, kind)
                 wrapped._ragged_aware = True  # type: ignore[attr-defined]
                 wrappers[id(fn)] = wrapped
             setattr(namespace, name, wrapped)

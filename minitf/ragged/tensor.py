@@ -7,9 +7,7 @@ shape, its rows (`rt[i]`), its arithmetic (`rt + 1` runs on the flat values). Fa
 
 from __future__ import annotations
 
-import operator
 import typing
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,9 +20,9 @@ from minitf.core import bind
 from minitf.errors import InvalidArgumentError
 from minitf.ops.cast_where import cast
 from minitf.ops.check_ops import assert_equal
-from minitf.ops.comparisons import equal, not_equal
 from minitf.ops.join_split import concat, stack
 from minitf.ops.reductions import cumsum, reduce_max
+from minitf.ops.segment_ops import row_splits_to_segment_ids
 from minitf.ops.shape_ops import reshape, shape
 from minitf.ragged.splits import check_splits, lengths_without_padding, take_lengths, to_int64
 from minitf.ragged.to_dense import RaggedToTensor
@@ -138,6 +136,10 @@ class RaggedTensor:
     def nrows(self, out_type: Any = dtypes.int64, name: str | None = None) -> Tensor:
         return cast(shape(self._row_splits, out_type=dtypes.int64)[0] - 1, out_type)
 
+    def value_rowids(self, name: str | None = None) -> Tensor:
+        """The row of each value: [0, 0, 2] for rows of lengths 2, 0 and 1."""
+        return row_splits_to_segment_ids(self._row_splits)
+
     def row_starts(self, name: str | None = None) -> Tensor:
         return self._row_splits[:-1]
 
@@ -240,7 +242,7 @@ class RaggedTensor:
 
     __str__ = __repr__
 
-    # --- indexing, iterating and operators ---
+    # --- indexing, iterating and operators (the binary ones: minitf/ragged/dispatch.py) ---
     def __getitem__(self, key: Any) -> Any:
         """`rt[...]`: minitf/ragged/indexing.py puts its implementation here when minitf is imported."""
         raise NotImplementedError("minitf/ragged/indexing.py was not imported")
@@ -319,29 +321,4 @@ def same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
         raise ValueError("RaggedTensors of different ragged_rank cannot be combined elementwise.")
 
 
-def _binary(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[RaggedTensor, Any], Any]:
-    def method(self: RaggedTensor, other: Any) -> Any:
-        if isinstance(other, RaggedTensor):
-            same_splits(self, other)
-            other_values: Any = other.flat_values
-        else:
-            other_values = other
-        a, b = (other_values, self.flat_values) if reflected else (self.flat_values, other_values)
-        return self.with_flat_values(op(a, b))
-    return method
-
-
-def _install_operators() -> None:
-    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor"):
-        fn = getattr(operator, name)
-        dunder = name.rstrip("_")
-        setattr(RaggedTensor, f"__{dunder}__", _binary(fn))
-        setattr(RaggedTensor, f"__r{dunder}__", _binary(fn, reflected=True))
-    for name in ("lt", "le", "gt", "ge"):
-        setattr(RaggedTensor, f"__{name}__", _binary(getattr(operator, name)))
-    RaggedTensor.__eq__ = _binary(equal)  # type: ignore[method-assign,assignment]
-    RaggedTensor.__ne__ = _binary(not_equal)  # type: ignore[method-assign,assignment]
-
-
-_install_operators()
 RaggedTensorSpec.value_type = RaggedTensor  # the spec builds RaggedTensors while tracing (composite_specs.py)

@@ -23,6 +23,7 @@ from minitf.api_extensions import (
     SparseTensor,
     SparseTensorSpec,
     data,
+    experimental,
     ragged,
     saved_model,
     sparse,

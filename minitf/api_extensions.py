@@ -17,6 +17,7 @@ from minitf import sparse_extra as _sparse_extra
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
+from minitf.data import ragged_batching as _ragged_batching  # also adds Dataset.ragged_batch
 from minitf.ops import farmhash as _farmhash
 from minitf.ops import segment_ops as _segment_ops
 from minitf.ops import string_ops as _string_ops
@@ -24,6 +25,7 @@ from minitf.ragged import factories as _ragged_factories  # installs RaggedTenso
 from minitf.ragged.constant import constant as _ragged_constant
 from minitf.ragged.dispatch import dispatching as _ragged_dispatching
 from minitf.ragged.dispatch import map_flat_values as _map_flat_values
+from minitf.ragged.dynamic_shape import DynamicRaggedShape as _DynamicRaggedShape
 from minitf.ragged.indexing import getitem as _ragged_getitem  # noqa: F401 - installs rt[...] on RaggedTensor
 from minitf.ragged.tensor import RaggedTensor  # noqa: F401
 from minitf.sparse import SparseTensor  # noqa: F401
@@ -53,10 +55,13 @@ data = types.SimpleNamespace(
     Dataset=_dataset.Dataset, AUTOTUNE=_dataset.AUTOTUNE, INFINITE_CARDINALITY=_dataset.INFINITE,
     UNKNOWN_CARDINALITY=_dataset.UNKNOWN,
     experimental=types.SimpleNamespace(cardinality=lambda dataset: dataset.cardinality(), AUTOTUNE=_dataset.AUTOTUNE,
-                                       INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN),
+                                       INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN,
+                                       dense_to_ragged_batch=_ragged_batching.dense_to_ragged_batch),
 )
 
 saved_model = types.SimpleNamespace(save=_saved_model.save, load=_saved_model.load)
+
+experimental = types.SimpleNamespace(DynamicRaggedShape=_DynamicRaggedShape)
 
 train = types.SimpleNamespace(Checkpoint=_checkpoint.Checkpoint, CheckpointManager=_checkpoint.CheckpointManager,
                               latest_checkpoint=_checkpoint.latest_checkpoint,
@@ -71,6 +76,7 @@ _ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maxi
                 "as_string", "to_number")
 _REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
 _ARRAY = ("concat", "tile", "reverse")  # the ragged versions: minitf/ragged/array_ops.py
+_SHAPES = ("shape", "zeros", "ones")  # ragged shapes: minitf/ragged/dynamic_shape.py
 
 
 def install_ragged_dispatch(*namespaces: Any) -> None:
@@ -80,14 +86,14 @@ def install_ragged_dispatch(*namespaces: Any) -> None:
     """
     wrappers: dict[int, Any] = {}
     for namespace in namespaces:
-        for name in _ELEMENTWISE + _REDUCTIONS + _ARRAY + ("map_fn",):
+        for name in _ELEMENTWISE + _REDUCTIONS + _ARRAY + _SHAPES + ("map_fn",):
             fn = getattr(namespace, name, None)
             if fn is None or getattr(fn, "_ragged_aware", False):
                 continue
             wrapped = wrappers.get(id(fn))
             if wrapped is None:
-                kind = "reduce" if name in _REDUCTIONS else "array" if name in _ARRAY else "map" if name == "map_fn" \
-                    else "elementwise"
+                kind = "reduce" if name in _REDUCTIONS else "array" if name in _ARRAY else "shape" \
+                    if name in _SHAPES else "map" if name == "map_fn" else "elementwise"
                 wrapped = _ragged_dispatching(fn, kind)
                 wrapped._ragged_aware = True  # type: ignore[attr-defined]
                 wrappers[id(fn)] = wrapped

@@ -14,10 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.ops.comparisons import equal, not_equal
 from minitf.ragged import array_ops
 from minitf.ragged.array_ops import dense_per_value
+from minitf.ragged.dynamic_shape import DynamicRaggedShape
 from minitf.ragged.reductions import reduce
 from minitf.ragged.tensor import RaggedTensor, same_splits
 from minitf.tensor import Tensor
@@ -97,6 +99,18 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
                 return ragged_version(first, *args, **kwargs)
             return fn(first, *args, **kwargs)
         return array_wrapper
+
+    if kind == "shape":  # tf.shape of a RaggedTensor; tf.zeros / tf.ones of a ragged shape
+
+        @functools.wraps(fn)
+        def shape_wrapper(first: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(first, RaggedTensor) and fn.__name__ == "shape":
+                return DynamicRaggedShape.from_tensor(first)
+            if isinstance(first, DynamicRaggedShape):
+                dtype = kwargs.get("dtype", args[0] if args else dtypes.float32)
+                return first.filled(1 if fn.__name__ == "ones" else 0, dtype)
+            return fn(first, *args, **kwargs)
+        return shape_wrapper
 
     if kind == "map":  # tf.map_fn over the rows of a ragged tensor
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitf import dtypes
-from minitf.conversion import convert_to_tensor
+from minitf.conversion import convert_to_tensor, static_value
 from minitf.ops.creation import fill
 from minitf.ragged.tensor import RaggedTensor
 from minitf.tensor import EagerTensor
@@ -53,7 +53,7 @@ class DynamicRaggedShape:
         lengths: list[Any] = [int(t.nrows())]  # type: ignore[call-overload]
         level: Any = t
         while isinstance(level, RaggedTensor):
-            lengths.append(tuple(int(n) for n in np.diff(np.asarray(level.row_splits.numpy()))))
+            lengths.append(tuple(int(n) for n in np.diff(np.asarray(static_value(level.row_splits)))))
             level = level.values
         lengths += [int(n) for n in level.shape[1:]]
         return cls(lengths, t.ragged_rank)

@@ -77,6 +77,7 @@ _ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maxi
 _REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
 _ARRAY = ("concat", "tile", "reverse")  # the ragged versions: minitf/ragged/array_ops.py
 _SHAPES = ("shape", "zeros", "ones")  # ragged shapes: minitf/ragged/dynamic_shape.py
+_KINDS = {"gather": "ids", "embedding_lookup": "ids", "join": "listed", "map_fn": "map"}
 
 
 def install_ragged_dispatch(*namespaces: Any) -> None:
@@ -86,14 +87,14 @@ def install_ragged_dispatch(*namespaces: Any) -> None:
     """
     wrappers: dict[int, Any] = {}
     for namespace in namespaces:
-        for name in _ELEMENTWISE + _REDUCTIONS + _ARRAY + _SHAPES + ("map_fn",):
+        for name in _ELEMENTWISE + _REDUCTIONS + _ARRAY + _SHAPES + tuple(_KINDS):
             fn = getattr(namespace, name, None)
             if fn is None or getattr(fn, "_ragged_aware", False):
                 continue
             wrapped = wrappers.get(id(fn))
             if wrapped is None:
                 kind = "reduce" if name in _REDUCTIONS else "array" if name in _ARRAY else "shape" \
-                    if name in _SHAPES else "map" if name == "map_fn" else "elementwise"
+                    if name in _SHAPES else _KINDS.get(name, "elementwise")
                 wrapped = _ragged_dispatching(fn, kind)
                 wrapped._ragged_aware = True  # type: ignore[attr-defined]
                 wrappers[id(fn)] = wrapped

@@ -112,13 +112,17 @@ def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:  # noqa: 
 # assert_equal: checked now when eager, when the function runs when traced (the `Assert` op)
 # ---------------------------------------------------------------------------------------------------
 
-def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None) -> OpError:
-    differ = np.argwhere(np.broadcast_to(x != y, np.broadcast_shapes(np.shape(x), np.shape(y))))
+def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None, summarize: int | None = None) -> OpError:
+    """TensorFlow's message: the first `summarize` (3 by default) differing places and values, then the first
+    `summarize` elements of each side."""
+    count = 3 if summarize is None else summarize
+    differ = np.argwhere(np.broadcast_to(x != y, np.broadcast_shapes(np.shape(x), np.shape(y))))[:count]
     xs, ys = np.broadcast_arrays(x, y)
+    first_x, first_y = np.ravel(x)[:count], np.ravel(y)[:count]
     text = (f"{message + chr(10) if message else ''}Condition x == y did not hold.\n"
             f"Indices of first {len(differ)} different values:\n{differ}\n"
             f"Corresponding x values:\n{xs[tuple(differ.T)]}\nCorresponding y values:\n{ys[tuple(differ.T)]}\n"
-            f"First {np.size(x)} elements of x:\n{np.ravel(x)}\nFirst {np.size(y)} elements of y:\n{np.ravel(y)}")
+            f"First {first_x.size} elements of x:\n{first_x}\nFirst {first_y.size} elements of y:\n{first_y}")
     return InvalidArgumentError(None, None, text)
 
 
@@ -140,7 +144,7 @@ def assert_equal(x: Any, y: Any, message: str | None = None, summarize: int | No
     if state.graph is None:
         if not bool(cast(EagerTensor, holds)._value):
             raise _equal_failure(np.asarray(cast(EagerTensor, a)._value), np.asarray(cast(EagerTensor, b)._value),
-                                 message)
+                                 message, summarize)
         return None
     return bind(Assert, holds, a, b, message=message)
 

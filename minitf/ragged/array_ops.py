@@ -21,7 +21,7 @@ from minitf.ops.join_split import concat as dense_concat
 from minitf.ops.join_split import stack
 from minitf.ops.shape_ops import reshape, transpose
 from minitf.ragged.ranges import RaggedRange, gather_rows
-from minitf.ragged.tensor import RaggedTensor
+from minitf.ragged.tensor import RaggedTensor, same_splits
 
 
 def _ragged(value: Any, ragged_rank: int) -> RaggedTensor:
@@ -126,6 +126,10 @@ def dense_per_value(rt: RaggedTensor, dense: Any) -> Any:
         return dense
     rank = rt.ragged_rank + inner_rank + 1
     full = reshape(dense, [1] * (rank - dense.shape.rank) + dense.shape.as_list())
+    if any(n != 1 for n in full.shape.as_list()[1:rt.ragged_rank + 1]):  # as TensorFlow: rows of one length,
+        rows_of_dense = RaggedTensor.from_tensor(full)                    # which must be rt's row lengths
+        same_splits(rows_of_dense, rt)
+        return rows_of_dense.flat_values
     per_row = reshape(full, [full.shape[0]] + full.shape.as_list()[rt.ragged_rank + 1:])
     if full.shape[0] == 1:
         return per_row[0]

@@ -112,6 +112,25 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
             return fn(first, *args, **kwargs)
         return shape_wrapper
 
+    if kind == "ids":  # tf.gather(params, ragged_ids), tf.nn.embedding_lookup: one lookup per flat id
+
+        @functools.wraps(fn)
+        def ids_wrapper(params: Any, ids: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(ids, RaggedTensor) and not isinstance(params, RaggedTensor):
+                return ids.with_flat_values(fn(params, ids.flat_values, *args, **kwargs))
+            return fn(params, ids, *args, **kwargs)
+        return ids_wrapper
+
+    if kind == "listed":  # tf.strings.join([rt, rt], separator): elementwise over a list of inputs
+
+        @functools.wraps(fn)
+        def listed_wrapper(inputs: Any, *args: Any, **kwargs: Any) -> Any:
+            ragged = [v for v in inputs if isinstance(v, RaggedTensor)] if isinstance(inputs, list | tuple) else []
+            if ragged:
+                return ragged[0].with_flat_values(fn([_operand(ragged[0], v) for v in inputs], *args, **kwargs))
+            return fn(inputs, *args, **kwargs)
+        return listed_wrapper
+
     if kind == "map":  # tf.map_fn over the rows of a ragged tensor
 
         @functools.wraps(fn)

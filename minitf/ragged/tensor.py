@@ -309,8 +309,11 @@ def same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
     else (as TensorFlow) by an assertion that runs with the traced function."""
     for x, y in zip(a.nested_row_splits, b.nested_row_splits):
         if isinstance(x, EagerTensor) and isinstance(y, EagerTensor) and not np.array_equal(x._value, y._value):
-            raise InvalidArgumentError(None, None, "Condition x == y did not hold.\nHint: elementwise ops on "
-                                       "two RaggedTensors need rows of the same lengths.")
+            try:  # TensorFlow's message, which lists where the splits differ
+                assert_equal(x, y)
+            except InvalidArgumentError as error:
+                raise InvalidArgumentError(None, None, f"{error.message}\nHint: elementwise ops on two "
+                                           "RaggedTensors need rows of the same lengths.") from None
         if state.graph is not None and not (isinstance(x, EagerTensor) and isinstance(y, EagerTensor)):
             if None not in (x.shape[0], y.shape[0]) and x.shape[0] != y.shape[0]:
                 raise InvalidArgumentError(None, None, "Condition x == y did not hold.\nHint: elementwise ops on "

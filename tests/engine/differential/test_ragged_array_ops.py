@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import EAGER, TAPE, named_examples, only, same, same_program
+from harness import EAGER, TAPE, named_examples, only, same, same_error, same_program
 
 ON_VALUES = ((EAGER, TAPE), "the case builds its own tf.function with an input_signature")
 
@@ -104,3 +104,38 @@ def test_gradients_through_ragged_broadcasting_and_concat_match_tensorflow() -> 
         return [tf.convert_to_tensor(g) for g in tape.gradient(product, [values, column])
                 + [tape.gradient(joined, values)]]
     same(only(*ON_VALUES)(case))
+
+
+LOOKUPS = [
+    ("embedding_lookup_ragged_ids", lambda tf: parts(tf.nn.embedding_lookup(
+        tf.reshape(tf.range(12.0), [6, 2]), tf.ragged.constant([[0, 5], [], [3, 3, 1]], dtype=tf.int64)))),
+    ("gather_ragged_indices", lambda tf: parts(tf.gather(tf.constant([10, 20, 30]),
+                                                         tf.ragged.constant([[2, 0], [1]])))),
+    ("strings_join_ragged", lambda tf: parts(tf.strings.join(
+        [tf.ragged.constant([["a", "b"], ["c"]]), tf.ragged.constant([["x", "y"], ["z"]])], separator="+"))),
+    ("mean_of_rows_with_inner_values", lambda tf: tf.reduce_mean(
+        tf.RaggedTensor.from_row_lengths(tf.reshape(tf.range(10.0), [5, 2]), [2, 0, 3]), axis=1)),
+]
+
+MISMATCHES = [
+    ("ragged_rows_differ", lambda tf: tf.ragged.constant([[1, 2, 3], [4], [5, 6]])
+     + tf.ragged.constant([[10, 20], [30, 40], [50]])),
+    ("dense_rows_longer", lambda tf: tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]])
+     + tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])),
+    ("inner_sizes_differ", lambda tf: tf.ragged.constant([[[1, 2], [3, 4]], [[7, 8]]])
+     + tf.ragged.constant([[[1, 2, 0], [3, 4, 0]], [[7, 8, 0]]])),
+    ("assert_equal_lists_three", lambda tf: tf.debugging.assert_equal(tf.constant([0, 3, 4, 6, 7, 9]),
+                                                                      tf.constant([0, 2, 4, 5, 7, 8]))),
+    ("assert_equal_summarize", lambda tf: tf.debugging.assert_equal(tf.constant([0, 3, 4, 6, 7, 9]),
+                                                                    tf.constant([0, 2, 4, 5, 7, 8]), summarize=10)),
+]
+
+
+@named_examples(*LOOKUPS)
+def test_lookups_and_joins_of_ragged_values_match_tensorflow(case: Any) -> None:
+    same(case)
+
+
+@named_examples(*MISMATCHES)
+def test_mismatched_ragged_operands_fail_with_tensorflows_message(case: Any) -> None:
+    same_error(case, hint=False)

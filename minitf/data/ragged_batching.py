@@ -3,7 +3,8 @@
 A component whose shape is fully known is batched as `batch` stacks it; one with an unknown dimension (a
 `map(tf.range)` of different lengths) becomes a RaggedTensor of the batch's rows, ragged in its first
 dimension, as TensorFlow's `ragged_batch` (and `tf.data.experimental.dense_to_ragged_batch`) makes it.
-The method is attached to `Dataset` here; the batching loop is `batch`'s own.
+The method is attached to `Dataset` here (with `apply`, which `dense_to_ragged_batch` is written for); the
+batching loop is `batch`'s own.
 """
 
 from __future__ import annotations
@@ -48,4 +49,14 @@ def dense_to_ragged_batch(batch_size: Any, drop_remainder: bool = False,
     return lambda dataset: ragged_batch(dataset, batch_size, drop_remainder, row_splits_dtype)
 
 
+def apply(self: DatasetV2, transformation_func: Callable[[DatasetV2], Any]) -> DatasetV2:
+    """`dataset.apply(f)` is `f(dataset)`: how `dense_to_ragged_batch` and other whole-dataset functions apply."""
+    dataset = transformation_func(self)
+    if not isinstance(dataset, DatasetV2):
+        raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(dataset)}.")
+    return dataset
+
+
 DatasetV2.ragged_batch = ragged_batch  # type: ignore[attr-defined]
+if not hasattr(DatasetV2, "apply"):  # (a module of more tf.data builders may define it first)
+    DatasetV2.apply = apply  # type: ignore[attr-defined]

@@ -32,7 +32,7 @@ def test_ragged_batch_matches_tensorflow() -> None:
     def program(tf: Any, seen: list) -> None:
         ranges = tf.data.Dataset.from_tensor_slices([1, 5, 3, 2, 8]).map(tf.range)
         for batched in (ranges.ragged_batch(2), ranges.ragged_batch(2, drop_remainder=True),
-                        tf.data.experimental.dense_to_ragged_batch(3)(ranges)):
+                        ranges.apply(tf.data.experimental.dense_to_ragged_batch(3))):
             seen.append((str(batched.element_spec), batched.cardinality()))
             for element in batched:
                 print(element)
@@ -43,6 +43,11 @@ def test_ragged_batch_matches_tensorflow() -> None:
         seen.append(str(pairs.element_spec))
         for element in pairs:
             print(element)
+        seen.append(list(tf.data.Dataset.range(3).apply(lambda d: d.map(lambda x: x * 2)).as_numpy_iterator()))
+        try:
+            tf.data.Dataset.range(3).apply(lambda d: 5)
+        except TypeError as error:
+            seen.append(str(error))
     same_program(program)
 
 

@@ -139,3 +139,18 @@ def test_lookups_and_joins_of_ragged_values_match_tensorflow(case: Any) -> None:
 @named_examples(*MISMATCHES)
 def test_mismatched_ragged_operands_fail_with_tensorflows_message(case: Any) -> None:
     same_error(case, hint=False)
+
+
+def test_ragged_ops_traced_with_unknown_row_counts_match_tensorflow() -> None:
+    def program(tf: Any, seen: list) -> None:
+        @tf.function(input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.float32)])
+        def several(rt: Any) -> Any:
+            first_two, later_rows = rt[:, :2], rt[1:]
+            joined = tf.concat([rt, rt * 2.0], axis=1)
+            padded = rt.to_tensor(shape=[None, 3])
+            return (first_two.flat_values, first_two.row_splits, later_rows.row_splits, joined.flat_values, padded,
+                    tf.reverse(rt, [1]).flat_values, tf.constant(str(first_two.shape)),
+                    tf.constant(str(padded.shape)))
+        seen.append(several(tf.ragged.constant([[1.0, 2.0, 3.0], [4.0], [], [5.0, 6.0]])))
+        seen.append(several(tf.ragged.constant([[7.0]])))
+    same_program(program)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minitf import dtypes
-from minitf.conversion import convert_to_tensor
+from minitf.conversion import convert_to_tensor, static_value
 from minitf.core import bind
 from minitf.ops.check_ops import assert_equal
 from minitf.ops.creation import range as tf_range
@@ -107,7 +107,12 @@ def reverse(tensor: Any, axis: Sequence[int], name: str | None = None) -> Ragged
 def map_fn(fn: Callable[..., Any], elems: RaggedTensor, fn_output_signature: Any = None, **options: Any) -> Any:
     """`fn` on each row of a ragged tensor: rows of different lengths come back as a RaggedTensor (unless
     `fn_output_signature` names a dense dtype); eagerly, one call per row."""
-    rows = [fn(elems[i]) for i in range(int(elems.nrows()))]  # type: ignore[call-overload]
+    nrows = static_value(elems.row_splits)
+    if nrows is None:
+        raise TypeError("minitf's tf.map_fn over the rows of a RaggedTensor runs eagerly (one call per row), not "
+                        "inside a tf.function.\nHint: inside a tf.function, apply the op to rt.flat_values "
+                        "(tf.ragged.map_flat_values) or pad with rt.to_tensor().")
+    rows = [fn(elems[i]) for i in range(len(nrows) - 1)]
     dense_result = fn_output_signature is not None and not hasattr(fn_output_signature, "ragged_rank")
     if dense_result:
         return stack([convert_to_tensor(r, dtype=fn_output_signature) for r in rows])

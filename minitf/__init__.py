@@ -234,7 +234,7 @@ from minitf.variables import _install_operators as _install_variable_operators
 _operators.install()
 _install_variable_operators()
 _logs.configure()
-_api_extensions.install_ragged_dispatch(math, __import__("sys").modules[__name__])
+_api_extensions.install_ragged_dispatch(math, nn, __import__("sys").modules[__name__])
 # TensorFlow also exports cast under tf.dtypes (dtypes.py cannot import the ops: they import it).
 dtypes.cast = cast
 dtypes.saturate_cast = saturate_cast

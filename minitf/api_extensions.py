@@ -18,17 +18,21 @@ from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
 from minitf.data import methods as _dataset_methods
+from minitf.data import ragged_batching as _ragged_batching  # also adds Dataset.ragged_batch
 from minitf.data import reshaping as _dataset_reshaping
 from minitf.data import sources as _dataset_sources
 from minitf.io import example_proto as _example
 from minitf.io import parsing as _parsing
 from minitf.io import tensor_proto as _tensor_proto
 from minitf.io import tfrecord as _tfrecord
+from minitf.ops import farmhash as _farmhash
 from minitf.ops import segment_ops as _segment_ops
 from minitf.ops import string_ops as _string_ops
+from minitf.ragged import factories as _ragged_factories  # installs RaggedTensor's factories and conversions
 from minitf.ragged.constant import constant as _ragged_constant
 from minitf.ragged.dispatch import dispatching as _ragged_dispatching
 from minitf.ragged.dispatch import map_flat_values as _map_flat_values
+from minitf.ragged.indexing import getitem as _ragged_getitem  # noqa: F401 - installs rt[...] on RaggedTensor
 from minitf.ragged.tensor import RaggedTensor  # noqa: F401
 from minitf.sparse import SparseTensor  # noqa: F401
 
@@ -40,6 +44,7 @@ sparse = types.SimpleNamespace(
 )
 
 ragged = types.SimpleNamespace(constant=_ragged_constant, map_flat_values=_map_flat_values,
+                               range=_ragged_factories.ragged_range,
                                row_splits_to_segment_ids=_segment_ops.row_splits_to_segment_ids,
                                segment_ids_to_row_splits=_segment_ops.segment_ids_to_row_splits)
 
@@ -49,7 +54,7 @@ strings = types.SimpleNamespace(
     unicode_decode=_strings.unicode_decode, unicode_encode=_strings.unicode_encode,
     reduce_join=_strings.reduce_join, unicode_split=_string_ops.unicode_split, strip=_string_ops.strip,
     regex_replace=_string_ops.regex_replace, regex_full_match=_string_ops.regex_full_match,
-    as_string=_string_ops.as_string,
+    as_string=_string_ops.as_string, substr=_string_ops.substr, to_hash_bucket_fast=_farmhash.to_hash_bucket_fast,
 )
 
 data = types.SimpleNamespace(
@@ -60,7 +65,8 @@ data = types.SimpleNamespace(
     experimental=types.SimpleNamespace(cardinality=lambda dataset: dataset.cardinality(), AUTOTUNE=_dataset.AUTOTUNE,
                                        assert_cardinality=_dataset_sources.assert_cardinality,
                                        Counter=_dataset_sources.counter,
-                                       INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN),
+                                       INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN,
+                                       dense_to_ragged_batch=_ragged_batching.dense_to_ragged_batch),
 )
 
 _dataset_methods.install()
@@ -83,8 +89,14 @@ io = types.SimpleNamespace(serialize_tensor=_tensor_proto.serialize_tensor, pars
 _ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
                 "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",
                 "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
-                "floor", "round", "sign", "pow")
+                "floor", "round", "sign", "pow",
+                # tf.strings: one string in, one value out, so a RaggedTensor of strings keeps its rows
+                "substr", "to_hash_bucket_fast", "upper", "lower", "strip", "regex_replace", "regex_full_match",
+                "as_string", "to_number")
 _REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+_ARRAY = ("concat", "tile", "reverse")  # the ragged versions: minitf/ragged/array_ops.py
+_SHAPES = ("shape", "zeros", "ones")  # ragged shapes: minitf/ragged/dynamic_shape.py
+_KINDS = {"gather": "ids", "embedding_lookup": "ids", "join": "listed", "map_fn": "map"}
 
 
 def install_ragged_dispatch(*namespaces: Any) -> None:
@@ -94,13 +106,18 @@ def install_ragged_dispatch(*namespaces: Any) -> None:
     """
     wrappers: dict[int, Any] = {}
     for namespace in namespaces:
-        for name in _ELEMENTWISE + _REDUCTIONS:
+        for name in _ELEMENTWISE + _REDUCTIONS + _ARRAY + _SHAPES + tuple(_KINDS):
             fn = getattr(namespace, name, None)
             if fn is None or getattr(fn, "_ragged_aware", False):
                 continue
             wrapped = wrappers.get(id(fn))
             if wrapped is None:
-                wrapped = _ragged_dispatching(fn, "reduce" if name in _REDUCTIONS else "elementwise")
+                kind = "reduce" if name in _REDUCTIONS else "array" if name in _ARRAY else "shape" \
+                    if name in _SHAPES else _KINDS.get(name, "elementwise")
+                wrapped = _ragged_dispatching(fn, kind)
                 wrapped._ragged_aware = True  # type: ignore[attr-defined]
                 wrappers[id(fn)] = wrapped
             setattr(namespace, name, wrapped)
+
+
+install_ragged_dispatch(strings)

@@ -166,11 +166,42 @@ def run_eager(op: Op, inputs: Sequence[Any], attrs: dict) -> Any:
     if op.num_outputs == 1:
         t = _new(EagerTensor)
         t._value = out
-        t._dtype = _BY_NUMPY.get(out.dtype) or dtypes.from_numpy(out.dtype)
+        try:
+            dtype = _BY_NUMPY.get(out.dtype)
+        except AttributeError:  # a Python bytes: a scalar read out of a string array
+            dtype = None
+        if dtype is None:
+            t._value, dtype = as_result(out)
+        t._dtype = dtype
         return t
     if op.num_outputs == 0:
         return ()
-    return tuple(make(o, dtypes.from_numpy(o.dtype)) for o in out)
+    return tuple(make(*as_result(o)) for o in out)
+
+
+def as_result(value: Any) -> tuple[Any, dtypes.DType]:
+    """A kernel's result as a tensor stores it, with its dtype. Strings are NumPy object arrays of `bytes`,
+    and a string scalar is the `bytes` itself (TensorFlow's `.numpy()` gives `bytes`): NumPy turns bytes
+    that a kernel stacks or joins into a fixed-width `|S` array, which is made an object array again here,
+    so every op that accepts strings returns string tensors of one kind."""
+    if isinstance(value, bytes):
+        return value, dtypes.string
+    if isinstance(value, str):
+        return value.encode(), dtypes.string
+    kind = value.dtype.kind
+    if kind in "SU":
+        if value.ndim == 0:
+            return as_result(value[()])
+        array = value.astype(object)
+        if kind == "U":
+            array = np.vectorize(str.encode, otypes=[object])(array) if array.size else array
+        return array, dtypes.string
+    return value, dtypes.from_numpy(value.dtype)
+
+
+def make_output(value: Any, dtype: dtypes.DType) -> EagerTensor:
+    """An eager tensor for a value a compiled graph computed as `dtype` (strings made one kind, as above)."""
+    return make(*as_result(value)) if dtype is dtypes.string else make(value, dtype)
 
 
 class GradContext:

@@ -84,8 +84,10 @@ def kernel_prefix(op_name: str) -> str:
 
 
 def invalid_argument(op_name: str, message: str) -> OpError:
-    """The error an eager op raises for bad input, formatted as TensorFlow formats it."""
-    return op_error(InvalidArgumentError, op_name, message, kernel=True)
+    """The error an eager op raises for bad input, formatted as TensorFlow formats it: a `Hint:` in the
+    message goes after TensorFlow's `[Op:...] name:` tail, so the message starts with TensorFlow's whole text."""
+    message, _, hint = message.partition("\nHint: ")
+    return op_error(InvalidArgumentError, op_name, message, hint, kernel=True)
 
 
 def op_error(cls: type[OpError], op_name: str, message: str, hint: str = "", name: str = "",
@@ -102,12 +104,15 @@ def dims_text(shape: Iterable[object]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def static_error(message: str, op_name: str | None = None, hint: str = "", name: str = "") -> Exception:
+def static_error(message: str, op_name: str | None = None, hint: str = "", name: str = "",
+                 kernel: bool = False) -> Exception:
     """An impossible argument found from shapes alone: InvalidArgumentError eagerly, but ValueError while
     tracing, where TensorFlow finds it when it builds the graph. With `op_name`, the message ends in
-    TensorFlow's `[Op:<op_name>] name: ` (and minitf's hint), in both modes."""
+    TensorFlow's `[Op:<op_name>] name: ` (and minitf's hint), in both modes; `kernel`: eagerly TensorFlow's
+    kernel finds it, and its message starts with the kernel's name."""
     if op_name is not None:
-        message = op_error(InvalidArgumentError, op_name, message, hint, name).message
+        message = op_error(InvalidArgumentError, op_name, message, hint, name, kernel=kernel and state.graph is None
+                           ).message
     if state.graph is not None:
         return ValueError(message)
     return InvalidArgumentError(None, None, message)

@@ -12,6 +12,7 @@ ValueError or TypeError, OutOfRangeError for StopIteration, UnknownError otherwi
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -147,9 +148,36 @@ def _on_cpu(outs: Sequence[Any]) -> None:
         op.device = "/job:localhost/replica:0/task:0"
 
 
+def _as_decorator(script_op: Callable[..., Any], public_name: str, func: Callable | None, inp: Any, Tout: Any,  # noqa: N803
+                  **options: Any) -> Callable[[Callable], Callable] | None:
+    """TensorFlow's argument checks for tf.py_function / tf.numpy_function, and the decorator they become when
+    `func` is left out (the decorated function's arguments are then the op's inputs); None for a plain call."""
+    if Tout is None:
+        raise TypeError(f"Missing required argument: 'Tout'\n  If using {public_name} as a decorator, set `Tout`\n"
+                        f"  **by name** above the function:\n  `@{public_name}(Tout=tout)`")
+    if func is None:
+        if inp is not None:
+            raise TypeError(f"Don't set the `inp` argument when using {public_name} as a decorator (`func=None`).")
+
+        def decorator(fn: Callable) -> Callable:
+            @functools.wraps(fn)
+            def call_as_op(*args: Any) -> Any:
+                return script_op(fn, inp=args, Tout=Tout, **options)
+            return call_as_op
+        return decorator
+    if inp is None:
+        raise TypeError(f"Missing argument `inp`:\n  You must set the `inp` argument (the list of arguments to the\n"
+                        f"  function), unless you use `{public_name}` as a decorator(`func=None`).")
+    return None
+
+
 def py_function(func: Callable | None = None, inp: Any = None, Tout: Any = None,  # noqa: N803
                 name: str | None = None) -> Any:
-    """`tf.py_function`: call `func` on eager tensors, now or (in a graph) every time the graph runs."""
+    """`tf.py_function`: call `func` on eager tensors, now or (in a graph) every time the graph runs.
+    Without `func` it is a decorator: `@tf.py_function(Tout=tf.float32)`."""
+    decorator = _as_decorator(py_function, "tf.py_function", func, inp, Tout, name=name)
+    if decorator is not None:
+        return decorator
     types, as_list = _types(Tout)
     outs = bind(EagerPyFunc, *_inputs(inp), _func=func, Tout=types, _as_list=as_list,
                 token=f"pyfunc_{next(_counter)}")
@@ -164,7 +192,11 @@ def numpy_function(func: Callable | None = None, inp: Any = None, Tout: Any = No
     """`tf.numpy_function`: call `func` on NumPy arrays, now or (in a graph) every time the graph runs.
 
     Eagerly TensorFlow simply calls the function and converts what it returns (Tout is not enforced then).
+    Without `func` it is a decorator: `@tf.numpy_function(Tout=tf.float32)`.
     """
+    decorator = _as_decorator(numpy_function, "tf.numpy_function", func, inp, Tout, stateful=stateful, name=name)
+    if decorator is not None:
+        return decorator
     inputs = _inputs(inp)
     if state.graph is None:
         result = func(*[t.numpy() for t in inputs])  # type: ignore[misc, attr-defined]

@@ -39,6 +39,15 @@ def _key(x: Any) -> int:
     return id(x._tape_target) if getattr(type(x), "_per_replica", False) else id(x)
 
 
+def _is_composite(x: Any) -> bool:
+    """A RaggedTensor (or another composite of tensors with flat values): differentiated through its values."""
+    return hasattr(x, "flat_values") and hasattr(x, "with_flat_values")
+
+
+def _values_of(x: Any) -> Any:
+    return x.flat_values if _is_composite(x) else x
+
+
 class GradientTape:
     """Records operations on watched tensors and variables, then differentiates them.
 
@@ -92,6 +101,8 @@ class GradientTape:
                                  "(it was never entered, or it already computed its one set of gradients).\n"
                                  "Hint: call tape.watch(x) inside `with tf.GradientTape() as tape:`.")
         for t in nest.flatten(tensor):
+            if _is_composite(t):  # a RaggedTensor: its floating values are what is watched (never its splits)
+                t = t.flat_values
             is_variable = hasattr(t, "_as_tensor") and not isinstance(t, Tensor)
             if not (is_variable or isinstance(t, Tensor)):
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
@@ -196,11 +207,14 @@ class GradientTape:
             raise TypeError("Argument `target` should be a list or nested structure of Tensors, Variables or "
                             "CompositeTensors to be differentiated, but received None.")
         if_unconnected = unconnected(unconnected_gradients)
-        targets = [differentiable(t, "target") for t in nest.flatten(target)]
-        flat_sources = [differentiable(s, "source") for s in nest.flatten(sources)]
-        seeds = None if output_gradients is None else nest.flatten(output_gradients)
+        targets = [differentiable(_values_of(t), "target") for t in nest.flatten(target)]
+        leaves = nest.flatten(sources)
+        flat_sources = [differentiable(_values_of(s), "source") for s in leaves]
+        seeds = None if output_gradients is None else [_values_of(g) for g in nest.flatten(output_gradients)]
         grads = self._backward(targets, seeds)
         result = [self._source_gradient(grads, s, if_unconnected) for s in flat_sources]
+        result = [leaf.with_flat_values(g) if _is_composite(leaf) and g is not None else g
+                  for leaf, g in zip(leaves, result)]  # a RaggedTensor's gradient: its rows, with the values' one
         self._end_answer()
         return nest.pack_sequence_as(sources, result)
 

@@ -107,6 +107,10 @@ def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 Override = tuple[object, str, Any]  # (owner, attribute, TensorFlow-exact value)
 
 
+def _softplus(x: np.ndarray) -> np.ndarray:
+    return nn_ops.softplus_kernel(x, lambda v: exp_log.exp(v) if v.dtype == np.float32 else np.exp(v))
+
+
 def overrides() -> list[Override]:
     """What TensorFlow-exact numerics replace: each op's kernel, and Box-Muller's log, sin and cos."""
     kernels: dict[Op, Kernel] = {
@@ -119,6 +123,7 @@ def overrides() -> list[Override]:
         reductions.Mean: _mean,
         nn_ops.Softmax: _along_last_axis(_softmax_rows, nn_ops.softmax_kernel),
         nn_ops.LogSoftmax: _along_last_axis(_log_softmax_rows, nn_ops.log_softmax_kernel),
+        nn_ops.Softplus: _softplus,
         special_math_ops.Xlogy: special_math_ops.zero_where_x_is_zero(_xlogy),
     }
     box_muller = {name: libm.c_library(name) for name in philox.BOX_MULLER_MATH}

@@ -16,8 +16,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from minitf import nest
-from minitf.core import _tf_name, convert_to_tensor, state
+from minitf import dtypes, nest
+from minitf.core import _tf_name, convert_to_tensor, make_output, state
 from minitf.errors import InvalidArgumentError
 from minitf.function import codegen, drawing, optimizer
 from minitf.function.cache_keys import ById, Literal, TensorSpec, VariableSpec, output_type, trace_type, type_text
@@ -192,6 +192,7 @@ class ConcreteFunction:
         captured = [v._value if type(v) is EagerTensor else v for v in self._captures]
         out_dtypes = [t._dtype for t in graph.outputs]
         tensors_out = len(graph.outputs) == 1 and self._single_output
+        wrap = make_output if dtypes.string in out_dtypes else make
 
         def run(args: Sequence[Any]) -> Any:
             try:
@@ -202,8 +203,8 @@ class ConcreteFunction:
                     raise
                 raise node_error(exc, op) from None
             if tensors_out:
-                return make(outs[0], out_dtypes[0])
-            return self._pack([make(v, d) for v, d in zip(outs, out_dtypes)])
+                return wrap(outs[0], out_dtypes[0])
+            return self._pack([wrap(v, d) for v, d in zip(outs, out_dtypes)])
         return run
 
     def _pack(self, outputs: list[Any]) -> Any:

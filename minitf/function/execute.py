@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from minitf.core import bind, missing_kernel_in_graph, state
+from minitf.core import bind, make_output, missing_kernel_in_graph, state
 from minitf.errors import InvalidArgumentError, OpError
 from minitf.function import codegen
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor, resource
 from minitf.ops.state_ops import variable_of
-from minitf.tensor import EagerTensor, Tensor, make
+from minitf.tensor import EagerTensor, Tensor
 
 KERNEL_ERRORS = (OpError, ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError)
 
@@ -122,7 +122,7 @@ def call_graph(graph: FuncGraph, inputs: Sequence[Any], executable: FuncGraph | 
     target = executable if executable is not None else graph
     values = [v._value if type(v) is EagerTensor else v for v in inputs]
     outs = run_graph(target, values)
-    return [make(v, t._dtype) for v, t in zip(outs, target.outputs)]
+    return [make_output(v, t._dtype) for v, t in zip(outs, target.outputs)]
 
 
 def as_runtime(value: Any, record_read: bool = True) -> Any:

@@ -133,6 +133,22 @@ class FuncGraph:
         self._name_counts[name] = 1
         return name
 
+    def peek_name(self, base: str) -> str:
+        """The name `unique_name(base)` would give now, without taking it."""
+        full = "/".join(self.name_scopes + [base])
+        if full not in self._name_counts:
+            return full
+        count = self._name_counts[full]
+        while f"{full}_{count}" in self._name_counts:
+            count += 1
+        return f"{full}_{count}"
+
+    def name_constant(self, t: SymbolicTensor, name: str) -> None:
+        """Give a constant made for one consumer TensorFlow's name for it (`while/loop_counter`), if still free."""
+        if name not in self._name_counts:
+            self._name_counts[name] = 1
+            t.op.name = name
+
     def create_op(self, op_def: Op, inputs: Sequence[Tensor], attrs: dict[str, Any] | None = None,
                   name: str | None = None) -> Operation:
         """Add an operation whose inputs already belong to this graph; its outputs' shapes and dtypes come from

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minitf import nest
+from minitf.composite_specs import RaggedTensorSpec
 from minitf.core import convert_to_tensor
 from minitf.function.cache_keys import Literal, TensorSpec, trace_type, type_text
 from minitf.function.concrete_function import FunctionType, literal_matches
@@ -27,7 +28,7 @@ def checked_input_signature(sig: inspect.Signature, input_signature: Any) -> tup
     """The input_signature as a tuple, or TensorFlow's TypeError when it cannot describe `sig`'s parameters."""
     if not isinstance(input_signature, list | tuple):
         raise TypeError(f"input_signature must be either a tuple or a list, got {type(input_signature)}.")
-    bad = [s for s in nest.flatten(list(input_signature)) if not isinstance(s, TensorSpec)]
+    bad = [s for s in nest.flatten(list(input_signature)) if not isinstance(s, TensorSpec | RaggedTensorSpec)]
     if bad:
         raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec objects, got invalid "
                         f"args {bad} with types {[type(b) for b in bad]}.")
@@ -72,7 +73,7 @@ def signature_parameters(sig: inspect.Signature, input_signature: tuple) -> list
 
 def _shown(spec: Any) -> Any:
     """A signature entry as function_type shows it: a TensorSpec as given (with its name), lists as types."""
-    return spec if isinstance(spec, TensorSpec) else trace_type(spec)
+    return spec if isinstance(spec, TensorSpec | RaggedTensorSpec) else trace_type(spec)
 
 
 def signature_key(sig: inspect.Signature, input_signature: tuple) -> tuple:
@@ -123,6 +124,8 @@ def fit_to_spec(value: Any, spec: Any, received: str) -> Any:
             raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {value!r} to "
                             f"{type_text(trace_type(spec))}`. {received}")
         return type(value)(fit_to_spec(v, s, received) for v, s in zip(value, spec))
+    if isinstance(spec, RaggedTensorSpec):
+        return _fit_to_ragged_spec(value, spec, received)
     if isinstance(value, TensorSpec):
         ok = value.is_subtype_of(spec)
         converted: Any = TensorSpec(spec.shape, spec.dtype)
@@ -138,3 +141,15 @@ def fit_to_spec(value: Any, spec: Any, received: str) -> Any:
         raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {spec!r}`. "
                         f"{received}")
     return converted
+
+
+def _fit_to_ragged_spec(value: Any, spec: RaggedTensorSpec, received: str) -> Any:
+    """A RaggedTensor argument (or, for get_concrete_function, a RaggedTensorSpec) that fits a RaggedTensorSpec:
+    the same dtype and ragged_rank, a compatible shape."""
+    actual = value if isinstance(value, RaggedTensorSpec) else \
+        RaggedTensorSpec.from_value(value) if isinstance(value, RaggedTensorSpec.value_type) else None
+    if actual is None or actual.dtype is not spec.dtype or actual.ragged_rank != spec.ragged_rank \
+            or not spec.shape.is_compatible_with(actual.shape):
+        raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {actual or value!r} to "
+                        f"{spec!r}`. {received}")
+    return spec if isinstance(value, RaggedTensorSpec) else value

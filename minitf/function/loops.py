@@ -146,6 +146,9 @@ def build_while(cond_fn: Callable[..., Any], body_fn: Callable[..., Sequence[Any
     holders_b = [body_graph.placeholder(s, v.dtype, name=n) for v, s, n in zip(loop_vars, shapes, names)]
     cond_graph.inputs = list(holders_c)
     body_graph.inputs = list(holders_b)
+    outer = state.graph
+    scope = outer.peek_name("while") if outer is not None else "while"  # the While op's name, and its scope:
+    cond_graph.name_scopes = body_graph.name_scopes = [scope]  # TensorFlow names the body's ops `while/add`
     with graph_scope(cond_graph):
         test = cond_fn(*holders_c)
         if hasattr(test, "_as_tensor") and not isinstance(test, Tensor):
@@ -181,6 +184,10 @@ def build_while(cond_fn: Callable[..., Any], body_fn: Callable[..., Sequence[Any
     note_resource_reads(captured)
     result = bind(While if stateful else StatelessWhile, counter, max_iter, *loop_vars, *captured, cond=cond_graph,
                   body=body_graph, n_vars=n)
+    if outer is not None and isinstance(counter, SymbolicTensor):  # the constants made here, named as TensorFlow's
+        outer.name_constant(counter, f"{result[0].op.name}/loop_counter")
+        if not isinstance(maximum_iterations, Tensor) and isinstance(max_iter, SymbolicTensor):
+            outer.name_constant(max_iter, f"{result[0].op.name}/maximum_iterations")
     return list(result[2:2 + n])
 
 

@@ -24,6 +24,8 @@ def _write_kernel(stack: Any, index: Any, value: Any, size: int = 0) -> Any:
     """Write row `index`; a TensorArray of static `size` has all its rows from the first write (zeros)."""
     stack = np.asarray(stack)
     value = np.asarray(value)
+    if value.dtype.kind in "SU":  # a string row: objects, so longer strings written later are not cut short
+        value = value.astype(object)
     i = int(index)
     if stack.ndim == 1 and stack.shape[0] == 0 and value.ndim != 0:
         stack = np.zeros((0,) + value.shape, dtype=value.dtype)
@@ -37,7 +39,7 @@ def _write_kernel(stack: Any, index: Any, value: Any, size: int = 0) -> Any:
         stack = grown
     else:
         stack = stack.copy()
-    stack[i] = value
+    stack[i] = value if value.ndim else value[()]  # (a 0-d object array would be stored as an object)
     return stack
 
 

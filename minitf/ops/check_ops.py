@@ -12,7 +12,7 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, OpError, allowed_dtypes
+from minitf.errors import InvalidArgumentError, OpError, allowed_dtypes, op_error
 from minitf.ops.comparisons import equal
 from minitf.ops.reductions import reduce_all
 from minitf.tensor import EagerTensor, Tensor
@@ -29,11 +29,11 @@ def _dims(shape: Sequence[Any]) -> str:
 # ensure_shape
 # ---------------------------------------------------------------------------------------------------
 
-def _ensure_shape_kernel(x: Any, shape: TensorShape) -> Any:
+def _ensure_shape_kernel(x: Any, shape: TensorShape, _name: str = "") -> Any:
     if not shape.is_compatible_with(TensorShape(np.shape(x))):
-        raise InvalidArgumentError(None, None, f"Shape of tensor input {_dims(np.shape(x))} is not compatible with "
-                                   f"expected shape {_dims(shape.as_list())}. [Op:EnsureShape]\nHint: None in the "
-                                   "expected shape accepts any size; every other size must match.")
+        raise op_error(InvalidArgumentError, "EnsureShape", f"Shape of tensor input {_dims(np.shape(x))} is not "
+                       f"compatible with expected shape {_dims(shape.as_list())}.", "None in the expected shape "
+                       "accepts any size; every other size must match.", name=_name, kernel=True)
     return x
 
 
@@ -51,7 +51,7 @@ def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
     """`x` unchanged if its shape fits `shape` (None: any size); an error when the program runs otherwise.
     Inside a tf.function it also tells the tracer the shape."""
     expected = shape if isinstance(shape, TensorShape) else TensorShape(shape)
-    return bind(EnsureShape, convert_to_tensor(x), shape=expected)
+    return bind(EnsureShape, convert_to_tensor(x), shape=expected, _name=name or "")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -112,13 +112,17 @@ def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:  # noqa: 
 # assert_equal: checked now when eager, when the function runs when traced (the `Assert` op)
 # ---------------------------------------------------------------------------------------------------
 
-def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None) -> OpError:
-    differ = np.argwhere(np.broadcast_to(x != y, np.broadcast_shapes(np.shape(x), np.shape(y))))
+def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None, summarize: int | None = None) -> OpError:
+    """TensorFlow's message: the first `summarize` (3 by default) differing places and values, then the first
+    `summarize` elements of each side."""
+    count = 3 if summarize is None else summarize
+    differ = np.argwhere(np.broadcast_to(x != y, np.broadcast_shapes(np.shape(x), np.shape(y))))[:count]
     xs, ys = np.broadcast_arrays(x, y)
+    first_x, first_y = np.ravel(x)[:count], np.ravel(y)[:count]
     text = (f"{message + chr(10) if message else ''}Condition x == y did not hold.\n"
             f"Indices of first {len(differ)} different values:\n{differ}\n"
             f"Corresponding x values:\n{xs[tuple(differ.T)]}\nCorresponding y values:\n{ys[tuple(differ.T)]}\n"
-            f"First {np.size(x)} elements of x:\n{np.ravel(x)}\nFirst {np.size(y)} elements of y:\n{np.ravel(y)}")
+            f"First {first_x.size} elements of x:\n{first_x}\nFirst {first_y.size} elements of y:\n{first_y}")
     return InvalidArgumentError(None, None, text)
 
 
@@ -140,7 +144,7 @@ def assert_equal(x: Any, y: Any, message: str | None = None, summarize: int | No
     if state.graph is None:
         if not bool(cast(EagerTensor, holds)._value):
             raise _equal_failure(np.asarray(cast(EagerTensor, a)._value), np.asarray(cast(EagerTensor, b)._value),
-                                 message)
+                                 message, summarize)
         return None
     return bind(Assert, holds, a, b, message=message)
 
@@ -152,27 +156,41 @@ def assert_equal(x: Any, y: Any, message: str | None = None, summarize: int | No
 def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, message: str | None = None,
                   name: str | None = None) -> None:
     """Check each tensor's shape against its spec: ints are sizes, strings name sizes that must agree across
-    tensors (('N', 'D') and ('N',) share N)."""
+    tensors (('N', 'D') and ('N',) share N), None or '.' any size. A spec of one entry also accepts a scalar
+    (rank 0 counts as rank 1 of size 1, as in TensorFlow). Messages name a tensor as TensorFlow does: by its
+    shape and dtype eagerly, by its graph name while tracing (never by its values)."""
     pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
-    sizes: dict[str, tuple[int | None, Any]] = {}
+    prefix = f"{message}.  " if message else ""
+    sizes: dict[str, tuple[int | None, Any, int]] = {}
     for tensor, spec in pairs:
         t = convert_to_tensor(tensor)
         spec = list(spec) if isinstance(spec, list | tuple) else [spec]
-        shape = t.shape.as_list()
-        if len(shape) != len(spec) and not (len(spec) == 1 and len(shape) == 0):
-            raise ValueError(f"{message + ' ' if message else ''}Tensor {getattr(t, 'name', '')} must have rank "
-                             f"{len(spec)}.  Received rank {len(shape)}, shape {t.shape}")
+        shape = t.shape.as_list() if t.shape.rank != 0 else [1]
+        if t.shape.rank is not None and len(shape) != len(spec):
+            wanted = "in (0, 1)" if len(spec) in (0, 1) else str(len(spec))
+            raise ValueError(f"{prefix}Tensor {getattr(t, 'name', '')} must have rank {wanted}.  Received rank "
+                             f"{t.shape.rank}, shape {t.shape}")
         for axis, (want, got) in enumerate(zip(spec, shape)):
+            if want is None or want == ".":
+                continue
+            if isinstance(want, str) and want not in sizes:
+                sizes[want] = (got, t, axis)
+                continue
             if isinstance(want, str):
-                if want in sizes and sizes[want][0] != got and got is not None:
-                    first, where = sizes[want]
-                    raise ValueError(f"{message + ' ' if message else ''}Specified by tensor {where} dimension "
-                                     f"{axis}.  Tensor {t} dimension {axis} must have size {first}.  Received size "
-                                     f"{got}, shape {t.shape}")
-                sizes.setdefault(want, (got, t))
-            elif want is not None and got is not None and int(want) != got:
-                raise ValueError(f"{message + ' ' if message else ''}Tensor {t} dimension {axis} must have size "
-                                 f"{want}.  Received size {got}, shape {t.shape}")
+                expected, source, source_axis = sizes[want]
+                why = f"Specified by tensor {_tensor_name(source)} dimension {source_axis}"
+            else:
+                expected, why = int(want), "Specified explicitly"
+            if expected is not None and got is not None and expected != got:
+                raise ValueError(f"{prefix}{why}.  Tensor {_tensor_name(t)} dimension {axis} must have size "
+                                 f"{expected}.  Received size {got}, shape {t.shape}")
+
+
+def _tensor_name(t: Tensor) -> str:
+    """How tf.debugging.assert_shapes names a tensor: its shape and dtype eagerly, its name in a graph."""
+    if isinstance(t, EagerTensor):
+        return f"shape={t.shape} dtype={t.dtype.name}"
+    return t.name
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -17,9 +17,18 @@ from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, allowed_dtypes, bad_string_attr, dims_text, same_dtype
+from minitf.errors import (
+    InvalidArgumentError,
+    allowed_dtypes,
+    bad_string_attr,
+    dims_text,
+    op_error,
+    same_dtype,
+    static_error,
+)
 from minitf.ops.creation import zeros_like
 from minitf.ops.indices import at_graph_build
+from minitf.ops.window_geometry import axis_geometry, empty_output, output_geometry, padded, tap, window_fits
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
@@ -28,65 +37,6 @@ CONV_TYPES = frozenset({dtypes.float16, dtypes.float32, dtypes.float64, dtypes.i
 AVG_POOL_TYPES = dtypes.FLOATS
 MAX_POOL_TYPES = dtypes.NUMERIC - {dtypes.complex64, dtypes.complex128}
 
-
-
-# ---------------------------------------------------------------------------------------------------
-# Geometry: output size and padding along one spatial axis, as TensorFlow computes them
-# ---------------------------------------------------------------------------------------------------
-
-def _axis_geometry(size: int, window: int, stride: int, dilation: int, padding: Any) -> tuple[int, int, int]:
-    """(output size, padding before, padding after) along one axis."""
-    span = (window - 1) * dilation + 1
-    if padding == "SAME":
-        out = -(-size // stride)  # ceil
-        total = max((out - 1) * stride + span - size, 0)
-        return out, total // 2, total - total // 2
-    before, after = (0, 0) if padding == "VALID" else padding
-    return int((size + before + after - span + stride) / stride), before, after  # C++'s truncating division
-
-
-def _geometry(shape: Sequence[int], window: Sequence[int], attrs: dict,
-              op_name: str = "Conv2D") -> list[tuple[int, int, int]]:
-    pads = attrs["padding"] if attrs["padding"] in ("SAME", "VALID") else None
-    geometry = [_axis_geometry(shape[1 + a], window[a], attrs["strides"][a], attrs["dilations"][a],
-                               pads or attrs["padding"][a]) for a in (0, 1)]
-    for a, (out, _, _) in enumerate(geometry):
-        if out < 0:
-            span = (window[a] - 1) * attrs["dilations"][a] + 1
-            raise InvalidArgumentError(None, None, f"Computed output size would be negative: {out} [input_size: "
-                                       f"{shape[1 + a]}, effective_filter_size: {span}, stride: "
-                                       f"{attrs['strides'][a]}] [Op:{op_name}]\nHint: the window is larger than the "
-                                       "(padded) image; use padding='SAME' or a smaller window.")
-    return geometry
-
-
-def _window_fits(size: int | None, window: int, dilation: int, padding: Any) -> None:
-    """Graph building: TensorFlow's shape function subtracts the (dilated) window from the padded size and
-    refuses a negative result, even where the eager kernel returns an empty output."""
-    if size is None or padding == "SAME":
-        return
-    before, after = (0, 0) if padding == "VALID" else padding
-    span = (window - 1) * dilation + 1
-    if size + before + after < span:
-        raise ValueError(f"Negative dimension size caused by subtracting {span} from {size + before + after}\nHint: "
-                         "the window is larger than the image; use padding='SAME' or a smaller window.")
-
-
-def _padded(x: np.ndarray, geometry: list[tuple[int, int, int]], fill: Any = 0) -> np.ndarray:
-    (_, top, bottom), (_, left, right) = geometry
-    return np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=fill)
-
-
-def _tap(xp: np.ndarray, i: int, j: int, geometry: list[tuple[int, int, int]], attrs: dict) -> tuple:
-    """The index of the padded input that filter tap (i, j) reads for every output position."""
-    (oh, _, _), (ow, _, _) = geometry
-    (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
-    return (slice(None), slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw),
-            slice(None))
-
-
-def _empty_output(geometry: list[tuple[int, int, int]]) -> bool:
-    return geometry[0][0] == 0 or geometry[1][0] == 0
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -109,15 +59,15 @@ def _check_conv_shapes(x_shape: Sequence[Any], f_shape: Sequence[Any]) -> None:
 
 def _conv_kernel(x: np.ndarray, f: np.ndarray, **attrs: Any) -> np.ndarray:
     _check_conv_shapes(np.shape(x), np.shape(f))
-    geometry = _geometry(np.shape(x), np.shape(f)[:2], attrs)
+    geometry = output_geometry(np.shape(x), np.shape(f)[:2], attrs)
     (oh, _, _), (ow, _, _) = geometry
     out = np.zeros((np.shape(x)[0], oh, ow, np.shape(f)[3]), dtype=x.dtype)
-    if _empty_output(geometry):
+    if empty_output(geometry):
         return out
-    xp = _padded(x, geometry)
+    xp = padded(x, geometry)
     for i in range(np.shape(f)[0]):
         for j in range(np.shape(f)[1]):
-            out += np.tensordot(xp[_tap(xp, i, j, geometry, attrs)], f[i, j], axes=([3], [0])).astype(x.dtype)
+            out += np.tensordot(xp[tap(xp, i, j, geometry, attrs)], f[i, j], axes=([3], [0])).astype(x.dtype)
     return out
 
 
@@ -131,27 +81,27 @@ def _no_dilated_gradient(attrs: dict, op_name: str) -> None:
 
 def _backprop_input_kernel(f: np.ndarray, g: np.ndarray, input_shape: tuple, **attrs: Any) -> np.ndarray:
     _no_dilated_gradient(attrs, "Conv2DBackpropInput")
-    geometry = _geometry(input_shape, np.shape(f)[:2], attrs)
+    geometry = output_geometry(input_shape, np.shape(f)[:2], attrs)
     (_, top, bottom), (_, left, right) = geometry
     n, h, w, c = input_shape
     dxp = np.zeros((n, h + top + bottom, w + left + right, c), dtype=g.dtype)
-    if not _empty_output(geometry):
+    if not empty_output(geometry):
         for i in range(np.shape(f)[0]):
             for j in range(np.shape(f)[1]):
-                dxp[_tap(dxp, i, j, geometry, attrs)] += np.tensordot(g, f[i, j], axes=([3], [1])).astype(g.dtype)
+                dxp[tap(dxp, i, j, geometry, attrs)] += np.tensordot(g, f[i, j], axes=([3], [1])).astype(g.dtype)
     return dxp[:, top:top + h, left:left + w, :]
 
 
 def _backprop_filter_kernel(x: np.ndarray, g: np.ndarray, filter_shape: tuple, **attrs: Any) -> np.ndarray:
     _no_dilated_gradient(attrs, "Conv2DBackpropFilter")
-    geometry = _geometry(np.shape(x), filter_shape[:2], attrs)
+    geometry = output_geometry(np.shape(x), filter_shape[:2], attrs)
     df = np.zeros(filter_shape, dtype=g.dtype)
-    if _empty_output(geometry):
+    if empty_output(geometry):
         return df
-    xp = _padded(x, geometry)
+    xp = padded(x, geometry)
     for i in range(filter_shape[0]):
         for j in range(filter_shape[1]):
-            df[i, j] = np.tensordot(xp[_tap(xp, i, j, geometry, attrs)], g, axes=([0, 1, 2], [0, 1, 2]))
+            df[i, j] = np.tensordot(xp[tap(xp, i, j, geometry, attrs)], g, axes=([0, 1, 2], [0, 1, 2]))
     return df
 
 
@@ -193,14 +143,14 @@ def _conv_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     at_graph_build(lambda: _check_conv_shapes(x.as_list(), f.as_list()), "Conv2D")
     for a in (0, 1):
         if f[a] is not None:
-            _window_fits(x[1 + a], f[a], attrs["dilations"][a],
+            window_fits(x[1 + a], f[a], attrs["dilations"][a],
                          attrs["padding"] if attrs["padding"] in ("SAME", "VALID") else attrs["padding"][a])
     if None not in x.as_list()[1:3] + f.as_list()[:2]:
-        at_graph_build(lambda: _geometry(cast("list[int]", x.as_list()), cast("list[int]", f.as_list()[:2]), attrs),
-                       "Conv2D")
+        at_graph_build(lambda: output_geometry(cast("list[int]", x.as_list()), cast("list[int]", f.as_list()[:2]),
+                                               attrs), "Conv2D")
     named = attrs["padding"] in ("SAME", "VALID")
     sizes = [None if x[1 + a] is None or f[a] is None else
-             max(_axis_geometry(x[1 + a], f[a], attrs["strides"][a], attrs["dilations"][a],
+             max(axis_geometry(x[1 + a], f[a], attrs["strides"][a], attrs["dilations"][a],
                                 attrs["padding"] if named else attrs["padding"][a])[0], 0)
              for a in (0, 1)]
     return [(TensorShape([x[0], *sizes, f[3]]), types[0])]
@@ -274,10 +224,40 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
 # ---------------------------------------------------------------------------------------------------
 
 def _pool_attrs(ksize: Any, strides: Any, padding: Any, op_name: str) -> dict:
-    if not isinstance(padding, str):
-        raise ValueError("Pooling takes padding 'SAME' or 'VALID'.")
-    return {"ksize": _pair(ksize, "ksize"), "strides": _pair(strides, "strides"), "padding": _padding(padding, op_name),
-            "dilations": (1, 1)}
+    """Pooling's attributes; max pooling also takes explicit padding, [[0, 0], [top, bottom], [left, right],
+    [0, 0]], as TensorFlow's MaxPool does (its padded places never win a window), average pooling does not."""
+    window = _pair(ksize, "ksize")
+    attrs = {"ksize": window, "strides": _pair(strides, "strides"), "dilations": (1, 1)}
+    if isinstance(padding, str):
+        if padding.upper() == "EXPLICIT":
+            raise ValueError("'EXPLICIT' is not a valid value for `padding`. To use explicit padding, `padding` must "
+                             "be a list.")
+        return attrs | {"padding": _padding(padding, op_name)}
+    if op_name != "MaxPool":
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.\nHint: average pooling takes "
+                        "padding 'SAME' or 'VALID'; pad the image with tf.pad first for other padding.")
+    if len(padding) != 4:
+        raise ValueError(f"When padding is a list, it must be of size 4. Received: padding={padding} of size "
+                         f"{len(padding)}\nHint: one [before, after] pair for each of batch, height, width, channels.")
+    pairs = tuple(tuple(int(v) for v in p) for p in padding)
+    if pairs[0] != (0, 0) or pairs[3] != (0, 0):  # (TensorFlow's shape function already refuses these)
+        raise static_error("Nonzero explicit padding in the batch or depth dimensions is not supported", "MaxPool",
+                           "pad only height and width: [[0, 0], [top, bottom], [left, right], [0, 0]].", kernel=True)
+    return attrs | {"padding": (pairs[1], pairs[2]), "explicit_paddings": pairs}
+
+
+def _check_explicit_paddings(attrs: dict) -> None:
+    """TensorFlow's MaxPool kernel checks that explicit padding is smaller than the window when it runs."""
+    pairs = attrs.get("explicit_paddings")
+    if pairs is None:
+        return
+    window = attrs["ksize"]
+    for side, amount, size in zip(("Top", "Bottom", "Left", "Right"), pairs[1] + pairs[2],
+                                  (window[0], window[0], window[1], window[1])):
+        if amount >= size:
+            raise op_error(InvalidArgumentError, "MaxPool", f"{side} padding {amount} needs to be smaller than the "
+                           f"window size {size}", "a window must cover at least one real entry of the image.",
+                           kernel=True)
 
 
 def _check_pool_input(x: Any, op_name: str) -> None:
@@ -288,54 +268,55 @@ def _check_pool_input(x: Any, op_name: str) -> None:
 
 def _max_pool_kernel(x: np.ndarray, **attrs: Any) -> np.ndarray:
     _check_pool_input(x, "MaxPool")
-    geometry = _geometry(np.shape(x), attrs["ksize"], attrs, "MaxPool")
+    _check_explicit_paddings(attrs)
+    geometry = output_geometry(np.shape(x), attrs["ksize"], attrs, "MaxPool")
     (oh, _, _), (ow, _, _) = geometry
-    if _empty_output(geometry):
+    if empty_output(geometry):
         return np.zeros((np.shape(x)[0], oh, ow, np.shape(x)[3]), dtype=x.dtype)
     low = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    xp = _padded(x, geometry, low)
-    taps = [xp[_tap(xp, i, j, geometry, attrs)] for i in range(attrs["ksize"][0]) for j in range(attrs["ksize"][1])]
+    xp = padded(x, geometry, low)
+    taps = [xp[tap(xp, i, j, geometry, attrs)] for i in range(attrs["ksize"][0]) for j in range(attrs["ksize"][1])]
     return np.max(np.stack(taps), axis=0)
 
 
 def _window_counts(shape: Sequence[int], geometry: list[tuple[int, int, int]], attrs: dict) -> np.ndarray:
     """How many real (unpadded) entries each output window of an average pool covers."""
-    ones = _padded(np.ones((1, shape[1], shape[2], 1)), geometry)
-    return sum(ones[_tap(ones, i, j, geometry, attrs)] for i in range(attrs["ksize"][0])
+    ones = padded(np.ones((1, shape[1], shape[2], 1)), geometry)
+    return sum(ones[tap(ones, i, j, geometry, attrs)] for i in range(attrs["ksize"][0])
                for j in range(attrs["ksize"][1]))
 
 
 def _avg_pool_kernel(x: np.ndarray, **attrs: Any) -> np.ndarray:
     _check_pool_input(x, "AvgPool")
-    geometry = _geometry(np.shape(x), attrs["ksize"], attrs, "AvgPool")
+    geometry = output_geometry(np.shape(x), attrs["ksize"], attrs, "AvgPool")
     (oh, _, _), (ow, _, _) = geometry
-    if _empty_output(geometry):
+    if empty_output(geometry):
         return np.zeros((np.shape(x)[0], oh, ow, np.shape(x)[3]), dtype=x.dtype)
-    xp = _padded(x, geometry)
-    total = sum(xp[_tap(xp, i, j, geometry, attrs)] for i in range(attrs["ksize"][0]) for j in range(attrs["ksize"][1]))
+    xp = padded(x, geometry)
+    total = sum(xp[tap(xp, i, j, geometry, attrs)] for i in range(attrs["ksize"][0]) for j in range(attrs["ksize"][1]))
     return (total / _window_counts(np.shape(x), geometry, attrs)).astype(x.dtype)
 
 
 def _avg_pool_grad_kernel(g: np.ndarray, input_shape: tuple, **attrs: Any) -> np.ndarray:
-    geometry = _geometry(input_shape, attrs["ksize"], attrs)
+    geometry = output_geometry(input_shape, attrs["ksize"], attrs)
     (_, top, bottom), (_, left, right) = geometry
     n, h, w, c = input_shape
     dxp = np.zeros((n, h + top + bottom, w + left + right, c), dtype=g.dtype)
-    if not _empty_output(geometry):
+    if not empty_output(geometry):
         share = (g / _window_counts(input_shape, geometry, attrs)).astype(g.dtype)
         for i in range(attrs["ksize"][0]):
             for j in range(attrs["ksize"][1]):
-                dxp[_tap(dxp, i, j, geometry, attrs)] += share
+                dxp[tap(dxp, i, j, geometry, attrs)] += share
     return dxp[:, top:top + h, left:left + w, :]
 
 
 def _winners(x: np.ndarray, attrs: dict) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
     """For each output entry, the flat position in the padded input of the first maximum of its window."""
-    geometry = _geometry(np.shape(x), attrs["ksize"], attrs)
+    geometry = output_geometry(np.shape(x), attrs["ksize"], attrs)
     low = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    xp = _padded(x, geometry, low)
+    xp = padded(x, geometry, low)
     positions = np.arange(xp.size).reshape(xp.shape)
-    taps = [(xp[_tap(xp, i, j, geometry, attrs)], positions[_tap(xp, i, j, geometry, attrs)])
+    taps = [(xp[tap(xp, i, j, geometry, attrs)], positions[tap(xp, i, j, geometry, attrs)])
             for i in range(attrs["ksize"][0]) for j in range(attrs["ksize"][1])]
     best, where = taps[0]
     best, where = best.copy(), where.copy()
@@ -368,12 +349,13 @@ def _pool_shape(name: str) -> Any:
             at_graph_build(lambda: _check_pool_input(np.zeros([0] * cast(int, x.rank)), name), name)
         if x.rank != 4:
             return [(TensorShape(None), types[0])]
+        pads = [attrs["padding"] if attrs["padding"] in ("SAME", "VALID") else attrs["padding"][a] for a in (0, 1)]
         for a in (0, 1):
-            _window_fits(x[1 + a], attrs["ksize"][a], 1, attrs["padding"])
+            window_fits(x[1 + a], attrs["ksize"][a], 1, pads[a])
         if None not in x.as_list()[1:3]:
-            at_graph_build(lambda: _geometry(cast("list[int]", x.as_list()), attrs["ksize"], attrs, name), name)
+            at_graph_build(lambda: output_geometry(cast("list[int]", x.as_list()), attrs["ksize"], attrs, name), name)
         sizes = [None if x[1 + a] is None else
-                 max(_axis_geometry(x[1 + a], attrs["ksize"][a], attrs["strides"][a], 1, attrs["padding"])[0], 0)
+                 max(axis_geometry(x[1 + a], attrs["ksize"][a], attrs["strides"][a], 1, pads[a])[0], 0)
                  for a in (0, 1)]
         return [(TensorShape([x[0], *sizes, x[3]]), types[0])]
     return rule
@@ -411,7 +393,7 @@ MaxPoolGradGrad: Op = Op("MaxPoolGradGrad", _max_pool_grad_grad_kernel, shape=la
                                              bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
 
 
-def max_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002
+def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
                name: str | None = None) -> Tensor:
     """The largest value of each ksize window, moved by `strides` (NHWC images)."""
     _nhwc_only(data_format)

@@ -95,7 +95,7 @@ class Generator:
             raise ValueError("Either `copy_from` or `state` must be given.\nHint: use "
                              "tf.random.Generator.from_seed(seed) to make a generator from a seed.")
         self._alg = _algorithm(alg)
-        self._state_var = Variable(convert_to_tensor(state, dtype=dtypes.int64), trainable=False)
+        self._state_var = Variable(convert_to_tensor(state, dtype=dtypes.int64), trainable=False, name="StateVar")
         self._strategy = context.state.strategy  # made in a strategy's scope: each replica gets its own stream
 
     @classmethod

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -176,8 +176,22 @@ Elu = Op("Elu", _elu_kernel, check=_float_only("Elu"), shape=shapes.same_as_firs
 SoftplusGrad: Op = Op("SoftplusGrad", lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
                       shape=shapes.same_as_first, grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
                                          g * c.x / (exp(negative(c.y)) + 2.0 + exp(c.y))])
-Softplus = Op("Softplus", lambda x: np.logaddexp(np.zeros((), x.dtype), x).astype(x.dtype),
-              check=_float_only("Softplus"), shape=shapes.same_as_first,
+
+
+def softplus_kernel(x: np.ndarray, exp: Callable[[np.ndarray], np.ndarray] = np.exp) -> np.ndarray:
+    """TensorFlow's formula: x where exp(x) would overflow (above -threshold), exp(x) where 1 + exp(x) rounds to 1
+    (below threshold = log(eps) + 2), log1p(exp(x)) between. TensorFlow's CPU kernels flush results too small for
+    a normal float to zero, so softplus(-100.0) is 0 (and log_sigmoid(100.0) is -0.0), not a denormal."""
+    x = np.asarray(x)
+    threshold = np.log(np.finfo(x.dtype).eps) + 2
+    wide = x.astype(np.float32) if x.dtype == np.float16 else x  # half precision is computed in float32
+    below = np.minimum(wide, -threshold)
+    e = exp(below)
+    out = np.where(wide > -threshold, wide, np.where(wide < threshold, e, np.log1p(e)))
+    return np.where(np.abs(out) < np.finfo(wide.dtype).tiny, np.zeros((), wide.dtype), out).astype(x.dtype)
+
+
+Softplus = Op("Softplus", softplus_kernel, check=_float_only("Softplus"), shape=shapes.same_as_first,
               grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])
 
 

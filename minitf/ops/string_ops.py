@@ -137,3 +137,39 @@ def as_string(input: Any, precision: int = -1, scientific: bool = False, shortes
                                    "\nHint: choose scientific=True or shortest=True, not both.")
     return bind(AsString, x, precision=int(precision), scientific=bool(scientific), shortest=bool(shortest),
                 width=int(width), fill=str(fill))
+
+
+def _substr_kernel(x: Any, pos: Any, length: Any, unit: str) -> Any:
+    strings, starts, lengths = np.broadcast_arrays(np.asarray(x, dtype=object), np.asarray(pos), np.asarray(length))
+    out = np.empty(strings.shape, dtype=object)
+    for flat_index, index in enumerate(np.ndindex(strings.shape)):
+        s: Any = strings[index]
+        text: Any = s.decode("utf-8", errors="replace") if unit == "UTF8_CHAR" else s
+        start = int(starts[index])
+        if not -len(text) <= start <= len(text):
+            raise invalid_argument("Substr", f"pos {start} out of range for string {s!r} at index {flat_index}"
+                                   "\nHint: pos must lie within the string (negative counts from its end).")
+        start = start + len(text) if start < 0 else start
+        piece = text[start:start + max(int(lengths[index]), 0)]
+        out[index] = piece.encode() if unit == "UTF8_CHAR" else piece
+    return out if out.ndim else out[()]
+
+
+def _substr_shape(shapes_: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list:
+    known = shapes_[0]
+    for other in shapes_[1:]:
+        if other.rank is not None and known.rank is not None and other.rank > known.rank:
+            known = other
+    return [(known, dtypes.string)]
+
+
+Substr = Op("Substr", _substr_kernel, shape=_substr_shape)
+
+
+def substr(input: Any, pos: Any, len: Any, unit: str = "BYTE", name: str | None = None) -> Any:  # noqa: A002
+    """`tf.strings.substr`: `len` bytes (or UTF-8 characters) of each string from `pos` (negative: from the end)."""
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise ValueError(f"unit must be 'BYTE' or 'UTF8_CHAR', not {unit!r}")
+    text = _text_input(input, "Substr")
+    return bind(Substr, text, convert_to_tensor(pos, dtype_hint=dtypes.int32),
+                convert_to_tensor(len, dtype_hint=dtypes.int32), unit=unit)

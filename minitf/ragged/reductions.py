@@ -20,7 +20,7 @@ from minitf.ops.binary_math import truediv
 from minitf.ops.cast_where import cast
 from minitf.ops.gather_scatter import gather
 from minitf.ops.reductions import reduce_sum
-from minitf.ops.shape_ops import size
+from minitf.ops.shape_ops import reshape, size
 from minitf.ragged.tensor import RaggedTensor
 from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
@@ -109,8 +109,10 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
     if name != "reduce_mean":
         return bind(RaggedSegmentReduce, values, splits, reducer=_REDUCERS[name])
     total = bind(RaggedSegmentReduce, values, splits, reducer="sum")
-    counts = splits[1:] - splits[:-1]
-    return truediv(total, cast(counts, total.dtype))
+    counts = cast(splits[1:] - splits[:-1], total.dtype)
+    if values.shape.rank is not None and values.shape.rank > 1:  # a count per row, for every inner position
+        counts = reshape(counts, [-1] + [1] * (values.shape.rank - 1))
+    return truediv(total, counts)
 
 
 def _column_splits(splits: Any) -> np.ndarray:

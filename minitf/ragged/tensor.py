@@ -7,9 +7,7 @@ shape, its rows (`rt[i]`), its arithmetic (`rt + 1` runs on the flat values). Fa
 
 from __future__ import annotations
 
-import operator
 import typing
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,9 +20,9 @@ from minitf.core import bind
 from minitf.errors import InvalidArgumentError
 from minitf.ops.cast_where import cast
 from minitf.ops.check_ops import assert_equal
-from minitf.ops.comparisons import equal, not_equal
 from minitf.ops.join_split import concat, stack
 from minitf.ops.reductions import cumsum, reduce_max
+from minitf.ops.segment_ops import row_splits_to_segment_ids
 from minitf.ops.shape_ops import reshape, shape
 from minitf.ragged.splits import check_splits, lengths_without_padding, take_lengths, to_int64
 from minitf.ragged.to_dense import RaggedToTensor
@@ -138,6 +136,10 @@ class RaggedTensor:
     def nrows(self, out_type: Any = dtypes.int64, name: str | None = None) -> Tensor:
         return cast(shape(self._row_splits, out_type=dtypes.int64)[0] - 1, out_type)
 
+    def value_rowids(self, name: str | None = None) -> Tensor:
+        """The row of each value: [0, 0, 2] for rows of lengths 2, 0 and 1."""
+        return row_splits_to_segment_ids(self._row_splits)
+
     def row_starts(self, name: str | None = None) -> Tensor:
         return self._row_splits[:-1]
 
@@ -193,14 +195,19 @@ class RaggedTensor:
 
     # --- to dense, to Python ---
     def to_tensor(self, default_value: Any = None, name: str | None = None, shape: Any = None) -> Tensor:
-        """A dense tensor, every row padded with `default_value` (zero, or b'' for strings) to the longest."""
+        """A dense tensor, every row padded with `default_value` (zero, or b'' for strings) to the longest, or
+        padded and cut to `shape` (None entries: as long as needed)."""
         flat = self.flat_values
-        default = convert_to_tensor(default_value if default_value is not None else _zero(flat.dtype),
-                                    dtype=flat.dtype)
+        zero = b"" if flat.dtype is dtypes.string else flat.dtype._np.type(0)
+        default = convert_to_tensor(zero if default_value is None else default_value, dtype=flat.dtype)
+        wanted = None
         if shape is not None:
-            raise ValueError("minitf's RaggedTensor.to_tensor pads to the longest row; it does not take `shape`."
-                             "\nHint: pad or slice the dense result with tf.pad / indexing.")
-        return bind(RaggedToTensor, flat, default, *self.nested_row_splits)
+            wanted = tuple(TensorShape(shape).as_list())
+            rank = self.ragged_rank + flat.shape.rank if flat.shape.rank is not None else len(wanted)
+            if len(wanted) != rank:
+                raise ValueError(f"Shape {TensorShape(shape)} must have rank {rank}\nHint: give one size (or None) "
+                                 "per dimension of the padded tensor.")
+        return bind(RaggedToTensor, flat, default, *self.nested_row_splits, shape=wanted)
 
     def numpy(self) -> Any:
         """NumPy rows: a 2-D array when every row has one length, else an object array of row arrays."""
@@ -235,32 +242,10 @@ class RaggedTensor:
 
     __str__ = __repr__
 
-    # --- indexing and operators ---
+    # --- indexing, iterating and operators (the binary ones: minitf/ragged/dispatch.py) ---
     def __getitem__(self, key: Any) -> Any:
-        """`r[i]` is row i (a tensor, or a RaggedTensor when ragged_rank > 1); `r[a:b]` keeps the rows a..b-1."""
-        nrows = self.shape[0]
-        if isinstance(key, slice) and key.step in (None, 1):
-            if nrows is None:
-                raise ValueError("minitf slices the rows of a RaggedTensor only when the number of rows is known."
-                                 "\nHint: slice rt.to_tensor(), or index single rows.")
-            start, stop, _ = key.indices(nrows)
-            splits = self._row_splits[start:max(start, stop) + 1]
-            first = splits[0]
-            values = _slice_rows(self._values, first, splits[-1])
-            return RaggedTensor(values, splits - first, internal=True)
-        if isinstance(key, int | np.integer):
-            if nrows is not None and not -nrows <= key < nrows and not self._is_eager():
-                # TensorFlow slices row_splits: while tracing, its shape function finds the bad index
-                raise ValueError(f"slice index {key} of dimension 0 out of bounds.\nHint: this RaggedTensor has "
-                                 f"{nrows} rows.")
-            if nrows is not None and not -nrows <= key < nrows:
-                raise IndexError(f"Row key {key} out of bounds\nHint: this RaggedTensor has {nrows} rows.")
-            index = int(key) + nrows if key < 0 else int(key)
-            return _slice_rows(self._values, self._row_splits[index], self._row_splits[index + 1])
-        if isinstance(key, Tensor):
-            return _slice_rows(self._values, self._row_splits[key], self._row_splits[key + 1])
-        raise TypeError(f"minitf's RaggedTensor supports r[i] and r[a:b] on rows, not {key!r}.\nHint: "
-                        f"r.to_tensor() gives a dense tensor that accepts every index.")
+        """`rt[...]`: minitf/ragged/indexing.py puts its implementation here when minitf is imported."""
+        raise NotImplementedError("minitf/ragged/indexing.py was not imported")
 
     def __iter__(self) -> Any:
         if not self._is_eager() and self.shape[0] is not None:
@@ -300,15 +285,12 @@ def _element_text(x: Any) -> str:
     return str(x)
 
 
-def _zero(dtype: dtypes.DType) -> Any:
-    return b"" if dtype is dtypes.string else dtype._np.type(0)
-
-
-def _slice_rows(values: Any, start: Tensor, limit: Tensor) -> Any:
+def slice_rows(values: Any, start: Any, limit: Any) -> Any:
+    """values[start:limit] along the first axis (for ragged values, with their splits shifted to start at 0)."""
     if isinstance(values, RaggedTensor):
         splits = values._row_splits[start:limit + 1]
         first = splits[0]
-        return RaggedTensor(_slice_rows(values._values, first, splits[-1]), splits - first, internal=True)
+        return RaggedTensor(slice_rows(values._values, first, splits[-1]), splits - first, internal=True)
     return values[start:limit]
 
 
@@ -327,8 +309,11 @@ def same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
     else (as TensorFlow) by an assertion that runs with the traced function."""
     for x, y in zip(a.nested_row_splits, b.nested_row_splits):
         if isinstance(x, EagerTensor) and isinstance(y, EagerTensor) and not np.array_equal(x._value, y._value):
-            raise InvalidArgumentError(None, None, "Condition x == y did not hold.\nHint: elementwise ops on "
-                                       "two RaggedTensors need rows of the same lengths.")
+            try:  # TensorFlow's message, which lists where the splits differ
+                assert_equal(x, y)
+            except InvalidArgumentError as error:
+                raise InvalidArgumentError(None, None, f"{error.message}\nHint: elementwise ops on two "
+                                           "RaggedTensors need rows of the same lengths.") from None
         if state.graph is not None and not (isinstance(x, EagerTensor) and isinstance(y, EagerTensor)):
             if None not in (x.shape[0], y.shape[0]) and x.shape[0] != y.shape[0]:
                 raise InvalidArgumentError(None, None, "Condition x == y did not hold.\nHint: elementwise ops on "
@@ -339,29 +324,4 @@ def same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
         raise ValueError("RaggedTensors of different ragged_rank cannot be combined elementwise.")
 
 
-def _binary(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[RaggedTensor, Any], Any]:
-    def method(self: RaggedTensor, other: Any) -> Any:
-        if isinstance(other, RaggedTensor):
-            same_splits(self, other)
-            other_values: Any = other.flat_values
-        else:
-            other_values = other
-        a, b = (other_values, self.flat_values) if reflected else (self.flat_values, other_values)
-        return self.with_flat_values(op(a, b))
-    return method
-
-
-def _install_operators() -> None:
-    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor"):
-        fn = getattr(operator, name)
-        dunder = name.rstrip("_")
-        setattr(RaggedTensor, f"__{dunder}__", _binary(fn))
-        setattr(RaggedTensor, f"__r{dunder}__", _binary(fn, reflected=True))
-    for name in ("lt", "le", "gt", "ge"):
-        setattr(RaggedTensor, f"__{name}__", _binary(getattr(operator, name)))
-    RaggedTensor.__eq__ = _binary(equal)  # type: ignore[method-assign,assignment]
-    RaggedTensor.__ne__ = _binary(not_equal)  # type: ignore[method-assign,assignment]
-
-
-_install_operators()
 RaggedTensorSpec.value_type = RaggedTensor  # the spec builds RaggedTensors while tracing (composite_specs.py)

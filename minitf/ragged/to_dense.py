@@ -18,26 +18,31 @@ from minitf.tensor import Tensor
 from minitf.tensor_shape import TensorShape
 
 
-def _to_tensor_kernel(flat: Any, default: Any, *splits: Any) -> np.ndarray:
-    """Pad nested rows to the longest at every ragged level, filling gaps with `default`."""
+def _to_tensor_kernel(flat: Any, default: Any, *splits: Any, shape: tuple | None = None) -> np.ndarray:
+    """Pad nested rows to the longest at every ragged level (or to `shape`, cutting longer rows), filling gaps
+    with `default`."""
     flat = np.asarray(flat)
+    sizes = _sizes(flat, splits, shape)
+    out = np.full(sizes, default, dtype=flat.dtype)
+    if flat.dtype == object:  # (np.full keeps a NumPy bytes scalar; a string tensor holds Python bytes)
+        out[...] = bytes(np.asarray(default)[()]) if not isinstance(default, bytes) else default
+    for k, place in enumerate(positions_of_values(splits)):
+        if all(i < n for i, n in zip(place, sizes)):
+            out[place] = flat[k] if flat.ndim == 1 else flat[k][tuple(slice(0, n) for n in sizes[len(place):])]
+    return out
+
+
+def _sizes(flat: np.ndarray, splits: Any, shape: tuple | None) -> list[int]:
+    """The padded tensor's shape: the number of rows, the longest row at each level, the values' own shape;
+    any size `shape` gives instead."""
     sizes = [len(splits[0]) - 1]
     for level_splits in splits:
         lengths = np.diff(level_splits)
         sizes.append(int(lengths.max()) if lengths.size else 0)
-    out = np.full(sizes + list(flat.shape[1:]), default, dtype=flat.dtype)
-
-    def fill(level: int, row: int, index: tuple) -> None:
-        s = splits[level]
-        for j, k in enumerate(range(int(s[row]), int(s[row + 1]))):
-            if level + 1 == len(splits):
-                out[index + (j,)] = flat[k]
-            else:
-                fill(level + 1, k, index + (j,))
-
-    for row in range(len(splits[0]) - 1):
-        fill(0, row, (row,))
-    return out
+    sizes += list(flat.shape[1:])
+    if shape is not None:
+        sizes = [n if want is None else int(want) for n, want in zip(sizes, shape)]
+    return sizes
 
 
 def _to_tensor_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]:
@@ -45,10 +50,14 @@ def _to_tensor_shape(shapes_: Any, types: Any, attrs: dict) -> list[shapes.Spec]
     rows = splits[0][0] - 1 if splits[0].rank is not None and splits[0][0] is not None else None
     if flat.rank is None:
         return [(TensorShape(None), types[0])]
-    return [(TensorShape([rows] + [None] * len(splits) + list(flat[1:])), types[0])]
+    dims = [rows] + [None] * len(splits) + list(flat[1:])
+    wanted = attrs.get("shape")
+    if wanted is not None:
+        dims = [n if want is None else want for n, want in zip(dims, wanted)]
+    return [(TensorShape(dims), types[0])]
 
 
-def _positions(splits: Any) -> list[tuple]:
+def positions_of_values(splits: Any) -> list[tuple]:
     """Where each flat value lands in the padded tensor, in flat-value order."""
     out: list[tuple] = []
 
@@ -66,11 +75,14 @@ def _positions(splits: Any) -> list[tuple]:
 
 
 def _to_tensor_grad_kernel(g: Any, *splits: Any) -> np.ndarray:
+    """Each flat value's gradient: the padded gradient at its place (zero where `shape` cut the value off)."""
     g = np.asarray(g)
-    positions = _positions(splits)
-    if not positions:
-        return np.zeros((0,) + g.shape[len(splits) + 1:], dtype=g.dtype)
-    return np.stack([g[p] for p in positions])
+    inner = g.shape[len(splits) + 1:]
+    out = np.zeros((int(splits[-1][-1]),) + inner, dtype=g.dtype)
+    for k, place in enumerate(positions_of_values(splits)):
+        if all(i < n for i, n in zip(place, g.shape)):
+            out[k] = g[place]
+    return out
 
 
 def _to_tensor_grad(ctx: Any, g: Tensor) -> list[Any]:

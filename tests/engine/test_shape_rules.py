@@ -705,6 +705,10 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "RaggedTensorToTensor": lambda d: (lambda rt: lambda: rt.to_tensor())(ragged_value(d)),
     "RaggedTensorToTensorGrad": lambda d: (lambda rt: tape_grad(
         lambda v: rt.with_values(v).to_tensor(), rt.values))(ragged_value(d)),
+    "RaggedRange": lambda d: (lambda rt: lambda: tf.ragged.range(rt.row_lengths()))(ragged_value(d)),
+    "RaggedTensorToSparse": lambda d: (lambda rt: lambda: rt.to_sparse())(ragged_value(d)),
+    "StringToHashBucketFast": lambda d: (lambda w: lambda: tf.strings.to_hash_bucket_fast(w, 10))(words(d)),
+    "Substr": lambda d: (lambda w: lambda: tf.strings.substr(w, 0, 2))(words(d)),
     "StringFormat": lambda d: (lambda x: lambda: tf.function(lambda a: tf.print("x =", a, output_stream=io.StringIO()))(
         x))(d(values("float32", shape()))),
     "PrintV2": lambda d: (lambda x: lambda: tf.print(x, output_stream=io.StringIO()))(d(values("float32", shape()))),
@@ -859,7 +863,7 @@ DATA_DEPENDENT = {"Where": "one row per true entry",
                   "PyFuncStateless": "whatever the Python function returns",
                   **{name: "ragged lengths are the row splits' values" for name in [
                       "RaggedColumnOrder", "RaggedColumnSplits", "RaggedRowIds", "RaggedTensorToTensor",
-                      "RaggedTensorToTensorGrad", "RaggedSegmentReduce"]},
+                      "RaggedTensorToTensorGrad", "RaggedSegmentReduce", "RaggedRange", "RaggedTensorToSparse"]},
                   **{name: "as many pieces as the strings hold" for name in [
                       "StringBytesSplit", "StringSplitV2", "UnicodeDecode"]}}
 

@@ -8,6 +8,7 @@ they are printed, never asserted.
 from __future__ import annotations
 
 import os
+import time
 import timeit
 from collections.abc import Callable
 from typing import Any
@@ -62,10 +63,15 @@ def engine_forward_backward(tf: Any) -> Callable[[Any], Any]:
     return run
 
 
+# Wall-clock time by default; `./run bench --cpu` times the process's CPU instead, which other programs on a
+# shared machine disturb far less (run BLAS on one thread then: OPENBLAS_NUM_THREADS=1).
+TIMER: list[Callable[[], float]] = [time.perf_counter]
+
+
 def best_time(fn: Callable[[], Any], number: int, repeat: int = 7) -> float:
     """Seconds per call: the minimum over repeats."""
     fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+    return min(timeit.Timer(fn, timer=TIMER[0]).repeat(number=number, repeat=repeat)) / number
 
 
 def load_tensorflow() -> Any:

@@ -1,11 +1,15 @@
 """Graph execution, measured: hand-written NumPy (the floor), TensorFlow and minitf, eager and `tf.function`.
 
-Five programs, each as a ratio to NumPy doing the same work by hand:
+Six programs, each as a ratio to NumPy doing the same work by hand:
 
 * a chain of 60 small elementwise ops on 10 floats (from `chain.py`), and the same under a tape (forward +
   gradient, the tape inside the function);
 * `reduce_mean(matmul(a, b))` on 100x100 and on 1000x1000 matrices (the course's timing task);
-* one training step of a 784-128-10 MLP on a batch of 64: forward, gradients, SGD update of four variables.
+* one training step of a 784-128-10 MLP on a batch of 64: forward, gradients, SGD update of four variables;
+* ten rounds of `tanh(x) * 0.5 + exp(-x^2) / (1 + |x|)` on 1,000 floats (transcendental kernels).
+
+minitf runs each program twice: with its default NumPy kernels, then with TensorFlow's exact ones
+(`tf.experimental.numerics("tensorflow")`), printed as a second table.
 
 Also the first call (trace + optimise + generate code) next to TensorFlow's, and, per optimisation pass, how
 much switching it on (cumulatively, in pipeline order) speeds each program up on minitf. Minimum of repeats,
@@ -39,12 +43,21 @@ LABELS = rng.integers(0, 10, size=64).astype(np.int32)
 INIT = {"w1": rng.normal(0, 0.05, (784, 128)).astype(np.float32), "b1": np.zeros(128, np.float32),
         "w2": rng.normal(0, 0.05, (128, 10)).astype(np.float32), "b2": np.zeros(10, np.float32)}
 LEARNING_RATE = 0.1
+ROUNDS = 10
+THOUSAND = np.linspace(-3, 3, 1000, dtype=np.float32)
 
 
 # --- the floor: NumPy by hand ---
 
 def numpy_mean_matmul(a: np.ndarray, b: np.ndarray) -> Any:
     return np.mean(a @ b)
+
+
+def numpy_rounds(x: np.ndarray) -> np.ndarray:
+    half = np.float32(0.5)
+    for _ in range(ROUNDS):
+        x = np.tanh(x) * half + np.exp(-(x * x)) / (np.abs(x) + np.float32(1))
+    return x
 
 
 def numpy_mlp_step(params: dict[str, np.ndarray], x: np.ndarray, labels: np.ndarray) -> float:
@@ -74,6 +87,14 @@ def numpy_mlp_step(params: dict[str, np.ndarray], x: np.ndarray, labels: np.ndar
 
 def engine_mean_matmul(tf: Any) -> Callable[[Any, Any], Any]:
     return lambda a, b: tf.reduce_mean(tf.matmul(a, b))
+
+
+def engine_rounds(tf: Any) -> Callable[[Any], Any]:
+    def rounds(x: Any) -> Any:
+        for _ in range(ROUNDS):
+            x = tf.tanh(x) * 0.5 + tf.exp(-(x * x)) / (tf.abs(x) + 1.0)
+        return x
+    return rounds
 
 
 def engine_mlp_step(tf: Any) -> tuple[Callable[[Any, Any], Any], list[Any]]:
@@ -111,19 +132,22 @@ def programs() -> list[Program]:
         ("1000x1000 matmul + reduce_mean", lambda: numpy_mean_matmul(A1000, B1000),
          lambda tf: (engine_mean_matmul(tf), (tf.constant(A1000), tf.constant(B1000)))),
         ("MLP training step (784-128-10, batch 64)", lambda: numpy_mlp_step(numpy_params, BATCH, LABELS), mlp),
+        (f"{ROUNDS} rounds of tanh/exp/abs/divide, 1,000 floats", lambda: numpy_rounds(THOUSAND),
+         lambda tf: (engine_rounds(tf), (tf.constant(THOUSAND),))),
     ]
 
 
 def calls_for(seconds: float) -> int:
-    """How many calls make one timing repeat last about 20 ms."""
-    return max(1, min(2000, int(0.02 / max(seconds, 1e-7))))
+    """How many calls make one timing repeat last about 5 ms (short repeats: the minimum of many finds one that
+    nothing else on the machine interrupted)."""
+    return max(1, min(2000, int(0.005 / max(seconds, 1e-7))))
 
 
 def time_call(fn: Callable[[], Any]) -> float:
     start = time.perf_counter()
     fn()
     first = time.perf_counter() - start
-    return best_time(fn, calls_for(first), repeat=5)
+    return best_time(fn, calls_for(first), repeat=15)
 
 
 def first_call(engine: Any, make: Callable[[Any], tuple[Callable, tuple]]) -> float:
@@ -135,10 +159,11 @@ def first_call(engine: Any, make: Callable[[Any], tuple[Callable, tuple]]) -> fl
     return time.perf_counter() - start
 
 
-def measure() -> dict[str, dict[str, float]]:
+def measure(with_tensorflow: bool = True) -> dict[str, dict[str, float]]:
+    """Every program on NumPy, TensorFlow and minitf (in minitf's current numerics)."""
     import minitf
 
-    tf = load_tensorflow()
+    tf = load_tensorflow() if with_tensorflow else None
     results: dict[str, dict[str, float]] = {}
     for name, by_hand, make in programs():
         row = results[name] = {"numpy": time_call(by_hand)}
@@ -192,9 +217,9 @@ def per_pass() -> dict[str, list[tuple[str, float]]]:
     return out
 
 
-def report(results: dict[str, dict[str, float]]) -> str:
+def report(results: dict[str, dict[str, float]], title: str = "program (x hand-written NumPy)") -> str:
     columns = ["tensorflow eager", "tensorflow function", "minitf eager", "minitf function"]
-    lines = [f"{'program (x hand-written NumPy)':42}" + "".join(f"{c:>21}" for c in columns) + f"{'NumPy':>12}"]
+    lines = [f"{title:42}" + "".join(f"{c:>21}" for c in columns) + f"{'NumPy':>12}"]
     for name, row in results.items():
         cells = "".join(f"{row[c] / row['numpy']:20.2f}x" if c in row else f"{'-':>21}" for c in columns)
         lines.append(f"{name:42}{cells}{row['numpy'] * 1e6:10.1f}us")
@@ -217,7 +242,12 @@ def report_passes(timings: dict[str, list[tuple[str, float]]]) -> str:
 
 
 def main() -> None:
+    import minitf
+
     print(report(measure()))
+    print()
+    with minitf.experimental.numerics("tensorflow"):
+        print(report(measure(with_tensorflow=False), title="TensorFlow-exact numerics (x NumPy)"))
     print()
     print(report_passes(per_pass()))
 

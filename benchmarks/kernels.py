@@ -1,4 +1,4 @@
-"""TensorFlow's exact float kernels (`vector_tanh`, `vector_math`) against NumPy's own ufunc, per call.
+"""TensorFlow's exact float kernels (`minitf/exact/`: `tanh`, `exp_log`) against NumPy's own ufunc, per call.
 
 minitf computes tanh, exp, log and the logistic function bit for bit as TensorFlow's CPU kernels do, one
 rounded multiply or add per NumPy call; NumPy's `np.tanh` / `np.exp` / `np.log` (for the logistic function
@@ -18,14 +18,14 @@ SIZES = (1, 10, 100, 10**4, 10**6)
 
 
 def _kernels() -> list[tuple[str, Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray], type, bool]]:
-    from minitf.ops import vector_math, vector_tanh
+    from minitf.exact import exp_log, tanh
 
-    return [("tanh float32", vector_tanh.tanh32, np.tanh, np.float32, False),
-            ("tanh float64", vector_tanh.tanh64, np.tanh, np.float64, False),
-            ("tanh float16", vector_tanh.tanh16, np.tanh, np.float16, False),
-            ("exp float32", vector_math.exp, np.exp, np.float32, False),
-            ("log float32", vector_math.log, np.log, np.float32, True),
-            ("sigmoid float32", vector_math.sigmoid, _numpy_sigmoid, np.float32, False)]
+    return [("tanh float32", tanh.tanh32, np.tanh, np.float32, False),
+            ("tanh float64", tanh.tanh64, np.tanh, np.float64, False),
+            ("tanh float16", tanh.tanh16, np.tanh, np.float16, False),
+            ("exp float32", exp_log.exp, np.exp, np.float32, False),
+            ("log float32", exp_log.log, np.log, np.float32, True),
+            ("sigmoid float32", exp_log.sigmoid, _numpy_sigmoid, np.float32, False)]
 
 
 def _numpy_sigmoid(x: np.ndarray) -> np.ndarray:

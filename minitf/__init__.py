@@ -15,7 +15,22 @@ for; docs/architecture.md lists every file.
 import builtins as _builtins
 
 from minitf import api_extensions as _api_extensions
-from minitf import autodiff, bitwise, debugging, dtypes, errors, linalg, math, nest, nn, random, types
+from minitf import (
+    autodiff,
+    bitwise,
+    debugging,
+    distribute,
+    dtypes,
+    errors,
+    experimental,
+    keras,  # tf.keras: Keras 3 on minitf (minitf/keras/)
+    linalg,
+    math,
+    nest,
+    nn,
+    random,
+    types,
+)
 from minitf import logs as _logs
 from minitf.api_extensions import (
     RaggedTensor,
@@ -23,6 +38,7 @@ from minitf.api_extensions import (
     SparseTensor,
     SparseTensorSpec,
     data,
+    io,
     ragged,
     saved_model,
     sparse,

@@ -17,6 +17,13 @@ from minitf import sparse_extra as _sparse_extra
 from minitf import strings as _strings
 from minitf.composite_specs import RaggedTensorSpec, SparseTensorSpec  # noqa: F401
 from minitf.data import dataset as _dataset
+from minitf.data import methods as _dataset_methods
+from minitf.data import reshaping as _dataset_reshaping
+from minitf.data import sources as _dataset_sources
+from minitf.io import example_proto as _example
+from minitf.io import parsing as _parsing
+from minitf.io import tensor_proto as _tensor_proto
+from minitf.io import tfrecord as _tfrecord
 from minitf.ops import segment_ops as _segment_ops
 from minitf.ops import string_ops as _string_ops
 from minitf.ragged.constant import constant as _ragged_constant
@@ -46,17 +53,32 @@ strings = types.SimpleNamespace(
 )
 
 data = types.SimpleNamespace(
-    Dataset=_dataset.Dataset, AUTOTUNE=_dataset.AUTOTUNE, INFINITE_CARDINALITY=_dataset.INFINITE,
+    Dataset=_dataset.Dataset, TFRecordDataset=_tfrecord.TFRecordDataset, Options=_dataset_sources.Options,
+    DatasetSpec=_dataset_reshaping.DatasetSpec,
+    AUTOTUNE=_dataset.AUTOTUNE, INFINITE_CARDINALITY=_dataset.INFINITE,
     UNKNOWN_CARDINALITY=_dataset.UNKNOWN,
     experimental=types.SimpleNamespace(cardinality=lambda dataset: dataset.cardinality(), AUTOTUNE=_dataset.AUTOTUNE,
+                                       assert_cardinality=_dataset_sources.assert_cardinality,
+                                       Counter=_dataset_sources.counter,
                                        INFINITE_CARDINALITY=_dataset.INFINITE, UNKNOWN_CARDINALITY=_dataset.UNKNOWN),
 )
+
+_dataset_methods.install()
 
 saved_model = types.SimpleNamespace(save=_saved_model.save, load=_saved_model.load)
 
 train = types.SimpleNamespace(Checkpoint=_checkpoint.Checkpoint, CheckpointManager=_checkpoint.CheckpointManager,
                               latest_checkpoint=_checkpoint.latest_checkpoint,
-                              list_variables=_checkpoint.list_variables)
+                              list_variables=_checkpoint.list_variables,
+                              Example=_example.Example, Features=_example.Features, Feature=_example.Feature,
+                              BytesList=_example.BytesList, FloatList=_example.FloatList,
+                              Int64List=_example.Int64List)
+
+io = types.SimpleNamespace(serialize_tensor=_tensor_proto.serialize_tensor, parse_tensor=_tensor_proto.parse_tensor,
+                           FixedLenFeature=_parsing.FixedLenFeature, VarLenFeature=_parsing.VarLenFeature,
+                           RaggedFeature=_parsing.RaggedFeature, parse_single_example=_parsing.parse_single_example,
+                           parse_example=_parsing.parse_example, TFRecordWriter=_tfrecord.TFRecordWriter,
+                           TFRecordOptions=_tfrecord.TFRecordOptions)
 
 _ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
                 "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",

@@ -20,6 +20,7 @@ from minitf import dtypes, logs
 from minitf.errors import NotFoundError
 from minitf.function.function import Function
 from minitf.function.module import Module
+from minitf.ops.generator import Generator
 from minitf.variables import Variable
 
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
@@ -28,13 +29,16 @@ _INDEX = ".index"
 
 
 def _trackable(value: Any) -> bool:
-    return isinstance(value, Variable | Module | Checkpoint)
+    return isinstance(value, Variable | Module | Checkpoint | Generator)
 
 
 def _collect(obj: Any, prefix: str, found: dict[str, Variable], seen: set[int]) -> None:
     """Every variable under `obj`, keyed by its attribute path."""
     if isinstance(obj, Variable):
         found.setdefault(prefix + _SUFFIX, obj)
+        return
+    if isinstance(obj, Generator):  # its state is a variable, keyed as TensorFlow keys it
+        found.setdefault(f"{prefix}/_state_var{_SUFFIX}", obj.state)
         return
     if isinstance(obj, list | tuple):
         for i, item in enumerate(obj):

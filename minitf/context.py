@@ -17,6 +17,10 @@ class State:
         self.tapes: list[Any] = []
         self.log_placement = False  # tf.debugging.set_log_device_placement (minitf/devices.py)
         self.active = False
+        # tf.distribute (minitf/distribute/): the strategy whose scope is entered (None: the default strategy),
+        # and the replica running now inside `strategy.run` (None: cross-replica context).
+        self.strategy: Any = None
+        self.replica_id: int | None = None
 
     def refresh(self) -> None:
         self.active = self.graph is not None or bool(self.tapes) or self.log_placement

@@ -71,10 +71,12 @@ class Op:
              decide stay unknown otherwise.
     elementwise: each output element depends on the inputs' elements at the same (broadcast) position, so
              a chain of such ops can run as one fused kernel.
+    accepts: the dtypes an elementwise op accepts, every input of one dtype: the eager path tests them inline
+             and calls `check` (which raises the error) only when they do not fit.
     """
 
     __slots__ = ("name", "kernel", "check", "shape", "grad", "num_outputs", "explain", "stateful", "value_dependent",
-                 "elementwise")
+                 "elementwise", "accepts")
 
     def __init__(
         self,
@@ -89,6 +91,7 @@ class Op:
         stateful: bool = False,
         value_dependent: bool = False,
         elementwise: bool = False,
+        accepts: frozenset | None = None,
     ) -> None:
         if shape is None:
             raise TypeError(f"Op {name!r} has no shape rule: pass shape=... (see minitf/ops/shapes.py), so that "
@@ -104,6 +107,7 @@ class Op:
         self.stateful = stateful
         self.value_dependent = value_dependent
         self.elementwise = elementwise
+        self.accepts = accepts
         REGISTRY[name] = self
 
     def __repr__(self) -> str:
@@ -139,10 +143,15 @@ def run_eager(op: Op, inputs: Sequence[Any], attrs: dict) -> Any:
 
     This is the hot path of eager execution, so it avoids helper calls where one line will do.
     """
-    if op.check is not None:
+    n = len(inputs)
+    accepts = op.accepts
+    if accepts is not None:
+        dtype = inputs[0]._dtype
+        if (dtype not in accepts or n == 2 and inputs[1]._dtype is not dtype) and op.check is not None:
+            op.check(inputs, attrs)  # raises TensorFlow's error
+    elif op.check is not None:
         op.check(inputs, attrs)
     try:
-        n = len(inputs)
         if n == 1:
             out = op.kernel(inputs[0]._value, **attrs)
         elif n == 2:

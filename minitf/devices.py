@@ -129,8 +129,50 @@ class LogicalDevice(NamedTuple):
     device_type: str
 
 
+class LogicalDeviceConfiguration(NamedTuple):
+    """One logical device to make out of a physical one (`tf.config.LogicalDeviceConfiguration()`); a CPU
+    ignores the memory limit and priority, as TensorFlow's CPU does."""
+
+    memory_limit: int | None = None
+    experimental_priority: int | None = None
+    experimental_device_ordinal: int | None = None
+
+
 _PHYSICAL = [PhysicalDevice(name="/physical_device:CPU:0", device_type="CPU")]
-_LOGICAL = [LogicalDevice(name="/device:CPU:0", device_type="CPU")]
+# The logical devices of the one CPU: one until `set_logical_device_configuration` splits it (as TensorFlow does
+# to try MirroredStrategy on one machine). TensorFlow fixes them when its runtime starts (its first op, or the
+# first listing of logical devices); minitf fixes them when they are first listed or a strategy is made (its ops
+# do not check, so that the eager path stays one flag), and from then on refuses a new configuration as
+# TensorFlow does.
+_configuration: list[LogicalDeviceConfiguration] | None = None
+_initialized = [False]
+
+
+def _logical() -> list[LogicalDevice]:
+    count = len(_configuration) if _configuration else 1
+    return [LogicalDevice(name=f"/device:CPU:{i}", device_type="CPU") for i in range(count)]
+
+
+def mark_initialized() -> None:
+    _initialized[0] = True
+
+
+def set_logical_device_configuration(device: PhysicalDevice, logical_devices: Any) -> None:
+    """Split the CPU into `len(logical_devices)` logical CPUs (`/device:CPU:0`, `/device:CPU:1`, ...)."""
+    global _configuration
+    if device not in _PHYSICAL:
+        raise ValueError(f"Unrecognized device: {device!r}\nHint: pass one of tf.config.list_physical_devices().")
+    configuration = list(logical_devices) if logical_devices is not None else None
+    if _initialized[0]:
+        if configuration == (_configuration or None):
+            return
+        raise RuntimeError("Virtual devices cannot be modified after being initialized\nHint: configure the "
+                           "logical devices first thing in the program, before any device is listed or used.")
+    _configuration = configuration
+
+
+def get_logical_device_configuration(device: PhysicalDevice) -> list[LogicalDeviceConfiguration] | None:
+    return None if _configuration is None else list(_configuration)
 
 
 def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
@@ -139,8 +181,9 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
-    """The devices ops can be placed on: one CPU."""
-    return [d for d in _LOGICAL if device_type is None or d.device_type == device_type]
+    """The devices ops can be placed on: the CPU's logical devices (one unless configured otherwise)."""
+    mark_initialized()
+    return [d for d in _logical() if device_type is None or d.device_type == device_type]
 
 
 def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:

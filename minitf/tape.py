@@ -35,7 +35,8 @@ from minitf.tensor import Tensor
 
 
 def _key(x: Any) -> int:
-    return id(x)
+    # A mirrored variable (tf.distribute) stands for the copy of the replica running now, which its reads read.
+    return id(x._tape_target) if getattr(type(x), "_per_replica", False) else id(x)
 
 
 class GradientTape:

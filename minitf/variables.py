@@ -33,7 +33,10 @@ class Variable:
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Variable:
         # As in TensorFlow, `tf.Variable(...)` makes a ResourceVariable, a subclass: isinstance(v, tf.Variable) holds.
-        return object.__new__(ResourceVariable if cls is Variable else cls)
+        # Under a strategy's scope the strategy chooses the class (MirroredStrategy: a MirroredVariable).
+        if cls is Variable:
+            cls = ResourceVariable if state.strategy is None else state.strategy._variable_class
+        return object.__new__(cls)
 
     def __init__(self, initial_value: Any = None, trainable: bool = True, validate_shape: bool = True,
                  caching_device: Any = None, name: str | None = None, variable_def: Any = None, dtype: Any = None,

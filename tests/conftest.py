@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -118,3 +119,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def tiers(request: pytest.FixtureRequest) -> Tiers:
     """What this run collected in each tier (tests/test_tiers.py)."""
     return request.config.stash[TIERS]
+
+
+@pytest.fixture(scope="module")
+def tensorflow_numerics() -> Iterator[None]:
+    """minitf's TensorFlow-exact kernels for a whole module (the files that compare bit patterns), then NumPy's
+    again. Module-scoped, so hypothesis's tests in the module may use it."""
+    import minitf
+
+    with minitf.experimental.numerics("tensorflow"):
+        yield

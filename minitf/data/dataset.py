@@ -30,12 +30,14 @@ from minitf import dtypes, nest
 from minitf.core import convert_to_tensor, state
 from minitf.data.iterators import NumpyIterator, OwnedIterator
 from minitf.data.structure import (
+    batched_cardinality,
     batched_spec,
     check_same_state,
     leaves_of,
     normalize,
     python_int,
     ragged_batch,
+    row_groups,
     row_of,
     row_spec,
     scalar,
@@ -307,17 +309,10 @@ class _BatchDataset(DatasetV2):
         outer = batch_size if drop_remainder else None
         spec = nest.map_structure(lambda s: batched_spec(s, outer), source.element_spec)
         self._ragged = [getattr(s, "ragged_rank", None) == 0 for s in leaves_of(source.element_spec)]
-        card = source._cardinality
-        if card >= 0:
-            card = card // batch_size if drop_remainder else -(-card // batch_size)
-        super().__init__(spec, card)
+        super().__init__(spec, batched_cardinality(source._cardinality, batch_size, drop_remainder))
 
     def _elements(self) -> Iterator[Any]:
-        source = self._source._elements()
-        while True:
-            rows = list(itertools.islice(source, self._size))
-            if not rows or (self._drop and len(rows) < self._size):
-                return
+        for rows in row_groups(self._source._elements(), self._size, self._drop):
             columns = zip(*[leaves_of(r) for r in rows])
             stacked = [ragged_batch(list(c)) if ragged else self._stack(stack, list(c))
                        for c, ragged in zip(columns, self._ragged)]

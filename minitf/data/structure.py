@@ -6,6 +6,8 @@ for each leaf; these helpers make elements, their specs, their rows and their ba
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -87,6 +89,22 @@ def ragged_batch(rows: list[Any]) -> Any:
     """Rows of different lengths batched into one RaggedTensor, as TensorFlow batches a ragged dataset."""
     lengths = [int(r.shape[0]) for r in rows]
     return RaggedTensor.from_row_lengths(concat(rows, axis=0), np.array(lengths, dtype=np.int64))
+
+
+def batched_cardinality(cardinality: int, batch_size: int, drop_remainder: bool) -> int:
+    """How many batches a dataset of `cardinality` elements makes (infinite and unknown stay so)."""
+    if cardinality < 0:
+        return cardinality
+    return cardinality // batch_size if drop_remainder else -(-cardinality // batch_size)
+
+
+def row_groups(elements: Iterator[Any], size: int, drop_remainder: bool) -> Iterator[list[Any]]:
+    """The elements in lists of `size` (the last one shorter, or dropped), each about to become one batch."""
+    while True:
+        rows = list(itertools.islice(elements, size))
+        if not rows or (drop_remainder and len(rows) < size):
+            return
+        yield rows
 
 
 def check_same_state(old: Any, new_spec: Any) -> None:

@@ -35,8 +35,10 @@ class ConcreteFunction:
     """One trace of a `tf.function`: a FuncGraph plus how Python arguments map onto its inputs."""
 
     def __init__(self, graph: FuncGraph, sig: inspect.Signature, key: tuple, param_names: list[str],
-                 function_name: str) -> None:
+                 function_name: str, jit_compile: bool | None = None) -> None:
         self.graph = graph
+        self._jit_compile = jit_compile
+        self._compilable = False  # checked once, at the first call
         self._sig = sig
         self._key = key
         self._param_names = param_names
@@ -133,9 +135,23 @@ class ConcreteFunction:
         """Optimise once per setting of `tf.config.optimizer` (changing a switch optimises again)."""
         version = optimizer.options_version()
         if self._optimized is None or self._optimized[0] != version:
-            graph, report = optimizer.optimize(self.graph)
+            if self._jit():
+                from minitf.function.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
+                graph, report = pipeline.compile_graph(self.graph)
+            else:
+                graph, report = optimizer.optimize(self.graph)
             self._optimized = (version, graph, report)
         return self._optimized
+
+    def _jit(self) -> bool:
+        """Compiled by the jit: `jit_compile=True`, or auto-clustering on and `jit_compile` not False."""
+        return bool(self._jit_compile) or (self._jit_compile is None and optimizer.get_jit() == "autoclustering")
+
+    def _check_compilable(self) -> None:
+        if self._jit_compile and not self._compilable:  # the whole function must compile (auto-clustering
+            from minitf.function.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
+            pipeline.check_compilable(self.graph, self._function_name)  # leaves out what cannot)
+            self._compilable = True
 
     @property
     def optimized_graph(self) -> FuncGraph:
@@ -169,6 +185,7 @@ class ConcreteFunction:
         return runner[1](args)
 
     def _make_runner(self) -> Callable[[Sequence[Any]], Any]:
+        self._check_compilable()
         graph = self._optimize()[1]
         code = compiled(graph)
         fn = code.fn
@@ -202,6 +219,7 @@ class ConcreteFunction:
     def _call_flat(self, flat_args: list[Any]) -> Any:
         """Run the graph on the flat tensor arguments (captures are added here)."""
         inputs = flat_args + self._captures if self._captures else flat_args
+        self._check_compilable()
         if state.graph is not None:
             outputs = call_traced(self.graph, inputs)
         else:

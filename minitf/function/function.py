@@ -110,6 +110,13 @@ class Function:
             return FunctionType([p.replace(annotation=p.empty) for p in self._sig.parameters.values()])
         return FunctionType(signature_parameters(self._sig, self._input_signature))
 
+    def experimental_get_compiler_ir(self, *args: Any, **kwargs: Any) -> Callable[..., str | bytes]:
+        """What the jit makes of the trace for these arguments, stage by stage: call the result with
+        `stage="hlo"` (the default), "optimized_hlo", "optimized_hlo_dot", or minitf's own "loop_ir",
+        "python", "llvm", "asm"."""
+        from minitf.function.jit.stages import compiler_ir  # noqa: PLC0415 - the jit loads on first use
+        return compiler_ir(self.get_concrete_function(*args, **kwargs))
+
     def experimental_get_tracing_count(self) -> int:
         return self._tracing_count
 
@@ -245,7 +252,7 @@ class Function:
         if graph.variables:
             self._created_variables = True
         self._tracing_count += 1
-        concrete = ConcreteFunction(graph, self._sig, key, list(bound.arguments), self._name)
+        concrete = ConcreteFunction(graph, self._sig, key, list(bound.arguments), self._name, self._jit_compile)
         self._cache[key] = concrete
         self._concrete.append(concrete)
         return concrete

@@ -69,6 +69,11 @@ _KNOWN_KEYS = frozenset({
 def set_experimental_options(options: dict[str, Any]) -> None:
     """`tf.config.optimizer.set_experimental_options`: switch passes on (True) or off (False) by key."""
     _options.update({k: v for k, v in dict(options).items() if k in _KNOWN_KEYS})
+    invalidate()
+
+
+def invalidate() -> None:
+    """Every optimised graph and its generated code is out of date (a switch changed, or the kernels did)."""
     _version[0] += 1
 
 
@@ -76,8 +81,10 @@ _jit = [""]
 
 
 def set_jit(enabled: bool | str) -> None:
-    """`tf.config.optimizer.set_jit`: remembered and reported, but minitf has no XLA compiler to switch on."""
+    """`tf.config.optimizer.set_jit`: auto-clustering, i.e. every `tf.function` without `jit_compile=False` is
+    compiled by the jit (function/jit/), and ops it cannot compile run as usual."""
     _jit[0] = "autoclustering" if enabled is True or enabled == "autoclustering" else ""
+    invalidate()  # functions compile again (or stop compiling) at their next call
 
 
 def get_jit() -> str:

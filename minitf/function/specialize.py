@@ -27,7 +27,7 @@ import numpy as np
 
 from minitf import dtypes
 from minitf.function.graph import Operation
-from minitf.ops import summation
+from minitf.ops.reductions import mean_kernel
 from minitf.tensor import make
 
 Expression = tuple[str, dict[str, Any]]  # source with {0}, {1}, ... for the inputs; globals it needs
@@ -70,13 +70,13 @@ def _sum_to_shape(op: Operation) -> Expression | None:
 
 
 def _mean(op: Operation) -> Expression | None:
-    """The float mean of a whole tensor: TensorFlow's ordered sum divided by a count known now."""
+    """The float mean of a whole tensor: the kernel's np.mean without its dtype and axis work. (Where another
+    kernel computes the mean, as in TensorFlow-exact numerics, the kernel is called.)"""
     x = op.inputs[0]
-    if op.attrs["axis"] is not None or op.attrs["keepdims"] or x.dtype not in _FLOATS or not _known(op) \
-            or x.shape.rank == 0 or not x.shape.num_elements():
+    if op.op_def.kernel is not mean_kernel or op.attrs["axis"] is not None or op.attrs["keepdims"] \
+            or x.dtype not in _FLOATS or not _known(op) or x.shape.rank == 0:
         return None
-    count = x.dtype._np.type(x.shape.num_elements())
-    return "tf_sum({0}, None) / {count}", {"tf_sum": summation.tf_sum, "count": count}
+    return "np.mean({0})", {}
 
 
 def _read(op: Operation) -> Expression | None:

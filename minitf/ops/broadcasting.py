@@ -38,7 +38,7 @@ def unary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | N
         if inputs[0].dtype not in allowed:
             allowed_dtypes(name, allowed, inputs[0].dtype)
 
-    return Op(name, kernel, check=check, shape=shape, grad=grad, elementwise=True)
+    return Op(name, kernel, check=check, shape=shape, grad=grad, elementwise=True, accepts=allowed)
 
 
 def binary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
@@ -58,7 +58,7 @@ def binary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | 
         return str(exc)
 
     return Op(name, kernel, check=check, shape=shapes.broadcast_rule(out_dtype), grad=grad, explain=explain,
-              elementwise=True)
+              elementwise=True, accepts=allowed)
 
 
 

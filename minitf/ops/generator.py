@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes
+from minitf import context, dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
 from minitf.ops import philox, random_ops, shapes, stateless_random_ops
@@ -96,6 +96,7 @@ class Generator:
                              "tf.random.Generator.from_seed(seed) to make a generator from a seed.")
         self._alg = _algorithm(alg)
         self._state_var = Variable(convert_to_tensor(state, dtype=dtypes.int64), trainable=False)
+        self._strategy = context.state.strategy  # made in a strategy's scope: each replica gets its own stream
 
     @classmethod
     def from_seed(cls, seed: Any, alg: Any = None) -> Generator:
@@ -144,7 +145,13 @@ class Generator:
         return old
 
     def _key_counter(self, dims: tuple) -> tuple[Tensor, Tensor]:
-        return bind(RngStateKeyCounter, self.skip(random_ops._size(dims)))
+        key, counter = bind(RngStateKeyCounter, self.skip(random_ops._size(dims)))
+        replica = context.state.replica_id
+        if self._strategy is not None and replica is not None:
+            # TensorFlow's per-replica stream: the key hashed with the replica's id (a Philox draw keyed by it)
+            key = bind(stateless_random_ops.StatelessRandomUniformFullIntV2, key,
+                       convert_to_tensor(np.array([replica, 0], dtype=np.uint64)), shape=(1,), dtype=dtypes.uint64)
+        return key, counter
 
     def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,
                 name: str | None = None) -> Tensor:

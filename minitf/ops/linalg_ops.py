@@ -55,20 +55,19 @@ def _matmul_grad(c: Any, g: Tensor) -> list:
     a, b = c.x, c.y
     ta, tb = c.attrs["transpose_a"], c.attrs["transpose_b"]
     a_, b_ = (conj(a), conj(b)) if a.dtype.is_complex else (a, b)
+    need_a, need_b = c.needs[0], c.needs[1]  # a product nobody asked for (the data's gradient) is not computed
 
-    def mm(x: Tensor, y: Tensor, tx: bool, ty: bool) -> Tensor:
-        return bind(c.op, x, y, transpose_a=tx, transpose_b=ty)
+    def mm(needed: bool, x: Tensor, y: Tensor, tx: bool, ty: bool, like: Tensor) -> Tensor | None:
+        return unbroadcast(bind(c.op, x, y, transpose_a=tx, transpose_b=ty), like) if needed else None
 
     # C = op(A) @ op(B), op = transpose where the flag says so; the four cases of the chain rule:
     if not ta and not tb:
-        da, db = mm(g, b_, False, True), mm(a_, g, True, False)
-    elif not ta and tb:
-        da, db = mm(g, b_, False, False), mm(g, a_, True, False)
-    elif ta and not tb:
-        da, db = mm(b_, g, False, True), mm(a_, g, False, False)
-    else:
-        da, db = mm(b_, g, True, True), mm(g, a_, True, True)
-    return [unbroadcast(da, a), unbroadcast(db, b)]
+        return [mm(need_a, g, b_, False, True, a), mm(need_b, a_, g, True, False, b)]
+    if not ta and tb:
+        return [mm(need_a, g, b_, False, False, a), mm(need_b, g, a_, True, False, b)]
+    if ta and not tb:
+        return [mm(need_a, b_, g, False, True, a), mm(need_b, a_, g, False, False, b)]
+    return [mm(need_a, b_, g, True, True, a), mm(need_b, g, a_, True, True, b)]
 
 
 def _matmul_check(name: str) -> Any:

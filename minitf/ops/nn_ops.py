@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -13,7 +13,7 @@ from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
 from minitf.custom_gradients import custom_gradient
 from minitf.errors import InvalidArgumentError, allowed_dtypes, graph_build_error, op_error, static_error, tf_type_name
-from minitf.ops import approximate_reciprocal, shapes, summation, unary_math, vector_math
+from minitf.ops import shapes, unary_math
 from minitf.ops.binary_math import add, divide, multiply, subtract
 from minitf.ops.broadcasting import zeros_like_
 from minitf.ops.cast_where import cast, where
@@ -29,54 +29,20 @@ sigmoid = unary_math.sigmoid
 tanh = unary_math.tanh
 
 
-def _softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+def softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+    """exp(x - max) / sum: shifting by the row's largest value keeps exp from overflowing."""
     if x.size == 0:
         return x.copy()
-    if x.dtype in (np.float32, np.float64):
-        return _along_last_axis(_tf_softmax, x, axis)
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    e = np.exp(shifted)
-    return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 
 
-def _log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+def log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
+    """(x - max) - log(sum(exp(x - max))): the log of a sum of values that are at most 1, never of 0."""
     if x.size == 0:
         return x.copy()
-    if x.dtype in (np.float32, np.float64):
-        return _along_last_axis(_tf_log_softmax, x, axis)
     shifted = x - np.max(x, axis=axis, keepdims=True)
-    return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(x.dtype)
-
-
-# TensorFlow's kernels, on rows (the class axis last): the sum adds in TensorFlow's order, softmax multiplies by
-# the sum's reciprocal. float32 exp and log are TensorFlow's own (`vector_math`): softmax takes the exp of the
-# whole tensor of shifted logits (packets, then the C library for the last n % 8 values); log_softmax takes
-# the exp inside the sum, row by row (packets, then the C library for the last k % 8 values of each row), and
-# the log of the row sums as a tensor of its own. float64 exp and log are NumPy's.
-
-def _along_last_axis(kernel: Callable[[np.ndarray], np.ndarray], x: np.ndarray, axis: int) -> np.ndarray:
-    """`kernel` on the rows of `x` with `axis` swapped to the end, as `tf.nn.softmax(axis=...)` swaps it (the
-    order of the rows decides which values the float32 exp computes in a packet)."""
-    swapped = np.swapaxes(x, axis, -1)
-    rows = np.ascontiguousarray(swapped).reshape(-1, swapped.shape[-1])
-    return np.swapaxes(kernel(rows).reshape(swapped.shape), -1, axis)
-
-
-def _tf_softmax(rows: np.ndarray) -> np.ndarray:
-    shifted = rows - rows.max(axis=1, keepdims=True)
-    if rows.dtype == np.float32:  # Eigen's packet reciprocal (the processor's rcpps) for whole packets of sums
-        e = vector_math.exp(shifted)
-        return e * approximate_reciprocal.reciprocal(summation.row_sums(e))[:, None]
-    e = np.exp(shifted)
-    return e * (rows.dtype.type(1) / summation.row_sums(e))[:, None]
-
-
-def _tf_log_softmax(rows: np.ndarray) -> np.ndarray:
-    shifted = rows - rows.max(axis=1, keepdims=True)
-    if rows.dtype == np.float32:
-        sums = summation.row_sums(vector_math.along_rows(shifted, vector_math.exp_packet, vector_math.exp_scalar))
-        return shifted - vector_math.log(sums)[:, None]
-    return shifted - np.log(summation.row_sums(np.exp(shifted)))[:, None]
+    return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(x.dtype, copy=False)
 
 
 def _softmax_grad(c: Any, g: Tensor) -> list:
@@ -98,9 +64,9 @@ def _float_check(name: str) -> Any:
     return check
 
 
-Softmax = Op("Softmax", _softmax_kernel, check=_float_check("Softmax"), shape=shapes.same_as_first,
+Softmax = Op("Softmax", softmax_kernel, check=_float_check("Softmax"), shape=shapes.same_as_first,
              grad=_softmax_grad)
-LogSoftmax = Op("LogSoftmax", _log_softmax_kernel, check=_float_check("LogSoftmax"), shape=shapes.same_as_first,
+LogSoftmax = Op("LogSoftmax", log_softmax_kernel, check=_float_check("LogSoftmax"), shape=shapes.same_as_first,
                 grad=_log_softmax_grad)
 
 

@@ -1,6 +1,7 @@
 """Reductions along axes: reduce_sum/mean/prod/max/min/any/all, logsumexp, variance, argmax, cumsum.
 
-Float sums follow TensorFlow's summation order (minitf/ops/summation.py), so results print TensorFlow's digits.
+Float sums are NumPy's (pairwise along the innermost axis): they agree with TensorFlow's to float precision,
+and its exact order is an opt-in mode (minitf/exact/summation.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from minitf.context import state
 from minitf.conversion import convert_to_tensor, static_value
 from minitf.core import Op, bind
 from minitf.errors import InvalidArgumentError, allowed_dtypes, dtype_mismatch, op_error, static_error
-from minitf.ops import shapes, summation
+from minitf.ops import shapes
 from minitf.ops.binary_math import divide_no_nan
 from minitf.ops.broadcasting import BOOL, NUM, REAL, ReshapeLike, broadcast_like, zeros_like_
 from minitf.ops.cast_where import cast, where
@@ -64,29 +65,15 @@ def _reduce_kernel(np_fn: Callable, **extra: Any) -> Callable:
     return kernel
 
 
-def _sum_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
-    if _in_tensorflows_order(x):
-        return _keep_dims(summation.tf_sum(x, axis), x, axis, keepdims)
+def sum_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
     return np.asarray(np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
-
-
-def _in_tensorflows_order(x: Any) -> bool:
-    """float32 and float64 sums follow TensorFlow's order (summation.py), so they print its last digit."""
-    return isinstance(x, np.ndarray) and x.ndim > 0 and x.dtype in (np.float32, np.float64)
-
-
-def _keep_dims(total: np.ndarray | np.generic, x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
-    if keepdims:
-        axes = range(x.ndim) if axis is None else axis
-        total = total.reshape([1 if i in axes else d for i, d in enumerate(x.shape)])
-    return np.asarray(total)[()]
 
 
 def _prod_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
     return np.asarray(np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
 
 
-def _mean_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
+def mean_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
     if x.dtype.kind in "iu":
         # TensorFlow sums narrow integers in 64 bits (the mean of uint8 [1, 255] is 128); int64 wraps.
         total = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64 if x.dtype.itemsize < 8 else x.dtype)
@@ -97,12 +84,6 @@ def _mean_kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
         quotient = total // count
         quotient = quotient + ((total < 0) & (quotient * count != total))
         return np.asarray(quotient).astype(x.dtype)[()]
-    if _in_tensorflows_order(x):  # TensorFlow's mean: the sum, divided by the count in the same precision
-        total = summation.tf_sum(x, axis)
-        count = x.dtype.type(x.size // total.size if total.size else 0)
-        if not keepdims and type(total) is not np.ndarray:  # a whole tensor: NumPy scalars divide in a tenth of
-            return total / count  # the time of arrays (the same float division)
-        return _keep_dims(total / count, x, axis, keepdims)
     return np.asarray(np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype))[()]
 
 
@@ -179,8 +160,8 @@ def _reduction(name: str, kernel: Callable, allowed: frozenset, grad: Callable |
     return Op(name, kernel, check=check, shape=reduce_rule, grad=grad)
 
 
-Sum = _reduction("Sum", _sum_kernel, NUM, _sum_grad)
-Mean = _reduction("Mean", _mean_kernel, NUM, _mean_grad)
+Sum = _reduction("Sum", sum_kernel, NUM, _sum_grad)
+Mean = _reduction("Mean", mean_kernel, NUM, _mean_grad)
 Prod = _reduction("Prod", _prod_kernel, NUM, _prod_grad)
 Max = _reduction("Max", _extreme_kernel(np.max, _lowest), REAL, _extreme_grad)
 Min = _reduction("Min", _extreme_kernel(np.min, _highest), REAL, _extreme_grad)

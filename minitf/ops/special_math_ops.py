@@ -19,7 +19,6 @@ import numpy as np
 from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import bind
-from minitf.ops import vector_math
 from minitf.ops.binary_math import divide_no_nan
 from minitf.ops.broadcasting import binary_op, ones_like_, unary_op, unbroadcast, zeros_like_
 from minitf.ops.cast_where import cast
@@ -114,7 +113,7 @@ rint = _unary_fn(Rint, "The nearest integer, halves to even (rint(2.5) is 2.0)."
 # Products that are 0 where the first factor is 0
 # ---------------------------------------------------------------------------------------------------
 
-def _zero_where_x_is_zero(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+def zero_where_x_is_zero(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
     def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             out = fn(x, y)
@@ -146,22 +145,16 @@ def _mul_no_nan_grad(c: Any, g: Tensor) -> list:
     return [unbroadcast(bind(MulNoNan, g, y), x), unbroadcast(bind(MulNoNan, x, g), y)]
 
 
-def _log(y: np.ndarray) -> np.ndarray:
-    """TensorFlow's float32 log is Eigen's own (`vector_math`); other dtypes NumPy's."""
-    y = np.asarray(y)
-    return vector_math.log(y) if y.dtype == np.float32 else np.log(y)
-
-
-def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def xlogy_values(x: np.ndarray, y: np.ndarray, log: Callable[[np.ndarray], np.ndarray] = np.log) -> np.ndarray:
     x, y = np.broadcast_arrays(x, y)
-    return x * _log(y)
+    return x * log(np.asarray(y))
 
 
-Xlogy = binary_op("Xlogy", _zero_where_x_is_zero(_xlogy), FC, _xlogy_grad)
-Xdivy = binary_op("Xdivy", _zero_where_x_is_zero(np.true_divide), FC, _xdivy_grad)
-Xlog1py = binary_op("Xlog1py", _zero_where_x_is_zero(lambda x, y: x * np.log1p(y)), FC, _xlog1py_grad)
+Xlogy = binary_op("Xlogy", zero_where_x_is_zero(xlogy_values), FC, _xlogy_grad)
+Xdivy = binary_op("Xdivy", zero_where_x_is_zero(np.true_divide), FC, _xdivy_grad)
+Xlog1py = binary_op("Xlog1py", zero_where_x_is_zero(lambda x, y: x * np.log1p(y)), FC, _xlog1py_grad)
 # MulNoNan is 0 where its second argument is 0.
-MulNoNan = binary_op("MulNoNan", lambda x, y: _zero_where_x_is_zero(np.multiply)(y, x), FC, _mul_no_nan_grad)
+MulNoNan = binary_op("MulNoNan", lambda x, y: zero_where_x_is_zero(np.multiply)(y, x), FC, _mul_no_nan_grad)
 
 
 def _pair(x: Any, y: Any) -> tuple[Tensor, Tensor]:

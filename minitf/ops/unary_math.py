@@ -16,7 +16,7 @@ from minitf import dtypes
 from minitf.conversion import convert_to_tensor
 from minitf.core import Op, bind
 from minitf.errors import no_kernel
-from minitf.ops import approximate_reciprocal, shapes, vector_math, vector_tanh
+from minitf.ops import shapes
 from minitf.ops.broadcasting import FC, NUM, REAL, SIGNED, SIGNED_REAL, F, unary_function, unary_op, zeros_like_
 from minitf.ops.cast_where import cast
 from minitf.tensor import Tensor
@@ -35,7 +35,10 @@ def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
     if np.asarray(x).dtype.kind == "c":
         return np.asarray(0.5 * (np.tanh(0.5 * x) + 1), dtype=x.dtype)[()]
     if np.asarray(x).dtype == np.float32:
-        return vector_math.sigmoid(np.asarray(x))[()]  # TensorFlow's own float32 kernel, bit for bit
+        # 4 / (4 + 4 exp(-x)) is 1 / (1 + exp(-x)) rounded the same way (powers of 2 scale exactly), except that
+        # 4 exp(-x) overflows to inf, and the result to 0, just where it would be below the smallest normal.
+        four = np.float32(4)
+        return np.asarray(four / (four + np.exp(-x) * four))[()]
     wide = np.asarray(x, dtype=np.float64)
     e = np.exp(-np.abs(wide))
     out = np.where(wide >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
@@ -64,8 +67,6 @@ ReluGrad: Op = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.
 def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
         raise no_kernel("Reciprocal", dtypes.from_numpy(x.dtype))
-    if np.asarray(x).dtype == np.float32:  # Eigen's packet reciprocal, as TensorFlow's kernel computes it
-        return approximate_reciprocal.reciprocal(np.asarray(x))[()]
     return np.reciprocal(x)
 
 
@@ -92,28 +93,9 @@ Square = unary_op("Square", np.square, NUM, lambda c, g: [g * 2 * _conj_if_compl
 # SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan), as in TensorFlow.
 Sqrt = unary_op("Sqrt", np.sqrt, FC, lambda c, g: [_fused_grad(SqrtGrad, c.out, g)])
 Rsqrt = unary_op("Rsqrt", lambda x: 1 / np.sqrt(x), FC, lambda c, g: [_fused_grad(RsqrtGrad, c.out, g)])
-def _float32_like_tensorflow(tensorflows: Callable[[np.ndarray], np.ndarray],
-                             other: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """float32 through TensorFlow's own kernel (`vector_math`: Eigen's packets and the C library's tail),
-    other dtypes through `other`."""
-    def kernel(x: Any) -> Any:
-        if np.asarray(x).dtype == np.float32:
-            return tensorflows(np.asarray(x))[()]
-        return other(x)
-    return kernel
-
-
-Exp = unary_op("Exp", _float32_like_tensorflow(vector_math.exp, np.exp), FC,
-             lambda c, g: [g * _conj_if_complex(c.out)])
-
-
-Log = unary_op("Log", _float32_like_tensorflow(vector_math.log, np.log), FC,
-             lambda c, g: [g / _conj_if_complex(c.x)])
-
-
-# float32, float64 and float16 as TensorFlow's Eigen kernel computes them (`vector_tanh`), bit for bit.
-Tanh = unary_op("Tanh", _float32_like_tensorflow(vector_tanh.tanh32, vector_tanh.real_or_complex), FC,
-                lambda c, g: [_fused_grad(TanhGrad, c.out, g)])
+Exp = unary_op("Exp", np.exp, FC, lambda c, g: [g * _conj_if_complex(c.out)])
+Log = unary_op("Log", np.log, FC, lambda c, g: [g / _conj_if_complex(c.x)])
+Tanh = unary_op("Tanh", np.tanh, FC, lambda c, g: [_fused_grad(TanhGrad, c.out, g)])
 Sigmoid = unary_op("Sigmoid", _sigmoid_kernel, FC, lambda c, g: [_fused_grad(SigmoidGrad, c.out, g)])
 Reciprocal = unary_op("Reciprocal", _reciprocal_kernel, SIGNED, lambda c, g: [_fused_grad(ReciprocalGrad, c.out, g)])
 Round = unary_op("Round", _round_kernel, NUM)

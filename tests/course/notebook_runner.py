@@ -175,6 +175,54 @@ def mask_numbers(text: str) -> str:
     return re.sub(r"[ \t]+", "", _NUMBER.sub("#", text))
 
 
+# Two engines print the same float to float precision, not to the bit (NumPy's kernels against TensorFlow's):
+# printed numbers agree within this relative and absolute tolerance (float32 carries about 7 significant
+# digits), or differ by one unit in the last printed digit of a number printed with 3 significant digits or
+# more (two nearly equal values that round apart, as 0.12345 and 0.12344999 do at 4 decimals).
+PRINTED_RTOL = 1e-5
+PRINTED_ATOL = 1e-6
+
+
+def _is_float(token: str) -> bool:
+    return any(c in token for c in ".eE")
+
+
+def _last_digit(token: str) -> float:
+    """The value of one unit in the last printed digit of a decimal number (0.0125 -> 0.0001)."""
+    mantissa, _, exponent = token.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
+def _significant_digits(token: str) -> int:
+    return len(token.lower().partition("e")[0].lstrip("+-").replace(".", "").lstrip("0"))
+
+
+def _numbers_agree(expected: str, actual: str) -> bool:
+    if expected == actual:
+        return True
+    if not (_is_float(expected) and _is_float(actual)):
+        return False  # integers (counts, shapes, indices) print exactly
+    e, a = float(expected), float(actual)
+    if e == 0 == a:
+        return expected.startswith("-") == actual.startswith("-")  # the sign of a zero prints the same
+    if abs(e - a) <= PRINTED_ATOL + PRINTED_RTOL * abs(e):
+        return True
+    unit = _last_digit(expected)
+    return (unit == _last_digit(actual) and min(_significant_digits(expected), _significant_digits(actual)) >= 3
+            and abs(e - a) <= unit * 1.000001)
+
+
+def printed_difference(expected: str, actual: str) -> str | None:
+    """None when `actual` printed what `expected` did: the same text (spacing aside) and the same numbers to
+    float precision (`_numbers_agree`); otherwise what differs."""
+    if mask_numbers(expected) != mask_numbers(actual):
+        return "the text differs"
+    pairs = zip(_NUMBER.findall(expected), _NUMBER.findall(actual))
+    wrong = [f"{e} vs {a}" for e, a in pairs if not _numbers_agree(e, a)]
+    return f"numbers differ: {', '.join(wrong[:5])}" if wrong else None
+
+
 def solution_notebooks() -> list[Path]:
     """Instructor sources of every part: solutions/<assignment>/NN-slug.ipynb."""
     return sorted(p for p in SOLUTIONS.glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)

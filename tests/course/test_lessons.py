@@ -19,6 +19,7 @@ from notebook_runner import (
     execute_cached,
     is_test_cell,
     mask_numbers,
+    printed_difference,
     nbgrader_meta,
     released_notebook,
     solution_notebooks,
@@ -152,8 +153,9 @@ def test_solution_prints_the_same_on_tensorflow_as_on_minitf(solution: Path) -> 
     for label, tags, expected, actual in printed:
         if RANDOM_OUTPUT_TAG in tags:
             expected, actual = mask_numbers(expected), mask_numbers(actual)
-        if expected != actual:
-            differences.append(f"{label}\n--- tensorflow\n{expected}--- minitf\n{actual}")
+        difference = printed_difference(expected, actual)
+        if difference:
+            differences.append(f"{label}: {difference}\n--- tensorflow\n{expected}--- minitf\n{actual}")
     assert not differences, "printed output differs between engines:\n" + "\n".join(differences)
 
 

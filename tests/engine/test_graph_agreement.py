@@ -1,12 +1,13 @@
-"""Generated programs agree four ways: minitf eagerly, minitf's traced graph as traced, minitf's optimised graph,
-and real TensorFlow's tf.function.
+"""Generated programs agree five ways: minitf eagerly, minitf's traced graph as traced, minitf's optimised graph,
+minitf's jit (`jit_compile=True`: regions compiled to loops) and real TensorFlow's tf.function.
 
 A program is a list of steps drawn by hypothesis. Each step applies an op to earlier values: elementwise maths
 with broadcasting, neutral constants (`x * 1`, `x + 0`) that simplification removes, constant subexpressions
 that folding computes, repeated subexpressions that CSE merges, casts between float32 and float64,
 reductions, a dense layer that MatMul fusion fuses, a `tf.cond`, and a variable updated along the way. Some
-programs also take their gradient under a tape inside the function. minitf's three ways must agree exactly
-(the passes never change what a kernel computes); TensorFlow within float32 rounding.
+programs also take their gradient under a tape inside the function. minitf's first three ways must agree exactly
+(the passes never change what a kernel computes); the jit within float32 rounding (its loops add in another
+order and lower a kernel to scalar operations, as XLA does), and TensorFlow too.
 """
 
 from __future__ import annotations
@@ -139,20 +140,23 @@ def outcomes(tf: Any, body: Callable, steps: list[tuple], data: list[float], mod
     if mode == "eager":
         result = body(tf, steps, x, y, v)
     else:
-        switches(mode == "optimised")
-        result = tf.function(lambda x, y: body(tf, steps, x, y, v))(x, y)
+        switches(mode != "traced")
+        result = tf.function(lambda x, y: body(tf, steps, x, y, v), jit_compile=mode == "jit")(x, y)
     parts = result if isinstance(result, tuple) else (result,)
     return (*[np.asarray(p.numpy()) for p in parts], np.asarray(v.numpy()))
 
 
-def check(body: Callable, steps: list[tuple], data: list[float], switches: Callable[[bool], None]) -> None:
+def check(body: Callable, steps: list[tuple], data: list[float], switches: Callable[[bool], None],
+          jit: bool = True) -> None:
     eager = outcomes(minitf, body, steps, data, "eager", switches)
     traced = outcomes(minitf, body, steps, data, "traced", switches)
     optimised = outcomes(minitf, body, steps, data, "optimised", switches)
     reference = outcomes(real_tf, body, steps, data, "tensorflow", switches)
-    for e, t, o, r in zip(eager, traced, optimised, reference):
+    jitted = outcomes(minitf, body, steps, data, "jit", switches) if jit else optimised
+    for e, t, o, j, r in zip(eager, traced, optimised, jitted, reference):
         np.testing.assert_array_equal(t, o, err_msg=f"traced vs optimised graph, program {steps}")
         np.testing.assert_allclose(e, o, rtol=1e-6, atol=1e-6, err_msg=f"eager vs graph, program {steps}")
+        np.testing.assert_allclose(j, o, rtol=1e-5, atol=1e-5, err_msg=f"jit vs optimised graph, program {steps}")
         np.testing.assert_allclose(o, r, rtol=2e-5, atol=2e-5, err_msg=f"minitf vs TensorFlow, program {steps}")
 
 
@@ -178,4 +182,9 @@ EVERY_STEP = [("unary", "sin", 0), ("binary", "add", 0, 1), ("neutral", "*1", 2)
 
 def test_a_program_of_every_step_and_its_gradient_agree_eager_traced_optimised_and_tensorflow(
         switches: Callable[[bool], None]) -> None:
+    check(with_gradient, EVERY_STEP, [float(x) for x in np.linspace(-1.5, 1.5, 12)], switches, jit=False)
+
+
+@pytest.mark.slow  # Numba compiles each region of it (a few seconds)
+def test_a_program_of_every_step_and_its_gradient_agree_under_jit_compile(switches: Callable[[bool], None]) -> None:
     check(with_gradient, EVERY_STEP, [float(x) for x in np.linspace(-1.5, 1.5, 12)], switches)

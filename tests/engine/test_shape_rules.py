@@ -522,9 +522,9 @@ def variable_case(draw: Draw, op_name: str) -> Case:
     return captured(op_name, lambda: method(x, read_value=False))
 
 
-def _fused_cases(fn: Callable[..., Any], spec: list[tf.TensorSpec], op_type: str) -> Case:
-    """Trace `fn`, take the fused node the optimiser made, and feed it values of its inputs' shapes."""
-    cf = tf.function(fn).get_concrete_function(*spec)
+def _fused_cases(fn: Callable[..., Any], spec: list[tf.TensorSpec], op_type: str, jit: bool = False) -> Case:
+    """Trace `fn`, take the fused node the optimiser (or the jit) made, and feed it values of its inputs' shapes."""
+    cf = tf.function(fn, jit_compile=jit).get_concrete_function(*spec)
     node = next(op for op in cf.optimized_graph.get_operations() if op.type == op_type)
     inputs = [np.full([int(d) for d in t.shape], 0.5, t.dtype._np) for t in node.inputs]
     return inputs, dict(node.attrs)
@@ -534,6 +534,14 @@ def _fused_cases(fn: Callable[..., Any], spec: list[tf.TensorSpec], op_type: str
 def fused_elementwise(draw: Draw) -> Case:
     dims = tuple(draw(shape(max_dims=2)))
     return _fused_cases(lambda a, b: tf.exp(a) * b + 1.0, [tf.TensorSpec(dims, tf.float32)] * 2, "FusedElementwise")
+
+
+@st.composite
+def xla_fusion(draw: Draw) -> Case:
+    """A jit region (exp: NumPy on blocks, so no machine code is compiled per example) with a row sum."""
+    dims = (size(draw), size(draw))
+    return _fused_cases(lambda a, b: tf.reduce_sum(tf.exp(a) * b + 1.0, axis=1), [tf.TensorSpec(dims, tf.float32)] * 2,
+                        "XlaFusion", jit=True)
 
 
 @st.composite
@@ -715,7 +723,23 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "UnicodeDecode": lambda d: (lambda w: lambda: tf.strings.unicode_decode(w, "UTF-8"))(words(d)),
     "UnicodeEncode": lambda d: (lambda rt: lambda: tf.strings.unicode_encode(tf.cast(rt, tf.int32) + 65, "UTF-8"))(
         ragged_value(d)),
+    "SerializeTensor": lambda d: (lambda x: lambda: tf.io.serialize_tensor(x))(d(values("float32", shape()))),
+    "ParseTensor": lambda d: (lambda x: lambda: tf.io.parse_tensor(tf.io.serialize_tensor(x), tf.float32))(
+        d(values("float32", shape()))),
+    "ParseExampleV2": lambda d: (lambda n: lambda: tf.io.parse_example(
+        [serialized_example(i) for i in range(n)], {"n": tf.io.FixedLenFeature([2], tf.int64),
+                                                     "v": tf.io.VarLenFeature(tf.float32),
+                                                     "r": tf.io.RaggedFeature(tf.string, value_key="s")}))(size(d)),
 }
+
+
+def serialized_example(i: int) -> bytes:
+    """An Example with a fixed-length, a var-length and a ragged feature, `i` values in the last two."""
+    feature = tf.train.Feature
+    return tf.train.Example(features=tf.train.Features(feature={
+        "n": feature(int64_list=tf.train.Int64List(value=[i, 1])),
+        "v": feature(float_list=tf.train.FloatList(value=[0.5] * i)),
+        "s": feature(bytes_list=tf.train.BytesList(value=[b"x"] * i))})).SerializeToString()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -812,12 +836,15 @@ INPUTS: dict[str, st.SearchStrategy] = {
         "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"]},
     "FusedElementwise": fused_elementwise(),
     "_FusedMatMul": fused_matmul(),
+    "XlaFusion": xla_fusion(),
     **{name: through(name, call) for name, call in PUBLIC_CALLS.items()},
 }
 
 # Ops whose output size depends on the data itself, not only on shapes and constant values: the rule can
 # only leave that dimension unknown (TensorFlow does the same).
 DATA_DEPENDENT = {"Where": "one row per true entry",
+                  "ParseTensor": "the shape is written in the serialized bytes",
+                  "ParseExampleV2": "var-length and ragged features hold as many values as the examples do",
                   "TensorListSetItem": "a TensorArray's stack grows to the index written",
                   "Unique": "one entry per distinct value",
                   "DynamicStitch": "one row per index up to the largest",

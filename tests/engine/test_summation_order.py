@@ -1,4 +1,4 @@
-"""The vectorised sums of `minitf/ops/summation.py` add in the order of Eigen's packet loops, written out here
+"""The vectorised sums of `minitf/exact/summation.py` add in the order of Eigen's packet loops, written out here
 element by element (slow and plain). `tests/engine/differential/test_float_order.py` checks that order against
 TensorFlow's last digits; this file checks the fast code against the order on many more shapes, quickly."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.ops import summation
+from minitf.exact import summation
 
 P = {np.float32: 8, np.float64: 4}
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from harness import examples, same
 from hypothesis import given
 from hypothesis import strategies as st
+
+# TensorFlow's exact kernels (an opt-in mode: minitf/exact/); NumPy's are the default.
+pytestmark = pytest.mark.usefixtures("tensorflow_numerics")
 
 
 def bits(t: Any) -> tuple:
@@ -51,7 +55,7 @@ def test_a_sum_of_negative_zeros_is_positive_zero() -> None:
     same(lambda tf: bits(tf.reduce_sum(tf.constant([-0.0, -0.0]))))
 
 
-# float32 exp, log, sigmoid and the softmax family: TensorFlow's own kernels (minitf/ops/vector_math.py). Eigen's
+# float32 exp, log, sigmoid and the softmax family: TensorFlow's own kernels (minitf/exact/exp_log.py). Eigen's
 # packet approximations are reproduced bit for bit, so the bit-exact cases use sizes where every value takes the
 # packet path (a multiple of 8 values). The last n % 8 values go through the C library's expf and logf, which
 # minitf rounds correctly from double precision; glibc's logf is not always correctly rounded (up to 0.82 ulp),

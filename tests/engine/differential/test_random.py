@@ -1,5 +1,8 @@
 """tf.random: the same numbers as TensorFlow, bit for bit, and the same seed rules, shapes, dtypes and errors.
 
+Bit for bit in TensorFlow-exact numerics (the module runs in them): normal samples take the C library's log,
+sin and cos there, NumPy's by default (the last test: equal to float precision).
+
 Every case starts with `tf.random.set_seed`, which also throws away TensorFlow's cached kernels (and their
 counters), so cases do not depend on the order they run in.
 """
@@ -13,6 +16,8 @@ import pytest
 from harness import EAGER, TAPE, examples, named_examples, only, same
 from hypothesis import given
 from hypothesis import strategies as st
+
+pytestmark = pytest.mark.usefixtures("tensorflow_numerics")
 
 
 def bits(t: Any) -> tuple:

@@ -1,15 +1,19 @@
 """float32 reciprocals print TensorFlow's last digit: `tf.math.reciprocal` and softmax (from 8 rows on, where
 TensorFlow multiplies by reciprocals of 8 row sums at a time) take the processor's approximate reciprocal and
-one Newton step, as Eigen's packets do (minitf/ops/approximate_reciprocal.py)."""
+one Newton step, as Eigen's packets do (minitf/exact/reciprocal.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+import pytest
 from harness import examples, same
 from hypothesis import given
 from hypothesis import strategies as st
+
+# TensorFlow's exact kernels (an opt-in mode: minitf/exact/); NumPy's are the default.
+pytestmark = pytest.mark.usefixtures("tensorflow_numerics")
 
 
 def bits(t: Any) -> tuple:

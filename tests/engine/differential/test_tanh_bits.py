@@ -1,14 +1,18 @@
 """tanh prints TensorFlow's last digit: float32, float64 and float16 `tf.math.tanh` (and `tf.nn.tanh`, `tf.tanh`)
-have TensorFlow's exact bit patterns (minitf/ops/vector_tanh.py), and so do their gradients."""
+have TensorFlow's exact bit patterns (minitf/exact/tanh.py), and so do their gradients."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+import pytest
 from harness import examples, same
 from hypothesis import given
 from hypothesis import strategies as st
+
+# TensorFlow's exact kernels (an opt-in mode: minitf/exact/); NumPy's are the default.
+pytestmark = pytest.mark.usefixtures("tensorflow_numerics")
 
 
 def bits(t: Any) -> tuple:

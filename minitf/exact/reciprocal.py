@@ -12,73 +12,54 @@ only 86 % of values on this processor, against 66 % for the exact 1 / sqrt(a) mi
 
 The approximation `rcpps` returns is not specified by the instruction set: Intel's and AMD's processors give
 different bits, so no formula in NumPy can reproduce it everywhere. TensorFlow computes it on the machine it
-runs on, and so does minitf: on x86-64 Linux it runs the instruction itself, through a 24-byte routine (load
-4 floats, rcpps, store, loop) placed in an executable page with `mmap` and called with `ctypes`. Where that is
-not possible (another processor or system, or a sandbox that refuses executable memory) the reciprocal is an
-exact division, and such results may differ from TensorFlow's in the last bit.
+runs on, and so does minitf: Numba compiles a four-value loop around LLVM's `llvm.x86.sse.rcp.ps` intrinsic,
+and LLVM emits the instruction (x86-64 only, compiled on first use). Without Numba, or on another processor,
+the reciprocal is an exact division, and results may then differ from TensorFlow's in the last bit: about a
+third of float32 `tf.math.reciprocal` values in whole packets, and softmax rows from the eighth row on.
 """
 
 from __future__ import annotations
 
-import ctypes
-import mmap
 import platform
-import sys
 from collections.abc import Callable
 
 import numpy as np
 
 LANES = 8  # float32 values in one AVX packet
 
-RCPPS = 0x53  # the instruction's opcode (after 0F)
 
-
-def _routine(opcode: int) -> bytes:
-    """void f(const float *src, float *dst, size_t n), n > 0 a multiple of 4 (System V calling convention):
-    loop: movups xmm0, [rdi]; <opcode> xmm0, xmm0; movups [rsi], xmm0
-          add rdi, 16; add rsi, 16; sub rdx, 4; jnz loop; ret"""
-    return bytes([0x0F, 0x10, 0x07, 0x0F, opcode, 0xC0, 0x0F, 0x11, 0x06, 0x48, 0x83, 0xC7, 0x10,
-                  0x48, 0x83, 0xC6, 0x10, 0x48, 0x83, 0xEA, 0x04, 0x75, 0xE9, 0xC3])
-
-
-def _native(opcode: int, exact: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray] | None:
-    """The processor's approximate instruction as a function on float32 arrays, or None where it cannot run
-    here (or does not approximate `exact`)."""
-    if sys.platform != "linux" or platform.machine().lower() not in ("x86_64", "amd64"):
+def _compile_rcpps() -> Callable[[np.ndarray], np.ndarray] | None:
+    """The processor's approximate reciprocal as a function on float32 arrays, or None where it cannot run
+    here (no Numba, not x86-64)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
         return None
     try:
-        page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-        page.write(_routine(opcode))
-        address = ctypes.addressof(ctypes.c_char.from_buffer(page))
-        routine = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)(address)
-    except (OSError, ValueError, TypeError, AttributeError):
+        # Numba is optional (the `lab` extra) and compiling costs a second: loaded when a reciprocal needs it
+        from minitf.exact import rcpps
+    except ImportError:
         return None
-
-    def approximate(a: np.ndarray) -> np.ndarray:
-        padded = np.ones(-(-a.size // 4) * 4, dtype=np.float32)
-        padded[:a.size] = a.ravel()
-        out = np.empty_like(padded)
-        if padded.size:
-            routine(padded.ctypes.data, out.ctypes.data, padded.size)
-        return out[:a.size].reshape(a.shape)
-
-    approximate._page = page  # type: ignore[attr-defined]  # keeps the code alive as long as the function
     probe = np.array([1.0, 3.0, 0.1, 7e5], dtype=np.float32)
-    if not np.allclose(approximate(probe), exact(probe), rtol=2e-3):  # not the instruction we expect
+    if not np.allclose(rcpps.approximate(probe), 1 / probe, rtol=2e-3):  # not the instruction we expect
         return None
-    return approximate
+    return rcpps.approximate
 
 
-_rcpps = _native(RCPPS, lambda a: 1 / a)
+_rcpps: list[Callable[[np.ndarray], np.ndarray] | None] = []  # compiled on first use
+
+
+def _approximate(a: np.ndarray) -> np.ndarray | None:
+    if not _rcpps:
+        _rcpps.append(_compile_rcpps())
+    return None if _rcpps[0] is None else _rcpps[0](a)
 
 
 def packet_reciprocal(a: np.ndarray) -> np.ndarray:
     """Eigen's `preciprocal` of float32 values that fill whole packets (exact division where rcpps is not
     available)."""
     one = np.float32(1)
-    if _rcpps is None:
+    x = _approximate(a)
+    if x is None:
         return one / a
-    x = _rcpps(a)
     with np.errstate(invalid="ignore", over="ignore"):
         step = one - a * x
         return np.where(np.isnan(step), x, x * step + x)  # 0 and inf: rcpps's own answer (inf and 0)

@@ -2,7 +2,7 @@
 
 TensorFlow's `Tanh` kernel is Eigen's `scalar_tanh_op`. With Eigen's fast math (on by default) it evaluates a
 clamped rational approximation (Eigen's `ptanh_float` / `ptanh_double`) on packets and on the scalar tail
-alike in float32, so unlike `exp` and `log` (`vector_math`) a float32 value's result does not depend on where
+alike in float32, so unlike `exp` and `log` (`exp_log`) a float32 value's result does not depend on where
 it sits. float64 packets hold 4 values: the first n // 4 * 4 values of a tensor take the approximation, the
 rest the C library's `tanh` (`math.tanh`, not always NumPy's).
 
@@ -128,16 +128,6 @@ def tanh64(x: np.ndarray) -> np.ndarray:
     if whole < flat.size:
         _libm_tail(out, flat, whole)
     return out.reshape(x.shape)
-
-
-def real_or_complex(x: np.ndarray) -> np.ndarray:
-    """float64 and float16 like TensorFlow (below); complex numbers through NumPy's tanh."""
-    x = np.asarray(x)
-    if x.dtype == np.float64:
-        return tanh64(x)
-    if x.dtype == np.float16:
-        return tanh16(x)
-    return np.tanh(x)
 
 
 HALF_LANES = 8  # float16 values in one packet (computed as 8 float32 values)

@@ -1,0 +1,318 @@
+"""`keras.layers.Layer`: weights plus a `call`, built the first time it sees an input shape.
+
+What a subclass writes: `build(input_shape)` creates weights with `add_weight`, `call(inputs, training=None)`
+computes. What `__call__` adds around them: converting NumPy inputs to tensors (floats to float32), checking
+`input_spec`, building once, passing the `training` flag down to inner layers, and, when the input is a
+KerasTensor (functional API), recording the call instead of computing it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from minitf.conversion import convert_to_tensor
+from minitf.function import TensorSpec, function
+from minitf.keras import initializers, naming, regularizers
+from minitf.keras.layers.input_spec import InputSpec, check_input
+from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, map_structure
+from minitf.keras.serialization import accepted, deserialize
+from minitf.keras.variables import KerasVariable
+from minitf.ops.cast_where import cast
+from minitf.tensor import Tensor
+from minitf.variables import Variable
+
+_training_stack: list[bool | None] = []
+
+
+@contextmanager
+def training_scope(training: bool | None) -> Iterator[None]:
+    """Inner layers called without `training=` inherit the flag of the call around them."""
+    _training_stack.append(training)
+    try:
+        yield
+    finally:
+        _training_stack.pop()
+
+
+def _as_input_tensor(value: Any) -> Any:
+    """NumPy arrays and Python numbers become tensors; floats are computed in float32, as Keras autocasts."""
+    if isinstance(value, KerasTensor):
+        return value
+    tensor = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    if tensor.dtype.is_floating and tensor.dtype.name != "float32":
+        tensor = cast(tensor, "float32")
+    return tensor
+
+
+class Layer:
+    """The base of every layer and model: tracks weights and inner layers, builds once, then calls."""
+
+    _layers: list[Layer]  # set first in __init__, so __setattr__ can track inner layers from then on
+
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype: Any = None,
+                 **kwargs: Any) -> None:
+        object.__setattr__(self, "_layers", [])
+        self.name = name or naming.unique_name(naming.snake_case(type(self).__name__))
+        self._trainable = bool(trainable)
+        self.built = False
+        self.dtype = "float32" if dtype is None else str(getattr(dtype, "name", dtype))
+        self.input_spec: InputSpec | None = None
+        self._own_weights: list[KerasVariable] = []
+        self._added_losses: list[Any] = []
+        self._inbound_nodes: list[Node] = []
+        self._build_input_shape: Any = None
+        self._call_has_training = "training" in inspect.signature(self.call).parameters
+        input_shape = kwargs.pop("input_shape", None)
+        self._batch_input_shape = None if input_shape is None else (None, *input_shape)
+        if kwargs:
+            raise TypeError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's `build` marks the layer built and remembers the input shape, even when a user calls
+        `layer.build(shape)` directly, as Keras does."""
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            cls.build = _marking_built(cls.__dict__["build"])  # type: ignore[method-assign]
+
+    # --- tracking inner layers and weights ---
+    def __setattr__(self, name: str, value: Any) -> None:
+        layers = self.__dict__.get("_layers")
+        if layers is not None and not name.startswith("_"):
+            for item in value if isinstance(value, list | tuple) else [value]:
+                if isinstance(item, Layer) and not any(item is known for known in layers):
+                    layers.append(item)
+        object.__setattr__(self, name, value)
+
+    def add_weight(self, shape: Any = None, initializer: Any = None, dtype: Any = None, trainable: bool = True,
+                   regularizer: Any = None, constraint: Any = None, name: str | None = None,
+                   **kwargs: Any) -> KerasVariable:
+        """A new weight of this layer, filled by `initializer` (Glorot uniform for floats unless told)."""
+        shape = () if shape is None else tuple(shape)
+        dtype = dtype or self.dtype
+        if initializer is None:
+            initializer = "glorot_uniform" if np.dtype(str(dtype)).kind == "f" else "zeros"
+        value = initializers.get(initializer)(shape, dtype=dtype)
+        with naming.path_scope(self.name):
+            variable = KerasVariable(value, name=name or "variable", trainable=trainable, dtype=dtype)
+        variable._regularizer = regularizers.get(regularizer)
+        self._own_weights.append(variable)
+        return variable
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        """Freezing a layer freezes its inner layers too."""
+        self._trainable = bool(value)
+        for layer in self._layers:
+            layer.trainable = value
+
+    @property
+    def layers(self) -> list[Layer]:
+        return list(self._layers)
+
+    def _flat_layers(self) -> list[Layer]:
+        found: list[Layer] = []
+        for layer in self._layers:
+            found.append(layer)
+            found.extend(layer._flat_layers())
+        return found
+
+    @property
+    def weights(self) -> list[Variable]:
+        """Own weights (trainable first), then each inner layer's."""
+        own = [w for w in self._own_weights if w.trainable] + [w for w in self._own_weights if not w.trainable]
+        return _unique(own + [w for layer in self._layers for w in layer.weights])
+
+    @property
+    def trainable_weights(self) -> list[Variable]:
+        if not self.trainable:
+            return []
+        own = [w for w in self._own_weights if w.trainable]
+        return _unique(own + [w for layer in self._layers for w in layer.trainable_weights])
+
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        if not self.trainable:
+            return self.weights
+        own = [w for w in self._own_weights if not w.trainable]
+        return _unique(own + [w for layer in self._layers for w in layer.non_trainable_weights])
+
+    variables = weights
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    def get_weights(self) -> list[np.ndarray]:
+        return [np.array(w.numpy()) for w in self.weights]
+
+    def set_weights(self, weights: list[Any]) -> None:
+        """Assign arrays to `self.weights`, in that order, with Keras's checks on count and shapes."""
+        own = self.weights
+        if len(weights) != len(own):
+            raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a weight list of "
+                             f"length {len(weights)}, but the layer was expecting {len(own)} weights.")
+        for variable, value in zip(own, weights, strict=True):
+            value = np.asarray(value)
+            if tuple(variable.shape.as_list()) != value.shape:
+                raise ValueError(f"Layer {self.name} weight shape {tuple(variable.shape.as_list())} is not "
+                                 f"compatible with provided weight shape {value.shape}.")
+            variable.assign(value.astype(variable.dtype.as_numpy_dtype))
+
+    def count_params(self) -> int:
+        return int(sum(math.prod(int(d or 0) for d in w.shape.as_list()) for w in self.weights))
+
+    # --- losses added by regularizers and add_loss ---
+    def add_loss(self, loss: Any) -> None:
+        self._added_losses.append(loss)
+
+    @property
+    def losses(self) -> list[Any]:
+        penalties = [w._regularizer(w) for w in self._own_weights if getattr(w, "_regularizer", None) is not None]
+        inner = [loss for layer in self._layers for loss in layer.losses]
+        return list(self._added_losses) + penalties + inner
+
+    # --- building and calling ---
+    def build(self, input_shape: Any) -> None:
+        """Create the weights once the input shape is known; layers without weights need nothing here."""
+
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        return inputs
+
+    def _maybe_build(self, inputs: Any) -> None:
+        if self.built:
+            return
+        shapes = map_structure(lambda t: tuple(t.shape.as_list()) if isinstance(t, Tensor) else tuple(t.shape),
+                               inputs)
+        self.build(shapes)
+        self._build_input_shape = shapes
+        self.built = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        inputs = args[0] if args else kwargs.pop("inputs")
+        if any(isinstance(leaf, KerasTensor) for leaf in flatten(inputs)):
+            return self._call_symbolically(inputs, args[1:], kwargs)
+        inputs = map_structure(_as_input_tensor, inputs)
+        for index, tensor in enumerate(flatten(inputs)):
+            check_input(self.input_spec, tensor, self.name, index)
+        self._maybe_build(inputs)
+        for index, tensor in enumerate(flatten(inputs)):
+            check_input(self.input_spec, tensor, self.name, index)
+        training = kwargs.pop("training", None)
+        if training is None and _training_stack:
+            training = _training_stack[-1]
+        if self._call_has_training:
+            kwargs["training"] = training
+        self._added_losses = []
+        # inner layers built during this call get this layer's name in their weights' paths (`model/dense/kernel`)
+        with training_scope(training), naming.path_scope(self.name):
+            return self.call(inputs, *args[1:], **kwargs)
+
+    def _call_symbolically(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """A call on KerasTensors: build, find the output shapes by tracing `call`, record a Node."""
+        self._maybe_build(inputs)
+        for index, tensor in enumerate(flatten(inputs)):
+            check_input(self.input_spec, tensor, self.name, index)
+        outputs = self._trace_outputs(inputs, args, kwargs)
+        flat_outputs = flatten(outputs)
+        node_index = len(self._inbound_nodes)
+        for index, tensor in enumerate(flat_outputs):
+            tensor._keras_history = (self, node_index, index)
+        inputs_flat = [t for t in flatten(inputs) if isinstance(t, KerasTensor)]
+        self._inbound_nodes.append(Node(self, inputs_flat, flat_outputs, (inputs, args), kwargs))
+        return outputs
+
+    def _trace_outputs(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """The output KerasTensors: `call` traced once on placeholders of the input shapes (no values computed)."""
+        keras_inputs = [t for t in flatten(inputs) if isinstance(t, KerasTensor)]
+
+        def traced(*tensors: Any) -> Any:
+            substitute = dict(zip(map(id, keras_inputs), tensors, strict=True))
+            real = map_structure(lambda t: substitute.get(id(t), t), inputs)
+            call_kwargs = dict(kwargs)
+            if self._call_has_training:
+                call_kwargs.setdefault("training", False)
+            return self.call(real, *args, **call_kwargs)
+
+        specs = [TensorSpec(list(t.shape), t.dtype) for t in keras_inputs]
+        graph_outputs = function(traced, autograph=False).get_concrete_function(*specs).structured_outputs
+        return map_structure(lambda t: KerasTensor(t.shape.as_list(), t.dtype), graph_outputs)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        if _is_shape(input_shape):
+            inputs: Any = KerasTensor(input_shape)
+        else:
+            inputs = [KerasTensor(shape) for shape in input_shape]
+        return map_structure(lambda t: t.shape, self._trace_outputs(inputs, (), {}))
+
+    # --- what summary() shows ---
+    def _summary_output_shape(self) -> str | None:
+        if self._inbound_nodes:
+            shapes = [t.shape for t in self._inbound_nodes[0].output_tensors]
+        elif self._build_input_shape is not None:
+            shapes = flatten_shapes(self.compute_output_shape(self._build_input_shape))
+        else:
+            return None
+        if len(shapes) == 1:
+            return "(" + ", ".join(str(d) for d in shapes[0]) + ")"
+        return str([tuple(s) for s in shapes]).replace("'", "")
+
+    # --- configuration (saving) ---
+    def get_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {"name": self.name, "trainable": self.trainable, "dtype": _dtype_policy(self.dtype)}
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Layer:
+        """The layer again from `get_config()`'s dictionary (Keras's own entries minitf lacks are left out)."""
+        config = {key: deserialize(value) for key, value in config.items()}
+        if isinstance(config.get("dtype"), dict):
+            config["dtype"] = config["dtype"]["config"]["name"]
+        return cls(**accepted(cls, config))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _marking_built(build: Any) -> Any:
+    @functools.wraps(build)
+    def wrapper(self: Layer, input_shape: Any = None, *args: Any, **kwargs: Any) -> None:
+        with naming.path_scope(self.name):
+            build(self, input_shape, *args, **kwargs)
+        self._build_input_shape = None if input_shape is None else tuple(input_shape)
+        self.built = True
+
+    return wrapper
+
+
+def _is_shape(shape: Any) -> bool:
+    return isinstance(shape, tuple | list) and all(d is None or isinstance(d, int) for d in shape)
+
+
+def flatten_shapes(shape: Any) -> list[tuple]:
+    """A shape or a list of shapes, as a list of shapes."""
+    if _is_shape(shape):
+        return [tuple(shape)]
+    return [tuple(s) for s in shape]
+
+
+def _dtype_policy(name: str) -> dict[str, Any]:
+    return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": name}, "registered_name": None}
+
+
+def _unique(variables: list[Variable]) -> list[Variable]:
+    seen: set[int] = set()
+    out = []
+    for variable in variables:
+        if id(variable) not in seen:
+            seen.add(id(variable))
+            out.append(variable)
+    return out

@@ -1,0 +1,82 @@
+"""`keras.Sequential`: layers applied one after the other. Built as soon as the input shape is known."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitf.keras import naming
+from minitf.keras.layers.core import InputLayer
+from minitf.keras.layers.keras_tensor import KerasTensor, history_of
+from minitf.keras.layers.layer import Layer
+from minitf.keras.models.model import Model
+
+
+class Sequential(Model):
+    def __init__(self, layers: list[Any] | None = None, trainable: bool = True, name: str | None = None) -> None:
+        super().__init__(name=name or naming.unique_name("sequential"), trainable=trainable)
+        self._input_layer: InputLayer | None = None
+        for layer in layers or []:
+            self.add(layer, rebuild=False)
+        if self._input_layer is not None:
+            self.build(self._input_layer.batch_shape)
+
+    def add(self, layer: Any, rebuild: bool = True) -> None:
+        """Append a layer; `keras.Input(...)` (or an InputLayer) first fixes the input shape."""
+        if isinstance(layer, KerasTensor) and isinstance(history_of(layer)[0], InputLayer):
+            layer = history_of(layer)[0]
+        if isinstance(layer, InputLayer):
+            self._input_layer = layer
+        elif isinstance(layer, Layer):
+            self._layers.append(layer)
+        else:
+            raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
+                             f"{layer} (of type {type(layer)})")
+        if rebuild and self._input_layer is not None:
+            self.built = False
+            self.build(self._input_layer.batch_shape)
+
+    def pop(self) -> Layer:
+        layer = self._layers.pop()
+        self.built = False
+        return layer
+
+    def build(self, input_shape: Any = None) -> None:
+        """Run the layers once on a KerasTensor of `input_shape`: weights appear, output shapes are known."""
+        if self._input_layer is None:
+            self._input_layer = InputLayer(batch_shape=tuple(input_shape))
+        x: Any = self._input_layer.output
+        with naming.path_scope(self.name):
+            for layer in self._layers:
+                x = layer(x)
+        self.built = True
+
+    def _maybe_build(self, inputs: Any) -> None:
+        if not self.built:
+            self.build((None, *inputs.shape.as_list()[1:]))
+
+    def call(self, inputs: Any, training: bool | None = None) -> Any:
+        x = inputs
+        for layer in self._layers:
+            x = layer(x, training=training)
+        return x
+
+    def _summary_rows(self) -> tuple[list[Any], None]:
+        return self.layers, None
+
+    def get_config(self) -> dict[str, Any]:
+        layer_configs = []
+        if self._input_layer is not None:
+            layer_configs.append({"module": "keras.layers", "class_name": "InputLayer",
+                                  "config": self._input_layer.get_config(), "registered_name": None})
+        for layer in self._layers:
+            layer_configs.append({"module": "keras.layers", "class_name": type(layer).__name__,
+                                  "config": layer.get_config(), "registered_name": None,
+                                  "build_config": {"input_shape": _list_shape(layer._build_input_shape)}})
+        return {"name": self.name, "trainable": self.trainable,
+                "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"},
+                          "registered_name": None},
+                "layers": layer_configs}
+
+
+def _list_shape(shape: Any) -> Any:
+    return None if shape is None else list(shape)

@@ -1,0 +1,276 @@
+"""`compile`, `fit`, `evaluate`, `predict`: the training loop of the course, written once for every model.
+
+The step `fit` repeats is `train_step`: the forward pass under a GradientTape, the loss (plus the layers'
+regularization losses), the gradients, one optimizer update, the metrics. `fit` compiles it with `tf.function`
+(one trace per batch shape), so `model.train_function` is a minitf
+Function whose graph can be drawn like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitf.function.function import function
+from minitf.keras import losses as losses_module
+from minitf.keras import metrics as metrics_module
+from minitf.keras import optimizers
+from minitf.keras.callbacks import Callback, CallbackList, History, ProgbarLogger
+from minitf.keras.data_adapter import Batches, is_dataset, split_validation
+from minitf.ops.math_ops import add_n
+from minitf.ops.shape_ops import shape
+from minitf.tape import GradientTape
+
+NOT_COMPILED = ("You must call `compile()` before using the model.\n"
+                "Hint: call model.compile(optimizer=..., loss=...) first, e.g. model.compile(\"adam\", \"mse\").")
+
+
+class Trainer:
+    compiled = False
+    optimizer: Any = None
+    train_function: Any = None
+    test_function: Any = None
+    predict_function: Any = None
+    run_eagerly = False
+    jit_compile: Any = "auto"
+
+    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None, loss_weights: Any = None,
+                weighted_metrics: Any = None, run_eagerly: bool = False, steps_per_execution: int = 1,
+                jit_compile: Any = "auto") -> None:
+        """Choose the optimizer, the loss and the metrics; names are resolved as Keras resolves them."""
+        self.optimizer = optimizers.get(optimizer)
+        self.loss = loss
+        self._loss_fn = None if loss is None else losses_module.get(loss)
+        self._metric_identifiers = list(metrics) if isinstance(metrics, list | tuple) else \
+            ([] if metrics is None else [metrics])
+        self._compiled_metrics: list[metrics_module.Metric] | None = None
+        self._loss_tracker = metrics_module.Mean(name="loss")
+        self.run_eagerly, self.jit_compile = run_eagerly, jit_compile
+        self.train_function: Any = None
+        self.test_function: Any = None
+        self.predict_function: Any = None
+        self.compiled = True
+        self.stop_training = False
+
+    def _check_compiled(self) -> None:
+        if not self.compiled:
+            raise ValueError(NOT_COMPILED)
+
+    @property
+    def metrics(self) -> list[metrics_module.Metric]:
+        if not self.compiled:
+            return []
+        return [self._loss_tracker, *(self._compiled_metrics or [])]
+
+    @property
+    def metrics_names(self) -> list[str]:
+        """Keras 3 names the compiled metrics as one group: `['loss', 'compile_metrics']`."""
+        if not self.compiled:
+            return []
+        return ["loss", "compile_metrics"] if self._metric_identifiers else ["loss"]
+
+    def reset_metrics(self) -> None:
+        for metric in self.metrics:
+            metric.reset_state()
+
+    # --- one step ---
+    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None,
+                     training: bool = True) -> Any:
+        """The compiled loss plus every loss the layers added (regularization penalties)."""
+        found = []
+        if self._loss_fn is not None:
+            found.append(self._loss_fn(y, y_pred, sample_weight))
+        found.extend(self.losses)  # type: ignore[attr-defined]
+        if not found:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+        return found[0] if len(found) == 1 else add_n(found)
+
+    def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, Any]:
+        for metric in self._compiled_metrics or []:
+            metric.update_state(y, y_pred)
+        return {metric.name: metric.result() for metric in self.metrics}
+
+    def train_step(self, data: tuple[Any, Any]) -> dict[str, Any]:
+        x, y = data
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)  # type: ignore[operator]
+            loss = self.compute_loss(x, y, y_pred)
+        self._loss_tracker.update_state(loss, sample_weight=shape(x)[0])
+        weights = self.trainable_weights  # type: ignore[attr-defined]
+        self.optimizer.apply(tape.gradient(loss, weights), weights)
+        return self.compute_metrics(x, y, y_pred)
+
+    def test_step(self, data: tuple[Any, Any]) -> dict[str, Any]:
+        x, y = data
+        y_pred = self(x, training=False)  # type: ignore[operator]
+        loss = self.compute_loss(x, y, y_pred, training=False)
+        self._loss_tracker.update_state(loss, sample_weight=shape(x)[0])
+        return self.compute_metrics(x, y, y_pred)
+
+    def predict_step(self, data: tuple[Any, Any]) -> Any:
+        return self(data[0], training=False)  # type: ignore[operator]
+
+    # --- compiling the steps ---
+    def _prepare(self, x: Any, y: Any) -> None:
+        """Before the first trace: build the model, the metrics (they depend on the shapes) and the slots."""
+        y_pred = self(x, training=False)  # type: ignore[operator]
+        if self._compiled_metrics is None:
+            self._compiled_metrics = [metrics_module.get(m, y, y_pred) for m in self._metric_identifiers]
+        if not self.optimizer.built:
+            self.optimizer.build(self.trainable_weights)  # type: ignore[attr-defined]
+
+    def _compiled(self, step: Any) -> Any:
+        """`step` as a tf.function over (x, y) batches: one trace per batch shape (the full batches and the last,
+        smaller one). TensorFlow's Keras leaves the batch dimension unknown instead; minitf's random ops (Dropout's
+        mask) need known shapes, so the batch size stays in the graph."""
+
+        def run(x: Any, y: Any) -> Any:  # two named arguments: tf.function's fast path for repeated calls
+            return step((x, y))
+
+        def run_predict(x: Any) -> Any:
+            return step((x, None))
+
+        if step == self.predict_step:
+            run = run_predict  # type: ignore[assignment]
+        if self.run_eagerly:
+            return run
+        return function(run, jit_compile=True if self.jit_compile is True else None, autograph=False)
+
+    def make_train_function(self, x: Any, y: Any) -> Any:
+        if self.train_function is None:
+            self._prepare(x, y)
+            self.train_function = self._compiled(self.train_step)
+        return self.train_function
+
+    def make_test_function(self, x: Any, y: Any) -> Any:
+        if self.test_function is None:
+            self._prepare(x, y)
+            self.test_function = self._compiled(self.test_step)
+        return self.test_function
+
+    def make_predict_function(self, x: Any) -> Any:
+        if self.predict_function is None:
+            self.predict_function = self._compiled(self.predict_step)
+        return self.predict_function
+
+    # --- the loops ---
+    def fit(self, x: Any = None, y: Any = None, batch_size: int | None = None, epochs: int = 1,
+            verbose: Any = "auto", callbacks: list[Callback] | None = None, validation_split: float = 0.0,
+            validation_data: Any = None, shuffle: bool = True, class_weight: Any = None, sample_weight: Any = None,
+            initial_epoch: int = 0, steps_per_epoch: int | None = None, validation_steps: int | None = None,
+            validation_batch_size: int | None = None, validation_freq: int = 1) -> History:
+        """Train for `epochs` passes over the data; returns the History of each epoch's logs."""
+        self._check_compiled()
+        _not_supported(sample_weight=sample_weight, class_weight=class_weight, steps_per_epoch=steps_per_epoch,
+                       validation_steps=validation_steps)
+        if validation_split and validation_data is None:
+            (x, y), validation_data = split_validation(x, y, validation_split)
+        batches = Batches(x, y, batch_size, shuffle and not is_dataset(x))
+        history = History()
+        given = list(callbacks or [])
+        chain = [*given, *([ProgbarLogger()] if verbose else []), history]
+        callback_list = CallbackList(chain, self, {"verbose": verbose, "epochs": epochs, "steps": batches.steps})
+        self.stop_training = False
+        batch_logs_wanted = callback_list.wants("on_train_batch_end")
+        callback_list.call("on_train_begin", None)
+        logs: dict[str, Any] = {}
+        epoch_logs: dict[str, Any] | None = None
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            callback_list.call("on_epoch_begin", epoch, None)
+            step_logs: dict[str, Any] = {}
+            for step, (x_batch, y_batch) in enumerate(batches):
+                callback_list.call("on_train_batch_begin", step, None)
+                step_logs = self.make_train_function(x_batch, y_batch)(x_batch, y_batch)
+                if batch_logs_wanted:
+                    callback_list.call("on_train_batch_end", step, _python_logs(step_logs))
+            logs = _python_logs(step_logs)
+            epoch_logs = dict(logs)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                val_x, val_y = validation_data if not is_dataset(validation_data) else (validation_data, None)
+                val_logs = self._evaluate_logs(Batches(val_x, val_y, validation_batch_size or batch_size),
+                                               callback_list)
+                epoch_logs.update({f"val_{key}": value for key, value in val_logs.items()})
+            callback_list.call("on_epoch_end", epoch, epoch_logs)
+            if self.stop_training:
+                break
+        callback_list.call("on_train_end", epoch_logs)
+        return history
+
+    def _evaluate_logs(self, batches: Batches, callback_list: CallbackList) -> dict[str, Any]:
+        self.reset_metrics()
+        callback_list.call("on_test_begin", None)
+        logs: dict[str, Any] = {}
+        for step, (x_batch, y_batch) in enumerate(batches):
+            callback_list.call("on_test_batch_begin", step, None)
+            logs = _python_logs(self.make_test_function(x_batch, y_batch)(x_batch, y_batch))
+            callback_list.call("on_test_batch_end", step, logs)
+        callback_list.call("on_test_end", logs)
+        return logs
+
+    def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: Any = "auto",
+                 sample_weight: Any = None, steps: int | None = None, callbacks: list[Callback] | None = None,
+                 return_dict: bool = False) -> Any:
+        """The loss and metrics over the data: `[loss, metric, ...]`, or a dict with `return_dict=True`."""
+        self._check_compiled()
+        _not_supported(sample_weight=sample_weight, steps=steps)
+        batches = Batches(x, y, batch_size)
+        chain = list(callbacks or []) + ([ProgbarLogger()] if verbose else [])
+        logs = self._evaluate_logs(batches, CallbackList(chain, self, {"verbose": verbose, "epochs": 1,
+                                                                       "steps": batches.steps}))
+        if return_dict:
+            return logs
+        return self._in_metric_order(logs)
+
+    def _in_metric_order(self, logs: dict[str, Any]) -> Any:
+        names = [metric.name for metric in self.metrics]
+        values = [logs[name] for name in names if name in logs] + \
+            [logs[key] for key in sorted(logs) if key not in names]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto", steps: int | None = None,
+                callbacks: list[Callback] | None = None) -> np.ndarray:
+        """The model's outputs for every sample, batch by batch, as one NumPy array."""
+        batches = Batches(x, None, batch_size)
+        chain = list(callbacks or []) + ([ProgbarLogger()] if verbose else [])
+        callback_list = CallbackList(chain, self, {"verbose": verbose, "epochs": 1, "steps": batches.steps})
+        callback_list.call("on_predict_begin", None)
+        outputs = []
+        for step, (x_batch, _) in enumerate(batches):
+            callback_list.call("on_predict_batch_begin", step, None)
+            outputs.append(np.asarray(self.make_predict_function(x_batch)(x_batch)))
+            callback_list.call("on_predict_batch_end", step, None)
+        callback_list.call("on_predict_end", None)
+        return np.concatenate(outputs)
+
+    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None,
+                       return_dict: bool = False) -> Any:
+        """One train step on exactly this batch (metrics keep accumulating until `reset_metrics()`)."""
+        self._check_compiled()
+        x_batch, y_batch = next(iter(Batches(x, y, len(x))))
+        logs = _python_logs(self.make_train_function(x_batch, y_batch)(x_batch, y_batch))
+        return logs if return_dict else self._in_metric_order(logs)
+
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
+        self._check_compiled()
+        x_batch, y_batch = next(iter(Batches(x, y, len(x))))
+        logs = _python_logs(self.make_test_function(x_batch, y_batch)(x_batch, y_batch))
+        return logs if return_dict else self._in_metric_order(logs)
+
+    def predict_on_batch(self, x: Any) -> np.ndarray:
+        x_batch, _ = next(iter(Batches(x, None, len(x))))
+        return np.asarray(self.make_predict_function(x_batch)(x_batch))
+
+
+def _not_supported(**arguments: Any) -> None:
+    """Say so instead of ignoring an argument Keras has and minitf's loop does not (yet)."""
+    given = [name for name, value in arguments.items() if value is not None]
+    if given:
+        raise NotImplementedError(f"minitf's Keras has no {', '.join(given)} in this method yet.\n"
+                                  "Hint: leave the argument out (weight the loss yourself in a custom train_step).")
+
+
+def _python_logs(logs: dict[str, Any]) -> dict[str, Any]:
+    """Tensors to Python floats, keys in sorted order (Keras's logs come out of a traced function sorted)."""
+    return {key: float(np.asarray(logs[key])) for key in sorted(logs)}

@@ -1,0 +1,23 @@
+"""`keras.utils`: seeding and one-hot labels."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from minitf import random as tf_random
+
+
+def set_random_seed(seed: int) -> None:
+    """Seed Python's, NumPy's and minitf's random numbers at once (weights, shuffling, dropout)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    tf_random.set_seed(seed)
+
+
+def to_categorical(x: Any, num_classes: int | None = None) -> np.ndarray:
+    labels = np.asarray(x, dtype="int64").reshape(-1)
+    num_classes = int(labels.max()) + 1 if num_classes is None else num_classes
+    return np.eye(num_classes, dtype="float32")[labels]

@@ -12,10 +12,12 @@ proxy whose calls send data arguments over and get data back.  The trusted kerne
 never executes what it receives, so whatever the student's kernel sends is at worst a wrong value.
 
 A test may also hand the student's code an instance of a class that an instructor cell defines (a
-function of known cost, for timing exercises).  It crosses as the class's source, read from the
-instructor's cell in the trusted kernel, plus the instance's attributes as data; the student's kernel
-builds the class from that source in a namespace of its own, so a class of the same name that the
-student defined is never used.  Only the trusted side sends such instances; it refuses to receive one.
+function of known cost, for timing exercises).  It is lent, not copied: it stays in the trusted kernel,
+and the student's kernel gets a stand-in whose method calls come back to the trusted kernel through the
+grader ("callbacks") while the student's code waits.  So the instance's attributes (a KnownCost's planted
+costs) are never in the student's kernel, and the time its methods take (sleeping) passes in the trusted
+kernel, where the student's code cannot shorten it.  Only the trusted side lends; it refuses to receive a
+lent object's data from the student's side.
 """
 
 import base64
@@ -281,7 +283,32 @@ def _keep(value):
     if key not in _kept_ids or _kept[_kept_ids[key]] is not value:
         _kept_ids[key] = len(_kept)
         _kept.append(value)
-    return {"$": "ref", "id": _kept_ids[key], "type": type(value).__name__, "callable": callable(value)}
+    return {"$": "ref", "id": _kept_ids[key], "type": type(value).__name__, "callable": callable(value),
+            "traces": _is_engine_function(value)}
+
+
+#: where each engine defines the class of what tf.function returns
+FUNCTION_MODULES = {"minitf": "minitf.function.function",
+                    "tensorflow": "tensorflow.python.eager.polymorphic_function.polymorphic_function"}
+
+
+def _is_engine_function(value):
+    """Whether a value is the engine's own tf.function (only a claim: the trusted side asks for its traces)."""
+    for module in FUNCTION_MODULES.values():
+        kind = getattr(sys.modules.get(module), "Function", None)
+        if isinstance(kind, type) and type(value) is kind:
+            return True
+    return False
+
+
+def _trace_data(concrete, encoder):
+    """One trace of a tf.function as data: its graph (minitf) and its cache key, from which the trusted
+    side counts traces.  A TensorFlow trace crosses by its signature only."""
+    key = str(getattr(concrete, "_key", None) or getattr(concrete, "structured_input_signature", ""))[:10000]
+    graph = getattr(concrete, "graph", None)
+    if _is_graph(graph):
+        return {"graph": _graph_data(graph, encoder), "key": key}
+    return {"key": key}
 
 
 def _student_special(decoder, data, depth):
@@ -297,31 +324,50 @@ def _student_special(decoder, data, depth):
         for part in str(data["path"]).split("."):
             target = getattr(target, part)
         return target
-    if tag == "instance":
-        cls = _rebuilt_class(str(data["class"]), str(data["src"]))
-        state = decoder.decode(data["state"], depth + 1)
-        if type(state) is not dict or not all(type(k) is str for k in state):
-            raise ChannelError("an instance's attributes must be a dict of names")
-        instance = cls.__new__(cls)
-        instance.__dict__.update(state)
-        return instance
+    if tag == "lent":
+        return Lent(int(data["id"]), bool(data.get("callable")))
     raise ChannelError(f"unknown tag {tag!r}")
 
 
-_rebuilt_classes: dict = {}
+class Lent:
+    """The student's side of an object the test lent: calls of it and of its public methods run in the trusted
+    kernel (while this kernel waits); its attributes are not readable here."""
+
+    __slots__ = ("_lent_id", "_callable")
+
+    def __init__(self, lent_id, is_callable):
+        object.__setattr__(self, "_lent_id", lent_id)
+        object.__setattr__(self, "_callable", is_callable)
+
+    def __call__(self, *args, **kwargs):
+        if not self._callable:
+            raise TypeError("this object is not callable")
+        return _callback(self._lent_id, None, args, kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: _callback(self._lent_id, name, args, kwargs)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("objects the test lends cannot be changed")
+
+    def __repr__(self):
+        return "<an object the test lent to your code>"
 
 
-def _rebuilt_class(name, source):
-    """The instructor's class, built from its source apart from anything the student's cells defined."""
-    if (name, source) not in _rebuilt_classes:
-        namespace = {"__name__": "__main__", "__builtins__": builtins, "np": np,
-                     "tf": _user_namespace().get("tf")}
-        exec(compile(source, f"<test class {name}>", "exec"), namespace)  # the instructor's code, not data
-        cls = namespace.get(name)
-        if not isinstance(cls, type):
-            raise ChannelError(f"the source does not define the class {name!r}")
-        _rebuilt_classes[name, source] = cls
-    return _rebuilt_classes[name, source]
+def _callback(lent_id, method, args, kwargs):
+    """Call a lent object (or one of its methods) in the trusted kernel; the grader relays this, and times it."""
+    encoder = Encoder(_keep)
+    payload = {"callback": {"id": lent_id, "method": method, "args": encoder.encode(tuple(args)),
+                            "kwargs": encoder.encode(dict(kwargs))}}
+    reply = json.loads(builtins.input(json.dumps(payload)))
+    if "raised" in reply or "failed" in reply:
+        name = str(reply.get("raised", "RuntimeError"))
+        kind = getattr(builtins, name, None)
+        kind = kind if isinstance(kind, type) and issubclass(kind, Exception) else RuntimeError
+        raise kind(str(reply.get("message", reply.get("failed", ""))))
+    return Decoder(_student_special).decode(reply["value"])
 
 
 def _student_answer(payload):
@@ -347,6 +393,16 @@ def _student_answer(payload):
             for v in mutable
         ]
         return {"value": encoder.encode(result), "mutated": mutated}
+    if op == "traced_call":  # a tf.function: the trace that serves these arguments, then the call itself
+        args = decoder.decode(payload["args"])
+        kwargs = decoder.decode(payload["kwargs"])
+        trace = _trace_data(target.get_concrete_function(*args, **kwargs), encoder)
+        if payload.get("trace_only"):
+            return {"trace": trace}
+        answer = _student_answer({**payload, "op": "call"})
+        return {**answer, "trace": trace}
+    if op == "traces":  # every trace a tf.function made before the test asked
+        return {"traces": [_trace_data(c, encoder) for c in list(getattr(target, "_concrete", []))[:1000]]}
     if op == "iter":
         return {"value": encoder.encode(list(target))}
     if op == "len":
@@ -381,12 +437,35 @@ def _is_variable(value):
     return engine is not None and isinstance(value, engine.Variable)
 
 
+#: the largest reply (JSON, in bytes) for one request; the grader's sockets refuse larger messages unread
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+
+
 def serve(request):
-    """Answer one request from the grader (a JSON string); the reply is a JSON string."""
+    """Answer one request from the grader (a JSON string); the reply is JSON, as base64 text.
+
+    Base64 makes the reply's ``text/plain`` form a quoted string of plain letters, which the grader checks
+    and decodes in one linear pass, never by evaluating it.
+    """
     try:
-        return json.dumps(_student_answer(json.loads(request)))
+        reply = json.dumps(_student_answer(json.loads(request)))
+        if len(reply) > MAX_REPLY_BYTES:
+            reply = json.dumps({"raised": "ValueError", "message": f"the value is too large to grade ({len(reply)} "
+                                f"bytes of data; the grader takes at most {MAX_REPLY_BYTES})"})
     except BaseException as error:  # the student's code failed: the verdict side raises the same kind of error
-        return json.dumps({"raised": type(error).__name__, "message": str(error)[:2000]})
+        reply = json.dumps({"raised": type(error).__name__, "message": str(error)[:2000]})
+    return base64.b64encode(reply.encode()).decode()
+
+
+last_reply = ""
+
+
+def answer(request):
+    """Serve a request as a cell's code (so the student's code may call lent objects through input()); the
+    grader reads the reply from ``last_reply`` (IPython evaluates user expressions after input is withdrawn)."""
+    global last_reply
+    last_reply = ""
+    last_reply = serve(request)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -398,6 +477,8 @@ class StudentCodeError(Exception):
 
 def _request(payload):
     reply = json.loads(builtins.input(json.dumps(payload)))
+    while type(reply) is dict and "callback" in reply:  # the student's code calls an object the test lent it
+        reply = json.loads(builtins.input(json.dumps({"callback_result": _serve_callback(reply["callback"])})))
     if "failed" in reply:  # the grader could not get an answer (time limit, the kernel died)
         kind = str(reply.get("kind", "RuntimeError"))
         raise type(kind if kind.isidentifier() else "RuntimeError", (RuntimeError,), {})(str(reply["failed"]))
@@ -413,10 +494,10 @@ def _request(payload):
 class Remote:
     """An object that lives in the student's kernel; only data about it ever reaches this kernel."""
 
-    __slots__ = ("_id", "_tf_function")
+    __slots__ = ("_id",)
 
     def __getattr__(self, attr):
-        if attr.startswith("__") or (attr in TF_FUNCTION_ONLY and not object.__getattribute__(self, "_tf_function")):
+        if attr.startswith("__") or attr in TF_FUNCTION_ONLY:  # a RemoteFunction answers these itself
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
         return _decode(_request({"op": "getattr", "id": self._id, "attr": attr})["value"])
 
@@ -452,24 +533,81 @@ class RemoteCallable(Remote):
         return _decode(reply["value"])
 
 
+class RemoteFunction(RemoteCallable):
+    """A tf.function in the student's kernel.  How often it traced is counted here, from its traces as data.
+
+    Every call asks for the trace that serves its arguments (the graph, rebuilt here from minitf's registered
+    ops, and the cache key); distinct traces are counted, together with those the function made before the
+    test ran.  An object that only claims to be a tf.function has no graph to send: its calls fail.
+    """
+
+    __slots__ = ("_traces", "_pulled")
+
+    def __call__(self, *args, **kwargs):
+        self._pull()
+        sent_args, sent_kwargs = list(args), dict(kwargs)
+        reply = _request({"op": "traced_call", "id": self._id, "args": _encode(tuple(args)),
+                          "kwargs": _encode(kwargs)})
+        self._count(reply.get("trace"))
+        _apply_mutations(_mutable(sent_args) + _mutable(list(sent_kwargs.values())), reply.get("mutated", []))
+        return _decode(reply["value"])
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The trace for these arguments, as a graph rebuilt here (minitf), counted like a call's."""
+        self._pull()
+        reply = _request({"op": "traced_call", "id": self._id, "args": _encode(tuple(args)),
+                          "kwargs": _encode(kwargs), "trace_only": True})
+        return self._count(reply.get("trace"))
+
+    def experimental_get_tracing_count(self):
+        self._pull()
+        return len(self._traces)
+
+    def _pull(self):
+        if not self._pulled:
+            object.__setattr__(self, "_pulled", True)
+            for trace in _request({"op": "traces", "id": self._id}).get("traces", [])[:1000]:
+                self._count(trace)
+
+    def _count(self, trace):
+        """Check one trace and add it to this function's traces; returns its graph (None for TensorFlow)."""
+        if type(trace) is not dict or type(trace.get("key")) is not str:
+            raise TypeError(f"{type(self).__name__} is not a tf.function: the grader got no trace of it")
+        graph = None
+        if "graph" in trace:
+            graph = Decoder(_trusted_special).decode(trace["graph"])  # raises ChannelError if it is no graph
+            fingerprint = json.dumps([trace["graph"].get("json"), trace["key"]])
+        elif "minitf" in sys.modules:  # a minitf function always has a graph
+            raise TypeError(f"{type(self).__name__} is not a tf.function: its trace has no graph")
+        else:
+            fingerprint = trace["key"]
+        self._traces.add(fingerprint)
+        return graph
+
+
 _proxy_classes = {}
 
 
-def _proxy(data, tf_function=True):
+def _proxy(data, tf_function=False):
+    """A stand-in for a student object: a plain one, a callable, or (if asked and claimed) a tf.function."""
     name = str(data.get("type", "object"))
     base = RemoteCallable if data.get("callable") else Remote
+    if tf_function and data.get("traces") is True and base is RemoteCallable:
+        base = RemoteFunction
     key = (name if name.isidentifier() else "object", base)
     if key not in _proxy_classes:  # named after the student's type, so messages say "a function", "a Foo"
         _proxy_classes[key] = type(key[0], (base,), {"__slots__": ()})
     proxy = _proxy_classes[key].__new__(_proxy_classes[key])
     object.__setattr__(proxy, "_id", int(data["id"]))
-    object.__setattr__(proxy, "_tf_function", tf_function)
+    if base is RemoteFunction:
+        object.__setattr__(proxy, "_traces", set())
+        object.__setattr__(proxy, "_pulled", False)
     return proxy
 
 
 def _trusted_special(decoder, data, depth):
-    if data["$"] == "ref":
-        return _proxy(data)
+    if data["$"] == "ref":  # a returned tf.function (make_slope's) is one here only as far as its traces, pulled as
+        return _proxy(data, tf_function=True)  # data, show: without a trace its calls and its count fail
     raise ChannelError(f"unknown tag {data['$']!r}")
 
 
@@ -495,60 +633,49 @@ def _lambda_source(function):
     raise ChannelError("cannot find the source of a lambda passed to the student's code")
 
 
+_lent: list = []
+
+
+def _lend(value):
+    for number, lent in enumerate(_lent):
+        if lent is value:
+            return {"$": "lent", "id": number, "callable": callable(value)}
+    _lent.append(value)
+    return {"$": "lent", "id": len(_lent) - 1, "callable": callable(value)}
+
+
+def _serve_callback(request):
+    """Run one call of a lent object for the student's code; the answer is data (or another lent object)."""
+    try:
+        target = _lent[int(request["id"])]
+        method = request.get("method")
+        if method is not None:
+            member = getattr(type(target), str(method), None)
+            if str(method).startswith("_") or not isinstance(member, types.FunctionType):
+                raise AttributeError(f"{type(target).__name__!r} object has no method {method!r} your code may call")
+            target = getattr(target, str(method))
+        args = _decode(request["args"])
+        kwargs = _decode(request["kwargs"])
+        if type(args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
+            raise ChannelError("not a call")
+        return {"value": _encode(target(*args, **kwargs))}
+    except Exception as error:
+        return {"raised": type(error).__name__, "message": str(error)[:2000]}
+
+
 def _trusted_other(value):
     if isinstance(value, Remote):
         return {"$": "ref", "id": object.__getattribute__(value, "_id")}
     if isinstance(value, types.FunctionType) and value.__name__ == "<lambda>":
         return {"$": "lambda", "src": _lambda_source(value)}
     if type(type(value)) is type and type(value).__module__ == "__main__" and hasattr(value, "__dict__"):
-        cls = type(value)
-        return {"$": "instance", "class": cls.__name__, "src": _class_source(cls), "state": _encode(vars(value))}
+        return _lend(value)  # an instance of an instructor's class: it stays here
     root = (getattr(value, "__module__", None) or "").split(".")[0]
     if callable(value) and root in LIBRARIES:
         path = _public_path(root, value)
         if path:
             return {"$": "libfn", "module": root, "path": path}
     raise ChannelError(f"a {type(value).__name__} cannot be passed to the student's code")
-
-
-def _code_objects(code):
-    found = [code]
-    for constant in code.co_consts:
-        if isinstance(constant, types.CodeType):
-            found += _code_objects(constant)
-    return found
-
-
-def _code_key(code):
-    """What a function does, apart from where its source was compiled."""
-    constants = tuple(repr(c) for c in code.co_consts if not isinstance(c, types.CodeType))
-    return code.co_name, code.co_code, constants, code.co_names, code.co_varnames
-
-
-def _class_source(cls):
-    """The source of a class an instructor cell defines at top level, checked against the running class."""
-    import ast
-    import linecache
-
-    functions = [getattr(f, "__func__", f) for f in vars(cls).values()]
-    functions = [f for f in functions if isinstance(f, types.FunctionType)]
-    files = {f.__code__.co_filename for f in functions}
-    if len(files) != 1:
-        raise ChannelError(f"cannot find the source of the class {cls.__name__!r}: it needs methods of its own")
-    source = "".join(linecache.getlines(files.pop()))
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as error:
-        raise ChannelError(f"cannot read the source of the class {cls.__name__!r}") from error
-    nodes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
-    if len(nodes) != 1 or nodes[0].decorator_list or nodes[0].bases or nodes[0].keywords:
-        raise ChannelError(f"a {cls.__name__} can be passed to the student's code only if one cell defines the "
-                           "class at top level, without decorators or base classes")
-    segment = ast.get_source_segment(source, nodes[0])
-    compiled = {_code_key(c) for c in _code_objects(compile(segment, "<test>", "exec"))}
-    if not all(_code_key(f.__code__) in compiled for f in functions):
-        raise ChannelError(f"the source of the class {cls.__name__!r} does not match the class")
-    return segment
 
 
 _public_paths: dict = {}
@@ -607,11 +734,10 @@ def bind(namespace, values, tf_functions, wanted):
     """Put the student's values for these names into the test's namespace (absent ones are removed)."""
     for name in wanted:
         namespace.pop(name, None)
-    decoder = Decoder(_trusted_special)
     for name, data in values.items():
         if name not in wanted:
             continue
-        value = decoder.decode(data)
-        if isinstance(value, Remote):
-            object.__setattr__(value, "_tf_function", bool(tf_functions.get(name)))
-        namespace[name] = value
+        if type(data) is dict and data.get("$") == "ref":  # a tf.function only if its source says so, too
+            namespace[name] = _proxy(data, tf_function=bool(tf_functions.get(name)))
+        else:
+            namespace[name] = _decode(data)

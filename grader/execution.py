@@ -8,6 +8,8 @@ tells the student what happened, a fresh kernel replays the earlier cells, and g
 from __future__ import annotations
 
 import ast
+import base64
+import binascii
 import copy
 import json
 import os
@@ -17,8 +19,11 @@ import time
 from pathlib import Path
 from queue import Empty
 
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
 from nbclient.client import NotebookClient
 from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
+from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
@@ -29,8 +34,15 @@ GUARD_SOURCE = (Path(__file__).with_name("kernel_guard.py")).read_text(encoding=
 GUARD_MODULE = "__grader_guard__"
 CHANNEL_SOURCE = (Path(__file__).with_name("channel.py")).read_text(encoding="utf-8")
 CHANNEL_MODULE = "__grader_channel__"
-#: the largest reply the student's kernel may send for one request (a few photos' worth of tensors)
-MAX_REPLY_CHARS = 64 * 1024 * 1024
+#: the largest reply the student's kernel may send for one request, as JSON (a few photos' worth of tensors); the
+#: student's side answers larger values with an error, and the grader's sockets refuse larger messages unread
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+#: what the grader's shell, stdin and control sockets to the student's kernel accept: a reply in base64, framed
+MAX_MESSAGE_BYTES = 12 * 1024 * 1024
+#: what its output socket accepts: one output message (CapOutputs then cuts what is kept to 100,000 characters)
+MAX_OUTPUT_MESSAGE_BYTES = 64 * 1024 * 1024
+#: requests one test cell may send to the student's kernel (the course's tests send a few dozen)
+MAX_REQUESTS_PER_TEST = 1000
 ALWAYS_PREIMPORTED = ("math", "numpy", "numpy.testing", "numpy.linalg")
 
 KERNEL_DIED = (
@@ -52,6 +64,37 @@ PRELUDE_BROKEN = (
     "this is not your fault: tell your instructor, who can regrade this notebook"
 )
 TRUSTED_BROKEN = "the grader's test kernel stopped while this test ran; this test scores 0 points"
+OVER_BUDGET = (
+    "This test did not finish within its time limit ({timeout} s, counting the time your code took when the test "
+    "called it). This test scores 0 points; the rest of the notebook was graded."
+)
+TOO_MANY_REQUESTS = (
+    "This test asked your code for values more than {limit} times (for example a value that hands out a new object "
+    "on every access). This test scores 0 points; the rest of the notebook was graded."
+)
+
+
+class CappedKernelClient(AsyncKernelClient):
+    """A kernel client whose sockets refuse oversized messages before anything is read into memory.
+
+    ZeroMQ checks ``MAXMSGSIZE`` against a frame's announced length and drops the connection instead of
+    receiving it, so a student's kernel cannot make the grader decode (or even buffer) a huge reply.
+    """
+
+    def _create_connected_socket(self, channel: str, identity: bytes | None = None) -> zmq.Socket:
+        limit = MAX_OUTPUT_MESSAGE_BYTES if channel == "iopub" else MAX_MESSAGE_BYTES
+        self.context.setsockopt(zmq.MAXMSGSIZE, limit)  # this client's own context: applies to the next socket
+        return super()._create_connected_socket(channel, identity)
+
+
+def decode_reply(text: str) -> str | None:
+    """The JSON text of a reply from the student's kernel: a quoted base64 string, checked and decoded in one pass."""
+    if len(text) < 2 or text[0] != "'" or text[-1] != "'" or len(text) > MAX_REPLY_BYTES * 4 // 3 + 8:
+        return None
+    try:
+        return base64.b64decode(text[1:-1], validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _error_output(ename: str, evalue: str) -> NotebookNode:
@@ -168,6 +211,24 @@ class TrustedKernel:
         if content.get("status") != "ok":
             raise RuntimeError(f"trusted kernel: {content.get('ename')}: {content.get('evalue')}")
 
+    def run_callback(self, callback: dict, deadline: float) -> str:
+        """Hand a call of a lent object to the test, which waits in input() for its request's answer; return the
+        call's result as JSON text (the test's kernel answers with another input request)."""
+        self.kc.input(json.dumps({"callback": callback}))
+        while time.monotonic() < deadline:
+            try:
+                request = self.kc.get_stdin_msg(timeout=0.001)
+            except Empty:
+                if not self.km.is_alive():
+                    break
+                continue
+            if request["msg_type"] == "input_request":
+                try:
+                    return json.dumps(json.loads(request["content"].get("prompt", ""))["callback_result"])
+                except (ValueError, KeyError):
+                    break
+        return json.dumps({"failed": "the test's kernel did not answer in time"})
+
     def run_prelude(self, grade_id: str) -> bool:
         """Run the instructor's cells that come before this test in the source (never other tests).
 
@@ -189,14 +250,19 @@ class TrustedKernel:
                                        errors[0].ename, errors[0].evalue)
         return True
 
-    def execute(self, cell: NotebookNode, index: int, store_history: bool = True) -> bool:
-        """Run a cell here, answering its requests for student values; False if this kernel broke."""
+    def execute(self, cell: NotebookNode, index: int, store_history: bool = True,
+                deadline: float | None = None) -> bool:
+        """Run a cell here, answering its requests for student values; False if this kernel broke.
+
+        ``deadline`` is the cell's one time budget: the test's own time and the student's side of every request.
+        """
         owner = self.owner
         msg_id = self.kc.execute(cell.source, store_history=store_history, allow_stdin=True, stop_on_error=False)
         cell.outputs = []
         cell.setdefault("metadata", NotebookNode()).setdefault("execution", NotebookNode())
         owner.clear_before_next_output = False
-        deadline = time.monotonic() + (owner.timeout or 600)
+        if deadline is None:
+            deadline = time.monotonic() + (owner.timeout or 600)
         while True:
             try:
                 request = self.kc.get_stdin_msg(timeout=0)
@@ -204,15 +270,13 @@ class TrustedKernel:
                 pass
             else:
                 if request["parent_header"].get("msg_id") == msg_id and request["msg_type"] == "input_request":
-                    started = time.monotonic()
-                    self.kc.input(owner._ask_student(request["content"].get("prompt", "")))
-                    deadline += time.monotonic() - started  # the student's time is not the test's
+                    self.kc.input(owner._ask_student(request["content"].get("prompt", ""), deadline))
                 continue
             try:
-                message = self.kc.get_iopub_msg(timeout=0.02)
+                message = self.kc.get_iopub_msg(timeout=0.005)
             except Empty:
                 if time.monotonic() > deadline:
-                    cell.outputs.append(_error_output("CellTimeoutError", "the test did not finish in time"))
+                    cell.outputs.append(_error_output("CellTimeoutError", OVER_BUDGET.format(timeout=owner.timeout)))
                     return False
                 if not self.km.is_alive():
                     cell.outputs.append(_error_output("KernelDied", TRUSTED_BROKEN))
@@ -233,6 +297,13 @@ class GuardedExecute(Execute):
     max_kernel_restarts = Integer(4, help="Restarts per notebook before the rest is marked not run.").tag(
         config=True
     )
+
+    async def async_start_new_kernel_client(self):
+        assert self.km is not None
+        self.km.client_factory = CappedKernelClient  # the student's kernel's messages are bounded before decoding
+        return await super().async_start_new_kernel_client()
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
     def _trusted_ids(self, resources: dict) -> set[str]:
         """grade_ids of read-only cells from the gradebook (their source was restored from it)."""
@@ -343,36 +414,79 @@ class GuardedExecute(Execute):
         kind, message = self._student_broken
         return json.dumps({"failed": message, "kind": kind})
 
-    def _ask_student(self, request: str) -> str:
-        """Relay one request of the trusted kernel to the student's kernel; the reply is JSON text."""
+    def _ask_student(self, request: str, deadline: float) -> str:
+        """Relay one request of the trusted kernel to the student's kernel; the reply is JSON text.
+
+        The request shares the test cell's time budget, and a test cell may send at most
+        MAX_REQUESTS_PER_TEST of them; over either, the test fails with a message saying so.
+        """
         if self._student_broken:
             return self._failed()
-        expression = f"__import__('sys').modules[{CHANNEL_MODULE!r}].serve({request!r})"
+        self._requests += 1
+        if self._requests > MAX_REQUESTS_PER_TEST:
+            self._test_failure = TOO_MANY_REQUESTS.format(limit=MAX_REQUESTS_PER_TEST)
+            return json.dumps({"failed": self._test_failure, "kind": "RuntimeError"})
         try:
-            msg_id = self.kc.execute("pass", silent=True, store_history=False, allow_stdin=False,
-                                     user_expressions={"r": expression})
-            reply = self.wait_for_reply(msg_id)
+            reply = self._student_reply(request, deadline)
         except DeadKernelError:
             self._student_broken = ("KernelDied", "The Python kernel stopped while the test called your code "
                                     "(for example os._exit(), a crash, or the memory or CPU limit). This test "
                                     "scores 0 points; the grader started a new kernel for the rest.")
             return self._failed()
         if reply is None:
-            self._student_broken = ("CellTimeoutError", f"Your code did not finish within the time limit "
-                                    f"({self.timeout} s) when the test called it. This test scores 0 points.")
+            self._test_failure = OVER_BUDGET.format(timeout=self.timeout)
+            self._student_broken = ("CellTimeoutError", self._test_failure)
             return self._failed()
         value = reply.get("content", {}).get("user_expressions", {}).get("r", {})
         text = value.get("data", {}).get("text/plain", "") if value.get("status") == "ok" else ""
-        answer = None
-        if 0 < len(text) <= MAX_REPLY_CHARS:
-            try:
-                answer = ast.literal_eval(text)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                answer = None
-        if not isinstance(answer, str):
+        answer = decode_reply(text) if isinstance(text, str) else None
+        if answer is None:
             return json.dumps({"raised": "RuntimeError",
                                "message": "the kernel running your code sent no usable answer"})
         return answer
+
+    async def _async_student_reply(self, request: str, deadline: float) -> dict | None:
+        """The student's kernel's reply to one request, or None when the test's time budget ran out first."""
+        assert self.kc is not None
+        channel = f"__import__('sys').modules[{CHANNEL_MODULE!r}]"
+        msg_id = self.kc.execute(f"{channel}.answer({request!r})", silent=True, store_history=False,
+                                 allow_stdin=True, user_expressions={"r": f"{channel}.last_reply"})
+        wait = 0.001  # short at first: a timed call of a lent object should not wait for the grader's polling
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            while await ensure_async(self.kc.iopub_channel.msg_ready()):
+                # this request's status and output messages: read them, or a thousand requests fill the output
+                # socket's queue and the next cell's messages are dropped (what a call prints is not shown)
+                await ensure_async(self.kc.iopub_channel.get_msg(timeout=0))
+            if await ensure_async(self.kc.stdin_channel.msg_ready()):
+                callback = await ensure_async(self.kc.get_stdin_msg(timeout=0))
+                if callback["parent_header"].get("msg_id") == msg_id and callback["msg_type"] == "input_request":
+                    self.kc.input(self._relay_callback(callback["content"].get("prompt", ""), deadline))
+                    wait = 0.001
+                continue
+            try:
+                message = await ensure_async(self.kc.shell_channel.get_msg(timeout=min(remaining, wait)))
+            except Empty:
+                wait = min(wait * 2, 0.05)
+                await self._async_check_alive()
+                continue
+            if message["parent_header"].get("msg_id") == msg_id:
+                return message
+
+    def _relay_callback(self, prompt: str, deadline: float) -> str:
+        """The student's code calls an object the test lent it: the test's kernel runs the call (its time passes
+        there, while the student's code waits), and the result goes back to the student's code."""
+        try:
+            callback = json.loads(prompt)["callback"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return json.dumps({"failed": "not a call of a lent object"})
+        if self._verdicts is None or type(callback) is not dict:
+            return json.dumps({"failed": "not a call of a lent object"})
+        return self._verdicts.run_callback(callback, deadline)
+
+    _student_reply = run_sync(_async_student_reply)
 
     def _run_test(self, cell: NotebookNode, index: int) -> None:
         """Compute a test cell's verdict in the trusted kernel, with the student's values as data."""
@@ -393,8 +507,11 @@ class GuardedExecute(Execute):
             verdicts.close(now=True)
             self._verdicts = None
             return
+        deadline = time.monotonic() + (self.timeout or 600)  # one budget: the test and the student's side of it
+        self._requests = 0
+        self._test_failure: str | None = None
         wanted = self._plan.wanted(cell.source)
-        values = self._ask_student(json.dumps({"op": "names", "names": wanted}))
+        values = self._ask_student(json.dumps({"op": "names", "names": wanted}), deadline)
         answer_sources = [c.source for i, c in enumerate(self.nb.cells[:index])
                           if c.cell_type == "code" and self._kind(c) == "student" and i not in self._skipped]
         flags = {name: flag for name, flag in tf_function_names(answer_sources).items() if name in wanted}
@@ -405,7 +522,10 @@ class GuardedExecute(Execute):
             )
         except RuntimeError as error:  # undecodable: the test sees the names as missing
             self.log.warning("student values for %s not usable: %s", grade_id, error)
-        if not verdicts.execute(cell, index):
+        broken = not verdicts.execute(cell, index, deadline=deadline)
+        if self._test_failure and not any(o.output_type == "error" for o in cell.outputs):
+            cell.outputs.append(_error_output("GraderLimit", self._test_failure))  # even if the test caught it
+        if broken:
             verdicts.close(now=True)
             self._verdicts = None  # the next test starts a fresh trusted kernel
 
@@ -432,6 +552,8 @@ class GuardedExecute(Execute):
         self._plan = self._load_plan(resources) if self.guard else None
         self._verdicts = TrustedKernel(self, self._plan) if self._plan is not None else None
         self._student_broken: tuple[str, str] | None = None
+        self._requests = 0
+        self._test_failure = None
         self._skipped: set[int] = set()
         self._timed_out: set[int] = set()
         try:

@@ -3,10 +3,11 @@
 Standalone on purpose (standard library only): it runs before any sandboxing, so it must not import
 the course's code.  Steps, all with the machine's own mechanisms:
 
-1. new mount, network and PID namespaces (no network at all; the kernel talks over unix sockets);
-2. private empty tmpfs over /tmp, /dev/shm, /run, /home, /root, the repository, the term, the sources,
-   with only what the kernel needs bound back (the Python installation, minitf, course_data,
-   the student's folder);
+1. new mount, network, PID and IPC namespaces (no network at all; the kernel talks over unix sockets; System V
+   and POSIX IPC objects die with the kernel);
+2. a new root (pivot_root) that holds only an allow-list: the Python installation, the system's shared
+   libraries, minitf and course_data, read-only; the socket folder; size-limited tmpfs for /tmp, /dev/shm
+   and the working folder (a copy of the student's folder, so nothing written there outlives the kernel);
 3. resource limits (address space, CPU seconds, processes, file size, no core dumps);
 4. drop to the unprivileged sandbox user with no_new_privs, a clean environment, and exec ipykernel.
 
@@ -21,15 +22,23 @@ import resource
 import signal
 import sys
 
-CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x40000000, 0x20000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 0x1000, 0x4000, 1 << 18
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
-STAGE = "/proc"  # covered by a fresh procfs for the new PID namespace at the end
+PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}  # system call numbers (glibc has no wrapper)
+NEW_ROOT = "/proc"  # built on a tmpfs over the old procfs; the kernel gets a fresh procfs for its PID namespace
+#: what every kernel sees of the system besides the Python installation: shared libraries and a few files
+SYSTEM_PATHS = (
+    "/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32", "/bin", "/usr/bin",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+    "/etc/localtime", "/etc/fonts", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+    "/sys/devices/system/cpu",
+)
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "NBGRADER_EXECUTION", "PYTHONHASHSEED")
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_stage_counter = 0
 
 
 def _check(result: int, what: str) -> None:
@@ -47,55 +56,90 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _topmost(paths: list) -> list:
-    result = []
-    for path in sorted(set(paths), key=len):
-        if not any(_under(path, kept) for kept in result):
-            result.append(path)
-    return result
+def _place(source: str, target: str) -> None:
+    """An empty file or folder at ``target`` to mount ``source`` on (or the same symbolic link)."""
+    if os.path.islink(source):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if not os.path.lexists(target):
+            os.symlink(os.readlink(source), target)
+    elif os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "a").close()
 
 
-def _overlay(root: str, needed: list) -> None:
-    """Cover ``root`` with an empty read-only-for-others tmpfs, binding the needed paths back in place."""
-    global _stage_counter
-    keep = _topmost([p for p in needed if _under(p, root) and os.path.exists(p)])
-    if root in keep or not os.path.isdir(root):
+def _bind(source: str, read_only: bool = True) -> None:
+    """Show one host path in the new root, at the same place; read-only unless it is the kernel's socket folder."""
+    target = NEW_ROOT + source
+    _place(source, target)
+    if os.path.islink(source):
         return
-    staged = []
-    for path in keep:
-        _stage_counter += 1
-        spot = os.path.join(STAGE, str(_stage_counter))
-        if os.path.isdir(path):
-            os.makedirs(spot, exist_ok=True)
-        else:
-            open(spot, "a").close()
-        _mount(path, spot, None, MS_BIND | MS_REC)
-        staged.append((path, spot))
-    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=1m")
-    for path, spot in staged:
-        if os.path.isdir(spot):
-            os.makedirs(path, exist_ok=True)
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            open(path, "a").close()
-        _mount(spot, path, None, MS_BIND | MS_REC)
-        _libc.umount2(spot.encode(), MNT_DETACH)
+    _mount(source, target, None, MS_BIND | MS_REC)
+    if read_only and not source.startswith("/dev/"):  # (nodev would make /dev/null unusable)
+        _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-def _isolate_filesystem(config: dict, needed: list) -> None:
+def _copy_tree(source: str, target: str, uid: int, gid: int) -> None:
+    """The submission's files, copied into the kernel's scratch folder (regular files and folders only)."""
+    for name in os.listdir(source):
+        origin, copy = os.path.join(source, name), os.path.join(target, name)
+        if os.path.islink(origin):
+            continue
+        if os.path.isdir(origin):
+            os.mkdir(copy, 0o700)
+            _copy_tree(origin, copy, uid, gid)
+        elif os.path.isfile(origin):
+            with open(origin, "rb") as reader, open(copy, "wb") as writer:
+                while chunk := reader.read(1 << 20):
+                    writer.write(chunk)
+        else:
+            continue
+        os.chown(copy, uid, gid)
+
+
+def _folder_bytes(folder: str) -> int:
+    total = 0
+    for parent, _, files in os.walk(folder):
+        total += sum(os.lstat(os.path.join(parent, name)).st_size for name in files)
+    return total
+
+
+def _isolate_filesystem(config: dict, ipc_dir: str) -> None:
+    """A new root that holds only what the allow-list names, then pivot_root into it.
+
+    Shown read-only: the Python installation, the system's shared libraries, minitf and course_data, a few
+    files of /etc and /dev.  Writable: the kernel's socket folder, a size-limited private /tmp and /dev/shm,
+    and its working folder, which is a size-limited tmpfs holding a copy of the submission's files: what
+    the kernel writes there is gone when it ends, so nothing is left behind in the grading folder.
+    """
+    cwd = os.getcwd()
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    _mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=700,size=1m")
-    roots = list(config["hide"]) + [p for p in config["untraversable"] if p]
-    for root in sorted(set(roots), key=lambda p: p.count("/")):
-        _overlay(root, needed)
-    for scratch in ("/tmp", "/var/tmp", "/dev/shm"):
-        if os.path.isdir(scratch):
-            keep = [p for p in needed if _under(p, scratch)]
-            if keep:
-                _overlay(scratch, needed)  # the grader's own files stay hidden; kept paths come back
-            else:
-                _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={config['tmp_mb']}m")
+    _mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=4m")
+    for folder in ("/tmp", "/dev/shm"):
+        os.makedirs(NEW_ROOT + folder, exist_ok=True)
+        _mount("tmpfs", NEW_ROOT + folder, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={config['tmp_mb']}m")
+    for path in sorted({*SYSTEM_PATHS, *config["needed"]}, key=lambda p: p.count("/")):
+        if os.path.lexists(path):
+            _bind(path)
+    if ipc_dir:
+        _bind(ipc_dir, read_only=False)
+    scratch = NEW_ROOT + cwd
+    os.makedirs(scratch, exist_ok=True)
+    size_mb = config["scratch_mb"] + _folder_bytes(cwd) // (1024 * 1024) + 1
+    _mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=700,size={size_mb}m")
+    _copy_tree(cwd, scratch, config["uid"], config["gid"])
+    os.chown(scratch, config["uid"], config["gid"])
+    os.makedirs(NEW_ROOT + "/proc", exist_ok=True)
+    old = NEW_ROOT + "/.old-root"
+    os.makedirs(old, exist_ok=True)
+    _check(_libc.syscall(PIVOT_ROOT[os.uname().machine], NEW_ROOT.encode(), old.encode()), "pivot_root")
+    os.chdir("/")
+    _check(_libc.umount2(b"/.old-root", MNT_DETACH), "umount the old root")
+    os.rmdir("/.old-root")
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _mount(None, "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.chdir(cwd)
 
 
 def _limit(config: dict) -> None:
@@ -170,15 +214,14 @@ def main(argv: list) -> None:
     if not config["isolate"]:
         _exec_kernel(config, connection_file, connection_text, extra, isolate=False)
     ipc_dir = os.path.dirname(json.loads(connection_text).get("ip", "")) if config["ipc"] else ""
-    needed = [p for p in (*config["needed"], os.getcwd(), ipc_dir) if p]
     # if the grader is killed, this supervisor goes too, and with it the kernel (its own PDEATHSIG)
     _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID), "unshare")
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC), "unshare")
     child = os.fork()
     if child:
         _supervise(child)
     try:
-        _isolate_filesystem(config, needed)
+        _isolate_filesystem(config, ipc_dir)
         _exec_kernel(config, connection_file, connection_text, extra, isolate=True)
     except BaseException as error:  # never fall through to running unsandboxed
         print(f"grader sandbox: cannot start the kernel: {error}", file=sys.stderr, flush=True)

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.paths import DEFAULT_COURSE, REPO, GraderError, Term
+from grader.paths import REPO, GraderError, Term
 
 SANDBOX_USER = "grader-sandbox"
 KERNEL_NAME = "grader-sandbox"
@@ -45,6 +45,8 @@ class Limits:
     processes: int = 64
     file_mb: int = 64
     tmp_mb: int = 64
+    #: what a kernel may write into its working folder (a tmpfs over a copy of the submission; gone when it ends)
+    scratch_mb: int = 64
 
 
 @dataclass(frozen=True)
@@ -116,20 +118,6 @@ def for_worker(sandbox: Sandbox, folder: Path):
     name = f"{KERNEL_NAME}-{slot}"
     config_file = _write_kernelspec(folder, config, name)
     return replace(sandbox, kernel_name=name, uid=uid, gid=gid, config=config_file), handle
-
-
-def _untraversable_ancestors(paths: list[Path]) -> list[str]:
-    """Directories the sandbox user could not pass through on the way to what the kernel needs (e.g. /root)."""
-    found: set[str] = set()
-    for path in paths:
-        for ancestor in reversed(path.parents):
-            try:
-                if not os.stat(ancestor).st_mode & 0o001:
-                    found.add(str(ancestor))
-                    break
-            except OSError:
-                break
-    return sorted(found)
 
 
 def _needed_paths() -> list[Path]:
@@ -233,12 +221,12 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
     term.state.mkdir(parents=True, exist_ok=True)
     base = {
         "memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds, "processes": limits.processes,
-        "file_mb": limits.file_mb, "tmp_mb": limits.tmp_mb, "env": KERNEL_ENV,
+        "file_mb": limits.file_mb, "tmp_mb": limits.tmp_mb, "scratch_mb": limits.scratch_mb, "env": KERNEL_ENV,
         "scratch": str(term.state / "kernel-scratch"),
     }
     if os.geteuid() != 0:
         config = {**base, "isolate": False, "ipc": False, "uid": os.getuid(), "gid": os.getgid(),
-                  "needed": [], "hide": [], "untraversable": [], "processes": 0}
+                  "needed": [], "processes": 0}
         _write_kernelspec(term.state, config)
         check_imports(term, modules or [])
         return Sandbox(KERNEL_NAME, False, None, None, None,
@@ -251,12 +239,8 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
     ipc_dir = Path(tempfile.mkdtemp(prefix=f"grader-ipc-{os.getpid()}-", dir=ipc_parent))
     os.chown(ipc_dir, uid, gid)
     os.chmod(ipc_dir, 0o700)
-    needed = _needed_paths()
-    hide = {"/tmp", "/var/tmp", "/dev/shm", "/run", "/home", "/root", "/srv", "/mnt", "/media", "/opt",
-            str(REPO), str(term.root), str(term.solutions), str(DEFAULT_COURSE)}
     config = {**base, "isolate": True, "ipc": True, "uid": uid, "gid": gid,
-              "needed": [str(p) for p in needed], "hide": sorted(hide),
-              "untraversable": _untraversable_ancestors(needed)}
+              "needed": [str(p) for p in _needed_paths()]}
     _write_kernelspec(term.state, config)
     probe_dir = Path(tempfile.mkdtemp(prefix="grader-probe-"))
     try:

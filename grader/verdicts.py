@@ -54,13 +54,27 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
+def _constant_truth(test: ast.expr) -> bool | None:
+    """True/False for a condition whose value the source fixes (``if False:``, ``while 0:``), else None."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _constant_truth(test.operand)
+        return None if inner is None else not inner
+    return None
+
+
 def _top_level_statements(body: list[ast.stmt]):
-    """Statements that run at module level: into if/for/while/with/try, not into def or class."""
+    """Statements that run at module level: into if/for/while/with/try, not into def or class, and not into
+    a branch whose condition is a constant that never takes it (``if False:``)."""
     for node in body:
         yield node
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
+        truth = _constant_truth(node.test) if isinstance(node, (ast.If, ast.While)) else None
         for name in ("body", "orelse", "finalbody"):
+            if (name == "body" and truth is False) or (name == "orelse" and truth is True):
+                continue
             yield from _top_level_statements(getattr(node, name, []) or [])
         for handler in getattr(node, "handlers", []) or []:
             yield from _top_level_statements(handler.body)
@@ -147,12 +161,37 @@ def _imports_engine_as_tf(node: ast.stmt) -> bool:
         a.name in ("minitf", "tensorflow") for a in node.names if (a.asname or a.name) == "tf")
 
 
+#: calls and names through which code can rebind a name or replace tf.function without a plain assignment
+DYNAMIC_BINDING = frozenset({"globals", "locals", "vars", "setattr", "delattr", "exec", "eval", "compile",
+                             "__import__", "__builtins__", "builtins", "importlib", "get_ipython"})
+
+
+def _rebinds_dynamically(tree: ast.Module) -> bool:
+    """Code that may rebind names or tf's attributes where the source does not say which: ``globals()[n] = ..``,
+    ``setattr(tf, "function", ...)``, ``tf.function = ...``, ``exec``, ``sys.modules``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_BINDING:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("modules", "__dict__"):  # sys.modules, module.__dict__
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name) and node.value.id == "tf":
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (a.name.split(".")[0] in DYNAMIC_BINDING) for a in node.names):
+            return True
+    return False
+
+
 def tf_function_names(sources: list[str]) -> dict[str, bool]:
     """For every name the cells bind: does its last binding make it a tf.function?
 
-    ``@tf.function`` / ``@tf.function(...)`` on a ``def``, or ``name = tf.function(...)``.  Decided from the
-    source, because an object in the student's kernel can claim any attribute.  If the cells bind ``tf``
-    to anything but the engine (``import minitf as tf``), nothing they define counts as a tf.function.
+    ``@tf.function`` / ``@tf.function(...)`` as the outermost decorator of a ``def``, or
+    ``name = tf.function(...)``, in code that runs (not under ``if False:``).  Only a first filter: the
+    trusted kernel still needs the function's traces as data (channel.RemoteFunction).  If the cells bind
+    ``tf`` to anything but the engine (``import minitf as tf``), or may rebind names or tf's attributes in
+    ways the source does not spell out (``globals()``, ``setattr``, ``exec``, ``tf.function = ...``),
+    nothing they define counts as a tf.function.
     """
     result: dict[str, bool] = {}
     rebinds_tf = False
@@ -160,11 +199,17 @@ def tf_function_names(sources: list[str]) -> dict[str, bool]:
         tree = _parse(source)
         if tree is None:
             continue
+        rebinds_tf |= _rebinds_dynamically(tree)
         for node in _top_level_statements(tree.body):
             names = _targets(node)
             rebinds_tf |= "tf" in names and not _imports_engine_as_tf(node)
+            if isinstance(node, ast.Delete):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        result[target.id] = False
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                result[node.name] = any(_is_tf_function_expr(d) for d in node.decorator_list)
+                # decorators apply bottom-up: the outermost (first) one decides what the name becomes
+                result[node.name] = bool(node.decorator_list) and _is_tf_function_expr(node.decorator_list[0])
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 for name in names:
                     result[name] = _is_tf_function_expr(node.value.func) and not isinstance(node.value.func, ast.Call)

@@ -15,13 +15,14 @@ import pytest
 
 import minitf as tf
 from grader import channel
+from grader.execution import decode_reply
 from minitf.function.execute import run_graph
 
 
 @pytest.fixture
 def student_function(monkeypatch):
     """Keep a function on the student's side and give the test the proxy the trusted kernel would get."""
-    monkeypatch.setattr(builtins, "input", lambda request: channel.serve(request))
+    monkeypatch.setattr(builtins, "input", lambda request: decode_reply(repr(channel.serve(request))))
     monkeypatch.setattr(channel, "_user_namespace", dict)  # (no IPython here: the student's names are not used)
 
     def remote(function):
@@ -122,3 +123,32 @@ def test_a_graph_claiming_another_engine_is_refused():
     data = {**_graph_data("Identity"), "engine": "tensorflow"}
     with pytest.raises(channel.ChannelError):
         channel.Decoder(channel._trusted_special).decode(data)
+
+
+def test_a_tf_functions_tracing_count_is_counted_from_the_traces_it_sends_not_asked(student_function):
+    @tf.function
+    def loose(x):
+        return 2 * x
+
+    loose.experimental_get_tracing_count = lambda: 1  # what the student's object would answer
+    data = json.loads(json.dumps(channel.Encoder(channel._keep).encode(loose)))
+    proxy = channel._proxy(data, tf_function=True)
+    for length in (2, 3, 3):
+        assert np.allclose(proxy(tf.constant(np.ones(length, np.float32))).numpy(), 2.0)
+    assert proxy.experimental_get_tracing_count() == 2
+    assert not hasattr(channel._proxy(data, tf_function=False), "experimental_get_tracing_count")
+
+
+def test_an_object_that_only_claims_to_be_a_tf_function_sends_no_trace_and_its_calls_fail(student_function):
+    class Claims:
+        def __call__(self, x):
+            return x
+
+        def get_concrete_function(self, *args):
+            return None
+
+    data = json.loads(json.dumps(channel.Encoder(channel._keep).encode(Claims())))
+    assert data["traces"] is False
+    forged = channel._proxy({**data, "traces": True}, tf_function=True)  # as if the student's kernel lied
+    with pytest.raises(TypeError, match="not a tf.function"):
+        forged(tf.constant(1.0))

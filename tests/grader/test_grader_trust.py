@@ -153,7 +153,7 @@ TIMING_TESTS = (
     "seconds = stopwatch(probe, 2.0)\n"
     'assert isinstance(seconds, float), f"stopwatch should return a float, not a {type(seconds).__name__}"\n'
     'assert 0.1 <= seconds < 0.3, f"one call after the warm-up takes 0.1 s, not {seconds:.3f} s"\n'
-    'assert probe.calls == 0, "the test\'s own object is never called: the student\'s kernel has a copy"\n'
+    'assert probe.calls == 2, "the test\'s own object is called: it is lent to the student\'s code, not copied"\n'
     "### BEGIN HIDDEN TESTS\n"
     "seconds = stopwatch(Sleeper(0.3, 0.15), 1.0)\n"
     'assert 0.15 <= seconds < 0.35, f"one call after the warm-up takes 0.15 s, not {seconds:.3f} s"\n'
@@ -172,7 +172,7 @@ TIMING_CELLS = [
 ]
 
 
-def test_a_test_times_student_code_with_the_instructors_class_rebuilt_in_the_students_kernel(tmp_path):
+def test_a_test_times_student_code_with_an_instructors_object_lent_from_the_trusted_kernel(tmp_path):
     term = one_notebook_class(tmp_path, ASSIGNMENT, TIMING_CELLS, {
         "honest": {"watch-answer": STOPWATCH},
         "blank": {},
@@ -181,7 +181,11 @@ def test_a_test_times_student_code_with_the_instructors_class_rebuilt_in_the_stu
         "own_sleeper": {"watch-answer": OWN_SLEEPER},
         "returns_the_object": {"watch-answer": "def stopwatch(function, x):\n    return function"},
         "typed_in": {"watch-answer": "def stopwatch(function, x):\n    return 0.1"},
+        # the planted costs are not in the student's kernel: reading them fails instead of measuring them
+        "reads_the_costs": {"watch-answer": "def stopwatch(function, x):\n    return float(function.later)"},
+        "reads_the_dict": {"watch-answer": "def stopwatch(function, x):\n    return float(vars(function)['later'])"},
     })
     assert autograde_scores(term, "--timeout", "20") == {"honest": "1/1", "blank": "0/1", "no_warm_up": "0/1",
                                                          "own_sleeper": "1/1", "returns_the_object": "0/1",
-                                                         "typed_in": "0/1"}
+                                                         "typed_in": "0/1", "reads_the_costs": "0/1",
+                                                         "reads_the_dict": "0/1"}

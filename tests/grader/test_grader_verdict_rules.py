@@ -41,21 +41,16 @@ def write(tmp_path: Path, answer: str, test: str, other: str = "import numpy as 
      "must name an exercise's function directly"),
     ("data = [1, 2]", "assert data == [1, 2]", "import numpy as np\ndata = []", "which both an answer cell"),
     ("len = 3", "assert len == 3", None, "a builtin, tf or np"),
-    ("def f(g):\n    return g()", "assert f(Slow()) == 1",
-     "import numpy as np\nimport time\nclass Slow:\n    def __call__(self):\n        time.sleep(0.1)\n        return 1",
-     "the class Slow uses ['time']"),
-    ("def f(g):\n    return g()", "assert f(Tagged()) == 1",
-     "import numpy as np\nclass Base:\n    pass\nclass Tagged(Base):\n    def __call__(self):\n        return 1",
-     "has decorators or base classes"),
 ])
 def test_the_rules_catch_unsafe_test_cells(tmp_path, answer, test, other, problem):
     path = write(tmp_path, answer, test, *([other] if other else []))
     assert any(problem in found for found in check_notebook(path)), check_notebook(path)
 
 
-def test_a_test_may_pass_an_instance_of_a_self_contained_instructor_class(tmp_path):
-    helper = ("import numpy as np\nimport minitf as tf\nclass Slow:\n    def __init__(self, seconds):\n"
-              "        self.seconds = seconds\n    def __call__(self, x):\n        import time\n"
+def test_a_test_may_lend_an_instance_of_any_instructor_class(tmp_path):
+    helper = ("import numpy as np\nimport minitf as tf\nimport time\nclass Base:\n    pass\n"
+              "class Slow(Base):\n    def __init__(self, seconds):\n"
+              "        self.seconds = seconds\n    def __call__(self, x):\n"
               "        time.sleep(self.seconds)\n        return tf.constant(np.float32(x))\n")
     path = write(tmp_path, "def f(g, x):\n    return g(x)", "assert f(Slow(0.01), 2.0).numpy() == 2.0", helper)
     assert check_notebook(path) == []

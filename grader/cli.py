@@ -12,8 +12,16 @@ from grader.paths import DEFAULT_COURSE, DEFAULT_SOLUTIONS, GraderError, ensure_
 
 
 def _release(args: argparse.Namespace) -> int:
+    from grader.binder_link import placeholder_warning, write_binder_links
+    from grader.paths import REPO
     from grader.release import release
 
+    if args.solutions.resolve() == DEFAULT_SOLUTIONS:
+        for path in write_binder_links(REPO, args.solutions):
+            print(f"Binder link updated from pyproject.toml: {path.relative_to(REPO)}")
+        warning = placeholder_warning(REPO)
+        if warning:
+            print(warning, file=sys.stderr)
     changes = release(args.solutions, args.course, args.assignment)
     for name, touched in changes.items():
         state = f"{len(touched)} file(s) updated" if touched else "unchanged"

@@ -288,6 +288,16 @@ class FuncGraph:
         self.outputs = [new(t) for t in self.outputs]
         self.changed()
 
+    def bypass(self, op: Operation, replacement: SymbolicTensor) -> None:
+        """Remove `op`, whose one result equals `replacement`: its readers (and the graph's outputs) read
+        `replacement` instead. What a pass writes when it finds an op that changes nothing (`x * 1` is `x`)."""
+        if len(op.outputs) != 1:
+            raise ValueError(f"bypass replaces an op with one result; {op.name} ({op.type}) has {len(op.outputs)}")
+        if replacement.op is op:
+            raise ValueError(f"{op.name} cannot be replaced by {replacement.name}, which it computes")
+        self.replace_uses({id(op.outputs[0]): replacement})
+        self.remove_ops([op])
+
     def remove_ops(self, ops: Sequence[Operation]) -> None:
         gone = {id(op) for op in ops}
         self._operations = [op for op in self._operations if id(op) not in gone]

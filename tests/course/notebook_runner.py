@@ -46,6 +46,7 @@ class CellRun:
     stderr: str
     errors: tuple[tuple[str, str], ...]  # (exception name, message)
     seconds: float = 0.0
+    cell_id: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -65,6 +66,9 @@ class NotebookRun:
 
     def cell(self, grade_id: str) -> CellRun:
         return next(cell for cell in self.cells if cell.grade_id == grade_id)
+
+    def by_id(self, cell_id: str) -> CellRun:
+        return next(cell for cell in self.cells if cell.cell_id == cell_id)
 
 
 def nbgrader_meta(cell: nbformat.NotebookNode) -> dict:
@@ -125,6 +129,7 @@ def _summarise(index: int, cell: nbformat.NotebookNode, seconds: float) -> CellR
         stderr="".join(stderr),
         errors=tuple(errors),
         seconds=seconds,
+        cell_id=cell.get("id"),
     )
 
 

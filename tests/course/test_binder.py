@@ -25,6 +25,8 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from grader.binder_link import binder_url, is_placeholder, placeholder_warning, write_binder_links
+
 REPO = Path(__file__).resolve().parents[2]
 WELCOME = Path("course/part1-tensors/01-welcome.ipynb")
 PROJECT_PACKAGES = {"minitf", "grader", "course_data"}
@@ -232,14 +234,48 @@ def markdown_of(notebook: Path) -> str:
     return "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
 
 
-def test_welcome_lesson_links_to_binder_exactly_as_the_readme_badge_does() -> None:
-    url = readme_badge_url()
+def test_readme_badge_and_welcome_lesson_link_to_the_address_set_in_pyproject() -> None:
+    url = binder_url(REPO)
+    assert readme_badge_url() == url, f"README's badge should be {url} (from pyproject.toml), not {readme_badge_url()}"
     for notebook in (REPO / WELCOME, REPO / "solutions" / WELCOME.relative_to("course")):
         links = re.findall(r"\]\((https://mybinder\.org/[^)\s]+)\)", markdown_of(notebook))
-        assert links == [url], f"{notebook.relative_to(REPO)} should link to Binder as the README does ({url}): {links}"
-    placeholder = re.search(r"/v2/gh/([^/]+)/", url).group(1)
-    readme = (REPO / "README.md").read_text()
-    assert placeholder != "OWNER" or "replace OWNER" in readme, "README.md should say that OWNER is what to set"
+        assert links == [url], f"{notebook.relative_to(REPO)} should link to Binder as pyproject.toml says: {links}"
+
+
+def test_release_writes_the_binder_links_from_pyproject_and_warns_about_the_placeholder(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "solutions" / "part1-tensors").mkdir(parents=True)
+    shutil.copy(REPO / "README.md", root / "README.md")
+    welcome = root / "solutions" / WELCOME.relative_to("course")
+    shutil.copy(REPO / "solutions" / WELCOME.relative_to("course"), welcome)
+    settings = (REPO / "pyproject.toml").read_text()
+    (root / "pyproject.toml").write_text(settings)
+    assert is_placeholder(root), "the committed address names the placeholder account OWNER"
+    (root / "pyproject.toml").write_text(settings.replace("github.com/OWNER/", "github.com/course-team/"))
+    assert not is_placeholder(root)
+    changed = write_binder_links(root, root / "solutions")
+    assert sorted(changed) == sorted([root / "README.md", welcome]), f"both links should be rewritten, not {changed}"
+    url = "https://mybinder.org/v2/gh/course-team/tf-core-course/main?urlpath=lab/tree/" + str(WELCOME)
+    assert re.findall(r"\]\((https://mybinder\.org/v2/[^)\s]+)\)", (root / "README.md").read_text()) == [url]
+    assert re.findall(r"\]\((https://mybinder\.org/[^)\s]+)\)", markdown_of(welcome)) == [url]
+    assert json.loads(welcome.read_text()) == _with_link(REPO / "solutions" / WELCOME.relative_to("course"), url)
+    assert write_binder_links(root, root / "solutions") == [], "a second run changes nothing"
+
+
+def _with_link(notebook: Path, url: str) -> dict:
+    content = json.loads(notebook.read_text())
+    for cell in content["cells"]:
+        cell["source"] = [re.sub(r"https://mybinder\.org/v2/gh/[^)\s]+", url, line) for line in cell["source"]]
+    return content
+
+
+def test_release_warning_names_the_placeholder_until_the_address_is_set(tmp_path: Path) -> None:
+    settings = (REPO / "pyproject.toml").read_text()
+    (tmp_path / "pyproject.toml").write_text(settings)
+    warning = placeholder_warning(tmp_path)
+    assert warning is not None and "OWNER" in warning and "pyproject.toml" in warning, warning
+    (tmp_path / "pyproject.toml").write_text(settings.replace("github.com/OWNER/", "github.com/course-team/"))
+    assert placeholder_warning(tmp_path) is None
 
 
 def test_welcome_lesson_documents_the_engine_switch_that_exists() -> None:

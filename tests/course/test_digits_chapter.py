@@ -54,7 +54,7 @@ def chapter_namespace(engine: str, cells: dict[str, str]) -> dict[str, Any]:
     namespace: dict[str, Any] = {}
     exec(setup, namespace)
     namespace["tqdm"] = lambda iterable, **options: iterable  # the bar is for people; here it would only print
-    for cell_id in ("cell-03", "cell-07", "cell-09", "ex2-answer", "ex3-answer", "ex4-answer"):
+    for cell_id in ("cell-03", "cell-07", "cell-09", "ex2-answer", "ex3-answer", "ex4-answer", "cell-batches"):
         exec(cells[cell_id], namespace)
     plt.close("all")
     return namespace
@@ -90,10 +90,12 @@ def test_every_seed_of_the_solution_clears_the_accuracy_bar_with_margin(engine: 
 def test_training_recipe_and_bar_are_what_the_text_says() -> None:
     cells = cells_by_id()
     loop, bar = training_recipe(cells)
-    assert "range(300)" in loop and "model_params, 0.5)" in loop
+    assert "range(20)" in loop and "shuffled_order(epoch)" in loop and "model_params, 0.5)" in loop
+    assert loop.count(", 32)") == 2, "batches of 32 digits"
     assert bar == 0.92
     text = "\n".join(source for key, source in cells.items() if key.startswith("cell-"))
-    assert "**300** steps with learning rate **0.5**" in text and "more than **92 %**" in text
+    assert "**20 epochs** with batches of **32** digits and learning rate **0.5**" in text
+    assert "more than **92 %**" in text
 
 
 def score_table(output: str) -> dict[str, str]:

@@ -50,6 +50,30 @@ def run_both(fn: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
 X = tf.constant([[1.0, -2.0, 3.0], [0.5, 0.0, -0.25]])
 
 
+# --- the rewriting helpers a pass uses ---
+
+
+def test_bypass_makes_the_readers_and_outputs_read_the_replacement_and_removes_the_op() -> None:
+    traced = concrete(lambda x: tf.sin(x * 1.0) + x * 1.0, tf.TensorSpec([None], tf.float32)).graph
+    graph = traced.copy()
+    ones = [op for op in graph.get_operations() if op.type == "Mul"]
+    x = graph.get_operations()[0].outputs[0]
+    for op in ones:
+        graph.bypass(op, x)
+    assert "Mul" not in types_of(graph)
+    sine, total = (next(op for op in graph.get_operations() if op.type == kind) for kind in ("Sin", "AddV2"))
+    assert sine.inputs[0] is x and total.inputs[1] is x, "the readers of x * 1.0 read x itself"
+    optimizer.verify(graph, [], after="bypass")
+    assert len(graph.get_operations()) == len(traced.get_operations()) - 2, "only the bypassed ops go"
+
+
+def test_bypass_of_an_op_by_its_own_result_is_refused() -> None:
+    graph = concrete(lambda x: x * 1.0, tf.TensorSpec([], tf.float32)).graph.copy()
+    multiply = next(op for op in graph.get_operations() if op.type == "Mul")
+    with pytest.raises(ValueError, match="which it computes"):
+        graph.bypass(multiply, multiply.outputs[0])
+
+
 # --- constant folding ---
 
 def test_constant_folding_computes_constant_subexpressions_once() -> None:

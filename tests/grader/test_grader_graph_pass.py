@@ -1,4 +1,5 @@
-"""End to end: a graph pass graded in the trusted kernel, as chapter 03 of part 2 grades `remove_neutral_ops`.
+"""End to end: a graph pass graded in the trusted kernel, as part 2's optional 07 · Inside minitf grades
+`remove_neutral_ops`.
 
 The test traces a graph in the trusted kernel and hands it to the student's pass; the graph crosses the
 channel as data, the pass rewrites it in the student's kernel, and the rewritten graph comes back into the
@@ -22,13 +23,12 @@ PASS = """def remove_times_one(graph):
         if op.type == "Mul" and op.inputs[1].op.type == "Const" \\
                 and np.all(np.asarray(op.inputs[1].op.attrs["value"]) == 1) \\
                 and op.inputs[0].shape == op.outputs[0].shape:
-            graph.replace_uses({id(op.outputs[0]): op.inputs[0]})
-            graph.remove_ops([op])
+            graph.bypass(op, op.inputs[0])
             changes.append(op.name)
     return changes"""
 DROPS_STATE = PASS.replace("    return changes", "    graph.remove_ops([op for op in graph.get_operations() "
                                                  "if op.type == 'AssignAddVariableOp'])\n    return changes")
-BREAKS_GRAPH = PASS.replace("            graph.replace_uses({id(op.outputs[0]): op.inputs[0]})\n", "")
+BREAKS_GRAPH = PASS.replace("graph.bypass(op, op.inputs[0])", "graph.remove_ops([op])")
 TEST = """from minitf.function.execute import run_graph
 
 total = tf.Variable([1.0, 2.0])

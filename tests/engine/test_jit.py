@@ -76,7 +76,7 @@ def test_transcendental_regions_call_numpys_vectorised_kernels_on_blocks() -> No
     f = tf.function(transcendental, jit_compile=True)
     source = f.experimental_get_compiler_ir(tf.constant(X))(stage="python")
     assert "def fusion_0_blocks(in0, out0):" in source
-    assert "np.tanh(" in source and "for lo in range(0, 4, " in source
+    assert "np.exp(" in source and "for lo in range(0, 4, " in source
 
 
 def test_the_loop_ir_has_loops_loads_scalar_ops_stores_and_accumulators() -> None:
@@ -86,8 +86,21 @@ def test_the_loop_ir_has_loops_loads_scalar_ops_stores_and_accumulators() -> Non
     assert "  for i1 in 0..6:" in lines and "    acc0 = sum.identity:f64" in lines
     assert "    for i0 in 0..4:" in lines
     assert "      t0 = load in0[i0, i1]" in lines
-    assert any(line.strip().startswith("t") and "= tanh(t0)" in line for line in lines)
+    assert any(line.strip().startswith("t") and "= max(t0, " in line for line in lines)  # tanh: clamp, then
+    assert any(line.strip().startswith("t") and "= div(" in line for line in lines)  # a rational function
+    assert any(line.strip().startswith("t") and "= exp(" in line for line in lines)
     assert "    store out0[0, i1] = acc0" in lines
+
+
+def test_float32_tanh_becomes_a_rational_function_compiled_as_a_loop() -> None:
+    f = tf.function(lambda x: tf.tanh(x * 1.5 + 0.5) * 2.0, jit_compile=True)
+    special = [0.0, -0.0, 1e-30, np.inf, -np.inf, np.nan]
+    values = np.concatenate([np.linspace(-12, 12, 2001), special]).astype(np.float32)
+    got = f(tf.constant(values)).numpy()
+    expected = np.tanh(values * np.float32(1.5) + np.float32(0.5)) * np.float32(2)
+    np.testing.assert_allclose(got, expected, rtol=4e-6, atol=1e-7)  # the approximation is within a few ulps
+    assert np.isnan(got[-1]) and list(got[-3:-1]) == [2.0, -2.0]
+    assert "def fusion_0_loops(in0, out0):" in f.experimental_get_compiler_ir(tf.constant(values))(stage="python")
 
 
 def test_hlo_stages_show_the_graph_before_and_after_fusion() -> None:

@@ -185,6 +185,10 @@ class TrustedKernel:
         self.kc.start_channels()
         self.ready = False
 
+    def adopt(self, owner: GuardedExecute, plan: Plan) -> None:
+        """A spare kernel (started while the previous notebook ran) takes up this notebook's tests."""
+        self.owner, self.plan, self.done = owner, plan, 0
+
     def wait_until_ready(self) -> None:
         if not self.ready:
             self.kc.wait_for_ready(timeout=self.owner.startup_timeout)
@@ -290,10 +294,21 @@ class TrustedKernel:
                 return True
 
 
+#: the next notebook's trusted kernel, started while this one runs (``GuardedExecute.warm``; one per worker)
+_SPARE: list[TrustedKernel] = []
+
+
+def close_spare() -> None:
+    """Stop the spare trusted kernel (the worker is done)."""
+    while _SPARE:
+        _SPARE.pop().close(now=True)
+
+
 class GuardedExecute(Execute):
     """nbgrader's Execute plus the monkeypatch guard and recovery from dead or hung kernels."""
 
     guard = Bool(True, help="Restore functions that tests rely on before every graded cell.").tag(config=True)
+    warm = Bool(False, help="Start the next notebook's trusted kernel while this one runs.").tag(config=True)
     max_kernel_restarts = Integer(4, help="Restarts per notebook before the rest is marked not run.").tag(
         config=True
     )
@@ -488,7 +503,7 @@ class GuardedExecute(Execute):
         """Compute a test cell's verdict in the trusted kernel, with the student's values as data."""
         grade_id = _nbgrader_meta(cell).get("grade_id")
         if self._verdicts is None:
-            self._verdicts = TrustedKernel(self, self._plan)
+            self._verdicts = self._new_trusted()
         verdicts = self._verdicts
         verdicts.wait_until_ready()
         if not self._student_broken:
@@ -537,6 +552,22 @@ class GuardedExecute(Execute):
                 self._skipped.add(index)
                 raise
 
+    def _new_trusted(self) -> TrustedKernel:
+        """A trusted kernel for this notebook: the spare if one is up, else a new one; then the next spare."""
+        assert self._plan is not None
+        kernel = None
+        while _SPARE and kernel is None:
+            spare = _SPARE.pop()
+            if spare.km.is_alive():
+                kernel = spare
+                kernel.adopt(self, self._plan)
+            else:
+                spare.close(now=True)
+        kernel = kernel or TrustedKernel(self, self._plan)
+        if self.warm:
+            _SPARE.append(TrustedKernel(self, self._plan))
+        return kernel
+
     def _install_channel(self) -> None:
         self._silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
 
@@ -546,7 +577,7 @@ class GuardedExecute(Execute):
         self._check_assign_resources(resources)
         self._trusted = self._trusted_ids(resources) if self.guard else set()
         self._plan = self._load_plan(resources) if self.guard else None
-        self._verdicts = TrustedKernel(self, self._plan) if self._plan is not None else None
+        self._verdicts = self._new_trusted() if self._plan is not None else None
         self._student_broken: tuple[str, str] | None = None
         self._requests = 0
         self._test_failure = None

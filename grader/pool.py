@@ -1,0 +1,84 @@
+"""A worker's warm kernels: a kernel template to fork from, and the next notebook's trusted kernel, started early.
+
+Without the pool every kernel is a fresh interpreter that imports ipykernel, NumPy and minitf (about a second
+of CPU here), twice per notebook.  With it, each worker starts one kernel template (grader/kernel_template.py)
+that has done those imports; the launcher of every kernel asks it for a fork, which enters the same sandbox as
+before.  And while a notebook runs, the trusted kernel of the next notebook is already started (it needs
+nothing of the next student: its working folder is an empty folder of its own), so it is ready when the
+first test of the next notebook comes.  ``autograde --no-pool`` turns both off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from grader.paths import GraderError
+from grader.sandbox import Sandbox, write_kernelspec
+
+TEMPLATE = Path(__file__).with_name("kernel_template.py")
+READY = "template ready"  # what kernel_template.py prints once it serves
+START_SECONDS = 180
+
+
+def resident_mb(pid: int) -> float:
+    """A process's resident size (MB) from /proc; 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class KernelTemplate:
+    """The worker's fork server, started once; kernels of this worker's kernelspec are forked from it."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        if sandbox.config is None:
+            raise GraderError("the kernel template needs the sandbox's settings (sandbox.json)")
+        config = json.loads(sandbox.config.read_text())
+        # a short private path: unix socket names are limited to 107 bytes; /run is outside every kernel's view
+        parent = "/run" if os.path.isdir("/run") and os.access("/run", os.W_OK) else None
+        self.folder = Path(tempfile.mkdtemp(prefix="grader-template-", dir=parent))
+        self.socket = self.folder / "s"
+        config["template"] = str(self.socket)
+        name = f"{sandbox.kernel_name}-warm"
+        settings = write_kernelspec(self.folder, config, name)
+        self.sandbox = replace(sandbox, kernel_name=name, config=settings)
+        self.process = subprocess.Popen(
+            [sys.executable, str(TEMPLATE), str(settings), str(self.socket)], stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, text=True, cwd=self.folder)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().strip()  # blocks until the imports are done (or it failed)
+        self.process.stdout.close()
+        if line != READY:
+            self.close()
+            raise GraderError(f"the kernel template did not start (exit code {self.process.poll()})")
+
+    @property
+    def resident_mb(self) -> float:
+        return resident_mb(self.process.pid)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def start_template(sandbox: Sandbox) -> tuple[Sandbox, KernelTemplate | None]:
+    """The worker's sandbox with kernels forked from a template; the plain sandbox if the template fails."""
+    try:
+        template = KernelTemplate(sandbox)
+    except (GraderError, OSError) as error:
+        print(f"warning: kernels start without the template ({error})", file=sys.stderr)
+        return sandbox, None
+    return template.sandbox, template

@@ -471,6 +471,10 @@ class GuardedExecute(Execute):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
+            while await ensure_async(self.kc.iopub_channel.msg_ready()):
+                # this request's status and output messages: read them, or a thousand requests fill the output
+                # socket's queue and the next cell's messages are dropped (what a call prints is not shown)
+                await ensure_async(self.kc.iopub_channel.get_msg(timeout=0))
             if await ensure_async(self.kc.stdin_channel.msg_ready()):
                 callback = await ensure_async(self.kc.get_stdin_msg(timeout=0))
                 if callback["parent_header"].get("msg_id") == msg_id and callback["msg_type"] == "input_request":

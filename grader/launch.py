@@ -33,7 +33,7 @@ NEW_ROOT = "/proc"  # built on a tmpfs over the old procfs; the kernel gets a fr
 SYSTEM_PATHS = (
     "/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32", "/bin", "/usr/bin",
     "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
-    "/etc/localtime", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+    "/etc/localtime", "/etc/fonts", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
     "/sys/devices/system/cpu",
 )
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "NBGRADER_EXECUTION", "PYTHONHASHSEED")

@@ -50,10 +50,14 @@ for _ in range(500):
     children += 1
 print("forked", children)
 """
-DISK_FILLER = """chunk = b"0" * (16 * 1024 * 1024)
-with open("big.bin", "wb") as handle:
-    for _ in range(64):
-        handle.write(chunk)
+DISK_FILLER = """import os
+chunk = b"0" * (16 * 1024 * 1024)
+try:
+    with open("big.bin", "wb") as handle:
+        for _ in range(64):
+            handle.write(chunk)
+finally:
+    print("wrote", os.path.getsize("big.bin"))
 """
 # Cheats that beat the in-kernel guard; the verdicts now come from a kernel where no student code runs.
 RESULT_HOOK = """ip = get_ipython()
@@ -169,8 +173,7 @@ try:
 except OSError as error:
     loot["network"] = "denied " + type(error).__name__
 subprocess.Popen(["sleep", "600"], start_new_session=True)
-with open("loot.json", "w") as handle:
-    json.dump(loot, handle)
+print("LOOT", json.dumps(loot))
 """
 
 
@@ -312,7 +315,10 @@ def test_a_fork_bomb_is_capped_and_costs_nothing_when_the_answers_are_right(grad
 def test_filling_the_disk_stops_at_the_file_size_limit(graded):
     term = graded[0]
     assert scores(term)["disk_filler"] == POINTS
-    assert (term.autograded / "disk_filler" / "fixture-basics" / "big.bin").stat().st_size <= 64 * 1024 * 1024
+    printed = next(c for c in autograded_notebook(term, "disk_filler").cells if "big.bin" in c.source).outputs
+    written = int(next(o.text for o in printed if o.get("name") == "stdout").split()[1])
+    assert 0 < written <= 64 * 1024 * 1024  # RLIMIT_FSIZE, and the working folder's 64 MB tmpfs
+    assert not (term.autograded / "disk_filler" / "fixture-basics" / "big.bin").exists()  # gone with the kernel
 
 
 def test_sys_exit_costs_nothing_when_the_answers_are_right(graded):
@@ -333,7 +339,8 @@ def test_a_kernel_killed_between_answers_costs_nothing_because_earlier_cells_are
 def test_student_code_reads_no_secrets_writes_nothing_outside_and_has_no_network(graded):
     term, _, listener, marker = graded
     assert scores(term)["zsnoop"] == POINTS
-    loot = json.loads((term.autograded / "zsnoop" / "fixture-basics" / "loot.json").read_text())
+    printed = next(c for c in autograded_notebook(term, "zsnoop").cells if "loot = " in c.source).outputs
+    loot = json.loads(next(o.text for o in printed if o.get("name") == "stdout").split("LOOT ", 1)[1])
     assert loot["uid"] in sandbox_uids()  # grader-sandbox, or grader-sandbox-N of a concurrent worker
     for secret in ("solutions", "gradebook", "other_submission", "other_autograded", "repository"):
         assert loot[secret].startswith("denied"), (secret, loot[secret])

@@ -37,6 +37,8 @@ PRELOADED = ("ipykernel.kernelapp", "ipykernel.ipkernel", "IPython.core.interact
 READY = "template ready"
 MAX_REQUEST_BYTES = 1 << 20
 TEMPLATE_MARK = "GRADER_KERNEL_TEMPLATE"
+PEAKS = "kernel-peaks"  # one line per ended kernel: its largest resident size in KiB
+_folder = "."  # the template's private folder (beside its socket)
 
 
 def _read_request(link: socket.socket) -> dict:
@@ -108,8 +110,10 @@ def _supervise(link: socket.socket, kernel: int) -> None:
             break
         for order in orders.decode(errors="replace"):
             os.kill(kernel, signal.SIGINT if order == "i" else signal.SIGKILL)
-    _, status = os.waitpid(kernel, 0)
+    _, status, usage = os.wait4(kernel, 0)
     code = os.waitstatus_to_exitcode(status)
+    with contextlib.suppress(OSError), open(f"{_folder}/{PEAKS}", "a") as peaks:  # for the worker's kernel_mb
+        peaks.write(f"{usage.ru_maxrss}\n")
     with contextlib.suppress(OSError):
         link.sendall(f"{code if code >= 0 else 128 - code}\n".encode())
 
@@ -119,6 +123,7 @@ def _serve(link: socket.socket, config: dict) -> None:
     code = 70
     try:
         launch._check(launch._libc.prctl(launch.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the template's own handler is not the kernels'
         request = _read_request(link)
         os.chdir(request["cwd"])
         link.sendall(b"+")
@@ -168,8 +173,11 @@ def main(config_path: str, path: str) -> None:
         env = launch._environment(config, os.path.dirname(path), config["isolate"])
         env[TEMPLATE_MARK] = "1"
         os.execve(sys.executable, [sys.executable, __file__, config_path, path], env)
+    global _folder
+    _folder = os.path.dirname(path)
     launch._check(launch._libc.prctl(launch.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's; the worker ends the template
+    signal.signal(signal.SIGTERM, lambda *_: (_reap(), os._exit(0)))  # reaped: their CPU time counts for the worker
     import importlib
 
     for name in PRELOADED:

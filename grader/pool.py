@@ -67,9 +67,21 @@ class KernelTemplate:
     def resident_mb(self) -> float:
         return resident_mb(self.process.pid)
 
+    @property
+    def kernel_peak_mb(self) -> float:
+        """The largest resident size of any kernel forked so far (their supervisors note it when they end)."""
+        try:
+            return max((int(line) for line in (self.folder / "kernel-peaks").read_text().split()), default=0) / 1024
+        except (OSError, ValueError):
+            return 0.0
+
     def close(self) -> None:
         if self.process.poll() is None:
-            self.process.kill()
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
         self.process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
 

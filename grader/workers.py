@@ -203,7 +203,7 @@ class Worker:
             detail = "".join(traceback.format_exception_only(error)).strip()
             result = Result(task.index, task.student, task.assignment, False, f"grading failed: {detail[:400]}")
         result.seconds = time.perf_counter() - started
-        result.kernel_mb = _kernel_peak_mb()
+        result.kernel_mb = max(_kernel_peak_mb(), self.template.kernel_peak_mb if self.template else 0.0)
         result.attempt = task.attempt
         result.worker = self.name
         result.scratch = str(scratch)

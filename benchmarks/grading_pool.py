@@ -1,6 +1,6 @@
 """Warm kernels against fresh ones: wall and CPU time per class, and the seconds per notebook above its own run time.
 
-    .venv/bin/python benchmarks/grading_pool.py [--fixture-students 8] [--students 4] [--notebooks 3 0]
+    .venv/bin/python -m benchmarks.grading_pool [--fixture-students 8] [--students 4] [--notebooks 3 0]
 
 Builds sample classes (complete, partial, empty and seeded random work) of the fixture assignment and of the
 course's first assignment (its first N notebooks; 0: all), and autogrades each class with one worker twice, in
@@ -30,23 +30,12 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from grader.collect import collect_folder, import_roster
+from benchmarks.grading_workers import sample_class
 from grader.demo import FIXTURE_SOLUTIONS, _first_notebooks
-from grader.gradebook import ensure_assignment
-from grader.paths import DEFAULT_SOLUTIONS, REPO, make_term
+from grader.paths import DEFAULT_SOLUTIONS, REPO
+from grader.pool import proc_mb
 from grader.release import list_assignments
-from grader.samples import write_class
 from grader.sandbox import sandbox_uids
-
-
-def _pss_mb(pid: str) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def _grading_processes() -> list[str]:
@@ -74,7 +63,7 @@ class MemorySampler(threading.Thread):
 
     def run(self) -> None:
         while self.running:
-            self.peak = max(self.peak, sum(_pss_mb(pid) for pid in _grading_processes()))
+            self.peak = max(self.peak, sum(proc_mb(pid, "Pss:", "smaps_rollup") for pid in _grading_processes()))
             time.sleep(0.5)
 
 
@@ -96,12 +85,7 @@ def own_run_seconds(folder: Path) -> float:
 
 def grade(source: Path, assignment: str, students: int, workdir: Path, pool: bool) -> dict:
     root = Path(tempfile.mkdtemp(prefix="pool-" if pool else "fresh-", dir=workdir))
-    term = make_term(root / "term", source)
-    ensure_assignment(term, assignment)
-    profiles = write_class(term.solutions, term.release, assignment, root / "inbox", students)
-    (root / "roster.csv").write_text("id\n" + "\n".join(profiles) + "\n")
-    import_roster(term, root / "roster.csv")
-    collect_folder(term, assignment, root / "inbox")
+    term = sample_class(source, assignment, students, root)
     command = [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(source), "autograde",
                "--quiet", "--workers", "1", *([] if pool else ["--no-pool"])]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

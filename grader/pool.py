@@ -27,11 +27,12 @@ READY = "template ready"  # what kernel_template.py prints once it serves
 START_SECONDS = 180
 
 
-def resident_mb(pid: int) -> float:
-    """A process's resident size (MB) from /proc; 0 when it is gone."""
+def proc_mb(pid: int | str, key: str = "VmRSS:", table: str = "status") -> float:
+    """A process's memory figure in MB from /proc (its resident size, or e.g. ``"Pss:"`` of ``smaps_rollup``);
+    0 when it is gone."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+        for line in Path(f"/proc/{pid}/{table}").read_text().splitlines():
+            if line.startswith(key):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
@@ -65,7 +66,7 @@ class KernelTemplate:
 
     @property
     def resident_mb(self) -> float:
-        return resident_mb(self.process.pid)
+        return proc_mb(self.process.pid)
 
     @property
     def kernel_peak_mb(self) -> float:

@@ -97,6 +97,7 @@ def _run_kernel(config: dict, request: dict) -> None:
 def _supervise(link: socket.socket, kernel: int) -> None:
     """Relay the launcher's interrupts to the kernel, end it when the launcher goes, report its exit code."""
     ended = os.pidfd_open(kernel)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGKILL))  # the template is closing
     while True:
         ready, _, _ = select.select([link, ended], [], [])
         if ended in ready:
@@ -137,12 +138,26 @@ def _serve(link: socket.socket, config: dict) -> None:
     os._exit(code)
 
 
+_supervisors: set[int] = set()
+
+
 def _reap() -> None:
     try:
-        while os.waitpid(-1, os.WNOHANG)[0] > 0:
-            pass
+        while (pid := os.waitpid(-1, os.WNOHANG)[0]) > 0:
+            _supervisors.discard(pid)
     except ChildProcessError:
-        pass
+        _supervisors.clear()
+
+
+def _close(*_) -> None:
+    """End every kernel still running and wait until it is gone (not merely signalled), then end the template."""
+    for pid in _supervisors:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    for pid in _supervisors:
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+    os._exit(0)
 
 
 def serve_forever(config: dict, path: str) -> None:
@@ -160,9 +175,11 @@ def serve_forever(config: dict, path: str) -> None:
         if int.from_bytes(peer[4:8], sys.byteorder) != os.getuid():  # only the grader (its launcher) may ask
             link.close()
             continue
-        if os.fork() == 0:
+        supervisor = os.fork()
+        if supervisor == 0:
             server.close()
             _serve(link, config)
+        _supervisors.add(supervisor)
         link.close()
 
 
@@ -177,7 +194,7 @@ def main(config_path: str, path: str) -> None:
     _folder = os.path.dirname(path)
     launch._check(launch._libc.prctl(launch.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the run's; the worker ends the template
-    signal.signal(signal.SIGTERM, lambda *_: (_reap(), os._exit(0)))  # reaped: their CPU time counts for the worker
+    signal.signal(signal.SIGTERM, _close)  # reaped, so their CPU time counts for the worker
     import importlib
 
     for name in PRELOADED:

@@ -31,7 +31,9 @@ import threading
 
 import launch
 
-#: what every grading kernel imports before a cell runs (ipykernel's machinery, the course's engine)
+#: what every grading kernel imports before a cell runs (ipykernel's machinery, the course's engine).  Not the
+#: notebooks' other imports: matplotlib builds its font list from the filesystem it sees (the template sees the
+#: host's, a kernel only the allow-list), and ipywidgets and tqdm.auto adapt to the kernel running them.
 PRELOADED = ("ipykernel.kernelapp", "ipykernel.ipkernel", "IPython.core.interactiveshell", "numpy",
              "numpy.testing", "numpy.linalg", "minitf")
 READY = "template ready"

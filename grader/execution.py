@@ -320,21 +320,21 @@ class GuardedExecute(Execute):
 
     start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
-    def _trusted_ids(self, resources: dict) -> set[str]:
-        """grade_ids of read-only cells from the gradebook (their source was restored from it)."""
+    def _read_gradebook(self, resources: dict) -> tuple[set[str], dict[str, str]] | None:
+        """From one opening of the gradebook (nbgrader's ORM costs tenths of a second per opening): the grade_ids
+        of read-only cells (their source was restored from it) and every source cell's source."""
         from nbgrader.api import Gradebook
 
         info = (resources or {}).get("nbgrader", {})
         if not info.get("db_url"):
-            return set()
+            return None
         with Gradebook(info["db_url"]) as gradebook:
             notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
             solution_ids = {cell.name for cell in notebook.solution_cells}
-            return {
-                cell.name for cell in notebook.source_cells
-                if (cell.locked or cell.name in {g.name for g in notebook.grade_cells})
-                and cell.name not in solution_ids
-            }
+            grade_ids = {g.name for g in notebook.grade_cells}
+            trusted = {cell.name for cell in notebook.source_cells
+                       if (cell.locked or cell.name in grade_ids) and cell.name not in solution_ids}
+            return trusted, {cell.name: cell.source for cell in notebook.source_cells}
 
     def _is_trusted(self, cell: NotebookNode) -> bool:
         return _nbgrader_meta(cell).get("grade_id") in self._trusted and cell.cell_type == "code"
@@ -405,17 +405,9 @@ class GuardedExecute(Execute):
 
     # ---- verdicts from the trusted kernel ----------------------------------------------------------------
 
-    def _load_plan(self, resources: dict) -> Plan | None:
-        from nbgrader.api import Gradebook
-
-        info = (resources or {}).get("nbgrader", {})
+    def _load_plan(self, resources: dict, sources: dict[str, str]) -> Plan | None:
         path = source_notebook(self.config, resources)
-        if not info.get("db_url") or path is None:
-            return None
-        with Gradebook(info["db_url"]) as gradebook:
-            notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
-            sources = {cell.name: cell.source for cell in notebook.source_cells}
-        return Plan.load(path, sources)
+        return None if path is None else Plan.load(path, sources)
 
     def _kind(self, cell: NotebookNode) -> str:
         """'copy' (a pasted copy of a test), 'test' (runs in the trusted kernel) or 'student'."""
@@ -579,8 +571,9 @@ class GuardedExecute(Execute):
         NotebookClient.__init__(self, nb, km)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
-        self._trusted = self._trusted_ids(resources) if self.guard else set()
-        self._plan = self._load_plan(resources) if self.guard else None
+        known = self._read_gradebook(resources) if self.guard else None
+        self._trusted = known[0] if known else set()
+        self._plan = self._load_plan(resources, known[1]) if known else None
         self._verdicts = self._new_trusted() if self._plan is not None else None
         self._student_broken: tuple[str, str] | None = None
         self._requests = 0

@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from grader.paths import GraderError
-from grader.sandbox import Sandbox, write_kernelspec
+from grader.sandbox import Sandbox, remove_stale_folders, write_kernelspec
 
 TEMPLATE = Path(__file__).with_name("kernel_template.py")
 READY = "template ready"  # what kernel_template.py prints once it serves
@@ -48,7 +48,9 @@ class KernelTemplate:
         config = json.loads(sandbox.config.read_text())
         # a short private path: unix socket names are limited to 107 bytes; /run is outside every kernel's view
         parent = "/run" if os.path.isdir("/run") and os.access("/run", os.W_OK) else None
-        self.folder = Path(tempfile.mkdtemp(prefix="grader-template-", dir=parent))
+        if parent:
+            remove_stale_folders(Path(parent), "template")  # of workers that were killed
+        self.folder = Path(tempfile.mkdtemp(prefix=f"grader-template-{os.getpid()}-", dir=parent))
         self.socket = self.folder / "s"
         config["template"] = str(self.socket)
         name = f"{sandbox.kernel_name}-warm"

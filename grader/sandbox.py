@@ -180,9 +180,9 @@ def self_test(config_file: Path, workdir: Path, command: str = ISOLATION_PROBE) 
     return result.stdout.strip()
 
 
-def _remove_stale_ipc_dirs(parent: Path) -> None:
-    """Socket folders of grader runs that were killed (their pid is gone)."""
-    for folder in parent.glob("grader-ipc-*-*"):
+def remove_stale_folders(parent: Path, kind: str = "ipc") -> None:
+    """Folders ``grader-<kind>-<pid>-...`` (sockets, kernel templates) of grader processes that were killed."""
+    for folder in parent.glob(f"grader-{kind}-*-*"):
         pid = folder.name.split("-")[2]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(folder, ignore_errors=True)
@@ -236,7 +236,7 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
                        term.state / "sandbox.json")
     uid, gid = ensure_sandbox_user()
     ipc_parent = Path("/run" if os.path.isdir("/run") else tempfile.gettempdir())
-    _remove_stale_ipc_dirs(ipc_parent)
+    remove_stale_folders(ipc_parent)
     ipc_dir = Path(tempfile.mkdtemp(prefix=f"grader-ipc-{os.getpid()}-", dir=ipc_parent))
     os.chown(ipc_dir, uid, gid)
     os.chmod(ipc_dir, 0o700)

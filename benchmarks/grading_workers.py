@@ -24,19 +24,25 @@ from grader.autograde import autograde
 from grader.collect import collect_folder, import_roster
 from grader.demo import FIXTURE_SOLUTIONS, _first_notebooks
 from grader.gradebook import ensure_assignment
-from grader.paths import DEFAULT_SOLUTIONS, make_term
+from grader.paths import DEFAULT_SOLUTIONS, Term, make_term
 from grader.release import list_assignments
 from grader.samples import write_class
 
 
-def measure(source: Path, assignment: str, students: int, workers: int, workdir: Path) -> dict:
-    root = Path(tempfile.mkdtemp(prefix=f"w{workers}-", dir=workdir))
+def sample_class(source: Path, assignment: str, students: int, root: Path) -> Term:
+    """A term in ``root`` with a sample class of ``students`` collected (complete, partial, empty, random work)."""
     term = make_term(root / "term", source)
     ensure_assignment(term, assignment)
     profiles = write_class(term.solutions, term.release, assignment, root / "inbox", students)
     (root / "roster.csv").write_text("id\n" + "\n".join(profiles) + "\n")
     import_roster(term, root / "roster.csv")
     collect_folder(term, assignment, root / "inbox")
+    return term
+
+
+def measure(source: Path, assignment: str, students: int, workers: int, workdir: Path) -> dict:
+    root = Path(tempfile.mkdtemp(prefix=f"w{workers}-", dir=workdir))
+    term = sample_class(source, assignment, students, root)
     started = time.perf_counter()
     outcomes = autograde(term, assignment, progress=False, workers=workers)
     seconds = time.perf_counter() - started

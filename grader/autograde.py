@@ -168,11 +168,11 @@ def _record(term: Term, result) -> Outcome:
 
 
 def grade_tasks(term: Term, tasks: list, limits: Limits, guard: bool, modules: list[str], sandbox: Sandbox | None,
-                workers: int | None, scheduler: str | None) -> Iterator:
+                workers: int | None, scheduler: str | None, pool: bool = True) -> Iterator:
     """Results of grading ``tasks`` on local worker processes or on a Dask cluster, as they finish."""
     from grader.workers import DaskPool, LocalPool, make_kit, read_submission
 
-    kit = make_kit(term, {t.assignment for t in tasks}, limits, guard, modules, portable=bool(scheduler))
+    kit = make_kit(term, {t.assignment for t in tasks}, limits, guard, modules, portable=bool(scheduler), pool=pool)
     if scheduler is None:
         pool = LocalPool(term, sandbox, kit, min(workers or default_workers(), len(tasks)))
     else:
@@ -195,9 +195,10 @@ def start(term: Term, limits: Limits, modules: list[str], scheduler: str | None,
 def autograde(term: Term, assignment: str | None = None, student: str | None = None,
               limits: Limits | None = None, regrade: bool = False, progress: bool = True,
               sandbox: Sandbox | None = None, guard: bool = True, workers: int | None = None,
-              scheduler: str | None = None) -> list[Outcome]:
+              scheduler: str | None = None, pool: bool = True) -> list[Outcome]:
     """Grade the selected submissions with ``workers`` local processes (default: one per core) or on the
-    Dask workers of ``scheduler``; this process alone writes the gradebook."""
+    Dask workers of ``scheduler``; this process alone writes the gradebook.  ``pool``: warm kernels
+    (grader/pool.py)."""
     from grader.workers import Task
 
     limits = limits or Limits()
@@ -234,7 +235,7 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
                 _write_marker(term, outcomes[index])
             bar.update(1)
         if tasks:
-            for result in grade_tasks(term, tasks, limits, guard, modules, sandbox, workers, scheduler):
+            for result in grade_tasks(term, tasks, limits, guard, modules, sandbox, workers, scheduler, pool):
                 outcomes[result.index] = _record(term, result)
                 bar.set_postfix_str(f"{result.student}/{result.assignment}")
                 bar.update(1)

@@ -27,7 +27,7 @@ def _autograde(args: argparse.Namespace) -> int:
     limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
     outcomes = autograde(args.term, args.assignment, args.student, limits, regrade=args.regrade,
                          progress=not args.quiet, guard=not args.no_guard, workers=args.workers,
-                         scheduler=args.scheduler)
+                         scheduler=args.scheduler, pool=not args.no_pool)
     print_outcomes(outcomes)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
@@ -118,6 +118,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     _add_worker_options(sub)
     sub.add_argument("--no-guard", action="store_true",
                      help="do not restore replaced functions before tests (only to see what the guard prevents)")
+    sub.add_argument("--no-pool", action="store_true",
+                     help="start every kernel as a fresh interpreter instead of forking it from the worker's "
+                          "warm template (slower; the grades are the same)")
     sub.set_defaults(run=_autograde)
 
     sub = commands.add_parser("regrade", help="after fixing a test in solutions/: update the term's tests, "

@@ -185,6 +185,10 @@ class TrustedKernel:
         self.kc.start_channels()
         self.ready = False
 
+    def adopt(self, owner: GuardedExecute, plan: Plan) -> None:
+        """A spare kernel (started while the previous notebook ran) takes up this notebook's tests."""
+        self.owner, self.plan, self.done = owner, plan, 0
+
     def wait_until_ready(self) -> None:
         if not self.ready:
             self.kc.wait_for_ready(timeout=self.owner.startup_timeout)
@@ -290,10 +294,21 @@ class TrustedKernel:
                 return True
 
 
+#: the next notebook's trusted kernel, started while this one runs (``GuardedExecute.warm``; one per worker)
+_SPARE: list[TrustedKernel] = []
+
+
+def close_spare() -> None:
+    """Stop the spare trusted kernel (the worker is done)."""
+    while _SPARE:
+        _SPARE.pop().close(now=True)
+
+
 class GuardedExecute(Execute):
     """nbgrader's Execute plus the monkeypatch guard and recovery from dead or hung kernels."""
 
     guard = Bool(True, help="Restore functions that tests rely on before every graded cell.").tag(config=True)
+    warm = Bool(False, help="Start the next notebook's trusted kernel while this one runs.").tag(config=True)
     max_kernel_restarts = Integer(4, help="Restarts per notebook before the rest is marked not run.").tag(
         config=True
     )
@@ -305,21 +320,21 @@ class GuardedExecute(Execute):
 
     start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
-    def _trusted_ids(self, resources: dict) -> set[str]:
-        """grade_ids of read-only cells from the gradebook (their source was restored from it)."""
+    def _read_gradebook(self, resources: dict) -> tuple[set[str], dict[str, str]] | None:
+        """From one opening of the gradebook (nbgrader's ORM costs tenths of a second per opening): the grade_ids
+        of read-only cells (their source was restored from it) and every source cell's source."""
         from nbgrader.api import Gradebook
 
         info = (resources or {}).get("nbgrader", {})
         if not info.get("db_url"):
-            return set()
+            return None
         with Gradebook(info["db_url"]) as gradebook:
             notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
             solution_ids = {cell.name for cell in notebook.solution_cells}
-            return {
-                cell.name for cell in notebook.source_cells
-                if (cell.locked or cell.name in {g.name for g in notebook.grade_cells})
-                and cell.name not in solution_ids
-            }
+            grade_ids = {g.name for g in notebook.grade_cells}
+            trusted = {cell.name for cell in notebook.source_cells
+                       if (cell.locked or cell.name in grade_ids) and cell.name not in solution_ids}
+            return trusted, {cell.name: cell.source for cell in notebook.source_cells}
 
     def _is_trusted(self, cell: NotebookNode) -> bool:
         return _nbgrader_meta(cell).get("grade_id") in self._trusted and cell.cell_type == "code"
@@ -390,17 +405,9 @@ class GuardedExecute(Execute):
 
     # ---- verdicts from the trusted kernel ----------------------------------------------------------------
 
-    def _load_plan(self, resources: dict) -> Plan | None:
-        from nbgrader.api import Gradebook
-
-        info = (resources or {}).get("nbgrader", {})
+    def _load_plan(self, resources: dict, sources: dict[str, str]) -> Plan | None:
         path = source_notebook(self.config, resources)
-        if not info.get("db_url") or path is None:
-            return None
-        with Gradebook(info["db_url"]) as gradebook:
-            notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
-            sources = {cell.name: cell.source for cell in notebook.source_cells}
-        return Plan.load(path, sources)
+        return None if path is None else Plan.load(path, sources)
 
     def _kind(self, cell: NotebookNode) -> str:
         """'copy' (a pasted copy of a test), 'test' (runs in the trusted kernel) or 'student'."""
@@ -492,7 +499,7 @@ class GuardedExecute(Execute):
         """Compute a test cell's verdict in the trusted kernel, with the student's values as data."""
         grade_id = _nbgrader_meta(cell).get("grade_id")
         if self._verdicts is None:
-            self._verdicts = TrustedKernel(self, self._plan)
+            self._verdicts = self._new_trusted()
         verdicts = self._verdicts
         verdicts.wait_until_ready()
         if not self._student_broken:
@@ -541,6 +548,22 @@ class GuardedExecute(Execute):
                 self._skipped.add(index)
                 raise
 
+    def _new_trusted(self) -> TrustedKernel:
+        """A trusted kernel for this notebook: the spare if one is up, else a new one; then the next spare."""
+        assert self._plan is not None
+        kernel = None
+        while _SPARE and kernel is None:
+            spare = _SPARE.pop()
+            if spare.km.is_alive():
+                kernel = spare
+                kernel.adopt(self, self._plan)
+            else:
+                spare.close(now=True)
+        kernel = kernel or TrustedKernel(self, self._plan)
+        if self.warm:
+            _SPARE.append(TrustedKernel(self, self._plan))
+        return kernel
+
     def _install_channel(self) -> None:
         self._silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
 
@@ -548,9 +571,10 @@ class GuardedExecute(Execute):
         NotebookClient.__init__(self, nb, km)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
-        self._trusted = self._trusted_ids(resources) if self.guard else set()
-        self._plan = self._load_plan(resources) if self.guard else None
-        self._verdicts = TrustedKernel(self, self._plan) if self._plan is not None else None
+        known = self._read_gradebook(resources) if self.guard else None
+        self._trusted = known[0] if known else set()
+        self._plan = self._load_plan(resources, known[1]) if known else None
+        self._verdicts = self._new_trusted() if self._plan is not None else None
         self._student_broken: tuple[str, str] | None = None
         self._requests = 0
         self._test_failure = None

@@ -165,7 +165,9 @@ def _environment(config: dict, home: str, isolate: bool) -> dict:
     return env
 
 
-def _exec_kernel(config: dict, connection_file: str, connection_text: str, extra: list, isolate: bool) -> None:
+def enter_sandbox(config: dict, connection_file: str, connection_text: str, isolate: bool) -> tuple[str, dict]:
+    """Everything before the kernel's code runs: its home, limits and unprivileged user; returns the connection
+    file to use and the kernel's whole environment."""
     cwd = os.getcwd()
     home = "/tmp/.grader-home" if isolate else os.path.join(config["scratch"], "home")
     os.makedirs(home, exist_ok=True)
@@ -187,13 +189,24 @@ def _exec_kernel(config: dict, connection_file: str, connection_text: str, extra
         _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
         os.chdir(cwd)  # through the new mounts: the bind-mounted student folder
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    return connection_file, env
+
+
+def silence_output() -> None:
+    """ipykernel's banner and echoed output are not the grader's."""
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    os.close(quiet)
+
+
+def _exec_kernel(config: dict, connection_file: str, connection_text: str, extra: list, isolate: bool) -> None:
+    connection_file, env = enter_sandbox(config, connection_file, connection_text, isolate)
     argv = [sys.executable, "-m", "ipykernel_launcher", "-f", connection_file, *extra]
     if config.get("command"):
         argv = [sys.executable, "-c", config["command"]]
-    if not config.get("command"):
-        quiet = os.open(os.devnull, os.O_WRONLY)  # ipykernel's banner and echoed output are not the grader's
-        os.dup2(quiet, 1)
-        os.dup2(quiet, 2)
+    else:
+        silence_output()
     os.execve(sys.executable, argv, env)
 
 
@@ -205,23 +218,69 @@ def _supervise(child: int) -> None:
     os._exit(code if code >= 0 else 128 - code)
 
 
+def split_into_sandbox(config: dict, connection_text: str) -> int:
+    """New namespaces, then fork: the kernel's pid in the supervisor; 0 in the kernel, which is PID 1 of its
+    namespace and already stands in its new root."""
+    ipc_dir = os.path.dirname(json.loads(connection_text).get("ip", "")) if config["ipc"] else ""
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC), "unshare")
+    child = os.fork()
+    if child:
+        return child
+    try:
+        _isolate_filesystem(config, ipc_dir)
+    except BaseException as error:  # never fall through to running unsandboxed
+        print(f"grader sandbox: cannot start the kernel: {error}", file=sys.stderr, flush=True)
+        os._exit(70)
+    return 0
+
+
+def _through_template(path: str, connection_file: str, connection_text: str, extra: list) -> None:
+    """Have the worker's kernel template (grader/kernel_template.py) fork the kernel; this process stands for it.
+
+    Returns only if the template cannot be reached; the caller then starts a fresh kernel the slow way.
+    jupyter_client's signals to this process go to the kernel: SIGINT interrupts it, SIGTERM ends it, and
+    when this process dies (SIGKILL), the template's supervisor sees the connection close and ends the kernel.
+    """
+    import socket
+
+    link = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        link.connect(path)
+        request = {"connection_file": connection_file, "connection": connection_text, "cwd": os.getcwd(),
+                   "extra": extra}
+        link.sendall(json.dumps(request).encode() + b"\n")
+        if link.recv(1) != b"+":  # the template went away before forking
+            return
+    except OSError:
+        return
+    signal.signal(signal.SIGINT, lambda *_: link.send(b"i"))
+    signal.signal(signal.SIGTERM, lambda *_: link.send(b"k"))
+    answer = b""
+    try:
+        while chunk := link.recv(64):
+            answer += chunk
+    except OSError:  # the template and its kernels were ended (the worker is done)
+        answer = b"137"
+    os._exit(int(answer) if answer.strip().lstrip(b"-").isdigit() else 70)
+
+
 def main(argv: list) -> None:
     config_path, connection_file, *extra = argv
     with open(config_path) as handle:
         config = json.load(handle)
     with open(connection_file) as handle:
         connection_text = handle.read()
+    # if the grader is killed, this supervisor goes too, and with it the kernel (its own PDEATHSIG)
+    if config.get("template") and not config.get("command"):
+        _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+        _through_template(config["template"], connection_file, connection_text, extra)
     if not config["isolate"]:
         _exec_kernel(config, connection_file, connection_text, extra, isolate=False)
-    ipc_dir = os.path.dirname(json.loads(connection_text).get("ip", "")) if config["ipc"] else ""
-    # if the grader is killed, this supervisor goes too, and with it the kernel (its own PDEATHSIG)
     _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC), "unshare")
-    child = os.fork()
+    child = split_into_sandbox(config, connection_text)
     if child:
         _supervise(child)
     try:
-        _isolate_filesystem(config, ipc_dir)
         _exec_kernel(config, connection_file, connection_text, extra, isolate=True)
     except BaseException as error:  # never fall through to running unsandboxed
         print(f"grader sandbox: cannot start the kernel: {error}", file=sys.stderr, flush=True)

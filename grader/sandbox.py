@@ -116,7 +116,7 @@ def for_worker(sandbox: Sandbox, folder: Path):
     config = json.loads(sandbox.config.read_text())
     config.update(uid=uid, gid=gid)
     name = f"{KERNEL_NAME}-{slot}"
-    config_file = _write_kernelspec(folder, config, name)
+    config_file = write_kernelspec(folder, config, name)
     return replace(sandbox, kernel_name=name, uid=uid, gid=gid, config=config_file), handle
 
 
@@ -128,7 +128,7 @@ def _needed_paths() -> list[Path]:
     return sorted(p for p in paths if p.exists())
 
 
-def _write_kernelspec(state: Path, config: dict, name: str = KERNEL_NAME) -> Path:
+def write_kernelspec(state: Path, config: dict, name: str = KERNEL_NAME) -> Path:
     kernel_dir = state / "jupyter" / "kernels" / name
     kernel_dir.mkdir(parents=True, exist_ok=True)
     config_file = state / "sandbox.json"
@@ -180,9 +180,9 @@ def self_test(config_file: Path, workdir: Path, command: str = ISOLATION_PROBE) 
     return result.stdout.strip()
 
 
-def _remove_stale_ipc_dirs(parent: Path) -> None:
-    """Socket folders of grader runs that were killed (their pid is gone)."""
-    for folder in parent.glob("grader-ipc-*-*"):
+def remove_stale_folders(parent: Path, kind: str = "ipc") -> None:
+    """Folders ``grader-<kind>-<pid>-...`` (sockets, kernel templates) of grader processes that were killed."""
+    for folder in parent.glob(f"grader-{kind}-*-*"):
         pid = folder.name.split("-")[2]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(folder, ignore_errors=True)
@@ -227,21 +227,22 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
     if os.geteuid() != 0:
         config = {**base, "isolate": False, "ipc": False, "uid": os.getuid(), "gid": os.getgid(),
                   "needed": [], "processes": 0}
-        _write_kernelspec(term.state, config)
+        write_kernelspec(term.state, config)
         check_imports(term, modules or [])
         return Sandbox(KERNEL_NAME, False, None, None, None,
                        "WARNING: not running as root, so student code runs as YOUR user, with network access "
                        "and your files in reach; only the time and memory limits apply. Grade as root "
-                       "(e.g. in a container) for the separate user, private filesystem view and no network.")
+                       "(e.g. in a container) for the separate user, private filesystem view and no network.",
+                       term.state / "sandbox.json")
     uid, gid = ensure_sandbox_user()
     ipc_parent = Path("/run" if os.path.isdir("/run") else tempfile.gettempdir())
-    _remove_stale_ipc_dirs(ipc_parent)
+    remove_stale_folders(ipc_parent)
     ipc_dir = Path(tempfile.mkdtemp(prefix=f"grader-ipc-{os.getpid()}-", dir=ipc_parent))
     os.chown(ipc_dir, uid, gid)
     os.chmod(ipc_dir, 0o700)
     config = {**base, "isolate": True, "ipc": True, "uid": uid, "gid": gid,
               "needed": [str(p) for p in _needed_paths()]}
-    _write_kernelspec(term.state, config)
+    write_kernelspec(term.state, config)
     probe_dir = Path(tempfile.mkdtemp(prefix="grader-probe-"))
     try:
         seen = self_test(term.state / "sandbox.json", probe_dir)

@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 
 from grader.paths import GraderError, Term
+from grader.pool import start_template
 from grader.sandbox import Limits, Sandbox, for_worker
 
 #: a submission whose worker died is graded again this many times before it is reported as failed
@@ -63,6 +64,7 @@ class Kit:
     limits: Limits
     guard: bool
     modules: list[str]  # what the notebooks' read-only cells import (a remote worker checks its kernels can)
+    pool: bool = True  # warm kernels: forked from a template, the next trusted kernel started early (grader/pool.py)
     solutions: Path | None = None
     release: Path | None = None
     files: dict[str, bytes] = field(default_factory=dict)  # "solutions/<a>/<file>", "release/<a>/<file>"
@@ -125,8 +127,8 @@ def empty_gradebook(term: Term) -> bytes:
 
 
 def make_kit(term: Term, assignments: Iterable[str], limits: Limits, guard: bool, modules: list[str],
-             portable: bool = False) -> Kit:
-    kit = Kit(empty_gradebook(term), limits, guard, modules, term.solutions, term.release)
+             portable: bool = False, pool: bool = True) -> Kit:
+    kit = Kit(empty_gradebook(term), limits, guard, modules, pool, term.solutions, term.release)
     if portable:
         for kind, root in (("solutions", term.solutions), ("release", term.release)):
             for assignment in sorted(set(assignments)):
@@ -170,6 +172,9 @@ class Worker:
             os.chown(ipc, sandbox.uid, sandbox.gid)
             os.chmod(ipc, 0o700)
             self.sandbox = replace(sandbox, ipc_dir=ipc)
+        self.template = None
+        if kit.pool:
+            self.sandbox, self.template = start_template(self.sandbox)
         preprocessors.ACTIVE_SANDBOX = self.sandbox if self.sandbox.isolated else None
         self.gradebook = root / "kit.db"
         self.gradebook.write_bytes(kit.gradebook)
@@ -180,6 +185,11 @@ class Worker:
         self.name = f"{os.uname().nodename}:{os.getpid()}"
 
     def close(self) -> None:
+        from grader.execution import close_spare
+
+        close_spare()
+        if self.template is not None:
+            self.template.close()
         if self.sandbox.ipc_dir is not None:
             shutil.rmtree(self.sandbox.ipc_dir, ignore_errors=True)
 
@@ -193,7 +203,7 @@ class Worker:
             detail = "".join(traceback.format_exception_only(error)).strip()
             result = Result(task.index, task.student, task.assignment, False, f"grading failed: {detail[:400]}")
         result.seconds = time.perf_counter() - started
-        result.kernel_mb = _kernel_peak_mb()
+        result.kernel_mb = max(_kernel_peak_mb(), self.template.kernel_peak_mb if self.template else 0.0)
         result.attempt = task.attempt
         result.worker = self.name
         result.scratch = str(scratch)
@@ -219,6 +229,7 @@ class Worker:
         config = term_config(term, self.sandbox, self.kit.limits)
         config.CourseDirectory.release_directory = str(self.release)
         config.GuardedExecute.guard = self.kit.guard
+        config.GuardedExecute.warm = self.kit.pool
         target = term.autograded / task.student / task.assignment
         try:
             outcome = api_for(config).autograde(task.assignment, task.student, force=True, create=False)

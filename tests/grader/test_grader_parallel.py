@@ -14,6 +14,7 @@ from grader_fixtures.submissions import (
     CORRECT,
     POINTS,
     build,
+    gradebook_rows,
     grader,
     grader_command,
     new_term,
@@ -21,6 +22,7 @@ from grader_fixtures.submissions import (
     scores,
     submit,
     submitted_term,
+    table,
 )
 
 from grader.paths import REPO, Term
@@ -29,23 +31,6 @@ pytestmark = pytest.mark.slow
 
 WRONG_SQUARE = {"ex1-answer": "def square(x):\n    return x + 1"}
 WRONG_TOTAL = {"ex3-answer": "total = 44"}
-
-
-def gradebook_rows(term: Term) -> dict:
-    """Everything autograde puts into the gradebook, per student: grades, review flags, comments, totals."""
-    from nbgrader.api import Gradebook
-
-    rows = {}
-    with Gradebook(term.db_url) as gradebook:
-        for assignment in gradebook.assignments:
-            for submission in assignment.submissions:
-                rows[submission.student.id] = (
-                    submission.score, submission.max_score, submission.needs_manual_grade,
-                    sorted((n.name, g.name, g.auto_score, g.needs_manual_grade)
-                           for n in submission.notebooks for g in n.grades),
-                    sorted((n.name, c.name, c.auto_comment) for n in submission.notebooks for c in n.comments),
-                )
-    return rows
 
 
 def fixture_class(root: Path) -> Term:
@@ -61,16 +46,6 @@ def fixture_class(root: Path) -> Term:
     submit(term, "p7", "{ this is not a notebook")
     submit(term, "p8", build(term, {**CORRECT, **WRONG_SQUARE, **WRONG_TOTAL}))
     return term
-
-
-def table(stdout: str) -> dict[str, tuple[str, str]]:
-    """student -> (status, score) from the score table autograde prints."""
-    rows = {}
-    for line in stdout.splitlines():
-        parts = line.split()
-        if len(parts) >= 4 and parts[0].startswith("p") and parts[1] == "fixture-basics":
-            rows[parts[0]] = (parts[2], parts[3])
-    return rows
 
 
 def test_two_workers_give_exactly_the_grades_of_one(tmp_path):

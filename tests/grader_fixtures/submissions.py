@@ -169,3 +169,30 @@ def autograded_notebook(term: Term, student: str) -> nbformat.NotebookNode:
 def cell_outputs_text(nb: nbformat.NotebookNode, name: str) -> str:
     cell = next(c for c in nb.cells if grade_id(c) == name)
     return "\n".join(o.get("text", "") + f"{o.get('ename', '')}: {o.get('evalue', '')}" for o in cell.outputs)
+
+
+def gradebook_rows(term: Term) -> dict:
+    """Everything autograde puts into the gradebook, per student: grades, review flags, comments, totals."""
+    from nbgrader.api import Gradebook
+
+    rows = {}
+    with Gradebook(term.db_url) as gradebook:
+        for assignment in gradebook.assignments:
+            for submission in assignment.submissions:
+                rows[submission.student.id] = (
+                    submission.score, submission.max_score, submission.needs_manual_grade,
+                    sorted((n.name, g.name, g.auto_score, g.needs_manual_grade)
+                           for n in submission.notebooks for g in n.grades),
+                    sorted((n.name, c.name, c.auto_comment) for n in submission.notebooks for c in n.comments),
+                )
+    return rows
+
+
+def table(stdout: str) -> dict[str, tuple[str, str]]:
+    """student -> (status, score) from the score table autograde prints."""
+    rows = {}
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[0].startswith("p") and parts[1] == "fixture-basics":
+            rows[parts[0]] = (parts[2], parts[3])
+    return rows

@@ -10,7 +10,7 @@ functions `TRANSCENDENTAL` names.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import SupportsFloat, cast
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def _sigmoid(b: Builder, xs: Sequence[str], dt: str) -> str:
     return b.apply("div", one, b.apply("add", one, b.apply("exp", b.apply("neg", xs[0]))))
 
 
-def _horner(b: Builder, x2: str, coefficients: Sequence[float], dt: str) -> str:
+def _horner(b: Builder, x2: str, coefficients: Sequence[SupportsFloat], dt: str) -> str:
     acc = b.const(float(coefficients[0]), dt)
     for c in coefficients[1:]:
         acc = b.apply("add", b.apply("mul", acc, x2), b.const(float(c), dt))

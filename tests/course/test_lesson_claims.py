@@ -73,8 +73,8 @@ CLAIMS = [
     # 04 · Neural network
     Claim("04-neural-network", "ex5-answer", "44 batches of 32 and one of 29: the step traces twice",
           ("900 steps; graphs traced: 2",)),
-    # 07 · Inside minitf
-    Claim("07-inside-minitf", "cell-03", "the passes, one at a time, on chapter 03's model",
+    # 08 · Inside minitf
+    Claim("08-inside-minitf", "cell-03", "the passes, one at a time, on chapter 03's model",
           ("removed Exp (Exp), which nothing uses", "folded mul (Mul) into a constant", "add (AddV2) is just mul_1:0",
            "mul_2 (Mul) is just Sin:0", "Identity (Identity) is just Tanh:0", "Sin_1 (Sin) merged into Sin",
            "fused 4 elementwise ops (Mul -> Sin -> AddV2 -> Tanh)", "pruning: 3 operations left"),

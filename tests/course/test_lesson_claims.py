@@ -73,6 +73,17 @@ CLAIMS = [
     # 04 · Neural network
     Claim("04-neural-network", "ex5-answer", "44 batches of 32 and one of 29: the step traces twice",
           ("900 steps; graphs traced: 2",)),
+    # 05 · From scratch to Keras
+    Claim("05-keras", "cell-summary", "the summary's total is 2,410: 64 · 32 + 32 and 32 · 10 + 10",
+          ("dense (Dense)", "2,080", "dense_1 (Dense)", "330", "Total params: 2,410")),
+    Claim("05-keras", "cell-evaluate", "early stopping ends fit before its 50 epochs; the model reads the test digits",
+          ("fit stopped before epoch 50: True", "test accuracy above 95 %: True")),
+    Claim("05-keras", "cell-graph", "fit's step has chapter 04's forward pass, a LogSoftmax loss, a ReluGrad and four "
+          "assign_sub updates, plus Keras's AssignAdd counters",
+          ("MatMul               5", "Relu                 1", "LogSoftmax           1", "ReluGrad             1",
+           "AssignSubVariableOp  4", "AssignAddVariableOp  5"), minitf_only=True),
+    Claim("05-keras", "cell-save", "the reloaded model has the same weights and predicts the same",
+          ("the reloaded model has the same weights: True", "and predicts the same logits: True")),
     # 08 · Inside minitf
     Claim("08-inside-minitf", "cell-03", "the passes, one at a time, on chapter 03's model",
           ("removed Exp (Exp), which nothing uses", "folded mul (Mul) into a constant", "add (AddV2) is just mul_1:0",

@@ -63,9 +63,9 @@ CLAIMS = [
     Claim("03-compiling", "cell-fused-code", "jit_compile=True: the optimised HLO has one fusion node, with the tanh",
           ("hlo            fusion nodes: 0, the tanh is in it: True",
            "optimized_hlo  fusion nodes: 1, the tanh is in it: True")),
-    Claim("03-compiling", "cell-fused-stages-code", "minitf's loop_ir is the fused kernel as one loop over the elements, "
-          "the tanh a clamped rational function", ("kernel fusion_0(", "for i0 in 0..3:", "= max(", "= min(", "= div("),
-          minitf_only=True),
+    Claim("03-compiling", "cell-fused-stages-code",
+          "minitf's loop_ir is the fused kernel as one loop over the elements, the tanh a clamped rational function",
+          ("kernel fusion_0(", "for i0 in 0..3:", "= max(", "= min(", "= div("), minitf_only=True),
     Claim("03-compiling", "cell-40", "branches has two fused kernels: sin * 2.0, then exp, cos and their sum",
           ("mul_fused = ops.mul_fused(", "add_fused = ops.add_fused(mul_fused)"), minitf_only=True),
     Claim("03-compiling", "cell-25", "the backward pass is part of the graph: a Cos node, a larger graph",
@@ -74,8 +74,19 @@ CLAIMS = [
     # 04 · Neural network
     Claim("04-neural-network", "ex5-answer", "44 batches of 32 and one of 29: the step traces twice",
           ("900 steps; graphs traced: 2",)),
-    # 07 · Inside minitf
-    Claim("07-inside-minitf", "cell-03", "the passes, one at a time, on chapter 03's model",
+    # 05 · From scratch to Keras
+    Claim("05-keras", "cell-summary", "the summary's total is 2,410: 64 · 32 + 32 and 32 · 10 + 10",
+          ("dense (Dense)", "2,080", "dense_1 (Dense)", "330", "Total params: 2,410")),
+    Claim("05-keras", "cell-evaluate", "early stopping ends fit before its 50 epochs; the model reads the test digits",
+          ("fit stopped before epoch 50: True", "test accuracy above 95 %: True")),
+    Claim("05-keras", "cell-graph", "fit's step has chapter 04's forward pass, a LogSoftmax loss, a ReluGrad and four "
+          "assign_sub updates, plus Keras's AssignAdd counters",
+          ("MatMul               5", "Relu                 1", "LogSoftmax           1", "ReluGrad             1",
+           "AssignSubVariableOp  4", "AssignAddVariableOp  5"), minitf_only=True),
+    Claim("05-keras", "cell-save", "the reloaded model has the same weights and predicts the same",
+          ("the reloaded model has the same weights: True", "and predicts the same logits: True")),
+    # 08 · Inside minitf
+    Claim("08-inside-minitf", "cell-03", "the passes, one at a time, on chapter 03's model",
           ("removed Exp (Exp), which nothing uses", "folded mul (Mul) into a constant", "add (AddV2) is just mul_1:0",
            "mul_2 (Mul) is just Sin:0", "Identity (Identity) is just Tanh:0", "Sin_1 (Sin) merged into Sin",
            "fused 4 elementwise ops (Mul -> Sin -> AddV2 -> Tanh)", "pruning: 3 operations left"),

@@ -1,4 +1,4 @@
-"""End to end: a graph pass graded in the trusted kernel, as part 2's optional 07 · Inside minitf grades
+"""End to end: a graph pass graded in the trusted kernel, as part 2's optional 08 · Inside minitf grades
 `remove_neutral_ops`.
 
 The test traces a graph in the trusted kernel and hands it to the student's pass; the graph crosses the

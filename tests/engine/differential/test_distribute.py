@@ -108,6 +108,8 @@ SETUP = """
 import os
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
 import {engine} as tf
+if tf.__name__ == "minitf":  # the programs print seeded normal samples as text: TensorFlow's bits, exact mode
+    tf.experimental.numerics("tensorflow")
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.experimental.set_virtual_device_configuration(
     cpu, [tf.config.experimental.VirtualDeviceConfiguration()] * 3)

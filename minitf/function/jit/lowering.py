@@ -18,6 +18,7 @@ from minitf import dtypes
 from minitf.exact.tanh import CLAMP32, DENOMINATOR32, NUMERATOR32
 from minitf.function.graph import Operation, SymbolicTensor
 from minitf.function.jit import loop_ir as ir
+from minitf.function.jit.backend import numba_module
 
 REDUCTIONS = {"Sum": "sum", "Mean": "sum", "Prod": "prod", "Max": "max", "Min": "min"}
 DATA_MOVEMENT = frozenset({"Identity", "BroadcastTo", "BroadcastLike", *REDUCTIONS})
@@ -28,10 +29,11 @@ FLOATS = frozenset({dtypes.float32, dtypes.float64})
 class Builder:
     """Collects the innermost loop's statements; names temporaries t0, t1, ... and constants c0, c1, ..."""
 
-    def __init__(self) -> None:
+    def __init__(self, tanh_formula: bool = True) -> None:
         self.body: list[ir.Stmt] = []
         self.constants: dict[tuple[str, str], str] = {}
         self.count = 0
+        self.tanh_formula = tanh_formula  # float32 tanh as a rational function (only where the loop is compiled)
 
     def let(self, value: ir.Load | ir.Const | ir.Apply) -> str:
         target = f"t{self.count}"
@@ -72,7 +74,7 @@ def _tanh(b: Builder, xs: Sequence[str], dt: str) -> str:
     """float32 tanh as XLA's CPU compiler emits it: a clamped rational function, (x + x^3 P(x^2)) / Q(x^2)
     (Eigen's coefficients, as in minitf/exact/tanh.py), a dozen multiplies and adds the processor does 8 or 16 at
     a time, where a call of the C library's tanhf per value would keep the loop scalar. Other dtypes: tanh."""
-    if dt != "float32":
+    if dt != "float32" or not b.tanh_formula:
         return b.apply("tanh", xs[0])
     x = b.apply("min", b.apply("max", xs[0], b.const(-float(CLAMP32), dt)), b.const(float(CLAMP32), dt))
     x2 = b.apply("mul", x, x)
@@ -170,7 +172,19 @@ def scalar_constant(t: SymbolicTensor) -> float | int | bool | None:
 def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],
           shape: tuple[int, ...]) -> ir.Kernel:
     """The loop nest that computes `outputs` of the region `ops` from `inputs` over the iteration `shape`
-    (one-element constants among `inputs` become literals; the others, buffers in0, in1, ...)."""
+    (one-element constants among `inputs` become literals; the others, buffers in0, in1, ...).
+
+    A float32 tanh becomes a rational function where the region is compiled as a loop; where the region runs
+    on NumPy blocks anyway (other transcendentals, or no Numba), one `np.tanh` per block costs less than the
+    formula's dozen calls, so the region is lowered again with tanh as a call."""
+    kernel = _lower(name, ops, inputs, outputs, shape, Builder(tanh_formula=True))
+    if kernel.transcendental or numba_module() is None:
+        kernel = _lower(name, ops, inputs, outputs, shape, Builder(tanh_formula=False))
+    return kernel
+
+
+def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],
+           shape: tuple[int, ...], builder: Builder) -> ir.Kernel:
     shape = shape or (1,)
     rank = len(shape)
     reduction = next((op for op in ops if op.type in REDUCTIONS), None)
@@ -180,7 +194,6 @@ def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
         given = range(len(reduction.inputs[0].shape)) if axis is None else axis
         offset = rank - len(reduction.inputs[0].shape)
         reduced = tuple(sorted(offset + (a % len(reduction.inputs[0].shape)) for a in given))
-    builder = Builder()
     temps: dict[int, str] = {}
     in_buffers: list[ir.Buffer] = []
     for t in inputs:

@@ -16,7 +16,7 @@ import numpy as np
 from minitf import dtypes
 from minitf.context import state
 from minitf.conversion import convert_to_tensor, operand
-from minitf.core import Op, bind, run_eager
+from minitf.core import Op, bind
 from minitf.errors import allowed_dtypes, dims_text, same_dtype
 from minitf.ops import shapes
 from minitf.tensor import EagerTensor, Tensor
@@ -76,8 +76,6 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
             want, kind = x.dtype.name, type(y).__name__
             raise TypeError(f"Expected {want} passed to parameter 'y' of op '{op.name}', got {y!r} of type '{kind}' "
                             f"instead. Error: Expected {want}, but got {y!r} of type '{kind}'.") from None
-    if not state.active:  # plain eager: what `bind` would do, one call less on the hot path
-        return run_eager(op, (x, y), {})
     return bind(op, x, y)
 
 
@@ -126,8 +124,6 @@ def unary_function(op: Op, doc: str) -> Callable[..., Tensor]:
     def fn(x: Any, name: str | None = None) -> Tensor:
         if not isinstance(x, Tensor):
             x = convert_to_tensor(x)
-        if not state.active:  # plain eager: what `bind` would do, one call less on the hot path
-            return run_eager(op, (x,), {})
         return bind(op, x)
     fn.__doc__ = doc
     return fn

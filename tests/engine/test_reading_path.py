@@ -140,6 +140,11 @@ class Run:
                 code.co_filename == file and code.co_qualname.startswith(prefix) for code in self.first_call)
         return id(named.obj) in self.arguments
 
+    def nearby(self, named: Named) -> str:
+        """What the example did run in the file of an object it did not reach, for the failure message."""
+        ran = [code.co_qualname for code in self.first_call if code.co_filename == str(named.file)]
+        return f" (in its file it runs {', '.join(ran[:8])})" if ran else ""
+
 
 def run_example(source: str, title: str, watched: list[Named]) -> Run:
     """Run an example twice (the first run fills caches, so the second shows what every call runs) and record
@@ -179,7 +184,7 @@ def reach_problems(stop: Stop) -> list[str]:
     """What is wrong with a stop's Read list, given what its example runs (empty: nothing)."""
     named = [Named.of(name) for name in stop.objects]
     run = run_example(stop.example, stop.title, named)
-    problems = [f"{n.name} is not reached when the example runs" for n in named if not run.reached(n)]
+    problems = [f"{n.name} is not reached when the example runs{run.nearby(n)}" for n in named if not run.reached(n)]
     ordered = [(run.first_call[n.code], n.name) for n in named if n.code is not None and n.code in run.first_call]
     for (first, earlier), (second, later) in zip(ordered, ordered[1:]):
         if second < first:
@@ -297,8 +302,9 @@ def test_a_stop_naming_an_op_or_class_its_example_never_uses_is_caught() -> None
     stop = _stop("tf.add(tf.constant(1.0), 2.0)", ["minitf.ops.binary_math.Add", "minitf.ops.binary_math.Mul",
                                                    "minitf.core.GradContext", "minitf.tensor.EagerTensor"],
                  ["minitf/ops/binary_math.py", "minitf/core.py", "minitf/tensor.py"])
-    assert reach_problems(stop) == ["minitf.ops.binary_math.Mul is not reached when the example runs",
-                                    "minitf.core.GradContext is not reached when the example runs"]
+    assert reach_problems(stop) == [
+        "minitf.ops.binary_math.Mul is not reached when the example runs (in its file it runs add)",
+        "minitf.core.GradContext is not reached when the example runs (in its file it runs bind, run_eager)"]
 
 
 def test_a_stop_naming_functions_out_of_order_is_caught() -> None:

@@ -10,8 +10,8 @@ Eigen kernels, the ones it uses on machines without AVX-512, and raises the erro
 the test tree, so it holds for every test file and for the notebook kernels they start (which inherit the
 environment).
 
-BLAS threads: the suite runs one test at a time, and so do the notebook kernels it starts. NumPy's OpenBLAS
-starts a thread per core for every matrix product; on two busy cores the digits chapter's 1437x64 @ 64x32
+BLAS threads: each test process (`./run test` starts one per core) runs one test at a time, and so do the
+notebook kernels it starts. NumPy's OpenBLAS starts a thread per core for every matrix product; on two busy cores the digits chapter's 1437x64 @ 64x32
 products then took about 8 ms of CPU each instead of 1.7 ms with one thread (its training cell: 20 s instead of
 5 s). One thread per process gives the same numbers (OpenBLAS splits the output, not the sums) in less time.
 

@@ -3,8 +3,12 @@
 `RULES` says, per TensorFlow op type, which scalar operations compute one element of its result from one
 element of each input; composite ops expand here (sigmoid is 1 / (1 + exp(-x)), `TanhGrad` is
 dy * (1 - y * y), a mean is a sum scaled once at the end). The scalar operations are the primitives that
-python_source.py knows how to write: arithmetic, comparisons, select, casts, and the transcendental
-functions `TRANSCENDENTAL` names.
+python_source.py knows how to write: arithmetic, comparisons, select, casts, floor, an int32's bits read as
+a float32, and the transcendental functions `TRANSCENDENTAL` names.
+
+Where a region is compiled as a loop, float32 tanh and exp become formulas of multiplies and adds, as XLA's
+CPU compiler writes them, and reductions along a long innermost axis fold their row in lanes of partial
+accumulators (loop_ir.AccLanes): both let LLVM keep the loop fast.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import SupportsFloat, cast
 import numpy as np
 
 from minitf import dtypes
+from minitf.exact.exp_log import EXP_POLYNOMIAL32
 from minitf.exact.tanh import CLAMP32, DENOMINATOR32, NUMERATOR32
 from minitf.function.graph import Operation, SymbolicTensor
 from minitf.function.jit import loop_ir as ir
@@ -24,16 +29,20 @@ REDUCTIONS = {"Sum": "sum", "Mean": "sum", "Prod": "prod", "Max": "max", "Min": 
 DATA_MOVEMENT = frozenset({"Identity", "BroadcastTo", "BroadcastLike", *REDUCTIONS})
 TRANSCENDENTAL = frozenset({"exp", "log", "tanh", "log1p", "expm1", "sin", "cos"})
 FLOATS = frozenset({dtypes.float32, dtypes.float64})
+LANES = 8  # partial accumulators of a reduction along a long innermost axis
+LANES_FROM = 64  # shorter rows: one accumulator (the partials' setup would cost more than they save)
+STREAMS = (4, 2)  # iterations an elementwise loop with a long body runs side by side (loop_ir.Loop)
+STREAMS_FROM = 100  # statements: shorter bodies, the processor overlaps iterations by itself
 
 
 class Builder:
     """Collects the innermost loop's statements; names temporaries t0, t1, ... and constants c0, c1, ..."""
 
-    def __init__(self, tanh_formula: bool = True) -> None:
+    def __init__(self, compiled: bool = True) -> None:
         self.body: list[ir.Stmt] = []
         self.constants: dict[tuple[str, str], str] = {}
         self.count = 0
-        self.tanh_formula = tanh_formula  # float32 tanh as a rational function (only where the loop is compiled)
+        self.compiled = compiled  # a loop compiled by Numba: float32 tanh and exp as formulas, sums in lanes
 
     def let(self, value: ir.Load | ir.Const | ir.Apply) -> str:
         target = f"t{self.count}"
@@ -74,12 +83,41 @@ def _tanh(b: Builder, xs: Sequence[str], dt: str) -> str:
     """float32 tanh as XLA's CPU compiler emits it: a clamped rational function, (x + x^3 P(x^2)) / Q(x^2)
     (Eigen's coefficients, as in minitf/exact/tanh.py), a dozen multiplies and adds the processor does 8 or 16 at
     a time, where a call of the C library's tanhf per value would keep the loop scalar. Other dtypes: tanh."""
-    if dt != "float32" or not b.tanh_formula:
+    if dt != "float32" or not b.compiled:
         return b.apply("tanh", xs[0])
     x = b.apply("min", b.apply("max", xs[0], b.const(-float(CLAMP32), dt)), b.const(float(CLAMP32), dt))
     x2 = b.apply("mul", x, x)
     numerator = b.apply("add", x, b.apply("mul", b.apply("mul", x2, x), _horner(b, x2, NUMERATOR32, dt)))
     return b.apply("div", numerator, _horner(b, x2, DENOMINATOR32, dt))
+
+
+def _exp(b: Builder, xs: Sequence[str], dt: str) -> str:
+    """float32 exp as XLA's CPU compiler emits it, so that the loop stays vectorised: x = m ln 2 + r with
+    m = floor(x / ln 2 + 1/2) and |r| <= ln(2) / 2, exp(r) by a polynomial (Eigen's coefficients, as in
+    minitf/exact/exp_log.py), and 2**m built from its bits: the exponent field of a float32 is m + 127.
+    2**m is applied in two halves, so that exp overflows to inf (m up to 128) and underflows through the
+    subnormal numbers to 0 (m down to -150) as np.exp does; x is clamped to [-104, 89] first, beyond which
+    the result is 0 or inf anyway, and a NaN is returned as it is. Within 3 ulps of np.exp. Other dtypes: exp."""
+    if dt != "float32" or not b.compiled:
+        return b.apply("exp", xs[0])
+    x = xs[0]
+    number = b.apply("eq", x, x)  # False for NaN: computed on 0 instead, the NaN returned at the end
+    zero = b.const(0.0, dt)
+    clamped = b.apply("min", b.apply("max", b.apply("select", number, x, zero), b.const(-104.0, dt)),
+                      b.const(89.0, dt))
+    m = b.apply("floor", b.apply("add", b.apply("mul", clamped, b.const(1.4426950408889634, dt)),
+                                 b.const(0.5, dt)))
+    r = b.apply("sub", b.apply("sub", clamped, b.apply("mul", m, b.const(0.693359375, dt))),
+                b.apply("mul", m, b.const(-2.12194440e-4, dt)))
+    p = b.const(float(EXP_POLYNOMIAL32[-1]), dt)
+    for c in reversed(EXP_POLYNOMIAL32[:-1]):
+        p = b.apply("add", b.apply("mul", p, r), b.const(float(c), dt))
+    p = b.apply("add", b.apply("add", b.apply("mul", p, b.apply("mul", r, r)), r), b.const(1.0, dt))
+    half = b.apply("floor", b.apply("mul", m, b.const(0.5, dt)))
+    for part in (half, b.apply("sub", m, half)):  # 2**part from the bits (part + 127) << 23
+        biased = b.apply("mul", b.apply("add", part, b.const(127.0, dt)), b.const(8388608.0, dt))
+        p = b.apply("mul", p, b.apply("bitcast_float32", b.apply("cast_int32", biased)))
+    return b.apply("select", number, p, x)
 
 
 def _tanh_grad(b: Builder, xs: Sequence[str], dt: str) -> str:
@@ -106,7 +144,7 @@ def _squared_difference(b: Builder, xs: Sequence[str], dt: str) -> str:
 RULES: dict[str, Rule] = {
     "AddV2": _prim("add"), "Sub": _prim("sub"), "Mul": _prim("mul"), "RealDiv": _prim("div"), "Div": _prim("div"),
     "Maximum": _prim("max"), "Minimum": _prim("min"), "Neg": _prim("neg"), "Abs": _prim("abs"),
-    "Sqrt": _prim("sqrt"), "Exp": _prim("exp"), "Log": _prim("log"), "Tanh": _tanh,
+    "Sqrt": _prim("sqrt"), "Exp": _exp, "Log": _prim("log"), "Tanh": _tanh,
     "Log1p": _prim("log1p"), "Expm1": _prim("expm1"), "Sin": _prim("sin"), "Cos": _prim("cos"),
     "Square": lambda b, xs, dt: b.apply("mul", xs[0], xs[0]),
     "Reciprocal": lambda b, xs, dt: b.apply("div", b.const(1.0, dt), xs[0]),
@@ -174,13 +212,22 @@ def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
     """The loop nest that computes `outputs` of the region `ops` from `inputs` over the iteration `shape`
     (one-element constants among `inputs` become literals; the others, buffers in0, in1, ...).
 
-    A float32 tanh becomes a rational function where the region is compiled as a loop; where the region runs
-    on NumPy blocks anyway (other transcendentals, or no Numba), one `np.tanh` per block costs less than the
-    formula's dozen calls, so the region is lowered again with tanh as a call."""
-    kernel = _lower(name, ops, inputs, outputs, shape, Builder(tanh_formula=True))
-    if kernel.transcendental or numba_module() is None:
-        kernel = _lower(name, ops, inputs, outputs, shape, Builder(tanh_formula=False))
-    return kernel
+    A float32 tanh or exp becomes a formula where the region is compiled as a loop; where the region runs
+    on NumPy blocks anyway (other transcendentals, or no Numba), one `np.tanh` or `np.exp` per block costs
+    less than the formula's dozen calls, so the region is lowered again with them as calls."""
+    if numba_module() is not None:
+        kernel = _lower(name, ops, inputs, outputs, shape, Builder(compiled=True))
+        if not kernel.transcendental:
+            return kernel
+    return _lower(name, ops, inputs, outputs, shape, Builder(compiled=False))
+
+
+def _streams(builder: Builder, extent: int) -> int:
+    """How many iterations of a compiled elementwise loop run side by side (1 for a short body, or where no
+    count in STREAMS divides the extent)."""
+    if not builder.compiled or len(builder.body) < STREAMS_FROM:
+        return 1
+    return next((k for k in STREAMS if extent % k == 0 and extent >= 16 * k), 1)
 
 
 def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],
@@ -208,6 +255,9 @@ def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor]
     stores: list[ir.Stmt] = []
     finals: list[ir.Stmt] = []
     inits: list[ir.Stmt] = []
+    rows: list[ir.Buffer] = []
+    lanes: list[ir.Stmt] = []  # after the innermost loop: its rows folded in lanes
+    in_lanes = builder.compiled and bool(reduced) and shape[reduced[-1]] >= LANES_FROM
     wanted = {id(t) for t in outputs}
     for op in ops:
         args = [temps[id(t)] for t in value_inputs(op)]
@@ -217,7 +267,13 @@ def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor]
             acc = f"acc{len(inits)}"
             acc_dtype = "float64" if kind in ("sum", "prod") else dtype_name(out)
             inits.append(ir.AccInit(acc, kind, acc_dtype))
-            builder.body.append(ir.AccUpdate(acc, kind, args[0]))
+            if in_lanes:
+                row = ir.Buffer(f"row{len(rows)}", (shape[reduced[-1]],), dtype_name(op.inputs[0]))
+                rows.append(row)
+                builder.body.append(ir.Store(row, (f"i{reduced[-1]}",), args[0]))
+                lanes.append(ir.AccLanes(acc, kind, row, LANES))
+            else:
+                builder.body.append(ir.AccUpdate(acc, kind, args[0]))
             kept = tuple(1 if k in reduced else d for k, d in enumerate(shape))
             buffer = ir.Buffer(f"out{len(out_buffers)}", kept, dtype_name(out))
             scale = 1.0 / float(np.prod([shape[k] for k in reduced])) if op.type == "Mean" else None
@@ -236,11 +292,14 @@ def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor]
     body: list[ir.Stmt] = builder.body + stores
     for depth in range(rank - 1, -1, -1):
         axis = order[depth]
-        body = [ir.Loop(f"i{axis}", shape[axis], body)]
+        streams = _streams(builder, shape[axis]) if depth == rank - 1 and not reduced else 1
+        body = [ir.Loop(f"i{axis}", shape[axis], body, streams)]
+        if depth == rank - 1:
+            body += lanes
         if depth == rank - len(reduced):  # outside the reduced loops: start, then write, the accumulators
             body = [*inits, *body, *finals]
     if not reduced:
         body = [*inits, *body, *finals] if inits else body
     transcendental = any(isinstance(s, ir.Let) and isinstance(s.value, ir.Apply) and s.value.op in TRANSCENDENTAL
                          for s in builder.body)
-    return ir.Kernel(name, shape, reduced, in_buffers, out_buffers, body, transcendental)
+    return ir.Kernel(name, shape, reduced, in_buffers, out_buffers, body, transcendental, rows)

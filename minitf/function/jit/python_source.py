@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from minitf.function.jit.loop_ir import (
     AccInit,
+    AccLanes,
     AccStore,
     AccUpdate,
     Apply,
@@ -27,8 +28,11 @@ from minitf.function.jit.loop_ir import (
     Let,
     Load,
     Loop,
+    Rendering,
     Stmt,
     Store,
+    renamed,
+    render,
 )
 
 BLOCK_ELEMENTS = 16384  # 64 KiB of float32 per block: the region's temporaries fit in the L2 cache together
@@ -37,7 +41,7 @@ INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", 
          "ne": "!="}
 NUMPY = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs", "sqrt": "np.sqrt", "exp": "np.exp",
          "log": "np.log", "tanh": "np.tanh", "log1p": "np.log1p", "expm1": "np.expm1", "sin": "np.sin",
-         "cos": "np.cos", "and": "np.logical_and", "or": "np.logical_or", "not": "np.logical_not"}
+         "cos": "np.cos", "floor": "np.floor", "and": "np.logical_and", "or": "np.logical_or", "not": "np.logical_not"}
 UFUNCS = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "np.divide", "neg": "np.negative",
           "lt": "np.less", "le": "np.less_equal", "gt": "np.greater", "ge": "np.greater_equal", "eq": "np.equal",
           "ne": "np.not_equal", **NUMPY}
@@ -61,6 +65,8 @@ def expression(value: Apply, vectorised: bool) -> str:
     if value.op.startswith("cast_"):
         dtype = value.op.removeprefix("cast_")
         return f"{args[0]}.astype(np.{dtype})" if vectorised else f"np.{dtype}({args[0]})"
+    if value.op == "bitcast_float32":  # an int32's bits read as a float32 (backend.py gives Numba the function)
+        return f"{args[0]}.view(np.float32)" if vectorised else f"bits_as_float32({args[0]})"
     return f"{NUMPY[value.op]}({', '.join(args)})"
 
 
@@ -76,36 +82,85 @@ def _subscript(index: Sequence[str]) -> str:
 # loops: element by element
 # ---------------------------------------------------------------------------------------------------
 
-def _loop_lines(s: Stmt, depth: int, out: list[str]) -> None:
-    pad = "    " * depth
-    if isinstance(s, Loop):
-        out.append(f"{pad}for {s.var} in range({s.extent}):")
-        for inner in s.body:
-            _loop_lines(inner, depth + 1, out)
-    elif isinstance(s, Let):
+def _combine(kind: str, acc: str, value: str) -> str:
+    """`acc` with one more value folded in."""
+    if kind == "sum":
+        return f"{acc} + {value}"
+    return f"{acc} * {value}" if kind == "prod" else f"{FOLD[kind]}({acc}, {value})"
+
+
+class Loops(Rendering):
+    """The loop nest as Python that Numba compiles: the same walk as the loop IR's text (loop_ir.render)."""
+
+    indent = "    "
+
+    def __init__(self) -> None:
+        self.dtypes: dict[str, str] = {}  # accumulator -> dtype, for its partials
+
+    def loop(self, s: Loop) -> list[str]:
+        if s.streams == 1:
+            return [f"for {s.var} in range({s.extent}):"]
+        step = s.extent // s.streams
+        return [f"for {s.var} in range({step}):  # {s.streams} streams, {step} apart",
+                *(f"{self.indent}{s.var}_{k} = {s.var} + {k * step}" for k in range(1, s.streams))]
+
+    def loop_body(self, s: Loop) -> Sequence[Stmt]:
+        """A loop in streams: each statement once per stream (temporaries t3_1, t3_2, ...), interleaved;
+        constants once, shared by the streams."""
+        if s.streams == 1:
+            return s.body
+        constants = [t for t in s.body if isinstance(t, Let) and isinstance(t.value, Const)]
+        statements = [t for t in s.body if isinstance(t, Let | Store) and t not in constants]
+        temporaries = [t.target for t in statements if isinstance(t, Let)]
+        copies = [statements] + [
+            [renamed(t, {s.var: f"{s.var}_{k}", **{n: f"{n}_{k}" for n in temporaries}}) for t in statements]
+            for k in range(1, s.streams)]
+        return [*constants, *(t for group in zip(*copies) for t in group)]
+
+    def let(self, s: Let) -> list[str]:
         v = s.value
         text = (f"{v.buffer.name}[{_subscript(v.index)}]" if isinstance(v, Load)
                 else _constant(v) if isinstance(v, Const) else expression(v, vectorised=False))
-        out.append(f"{pad}{s.target} = {text}")
-    elif isinstance(s, Store):
-        out.append(f"{pad}{s.buffer.name}[{_subscript(s.index)}] = {s.value}")
-    elif isinstance(s, AccInit):
-        out.append(f"{pad}{s.acc} = np.{s.dtype}({IDENTITY[s.kind]})")
-    elif isinstance(s, AccUpdate):
-        combine = f"{s.acc} + {s.value}" if s.kind == "sum" else (
-            f"{s.acc} * {s.value}" if s.kind == "prod" else f"{FOLD[s.kind]}({s.acc}, {s.value})")
-        out.append(f"{pad}{s.acc} = {combine}")
-    else:
+        return [f"{s.target} = {text}"]
+
+    def store(self, s: Store) -> list[str]:
+        return [f"{s.buffer.name}[{_subscript(s.index)}] = {s.value}"]
+
+    def accinit(self, s: AccInit) -> list[str]:
+        self.dtypes[s.acc] = s.dtype
+        return [f"{s.acc} = np.{s.dtype}({IDENTITY[s.kind]})"]
+
+    def accupdate(self, s: AccUpdate) -> list[str]:
+        return [f"{s.acc} = {_combine(s.kind, s.acc, s.value)}"]
+
+    def accstore(self, s: AccStore) -> list[str]:
         scale = f" * {s.scale!r}" if s.scale is not None else ""
-        out.append(f"{pad}{s.buffer.name}[{_subscript(s.index)}] = {s.acc}{scale}")
+        return [f"{s.buffer.name}[{_subscript(s.index)}] = {s.acc}{scale}"]
+
+    def acclanes(self, s: AccLanes) -> list[str]:
+        """`lanes` partial accumulators over the row, unrolled, the rest of the row into the first one, then
+        the partials added pairwise into the accumulator."""
+        n, k = s.row.shape[0], s.lanes
+        whole = n // k * k
+        partials = [f"{s.acc}_{lane}" for lane in range(k)]
+        lines = [f"{p} = np.{self.dtypes[s.acc]}({IDENTITY[s.kind]})" for p in partials]
+        lines.append(f"for j in range(0, {whole}, {k}):")
+        lines += [f"    {p} = {_combine(s.kind, p, f'{s.row.name}[j + {lane}]')}" for lane, p in enumerate(partials)]
+        if whole < n:
+            lines += [f"for j in range({whole}, {n}):", f"    {partials[0]} = "
+                      f"{_combine(s.kind, partials[0], f'{s.row.name}[j]')}"]
+        while len(partials) > 1:
+            pairs = zip(partials[0::2], partials[1::2])
+            partials = [f"({_combine(s.kind, a, b)})" for a, b in pairs]
+        return [*lines, f"{s.acc} = {_combine(s.kind, s.acc, partials[0])}"]
 
 
 def loops_function(kernel: Kernel) -> str:
     """`def <name>_loops(in0, ..., out0, ...)`: the loop nest, element by element."""
     params = [b.name for b in (*kernel.inputs, *kernel.outputs)]
     lines = [f"def {kernel.name}_loops({', '.join(params)}):"]
-    for s in kernel.body:
-        _loop_lines(s, 1, lines)
+    lines += [f"    {b.name} = np.empty({b.shape[0]}, np.{b.dtype})" for b in kernel.rows]
+    render(kernel.body, Loops(), 1, lines)
     return "\n".join(lines)
 
 
@@ -143,8 +198,8 @@ def temporary_dtypes(statements: Sequence[Stmt]) -> dict[str, str]:
         elif v.op in BOOLEAN:
             found[s.target] = "bool"
         else:
-            found[s.target] = v.op.removeprefix("cast_") if v.op.startswith("cast_") else found[
-                v.args[1] if v.op == "select" else v.args[0]]
+            converted = v.op.startswith(("cast_", "bitcast_"))
+            found[s.target] = v.op.split("_")[-1] if converted else found[v.args[1] if v.op == "select" else v.args[0]]
     return found
 
 

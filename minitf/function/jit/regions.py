@@ -56,13 +56,15 @@ class Region:
                     found.append(t)
         return found
 
-    def outputs(self, graph: FuncGraph) -> list[SymbolicTensor]:
-        """Values of the region that something outside reads (or the graph returns), in program order."""
+    def outputs(self, graph: FuncGraph, fused: frozenset[int] = frozenset()) -> list[SymbolicTensor]:
+        """Values of the region that something outside reads (or the graph returns), in program order. An op
+        of another region (ids in `fused`) reads only its value inputs: `BroadcastLike(x, like)` in a loop
+        needs no `like`, so `like` need not be written to memory for it."""
         mine = {id(op) for op in self.ops}
         read_outside = {id(t) for t in graph.outputs}
         for op in graph.get_operations():
             if id(op) not in mine:
-                read_outside.update(id(t) for t in op.inputs)
+                read_outside.update(id(t) for t in (value_inputs(op) if id(op) in fused else op.inputs))
         return [t for op in self.ops for t in op.outputs if id(t) in read_outside]
 
 

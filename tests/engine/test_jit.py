@@ -234,6 +234,29 @@ def test_a_broken_lowering_rule_makes_the_jit_disagree(monkeypatch: pytest.Monke
     assert not np.allclose(jitted[0], plain[0], rtol=1e-3)
 
 
+@pytest.mark.slow
+def test_a_cross_entropys_gradient_reuses_the_forward_exponential_and_agrees_with_numpy() -> None:
+    logits = tf.constant(np.linspace(-3, 3, 4 * 100, dtype=np.float32).reshape(4, 100))
+    labels = tf.one_hot([1, 3, 5, 99], 100)
+
+    @tf.function(jit_compile=True)
+    def loss_and_gradient(logits: Any, labels: Any) -> Any:
+        with tf.GradientTape() as tape:
+            tape.watch(logits)
+            loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels, logits))
+        return loss, tape.gradient(loss, logits)
+
+    loss, gradient = loss_and_gradient(logits, labels)
+    x, y = logits.numpy().astype(np.float64), labels.numpy()
+    softmax = np.exp(x - x.max(axis=1, keepdims=True))
+    softmax /= softmax.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(loss.numpy(), -(y * np.log(softmax)).sum(axis=1).mean(), rtol=1e-6)
+    np.testing.assert_allclose(gradient.numpy(), (softmax - y) / 4, rtol=1e-5, atol=1e-7)
+    hlo = loss_and_gradient.experimental_get_compiler_ir(logits, labels)(stage="hlo")
+    assert hlo.count(" exponential(") == 1  # the forward's, reused by the gradient (which reads exp(log_softmax))
+    assert "  %Exp.reused = f32[4,100]{1,0} divide(f32[4,100] %LogSoftmax.Exp, f32[4,1] %LogSoftmax.Sum)" in hlo
+
+
 def _exp_ulps(values: np.ndarray) -> np.ndarray:
     """How many float32 steps the compiled exp is from np.exp on each value (NaN where both are NaN: 0)."""
     got = tf.function(lambda x: tf.exp(x) * 1.0, jit_compile=True)(tf.constant(values)).numpy()

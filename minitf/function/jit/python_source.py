@@ -298,7 +298,7 @@ def wrapper(kernel: Kernel, target: str, output_shapes: Sequence[tuple[int, ...]
     lines = [f"def {kernel.name}({', '.join(params)}):"]
     for b in kernel.outputs:
         lines.append(f"    {b.name} = np.empty({b.shape!r}, np.{b.dtype})")
-    args = [f"np.asarray(x{k}).reshape({b.shape!r})" for k, b in enumerate(kernel.inputs)]
+    args = [f"np.ascontiguousarray(x{k}).reshape({b.shape!r})" for k, b in enumerate(kernel.inputs)]
     args += [b.name for b in kernel.outputs]
     lines.append(f"    {kernel.name}_{target}({', '.join(args)})")
     results = [f"{b.name}.reshape({shape!r})" for b, shape in zip(kernel.outputs, output_shapes)]

@@ -257,11 +257,30 @@ def test_a_cross_entropys_gradient_reuses_the_forward_exponential_and_agrees_wit
     assert "  %Exp.reused = f32[4,100]{1,0} divide(f32[4,100] %LogSoftmax.Exp, f32[4,1] %LogSoftmax.Sum)" in hlo
 
 
+@pytest.mark.slow
+def test_a_lone_arithmetic_op_stays_one_numpy_call_and_a_cheap_value_read_by_two_regions_is_computed_twice(
+        ) -> None:
+    def program(x: Any, m: Any) -> Any:
+        shifted = x - m  # read by two reductions' regions: each computes it, no region writes it to memory
+        return tf.reduce_sum(tf.exp(shifted), axis=1), tf.reduce_max(shifted * 3.0, axis=0), x * 2.0
+    x, m = tf.constant(X), tf.constant(X[:, :1])
+    plain, jitted = both(program, x, m)
+    for p, j in zip(plain, jitted):
+        np.testing.assert_allclose(j, p, rtol=1e-6)
+    f = tf.function(program, jit_compile=True)
+    report = f.get_concrete_function(x, m).optimization_report
+    duplication = [p.changes for p in report.passes if p.title.startswith("duplication")]
+    assert duplication == [["sub (Sub) computed again for mul"]]
+    optimized = f.experimental_get_compiler_ir(x, m)(stage="optimized_hlo")
+    assert optimized.count(" fusion(%x, %m)") == 2 and "  %mul_1 = f32[4,6]{1,0} multiply(" in optimized
+
+
 def _exp_ulps(values: np.ndarray) -> np.ndarray:
-    """How many float32 steps the compiled exp is from np.exp on each value (NaN where both are NaN: 0)."""
-    got = tf.function(lambda x: tf.exp(x) * 1.0, jit_compile=True)(tf.constant(values)).numpy()
+    """How many float32 steps the compiled exp is from np.exp on each value (NaN where both are NaN: 0); the
+    exp is doubled (exactly), so that a region of two ops is compiled: a lone op runs as one NumPy call."""
+    got = tf.function(lambda x: tf.exp(x) * 2.0, jit_compile=True)(tf.constant(values)).numpy()
     with np.errstate(over="ignore"):
-        expected = np.exp(values)
+        expected = np.exp(values) * np.float32(2)
     steps = np.abs(got.view(np.int32).astype(np.int64) - expected.view(np.int32).astype(np.int64))
     return np.where(np.isnan(got) & np.isnan(expected), 0, steps)
 
@@ -275,7 +294,7 @@ def test_float32_exp_in_a_compiled_loop_is_within_3_ulps_of_numpy_including_inf_
         monkeypatch: pytest.MonkeyPatch) -> None:
     values = np.concatenate([np.linspace(-104, 89, 200_001, dtype=np.float32), SPECIAL])
     assert _exp_ulps(values).max() <= 3
-    f = tf.function(lambda x: tf.exp(x) * 1.0, jit_compile=True)
+    f = tf.function(lambda x: tf.exp(x) * 2.0, jit_compile=True)
     python = f.experimental_get_compiler_ir(tf.constant(SPECIAL))(stage="python")
     assert "def fusion_0_loops(in0, out0):" in python and "bits_as_float32(" in python and "np.exp(" not in python
     # a broken coefficient of the formula is caught by the same check

@@ -158,6 +158,7 @@ RULES: dict[str, Rule] = {
     "Identity": lambda b, xs, dt: xs[0], "BroadcastTo": lambda b, xs, dt: xs[0],
     "BroadcastLike": lambda b, xs, dt: xs[0],
 }
+TRANSCENDENTAL_OPS = frozenset({"Exp", "Log", "Tanh", "Log1p", "Expm1", "Sin", "Cos", "Sigmoid", "Sqrt", "Rsqrt"})
 FLOAT_ONLY = frozenset({"RealDiv", "Div", "Sqrt", "Exp", "Log", "Tanh", "Log1p", "Expm1", "Sin", "Cos",
                         "Reciprocal", "Rsqrt", "Sigmoid", "TanhGrad", "SigmoidGrad"})
 SHAPE_ONLY_INPUTS = {"BroadcastLike": 1}  # BroadcastLike(x, like) reads `like` for its shape only

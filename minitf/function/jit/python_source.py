@@ -301,7 +301,8 @@ def wrapper(kernel: Kernel, target: str, output_shapes: Sequence[tuple[int, ...]
     args = [f"np.ascontiguousarray(x{k}).reshape({b.shape!r})" for k, b in enumerate(kernel.inputs)]
     args += [b.name for b in kernel.outputs]
     lines.append(f"    {kernel.name}_{target}({', '.join(args)})")
-    results = [f"{b.name}.reshape({shape!r})" for b, shape in zip(kernel.outputs, output_shapes)]
+    results = [b.name if tuple(shape) == b.shape else f"{b.name}.reshape({shape!r})"
+               for b, shape in zip(kernel.outputs, output_shapes)]
     lines.append(f"    return {results[0]}" if len(results) == 1 else f"    return ({', '.join(results)})")
     return "\n".join(lines)
 

@@ -15,7 +15,8 @@ optimised graph, walking it in program order:
 Inputs at a smaller shape are read with broadcasting; every value read outside the region (or returned by
 the graph) becomes an output of the region, so a region may have several (XLA's multi-output fusion).
 A region that only moves data or only reduces (no arithmetic) is left to NumPy, whose reductions and
-broadcasting views are already as fast as a loop.
+broadcasting views are already as fast as a loop; so is a region of one arithmetic op (with broadcasts):
+one NumPy call makes the same one pass over memory, without the cost of calling a compiled region.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from minitf import dtypes
 from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
 from minitf.function.jit.lowering import DATA_MOVEMENT, REDUCTIONS, lowerable, static_shape, value_inputs
 
+MOVES = frozenset({"Identity", "BroadcastTo", "BroadcastLike"})
 LOOP_DTYPES = frozenset({dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.bool})
 
 
@@ -102,10 +104,16 @@ def find_regions(graph: FuncGraph) -> list[Region]:
             below.add(joined.number)
         for t in op.outputs:
             depends[id(t)] = below
-    kept = [r for r in regions if r.ops and any(op.type not in DATA_MOVEMENT for op in r.ops)]
+    kept = [r for r in regions if _worth_a_loop(r)]
     for number, region in enumerate(kept):
         region.number = number
     return kept
+
+
+def _worth_a_loop(region: Region) -> bool:
+    """Arithmetic, and at least two ops that are not broadcasts (two arithmetic ops, or one and a reduction)."""
+    computing = [op for op in region.ops if op.type not in MOVES]
+    return len(computing) >= 2 and any(op.type not in DATA_MOVEMENT for op in computing)
 
 
 def _open_with_shape(t: SymbolicTensor, shape: tuple[int, ...], region_of: dict[int, Region]) -> Region | None:

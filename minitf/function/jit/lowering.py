@@ -14,6 +14,7 @@ accumulators (loop_ir.AccLanes): both let LLVM keep the loop fast.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import SupportsFloat, cast
 
 import numpy as np
@@ -43,6 +44,7 @@ class Builder:
         self.constants: dict[tuple[str, str], str] = {}
         self.count = 0
         self.compiled = compiled  # a loop compiled by Numba: float32 tanh and exp as formulas, sums in lanes
+        self.hoisted: list[ir.Stmt] | None = None  # where constants go, if not with the other statements
 
     def let(self, value: ir.Load | ir.Const | ir.Apply) -> str:
         target = f"t{self.count}"
@@ -53,7 +55,10 @@ class Builder:
     def const(self, value: float, dtype: str) -> str:
         key = (repr(value), dtype)
         if key not in self.constants:
+            body = self.body
+            self.body = body if self.hoisted is None else self.hoisted
             self.constants[key] = self.let(ir.Const(value, dtype))
+            self.body = body
         return self.constants[key]
 
     def apply(self, op: str, *args: str) -> str:
@@ -216,11 +221,14 @@ def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
     A float32 tanh or exp becomes a formula where the region is compiled as a loop; where the region runs
     on NumPy blocks anyway (other transcendentals, or no Numba), one `np.tanh` or `np.exp` per block costs
     less than the formula's dozen calls, so the region is lowered again with them as calls."""
+    made = {id(op.outputs[0]) for op in ops if op.type in REDUCTIONS}
+    rows = any(id(t) in made for op in ops for t in value_inputs(op))  # a row kernel (regions.py)
+    how = _lower_rows if rows else _lower
     if numba_module() is not None:
-        kernel = _lower(name, ops, inputs, outputs, shape, Builder(compiled=True))
+        kernel = how(name, ops, inputs, outputs, shape, Builder(compiled=True))
         if not kernel.transcendental:
             return kernel
-    return _lower(name, ops, inputs, outputs, shape, Builder(compiled=False))
+    return how(name, ops, inputs, outputs, shape, Builder(compiled=False))
 
 
 def _streams(builder: Builder, extent: int) -> int:
@@ -229,6 +237,52 @@ def _streams(builder: Builder, extent: int) -> int:
     if not builder.compiled or len(builder.body) < STREAMS_FROM:
         return 1
     return next((k for k in STREAMS if extent % k == 0 and extent >= 16 * k), 1)
+
+
+@dataclass
+class Nest:
+    """What a loop nest collects besides its loops' statements: accumulators (started before the reduced
+    loops, written after them), the kernel's row buffers and its output buffers."""
+
+    shape: tuple[int, ...]
+    reduced: tuple[int, ...]
+    in_lanes: bool  # reductions fold their rows in lanes of partial accumulators (loop_ir.AccLanes)
+    inits: list[ir.Stmt] = field(default_factory=list)
+    finals: list[ir.Stmt] = field(default_factory=list)
+    rows: list[ir.Buffer] = field(default_factory=list)
+    outputs: list[ir.Buffer] = field(default_factory=list)
+
+    def accumulate(self, op: Operation, value: str, body: list[ir.Stmt], after: list[ir.Stmt], wanted: bool) -> str:
+        """The reduction `op` of `value`: its update in `body` (the innermost loop), its lanes in `after` (right
+        after that loop), its output written at the end if `wanted`. Returns the accumulator's name."""
+        kind = REDUCTIONS[op.type]
+        acc = f"acc{len(self.inits)}"
+        self.inits.append(ir.AccInit(acc, kind, "float64" if kind in ("sum", "prod") else dtype_name(op.outputs[0])))
+        if self.in_lanes:
+            row = self.row(dtype_name(op.inputs[0]))
+            body.append(ir.Store(row, (f"i{self.reduced[-1]}",), value))
+            after.append(ir.AccLanes(acc, kind, row, LANES))
+        else:
+            body.append(ir.AccUpdate(acc, kind, value))
+        if not wanted:
+            return acc
+        rank = len(self.shape)
+        buffer = self.output(tuple(1 if k in self.reduced else d for k, d in enumerate(self.shape)), op.outputs[0])
+        scale = 1.0 / float(np.prod([self.shape[k] for k in self.reduced])) if op.type == "Mean" else None
+        index = tuple("0" if k in self.reduced else f"i{k}" for k in range(rank))
+        self.finals.append(ir.AccStore(buffer, index, acc, scale))
+        return acc
+
+    def row(self, dtype: str) -> ir.Buffer:
+        """A new row buffer of the kernel, as long as the innermost (reduced) axis."""
+        buffer = ir.Buffer(f"row{len(self.rows)}", (self.shape[self.reduced[-1]],), dtype)
+        self.rows.append(buffer)
+        return buffer
+
+    def output(self, shape: tuple[int, ...], t: SymbolicTensor) -> ir.Buffer:
+        buffer = ir.Buffer(f"out{len(self.outputs)}", shape, dtype_name(t))
+        self.outputs.append(buffer)
+        return buffer
 
 
 def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],
@@ -252,43 +306,19 @@ def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor]
         buffer = ir.Buffer(f"in{len(in_buffers)}", padded(static_shape(t), rank), dtype_name(t))
         in_buffers.append(buffer)
         temps[id(t)] = builder.let(ir.Load(buffer, _index(buffer, shape)))
-    out_buffers: list[ir.Buffer] = []
     stores: list[ir.Stmt] = []
-    finals: list[ir.Stmt] = []
-    inits: list[ir.Stmt] = []
-    rows: list[ir.Buffer] = []
     lanes: list[ir.Stmt] = []  # after the innermost loop: its rows folded in lanes
-    in_lanes = builder.compiled and bool(reduced) and shape[reduced[-1]] >= LANES_FROM
+    nest = Nest(shape, reduced, builder.compiled and bool(reduced) and shape[reduced[-1]] >= LANES_FROM)
     wanted = {id(t) for t in outputs}
     for op in ops:
         args = [temps[id(t)] for t in value_inputs(op)]
         out = op.outputs[0]
         if op.type in REDUCTIONS:
-            kind = REDUCTIONS[op.type]
-            acc = f"acc{len(inits)}"
-            acc_dtype = "float64" if kind in ("sum", "prod") else dtype_name(out)
-            inits.append(ir.AccInit(acc, kind, acc_dtype))
-            if in_lanes:
-                row = ir.Buffer(f"row{len(rows)}", (shape[reduced[-1]],), dtype_name(op.inputs[0]))
-                rows.append(row)
-                builder.body.append(ir.Store(row, (f"i{reduced[-1]}",), args[0]))
-                lanes.append(ir.AccLanes(acc, kind, row, LANES))
-            else:
-                builder.body.append(ir.AccUpdate(acc, kind, args[0]))
-            kept = tuple(1 if k in reduced else d for k, d in enumerate(shape))
-            buffer = ir.Buffer(f"out{len(out_buffers)}", kept, dtype_name(out))
-            scale = 1.0 / float(np.prod([shape[k] for k in reduced])) if op.type == "Mean" else None
-            finals.append(ir.AccStore(buffer, tuple("0" if k in reduced else f"i{k}" for k in range(rank)), acc, scale))
-            out_buffers.append(buffer)
+            nest.accumulate(op, args[0], builder.body, lanes, wanted=True)
             continue
-        if op.type == "Cast":
-            temps[id(out)] = builder.apply(f"cast_{dtype_name(out)}", *args)
-        else:
-            temps[id(out)] = RULES[op.type](builder, args, dtype_name(out))
+        temps[id(out)] = _rule(op, builder, args)
         if id(out) in wanted:
-            buffer = ir.Buffer(f"out{len(out_buffers)}", shape, dtype_name(out))
-            out_buffers.append(buffer)
-            stores.append(ir.Store(buffer, tuple(f"i{k}" for k in range(rank)), temps[id(out)]))
+            stores.append(ir.Store(nest.output(shape, out), tuple(f"i{k}" for k in range(rank)), temps[id(out)]))
     order = [k for k in range(rank) if k not in reduced] + list(reduced)
     body: list[ir.Stmt] = builder.body + stores
     for depth in range(rank - 1, -1, -1):
@@ -298,9 +328,100 @@ def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor]
         if depth == rank - 1:
             body += lanes
         if depth == rank - len(reduced):  # outside the reduced loops: start, then write, the accumulators
-            body = [*inits, *body, *finals]
-    if not reduced:
-        body = [*inits, *body, *finals] if inits else body
-    transcendental = any(isinstance(s, ir.Let) and isinstance(s.value, ir.Apply) and s.value.op in TRANSCENDENTAL
-                         for s in builder.body)
-    return ir.Kernel(name, shape, reduced, in_buffers, out_buffers, body, transcendental, rows)
+            body = [*nest.inits, *body, *nest.finals]
+    return ir.Kernel(name, shape, reduced, in_buffers, nest.outputs, body, _transcendental(builder.body), nest.rows)
+
+
+def _rule(op: Operation, builder: Builder, args: Sequence[str]) -> str:
+    """The scalar operations of one elementwise op; its result's temporary."""
+    if op.type == "Cast":
+        return builder.apply(f"cast_{dtype_name(op.outputs[0])}", *args)
+    return RULES[op.type](builder, args, dtype_name(op.outputs[0]))
+
+
+def _transcendental(statements: Sequence[ir.Stmt]) -> bool:
+    return any(isinstance(s, ir.Let) and isinstance(s.value, ir.Apply) and s.value.op in TRANSCENDENTAL
+               for s in statements)
+
+
+def _lower_rows(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
+                outputs: Sequence[SymbolicTensor], shape: tuple[int, ...], builder: Builder) -> ir.Kernel:
+    """A row kernel: for each row (the outer loops), one loop along the row per reduction and one for what
+    follows the last, with what is computed once per row between them (a reduction's result, `log(sum)`).
+
+    A value of one row loop that a later one reads is kept in a row buffer of the kernel (softmax's exp,
+    summed by one loop and divided by the next), an input is loaded again (the row is in the cache), and
+    constants are set once, before all loops."""
+    rank, last = len(shape), len(shape) - 1
+    nest = Nest(shape, (last,), builder.compiled and shape[last] >= LANES_FROM)
+    hoisted: list[ir.Stmt] = []
+    builder.hoisted = hoisted
+    loops: list[list[ir.Stmt]] = [[]]  # the statements of each loop along the row
+    between: list[list[ir.Stmt]] = [[]]  # after each of those loops: lanes, then what is computed once per row
+    buffers: dict[int, ir.Buffer] = {}
+    temps: dict[int, str] = {}
+    phase_of: dict[int, int] = {}  # id(tensor) -> the loop computing it (absent: once per row, or a constant)
+    accumulators: dict[int, tuple[str, int]] = {}  # id(reduction's result) -> its accumulator, its loop
+    again: dict[tuple[int, int], str] = {}  # (id(tensor), loop) -> its temporary loaded in that loop
+    for t in inputs:
+        value = scalar_constant(t)
+        if value is not None:
+            temps[id(t)] = builder.const(value, dtype_name(t))
+        else:
+            buffers[id(t)] = ir.Buffer(f"in{len(buffers)}", padded(static_shape(t), rank), dtype_name(t))
+    along = f"i{last}"
+
+    def read(t: SymbolicTensor, per_row: bool) -> str:
+        """`t`'s temporary where the current statements run (the last loop, or between it and the one before)."""
+        k = len(loops) - 1
+        here = between[k - 1] if per_row else loops[k]
+        if id(t) in buffers or (id(t) in phase_of and phase_of[id(t)] != k):
+            key = (id(t), -1 if per_row else k)
+            if key not in again:
+                if id(t) in buffers:
+                    load = ir.Load(buffers[id(t)], _index(buffers[id(t)], shape))
+                else:  # a value of an earlier loop along the row: kept in a row buffer there (a sum's in lanes)
+                    earlier = loops[phase_of[id(t)]]
+                    row = next((s.buffer for s in earlier if isinstance(s, ir.Store) and s.buffer in nest.rows
+                                and s.value == temps[id(t)]), None)
+                    if row is None:
+                        row = nest.row(dtype_name(t))
+                        earlier.append(ir.Store(row, (along,), temps[id(t)]))
+                    load = ir.Load(row, (along,))
+                builder.body = here
+                again[key] = builder.let(load)
+            return again[key]
+        if id(t) in accumulators and id(t) not in temps:  # a row's result, as the output's dtype
+            acc, j = accumulators[id(t)]
+            builder.body = between[j]
+            temps[id(t)] = builder.apply(f"cast_{dtype_name(t)}", acc)
+        return temps[id(t)]
+
+    wanted = {id(t) for t in outputs}
+    for op in ops:
+        out = op.outputs[0]
+        per_row = static_shape(out) != shape and op.type not in REDUCTIONS
+        args = [read(t, per_row) for t in value_inputs(op)]
+        k = len(loops) - 1
+        if op.type in REDUCTIONS:
+            accumulators[id(out)] = (nest.accumulate(op, args[0], loops[k], between[k], id(out) in wanted), k)
+            loops.append([])
+            between.append([])
+            continue
+        builder.body = between[k - 1] if per_row else loops[k]
+        temps[id(out)] = _rule(op, builder, args)
+        if not per_row:
+            phase_of[id(out)] = k
+        if id(out) in wanted:
+            index = tuple(f"i{a}" for a in range(last)) + ("0" if per_row else along,)
+            builder.body.append(ir.Store(nest.output(padded(static_shape(out), rank), out), index, temps[id(out)]))
+    row: list[ir.Stmt] = list(nest.inits)
+    for statements, after in zip(loops, between):
+        row += [ir.Loop(along, shape[last], statements)] if statements else []
+        row += after
+    body: list[ir.Stmt] = [*row, *nest.finals]
+    for axis in range(last - 1, -1, -1):
+        body = [ir.Loop(f"i{axis}", shape[axis], body)]
+    transcendental = any(_transcendental(statements) for statements in loops)
+    return ir.Kernel(name, shape, (last,), list(buffers.values()), nest.outputs, [*hoisted, *body], transcendental,
+                     nest.rows)

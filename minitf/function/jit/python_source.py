@@ -177,7 +177,10 @@ def _flat(body: Sequence[Stmt]) -> list[Stmt]:
 
 def _rows(buffer: Buffer, kernel: Kernel, written: bool = False) -> str:
     """A buffer's rows of the current block (all of it where it broadcasts along the first axis; written
-    through `[...]`, so that an assignment fills the buffer instead of naming another array)."""
+    through `[...]`, so that an assignment fills the buffer instead of naming another array). A row buffer
+    of a row kernel is the block's temporary itself."""
+    if buffer in kernel.rows:
+        return buffer.name
     if buffer.shape[0] == kernel.shape[0] and kernel.shape[0] > 1:
         return f"{buffer.name}[lo:hi]"
     return f"{buffer.name}[...]" if written else buffer.name
@@ -203,10 +206,33 @@ def temporary_dtypes(statements: Sequence[Stmt]) -> dict[str, str]:
     return found
 
 
+def _per_row(statements: Sequence[Stmt], kernel: Kernel) -> set[str]:
+    """The temporaries of a row kernel that hold one value per row (a reduction's result, what is computed
+    from it once per row): their blocks are one column wide."""
+    found = {s.acc for s in statements if isinstance(s, AccInit)}
+    for s in statements:
+        if not isinstance(s, Let):
+            continue
+        if isinstance(s.value, Load):
+            shape = s.value.buffer.shape
+            if s.value.buffer not in kernel.rows and len(shape) > 1 and shape[-1] == 1 < kernel.shape[-1]:
+                found.add(s.target)
+        elif isinstance(s.value, Apply) and all(a in found or a not in _defined(statements) for a in s.value.args):
+            found.add(s.target)
+    return found
+
+
+def _defined(statements: Sequence[Stmt]) -> set[str]:
+    """Temporaries that are not constants."""
+    return {s.target for s in statements if isinstance(s, Let) and not isinstance(s.value, Const)}
+
+
 def _buffers(statements: Sequence[Stmt], kernel: Kernel) -> dict[str, str]:
     """A buffer of the call for each ufunc's temporary, shared once a temporary is read for the last time:
-    a few buffers a block long, used in turn, stay in the cache (where one per temporary would not)."""
+    a few buffers a block long, used in turn, stay in the cache (where one per temporary would not).
+    Temporaries of one value per row need none."""
     types = temporary_dtypes(statements)
+    per_row = _per_row(statements, kernel)
     last_use: dict[str, int] = {}
     for k, s in enumerate(statements):
         reads = (s.value.args if isinstance(s, Let) and isinstance(s.value, Apply) else
@@ -222,7 +248,7 @@ def _buffers(statements: Sequence[Stmt], kernel: Kernel) -> dict[str, str]:
             for name in s.value.args:  # operands read for the last time: their buffers are free after this op
                 if name in assigned and last_use.get(name) == k and name not in stored:
                     free.setdefault(types[name], []).append(assigned[name])
-            if s.value.op in UFUNCS and s.target not in stored:
+            if s.value.op in UFUNCS and s.target not in stored and s.target not in per_row:
                 pool = free.get(types[s.target], [])
                 if pool:  # (a ufunc may write over its own operand: each element is read before it is written)
                     assigned[s.target] = pool.pop()
@@ -270,22 +296,21 @@ def blocks_function(kernel: Kernel) -> str:
     lines.append(f"        hi = min(lo + {rows}, {kernel.shape[0]})")
     lines.extend(f"        {name}_rows = {name}[:hi - lo]" for name in dict.fromkeys(buffers.values()))
     block_shape = f"(hi - lo, {', '.join(str(d) for d in kernel.shape[1:])})"
-    partial: dict[str, str] = {}
     for s in statements:
         if isinstance(s, Let):
             lines.append(f"        {_block_statement(s, kernel, buffers)}")
         elif isinstance(s, Store):
-            lines.append(f"        {_rows(s.buffer, kernel, written=True)} = {s.value}")
+            lines.append(f"        {_rows(s.buffer, kernel, written=s.buffer not in kernel.rows)} = {s.value}")
         elif isinstance(s, AccUpdate):
-            partial[s.acc] = f"{FOLD[s.kind]}.reduce(np.broadcast_to({s.value}, {block_shape}), axis={axes}, " \
-                             f"keepdims=True)"
+            lines.append(f"        {s.acc} = {FOLD[s.kind]}.reduce(np.broadcast_to({s.value}, {block_shape}), "
+                         f"axis={axes}, keepdims=True)")
         elif isinstance(s, AccStore):
             kind = accumulators[s.acc].kind
             if first_reduced:
-                lines.append(f"        {FOLD[kind]}({s.buffer.name}, {partial[s.acc]}, out={s.buffer.name})")
+                lines.append(f"        {FOLD[kind]}({s.buffer.name}, {s.acc}, out={s.buffer.name})")
             else:
                 scale = f" * {s.scale!r}" if s.scale is not None else ""
-                lines.append(f"        {_rows(s.buffer, kernel, written=True)} = {partial[s.acc]}{scale}")
+                lines.append(f"        {_rows(s.buffer, kernel, written=True)} = {s.acc}{scale}")
     if first_reduced:  # a mean's sum is complete only after the last block
         lines.extend(f"    {s.buffer.name} *= {s.scale!r}" for s in statements
                      if isinstance(s, AccStore) and s.scale is not None)

@@ -8,7 +8,11 @@ optimised graph, walking it in program order:
   input has the op's own (fully known) output shape, which is the region's *iteration shape*, and the region
   is still open; when it reads from several such regions, they merge into one;
 * a reduction (`Sum`, `Mean`, `Max`, `Min`, `Prod`) joins the region of its input the same way and closes it:
-  what follows a reduction reads its result at another shape, so it starts a new region;
+  what follows a reduction reads its result at another shape, so it starts a new region; except a row
+  reduction (`Sum`, `Max`, `Min`, `Prod` along the last axis, keepdims, rank >= 2): the region stays open
+  for ops that read the row's result, at the iteration shape (broadcast along the row, as softmax's
+  `x - max`) or at the row's shape (`log(sum)`, once per row). Such a region is a *row kernel*: for each
+  row, one loop per reduction, then the next (lowering.py), the row in the cache all along;
 * a region closes too when an op outside it reads one of its values (that op must run after the region);
 * an op never joins a region that one of its other inputs depends on (that would be a cycle).
 
@@ -28,6 +32,7 @@ from minitf.function.graph import FuncGraph, Operation, SymbolicTensor
 from minitf.function.jit.lowering import DATA_MOVEMENT, REDUCTIONS, lowerable, static_shape, value_inputs
 
 MOVES = frozenset({"Identity", "BroadcastTo", "BroadcastLike"})
+ROW_REDUCTIONS = frozenset({"Sum", "Max", "Min", "Prod"})
 LOOP_DTYPES = frozenset({dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.bool})
 
 
@@ -39,6 +44,12 @@ class Region:
     shape: tuple[int, ...]
     ops: list[Operation] = field(default_factory=list)
     closed: bool = False
+    rows: bool = False  # a row reduction joined: ops may read its result (a row kernel)
+
+    @property
+    def row_shape(self) -> tuple[int, ...]:
+        """The shape of a row's result: the iteration shape with the last axis kept as 1."""
+        return (*self.shape[:-1], 1)
 
     @property
     def name(self) -> str:
@@ -98,7 +109,8 @@ def find_regions(graph: FuncGraph) -> list[Region]:
             joined.ops.append(op)
             region_of[id(op)] = joined
             if op.type in REDUCTIONS:
-                joined.closed = True
+                joined.rows = row_reduction(op, joined.shape)
+                joined.closed = not joined.rows
         below = set().union(*(depends.get(id(t), set()) for t in op.inputs))
         if joined is not None:
             below.add(joined.number)
@@ -116,11 +128,29 @@ def _worth_a_loop(region: Region) -> bool:
     return len(computing) >= 2 and any(op.type not in DATA_MOVEMENT for op in computing)
 
 
-def _open_with_shape(t: SymbolicTensor, shape: tuple[int, ...], region_of: dict[int, Region]) -> Region | None:
+def row_reduction(op: Operation, shape: tuple[int, ...]) -> bool:
+    """A reduction along the last axis of `shape` (keepdims, rank >= 2) whose result later ops may read."""
+    axis = op.attrs.get("axis")
+    last = axis is not None and len(axis) == 1 and axis[0] % len(shape) == len(shape) - 1
+    return op.type in ROW_REDUCTIONS and len(shape) >= 2 and last and bool(op.attrs.get("keepdims"))
+
+
+def _open_with_shape(t: SymbolicTensor, op: Operation, shape: tuple[int, ...],
+                     region_of: dict[int, Region]) -> Region | None:
+    """The region computing `t`, if `op` (at `shape`) may join it: at the region's iteration shape, or in a row
+    kernel at the row's shape or reading a row's result (a further reduction only along the same rows)."""
     region = region_of.get(id(t.op))
-    if region is None or region.closed or region.shape != shape or _known_shape(t) != shape:
+    if region is None or region.closed:
         return None
-    return region
+    if region.shape == shape and _known_shape(t) == shape:
+        return region
+    if not region.rows or _known_shape(t) != region.row_shape:
+        return None
+    if op.type in REDUCTIONS:
+        axis = op.attrs.get("axis")
+        along_rows = axis is not None and len(axis) == 1 and axis[0] % len(shape) == len(shape) - 1
+        return region if shape == region.shape and along_rows and op.type != "Mean" else None
+    return region if shape in (region.shape, region.row_shape) else None
 
 
 def _join(op: Operation, region_of: dict[int, Region], depends: dict[int, set[int]],
@@ -131,11 +161,13 @@ def _join(op: Operation, region_of: dict[int, Region], depends: dict[int, set[in
     assert shape is not None
     found: list[Region] = []
     for t in value_inputs(op):
-        region = _open_with_shape(t, shape, region_of)
+        region = _open_with_shape(t, op, shape, region_of)
         if region is not None and all(region is not r for r in found):
             found.append(region)
     chosen: Region | None = None
     for region in found:
+        if chosen is not None and region.shape != chosen.shape:
+            continue  # (a row kernel and a region at its row's shape: one loop nest cannot hold both)
         together = [region] if chosen is None else [chosen, region]
         numbers = {r.number for r in together}
         members = {id(m) for r in together for m in r.ops}
@@ -160,6 +192,7 @@ def _merge(into: Region, other: Region, region_of: dict[int, Region], depends: d
     for m in other.ops:
         region_of[id(m)] = into
     other.ops = []
+    into.rows = into.rows or other.rows
     for numbers in depends.values():
         if other.number in numbers:
             numbers.discard(other.number)

@@ -100,21 +100,22 @@ def test_the_loop_irs_text_and_the_generated_loops_are_one_walk_with_two_renderi
         ir.Buffer("row0", (100,), "float32")
     inner = ir.Loop("i1", 100, [ir.Let("t0", ir.Load(x, ("i0", "i1"))), ir.Let("t1", ir.Apply("mul", ("t0", "t0"))),
                                 ir.Store(row, ("i1",), "t1")])
-    lanes = ir.AccLanes("acc0", "sum", row, 4)
+    lanes = ir.AccLanes("acc0", "sum", row, ("i1",), "i1", 100, 4)
     body: list[ir.Stmt] = [ir.Loop("i0", 2, [ir.AccInit("acc0", "sum", "float64"), inner, lanes,
                                              ir.AccStore(out, ("i0", "0"), "acc0")])]
     kernel = ir.Kernel("fusion_0", (2, 100), (1,), [x], [out], body, transcendental=False, rows=[row])
     assert ir.pretty(kernel).splitlines() == [
         "kernel fusion_0(in0: f32[2,100]) -> (out0: f32[2,1]) rows (row0: f32[100]):",
         "  for i0 in 0..2:", "    acc0 = sum.identity:f64", "    for i1 in 0..100:", "      t0 = load in0[i0, i1]",
-        "      t1 = mul(t0, t0)", "      store row0[i1] = t1", "    acc0 = sum(acc0, row0 in 4 lanes)",
+        "      t1 = mul(t0, t0)", "      store row0[i1] = t1", "    acc0 = sum(acc0, row0[i1] for i1 in 4 lanes)",
         "    store out0[i0, 0] = acc0"]
     source = python_source.loops_function(kernel)
     assert source.splitlines()[:7] == [
         "def fusion_0_loops(in0, out0):", "    row0 = np.empty(100, np.float32)", "    for i0 in range(2):",
         "        acc0 = np.float64(0.0)", "        for i1 in range(100):", "            t0 = in0[i0, i1]",
         "            t1 = (t0 * t0)"]
-    assert "        acc0 = acc0 + ((acc0_0 + acc0_1) + (acc0_2 + acc0_3))" in source.splitlines()
+    assert "        acc0_0 = acc0_0 + acc0_2" in source.splitlines()
+    assert source.splitlines()[-2:] == ["        acc0 = acc0 + acc0_0", "        out0[i0, 0] = acc0"]
     namespace: dict[str, Any] = {"np": np}
     exec(source, namespace)  # noqa: S102 - the generated loops, run by Python itself on a small kernel
     values, result = np.arange(200, dtype=np.float32).reshape(2, 100), np.empty((2, 1), np.float32)
@@ -288,12 +289,18 @@ def test_a_softmax_is_one_row_kernel_a_loop_per_reduction_and_the_exponential_ke
     text = ir(stage="loop_ir")
     assert text.startswith("kernel fusion_0(in0: f32[6,100]) -> (out0: f32[6,100]) rows (")
     lines = text.splitlines()
-    assert lines.count("    for i1 in 0..100:") == 3  # max, then exp and its sum, then the division
-    assert "    acc0 = max(acc0, row0 in 8 lanes)" in lines and "    acc1 = sum(acc1, row1 in 8 lanes)" in lines
+    assert lines.count("    for i1 in 0..100:") == 3  # x * 2 for the max, then exp and its sum, then the division
+    assert "    acc0 = max(acc0, row0[i1] for i1 in 8 lanes)" in lines
+    assert "    acc1 = sum(acc1, row1[i1] for i1 in 8 lanes)" in lines
     casts = [line.strip() for line in lines if "cast_float32(acc" in line]
     assert [c.split(" = ")[1] for c in casts] == ["cast_float32(acc0)", "cast_float32(acc1)"]
     assert text.count("store row1[i1] = t") == 1  # the exponential, kept for its sum ...
     assert any(line.startswith("      t") and line.endswith(" = load row1[i1]") for line in lines)  # ... read again
+    # a row reduction of an input reads the input itself, with no loop of its own
+    kernel = tf.function(lambda x: tf.nn.softmax(x), jit_compile=True).experimental_get_compiler_ir(
+        tf.constant(rows))(stage="loop_ir").splitlines()
+    assert kernel.count("    for i1 in 0..100:") == 2
+    assert "    acc0 = max(acc0, in0[i0, i1] for i1 in 8 lanes)" in kernel
 
 
 def _exp_ulps(values: np.ndarray) -> np.ndarray:
@@ -334,13 +341,15 @@ def test_a_long_row_sum_folds_its_row_in_8_lanes_of_partial_sums() -> None:
     ir = f.experimental_get_compiler_ir(tf.constant(rows))
     lines = ir(stage="loop_ir").splitlines()
     assert lines[0] == "kernel fusion_0(in0: f32[300,130]) -> (out0: f32[300,1]) rows (row0: f32[130]):"
-    assert "    acc0 = sum(acc0, row0 in 8 lanes)" in lines and "    store out0[i0, 0] = acc0" in lines
+    assert "    acc0 = sum(acc0, row0[i1] for i1 in 8 lanes)" in lines and "    store out0[i0, 0] = acc0" in lines
     assert any(line.startswith("      store row0[i1] = t") for line in lines)
     python = ir(stage="python")
     assert "        for j in range(0, 128, 8):" in python and "            acc0_7 = acc0_7 + row0[j + 7]" in python
     assert "        for j in range(128, 130):" in python
-    assert "acc0 = acc0 + (((acc0_0 + acc0_1) + (acc0_2 + acc0_3)) + ((acc0_4 + acc0_5) + (acc0_6 + acc0_7)))" \
-        in python
+    pairwise = ["acc0_0 = acc0_0 + acc0_1", "acc0_2 = acc0_2 + acc0_3", "acc0_4 = acc0_4 + acc0_5",
+                "acc0_6 = acc0_6 + acc0_7", "acc0_0 = acc0_0 + acc0_2", "acc0_4 = acc0_4 + acc0_6",
+                "acc0_0 = acc0_0 + acc0_4", "acc0 = acc0 + acc0_0"]
+    assert "\n".join(f"        {line}" for line in pairwise) in python
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ A `Kernel` is one loop nest over a region's iteration shape. Its statements are 
     Store(buffer, index, value)        write one element of an output
     AccInit / AccUpdate / AccStore     an accumulator: start it, fold a value into it, write it out
     Store(row, (var,), value)          a reduction in lanes: the innermost loop stores each value in a row
-    AccLanes(acc, kind, row, lanes)    buffer of the kernel, then `lanes` partial accumulators fold the row
+    AccLanes(acc, kind, row, ...)      buffer of the kernel, then `lanes` partial accumulators fold the row
 
 An index names a loop variable per axis ("i1") or "0" where a buffer is broadcast along that axis.
 Reduced axes are the innermost loops, so an accumulator lives in a register while they run.
@@ -94,8 +94,9 @@ class AccStore:
 
 @dataclass(frozen=True)
 class AccLanes:
-    """After the innermost loop (which stores each value of the reduction in a row buffer of the kernel):
-    fold the row into `acc` through `lanes` partial accumulators.
+    """After the innermost loop along `var` (which stores each value of the reduction in a row buffer of the
+    kernel, unless the value is an input's element): fold the row `source[index]`, `index` running along
+    `var`, into `acc` through `lanes` partial accumulators.
 
     One accumulator adds one value at a time, and each add waits for the one before (4 cycles for a
     float64 add), so a row sum runs at a quarter of what the processor can do. Partial accumulator k takes
@@ -106,8 +107,15 @@ class AccLanes:
 
     acc: str
     kind: str
-    row: Buffer
+    source: Buffer
+    index: tuple[str, ...]
+    var: str
+    extent: int
     lanes: int
+
+    def element(self, position: str) -> str:
+        """The element at `position` along the row, as `source[...]` text."""
+        return f"{self.source.name}[{_index(tuple(position if i == self.var else i for i in self.index))}]"
 
 
 @dataclass
@@ -230,7 +238,7 @@ class Text(Rendering):
         return [f"store {s.buffer.name}[{_index(s.index)}] = {s.acc}{scale}"]
 
     def acclanes(self, s: AccLanes) -> list[str]:
-        return [f"{s.acc} = {s.kind}({s.acc}, {s.row.name} in {s.lanes} lanes)"]
+        return [f"{s.acc} = {s.kind}({s.acc}, {s.element(s.var)} for {s.var} in {s.lanes} lanes)"]
 
 
 def pretty(kernel: Kernel) -> str:

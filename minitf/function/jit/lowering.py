@@ -252,16 +252,21 @@ class Nest:
     rows: list[ir.Buffer] = field(default_factory=list)
     outputs: list[ir.Buffer] = field(default_factory=list)
 
-    def accumulate(self, op: Operation, value: str, body: list[ir.Stmt], after: list[ir.Stmt], wanted: bool) -> str:
+    def accumulate(self, op: Operation, value: str, body: list[ir.Stmt], after: list[ir.Stmt], wanted: bool,
+                   loaded: ir.Load | None = None) -> str:
         """The reduction `op` of `value`: its update in `body` (the innermost loop), its lanes in `after` (right
-        after that loop), its output written at the end if `wanted`. Returns the accumulator's name."""
+        after that loop), its output written at the end if `wanted`. Returns the accumulator's name. In lanes,
+        a value `loaded` from an input is read from the input itself, other values from a row buffer."""
         kind = REDUCTIONS[op.type]
         acc = f"acc{len(self.inits)}"
         self.inits.append(ir.AccInit(acc, kind, "float64" if kind in ("sum", "prod") else dtype_name(op.outputs[0])))
-        if self.in_lanes:
+        along, extent = f"i{self.reduced[-1]}", self.shape[self.reduced[-1]]
+        if self.in_lanes and loaded is not None:
+            after.append(ir.AccLanes(acc, kind, loaded.buffer, loaded.index, along, extent, LANES))
+        elif self.in_lanes:
             row = self.row(dtype_name(op.inputs[0]))
-            body.append(ir.Store(row, (f"i{self.reduced[-1]}",), value))
-            after.append(ir.AccLanes(acc, kind, row, LANES))
+            body.append(ir.Store(row, (along,), value))
+            after.append(ir.AccLanes(acc, kind, row, (along,), along, extent, LANES))
         else:
             body.append(ir.AccUpdate(acc, kind, value))
         if not wanted:
@@ -404,7 +409,12 @@ def _lower_rows(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTe
         args = [read(t, per_row) for t in value_inputs(op)]
         k = len(loops) - 1
         if op.type in REDUCTIONS:
-            accumulators[id(out)] = (nest.accumulate(op, args[0], loops[k], between[k], id(out) in wanted), k)
+            direct = next((s.value for s in loops[k] if isinstance(s, ir.Let) and s.target == args[0]
+                           and isinstance(s.value, ir.Load)), None)
+            if nest.in_lanes and direct is not None and len(loops[k]) == 1:  # the loop only loads the row:
+                loops[k].clear()  # the lanes read it themselves
+            acc = nest.accumulate(op, args[0], loops[k], between[k], id(out) in wanted, direct)
+            accumulators[id(out)] = (acc, k)
             loops.append([])
             between.append([])
             continue

@@ -303,6 +303,18 @@ def test_a_softmax_is_one_row_kernel_a_loop_per_reduction_and_the_exponential_ke
     assert "    acc0 = max(acc0, in0[i0, i1] for i1 in 8 lanes)" in kernel
 
 
+@pytest.mark.slow
+def test_row_maxima_and_minima_in_lanes_keep_nan_and_infinities_as_numpy_does() -> None:
+    x = np.random.default_rng(0).normal(size=(5, 200)).astype(np.float32)
+    x[1, 7], x[2, 199], x[3, :], x[4, 3] = np.nan, np.nan, -np.inf, np.inf  # a NaN in a lane and in the rest
+    f = tf.function(lambda x: tf.reduce_max(x, axis=1, keepdims=True) * 2.0 + tf.reduce_min(x, axis=1, keepdims=True),
+                    jit_compile=True)
+    np.testing.assert_array_equal(f(tf.constant(x)).numpy()[:, 0], np.max(x, axis=1) * 2 + np.min(x, axis=1))
+    lines = f.experimental_get_compiler_ir(tf.constant(x))(stage="loop_ir").splitlines()
+    assert "    acc0 = max(acc0, in0[i0, i1] for i1 in 8 lanes)" in lines
+    assert "    acc1 = min(acc1, in0[i0, i1] for i1 in 8 lanes)" in lines
+
+
 def _exp_ulps(values: np.ndarray) -> np.ndarray:
     """How many float32 steps the compiled exp is from np.exp on each value (NaN where both are NaN: 0); the
     exp is doubled (exactly), so that a region of two ops is compiled: a lone op runs as one NumPy call."""

@@ -141,20 +141,38 @@ class Loops(Rendering):
 
     def acclanes(self, s: AccLanes) -> list[str]:
         """`lanes` partial accumulators over the row, unrolled, the rest of the row into the first one, then
-        the partials combined pairwise and into the accumulator."""
+        the partials combined pairwise and into the accumulator.
+
+        A maximum or minimum in lanes compares and chooses without looking for NaN (a NaN may be passed
+        over), and notes in a flag per lane whether it saw one: the accumulator becomes NaN if any did,
+        as np.maximum's would. Two cheap operations per value, where one NaN-aware choice costs more."""
         n, k = s.extent, s.lanes
         whole = n // k * k
         partials = [f"{s.acc}_{lane}" for lane in range(k)]
+        flags = [f"{s.acc}_nan{lane}" for lane in range(k)] if s.kind in ("max", "min") else []
         lines = [f"{p} = np.{self.dtypes[s.acc]}({IDENTITY[s.kind]})" for p in partials]
+        lines += [f"{f} = False" for f in flags]
+
+        def fold(partial: str, flag: str | None, element: str) -> list[str]:
+            if flag is None:
+                return [f"{partial} = {_combine(s.kind, partial, element)}"]
+            better = ">=" if s.kind == "max" else "<="
+            return [f"v = {element}", f"{partial} = {partial} if {partial} {better} v else v",
+                    f"{flag} = {flag} | (v != v)"]
+
         lines.append(f"for j in range(0, {whole}, {k}):")
-        lines += [f"    {p} = {_combine(s.kind, p, s.element(f'j + {lane}'))}" for lane, p in enumerate(partials)]
+        for lane, partial in enumerate(partials):
+            lines += [f"    {line}" for line in fold(partial, flags[lane] if flags else None, s.element(f"j + {lane}"))]
         if whole < n:
-            rest = _combine(s.kind, partials[0], s.element("j"))
-            lines += [f"for j in range({whole}, {n}):", f"    {partials[0]} = {rest}"]
+            lines.append(f"for j in range({whole}, {n}):")
+            lines += [f"    {line}" for line in fold(partials[0], flags[0] if flags else None, s.element("j"))]
         while len(partials) > 1:  # pairwise: ((0, 1), (2, 3)), ((4, 5), (6, 7))
             lines += [f"{a} = {_combine(s.kind, a, b)}" for a, b in zip(partials[0::2], partials[1::2])]
             partials = partials[0::2]
-        return [*lines, f"{s.acc} = {_combine(s.kind, s.acc, partials[0])}"]
+        folded = _combine(s.kind, s.acc, partials[0])
+        if flags:
+            return [*lines, f"{s.acc} = np.{self.dtypes[s.acc]}(np.nan) if {' | '.join(flags)} else {folded}"]
+        return [*lines, f"{s.acc} = {folded}"]
 
 
 def loops_function(kernel: Kernel) -> str:

@@ -275,6 +275,16 @@ def test_a_lone_arithmetic_op_stays_one_numpy_call_and_a_cheap_value_read_by_two
     optimized = f.experimental_get_compiler_ir(x, m)(stage="optimized_hlo")
     assert optimized.count(" fusion(%x, %m)") == 2 and "  %mul_1 = f32[4,6]{1,0} multiply(" in optimized
 
+    @tf.function(jit_compile=True)
+    def relu_gradient(x: Any, dy: Any) -> Any:  # a lone ReluGrad: its NumPy kernel is an np.where, slower
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.nn.relu(x)
+        return tape.gradient(y, x, output_gradients=dy)
+    np.testing.assert_array_equal(relu_gradient(x, m * x).numpy(), np.where(X > 0, X[:, :1] * X, 0))
+    fused = relu_gradient.experimental_get_compiler_ir(x, m * x)(stage="optimized_hlo")
+    assert 'custom_call_target="ReluGrad"' in fused and "calls=%fused_computation.fusion_0" in fused
+
 
 @pytest.mark.slow
 def test_a_softmax_is_one_row_kernel_a_loop_per_reduction_and_the_exponential_kept_in_a_row_buffer() -> None:

@@ -20,7 +20,8 @@ Inputs at a smaller shape are read with broadcasting; every value read outside t
 the graph) becomes an output of the region, so a region may have several (XLA's multi-output fusion).
 A region that only moves data or only reduces (no arithmetic) is left to NumPy, whose reductions and
 broadcasting views are already as fast as a loop; so is a region of one arithmetic op (with broadcasts):
-one NumPy call makes the same one pass over memory, without the cost of calling a compiled region.
+one NumPy call makes the same one pass over memory, without the cost of calling a compiled region
+(unless the op's kernel is several NumPy calls itself, as `ReluGrad`'s np.where).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from minitf.function.jit.lowering import DATA_MOVEMENT, REDUCTIONS, lowerable, s
 
 MOVES = frozenset({"Identity", "BroadcastTo", "BroadcastLike"})
 ROW_REDUCTIONS = frozenset({"Sum", "Max", "Min", "Prod"})
+SEVERAL_CALLS = frozenset({"ReluGrad", "TanhGrad", "SigmoidGrad", "SquaredDifference", "Rsqrt"})
 LOOP_DTYPES = frozenset({dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.bool})
 
 
@@ -123,8 +125,11 @@ def find_regions(graph: FuncGraph) -> list[Region]:
 
 
 def _worth_a_loop(region: Region) -> bool:
-    """Arithmetic, and at least two ops that are not broadcasts (two arithmetic ops, or one and a reduction)."""
+    """Arithmetic, and at least two ops that are not broadcasts (two arithmetic ops, or one and a reduction),
+    or one op whose NumPy kernel is several calls (`ReluGrad` is an np.where, `TanhGrad` three ufuncs)."""
     computing = [op for op in region.ops if op.type not in MOVES]
+    if len(computing) == 1 and computing[0].type in SEVERAL_CALLS:
+        return True
     return len(computing) >= 2 and any(op.type not in DATA_MOVEMENT for op in computing)
 
 

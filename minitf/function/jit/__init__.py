@@ -1,8 +1,10 @@
 """`tf.function(jit_compile=True)`: minitf's small XLA, one module per stage.
 
-    regions.py        clustering: maximal regions of elementwise ops, broadcasts and reductions
-    loop_ir.py        the loop IR (loops, loads, scalar ops, stores, accumulators) and its printer
-    lowering.py       each op's rule: which scalar operations compute one element of it
+    expansion.py      softmax and log-softmax into their parts; a gradient's exp reusing the forward's
+    duplication.py    a cheap value read by several regions, computed in each
+    regions.py        clustering: maximal regions of elementwise ops, broadcasts and reductions; row kernels
+    loop_ir.py        the loop IR (loops, loads, scalar ops, stores, accumulators, lanes, streams), one walk, its text
+    lowering.py       each op's rule: which scalar operations compute one element of it; row kernels
     python_source.py  the loop IR as Python: element loops (for Numba) or NumPy calls on blocks
     backend.py        Numba, imported lazily, compiles the loops; the compiled regions, cached
     rewrite.py        the pass that puts one XlaFusion node per region into the graph

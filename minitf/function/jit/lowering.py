@@ -66,6 +66,8 @@ class Builder:
 
 
 Rule = Callable[[Builder, Sequence[str], str], str]  # (builder, input temporaries, dtype) -> result temporary
+NestLowering = Callable[[str, Sequence[Operation], Sequence[SymbolicTensor], Sequence[SymbolicTensor],
+                         tuple[int, ...], Builder], ir.Kernel]
 
 
 def _prim(name: str) -> Rule:
@@ -198,7 +200,7 @@ def padded(shape: Sequence[int], rank: int) -> tuple[int, ...]:
     return (1,) * (rank - len(shape)) + tuple(int(d) for d in shape)
 
 
-def _index(buffer: ir.Buffer, shape: tuple[int, ...]) -> tuple[str, ...]:
+def index_of(buffer: ir.Buffer, shape: tuple[int, ...]) -> tuple[str, ...]:
     return tuple(f"i{k}" if d == shape[k] else "0" for k, d in enumerate(buffer.shape))
 
 
@@ -214,16 +216,15 @@ def scalar_constant(t: SymbolicTensor) -> float | int | bool | None:
 
 
 def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],
-          shape: tuple[int, ...]) -> ir.Kernel:
+          shape: tuple[int, ...], nest: NestLowering | None = None) -> ir.Kernel:
     """The loop nest that computes `outputs` of the region `ops` from `inputs` over the iteration `shape`
-    (one-element constants among `inputs` become literals; the others, buffers in0, in1, ...).
+    (one-element constants among `inputs` become literals; the others, buffers in0, in1, ...), made by `nest`
+    (row_kernels.lower_rows for a row kernel; by default one nest with the reduced axes innermost).
 
     A float32 tanh or exp becomes a formula where the region is compiled as a loop; where the region runs
     on NumPy blocks anyway (other transcendentals, or no Numba), one `np.tanh` or `np.exp` per block costs
     less than the formula's dozen calls, so the region is lowered again with them as calls."""
-    made = {id(op.outputs[0]) for op in ops if op.type in REDUCTIONS}
-    rows = any(id(t) in made for op in ops for t in value_inputs(op))  # a row kernel (regions.py)
-    how = _lower_rows if rows else _lower
+    how = nest or _lower
     if numba_module() is not None:
         kernel = how(name, ops, inputs, outputs, shape, Builder(compiled=True))
         if not kernel.transcendental:
@@ -310,7 +311,7 @@ def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor]
             continue
         buffer = ir.Buffer(f"in{len(in_buffers)}", padded(static_shape(t), rank), dtype_name(t))
         in_buffers.append(buffer)
-        temps[id(t)] = builder.let(ir.Load(buffer, _index(buffer, shape)))
+        temps[id(t)] = builder.let(ir.Load(buffer, index_of(buffer, shape)))
     stores: list[ir.Stmt] = []
     lanes: list[ir.Stmt] = []  # after the innermost loop: its rows folded in lanes
     nest = Nest(shape, reduced, builder.compiled and bool(reduced) and shape[reduced[-1]] >= LANES_FROM)
@@ -321,7 +322,7 @@ def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor]
         if op.type in REDUCTIONS:
             nest.accumulate(op, args[0], builder.body, lanes, wanted=True)
             continue
-        temps[id(out)] = _rule(op, builder, args)
+        temps[id(out)] = rule(op, builder, args)
         if id(out) in wanted:
             stores.append(ir.Store(nest.output(shape, out), tuple(f"i{k}" for k in range(rank)), temps[id(out)]))
     order = [k for k in range(rank) if k not in reduced] + list(reduced)
@@ -334,104 +335,17 @@ def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor]
             body += lanes
         if depth == rank - len(reduced):  # outside the reduced loops: start, then write, the accumulators
             body = [*nest.inits, *body, *nest.finals]
-    return ir.Kernel(name, shape, reduced, in_buffers, nest.outputs, body, _transcendental(builder.body), nest.rows)
+    return ir.Kernel(name, shape, reduced, in_buffers, nest.outputs, body, transcendental(builder.body), nest.rows)
 
 
-def _rule(op: Operation, builder: Builder, args: Sequence[str]) -> str:
+def rule(op: Operation, builder: Builder, args: Sequence[str]) -> str:
     """The scalar operations of one elementwise op; its result's temporary."""
     if op.type == "Cast":
         return builder.apply(f"cast_{dtype_name(op.outputs[0])}", *args)
     return RULES[op.type](builder, args, dtype_name(op.outputs[0]))
 
 
-def _transcendental(statements: Sequence[ir.Stmt]) -> bool:
+def transcendental(statements: Sequence[ir.Stmt]) -> bool:
+    """Does a statement call exp, log, tanh, ...? (Then NumPy's vectorised kernels on blocks beat a loop.)"""
     return any(isinstance(s, ir.Let) and isinstance(s.value, ir.Apply) and s.value.op in TRANSCENDENTAL
                for s in statements)
-
-
-def _lower_rows(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
-                outputs: Sequence[SymbolicTensor], shape: tuple[int, ...], builder: Builder) -> ir.Kernel:
-    """A row kernel: for each row (the outer loops), one loop along the row per reduction and one for what
-    follows the last, with what is computed once per row between them (a reduction's result, `log(sum)`).
-
-    A value of one row loop that a later one reads is kept in a row buffer of the kernel (softmax's exp,
-    summed by one loop and divided by the next), an input is loaded again (the row is in the cache), and
-    constants are set once, before all loops."""
-    rank, last = len(shape), len(shape) - 1
-    nest = Nest(shape, (last,), builder.compiled and shape[last] >= LANES_FROM)
-    hoisted: list[ir.Stmt] = []
-    builder.hoisted = hoisted
-    loops: list[list[ir.Stmt]] = [[]]  # the statements of each loop along the row
-    between: list[list[ir.Stmt]] = [[]]  # after each of those loops: lanes, then what is computed once per row
-    buffers: dict[int, ir.Buffer] = {}
-    temps: dict[int, str] = {}
-    phase_of: dict[int, int] = {}  # id(tensor) -> the loop computing it (absent: once per row, or a constant)
-    accumulators: dict[int, tuple[str, int]] = {}  # id(reduction's result) -> its accumulator, its loop
-    again: dict[tuple[int, int], str] = {}  # (id(tensor), loop) -> its temporary loaded in that loop
-    for t in inputs:
-        value = scalar_constant(t)
-        if value is not None:
-            temps[id(t)] = builder.const(value, dtype_name(t))
-        else:
-            buffers[id(t)] = ir.Buffer(f"in{len(buffers)}", padded(static_shape(t), rank), dtype_name(t))
-    along = f"i{last}"
-
-    def read(t: SymbolicTensor, per_row: bool) -> str:
-        """`t`'s temporary where the current statements run (the last loop, or between it and the one before)."""
-        k = len(loops) - 1
-        here = between[k - 1] if per_row else loops[k]
-        if id(t) in buffers or (id(t) in phase_of and phase_of[id(t)] != k):
-            key = (id(t), -1 if per_row else k)
-            if key not in again:
-                if id(t) in buffers:
-                    load = ir.Load(buffers[id(t)], _index(buffers[id(t)], shape))
-                else:  # a value of an earlier loop along the row: kept in a row buffer there (a sum's in lanes)
-                    earlier = loops[phase_of[id(t)]]
-                    row = next((s.buffer for s in earlier if isinstance(s, ir.Store) and s.buffer in nest.rows
-                                and s.value == temps[id(t)]), None)
-                    if row is None:
-                        row = nest.row(dtype_name(t))
-                        earlier.append(ir.Store(row, (along,), temps[id(t)]))
-                    load = ir.Load(row, (along,))
-                builder.body = here
-                again[key] = builder.let(load)
-            return again[key]
-        if id(t) in accumulators and id(t) not in temps:  # a row's result, as the output's dtype
-            acc, j = accumulators[id(t)]
-            builder.body = between[j]
-            temps[id(t)] = builder.apply(f"cast_{dtype_name(t)}", acc)
-        return temps[id(t)]
-
-    wanted = {id(t) for t in outputs}
-    for op in ops:
-        out = op.outputs[0]
-        per_row = static_shape(out) != shape and op.type not in REDUCTIONS
-        args = [read(t, per_row) for t in value_inputs(op)]
-        k = len(loops) - 1
-        if op.type in REDUCTIONS:
-            direct = next((s.value for s in loops[k] if isinstance(s, ir.Let) and s.target == args[0]
-                           and isinstance(s.value, ir.Load)), None)
-            if nest.in_lanes and direct is not None and len(loops[k]) == 1:  # the loop only loads the row:
-                loops[k].clear()  # the lanes read it themselves
-            acc = nest.accumulate(op, args[0], loops[k], between[k], id(out) in wanted, direct)
-            accumulators[id(out)] = (acc, k)
-            loops.append([])
-            between.append([])
-            continue
-        builder.body = between[k - 1] if per_row else loops[k]
-        temps[id(out)] = _rule(op, builder, args)
-        if not per_row:
-            phase_of[id(out)] = k
-        if id(out) in wanted:
-            index = tuple(f"i{a}" for a in range(last)) + ("0" if per_row else along,)
-            builder.body.append(ir.Store(nest.output(padded(static_shape(out), rank), out), index, temps[id(out)]))
-    row: list[ir.Stmt] = list(nest.inits)
-    for statements, after in zip(loops, between):
-        row += [ir.Loop(along, shape[last], statements)] if statements else []
-        row += after
-    body: list[ir.Stmt] = [*row, *nest.finals]
-    for axis in range(last - 1, -1, -1):
-        body = [ir.Loop(f"i{axis}", shape[axis], body)]
-    transcendental = any(_transcendental(statements) for statements in loops)
-    return ir.Kernel(name, shape, (last,), list(buffers.values()), nest.outputs, [*hoisted, *body], transcendental,
-                     nest.rows)

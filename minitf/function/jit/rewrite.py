@@ -18,6 +18,7 @@ from minitf.function.graph import FuncGraph
 from minitf.function.jit import backend
 from minitf.function.jit.lowering import lower, scalar_constant, static_shape
 from minitf.function.jit.regions import Region, find_regions
+from minitf.function.jit.row_kernels import is_row_kernel, lower_rows
 from minitf.tensor_shape import TensorShape
 
 FUSION = "XlaFusion"
@@ -50,7 +51,8 @@ def replace_region(graph: FuncGraph, region: Region, fused: frozenset[int] = fro
     was fused."""
     inputs = region.inputs()
     outputs = region.outputs(graph, fused)
-    kernel = lower(region.name, region.ops, inputs, outputs, region.shape)
+    kernel = lower(region.name, region.ops, inputs, outputs, region.shape,
+                   lower_rows if is_row_kernel(region.ops) else None)
     shapes = [static_shape(t) for t in outputs]
     compiled = backend.compile_region(kernel, shapes)
     fed = [t for t in inputs if scalar_constant(t) is None]

@@ -1,23 +1,31 @@
-"""A worker's warm kernels: a kernel template to fork from, and the next notebook's trusted kernel, started early.
+"""A worker's warm kernels: a kernel template to fork from, and the next notebook's kernels, started early.
 
 Without the pool every kernel is a fresh interpreter that imports ipykernel, NumPy and minitf (about a second
 of CPU here), twice per notebook.  With it, each worker starts one kernel template (grader/kernel_template.py)
 that has done those imports; the launcher of every kernel asks it for a fork, which enters the same sandbox as
-before.  And while a notebook runs, the trusted kernel of the next notebook is already started (it needs
-nothing of the next student: its working folder is an empty folder of its own), so it is ready when the
-first test of the next notebook comes.  ``autograde --no-pool`` turns both off.
+before.  And while a notebook runs, both kernels of the next notebook are already started and prepared
+(grader/execution.py): the trusted kernel (it needs nothing of the next student: its working folder is an empty
+folder of its own) has run the instructor's cells before the first test, and the student's kernel of the same
+submission's next notebook (its working folder is a copy of the same grading folder) has its guard and channel.
+What such a kernel is sent right after its start is only the grader's and the instructor's code; its replies
+are read when the kernel is taken, and a kernel whose preparation does not match the notebook, failed or timed
+out is ended and replaced by one started the usual way.  ``autograde --no-pool`` turns all of it off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from queue import Empty
 
 from grader.paths import GraderError
 from grader.sandbox import Sandbox, remove_stale_folders, write_kernelspec
@@ -97,3 +105,55 @@ def start_template(sandbox: Sandbox) -> tuple[Sandbox, KernelTemplate | None]:
         print(f"warning: kernels start without the template ({error})", file=sys.stderr)
         return sandbox, None
     return template.sandbox, template
+
+
+def socket_folder(sandbox: Sandbox | None, kind: str) -> Path | None:
+    """A new socket folder for one kernel, only for its sandbox user: a kernel can write into its socket folder,
+    so each has its own, and nothing one leaves there reaches another (None: no sandbox, TCP on the loopback)."""
+    if sandbox is None or sandbox.ipc_dir is None:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix=f"{sandbox.ipc_dir.name}-{kind}-", dir=sandbox.ipc_dir.parent))
+    os.chown(folder, sandbox.uid, sandbox.gid)
+    os.chmod(folder, 0o700)
+    return folder
+
+
+def following(names: list[str], current: str, wrap: bool = False) -> str | None:
+    """The notebook graded after ``current`` (nbgrader grades a submission's notebooks in sorted order); with
+    ``wrap``, the first one after the last (the next submission's first notebook)."""
+    ordered = sorted(names)
+    if current not in ordered:
+        return None
+    at = ordered.index(current) + 1
+    return ordered[at % len(ordered)] if wrap or at < len(ordered) else None
+
+
+def read_replies(get_reply: Callable[[float], dict], msg_ids: list[str], timeout: float,
+                 alive: Callable[[], bool]) -> list[dict] | None:
+    """The shell replies to requests sent earlier, in their order, each waited for at most ``timeout`` seconds
+    (most arrived long ago); None when one does not come because the kernel hung or died."""
+    replies: dict[str, dict] = {}
+    for msg_id in msg_ids:
+        deadline = time.monotonic() + timeout
+        while msg_id not in replies:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not alive():
+                return None
+            try:
+                reply = get_reply(min(remaining, 0.5))
+            except Empty:
+                continue
+            replies[reply.get("parent_header", {}).get("msg_id", "")] = reply
+    return [replies[msg_id] for msg_id in msg_ids]
+
+
+def kill_launcher(km) -> None:
+    """End a kernel at once: SIGKILL its launcher and wait for it (milliseconds), so that jupyter_client's
+    shutdown finds it gone instead of polling every 0.1 s.  The kernel follows (the template's supervisor sees
+    its launcher go, a fresh kernel has SIGKILL as its parent-death signal), and, as PID 1 of its namespace,
+    takes everything it started with it."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    if process is not None and process.poll() is None:
+        process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)

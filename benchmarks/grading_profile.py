@@ -29,6 +29,7 @@ from grader.paths import DEFAULT_SOLUTIONS
 
 SPENT: dict[str, float] = defaultdict(float)
 CALLS: dict[str, int] = defaultdict(int)
+SLOW: list[tuple[float, str]] = []  # cells of the student's kernel that took over a second
 
 
 def timed(owner: type, name: str, label: str) -> None:
@@ -41,8 +42,13 @@ def timed(owner: type, name: str, label: str) -> None:
         try:
             return original(*args, **kwargs)
         finally:
-            SPENT[label] += time.perf_counter() - started
+            seconds = time.perf_counter() - started
+            SPENT[label] += seconds
             CALLS[label] += 1
+            if name == "execute_cell" and seconds > 1:
+                owner_self, cell = args[0], args[1]
+                notebook = owner_self.resources.get("nbgrader", {}).get("notebook")
+                SLOW.append((seconds, f"{notebook}: {cell.source.splitlines()[0][:60] if cell.source else ''}"))
 
     setattr(owner, name, wrapper)
 
@@ -69,7 +75,11 @@ def instrument() -> None:
     timed(GuardedExecute, "_guard_call", "student kernel: guard calls (restore, snapshot, protect)")
     timed(NotebookClient, "execute_cell", "student kernel: its cells (own run time)")
     timed(NotebookClient, "_cleanup_kernel", "student kernel: teardown")
-    timed(GuardedExecute, "_new_trusted", "trusted kernel: start (and the next spare's)")
+    timed(GuardedExecute, "_new_trusted", "trusted kernel: take the spare or start one; start the next spare")
+    timed(TrustedKernel, "__init__", "trusted kernel: starting one (a spare or not)")
+    timed(TrustedKernel, "take", "trusted kernel: the spare's replies (its prepared cells)")
+    timed(GuardedExecute, "_start_student_spare", "student kernel: starting the next notebook's")
+    timed(execution.StudentSpare, "ready", "student kernel: the spare's replies (its guard and channel)")
     timed(TrustedKernel, "wait_until_ready", "trusted kernel: wait until it answers (+ channel)")
     timed(TrustedKernel, "run_prelude", "trusted kernel: the instructor's cells it repeats")
     timed(GuardedExecute, "_run_test", "tests in all (prelude and requests included)")
@@ -123,6 +133,8 @@ def main() -> None:
         print(f"{'phase':<72} {'calls':>6} {'s':>8} {'s / notebook':>13}")
         for label, seconds in sorted(SPENT.items(), key=lambda item: -item[1]):
             print(f"{label:<72} {CALLS[label]:>6} {seconds:8.2f} {seconds / notebooks:13.3f}")
+        for seconds, where in sorted(SLOW, reverse=True):
+            print(f"a cell of {seconds:.1f} s: {where}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

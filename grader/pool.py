@@ -148,12 +148,17 @@ def read_replies(get_reply: Callable[[float], dict], msg_ids: list[str], timeout
 
 
 def kill_launcher(km) -> None:
-    """End a kernel at once: SIGKILL its launcher and wait for it (milliseconds), so that jupyter_client's
-    shutdown finds it gone instead of polling every 0.1 s.  The kernel follows (the template's supervisor sees
-    its launcher go, a fresh kernel has SIGKILL as its parent-death signal), and, as PID 1 of its namespace,
-    takes everything it started with it."""
+    """End a kernel at once and wait for it (milliseconds), so that jupyter_client's shutdown finds it gone instead
+    of a shutdown handshake and polling every 0.1 s.  SIGTERM to its launcher (grader/launch.py) kills the kernel
+    and reaps it: the launcher's own child, or through the template's supervisor; as PID 1 of its namespace the
+    kernel takes everything it started with it.  SIGKILL if the launcher does not go within 5 s."""
     process = getattr(getattr(km, "provisioner", None), "process", None)
-    if process is not None and process.poll() is None:
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
         process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)

@@ -275,7 +275,8 @@ def main(argv: list) -> None:
     with open(connection_file) as handle:
         connection_text = handle.read()
     # if the grader is killed, this supervisor goes too, and with it the kernel (its own PDEATHSIG)
-    if config.get("template") and not config.get("command"):
+    # a matplotlibrc in the working folder is read when matplotlib is imported: the template imported it already
+    if config.get("template") and not config.get("command") and not os.path.exists("matplotlibrc"):
         _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
         _through_template(config["template"], connection_file, connection_text, extra)
     if not config["isolate"]:

@@ -28,11 +28,16 @@ from pathlib import Path
 from queue import Empty
 
 from grader.paths import GraderError
-from grader.sandbox import Sandbox, remove_stale_folders, write_kernelspec
+from grader.sandbox import Sandbox, remove_stale_folders, self_test, write_kernelspec
 
 TEMPLATE = Path(__file__).with_name("kernel_template.py")
 READY = "template ready"  # what kernel_template.py prints once it serves
 START_SECONDS = 180
+#: run in a fresh sandboxed process: matplotlib's font list as a kernel in the sandbox builds it (from the files
+#: it sees), which the template then loads instead of building its own from the host's fonts
+FONT_PROBE = """import glob, os, matplotlib.font_manager as fm
+path = glob.glob(os.path.join(fm.mpl.get_cachedir(), "fontlist-v*.json"))[0]
+print(os.path.basename(path)); print(open(path).read())"""
 
 
 def proc_mb(pid: int | str, key: str = "VmRSS:", table: str = "status") -> float:
@@ -61,6 +66,7 @@ class KernelTemplate:
         self.folder = Path(tempfile.mkdtemp(prefix=f"grader-template-{os.getpid()}-", dir=parent))
         self.socket = self.folder / "s"
         config["template"] = str(self.socket)
+        config["preload_matplotlib"] = self._sandbox_fonts(sandbox.config) if config["isolate"] else True
         name = f"{sandbox.kernel_name}-warm"
         settings = write_kernelspec(self.folder, config, name)
         self.sandbox = replace(sandbox, kernel_name=name, config=settings)
@@ -73,6 +79,22 @@ class KernelTemplate:
         if line != READY:
             self.close()
             raise GraderError(f"the kernel template did not start (exit code {self.process.poll()})")
+
+    def _sandbox_fonts(self, config: Path) -> bool:
+        """Put the font list of a sandboxed kernel where the template's matplotlib reads its cache; False if the
+        probe fails (the template then leaves matplotlib to each kernel)."""
+        probe = Path(tempfile.mkdtemp(prefix="grader-fonts-"))
+        try:
+            name, text = self_test(config, probe, FONT_PROBE).split("\n", 1)
+        except (GraderError, ValueError, OSError):
+            return False
+        finally:
+            shutil.rmtree(probe, ignore_errors=True)
+        if not name.startswith("fontlist-v") or not name.endswith(".json"):
+            return False
+        (self.folder / ".matplotlib").mkdir(mode=0o700)
+        (self.folder / ".matplotlib" / name).write_text(text)
+        return True
 
     @property
     def resident_mb(self) -> float:

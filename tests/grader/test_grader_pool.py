@@ -58,6 +58,12 @@ for folder in FOLDERS:
         note.write("1")
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "left-by-a"], start_new_session=True)
 """
+#: a student who hands in a matplotlibrc: read when matplotlib is imported, so that kernel does not come from the
+#: template (which imported matplotlib already)
+STYLED = """
+import matplotlib.pyplot as plt
+print("dpi", plt.rcParams["figure.dpi"])
+"""
 #: an answer that is right only if none of it is there (so the victim scores full marks only when nothing leaked),
 #: nor the hidden tests (nbgrader's copy of the notebook being graded lies in the grading folder)
 VICTIM = FOLDERS + """import builtins, glob, sys
@@ -81,6 +87,13 @@ LEFT = [name for name, found in {
     "hidden tests": any("HIDDEN-CHECK" in open(path).read() for path in glob.glob("*.ipynb")),
 }.items() if found]
 print("left behind by the previous student:", LEFT)
+
+import matplotlib.font_manager
+import matplotlib.pyplot as plt
+figure = plt.figure()
+figure.text(0.5, 0.5, "drawn with a font the kernel can open")
+figure.canvas.draw()
+print("fonts:", sorted(os.path.basename(font.fname) for font in matplotlib.font_manager.fontManager.ttflist))
 
 
 def square(x):
@@ -159,7 +172,8 @@ def pool_class(root: Path) -> Term:
     work = {"p1": build(term), "p2": build(term, {**CORRECT, "ex1-answer": "def square(x):\n    return x + 1"}),
             "p3": build(term, {}), "p4": build(term, after={"ex2-answer": "import os\nos._exit(3)"}),
             "pa-planter": build(term, {**CORRECT, "ex1-answer": PLANTER}),
-            "pb-victim": build(term, {**CORRECT, "ex1-answer": VICTIM})}
+            "pb-victim": build(term, {**CORRECT, "ex1-answer": VICTIM}),
+            "pc-styled": build(term, {**CORRECT, "ex1-answer": CORRECT["ex1-answer"] + STYLED})}
     (root / "roster.csv").write_text("id\n" + "".join(f"{student}\n" for student in work))
     import_roster(term, root / "roster.csv")
     for student, nb in work.items():
@@ -167,6 +181,7 @@ def pool_class(root: Path) -> Term:
         folder.mkdir(parents=True)
         for name in (NOTEBOOK, "more.ipynb"):
             nbformat.write(nb, folder / name)
+    (term.submitted / "pc-styled" / ASSIGNMENT / "matplotlibrc").write_text("figure.dpi: 42\n")
     return term
 
 
@@ -188,4 +203,8 @@ def test_warm_kernels_give_the_grades_of_fresh_ones_and_leave_nothing_to_the_nex
     for name in (NOTEBOOK, "more.ipynb"):  # the first started the usual way, the second early
         victim = (warm.autograded / "pb-victim" / ASSIGNMENT / name).read_text()
         assert "left behind by the previous student: []" in victim
+        fonts = [line for line in victim.splitlines() if "fonts:" in line]
+        assert fonts and fonts == [line for line in (fresh.autograded / "pb-victim" / ASSIGNMENT / name).read_text()
+                                   .splitlines() if "fonts:" in line]  # the sandbox's fonts, not the host's
+        assert "dpi 42.0" in (warm.autograded / "pc-styled" / ASSIGNMENT / name).read_text()
     assert sandbox_processes() == []  # the planted process ended with its kernel

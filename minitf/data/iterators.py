@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from minitf import nest
+from minitf.core import nest
 
 if TYPE_CHECKING:  # the dataset module makes iterators, so it imports this one (not the other way round)
     from minitf.data.dataset import DatasetV2

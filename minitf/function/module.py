@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from minitf.core import state
-from minitf.function.trace import graph_scope
-from minitf.variables import Variable
+from minitf.core.op import state
+from minitf.core.variables import Variable
+from minitf.function.tracing.trace import graph_scope
 
 
 @contextmanager

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from minitf.core import operand
-from minitf.ops.binary_math import (
+from minitf.core.op import operand
+from minitf.ops.math.binary_math import (
     Add,
     Div,
     FloorDiv,
@@ -39,39 +39,14 @@ from minitf.ops.binary_math import (
     truncatediv,
     truncatemod,
 )
-from minitf.ops.broadcasting import (
-    ANY,
-    BOOL,
-    FC,
-    FLOATS_AND_WIDE_INTS,
-    NUM,
-    REAL,
-    SIGNED,
-    SIGNED_REAL,
-    BroadcastLike,
-    F,
-    OnesLike,
-    ReshapeLike,
-    SumToShape,
-    ZerosLike,
-    binary_call,
-    binary_op,
-    broadcast_like,
-    ones_like_,
-    reflected_call,
-    unary_function,
-    unary_op,
-    unbroadcast,
-    zeros_like_,
-)
-from minitf.ops.cast_where import (
+from minitf.ops.math.cast_where import (
     Cast,
     SelectV2,
     Where,
     cast,
     where,
 )
-from minitf.ops.comparisons import (
+from minitf.ops.math.comparisons import (
     BitwiseAnd,
     BitwiseOr,
     BitwiseXor,
@@ -96,7 +71,32 @@ from minitf.ops.comparisons import (
     logical_xor,
     not_equal,
 )
-from minitf.ops.reductions import (
+from minitf.ops.math.elementwise import (
+    ANY,
+    BOOL,
+    FC,
+    FLOATS_AND_WIDE_INTS,
+    NUM,
+    REAL,
+    SIGNED,
+    SIGNED_REAL,
+    BroadcastLike,
+    F,
+    OnesLike,
+    ReshapeLike,
+    SumToShape,
+    ZerosLike,
+    binary_call,
+    binary_op,
+    broadcast_like,
+    ones_like_,
+    reflected_call,
+    unary_function,
+    unary_op,
+    unbroadcast,
+    zeros_like_,
+)
+from minitf.ops.math.reductions import (
     All,
     Any_,
     ArgMax,
@@ -126,7 +126,7 @@ from minitf.ops.reductions import (
     reduce_sum,
     reduce_variance,
 )
-from minitf.ops.trigonometry import (
+from minitf.ops.math.trigonometry import (
     Cos,
     Sin,
     Tan,
@@ -134,7 +134,7 @@ from minitf.ops.trigonometry import (
     sin,
     tan,
 )
-from minitf.ops.unary_math import (
+from minitf.ops.math.unary_math import (
     Abs,
     Ceil,
     ComplexAbs,

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes
-from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError
-from minitf.logs import interactive
-from minitf.printing import format_value
-from minitf.tensor import EagerTensor, Tensor, make
-from minitf.tensor_shape import TensorShape
+from minitf.core import dtypes
+from minitf.core.errors import InvalidArgumentError
+from minitf.core.logs import interactive
+from minitf.core.op import Op, bind
+from minitf.core.printing import format_value
+from minitf.core.tensor import EagerTensor, Tensor, make
+from minitf.core.tensor_shape import TensorShape
 
 Spec = tuple[TensorShape, dtypes.DType]
 

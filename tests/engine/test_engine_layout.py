@@ -28,7 +28,7 @@ def _relative(path: Path) -> str:
 
 
 def _imported(node: ast.Import | ast.ImportFrom, modules: dict[str, Path]) -> set[str]:
-    """The minitf modules an import statement loads (`from minitf.ops import shapes` loads minitf.ops.shapes)."""
+    """The minitf modules an import statement loads (`from minitf.ops import shapes` loads minitf.core.shape_rules)."""
     if isinstance(node, ast.Import):
         return {alias.name for alias in node.names if alias.name in modules}
     if node.module is None or not node.module.startswith("minitf"):

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.function import optimizer
-from minitf.function.jit import backend, lowering
+from minitf.function.compiling import optimizer
+from minitf.function.compiling.jit import backend, lowering
 
 X = np.linspace(-2, 2, 24, dtype=np.float32).reshape(4, 6)
 

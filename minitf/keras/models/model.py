@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitf.core.tensor import Tensor
 from minitf.keras import summary
 from minitf.keras.layers.keras_tensor import KerasTensor, flatten
 from minitf.keras.layers.layer import Layer
 from minitf.keras.training import Trainer
-from minitf.tensor import Tensor
 
 
 def _describe(value: Any) -> str:

@@ -1,0 +1,85 @@
+"""Running generated region code: Numba compiles the `loops` target to machine code; without Numba, or
+for regions of transcendental functions, the `blocks` target runs on NumPy.
+
+Numba is imported the first time a region is compiled, never by `import minitf` (it takes about a second
+and a hundred MB). Where it cannot be imported (a Python in the browser, a lighter install), regions run
+as blocked NumPy code and a one-line notice says so, once.
+
+Compiled regions are kept by their generated source, which spells out every dtype and shape: a function
+traced again for the same shapes, or another function with the same region, reuses the machine code.
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from minitf.function.compiling.codegen import GENERATED_MODULE
+from minitf.function.compiling.jit import python_source
+from minitf.function.compiling.jit.loop_ir import Kernel
+
+_numba: list[Any] = []  # [module or None], once looked for
+_compiled: dict[str, CompiledRegion] = {}
+NOTICE = ("minitf: Numba is not installed, so jit_compile=True runs each fused region as blocked NumPy code "
+          "(pip install numba to compile regions to machine code).")
+
+
+@dataclass
+class CompiledRegion:
+    """A region's generated module: the function calls run, the target's function, and their source."""
+
+    run: Callable[..., Any]
+    target_function: Any  # a Numba dispatcher for the loops target, a Python function for blocks
+    target: str
+    source: str
+
+
+def numba_module() -> Any:
+    """Numba, imported on first use (None where it cannot be imported)."""
+    if not _numba:
+        numba: Any
+        try:
+            import numba  # noqa: PLC0415 - imported lazily: it costs a second, and only jit functions need it
+        except ImportError:
+            numba = None
+            print(NOTICE, file=sys.stderr)
+        _numba.append(numba)
+    return _numba[0]
+
+
+def target_for(kernel: Kernel) -> str:
+    """`loops` (compiled by Numba) unless Numba is absent or the region's time goes to transcendentals."""
+    return "blocks" if kernel.transcendental or numba_module() is None else "loops"
+
+
+def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target: str | None = None) -> CompiledRegion:
+    """The region's module, generated and compiled once per source (so per dtypes and shapes)."""
+    target = target or target_for(kernel)
+    source = python_source.module_source(kernel, target, output_shapes)
+    found = _compiled.get(source)
+    if found is not None:
+        return found
+    filename = f"<minitf jit {kernel.name} #{len(_compiled)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "np": np}
+    exec(compile(source, filename, "exec"), env)  # noqa: S102 - our own generated code
+    function = env[f"{kernel.name}_{target}"]
+    if target == "loops":
+        # No fast-math: LLVM may not reorder float operations, so results are NumPy's up to the order of sums.
+        function = numba_module().njit(fastmath=False, error_model="numpy", nogil=True)(function)
+        env[f"{kernel.name}_{target}"] = function
+    region = CompiledRegion(env[kernel.name], function, target, source)
+    _compiled[source] = region
+    return region
+
+
+def machine_code(region: CompiledRegion, stage: str) -> str:
+    """Numba's LLVM IR (`llvm`) or assembly (`asm`) of a compiled region's loop function."""
+    inspect = region.target_function.inspect_llvm if stage == "llvm" else region.target_function.inspect_asm
+    texts = inspect()
+    return "\n".join(texts.values())

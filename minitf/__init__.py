@@ -45,6 +45,7 @@ from minitf.api.top_level import (
     timestamp,
     version,
 )
+from minitf.autodiff import jacobians as _jacobians
 from minitf.autodiff.custom_gradients import custom_gradient
 from minitf.autodiff.gradient_helpers import grad_pass_through, hessians, recompute_grad
 from minitf.autodiff.graph_gradients import gradients
@@ -231,6 +232,7 @@ from minitf.ops.state_ops import print_values as print
 from minitf.ops.strings.text_ops import as_string
 
 _operators.install()
+_jacobians.install()
 _install_variable_operators()
 _logs.configure()
 _api_extensions.install_ragged_dispatch(math, nn, __import__("sys").modules[__name__])

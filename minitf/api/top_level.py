@@ -17,7 +17,7 @@ from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function import module
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import SymbolicTensor
 
 # TensorFlow's own release, whose behaviour minitf follows (minitf's version is minitf.__version__).
 version = SimpleNamespace(VERSION="2.21.0", GIT_VERSION="unknown", COMPILER_VERSION="unknown",

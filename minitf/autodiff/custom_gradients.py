@@ -26,7 +26,7 @@ from minitf.core import nest
 from minitf.core.op import GradContext, Op, bind, convert_to_tensor, state
 from minitf.core.tensor import Tensor
 from minitf.function.compiling.execute import replay_graph
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.function.tracing.trace import TracingGraph, graph_scope
 from minitf.ops.array.creation import zeros_like
 

@@ -27,7 +27,7 @@ from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.control_flow.loops import while_loop
 from minitf.function.control_flow.tensor_array import TensorArray
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.ops.array.creation import constant, zeros, zeros_like
 from minitf.ops.array.creation import range as tf_range
 from minitf.ops.array.join_split import stack
@@ -38,9 +38,12 @@ from minitf.ops.math.elementwise import ReshapeLike
 from minitf.ops.math.reductions import reduce_sum
 
 
-def jacobian(tape: GradientTape, target: Any, sources: Any, unconnected_gradients: UnconnectedGradients | str,
-             experimental_use_pfor: bool) -> Any:
-    """`tape.jacobian(target, sources)`: d target[i] / d source[j] for every i and j, in the sources' structure."""
+def jacobian(tape: GradientTape, target: Any, sources: Any,
+             unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+             parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
+    """`tape.jacobian(target, sources)`: d target[i] / d source[j] for every i and j, in the sources' structure;
+    shape = target.shape + source.shape. One backward pass per element of the target, each seeded with a one-hot
+    cotangent."""
     if not experimental_use_pfor and not tape._persistent:
         raise RuntimeError("GradientTape must be created with persistent=True to compute the jacobian with eager "
                            "execution enabled and with  experimental_use_pfor set to False.\nHint: use "
@@ -76,8 +79,9 @@ def jacobian(tape: GradientTape, target: Any, sources: Any, unconnected_gradient
     return nest.pack_sequence_as(sources, result)
 
 
-def batch_jacobian(tape: GradientTape, target: Any, source: Any, unconnected_gradients: UnconnectedGradients | str,
-                   experimental_use_pfor: bool) -> Any:
+def batch_jacobian(tape: GradientTape, target: Any, source: Any,
+                   unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+                   parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
     """`tape.batch_jacobian(target, source)`: the Jacobian of each example, [batch, target dims, source dims].
 
     As in TensorFlow, examples are assumed independent: one backward pass per target entry j seeds
@@ -214,3 +218,9 @@ def _batch_jacobian_in_loop(tape: GradientTape, target: Tensor, source: Tensor) 
         out = _reshaped_like(batch_first, like)
     cast(SymbolicTensor, out).set_shape(target.shape.concatenate(source.shape[1:]))  # traced
     return out
+
+
+def install() -> None:
+    """Make `jacobian` and `batch_jacobian` methods of `GradientTape` (minitf/__init__.py calls this once)."""
+    GradientTape.jacobian = jacobian
+    GradientTape.batch_jacobian = batch_jacobian

@@ -13,7 +13,7 @@ minitf/autodiff/jacobians.py builds `jacobian` and `batch_jacobian` from one bac
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -54,6 +54,12 @@ class GradientTape:
     A tape can compute one set of gradients unless `persistent=True`. Trainable variables are watched
     as soon as they are read (unless `watch_accessed_variables=False`); tensors need `tape.watch(x)`.
     """
+
+    # `tape.jacobian` and `tape.batch_jacobian` repeat the backward walk once per target entry, in a
+    # tf.while_loop when sizes are unknown; a while loop differentiates itself with a GradientTape, so they are
+    # written in minitf/autodiff/jacobians.py, which adds them to this class (`jacobians.install()`).
+    jacobian: Callable[..., Any]
+    batch_jacobian: Callable[..., Any]
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = persistent
@@ -279,26 +285,6 @@ class GradientTape:
                 key = id(inp)
                 previous = grads.get(key)
                 grads[key] = ig if previous is None else add_gradients(previous, ig)
-
-    def jacobian(self, target: Any, sources: Any,
-                 unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
-                 parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
-        """Every partial derivative d target[i] / d source[j]; shape = target.shape + source.shape.
-
-        One backward pass per element of the target, each seeded with a one-hot cotangent
-        (minitf/autodiff/jacobians.py).
-        """
-        # jacobians may build a tf.while_loop, whose gradient replays under a GradientTape: imported when used
-        from minitf.autodiff import jacobians
-        return jacobians.jacobian(self, target, sources, unconnected_gradients, experimental_use_pfor)
-
-    def batch_jacobian(self, target: Any, source: Any,
-                       unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
-                       parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
-        """Jacobian per example: target [B, ...] and source [B, ...] give [B, target dims..., source dims...]."""
-        # jacobians may build a tf.while_loop, whose gradient replays under a GradientTape: imported when used
-        from minitf.autodiff import jacobians
-        return jacobians.batch_jacobian(self, target, source, unconnected_gradients, experimental_use_pfor)
 
 
 def _accumulate(grads: dict[int, Tensor], key: int, g: Tensor) -> None:

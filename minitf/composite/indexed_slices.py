@@ -10,7 +10,8 @@ sparse one meets a dense one (or enters another op's gradient rule) it becomes d
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
@@ -25,6 +26,11 @@ class IndexedSlices:
     """`values[i]` is the slice of a `dense_shape` tensor at row `indices[i]` (rows may repeat: they add up)."""
 
     __slots__ = ("_values", "_indices", "_dense_shape", "_static_shape")
+
+    # How slices become one dense tensor: an unsorted segment sum of the rows. That op's gradient is a gather,
+    # whose gradient makes IndexedSlices, so it is defined above this module: minitf/ops/math/segment_ops.py sets
+    # this rule where it defines the op, and the imports go one way (as composite/specs.py's `value_type`).
+    to_dense_rule: ClassVar[Callable[[IndexedSlices], Tensor]]
 
     def __init__(self, values: Any, indices: Any, dense_shape: Any = None) -> None:
         self._values = convert_to_tensor(values)
@@ -84,13 +90,10 @@ class IndexedSlices:
 
     def _to_dense(self) -> Tensor:
         """The dense tensor these slices stand for (what `tf.convert_to_tensor` gives)."""
-        # Here, not at the top: gather's gradient (minitf/ops/array/gather_scatter.py) makes IndexedSlices.
-        from minitf.ops.array.gather_scatter import gather
-        from minitf.ops.math.segment_ops import unsorted_segment_sum  # (it imports gather_scatter too)
         if self._dense_shape is None:
             raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {self}\nHint: "
                              f"build it as tf.IndexedSlices(values, indices, dense_shape).")
-        out = unsorted_segment_sum(self._values, self._indices, gather(self._dense_shape, 0))
+        out = IndexedSlices.to_dense_rule(self)
         if self._static_shape is not None and hasattr(out, "set_shape"):
             out.set_shape(self._static_shape)
         return out

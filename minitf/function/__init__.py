@@ -1,6 +1,6 @@
 """`tf.function` and graphs, one idea per file (docs/architecture.md has the table):
 
-* tracing/: the graph IR (graph.py: `FuncGraph`, `Operation`; symbolic_tensor.py, shape_inference.py,
+* tracing/: the graph IR (graph.py: `FuncGraph`, `Operation`, `SymbolicTensor`; shape_inference.py,
   graph_text.py), trace.py (the current graph), function_trace.py (one call traced), user_code.py (errors);
 * `tf.function` itself and its cache, here: function.py, cache_keys.py, retracing.py, input_signature.py,
   concrete_function.py; `tf.Module`: module.py;
@@ -19,8 +19,7 @@ from minitf.function.control_flow.loops import while_loop
 from minitf.function.control_flow.tensor_array import TensorArray
 from minitf.function.function import Function, function, functions_run_eagerly, run_functions_eagerly
 from minitf.function.module import Module, init_scope, name_scope
-from minitf.function.tracing.graph import FuncGraph, Operation
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
 
 __all__ = [
     "ConcreteFunction", "FuncGraph", "Function", "Module", "Operation", "SymbolicTensor", "TensorArray",

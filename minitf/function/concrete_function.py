@@ -28,8 +28,7 @@ from minitf.function.compiling.execute import KERNEL_ERRORS, call_graph, compile
 from minitf.function.compiling.optimizer import OptimizationReport
 from minitf.function.control_flow.calls import call_traced
 from minitf.function.drawing import svg
-from minitf.function.tracing.graph import FuncGraph, resource
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
 
 
 class ConcreteFunction:

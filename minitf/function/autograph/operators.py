@@ -23,7 +23,7 @@ from minitf.function.autograph.undefined import Undefined, UndefinedReturnValue
 from minitf.function.control_flow.branches import build_if, cond
 from minitf.function.control_flow.loops import build_while
 from minitf.function.control_flow.tensor_array import TensorArray
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.function.tracing.trace import TracingGraph, graph_scope
 from minitf.ops import math_ops
 from minitf.ops.array_ops import range as tf_range

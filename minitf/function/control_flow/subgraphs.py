@@ -12,8 +12,7 @@ from typing import Any
 
 from minitf.core.op import convert_to_tensor, state
 from minitf.core.tensor import Tensor
-from minitf.function.tracing.graph import FuncGraph, resource
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
 from minitf.function.tracing.trace import TracingGraph, graph_scope
 from minitf.ops.state_ops import variable_of
 

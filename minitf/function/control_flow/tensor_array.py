@@ -15,7 +15,7 @@ from minitf.core.errors import InvalidArgumentError
 from minitf.core.op import Op, bind, constant_tensor, convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.ops.array_ops import gather, reshape
 from minitf.ops.array_ops import shape as array_shape
 

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minitf.function.tracing.graph import FuncGraph, Operation
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
 
 # --- sizes, in pixels (text is monospace, so a label's width is its length times one character's width) ---
 FONT_SIZE = 11

@@ -21,8 +21,7 @@ from minitf.core.op import convert_to_tensor, state
 from minitf.core.tensor import Tensor
 from minitf.function.cache_keys import Literal, TensorSpec, VariableSpec
 from minitf.function.concrete_function import components
-from minitf.function.tracing.graph import FuncGraph, resource
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
 from minitf.function.tracing.trace import TracingGraph, graph_scope
 from minitf.function.tracing.user_code import in_user_code
 from minitf.ops.array_ops import Identity

@@ -4,18 +4,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any
 
 import numpy as np
 
 from minitf.core import dtypes
 
-if TYPE_CHECKING:  # graph.py describes its graphs with these functions, so it imports this module
-    from minitf.function.tracing.graph import FuncGraph
-    from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+# The graphs, operations and tensors described here are graph.py's FuncGraph, Operation and SymbolicTensor;
+# graph.py describes itself with these functions, so this module reads them by their attributes (typed `Any`).
 
 
-def _is_graph(value: Any) -> TypeGuard[FuncGraph]:
+def _is_graph(value: Any) -> bool:
     """A FuncGraph (an op's branch or body), told by its reading API."""
     return hasattr(value, "get_operations") and hasattr(value, "outputs")
 
@@ -66,7 +65,7 @@ def attr_text(value: Any) -> str:
     return repr(value)
 
 
-def format_graph(graph: FuncGraph, indent: str = "") -> str:
+def format_graph(graph: Any, indent: str = "") -> str:
     """The pretty-printer behind `FuncGraph.listing()`: nested branch and loop graphs are indented."""
     lines = [f"{indent}graph {graph.name}("
              + ", ".join(f"{t.op.name}: {_spec_text(t)}" for t in graph.inputs) + ") {"]
@@ -89,5 +88,5 @@ def format_graph(graph: FuncGraph, indent: str = "") -> str:
     return "\n".join(lines)
 
 
-def _spec_text(t: SymbolicTensor) -> str:
+def _spec_text(t: Any) -> str:
     return f"{t.dtype.name}{list(t.shape) if t.shape.rank is not None else '[?]'}".replace("None", "?")

@@ -17,8 +17,7 @@ from typing import Any
 
 from minitf.core.op import state
 from minitf.function.compiling.execute import evaluate, run_kernel
-from minitf.function.tracing.graph import FuncGraph, Operation
-from minitf.function.tracing.symbolic_tensor import SymbolicTensor
+from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
 
 
 @contextmanager

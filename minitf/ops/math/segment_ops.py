@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from minitf.composite.indexed_slices import IndexedSlices
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes
@@ -153,6 +154,16 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any, name: s
     known = known_ints(count)
     return bind(UnsortedSegmentSum, convert_to_tensor(data), ids, count,
                 known_segments=None if known is None else known[0])
+
+
+def indexed_slices_to_dense(slices: IndexedSlices) -> Tensor:
+    """The dense tensor IndexedSlices stand for: their rows summed into place (repeated indices add up), the
+    unsorted segment sum TensorFlow converts them with."""
+    return unsorted_segment_sum(slices.values, slices.indices, gather(slices.dense_shape, 0))
+
+
+# IndexedSlices (gather's sparse gradient) sit below gather; converting them needs this op, defined above it.
+IndexedSlices.to_dense_rule = indexed_slices_to_dense
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
   core/tensor.py, dtypes.py, tensor_shape.py   what a tensor is
   core/op.py                                   bind(): the one door every op goes through (eager | traced | taped)
   ops/                                         each op's kernel, checks, shape rule and gradient, by family
-  core/variables.py, autodiff/                 state and automatic differentiation
+  ops/variables.py, autodiff/                  state and automatic differentiation
   function/                                    tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
   api/                                         the public namespaces (tf.math, tf.nn, tf.config, tf.sparse, ...)
 
@@ -19,40 +19,42 @@ from minitf import (
     distribute,
     keras,  # tf.keras: Keras 3 on minitf (minitf/keras/)
 )
-from minitf.api import autodiff, bitwise, debugging, experimental, linalg, math, nn, random, types
-from minitf.api import composite_namespaces as _api_extensions
-from minitf.api.composite_namespaces import (
-    RaggedTensor,
-    RaggedTensorSpec,
-    SparseTensor,
-    SparseTensorSpec,
+from minitf.api import (
+    autodiff,
+    autograph,
+    bitwise,
+    config,
     data,
+    debugging,
+    dtypes,
+    errors,
+    experimental,
     io,
+    linalg,
+    math,
+    nest,
+    nn,
     ragged,
+    random,
     saved_model,
     sparse,
     strings,
+    test,
     train,
-)
-from minitf.api.config import autograph, config, test
-from minitf.api.top_level import (
-    VariableAggregation,
-    VariableSynchronization,
-    get_current_name_scope,
-    get_logger,
-    is_symbolic_tensor,
-    no_gradient,
-    timestamp,
+    types,
     version,
 )
 from minitf.autodiff import jacobians as _jacobians
 from minitf.autodiff.custom_gradients import custom_gradient
 from minitf.autodiff.gradient_helpers import grad_pass_through, hessians, recompute_grad
-from minitf.autodiff.graph_gradients import gradients
+from minitf.autodiff.graph_gradients import gradients, no_gradient
 from minitf.autodiff.tape import GradientTape
 from minitf.autodiff.tape_arguments import UnconnectedGradients
 from minitf.composite.indexed_slices import IndexedSlices
-from minitf.core import dtypes, errors, nest
+from minitf.composite.ragged import dispatch as _ragged_dispatch
+from minitf.composite.ragged.tensor import RaggedTensor
+from minitf.composite.sparse import SparseTensor
+from minitf.composite.specs import RaggedTensorSpec, SparseTensorSpec
 from minitf.core import logs as _logs
 from minitf.core.context import state as _state
 from minitf.core.devices import DeviceSpec, device
@@ -77,11 +79,11 @@ from minitf.core.dtypes import (
     uint32,
     uint64,
 )
+from minitf.core.logs import get_logger
 from minitf.core.op import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.core.variables import Variable
-from minitf.core.variables import _install_operators as _install_variable_operators
+from minitf.data import methods as _dataset_methods
 from minitf.function import (
     Module,
     TensorArray,
@@ -92,7 +94,9 @@ from minitf.function import (
     name_scope,
     while_loop,
 )
+from minitf.function.module import get_current_name_scope
 from minitf.function.tracing.graph import Operation
+from minitf.function.tracing.trace import is_symbolic_tensor
 from minitf.ops import operators as _operators
 from minitf.ops.array.creation import sequence_mask
 from minitf.ops.array.gather_scatter import (
@@ -229,16 +233,17 @@ from minitf.ops.nn.init_ops import (
     zeros_initializer,
 )
 from minitf.ops.state_ops import print_values as print
+from minitf.ops.state_ops import timestamp
 from minitf.ops.strings.text_ops import as_string
+from minitf.ops.variables import Variable, VariableAggregation, VariableSynchronization
+from minitf.ops.variables import _install_operators as _install_variable_operators
 
 _operators.install()
 _jacobians.install()
 _install_variable_operators()
 _logs.configure()
-_api_extensions.install_ragged_dispatch(math, nn, __import__("sys").modules[__name__])
-# TensorFlow also exports cast under tf.dtypes (dtypes.py cannot import the ops: they import it).
-dtypes.cast = cast
-dtypes.saturate_cast = saturate_cast
+_dataset_methods.install()
+_ragged_dispatch.install(math, nn, strings, dtypes, __import__("sys").modules[__name__])
 
 __version__ = "0.1.0"
 

@@ -14,9 +14,9 @@ from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.op import GradContext
 from minitf.core.tensor import Tensor
-from minitf.core.variables import Variable
 from minitf.ops.array.creation import ones_like, zeros_like
 from minitf.ops.math.binary_math import add, add_n
+from minitf.ops.variables import Variable
 
 
 def _unconnected_zero(unconnected_gradients: Any) -> bool:
@@ -96,3 +96,10 @@ def _backward(graph: Any, targets: list[Tensor], seeds: list[Any], sources: list
 def _accumulate(grads: dict[int, Tensor], key: int, g: Tensor) -> None:
     previous = grads.get(key)
     grads[key] = g if previous is None else add(previous, g)
+
+
+def no_gradient(op_type: str) -> None:
+    """`tf.no_gradient`: declare that ops of `op_type` have no gradient (minitf's ops say so in their definitions
+    already, so this only checks its argument)."""
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")

@@ -30,3 +30,8 @@ def configure() -> None:
         handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(logging.BASIC_FORMAT))
     logger.addHandler(handler)
+
+
+def get_logger() -> logging.Logger:
+    """`tf.get_logger()`: the "tensorflow" logger (tutorials quiet it with tf.get_logger().setLevel("ERROR"))."""
+    return logging.getLogger("tensorflow")

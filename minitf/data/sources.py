@@ -214,3 +214,8 @@ def assert_cardinality(expected_cardinality: Any) -> Callable[[DatasetV2], Datas
     """For `dataset.apply(...)`: declare the dataset's length (and check it while iterating)."""
     expected = int(np.asarray(convert_to_tensor(expected_cardinality)))
     return lambda dataset: _AssertCardinalityDataset(dataset, expected)
+
+
+def cardinality(dataset: DatasetV2) -> Any:
+    """`tf.data.experimental.cardinality(dataset)`: the same as `dataset.cardinality()`."""
+    return dataset.cardinality()

@@ -18,9 +18,9 @@ from minitf.core import dtypes, nest
 from minitf.core.op import convert_to_tensor, state
 from minitf.core.tensor import EagerTensor, Tensor, make
 from minitf.core.tensor_shape import TensorShape
-from minitf.core.variables import Variable
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import concat
+from minitf.ops.variables import Variable
 
 
 def normalize(value: Any) -> Any:

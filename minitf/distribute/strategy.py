@@ -21,11 +21,11 @@ from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.core.variables import ResourceVariable
 from minitf.distribute.values import DistributedValues, MirroredVariable, PerReplica, PerReplicaSpec, ReduceOp
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import stack
 from minitf.ops.math_ops import reduce_mean, reduce_sum
+from minitf.ops.variables import ResourceVariable
 
 
 class StrategyExtended:

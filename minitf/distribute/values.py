@@ -7,7 +7,7 @@ import enum
 from typing import Any
 
 from minitf.core.context import state
-from minitf.core.variables import ResourceVariable, Variable
+from minitf.ops.variables import ResourceVariable, Variable
 
 
 class ReduceOp(enum.Enum):

@@ -2,7 +2,7 @@
 a kernel that takes TensorFlow's path for the dtypes it models and the op's NumPy kernel for the rest, and the
 C library's functions for the random ops' Box-Muller transform.
 
-`overrides()` is the whole table; `minitf.core.numerics` installs it (and takes it out again).
+`overrides()` is the whole table; `minitf.numerics` installs it (and takes it out again).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import numpy as np
 from minitf.core import dtypes, nest
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import as_shape
-from minitf.core.variables import Variable
+from minitf.ops.variables import Variable
 
 
 class TensorSpec:

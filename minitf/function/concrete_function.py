@@ -21,7 +21,6 @@ from minitf.core import dtypes, nest
 from minitf.core.errors import InvalidArgumentError
 from minitf.core.op import _tf_name, convert_to_tensor, make_output, state
 from minitf.core.tensor import EagerTensor, Tensor, make
-from minitf.core.variables import Variable
 from minitf.function.cache_keys import ById, Literal, TensorSpec, VariableSpec, output_type, trace_type, type_text
 from minitf.function.compiling import codegen, optimizer
 from minitf.function.compiling.execute import KERNEL_ERRORS, call_graph, compiled, node_error
@@ -29,6 +28,7 @@ from minitf.function.compiling.optimizer import OptimizationReport
 from minitf.function.control_flow.calls import call_traced
 from minitf.function.drawing import svg
 from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
+from minitf.ops.variables import Variable
 
 
 class ConcreteFunction:

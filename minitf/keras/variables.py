@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from minitf.core.variables import Variable
 from minitf.keras import naming
+from minitf.ops.variables import Variable
 
 
 class KerasVariable(Variable):

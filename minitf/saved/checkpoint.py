@@ -18,10 +18,10 @@ import numpy as np
 
 from minitf.core import dtypes, logs
 from minitf.core.errors import NotFoundError
-from minitf.core.variables import Variable
 from minitf.function.function import Function
 from minitf.function.module import Module
 from minitf.ops.random.generator import Generator
+from minitf.ops.variables import Variable
 
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 _DATA = ".data-00000-of-00001"

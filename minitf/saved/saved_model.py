@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from minitf.core.tensor import EagerTensor, Tensor
-from minitf.core.variables import Variable
 from minitf.function.cache_keys import TensorSpec
 from minitf.function.concrete_function import ConcreteFunction
 from minitf.function.function import Function
 from minitf.function.module import Module
+from minitf.ops.variables import Variable
 from minitf.saved.checkpoint import Checkpoint
 from minitf.saved.graph_json import Arrays, encode, graph_to_json, shape_json
 from minitf.saved.saved_model_format import (

@@ -19,11 +19,11 @@ from minitf.core.errors import InvalidArgumentError
 from minitf.core.op import convert_to_tensor
 from minitf.core.tensor import make
 from minitf.core.tensor_shape import TensorShape
-from minitf.core.variables import Variable
 from minitf.function.cache_keys import Literal, TensorSpec
 from minitf.function.compiling.execute import call_graph
 from minitf.function.concrete_function import ConcreteFunction
 from minitf.function.function import Function
+from minitf.ops.variables import Variable
 from minitf.saved.graph_json import Arrays, decode, graph_from_json
 from minitf.saved.saved_model_format import (
     CONSTANTS_FILE,

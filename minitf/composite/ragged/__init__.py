@@ -18,5 +18,5 @@ tensor and the per-row reductions need ops of their own. One idea per file, read
 * dynamic_shape.py: `tf.experimental.DynamicRaggedShape`, what `tf.shape(rt)` returns;
 * dispatch.py: `tf.add(rt, 1)`, `rt + 1`, `tf.ragged.map_flat_values`: dense ops applied to the flat values.
 
-The public names (`tf.RaggedTensor`, `tf.ragged.*`) are set in minitf/api/composite_namespaces.py.
+The public names (`tf.RaggedTensor`, `tf.ragged.*`) are listed in minitf/api/ragged.py and minitf/__init__.py.
 """

@@ -2,7 +2,8 @@
 
 An elementwise op applied to ragged arguments runs on their flat values and keeps their row structure (all
 ragged arguments must have the same row splits). `dispatching` wraps a public op so that it accepts RaggedTensors
-as TensorFlow's dispatch does; minitf/api/composite_namespaces.py installs the wrappers in the public namespaces.
+as TensorFlow's dispatch does; `install` (below, called by minitf/__init__.py) puts the wrappers in the public
+namespaces.
 """
 
 from __future__ import annotations
@@ -150,3 +151,39 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
 
 
 _install_operators()
+
+
+# The public names that take RaggedTensors too (minitf/__init__.py installs them in tf, tf.math, tf.nn and
+# tf.strings).
+_ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
+                "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",
+                "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
+                "floor", "round", "sign", "pow",
+                # tf.strings: one string in, one value out, so a RaggedTensor of strings keeps its rows
+                "substr", "to_hash_bucket_fast", "upper", "lower", "strip", "regex_replace", "regex_full_match",
+                "as_string", "to_number")
+_REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+_ARRAY = ("concat", "tile", "reverse")  # the ragged versions: minitf/composite/ragged/array_ops.py
+_SHAPES = ("shape", "zeros", "ones")  # ragged shapes: minitf/composite/ragged/dynamic_shape.py
+_KINDS = {"gather": "ids", "embedding_lookup": "ids", "join": "listed", "map_fn": "map"}
+
+
+def install(*namespaces: Any) -> None:
+    """Replace the everyday ops in each namespace by versions that also take RaggedTensors.
+
+    One wrapper per function, so that names TensorFlow shares stay the same object (`tf.add is tf.math.add`).
+    """
+    wrappers: dict[int, Any] = {}
+    for namespace in namespaces:
+        for name in _ELEMENTWISE + _REDUCTIONS + _ARRAY + _SHAPES + tuple(_KINDS):
+            fn = getattr(namespace, name, None)
+            if fn is None or getattr(fn, "_ragged_aware", False):
+                continue
+            wrapped = wrappers.get(id(fn))
+            if wrapped is None:
+                kind = "reduce" if name in _REDUCTIONS else "array" if name in _ARRAY else "shape" \
+                    if name in _SHAPES else _KINDS.get(name, "elementwise")
+                wrapped = dispatching(fn, kind)
+                wrapped._ragged_aware = True  # type: ignore[attr-defined]
+                wrappers[id(fn)] = wrapped
+            setattr(namespace, name, wrapped)

@@ -150,3 +150,7 @@ class _Runtime:
     converted_call = staticmethod(converted_call)
     Undefined = Undefined
     UndefinedReturnValue = UndefinedReturnValue
+
+
+def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
+    """`tf.autograph.set_verbosity`: how much AutoGraph logs (minitf's AutoGraph logs nothing, so it is ignored)."""

@@ -27,10 +27,10 @@ from minitf.core.errors import NotFoundError, OperatorNotAllowedInGraphError
 from minitf.core.op import Op, missing_kernel_in_graph
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.core.variables import Variable
 from minitf.function.tracing.graph_text import GraphDef, NodeDef, attr_text, format_graph
 from minitf.function.tracing.shape_inference import infer_specs
 from minitf.ops import state_ops
+from minitf.ops.variables import Variable
 
 resource = dtypes.resource
 variant = dtypes.variant

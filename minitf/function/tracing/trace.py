@@ -72,3 +72,8 @@ class TracingGraph(FuncGraph):
         plan = [op for op in self.get_operations() if id(op) in seen]
         return evaluate(plan, {}, [tensor], run_kernel)[0]
 
+
+def is_symbolic_tensor(tensor: Any) -> bool:
+    """`tf.is_symbolic_tensor`: True for a tensor of a graph being traced (no value yet), False for eager tensors
+    and anything else."""
+    return isinstance(tensor, SymbolicTensor)

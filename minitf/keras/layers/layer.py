@@ -19,7 +19,6 @@ import numpy as np
 
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
-from minitf.core.variables import Variable
 from minitf.function import TensorSpec, function
 from minitf.keras import initializers, naming, regularizers
 from minitf.keras.layers.input_spec import InputSpec, check_input
@@ -27,6 +26,7 @@ from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, map_str
 from minitf.keras.serialization import accepted, deserialize
 from minitf.keras.variables import KerasVariable
 from minitf.ops.math.cast_where import cast
+from minitf.ops.variables import Variable
 
 _training_stack: list[bool | None] = []
 

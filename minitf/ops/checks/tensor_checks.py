@@ -10,7 +10,7 @@ from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.composite.sparse import SparseTensor
 from minitf.core.conversion import static_value
 from minitf.core.tensor import Tensor
-from minitf.core.variables import Variable
+from minitf.ops.variables import Variable
 
 
 def is_tensor(x: Any) -> bool:

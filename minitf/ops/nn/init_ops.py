@@ -8,12 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from minitf.api import random
 from minitf.core import dtypes
-from minitf.core.conversion import constant_tensor
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import constant, ones, zeros
-from minitf.ops.array.shape_ops import static_ints
 from minitf.ops.random import random_ops, stateless_random_ops
 
 
@@ -85,13 +82,8 @@ class RandomNormal(Initializer):
             raise ValueError(f"Argument `dtype` is expected to be floating point. Received: {dtype!r}.")
         if self.seed is None:
             return random_ops.normal(shape, self.mean, self.stddev, dtype=dtype)
-        stateless = getattr(random, "stateless_normal", None)
-        if stateless is not None:
-            return stateless(shape, seed=[self.seed, 0], mean=self.mean, stddev=self.stddev, dtype=dtype)
-        # Without a stateless sampler: one fixed draw per seed, the same on every call, as TensorFlow's is.
-        dims = static_ints(shape, "shape")
-        draw = np.random.default_rng([self.seed & 0xFFFFFFFF, 0]).standard_normal(dims)
-        return constant_tensor((draw * self.stddev + self.mean).astype(dtype._np), dtype)
+        return stateless_random_ops.stateless_normal(shape, seed=[self.seed, 0], mean=self.mean, stddev=self.stddev,
+                                                     dtype=dtype)
 
     def get_config(self) -> dict:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}

@@ -18,12 +18,12 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.core.variables import Variable
 from minitf.ops.array.creation import zeros_like
 from minitf.ops.array.join_split import stack, unstack
 from minitf.ops.math.binary_math import add, subtract
 from minitf.ops.math.cast_where import cast
 from minitf.ops.random import philox, random_ops, stateless_random_ops
+from minitf.ops.variables import Variable
 
 
 class Algorithm(enum.Enum):

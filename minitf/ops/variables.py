@@ -6,6 +6,7 @@ read; a function being traced turns reads and assignments into graph operations 
 
 from __future__ import annotations
 
+import enum
 import weakref
 from typing import Any
 
@@ -24,6 +25,27 @@ from minitf.ops.array.index_arguments import index_tensor
 from minitf.ops.array.shape_ops import expand_dims
 from minitf.ops.array.slicing import getitem, slice_update
 from minitf.ops.math.cast_where import cast
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable combines the updates of its replicas (`tf.VariableAggregation`)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+VariableAggregation.__name__ = VariableAggregation.__qualname__ = "VariableAggregationV2"  # TensorFlow's name
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is synchronized (`tf.VariableSynchronization`; one device here: recorded)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
 
 
 class Variable:

@@ -1,7 +1,6 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
-from types import SimpleNamespace as _Namespace
-
+from minitf.api.math import special  # noqa: F401  (tf.math.special: the Bessel functions again)
 from minitf.ops.array.sort_ops import top_k  # noqa: F401
 from minitf.ops.linalg.norms import l2_normalize  # noqa: F401
 from minitf.ops.math.complex_ops import angle  # noqa: F401
@@ -27,7 +26,7 @@ from minitf.ops.math.segment_reductions import (  # noqa: F401
     unsorted_segment_min,
     unsorted_segment_prod,
 )
-from minitf.ops.math.special import (  # noqa: F401  # noqa: F401
+from minitf.ops.math.special import (  # noqa: F401
     bessel_i0,
     bessel_i0e,
     bessel_i1,
@@ -117,6 +116,3 @@ from minitf.ops.math_ops import (  # noqa: F401
 )
 from minitf.ops.nn.composed import zero_fraction  # noqa: F401
 from minitf.ops.nn.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
-
-# tf.math.special: the Bessel functions again (the same functions, as in TensorFlow)
-special = _Namespace(bessel_i0=bessel_i0, bessel_i0e=bessel_i0e, bessel_i1=bessel_i1, bessel_i1e=bessel_i1e)

@@ -1,7 +1,6 @@
 """`tf.random`: seeded sampling with TensorFlow's numbers (stateful ops, stateless ops, Generator)."""
 
-from types import SimpleNamespace as _Namespace
-
+from minitf.api.random import experimental
 from minitf.ops.random.generator import (
     Algorithm,
     Generator,
@@ -18,11 +17,6 @@ from minitf.ops.random.stateless_random_ops import (
     stateless_truncated_normal,
     stateless_uniform,
 )
-
-# tf.random.experimental: where these names lived first (TensorFlow still exports them there)
-experimental = _Namespace(Algorithm=Algorithm, Generator=Generator, create_rng_state=create_rng_state,
-                          get_global_generator=get_global_generator, set_global_generator=set_global_generator,
-                          stateless_fold_in=fold_in, stateless_split=split)
 
 __all__ = ["Algorithm", "Generator", "categorical", "create_rng_state", "experimental", "fold_in",
            "get_global_generator", "normal", "set_global_generator", "set_seed", "shuffle", "split",

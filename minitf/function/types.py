@@ -1,4 +1,5 @@
-"""`tf.types`: the abstract types TensorFlow's own signatures use, for annotations and `isinstance` checks.
+"""The abstract types TensorFlow's own signatures use, for annotations and `isinstance` checks
+(`tf.types.experimental`, listed in minitf/api/types/).
 
 `tf.types.experimental.TensorLike` is what ops accept (tensors, Python numbers, strings, lists, tuples and
 NumPy values); `GenericFunction`/`PolymorphicFunction` are what `tf.function` returns, `ConcreteFunction`
@@ -8,7 +9,6 @@ one trace of it, `FunctionType` a trace's signature.
 from __future__ import annotations
 
 import abc
-import types as _types
 import typing
 
 import numpy as np
@@ -16,7 +16,6 @@ import numpy as np
 from minitf.core.tensor import Tensor
 from minitf.function.cache_keys import TensorSpec
 from minitf.function.concrete_function import ConcreteFunction as _ConcreteFunction
-from minitf.function.concrete_function import FunctionType
 from minitf.function.function import Function as _Function
 
 
@@ -79,9 +78,3 @@ TraceType.register(TensorSpec)
 # typing.Union, not `|`: it prints as TensorFlow's does (typing.Union[...]).
 TensorLike = typing.Union[Tensor, int, float, bool, str, bytes, complex, tuple, list, np.ndarray, np.generic]  # noqa: UP007
 
-experimental = _types.SimpleNamespace(
-    AtomicFunction=AtomicFunction, Callable=Callable, ConcreteFunction=ConcreteFunction, FunctionType=FunctionType,
-    GenericFunction=GenericFunction, PolymorphicFunction=PolymorphicFunction,
-    SupportsTracingProtocol=SupportsTracingProtocol, TensorLike=TensorLike, TraceType=TraceType)
-
-__all__ = ["experimental"]

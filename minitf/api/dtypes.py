@@ -24,4 +24,4 @@ from minitf.core.dtypes import (
     variant,
 )
 from minitf.ops.math.binary_math import saturate_cast
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast

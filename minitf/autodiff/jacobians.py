@@ -32,7 +32,7 @@ from minitf.ops.array.creation import constant, zeros, zeros_like
 from minitf.ops.array.creation import range as tf_range
 from minitf.ops.array.join_split import stack
 from minitf.ops.array.shape_ops import expand_dims, reshape, shape, size, transpose
-from minitf.ops.math.cast_where import cast as tf_cast
+from minitf.ops.math.cast import cast as tf_cast
 from minitf.ops.math.comparisons import equal
 from minitf.ops.math.elementwise import ReshapeLike
 from minitf.ops.math.reductions import reduce_sum

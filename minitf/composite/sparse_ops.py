@@ -16,9 +16,10 @@ from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones_like, zeros_like
 from minitf.ops.array.gather_scatter import boolean_mask
 from minitf.ops.array.join_split import concat as dense_concat
+from minitf.ops.array.where import where
 from minitf.ops.math import reductions
 from minitf.ops.math.binary_math import maximum, minimum
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater, greater_equal, less, logical_and
 from minitf.ops.math.reductions import reduce_all, reduce_sum
 

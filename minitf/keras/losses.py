@@ -14,7 +14,7 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.keras.backend import epsilon
 from minitf.ops.array.shape_ops import squeeze
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.unary_math import log
 from minitf.ops.math_ops import clip_by_value, reduce_mean, reduce_sum, square
 from minitf.ops.nn import nn_ops

@@ -11,7 +11,7 @@ from typing import Any
 from minitf.core.conversion import convert_to_tensor
 from minitf.ops.array.shape_ops import size, squeeze
 from minitf.ops.math.binary_math import maximum
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, greater
 from minitf.ops.math_ops import argmax, reduce_sum
 from minitf.ops.variables import Variable

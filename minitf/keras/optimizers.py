@@ -14,7 +14,7 @@ import numpy as np
 from minitf.keras import naming
 from minitf.keras.variables import KerasVariable
 from minitf.ops.math.binary_math import pow as tf_pow
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.unary_math import floor, sqrt, square
 from minitf.ops.variables import Variable
 

@@ -1,10 +1,11 @@
 """TensorFlow's `math_ops` module name, kept as one namespace over the concept modules it was split into
-(broadcasting, comparisons, cast_where, unary_math, trigonometry, binary_math, reductions): code outside
+(elementwise, comparisons, cast, where, unary_math, trigonometry, binary_math, reductions): code outside
 `minitf/ops/` writes `math_ops.reduce_sum(...)` or `m.where(...)`. Define nothing here."""
 
 from __future__ import annotations
 
 from minitf.core.op import operand
+from minitf.ops.array.where import SelectV2, Where, where
 from minitf.ops.math.binary_math import (
     Add,
     Div,
@@ -39,13 +40,7 @@ from minitf.ops.math.binary_math import (
     truncatediv,
     truncatemod,
 )
-from minitf.ops.math.cast_where import (
-    Cast,
-    SelectV2,
-    Where,
-    cast,
-    where,
-)
+from minitf.ops.math.cast import Cast, cast
 from minitf.ops.math.comparisons import (
     BitwiseAnd,
     BitwiseOr,

@@ -24,7 +24,7 @@ from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.index_arguments import index_tensor
 from minitf.ops.array.shape_ops import expand_dims
 from minitf.ops.array.slicing import getitem, slice_update
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 
 
 class VariableAggregation(enum.Enum):

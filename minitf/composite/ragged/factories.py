@@ -30,7 +30,7 @@ from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.join_split import concat
 from minitf.ops.array.shape_ops import reshape, shape
 from minitf.ops.checks.check_ops import assert_equal
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.segment_ops import segment_ids_to_row_splits
 
 

@@ -19,8 +19,8 @@ from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.ops.array.creation import range as tf_range
+from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import maximum, minimum
-from minitf.ops.math.cast_where import where
 from minitf.ops.math.comparisons import less
 
 Index = int | slice | Tensor | np.integer

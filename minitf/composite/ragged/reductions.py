@@ -21,7 +21,7 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.shape_ops import reshape, size
 from minitf.ops.math.binary_math import truediv
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.reductions import reduce_sum
 
 

@@ -18,7 +18,7 @@ from minitf.core.tensor import EagerTensor, Tensor
 from minitf.ops.array.creation import range as tf_range
 from minitf.ops.array.gather_scatter import boolean_mask
 from minitf.ops.checks.check_ops import assert_equal
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater_equal
 from minitf.ops.math.reductions import reduce_all
 

@@ -25,7 +25,7 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.join_split import concat, stack
 from minitf.ops.array.shape_ops import reshape, shape
 from minitf.ops.checks.check_ops import assert_equal
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.reductions import cumsum, reduce_max
 from minitf.ops.math.segment_ops import row_splits_to_segment_ids
 

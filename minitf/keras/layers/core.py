@@ -13,7 +13,7 @@ from minitf.keras.serialization import serialize
 from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.shape_ops import reshape, shape
 from minitf.ops.linalg.linalg_ops import matmul, tensordot
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.nn import nn_ops
 from minitf.ops.nn.nn_training_ops import dropout
 

@@ -25,7 +25,7 @@ from minitf.keras.layers.input_spec import InputSpec, check_input
 from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, map_structure
 from minitf.keras.serialization import accepted, deserialize
 from minitf.keras.variables import KerasVariable
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.variables import Variable
 
 _training_stack: list[bool | None] = []

@@ -19,7 +19,7 @@ from minitf.core.tensor import Tensor, make
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.shape_ops import expand_dims, normalise_axis, reshape, static_ints, transpose
 from minitf.ops.math.binary_math import maximum
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import less
 from minitf.ops.math.elementwise import OnesLike, ZerosLike
 from minitf.ops.math.reductions import reduce_max, reduce_sum

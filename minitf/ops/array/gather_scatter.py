@@ -26,7 +26,8 @@ from minitf.ops.array.creation import constant, zeros_like
 from minitf.ops.array.index_arguments import INDEX_TYPES, at_graph_build, index_tensor, known_ints
 from minitf.ops.array.join_split import concat
 from minitf.ops.array.shape_ops import expand_dims, normalise_axis, reshape, shape, transpose
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.array.where import where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal
 from minitf.ops.math.unary_math import negative
 

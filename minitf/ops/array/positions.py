@@ -24,7 +24,7 @@ from minitf.ops.array.creation import constant, ones
 from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.index_arguments import INDEX_TYPES, index_tensor
 from minitf.ops.array.shape_ops import normalise_axis, reshape, static_ints
-from minitf.ops.math.cast_where import where
+from minitf.ops.array.where import where
 from minitf.ops.math.unary_math import negative
 
 Specs = list[tuple[TensorShape, dtypes.DType]]

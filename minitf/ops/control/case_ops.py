@@ -18,7 +18,7 @@ from minitf.core.tensor import Tensor
 from minitf.function.control_flow import cond
 from minitf.ops.array.join_split import stack
 from minitf.ops.checks.assert_ops import Assert, control_dependencies
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, less_equal
 from minitf.ops.math.reductions import reduce_sum
 

@@ -15,11 +15,12 @@ from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import eye
 from minitf.ops.array.join_split import stack
 from minitf.ops.array.shape_ops import expand_dims, reshape
+from minitf.ops.array.where import where
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.linalg.matrix_ops import diag, diag_part
 from minitf.ops.linalg.norms import Svd, norm
 from minitf.ops.math.binary_math import divide, multiply, subtract
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater
 from minitf.ops.math.elementwise import ones_like_
 from minitf.ops.math.reductions import reduce_max, reduce_sum

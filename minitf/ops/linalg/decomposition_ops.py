@@ -25,7 +25,7 @@ from minitf.ops.array.shape_ops import expand_dims
 from minitf.ops.linalg.linalg_ops import adjoint, determinant_rule, inv, matmul, square_matrix_rule
 from minitf.ops.linalg.matrix_ops import band_part, diag, diag_part
 from minitf.ops.math.binary_math import divide_no_nan
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.elementwise import ones_like_, unbroadcast
 from minitf.ops.math.reductions import reduce_sum
 from minitf.ops.math.unary_math import log, negative, real

@@ -33,11 +33,12 @@ from minitf.ops.array.creation import one_hot, ones_like, zeros_like
 from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.join_split import concat
 from minitf.ops.array.sort_ops import argsort
+from minitf.ops.array.where import where
 from minitf.ops.linalg.decomposition_ops import cholesky, cholesky_solve, triangular_solve
 from minitf.ops.linalg.linalg_ops import adjoint, matmul, solve
 from minitf.ops.linalg.matrix_ops import band_part, diag, diag_part
 from minitf.ops.math.binary_math import maximum
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import less
 from minitf.ops.math.reductions import reduce_max, reduce_sum
 from minitf.ops.math.unary_math import abs as abs_

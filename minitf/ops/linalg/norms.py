@@ -20,10 +20,11 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import eye, ones_like, zeros_like
 from minitf.ops.array.join_split import stack
 from minitf.ops.array.shape_ops import expand_dims, identity, squeeze, stop_gradient, transpose
+from minitf.ops.array.where import where
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.math.binary_math import add, divide, maximum, minimum, multiply, squared_difference, subtract
 from minitf.ops.math.binary_math import pow as power
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater
 from minitf.ops.math.reductions import reduce_max, reduce_mean, reduce_sum
 from minitf.ops.math.unary_math import abs as absolute

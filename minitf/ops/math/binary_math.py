@@ -16,7 +16,8 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InternalError, InvalidArgumentError, no_kernel, op_error
 from minitf.core.op import bind
 from minitf.core.tensor import Tensor
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.array.where import where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.elementwise import (
     FC,
     FLOATS_AND_WIDE_INTS,

@@ -16,9 +16,9 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import allowed_dtypes, same_dtype
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
+from minitf.ops.array.where import where
 from minitf.ops.math import unary_math
 from minitf.ops.math.binary_math import multiply
-from minitf.ops.math.cast_where import where
 from minitf.ops.math.comparisons import less
 from minitf.ops.math.elementwise import ones_like_, unbroadcast, zeros_like_
 

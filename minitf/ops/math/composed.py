@@ -15,8 +15,9 @@ from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import range as range_
 from minitf.ops.array.gather_scatter import gather, scatter_nd
 from minitf.ops.array.shape_ops import expand_dims, reshape, shape, size, stop_gradient
+from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import RealDiv, add, add_n, divide, maximum, subtract
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater, greater_equal, less, less_equal, logical_and
 from minitf.ops.math.elementwise import binary_call, binary_op, ones_like_, zeros_like_
 from minitf.ops.math.reductions import cumsum, reduce_all, reduce_max, reduce_sum

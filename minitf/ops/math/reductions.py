@@ -20,8 +20,9 @@ from minitf.core.shape_rules import Spec, reduced_shape
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.shape_ops import reshape, size, squeeze, stop_gradient, transpose
+from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import divide_no_nan
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, not_equal
 from minitf.ops.math.elementwise import BOOL, NUM, REAL, ReshapeLike, broadcast_like, zeros_like_
 from minitf.ops.math.unary_math import _conj_if_complex, conj, exp, is_finite, log, real, sqrt, square

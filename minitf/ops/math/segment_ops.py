@@ -23,8 +23,9 @@ from minitf.ops.array.index_arguments import INDEX_TYPES, known_ints
 from minitf.ops.array.join_split import concat, stack
 from minitf.ops.array.shape_ops import reshape, squeeze
 from minitf.ops.array.sort_ops import searchsorted
+from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import maximum, minimum
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater, greater_equal
 from minitf.ops.math.reductions import cumsum, reduce_max
 

@@ -25,8 +25,9 @@ from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.index_arguments import INDEX_TYPES, known_ints
 from minitf.ops.array.join_split import concat
 from minitf.ops.array.shape_ops import reshape, shape
+from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import maximum
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, greater, greater_equal, logical_and
 from minitf.ops.math.segment_ops import (
     _segment_sum_shape,

@@ -38,8 +38,9 @@ from minitf.core.errors import no_kernel
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones_like, zeros_like
+from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import divide_no_nan
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, not_equal
 from minitf.ops.math.elementwise import binary_op, ones_like_, unary_op, unbroadcast, zeros_like_
 from minitf.ops.math.unary_math import exp, negative, sign, square

@@ -17,7 +17,7 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import no_kernel
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.math.elementwise import FC, NUM, REAL, SIGNED, SIGNED_REAL, F, unary_function, unary_op, zeros_like_
 
 

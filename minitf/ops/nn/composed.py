@@ -16,10 +16,11 @@ from minitf.core.tensor import Tensor
 from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.join_split import concat
 from minitf.ops.array.shape_ops import expand_dims, identity, reshape, shape, size, squeeze, stop_gradient, transpose
+from minitf.ops.array.where import where
 from minitf.ops.linalg.norms import clip_by_norm
 from minitf.ops.math import binary_math, unary_math
 from minitf.ops.math.binary_math import add, divide, divide_no_nan, multiply, squared_difference, subtract
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, greater_equal, less_equal, logical_and
 from minitf.ops.math.elementwise import ones_like_, zeros_like_
 from minitf.ops.math.reductions import count_nonzero, reduce_sum

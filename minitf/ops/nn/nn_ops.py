@@ -22,10 +22,11 @@ from minitf.core.errors import (
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import one_hot, ones_like, zeros_like
+from minitf.ops.array.where import where
 from minitf.ops.checks.check_ops import checked_labels
 from minitf.ops.math import unary_math
 from minitf.ops.math.binary_math import add, divide, multiply, subtract
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import less
 from minitf.ops.math.elementwise import zeros_like_
 from minitf.ops.math.reductions import reduce_sum

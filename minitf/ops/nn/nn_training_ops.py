@@ -10,8 +10,9 @@ from typing import Any
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import zeros_like
+from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import add, multiply, subtract, truediv
-from minitf.ops.math.cast_where import cast, where
+from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater_equal
 from minitf.ops.math.unary_math import exp, log1p, negative
 from minitf.ops.random import random_ops

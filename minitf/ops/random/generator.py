@@ -21,7 +21,7 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import zeros_like
 from minitf.ops.array.join_split import stack, unstack
 from minitf.ops.math.binary_math import add, subtract
-from minitf.ops.math.cast_where import cast
+from minitf.ops.math.cast import cast
 from minitf.ops.random import philox, random_ops, stateless_random_ops
 from minitf.ops.variables import Variable
 

@@ -110,6 +110,7 @@ from minitf.ops.array.gather_scatter import (
 )
 from minitf.ops.array.positions import meshgrid, repeat, roll, unravel_index
 from minitf.ops.array.sequence_ops import dynamic_stitch, reverse_sequence
+from minitf.ops.array.shape_ops import broadcast_dynamic_shape, broadcast_static_shape
 from minitf.ops.array.slicing import slice, strided_slice
 from minitf.ops.array.sort_ops import argsort, searchsorted, sort, unique
 from minitf.ops.array_ops import (
@@ -149,15 +150,13 @@ from minitf.ops.checks.assert_ops import (
     assert_greater,
     assert_less,
     assert_rank,
-    broadcast_dynamic_shape,
-    broadcast_static_shape,
-    control_dependencies,
 )
-from minitf.ops.checks.check_ops import assert_equal, bitcast, ensure_shape
+from minitf.ops.checks.check_ops import assert_equal, ensure_shape
 from minitf.ops.checks.tensor_checks import get_static_value, is_tensor
 from minitf.ops.control.case_ops import case, switch_case
 from minitf.ops.control.fold_ops import foldl, foldr, scan
 from minitf.ops.control.grouping_ops import (
+    control_dependencies,
     group,
     identity_n,
     inside_function,
@@ -171,6 +170,7 @@ from minitf.ops.control.python_ops import numpy_function, py_function
 from minitf.ops.linalg.linalg_ops import matmul, tensordot
 from minitf.ops.linalg.matrix_ops import einsum
 from minitf.ops.linalg.norms import clip_by_global_norm, clip_by_norm, norm
+from minitf.ops.math.cast import bitcast
 from minitf.ops.math.complex_ops import complex
 from minitf.ops.math.composed import realdiv
 from minitf.ops.math.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh

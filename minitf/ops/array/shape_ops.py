@@ -13,9 +13,9 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
-from minitf.core.errors import InvalidArgumentError, op_error, static_error
+from minitf.core.errors import InvalidArgumentError, op_error, same_dtype, static_error
 from minitf.core.op import Op, bind
-from minitf.core.shape_rules import Spec, shape_text
+from minitf.core.shape_rules import Spec, broadcast_shapes, shape_text
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.math.elementwise import ReshapeLike, unbroadcast
@@ -312,3 +312,39 @@ def normalise_axis(axis: Any, rank: int, op_name: str) -> int:
         raise static_error(f"{op_name}: axis {axis} is out of range for a rank-{rank} input; "
                            f"expected an axis in [{-rank}, {rank})", op_name)
     return axis % rank
+
+
+# tf.broadcast_static_shape and tf.broadcast_dynamic_shape: the shape two shapes broadcast to
+
+def broadcast_static_shape(shape_x: Any, shape_y: Any) -> TensorShape:
+    """The shape two static shapes broadcast to; ValueError if they cannot."""
+    x, y = TensorShape(shape_x), TensorShape(shape_y)
+    try:
+        return broadcast_shapes(x, y)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension "
+                         f"pair they are either equal or one of them is 1. Received: {x} and {y}.") from None
+
+
+def _broadcast_args_kernel(s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
+    try:
+        return np.asarray(np.broadcast_shapes(tuple(int(v) for v in s0), tuple(int(v) for v in s1)), dtype=s0.dtype)
+    except ValueError:
+        raise op_error(InvalidArgumentError, "BroadcastArgs", f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
+                       f"[{','.join(map(str, s1))}]") from None
+
+
+def _broadcast_args_shape(shapes_: Any, types: Any, attrs: dict) -> list:
+    a, b = (s[0] if s.rank == 1 else None for s in shapes_)
+    return [(TensorShape([None if a is None or b is None else max(a, b)]), types[0])]
+
+
+BroadcastArgs = Op("BroadcastArgs", _broadcast_args_kernel, shape=_broadcast_args_shape,
+                   check=lambda i, a: same_dtype("BroadcastArgs", i))
+
+
+def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
+    """The shape (a 1-D int tensor) two shapes broadcast to, computed when the graph runs."""
+    x = convert_to_tensor(shape_x, dtype_hint=dtypes.int32)
+    y = convert_to_tensor(shape_y, dtype=x.dtype)
+    return bind(BroadcastArgs, x, y)

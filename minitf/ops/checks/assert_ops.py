@@ -1,5 +1,5 @@
-"""Assertions and control dependencies: tf.Assert, tf.assert_greater / assert_less (and the other
-comparisons in tf.debugging), tf.assert_rank, tf.control_dependencies, and the broadcast shape helpers.
+"""Assertions: tf.Assert, tf.assert_greater / assert_less (and the other comparisons in tf.debugging) and
+tf.assert_rank.
 
 Eagerly an assertion is checked at once and returns None. Inside a tf.function it becomes a stateful op
 (`AssertThat`) that checks when the graph runs, as TensorFlow's `Assert` does; stateful ops keep their place
@@ -11,8 +11,7 @@ named `Assert/AssertGuard/Identity` of its guard (`AssertGuard`, TensorFlow's is
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
@@ -20,10 +19,9 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
-from minitf.core.errors import InvalidArgumentError, op_error, same_dtype
+from minitf.core.errors import InvalidArgumentError
 from minitf.core.op import Op, bind
 from minitf.core.printing import format_value
-from minitf.core.shape_rules import broadcast_shapes
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.shape_ops import Identity
@@ -191,68 +189,3 @@ def assert_rank(x: Any, rank: Any, message: str | None = None, name: str | None 
         raise ValueError(f"{message + '.  ' if message else ''}Tensor {getattr(t, 'name', 'x')} must have rank "
                          f"{want}.  Received rank {have}, shape {t.shape}")
     return None
-
-
-# ---------------------------------------------------------------------------------------------------
-# control_dependencies and broadcast shapes
-# ---------------------------------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def control_dependencies(control_inputs: Any) -> Iterator[None]:
-    """Ops made inside run after `control_inputs`. Eagerly everything already runs in order; inside a
-    tf.function stateful ops (assertions, assignments, prints) keep program order, so nothing is added."""
-    operations: list[Any] = []
-    if control_inputs is not None:
-        for c in control_inputs:
-            # None is an eager assertion that held; () an assertion op (it has no outputs) inside a function
-            if c is not None and c != () and not (callable(c) or isinstance(c, Tensor) or hasattr(c, "type")
-                                                  or hasattr(c, "_as_tensor")):
-                raise TypeError(f"Control input must be Operation or Tensor: {c}")
-            op: Any = c if hasattr(type(c), "node_def") else getattr(c, "op", None) if isinstance(c, Tensor) else None
-            if hasattr(type(op), "node_def") and op not in operations:
-                operations.append(op)
-    graph = state.graph
-    if graph is None:
-        yield
-        return
-    outer = graph.control_dependencies
-    graph.control_dependencies = [] if control_inputs is None else outer + [
-        op for op in operations if op.graph is graph and op not in outer]
-    try:
-        yield
-    finally:
-        graph.control_dependencies = outer
-
-
-def broadcast_static_shape(shape_x: Any, shape_y: Any) -> TensorShape:
-    """The shape two static shapes broadcast to; ValueError if they cannot."""
-    x, y = TensorShape(shape_x), TensorShape(shape_y)
-    try:
-        return broadcast_shapes(x, y)
-    except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension "
-                         f"pair they are either equal or one of them is 1. Received: {x} and {y}.") from None
-
-
-def _broadcast_args_kernel(s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
-    try:
-        return np.asarray(np.broadcast_shapes(tuple(int(v) for v in s0), tuple(int(v) for v in s1)), dtype=s0.dtype)
-    except ValueError:
-        raise op_error(InvalidArgumentError, "BroadcastArgs", f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
-                       f"[{','.join(map(str, s1))}]") from None
-
-
-def _broadcast_args_shape(shapes_: Any, types: Any, attrs: dict) -> list:
-    a, b = (s[0] if s.rank == 1 else None for s in shapes_)
-    return [(TensorShape([None if a is None or b is None else max(a, b)]), types[0])]
-
-
-BroadcastArgs = Op("BroadcastArgs", _broadcast_args_kernel, shape=_broadcast_args_shape,
-                   check=lambda i, a: same_dtype("BroadcastArgs", i))
-
-
-def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
-    """The shape (a 1-D int tensor) two shapes broadcast to, computed when the graph runs."""
-    x = convert_to_tensor(shape_x, dtype_hint=dtypes.int32)
-    y = convert_to_tensor(shape_y, dtype=x.dtype)
-    return bind(BroadcastArgs, x, y)

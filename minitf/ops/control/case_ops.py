@@ -17,7 +17,8 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.function.control_flow import cond
 from minitf.ops.array.join_split import stack
-from minitf.ops.checks.assert_ops import Assert, control_dependencies
+from minitf.ops.checks.assert_ops import Assert
+from minitf.ops.control.grouping_ops import control_dependencies
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, less_equal
 from minitf.ops.math.reductions import reduce_sum

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import builtins
 import collections
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from minitf.core import dtypes
@@ -95,3 +96,30 @@ def group(*inputs: Any, **kwargs: Any) -> Operation | None:
 def inside_function() -> bool:
     """True while a tf.function is being traced."""
     return state.graph is not None
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs: Any) -> Iterator[None]:
+    """Ops made inside run after `control_inputs`. Eagerly everything already runs in order; inside a
+    tf.function stateful ops (assertions, assignments, prints) keep program order, so nothing is added."""
+    operations: list[Any] = []
+    if control_inputs is not None:
+        for c in control_inputs:
+            # None is an eager assertion that held; () an assertion op (it has no outputs) inside a function
+            if c is not None and c != () and not (callable(c) or isinstance(c, Tensor) or hasattr(c, "type")
+                                                  or hasattr(c, "_as_tensor")):
+                raise TypeError(f"Control input must be Operation or Tensor: {c}")
+            op: Any = c if hasattr(type(c), "node_def") else getattr(c, "op", None) if isinstance(c, Tensor) else None
+            if hasattr(type(op), "node_def") and op not in operations:
+                operations.append(op)
+    graph = state.graph
+    if graph is None:
+        yield
+        return
+    outer = graph.control_dependencies
+    graph.control_dependencies = [] if control_inputs is None else outer + [
+        op for op in operations if op.graph is graph and op not in outer]
+    try:
+        yield
+    finally:
+        graph.control_dependencies = outer

@@ -170,9 +170,9 @@ from minitf.ops.control.python_ops import numpy_function, py_function
 from minitf.ops.linalg.linalg_ops import matmul, tensordot
 from minitf.ops.linalg.matrix_ops import einsum
 from minitf.ops.linalg.norms import clip_by_global_norm, clip_by_norm, norm
+from minitf.ops.math.binary_math import realdiv
 from minitf.ops.math.cast import bitcast
 from minitf.ops.math.complex_ops import complex
-from minitf.ops.math.composed import realdiv
 from minitf.ops.math.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
 from minitf.ops.math_ops import (
     abs,

@@ -1,8 +1,10 @@
 """`tf.nn`: activations and losses."""
 
-from minitf.ops.array.sort_ops import top_k  # noqa: F401
+from minitf.ops.array.sort_ops import (
+    in_top_k,  # noqa: F401
+    top_k,  # noqa: F401
+)
 from minitf.ops.linalg.norms import l2_normalize, moments  # noqa: F401
-from minitf.ops.math.composed import in_top_k  # noqa: F401
 from minitf.ops.nn.composed import (  # noqa: F401
     avg_pool,
     avg_pool1d,

@@ -1,23 +1,26 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
 from minitf.api.math import special  # noqa: F401  (tf.math.special: the Bessel functions again)
-from minitf.ops.array.sort_ops import top_k  # noqa: F401
+from minitf.ops.array.positions import invert_permutation  # noqa: F401
+from minitf.ops.array.sort_ops import (
+    in_top_k,  # noqa: F401
+    top_k,  # noqa: F401
+)
+from minitf.ops.checks.check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401
 from minitf.ops.linalg.norms import l2_normalize  # noqa: F401
+from minitf.ops.math.binary_math import accumulate_n, nextafter  # noqa: F401
 from minitf.ops.math.complex_ops import angle  # noqa: F401
-from minitf.ops.math.composed import (  # noqa: F401
-    accumulate_n,
-    cumulative_logsumexp,
-    in_top_k,
-    invert_permutation,
-    is_non_decreasing,
-    is_strictly_increasing,
-    lbeta,
-    nextafter,
+from minitf.ops.math.reductions import cumulative_logsumexp  # noqa: F401
+from minitf.ops.math.segment_ops import (  # noqa: F401  # noqa: F401
+    bincount,
+    confusion_matrix,
+    polyval,
     segment_mean,
+    segment_sum,
     unsorted_segment_mean,
     unsorted_segment_sqrt_n,
+    unsorted_segment_sum,
 )
-from minitf.ops.math.segment_ops import bincount, confusion_matrix, polyval, segment_sum, unsorted_segment_sum  # noqa: F401
 from minitf.ops.math.segment_reductions import (  # noqa: F401
     segment_max,
     segment_min,
@@ -36,6 +39,7 @@ from minitf.ops.math.special import (  # noqa: F401
     erfc,
     erfcinv,
     erfinv,
+    lbeta,  # noqa: F401
     lgamma,
     multiply_no_nan,
     ndtri,

@@ -1,9 +1,7 @@
-"""Picking and placing values by position: slice, strided_slice, gather_nd, scatter_nd, tensor_scatter_nd_*,
-unravel_index, roll, repeat, meshgrid, and gather with `batch_dims`.
+"""Positions: unravel_index (flat positions to coordinates), roll, repeat, meshgrid and invert_permutation.
 
-`Slice`, `GatherNd`, `ScatterNd`, the `TensorScatter*` ops, `UnravelIndex` and `Roll` are primitives here, as
-in TensorFlow; batched gathers, `repeat` and `meshgrid` are compositions of them, so their gradients come
-from the primitives' rules.
+`UnravelIndex` and `Roll` are primitives, as in TensorFlow; `repeat`, `meshgrid` and `invert_permutation` are
+compositions, so their gradients come from the primitives' rules.
 """
 
 from __future__ import annotations
@@ -21,9 +19,10 @@ from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import constant, ones
-from minitf.ops.array.gather_scatter import gather
+from minitf.ops.array.creation import range as range_
+from minitf.ops.array.gather_scatter import gather, scatter_nd
 from minitf.ops.array.index_arguments import INDEX_TYPES, index_tensor
-from minitf.ops.array.shape_ops import normalise_axis, reshape, static_ints
+from minitf.ops.array.shape_ops import expand_dims, normalise_axis, reshape, size, static_ints
 from minitf.ops.array.where import where
 from minitf.ops.math.unary_math import negative
 
@@ -179,3 +178,8 @@ def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
 # ---------------------------------------------------------------------------------------------------
 
 
+def invert_permutation(x: Any, name: str | None = None) -> Tensor:
+    """y with y[x[i]] = i: the inverse of a permutation of 0 ... n-1."""
+    p = convert_to_tensor(x)
+    n = size(p, out_type=p.dtype)
+    return scatter_nd(expand_dims(p, 1), range_(n, dtype=p.dtype), expand_dims(n, 0))

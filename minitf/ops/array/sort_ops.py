@@ -1,5 +1,6 @@
 """Ordering: tf.math.top_k (the primitive `TopKV2`), tf.sort and tf.argsort built on it as TensorFlow builds
-them, tf.unique and tf.searchsorted (`LowerBound` / `UpperBound`)."""
+them, tf.unique and tf.searchsorted (`LowerBound` / `UpperBound`); tf.math.in_top_k (is the target among the
+k highest predictions)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,15 @@ from minitf.core.errors import InvalidArgumentError, allowed_dtypes, graph_build
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
+from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.index_arguments import at_graph_build, known_ints
-from minitf.ops.array.shape_ops import reshape, shape, transpose
-from minitf.ops.math.unary_math import negative
+from minitf.ops.array.shape_ops import expand_dims, reshape, shape, transpose
+from minitf.ops.array.where import where
+from minitf.ops.math.cast import cast as tf_cast
+from minitf.ops.math.comparisons import greater, greater_equal, less, logical_and
+from minitf.ops.math.elementwise import zeros_like_
+from minitf.ops.math.reductions import reduce_all, reduce_sum
+from minitf.ops.math.unary_math import is_finite, negative
 
 Specs = list[tuple[TensorShape, dtypes.DType]]
 REAL_NUMBERS = dtypes.NUMERIC - {dtypes.complex64, dtypes.complex128}
@@ -277,3 +284,17 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
     if dims is not None and dims.count(None) == 1:  # one unknown size: -1 stands for it (a static reshape)
         dims[dims.index(None)] = -1
     return reshape(found, dims if dims is not None and None not in dims else shape(v))
+
+
+def in_top_k(targets: Any, predictions: Any, k: Any, name: str | None = None) -> Tensor:
+    """Whether each target class is among the k highest predictions of its row (ties count as in); False for
+    a target out of range or a row with a non-finite prediction."""
+    p = convert_to_tensor(predictions)
+    t = convert_to_tensor(targets)
+    classes = shape(p, out_type=t.dtype)[1]
+    in_range = logical_and(greater_equal(t, zeros_like_(t)), less(t, classes))
+    safe = where(in_range, t, zeros_like_(t))
+    target_prediction = gather(p, safe, batch_dims=1)
+    above = reduce_sum(tf_cast(greater(p, expand_dims(target_prediction, 1)), dtypes.int32), axis=1)
+    finite = reduce_all(is_finite(p), axis=1)
+    return logical_and(logical_and(in_range, finite), less(above, tf_cast(k, dtypes.int32)))

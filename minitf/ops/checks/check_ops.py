@@ -1,5 +1,5 @@
 """Checking tensors while a program runs: tf.ensure_shape, tf.debugging.assert_equal / assert_shapes /
-check_numerics.
+check_numerics, and tf.math.is_non_decreasing / is_strictly_increasing (TensorFlow's check_ops have them too).
 
 The range check of sparse class labels, as an op of its own so that it runs with a traced function.
 
@@ -23,7 +23,10 @@ from minitf.core.errors import InvalidArgumentError, OpError, allowed_dtypes, op
 from minitf.core.op import Op, bind
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.ops.math.comparisons import equal
+from minitf.ops.array.shape_ops import reshape
+from minitf.ops.math.binary_math import subtract
+from minitf.ops.math.comparisons import equal, less, less_equal
+from minitf.ops.math.elementwise import zeros_like_
 from minitf.ops.math.reductions import reduce_all
 
 Specs = list[tuple[TensorShape, dtypes.DType]]
@@ -192,3 +195,24 @@ CheckLabelRange = Op("CheckLabelRange", _label_range_kernel, shape=lambda s, t, 
 def checked_labels(labels: Tensor, classes: int) -> Tensor:
     """`labels`, checked against [0, classes) now (eagerly) or when the traced graph runs."""
     return bind(CheckLabelRange, labels, classes=int(classes))
+
+
+def _steps(x: Any) -> Tensor:
+    """The differences of neighbouring elements in row-major order."""
+    t = convert_to_tensor(x)
+    if not (t.dtype.is_floating or t.dtype.is_integer):
+        raise TypeError(f"Expected x to be numeric, but got {t.dtype.name}")
+    flat = reshape(t, [-1])
+    return subtract(flat[1:], flat[:-1])
+
+
+def is_non_decreasing(x: Any, name: str | None = None) -> Tensor:
+    """True if each element (in row-major order) is >= the one before it."""
+    diff = _steps(x)
+    return reduce_all(less_equal(zeros_like_(diff), diff))
+
+
+def is_strictly_increasing(x: Any, name: str | None = None) -> Tensor:
+    """True if each element (in row-major order) is > the one before it."""
+    diff = _steps(x)
+    return reduce_all(less(zeros_like_(diff), diff))

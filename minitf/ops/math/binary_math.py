@@ -1,4 +1,5 @@
-"""Elementwise arithmetic of two tensors: add, subtract, multiply, divide, pow, maximum, floordiv, mod, ...
+"""Elementwise arithmetic of two tensors: add, subtract, multiply, divide, pow, maximum, floordiv, mod, ...;
+realdiv, accumulate_n (add_n's older name) and nextafter (NumPy's, no gradient, as in TensorFlow).
 
 No implicit promotion: both operands must have the same dtype (a Python number is converted to the tensor's
 dtype first). Gradients are summed back over broadcast dimensions (`unbroadcast`).
@@ -306,3 +307,21 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
 def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
     return multiply(convert_to_tensor(scalar, dtype=x.dtype), x)
+
+
+def realdiv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x / y for real floats (TensorFlow's RealDiv op)."""
+    return binary_call(RealDiv, x, y)
+
+
+def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None, name: str | None = None) -> Tensor:
+    """The sum of a list of tensors of one shape (TensorFlow's older name for add_n)."""
+    return add_n(inputs)
+
+
+NextAfter = binary_op("NextAfter", np.nextafter, frozenset({dtypes.float32, dtypes.float64}))
+
+
+def nextafter(x1: Any, x2: Any, name: str | None = None) -> Tensor:
+    """The next representable float after x1 in the direction of x2."""
+    return binary_call(NextAfter, x1, x2)

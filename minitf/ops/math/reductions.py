@@ -1,4 +1,5 @@
-"""Reductions along axes: reduce_sum/mean/prod/max/min/any/all, logsumexp, variance, argmax, cumsum.
+"""Reductions along axes: reduce_sum/mean/prod/max/min/any/all, logsumexp, variance, argmax, cumsum,
+cumulative_logsumexp.
 
 Float sums are NumPy's (pairwise along the innermost axis): they agree with TensorFlow's to float precision,
 and its exact order is an opt-in mode (minitf/exact/summation.py).
@@ -21,7 +22,7 @@ from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.shape_ops import reshape, size, squeeze, stop_gradient, transpose
 from minitf.ops.array.where import where
-from minitf.ops.math.binary_math import divide_no_nan
+from minitf.ops.math.binary_math import add, divide_no_nan, subtract
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, not_equal
 from minitf.ops.math.elementwise import BOOL, NUM, REAL, ReshapeLike, broadcast_like, zeros_like_
@@ -381,3 +382,11 @@ def cumsum(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False
 
 def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None) -> Tensor:
     return _cum(Cumprod, x, axis, exclusive, reverse)
+
+
+def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+                         name: str | None = None) -> Tensor:
+    """log(cumsum(exp(x))) along `axis`, computed without overflow (shifted by the largest value)."""
+    t = convert_to_tensor(x)
+    top = stop_gradient(reduce_max(t, axis=axis, keepdims=True))
+    return add(log(cumsum(exp(subtract(t, top)), axis=axis, exclusive=exclusive, reverse=reverse)), top)

@@ -1,5 +1,6 @@
-"""Summing by group: tf.math.segment_sum, unsorted_segment_sum, bincount and confusion_matrix; and
-tf.math.polyval, which TensorFlow composes from multiply and add (Horner's rule)."""
+"""Summing by group: tf.math.segment_sum, unsorted_segment_sum, bincount and confusion_matrix; the segment means
+(segment_mean, unsorted_segment_mean / sqrt_n: sums divided by counts of at least 1, as TensorFlow composes them);
+and tf.math.polyval, which TensorFlow composes from multiply and add (Horner's rule)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,12 @@ from minitf.ops.array.join_split import concat, stack
 from minitf.ops.array.shape_ops import reshape, squeeze
 from minitf.ops.array.sort_ops import searchsorted
 from minitf.ops.array.where import where
-from minitf.ops.math.binary_math import maximum, minimum
+from minitf.ops.math.binary_math import divide, maximum, minimum
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater, greater_equal
+from minitf.ops.math.elementwise import ones_like_
 from minitf.ops.math.reductions import cumsum, reduce_max
+from minitf.ops.math.unary_math import sqrt
 
 Specs = list[tuple[TensorShape, dtypes.DType]]
 
@@ -331,3 +334,34 @@ def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None, out_ty
     lengths = bincount(ids, minlength=num_segments, maxlength=num_segments, dtype=out_type)
     zero = zeros([1], dtype=out_type)
     return concat([zero, cumsum(lengths)], axis=0)
+
+
+def _segment_counts(data: Tensor, counts: Tensor, ids: Tensor) -> Tensor:
+    """Counts reshaped to broadcast over the data's trailing axes, at least 1."""
+    extra = (data.shape.rank or 0) - (ids.shape.rank or 0)
+    counts = reshape(counts, [-1] + [1] * extra)
+    return maximum(counts, ones_like_(counts))
+
+
+def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+    """Row i is the mean of the rows of `data` whose (sorted) segment id is i (0 for an empty segment)."""
+    d = convert_to_tensor(data)
+    ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
+    counts = segment_sum(ones_like_(cast(ids, d.dtype)), ids)
+    return divide(segment_sum(d, ids), _segment_counts(d, counts, ids))
+
+
+def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """Row i is the mean of the entries of `data` with segment id i (ids in any order)."""
+    d = convert_to_tensor(data)
+    ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
+    counts = unsorted_segment_sum(ones_like_(cast(ids, d.dtype)), ids, num_segments)
+    return divide(unsorted_segment_sum(d, ids, num_segments), _segment_counts(d, counts, ids))
+
+
+def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
+    """Row i is the sum of the entries with segment id i divided by the square root of their count."""
+    d = convert_to_tensor(data)
+    ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
+    counts = unsorted_segment_sum(ones_like_(cast(ids, d.dtype)), ids, num_segments)
+    return divide(unsorted_segment_sum(d, ids, num_segments), sqrt(_segment_counts(d, counts, ids)))

@@ -8,7 +8,7 @@ erf, lgamma or digamma: erf and lgamma use the C library's (Python's `math`), di
 asymptotic series, in double precision, rounded once to the tensor's dtype.
 
 Inverse error functions and modified Bessel functions: tf.math.erfinv, erfcinv, ndtri (the standard normal
-quantile), bessel_i0 / bessel_i0e / bessel_i1 / bessel_i1e (also in `tf.math.special`).
+quantile), bessel_i0 / bessel_i0e / bessel_i1 / bessel_i1e (also in `tf.math.special`); lbeta, composed of lgamma.
 
 NumPy has none of them (np.i0 only), so each is computed here in double precision and rounded once to the
 tensor's dtype:
@@ -39,10 +39,11 @@ from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones_like, zeros_like
 from minitf.ops.array.where import where
-from minitf.ops.math.binary_math import divide_no_nan
+from minitf.ops.math.binary_math import divide_no_nan, subtract
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, not_equal
 from minitf.ops.math.elementwise import binary_op, ones_like_, unary_op, unbroadcast, zeros_like_
+from minitf.ops.math.reductions import reduce_sum
 from minitf.ops.math.unary_math import exp, negative, sign, square
 
 F = dtypes.FLOATS
@@ -392,3 +393,9 @@ def erfcinv(x: Any, name: str | None = None) -> Tensor:
     """The inverse of erfc on [0, 2]; composed from ndtri as TensorFlow composes it."""
     t = convert_to_tensor(x)
     return -ndtri(0.5 * t) * math.sqrt(0.5)
+
+
+def lbeta(x: Any, name: str | None = None) -> Tensor:
+    """log |Beta(x)| over the last axis: sum(lgamma(x)) - lgamma(sum(x))."""
+    t = convert_to_tensor(x)
+    return subtract(reduce_sum(lgamma(t), axis=[-1]), lgamma(reduce_sum(t, axis=[-1])))

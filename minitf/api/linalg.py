@@ -1,16 +1,6 @@
 """`tf.linalg`: matrix products, inverse, determinant, norms."""
 
 from minitf.ops.array.creation import eye  # noqa: F401
-from minitf.ops.linalg.composed import (  # noqa: F401
-    cross,
-    matrix_rank,
-    normalize,
-    pinv,
-    set_diag,
-    svd,
-    tensor_diag,
-    tensor_diag_part,
-)
 from minitf.ops.linalg.decomposition_ops import (  # noqa: F401
     cholesky,
     cholesky_solve,
@@ -40,5 +30,14 @@ from minitf.ops.linalg.linalg_ops import (  # noqa: F401
     tensordot,
     trace,
 )
-from minitf.ops.linalg.matrix_ops import band_part, diag, diag_part, einsum  # noqa: F401
-from minitf.ops.linalg.norms import global_norm, l2_normalize, norm  # noqa: F401
+from minitf.ops.linalg.matrix_ops import (  # noqa: F401  # noqa: F401
+    band_part,
+    cross,
+    diag,
+    diag_part,
+    einsum,
+    set_diag,
+    tensor_diag,
+    tensor_diag_part,
+)
+from minitf.ops.linalg.norms import global_norm, l2_normalize, matrix_rank, norm, normalize, pinv, svd  # noqa: F401  # noqa: F401

@@ -118,5 +118,5 @@ from minitf.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
-from minitf.ops.nn.composed import zero_fraction  # noqa: F401
 from minitf.ops.nn.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
+from minitf.ops.nn.nn_training_ops import zero_fraction  # noqa: F401

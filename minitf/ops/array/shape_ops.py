@@ -1,5 +1,6 @@
 """Looking at and changing a tensor's shape: shape, rank, size, reshape, expand_dims, squeeze, transpose,
-broadcast_to, and identity / stop_gradient (same values, different gradient).
+broadcast_to, and identity / stop_gradient (same values, different gradient); the shape two shapes broadcast to;
+depth_to_space / space_to_depth (blocks of an NHWC image moved between space and channels).
 """
 
 from __future__ import annotations
@@ -348,3 +349,33 @@ def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
     x = convert_to_tensor(shape_x, dtype_hint=dtypes.int32)
     y = convert_to_tensor(shape_y, dtype=x.dtype)
     return bind(BroadcastArgs, x, y)
+
+
+def _blocks(x: Tensor, block_size: int) -> tuple[int | None, int, int, int]:
+    if int(block_size) < 2:
+        raise ValueError(f"Value for attr 'block_size' of {int(block_size)} must be at least minimum 2")
+    dims: list[Any] = x.shape.as_list()  # the batch may be unknown; the other sizes must be known
+    batch, height, width, depth = dims
+    return batch, height, width, depth
+
+
+def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+    """Move blocks of channels into block_size x block_size spatial blocks (channels / block_size^2 remain)."""
+    x = convert_to_tensor(input)
+    b, h, w, c = _blocks(x, block_size)
+    bs = int(block_size)
+    if c % (bs * bs):
+        raise static_error(f"Input depth dimension {c} should be divisible by: {bs * bs}", "DepthToSpace")
+    blocks = reshape(x, [-1 if b is None else b, h, w, bs, bs, c // (bs * bs)])
+    return reshape(transpose(blocks, [0, 1, 3, 2, 4, 5]), [-1 if b is None else b, h * bs, w * bs, c // (bs * bs)])
+
+
+def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+    """Move block_size x block_size spatial blocks into the channels (the inverse of depth_to_space)."""
+    x = convert_to_tensor(input)
+    b, h, w, c = _blocks(x, block_size)
+    bs = int(block_size)
+    if h % bs or w % bs:
+        raise static_error(f"Image width {w} and height {h} should be divisible by block_size: {bs}", "SpaceToDepth")
+    blocks = reshape(x, [-1 if b is None else b, h // bs, bs, w // bs, bs, c])
+    return reshape(transpose(blocks, [0, 1, 3, 2, 4, 5]), [-1 if b is None else b, h // bs, w // bs, bs * bs * c])

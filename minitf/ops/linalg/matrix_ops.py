@@ -1,5 +1,5 @@
-"""Matrices beyond the product: tf.einsum, tf.linalg.band_part, diag, diag_part, and the singular values
-behind `tf.norm(x, ord=2, axis=[-2, -1])`."""
+"""Matrices beyond the product: tf.einsum, tf.linalg.band_part, diag, diag_part, set_diag, tensor_diag /
+tensor_diag_part, and cross products."""
 
 from __future__ import annotations
 
@@ -26,6 +26,11 @@ from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import eye, ones
 from minitf.ops.array.index_arguments import at_graph_build
+from minitf.ops.array.join_split import stack
+from minitf.ops.array.shape_ops import reshape
+from minitf.ops.array.where import where
+from minitf.ops.math.binary_math import subtract
+from minitf.ops.math.cast import cast as tf_cast
 
 Specs = list[tuple[TensorShape, dtypes.DType]]
 EINSUM_TYPES = dtypes.FLOAT_OR_COMPLEX | {dtypes.int32, dtypes.int64}
@@ -387,3 +392,38 @@ def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: An
     pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)  # a 0-d array
     return bind(MatrixDiagPartV3, x, k=_offsets(k, "MatrixDiagPartV3"), padding_value=pad,
                 align=_alignment(align, "MatrixDiagPartV3"))
+
+
+def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
+    """The cross product of 3-vectors along the last axis."""
+    u = convert_to_tensor(a)
+    v = convert_to_tensor(b, dtype=u.dtype)
+    u0, u1, u2 = (u[..., i] for i in range(3))
+    v0, v1, v2 = (v[..., i] for i in range(3))
+    return stack([subtract(u1 * v2, u2 * v1), subtract(u2 * v0, u0 * v2), subtract(u0 * v1, u1 * v0)], axis=-1)
+
+
+def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: int = 0,  # noqa: A002
+             align: str = "RIGHT_LEFT") -> Tensor:
+    """`input` with its main diagonal replaced by `diagonal`."""
+    x = convert_to_tensor(input)
+    d = convert_to_tensor(diagonal, dtype=x.dtype)
+    rows, cols = x.shape[-2], x.shape[-1]
+    mask = tf_cast(eye(rows, cols, dtype=dtypes.int32), dtypes.bool)
+    return where(mask, diag(d, num_rows=rows, num_cols=cols), x)
+
+
+def tensor_diag(diagonal: Any, name: str | None = None) -> Tensor:
+    """A tensor of shape s + s with `diagonal` (shape s) on its diagonal and zeros elsewhere."""
+    d = convert_to_tensor(diagonal)
+    dims = d.shape.as_list()
+    return reshape(diag(reshape(d, [-1])), dims + dims)
+
+
+def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The diagonal of a tensor of shape s + s, of shape s."""
+    x = convert_to_tensor(input)
+    dims: list[Any] = x.shape.as_list()  # known sizes: the diagonal's length is their product
+    half = dims[:len(dims) // 2]
+    n = int(np.prod(half))
+    return reshape(diag_part(reshape(x, [n, n])), half)

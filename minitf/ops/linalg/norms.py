@@ -1,6 +1,6 @@
 """Norms, moments and clipping: tf.norm, l2_normalize, moments (mean and variance), clip_by_norm, global_norm
 and clip_by_global_norm, composed of existing ops as TensorFlow composes them; and the singular values (`Svd`,
-with its gradient) that the matrix 2-norm needs.
+with its gradient) that the matrix 2-norm needs, and what is built on them: svd, pinv, matrix_rank; normalize.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from minitf.ops.math.binary_math import add, divide, maximum, minimum, multiply,
 from minitf.ops.math.binary_math import pow as power
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater
+from minitf.ops.math.elementwise import ones_like_
 from minitf.ops.math.reductions import reduce_max, reduce_mean, reduce_sum
 from minitf.ops.math.unary_math import abs as absolute
 from minitf.ops.math.unary_math import conj, rsqrt, sqrt, square
@@ -218,3 +219,41 @@ def matrix_two_norm(x: Tensor, axis: tuple[int, int], keepdims: bool) -> Tensor:
     largest = expand_dims(reduce_max(absolute(singular), axis=-1, keepdims=True), -1)
     result = transpose(largest, perm_after)
     return result if keepdims else squeeze(result, pair)
+
+
+def svd(tensor: Any, full_matrices: bool = False, compute_uv: bool = True, name: str | None = None) -> Any:
+    """Singular values s (descending) and, with compute_uv, the matrices u and v with tensor = u diag(s) v^H."""
+    s, u, v = bind(Svd, convert_to_tensor(tensor), compute_uv=bool(compute_uv), full_matrices=bool(full_matrices))
+    return (s, u, v) if compute_uv else s
+
+
+def pinv(a: Any, rcond: Any = None, validate_args: bool = False, name: str | None = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse: v diag(1/s) u^H, singular values below rcond * max(s) dropped."""
+    x = convert_to_tensor(a)
+    if rcond is None:
+        rows, cols = x.shape[-2], x.shape[-1]
+        rcond = 10.0 * max(rows or 1, cols or 1) * np.finfo(x.dtype._np).eps
+    s, u, v = svd(x, full_matrices=False, compute_uv=True)
+    cutoff = multiply(cast(rcond, s.dtype), reduce_max(s, axis=-1))
+    s = where(greater(s, expand_dims(cutoff, -1)), s, multiply(ones_like_(s), np.inf))
+    return matmul(divide(v, expand_dims(s, -2)), u, adjoint_b=True)
+
+
+def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False, name: str | None = None) -> Tensor:
+    """The number of singular values above `tol` (by default eps * max(rows, cols) * the largest one)."""
+    x = convert_to_tensor(a)
+    s = svd(x, compute_uv=False)
+    if tol is None:
+        rows, cols = x.shape[-2], x.shape[-1]
+        eps = np.finfo(x.dtype._np).eps
+        tol = multiply(cast(eps * max(rows or 1, cols or 1), s.dtype), reduce_max(s, axis=-1, keepdims=True))
+    else:
+        tol = convert_to_tensor(tol, dtype=s.dtype)
+    return reduce_sum(cast(greater(s, tol), dtypes.int32), axis=-1)
+
+
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: str | None = None) -> tuple:  # noqa: A002
+    """(tensor / its norm, the norm), the norm kept with keepdims=True."""
+    x = convert_to_tensor(tensor)
+    n = norm(x, ord=ord, axis=axis, keepdims=True)
+    return divide(x, n), n

@@ -1,4 +1,5 @@
-"""`tf.nn`: activations, softmax and the cross-entropy losses a first neural network needs."""
+"""`tf.nn`: activations (with gelu and crelu, composed as TensorFlow composes them), softmax and the
+cross-entropy losses a first neural network needs."""
 
 from __future__ import annotations
 
@@ -22,14 +23,16 @@ from minitf.core.errors import (
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import one_hot, ones_like, zeros_like
+from minitf.ops.array.join_split import concat
 from minitf.ops.array.where import where
 from minitf.ops.checks.check_ops import checked_labels
-from minitf.ops.math import unary_math
+from minitf.ops.math import binary_math, unary_math
 from minitf.ops.math.binary_math import add, divide, multiply, subtract
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import less
 from minitf.ops.math.elementwise import zeros_like_
 from minitf.ops.math.reductions import reduce_sum
+from minitf.ops.math.special import erf
 from minitf.ops.math.unary_math import exp, negative, square
 
 relu = unary_math.relu
@@ -283,3 +286,20 @@ def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
     """log(sigmoid(x)), computed as -softplus(-x) so that large negative x does not give log(0)."""
     x = convert_to_tensor(x)
     return negative(softplus(negative(x)))
+
+
+def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:
+    """x * P(X <= x) for a standard normal X: with erf, or (approximate=True) the tanh formula."""
+    x = convert_to_tensor(features)
+    if not x.dtype.is_floating:
+        raise ValueError(f"`features.dtype` must be a floating point tensor.Received:features.dtype={x.dtype}")
+    if approximate:
+        coeff = cast(0.044715, x.dtype)
+        return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + coeff * binary_math.pow(x, 3))))
+    return 0.5 * x * (1.0 + erf(x / cast(1.4142135623730951, x.dtype)))
+
+
+def crelu(features: Any, axis: int = -1, name: str | None = None) -> Tensor:
+    """relu(x) and relu(-x) side by side along `axis` (twice the channels)."""
+    x = convert_to_tensor(features)
+    return relu(concat([x, negative(x)], axis))

@@ -175,3 +175,22 @@ def test_long_files_said_to_be_one_idea_are_still_long() -> None:
     lengths = {_relative(path): len(path.read_text().splitlines()) for path in _modules().values()}
     stale = [name for name in ONE_IDEA if lengths.get(name, 0) <= MAX_LINES]
     assert not stale, f"ONE_IDEA names files that are gone or no longer over {MAX_LINES} lines: {stale}"
+
+
+def test_public_namespaces_are_built_one_way() -> None:
+    """Every public namespace (`tf.math`, `tf.config.experimental`, ...) is a module of minitf/api/ that imports
+    its names from where they are defined: no definitions, no `SimpleNamespace`s (`__all__` and `tf.version`'s
+    numbers excepted)."""
+    offenders = {}
+    for path in sorted((PACKAGE / "api").rglob("*.py")):
+        if path.name == "version.py":
+            continue
+        body = ast.parse(path.read_text()).body
+        defined = [type(node).__name__ for node in body
+                   if not isinstance(node, ast.Import | ast.ImportFrom)
+                   and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+                   and not (isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["__all__"])]
+        if defined:
+            offenders[_relative(path)] = defined
+    assert not offenders, (f"public namespaces that define things instead of listing names: {offenders}. Define "
+                           "the function or class in the package of its idea and import it into the namespace.")

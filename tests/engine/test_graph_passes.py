@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.function import optimizer
-from minitf.function.graph import FuncGraph
-from minitf.function.optimizer import GraphVerificationError, custom_pass, optimize
+from minitf.function.compiling import optimizer
+from minitf.function.compiling.optimizer import GraphVerificationError, custom_pass, optimize
+from minitf.function.tracing.graph import FuncGraph
 
 
 @pytest.fixture(autouse=True)

@@ -75,8 +75,8 @@ STOPS = parse_stops(DOC.read_text())
 
 
 def resolve(qualified: str) -> Any:
-    """`minitf.core.bind`, `minitf.tape.GradientTape.gradient`: the longest importable module, then attributes
-    (looked up on classes without calling descriptors, so a property stays a property)."""
+    """`minitf.core.op.bind`, `minitf.autodiff.tape.GradientTape.gradient`: the longest importable module, then
+    attributes (looked up on classes without calling descriptors, so a property stays a property)."""
     return _resolve(qualified)[0]
 
 
@@ -293,30 +293,34 @@ def _stop(example: str, objects: list[str], files: list[str]) -> Stop:
 
 
 def test_a_stop_naming_code_its_example_never_runs_is_caught() -> None:
-    stop = _stop("tf.add(tf.constant(1.0), 2.0)", ["minitf.core.bind", "minitf.function.execute.replay_graph"],
-                 ["minitf/core.py", "minitf/function/execute.py"])
-    assert reach_problems(stop) == ["minitf.function.execute.replay_graph is not reached when the example runs"]
+    stop = _stop("tf.add(tf.constant(1.0), 2.0)",
+                 ["minitf.core.op.bind", "minitf.function.compiling.execute.replay_graph"],
+                 ["minitf/core/op.py", "minitf/function/compiling/execute.py"])
+    assert reach_problems(stop) == [
+        "minitf.function.compiling.execute.replay_graph is not reached when the example runs"]
 
 
 def test_a_stop_naming_an_op_or_class_its_example_never_uses_is_caught() -> None:
-    stop = _stop("tf.add(tf.constant(1.0), 2.0)", ["minitf.ops.binary_math.Add", "minitf.ops.binary_math.Mul",
-                                                   "minitf.core.GradContext", "minitf.tensor.EagerTensor"],
-                 ["minitf/ops/binary_math.py", "minitf/core.py", "minitf/tensor.py"])
+    stop = _stop("tf.add(tf.constant(1.0), 2.0)",
+                 ["minitf.ops.math.binary_math.Add", "minitf.ops.math.binary_math.Mul", "minitf.core.op.GradContext",
+                  "minitf.core.tensor.EagerTensor"],
+                 ["minitf/ops/math/binary_math.py", "minitf/core/op.py", "minitf/core/tensor.py"])
     assert reach_problems(stop) == [
-        "minitf.ops.binary_math.Mul is not reached when the example runs (in its file it runs add)",
-        "minitf.core.GradContext is not reached when the example runs (in its file it runs bind, run_eager)"]
+        "minitf.ops.math.binary_math.Mul is not reached when the example runs (in its file it runs add)",
+        "minitf.core.op.GradContext is not reached when the example runs (in its file it runs bind, run_eager)"]
 
 
 def test_a_stop_naming_functions_out_of_order_is_caught() -> None:
-    stop = _stop("tf.add(tf.constant(1.0), 2.0)", ["minitf.core.run_eager", "minitf.core.bind"], ["minitf/core.py"])
-    assert reach_problems(stop) == [
-        "minitf.core.bind runs before minitf.core.run_eager: name the functions in the order the example runs them"]
+    stop = _stop("tf.add(tf.constant(1.0), 2.0)", ["minitf.core.op.run_eager", "minitf.core.op.bind"],
+                 ["minitf/core/op.py"])
+    assert reach_problems(stop) == ["minitf.core.op.bind runs before minitf.core.op.run_eager: "
+                                    "name the functions in the order the example runs them"]
 
 
 def test_a_stop_naming_a_missing_file_or_an_object_elsewhere_is_caught() -> None:
-    stop = _stop("pass", ["minitf.core.bind", "minitf.tape.GradientTape.gradient"],
-                 ["minitf/core.py", "minitf/no_such_file.py", "minitf/dtypes.py"])
+    stop = _stop("pass", ["minitf.core.op.bind", "minitf.autodiff.tape.GradientTape.gradient"],
+                 ["minitf/core/op.py", "minitf/no_such_file.py", "minitf/core/dtypes.py"])
     assert sorted(place_problems(stop)) == [
-        "minitf.tape.GradientTape.gradient is in minitf/tape.py, which the stop does not name",
-        "minitf/dtypes.py holds nothing the stop names",
+        "minitf.autodiff.tape.GradientTape.gradient is in minitf/autodiff/tape.py, which the stop does not name",
+        "minitf/core/dtypes.py holds nothing the stop names",
         "minitf/no_such_file.py does not exist"]

@@ -35,6 +35,7 @@ class Outcome:
     message: str = ""
     kernel_mb: float | None = None  # the largest resident size of a kernel of its worker so far
     worker: str = ""  # host:pid of the process that graded it
+    early_kernels: int = 0  # its notebooks whose student's kernel was started before they came (warm kernels)
 
 
 def done_marker(term: Term, student: str, assignment: str) -> Path:
@@ -159,7 +160,8 @@ def _record(term: Term, result) -> Outcome:
         apply_result(term, result)
         score, max_score = _score(term, result.student, result.assignment)
         outcome = Outcome(result.student, result.assignment, "graded", score, max_score, result.seconds, retried,
-                          kernel_mb=round(result.kernel_mb, 1), worker=result.worker)
+                          kernel_mb=round(result.kernel_mb, 1), worker=result.worker,
+                          early_kernels=result.early_kernels)
         _write_marker(term, outcome)
         return outcome
     finally:

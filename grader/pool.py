@@ -15,6 +15,7 @@ out is ended and replaced by one started the usual way.  ``autograde --no-pool``
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -138,6 +139,35 @@ def socket_folder(sandbox: Sandbox | None, kind: str) -> Path | None:
     os.chown(folder, sandbox.uid, sandbox.gid)
     os.chmod(folder, 0o700)
     return folder
+
+
+def folder_digest(folder: str | Path) -> str | None:
+    """A digest of what a kernel's copy of its working folder holds: the walk of grader/launch.py's
+    ``_copy_tree`` (folders and regular files, not links or notebooks), names and contents; None if it is gone.
+
+    A kernel started early copied its folder at its start; it is taken only if the folder still holds exactly
+    that, so it sees what a kernel started now would see."""
+    hashed = hashlib.sha256()
+
+    def walk(path: str, relative: str) -> None:
+        for name in sorted(os.listdir(path)):
+            origin, shown = os.path.join(path, name), f"{relative}/{name}"
+            if os.path.islink(origin) or name.endswith(".ipynb"):
+                continue
+            if os.path.isdir(origin):
+                hashed.update(f"d {shown}\0".encode())
+                walk(origin, shown)
+            elif os.path.isfile(origin):
+                hashed.update(f"f {shown} {os.path.getsize(origin)}\0".encode())
+                with open(origin, "rb") as reader:
+                    while chunk := reader.read(1 << 20):
+                        hashed.update(chunk)
+
+    try:
+        walk(str(folder), "")
+    except OSError:
+        return None
+    return hashed.hexdigest()
 
 
 def following(names: list[str], current: str, wrap: bool = False) -> str | None:

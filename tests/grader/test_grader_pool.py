@@ -29,6 +29,7 @@ from grader_fixtures.submissions import (
     table,
 )
 
+from grader.autograde import done_marker
 from grader.collect import import_roster
 from grader.gradebook import ensure_assignment
 from grader.paths import REPO, Term, make_term
@@ -200,7 +201,14 @@ def test_warm_kernels_give_the_grades_of_fresh_ones_and_leave_nothing_to_the_nex
     assert gradebook_rows(warm) == gradebook_rows(fresh)
     assert table(pooled.stdout)["pb-victim"] == ("graded", "8/8")
     assert table(pooled.stdout)["pa-planter"] == ("graded", "8/8")
-    for name in (NOTEBOOK, "more.ipynb"):  # the first started the usual way, the second early
+    early = {student: json.loads(done_marker(warm, student, ASSIGNMENT).read_text())["early_kernels"]
+             for student in table(pooled.stdout)}
+    # the worker knows its next submission: each notebook's student kernel, a submission's first included, was
+    # started while the notebook before it ran (the class's first submission's first notebook excepted)
+    assert early["pb-victim"] == 2 and early["p1"] == 1, early
+    assert all(json.loads(done_marker(fresh, student, ASSIGNMENT).read_text())["early_kernels"] == 0
+               for student in early)
+    for name in (NOTEBOOK, "more.ipynb"):  # both started early, while the planter's last notebook ran
         victim = (warm.autograded / "pb-victim" / ASSIGNMENT / name).read_text()
         assert "left behind by the previous student: []" in victim
         fonts = [line for line in victim.splitlines() if "fonts:" in line]

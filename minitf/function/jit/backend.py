@@ -11,7 +11,6 @@ traced again for the same shapes, or another function with the same region, reus
 
 from __future__ import annotations
 
-import linecache
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from minitf.function.codegen import GENERATED_MODULE
 from minitf.function.jit import python_source
 from minitf.function.jit.loop_ir import Kernel
+from minitf.function.source import compile_source
 
 _numba: list[Any] = []  # [module or None], once looked for
 _compiled: dict[str, CompiledRegion] = {}
@@ -64,10 +63,7 @@ def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target:
     found = _compiled.get(source)
     if found is not None:
         return found
-    filename = f"<minitf jit {kernel.name} #{len(_compiled)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "np": np}
-    exec(compile(source, filename, "exec"), env)  # noqa: S102 - our own generated code
+    env = compile_source(source, f"jit {kernel.name}", {"np": np})
     function = env[f"{kernel.name}_{target}"]
     if target == "loops":
         # No fast-math: LLVM may not reorder float operations, so results are NumPy's up to the order of sums.

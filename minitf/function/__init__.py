@@ -6,7 +6,9 @@
 * control flow in graphs: branches.py (`tf.cond`), loops.py (`tf.while_loop`), tensor_array.py, calls.py,
   subgraphs.py, replay_gradient.py (their gradients), undefined.py; control_flow.py lists them;
 * AutoGraph: autograph.py, autograph_transform.py (the rewrite), autograph_operators.py (its runtime);
-* optimising and running a graph: passes.py, fusion.py, optimizer.py, codegen.py, execute.py;
+* optimising a graph: passes.py, rewrite_rules.py (simplification), fusion.py, optimizer.py;
+* running it: source.py (writing and compiling generated code), codegen.py, specialize.py, buffers.py,
+  execute.py;
 * drawing a graph: drawing.py, drawing_nodes.py, drawing_layout.py; `tf.Module`: module.py.
 """
 

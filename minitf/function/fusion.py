@@ -83,7 +83,8 @@ def elementwise_fusion(graph: FuncGraph) -> Changes:
         group = [op]
         for t in op.inputs:
             producer = t.op
-            joins = id(producer) in group_of and all(r is op for r in found[id(t)])  # (None: returned)
+            reading = found[id(t)]  # the ops that read t, and None where the graph returns it
+            joins = id(producer) in group_of and None not in reading and all(r is op for r in reading)
             if joins and group_of[id(producer)] is not group:
                 earlier = group_of[id(producer)]
                 group[:0] = earlier  # program order: the producer's group ran before this op

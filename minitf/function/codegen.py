@@ -2,13 +2,17 @@
 
 Every operation becomes one line that calls its kernel; constants and attribute values that are not plain
 literals become globals of the generated module. The source is kept, so a student can read what their
-function became (`ConcreteFunction.generated_code()`):
+function became (`ConcreteFunction.generated_code()`; here `x * 2.0 + v` for a variable `v`):
 
     def f(x, resource):
         ReadVariableOp = resource._value._value
+        add_fused = ops.add_fused(x, mul_y, ReadVariableOp)
+        return [add_fused]
+
+    def add_fused(x, mul_y, ReadVariableOp):
         mul = ops.Mul(x, mul_y)
         add = ops.AddV2(mul, ReadVariableOp)
-        return [add]
+        return add
 
 Where the graph's known shapes settle a kernel's checks, the line is a NumPy expression (specialize.py);
 where a large buffer the code made has no other reader, a ufunc writes into it (`out=`, buffers.py).

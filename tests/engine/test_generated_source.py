@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.function import buffers
+from minitf.function import buffers, codegen
 from minitf.function.execute import compiled
 from minitf.function.graph import FuncGraph, Operation
 from minitf.function.source import Source
@@ -144,3 +144,15 @@ def test_jit_regions_are_compiled_by_the_same_builder() -> None:
     [region] = ops_of(f.get_concrete_function(x).optimized_graph, "XlaFusion")
     assert inspect.getsource(region.attrs["_kernel"]).startswith(f"def {region.attrs['_kernel'].__name__}(")
     np.testing.assert_allclose(f(x).numpy(), np.exp(x.numpy() * 1.5 + 0.5) * 2.0, rtol=1e-5)
+
+
+def test_the_code_generators_docstring_shows_what_its_example_becomes() -> None:
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def f(x: Any) -> Any:
+        return x * 2.0 + v
+
+    example = codegen.__doc__.split("a variable `v`):\n\n", 1)[1].split("\n\nWhere", 1)[0]
+    shown = "\n".join(line.removeprefix("    ") for line in example.splitlines())
+    assert f.get_concrete_function(tf.constant([1.0, 2.0])).generated_code().strip() == shown.strip()

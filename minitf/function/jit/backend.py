@@ -24,6 +24,7 @@ from minitf.function.source import compile_source
 
 _numba: list[Any] = []  # [module or None], once looked for
 _compiled: dict[str, CompiledRegion] = {}
+_bits: list[Any] = []  # [bits_as_float32], made with the first compiled loop
 NOTICE = ("minitf: Numba is not installed, so jit_compile=True runs each fused region as blocked NumPy code "
           "(pip install numba to compile regions to machine code).")
 
@@ -51,6 +52,40 @@ def numba_module() -> Any:
     return _numba[0]
 
 
+def _bits_as_float32() -> Any:
+    """A Numba function that reads an int32's bits as a float32 (one LLVM bitcast, free in a vector loop):
+    the exp formula builds 2**m from its exponent bits (lowering.py), as XLA's CPU compiler does."""
+    from llvmlite import ir  # noqa: PLC0415 - comes with Numba, imported as lazily
+    from numba.core import types  # noqa: PLC0415
+    from numba.extending import intrinsic  # noqa: PLC0415
+
+    @intrinsic
+    def bits_as_float32(typingctx: Any, bits: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.bitcast(args[0], ir.FloatType())
+        return types.float32(types.int32), codegen
+    return bits_as_float32
+
+
+def _compile_now(function: Any, kernel: Kernel) -> Any:
+    """Compile the loops for C-ordered arrays of the kernel's dtypes and ranks (what the wrapper passes), with
+    LLVM's SLP vectoriser on: it packs the 8 partial sums of a reduction in lanes (loop_ir.AccLanes) into
+    one vector register, where Numba, by default, leaves it off. It reorders nothing (no fast-math), so it is
+    on only while minitf compiles its own loops, not for other Numba code in the process. Returns the
+    compiled function's entry point."""
+    numba = numba_module()
+    arrays = [numba.types.Array(numba.from_dtype(np.dtype(b.dtype)), len(b.shape), "C")
+              for b in (*kernel.inputs, *kernel.outputs)]
+    config = numba.core.config
+    before = config.SLP_VECTORIZE
+    config.SLP_VECTORIZE = 1
+    try:
+        function.compile(tuple(arrays))
+    finally:
+        config.SLP_VECTORIZE = before
+    return function.overloads[tuple(arrays)].entry_point
+
+
 def target_for(kernel: Kernel) -> str:
     """`loops` (compiled by Numba) unless Numba is absent or the region's time goes to transcendentals."""
     return "blocks" if kernel.transcendental or numba_module() is None else "loops"
@@ -63,12 +98,19 @@ def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target:
     found = _compiled.get(source)
     if found is not None:
         return found
-    env = compile_source(source, f"jit {kernel.name}", {"np": np})
+    namespace: dict[str, Any] = {"np": np}
+    if target == "loops":
+        if not _bits:
+            _bits.append(_bits_as_float32())
+        namespace["bits_as_float32"] = _bits[0]
+    env = compile_source(source, f"jit {kernel.name}", namespace)
     function = env[f"{kernel.name}_{target}"]
     if target == "loops":
         # No fast-math: LLVM may not reorder float operations, so results are NumPy's up to the order of sums.
         function = numba_module().njit(fastmath=False, error_model="numpy", nogil=True)(function)
-        env[f"{kernel.name}_{target}"] = function
+        # the machine code's entry point: called with the arrays it was compiled for, it skips the
+        # dispatcher's look-up of the argument types (a third of a microsecond per call)
+        env[f"{kernel.name}_{target}"] = _compile_now(function, kernel)
     region = CompiledRegion(env[kernel.name], function, target, source)
     _compiled[source] = region
     return region

@@ -1,8 +1,9 @@
 """`jit_compile=True` from end to end: which graphs can be compiled, and the passes that compile them.
 
     traced graph ─> the optimiser's passes (folding, simplification, CSE, pruning; no elementwise or MatMul
-                    fusion: the jit fuses those itself) ─> expansion (softmax) ─> jit fusion (regions.py, lowering.py,
-                    python_source.py, backend.py) ─> one XlaFusion node per region, the rest NumPy/BLAS
+                    fusion: the jit fuses those itself) ─> expansion (softmax) ─> duplication (cheap values
+                    read by several regions) ─> jit fusion (regions.py, lowering.py, python_source.py,
+                    backend.py) ─> one XlaFusion node per region, the rest NumPy/BLAS
 
 TensorFlow compiles the whole function when `jit_compile=True`, so an op XLA has no kernel for (Python
 calls, strings) fails the call, with XLA's message; under `tf.config.optimizer.set_jit(True)` (auto-
@@ -17,10 +18,12 @@ from minitf import dtypes
 from minitf.errors import InvalidArgumentError
 from minitf.function import optimizer
 from minitf.function.graph import FuncGraph, Operation
+from minitf.function.jit.duplication import duplicate
 from minitf.function.jit.expansion import expand
 from minitf.function.jit.rewrite import jit_fusion
 
 EXPAND = optimizer.PassInfo("jit_expansion", "expansion (softmax into its parts)", expand)
+DUPLICATE = optimizer.PassInfo("jit_duplication", "duplication (cheap values computed by each region)", duplicate)
 JIT_PASS = optimizer.PassInfo("jit_fusion", "jit fusion (loops compiled per region)", jit_fusion)
 NOT_COMPILABLE = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})  # run Python: no XLA kernel
 
@@ -34,6 +37,7 @@ def clustered(graph: FuncGraph) -> tuple[FuncGraph, optimizer.OptimizationReport
     """The graph the jit clusters: `graph` after the optimiser's passes and expansion, before fusion."""
     optimized, report = optimizer.optimize(graph, jit_options())
     optimizer.run_pass(EXPAND, optimized, report)
+    optimizer.run_pass(DUPLICATE, optimized, report)
     return optimized, report
 
 

@@ -18,6 +18,7 @@ from minitf.function.graph import FuncGraph
 from minitf.function.jit import backend
 from minitf.function.jit.lowering import lower, scalar_constant, static_shape
 from minitf.function.jit.regions import Region, find_regions
+from minitf.function.jit.row_kernels import is_row_kernel, lower_rows
 from minitf.tensor_shape import TensorShape
 
 FUSION = "XlaFusion"
@@ -45,11 +46,13 @@ def fusion_op(outputs: int) -> Op:
 fusion_op(1)
 
 
-def replace_region(graph: FuncGraph, region: Region) -> str:
-    """Put one XlaFusion node in place of the region's ops; say what was fused."""
+def replace_region(graph: FuncGraph, region: Region, fused: frozenset[int] = frozenset()) -> str:
+    """Put one XlaFusion node in place of the region's ops (`fused`: the ids of every region's ops); say what
+    was fused."""
     inputs = region.inputs()
-    outputs = region.outputs(graph)
-    kernel = lower(region.name, region.ops, inputs, outputs, region.shape)
+    outputs = region.outputs(graph, fused)
+    kernel = lower(region.name, region.ops, inputs, outputs, region.shape,
+                   lower_rows if is_row_kernel(region.ops) else None)
     shapes = [static_shape(t) for t in outputs]
     compiled = backend.compile_region(kernel, shapes)
     fed = [t for t in inputs if scalar_constant(t) is None]
@@ -69,4 +72,6 @@ def replace_region(graph: FuncGraph, region: Region) -> str:
 
 def jit_fusion(graph: FuncGraph) -> list[str]:
     """The optimiser pass (after the others): every region of `graph` replaced by its compiled loop."""
-    return [replace_region(graph, region) for region in find_regions(graph)]
+    regions = find_regions(graph)
+    fused = frozenset(id(op) for region in regions for op in region.ops)
+    return [replace_region(graph, region, fused) for region in regions]

@@ -143,5 +143,5 @@ def tensorflow_numerics() -> Iterator[None]:
     again. Module-scoped, so hypothesis's tests in the module may use it."""
     import minitf
 
-    with minitf.experimental.numerics("tensorflow"):
+    with minitf.api.experimental.numerics("tensorflow"):
         yield

@@ -19,11 +19,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from minitf.core import state
-from minitf.function.autograph import converted
+from minitf.core.op import state
+from minitf.core.tensor import EagerTensor
+from minitf.function.autograph.converter import converted
 from minitf.function.cache_keys import TensorSpec, trace_type
 from minitf.function.concrete_function import ConcreteFunction, FunctionType, check_argument
-from minitf.function.function_trace import trace_graph
 from minitf.function.input_signature import (
     apply_input_signature,
     checked_input_signature,
@@ -31,7 +31,7 @@ from minitf.function.input_signature import (
     signature_parameters,
 )
 from minitf.function.retracing import TracingDetector, detector_for, matching_trace, relaxed_key
-from minitf.tensor import EagerTensor
+from minitf.function.tracing.function_trace import trace_graph
 
 _RUN_EAGERLY = [False]
 
@@ -114,7 +114,7 @@ class Function:
         """What the jit makes of the trace for these arguments, stage by stage: call the result with
         `stage="hlo"` (the default), "optimized_hlo", "optimized_hlo_dot", or minitf's own "loop_ir",
         "python", "llvm", "asm"."""
-        from minitf.function.jit.stages import compiler_ir  # noqa: PLC0415 - the jit loads on first use
+        from minitf.function.compiling.jit.stages import compiler_ir  # noqa: PLC0415 - the jit loads on first use
         return compiler_ir(self.get_concrete_function(*args, **kwargs))
 
     def experimental_get_tracing_count(self) -> int:
@@ -149,23 +149,15 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _RUN_EAGERLY[0]:
             return self._python_function(*args, **kwargs)
-        if not state.active and not kwargs and len(args) == self._fast_arity:
-            # The common call: eager tensors of a (dtype, shape) seen before, nothing watching. Their trace was
-            # found (and its arguments checked) the first time; the detector counts a call without tracing.
-            key = []
-            for a in args:
-                if type(a) is not EagerTensor:
-                    break
-                value = a._value
-                key.append((a._dtype, value.shape if type(value) is np.ndarray else np.shape(value)))
-            else:
-                concrete = self._fast.get(tuple(key))
-                if concrete is not None and self._detector is not None:
-                    result = concrete._run_plain(args)
-                    self._detector.called_without_tracing()
-                    return result
         fast_key = self._fast_key(args) if not kwargs and len(args) == self._fast_arity else None
         concrete = self._fast.get(fast_key) if fast_key is not None else None
+        if concrete is not None and not state.active and self._detector is not None:
+            # The common call: eager tensors of a (dtype, shape) seen before, nothing watching. Their trace was
+            # found (and its arguments checked) the first time, and no tape or trace can see this call, so the
+            # generated code runs at once (`_run_plain`); the detector counts a call without tracing.
+            result = concrete._run_plain(args)
+            self._detector.called_without_tracing()
+            return result
         before = self._tracing_count
         if concrete is not None:
             result = concrete._call_flat(list(args))

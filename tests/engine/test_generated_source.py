@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.function import buffers, codegen
-from minitf.function.execute import compiled
-from minitf.function.graph import FuncGraph, Operation
-from minitf.function.source import Source
+from minitf.function.compiling import buffers, codegen
+from minitf.function.compiling.execute import compiled
+from minitf.function.compiling.source import Source
+from minitf.function.tracing.graph import FuncGraph, Operation
 
 
 def optimized(fn: Any, *args: Any) -> FuncGraph:

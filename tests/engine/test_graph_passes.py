@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.function import optimizer
-from minitf.function.graph import FuncGraph
-from minitf.function.optimizer import GraphVerificationError, custom_pass, optimize
-from minitf.function.rewrite_rules import RULES, Rule
+from minitf.function.compiling import optimizer
+from minitf.function.compiling.optimizer import GraphVerificationError, custom_pass, optimize
+from minitf.function.compiling.rewrite_rules import RULES, Rule
+from minitf.function.tracing.graph import FuncGraph
 
 
 @pytest.fixture(autouse=True)

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.function import optimizer
-from minitf.function.jit import backend, lowering, python_source
-from minitf.function.jit import loop_ir as ir
+from minitf.function.compiling import optimizer
+from minitf.function.compiling.jit import backend, lowering, python_source
+from minitf.function.compiling.jit import loop_ir as ir
 
 X = np.linspace(-2, 2, 24, dtype=np.float32).reshape(4, 6)
 

@@ -20,7 +20,6 @@ import numpy as np
 
 from minitf.function.compiling.jit import python_source
 from minitf.function.compiling.jit.loop_ir import Kernel
-from minitf.function.compiling.source import compile_source
 
 _numba: list[Any] = []  # [module or None], once looked for
 _compiled: dict[str, CompiledRegion] = {}
@@ -94,7 +93,8 @@ def target_for(kernel: Kernel) -> str:
 def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target: str | None = None) -> CompiledRegion:
     """The region's module, generated and compiled once per source (so per dtypes and shapes)."""
     target = target or target_for(kernel)
-    source = python_source.module_source(kernel, target, output_shapes)
+    code = python_source.module_source(kernel, target, output_shapes)
+    source = code.text
     found = _compiled.get(source)
     if found is not None:
         return found
@@ -103,7 +103,7 @@ def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target:
         if not _bits:
             _bits.append(_bits_as_float32())
         namespace["bits_as_float32"] = _bits[0]
-    env = compile_source(source, f"jit {kernel.name}", namespace)
+    env = code.compile(**namespace)
     function = env[f"{kernel.name}_{target}"]
     if target == "loops":
         # No fast-math: LLVM may not reorder float operations, so results are NumPy's up to the order of sums.

@@ -1,4 +1,4 @@
-"""Which code runs where when a notebook is graded, decided from sources the instructor wrote.
+"""The trusted plan: which code the trusted kernel runs for a notebook, decided from sources the instructor wrote.
 
 The student's notebook runs in its own (sandboxed) kernel.  Every graded test cell runs in a second,
 trusted kernel that only ever executes the instructor's code: the notebook's setup, helper and other
@@ -233,7 +233,7 @@ class TrustedCell:
 
 
 @dataclass
-class Plan:
+class TrustedPlan:
     """What the trusted kernel runs for one notebook, and which names it takes from the student's kernel."""
 
     cells: list[TrustedCell]
@@ -241,7 +241,7 @@ class Plan:
     tests: set[str] = field(default_factory=set)
 
     @classmethod
-    def from_source(cls, source: NotebookNode, gradebook_sources: dict[str, str]) -> Plan:
+    def from_source(cls, source: NotebookNode, gradebook_sources: dict[str, str]) -> TrustedPlan:
         cells: list[TrustedCell] = []
         student_names: set[str] = set()
         instructor_names: set[str] = set()
@@ -263,7 +263,7 @@ class Plan:
         return cls(cells, student_names, {c.grade_id for c in cells if c.test and c.grade_id})
 
     @classmethod
-    def load(cls, path: Path, gradebook_sources: dict[str, str]) -> Plan:
+    def load(cls, path: Path, gradebook_sources: dict[str, str]) -> TrustedPlan:
         return cls.from_source(nbformat.read(path, as_version=4), gradebook_sources)
 
     def wanted(self, test_source: str) -> list[str]:

@@ -331,9 +331,9 @@ class GuardedExecute(Execute):
             notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
             solution_ids = {cell.name for cell in notebook.solution_cells}
             grade_ids = {g.name for g in notebook.grade_cells}
-            trusted = {cell.name for cell in notebook.source_cells
-                       if (cell.locked or cell.name in grade_ids) and cell.name not in solution_ids}
-            return trusted, {cell.name: cell.source for cell in notebook.source_cells}
+            read_only = {cell.name for cell in notebook.source_cells
+                         if (cell.locked or cell.name in grade_ids) and cell.name not in solution_ids}
+            return read_only, {cell.name: cell.source for cell in notebook.source_cells}
 
     def _is_read_only(self, cell: NotebookNode) -> bool:
         return _nbgrader_meta(cell).get("grade_id") in self._read_only and cell.cell_type == "code"

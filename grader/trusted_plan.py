@@ -5,7 +5,7 @@ trusted kernel that only ever executes the instructor's code: the notebook's set
 non-answer cells from the instructor's source, and the test cells from the gradebook.  A test cell reads
 the student's work through the names that the exercise's answer cells bind ("student names"); just
 before the test runs, those names are filled in from the student's kernel through the data-only channel
-(grader/channel.py).
+(grader/channel/).
 """
 
 from __future__ import annotations
@@ -188,7 +188,7 @@ def tf_function_names(sources: list[str]) -> dict[str, bool]:
 
     ``@tf.function`` / ``@tf.function(...)`` as the outermost decorator of a ``def``, or
     ``name = tf.function(...)``, in code that runs (not under ``if False:``).  Only a first filter: the
-    trusted kernel still needs the function's traces as data (channel.RemoteFunction).  If the cells bind
+    trusted kernel still needs the function's traces as data (RemoteFunction in grader/channel/trusted.py).  If the cells bind
     ``tf`` to anything but the engine (``import minitf as tf``), or may rebind names or tf's attributes in
     ways the source does not spell out (``globals()``, ``setattr``, ``exec``, ``tf.function = ...``),
     nothing they define counts as a tf.function.

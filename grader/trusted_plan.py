@@ -188,9 +188,9 @@ def tf_function_names(sources: list[str]) -> dict[str, bool]:
 
     ``@tf.function`` / ``@tf.function(...)`` as the outermost decorator of a ``def``, or
     ``name = tf.function(...)``, in code that runs (not under ``if False:``).  Only a first filter: the
-    trusted kernel still needs the function's traces as data (RemoteFunction in grader/channel/trusted.py).  If the cells bind
-    ``tf`` to anything but the engine (``import minitf as tf``), or may rebind names or tf's attributes in
-    ways the source does not spell out (``globals()``, ``setattr``, ``exec``, ``tf.function = ...``),
+    trusted kernel still needs the function's traces as data (``RemoteFunction``, grader/channel/trusted.py).
+    If the cells bind ``tf`` to anything but the engine (``import minitf as tf``), or may rebind names or tf's
+    attributes in ways the source does not spell out (``globals()``, ``setattr``, ``exec``, ``tf.function = ...``),
     nothing they define counts as a tf.function.
     """
     result: dict[str, bool] = {}

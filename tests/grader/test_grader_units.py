@@ -64,7 +64,7 @@ def test_names_and_imports_of_a_read_only_cell_are_found():
     assert defined_names("def broken(:") == []
 
 
-# ---- the data-only channel and the verdict plan (no kernels needed) --------------------------------------
+# ---- the data-only channel and the trusted plan (no kernels needed) --------------------------------------
 
 
 def roundtrip(value):
@@ -199,7 +199,7 @@ def test_the_source_filter_reads_the_outermost_decorator_the_final_binding_and_r
                               "        return x"])["fast"]
 
 
-def test_the_plan_takes_answers_from_the_student_and_everything_else_from_the_instructor():
+def test_the_trusted_plan_takes_answers_from_the_student_and_everything_else_from_the_instructor():
     def cell(source, **meta):
         return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, **meta}} if meta else {})
 

@@ -10,8 +10,8 @@ Eigen kernels, the ones it uses on machines without AVX-512, and raises the erro
 the test tree, so it holds for every test file and for the notebook kernels they start (which inherit the
 environment).
 
-BLAS threads: the suite runs one test at a time, and so do the notebook kernels it starts. NumPy's OpenBLAS
-starts a thread per core for every matrix product; on two busy cores the digits chapter's 1437x64 @ 64x32
+BLAS threads: each test process (`./run test` starts one per core) runs one test at a time, and so do the
+notebook kernels it starts. NumPy's OpenBLAS starts a thread per core for every matrix product; on two busy cores the digits chapter's 1437x64 @ 64x32
 products then took about 8 ms of CPU each instead of 1.7 ms with one thread (its training cell: 20 s instead of
 5 s). One thread per process gives the same numbers (OpenBLAS splits the output, not the sums) in less time.
 
@@ -88,8 +88,9 @@ def _sample(items: list[pytest.Item], tiers: Tiers) -> None:
                 item.add_marker(pytest.mark.slow)
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m and -k deselect anything
+@pytest.hookimpl(tryfirst=True)  # before -m and -k deselect anything, and before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _group_for_workers(config, items)
     tiers = Tiers()
     for item in items:
         if is_hypothesis_test(getattr(item, "obj", None)):
@@ -103,6 +104,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if any(mark.name == "slow" for mark in _module_marks(module)):
             tiers.slow_files.add(path)
     config.stash[TIERS] = tiers
+
+
+MACHINE_WIDE = ("tests/grader/", "tests/browser/")
+
+
+def _group_for_workers(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """How `-n 2 --dist loadgroup` (./run test) shares the suite between processes: a test file is one unit, so
+    its module-scoped fixtures (a lesson executed once, a class graded once) run once; the grader's and the
+    browser's files are one unit together, because grading is machine-wide (sandbox users, their processes
+    killed after each notebook, a check that none survives) and two gradings at once would see each other."""
+    for item in items:
+        path = item.path.relative_to(config.rootpath).as_posix()
+        group = "grader" if path.startswith(MACHINE_WIDE) else path
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _module_marks(module: object) -> list[pytest.MarkDecorator]:

@@ -34,6 +34,9 @@ class StudentCodeError(Exception):
 
 
 def _request(payload):
+    """Send one request (a row of the student side's ``REQUESTS``) through the grader and return its answer; calls
+    of lent objects that the student's code makes meanwhile are served here; what the student's code raised is
+    raised again."""
     reply = json.loads(builtins.input(json.dumps(payload)))
     while type(reply) is dict and "callback" in reply:  # the student's code calls an object the test lent it
         reply = json.loads(builtins.input(json.dumps({"callback_result": serve_callback(reply["callback"])})))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -100,6 +103,13 @@ def test_objects_that_are_not_data_become_proxies_that_answer_no_questions_thems
     trusted.bind(namespace, {"fast": encoded}, {"fast": False}, ["fast", "gone"])
     assert callable(namespace["fast"]) and "gone" not in namespace
     assert not hasattr(namespace["fast"], "get_concrete_function")  # the source said: not a tf.function
+
+
+def test_every_request_the_trusted_side_sends_is_a_row_of_the_student_sides_table():
+    sent = set(re.findall(r'"op": "(\w+)"', Path(trusted.__file__).read_text(encoding="utf-8")))
+    assert sent and sent <= set(student.REQUESTS), f"requests without an answer: {sent - set(student.REQUESTS)}"
+    reply = json.loads(base64.b64decode(student.serve(json.dumps({"op": "exec", "id": 0}))))
+    assert reply == {"raised": "ChannelError", "message": "unknown request 'exec'"}
 
 
 @pytest.mark.parametrize("data", [

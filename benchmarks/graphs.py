@@ -180,7 +180,7 @@ def measure(with_tensorflow: bool = True) -> dict[str, dict[str, float]]:
 
 def pass_switches(count: int) -> dict[str, Any]:
     """Options that switch on the first `count` passes of the pipeline and none of the others."""
-    from minitf.function import optimizer
+    from minitf.function.compiling import optimizer
 
     options: dict[str, Any] = {"disable_meta_optimizer": count == 0}
     for j, info in enumerate(optimizer.ALL_PASSES):
@@ -195,7 +195,7 @@ def pass_switches(count: int) -> dict[str, Any]:
 def per_pass() -> dict[str, list[tuple[str, float]]]:
     """minitf function time per call with no pass, then with each pass switched on in pipeline order."""
     import minitf
-    from minitf.function import optimizer
+    from minitf.function.compiling import optimizer
 
     titles = ["none"] + [f"+ {info.title}" for info in optimizer.ALL_PASSES]
     out: dict[str, list[tuple[str, float]]] = {}
@@ -246,7 +246,7 @@ def main() -> None:
 
     print(report(measure()))
     print()
-    with minitf.experimental.numerics("tensorflow"):
+    with minitf.api.experimental.numerics("tensorflow"):
         print(report(measure(with_tensorflow=False), title="TensorFlow-exact numerics (x NumPy)"))
     print()
     print(report_passes(per_pass()))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import base64
 import binascii
+import contextlib
 import copy
 import json
 import os
@@ -32,6 +33,7 @@ from traitlets import Bool, Integer
 
 from grader.channel import STUDENT_SIDE, TRUSTED_SIDE, install_code
 from grader.channel.codec import MAX_REPLY_BYTES
+from grader.pool import following, kill_launcher, read_replies, socket_folder
 from grader.trusted_plan import TrustedPlan, is_test, source_notebook, tf_function_names
 
 GUARD_SOURCE = (Path(__file__).with_name("kernel_guard.py")).read_text(encoding="utf-8")
@@ -149,9 +151,13 @@ class TrustedKernel:
     and working folder, which the student's kernel cannot see.  Its requests for the student's values
     arrive on the stdin channel (``input()``) and are answered by the grader, which asks the student's
     kernel.
+
+    A spare (``notebook`` given: the notebook it is for) is sent the channel and the instructor's cells before
+    the notebook's first test right after its start, and runs them while the previous notebook is graded;
+    ``take`` reads their replies when the notebook needs the kernel.
     """
 
-    def __init__(self, owner: GuardedExecute, plan: TrustedPlan) -> None:
+    def __init__(self, owner: GuardedExecute, plan: TrustedPlan, notebook: tuple[str, str] | None = None) -> None:
         from jupyter_client import KernelManager
 
         from grader import preprocessors
@@ -159,27 +165,58 @@ class TrustedKernel:
         self.owner = owner
         self.plan = plan
         self.done = 0  # plan cells run so far
+        self.notebook = notebook
         sandbox = preprocessors.ACTIVE_SANDBOX
         self.folder = Path(tempfile.mkdtemp(prefix="grader-trusted-"))
-        extra = {}
-        self.ipc: Path | None = None
-        if sandbox is not None and sandbox.ipc_dir is not None:
-            self.ipc = Path(tempfile.mkdtemp(prefix=f"{sandbox.ipc_dir.name}-trusted-", dir=sandbox.ipc_dir.parent))
-            extra["ip"] = str(self.ipc / "t")
+        self.ipc = socket_folder(sandbox, "trusted")
+        extra = {"ip": str(self.ipc / "t")} if self.ipc is not None else {}
         if sandbox is not None:
-            for path in filter(None, (self.folder, self.ipc)):
-                os.chown(path, sandbox.uid, sandbox.gid)
-                os.chmod(path, 0o700)
+            os.chown(self.folder, sandbox.uid, sandbox.gid)
+            os.chmod(self.folder, 0o700)
         self.km = KernelManager(kernel_name=owner.kernel_name, config=owner.config, **extra)
         # started now, waited for at the first test: it boots while the student's notebook runs
         self.km.start_kernel(cwd=str(self.folder), extra_arguments=["--HistoryManager.hist_file=:memory:"])
         self.kc = self.km.blocking_client()
         self.kc.start_channels()
         self.ready = False
+        self.sent: list[str] = []  # requests sent ahead: the channel's install, then the prelude's cells
+        if notebook is not None and plan.tests:
+            self._send_prelude()
 
-    def adopt(self, owner: GuardedExecute, plan: TrustedPlan) -> None:
-        """A spare kernel (started while the previous notebook ran) takes up this notebook's tests."""
-        self.owner, self.plan, self.done = owner, plan, 0
+    def _send_prelude(self) -> None:
+        """Queue the channel and the instructor's cells before the first test; the kernel runs them once it is
+        up, in this order, as ``wait_until_ready`` and ``run_prelude`` would (without stdin: they ask nothing)."""
+        first = next(index for index, cell in enumerate(self.plan.cells) if cell.test)
+        self.sent.append(self.kc.execute(TRUSTED_CHANNEL, silent=True,
+                                         store_history=False, allow_stdin=False))
+        for cell in self.plan.cells[:first]:
+            if not cell.reads_answers:
+                self.sent.append(self.kc.execute(cell.source, store_history=False, allow_stdin=False,
+                                                 stop_on_error=False))
+        self.done = first
+
+    def take(self, owner: GuardedExecute, plan: TrustedPlan) -> bool:
+        """A spare (started while the previous notebook ran) takes up this notebook's tests; False if it died,
+        or a cell sent ahead hung or broke it (the caller then closes it and starts a kernel the usual way)."""
+        self.owner, self.plan = owner, plan
+        if not self.sent:
+            self.done = 0
+            return self.km.is_alive()
+        timeout = max(owner.startup_timeout, owner.timeout or 600)
+        replies = read_replies(lambda wait: self.kc.get_shell_msg(timeout=wait), self.sent, timeout,
+                               self.km.is_alive)
+        if replies is None or replies[0]["content"].get("status") != "ok":
+            return False
+        for reply in replies[1:]:
+            content = reply["content"]
+            if content.get("status") == "error":
+                owner.log.warning("instructor cell failed in the trusted kernel: %s: %s", content.get("ename"),
+                                  content.get("evalue"))
+            elif content.get("status") != "ok":
+                return False
+        self.kc.wait_for_ready(timeout=owner.startup_timeout)
+        self.sent, self.ready = [], True
+        return True
 
     def wait_until_ready(self) -> None:
         if not self.ready:
@@ -187,11 +224,13 @@ class TrustedKernel:
             self.silent(TRUSTED_CHANNEL)
             self.ready = True
 
-    def close(self, now: bool = False) -> None:
-        """Stop the kernel; gracefully when it still answers, so its supervisor reaps it (no orphans)."""
+    def close(self) -> None:
+        """End the kernel: it is never used again, so it is killed without a shutdown handshake (its launcher
+        goes, then the kernel and, as PID 1 of its namespace, everything it started)."""
         try:
             self.kc.stop_channels()
-            self.km.shutdown_kernel(now=now or not self.ready)
+            kill_launcher(self.km)
+            self.km.shutdown_kernel(now=True)
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
             if self.ipc is not None:
@@ -286,14 +325,67 @@ class TrustedKernel:
                 return True
 
 
-#: the next notebook's trusted kernel, started while this one runs (``GuardedExecute.warm``; one per worker)
+def guard_modules(sources: list[str]) -> list[str]:
+    """What the guard imports (and snapshots) before the student's first cell: the read-only cells' imports."""
+    modules = list(ALWAYS_PREIMPORTED)
+    for source in sources:
+        modules += [m for m in imported_modules(source) if m not in modules]
+    return modules
+
+
+def _guard_install(modules: list[str]) -> str:
+    return (
+        "import sys as _s, types as _t, importlib as _il\n"
+        f"_g = _t.ModuleType({GUARD_MODULE!r})\n"
+        f"exec(compile({GUARD_SOURCE!r}, '<grader-guard>', 'exec'), _g.__dict__)\n"
+        f"_s.modules[{GUARD_MODULE!r}] = _g\n"
+        f"for _n in {modules!r}:\n"
+        "    try:\n        _il.import_module(_n)\n    except Exception:\n        pass\n"
+        "_g.snapshot_modules()\n"
+        "del _s, _t, _il, _g, _n\n"
+    )
+
+
+class StudentSpare:
+    """The student's kernel for the next notebook of the same submission, started while this one runs.
+
+    Its working folder is a copy of the same grading folder (without notebooks, see grader/launch.py), which
+    does not change between a submission's notebooks; right after its start it was sent the guard (with the
+    next notebook's read-only imports) and the channel, the grader's code only.  No other student's
+    submission can take it: ``folder`` is the submission's own grading folder.
+    """
+
+    def __init__(self, km, kc, sockets: Path | None, folder: str, notebook: str, modules: list[str],
+                 sent: list[str]) -> None:
+        self.km, self.kc, self.sockets, self.sent = km, kc, sockets, sent
+        self.folder, self.notebook, self.modules = folder, notebook, modules
+
+    def ready(self, timeout: float) -> bool:
+        """True once the guard and the channel are in; False if the kernel died or they failed."""
+        replies = read_replies(lambda wait: run_sync(self.kc.get_shell_msg)(timeout=wait), self.sent, timeout,
+                               lambda: run_sync(self.km.is_alive)())
+        return replies is not None and all(reply["content"].get("status") == "ok" for reply in replies)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # it may have died already
+            self.kc.stop_channels()
+            kill_launcher(self.km)
+            run_sync(self.km.shutdown_kernel)(now=True)
+        if self.sockets is not None:
+            shutil.rmtree(self.sockets, ignore_errors=True)
+
+
+#: the next notebook's kernels, started while this one runs (``GuardedExecute.warm``; one of each per worker)
 _SPARE: list[TrustedKernel] = []
+_STUDENT_SPARE: list[StudentSpare] = []
 
 
 def close_spare() -> None:
-    """Stop the spare trusted kernel (the worker is done)."""
+    """Stop the spare kernels (the worker is done)."""
     while _SPARE:
-        _SPARE.pop().close(now=True)
+        _SPARE.pop().close()
+    while _STUDENT_SPARE:
+        _STUDENT_SPARE.pop().close()
 
 
 class GuardedExecute(Execute):
@@ -319,16 +411,20 @@ class GuardedExecute(Execute):
 
     start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
-    def _read_gradebook(self, resources: dict) -> tuple[set[str], dict[str, str]] | None:
+    def _read_gradebook(self, resources: dict, name: str | None = None) -> tuple[set[str], dict[str, str]] | None:
         """From one opening of the gradebook (nbgrader's ORM costs tenths of a second per opening): the grade_ids
-        of read-only cells (their source was restored from it) and every source cell's source."""
-        from nbgrader.api import Gradebook
+        of read-only cells (their source was restored from it) and every source cell's source; of this notebook
+        or of the notebook ``name`` of the same assignment."""
+        from nbgrader.api import Gradebook, MissingEntry
 
         info = (resources or {}).get("nbgrader", {})
         if not info.get("db_url"):
             return None
         with Gradebook(info["db_url"]) as gradebook:
-            notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+            try:
+                notebook = gradebook.find_notebook(name or info["notebook"], info["assignment"])
+            except MissingEntry:
+                return None
             solution_ids = {cell.name for cell in notebook.solution_cells}
             grade_ids = {g.name for g in notebook.grade_cells}
             read_only = {cell.name for cell in notebook.source_cells
@@ -353,22 +449,11 @@ class GuardedExecute(Execute):
             return value["data"]["text/plain"]
         return None
 
+    def _guard_modules(self) -> list[str]:
+        return guard_modules([cell.source for cell in self.nb.cells if self._is_read_only(cell)])
+
     def _install_guard(self) -> None:
-        modules = list(ALWAYS_PREIMPORTED)
-        for cell in self.nb.cells:
-            if self._is_read_only(cell):
-                modules += [m for m in imported_modules(cell.source) if m not in modules]
-        code = (
-            "import sys as _s, types as _t, importlib as _il\n"
-            f"_g = _t.ModuleType({GUARD_MODULE!r})\n"
-            f"exec(compile({GUARD_SOURCE!r}, '<grader-guard>', 'exec'), _g.__dict__)\n"
-            f"_s.modules[{GUARD_MODULE!r}] = _g\n"
-            f"for _n in {modules!r}:\n"
-            "    try:\n        _il.import_module(_n)\n    except Exception:\n        pass\n"
-            "_g.snapshot_modules()\n"
-            "del _s, _t, _il, _g, _n\n"
-        )
-        self._silent(code)
+        self._silent(_guard_install(self._guard_modules()))
 
     def _guard_call(self, call: str) -> str:
         return self._silent("pass", f"__import__('sys').modules[{GUARD_MODULE!r}].{call}")
@@ -510,7 +595,7 @@ class GuardedExecute(Execute):
                 pass
         if not trusted.run_prelude(grade_id):
             cell.outputs = [_error_output("GraderError", PRELUDE_BROKEN)]
-            trusted.close(now=True)
+            trusted.close()
             self._trusted_kernel = None
             return
         deadline = time.monotonic() + (self.timeout or 600)  # one budget: the test and the student's side of it
@@ -532,7 +617,7 @@ class GuardedExecute(Execute):
         if self._test_failure and not any(o.output_type == "error" for o in cell.outputs):
             cell.outputs.append(_error_output("GraderLimit", self._test_failure))  # even if the test caught it
         if broken:
-            trusted.close(now=True)
+            trusted.close()
             self._trusted_kernel = None  # the next test starts a fresh trusted kernel
 
     def _replay(self, upto: int) -> None:
@@ -548,31 +633,145 @@ class GuardedExecute(Execute):
                 raise
 
     def _new_trusted_kernel(self) -> TrustedKernel:
-        """A trusted kernel for this notebook: the spare if one is up, else a new one; then the next spare."""
+        """A trusted kernel for this notebook: the spare if it was prepared for it, else a new one; then the spare
+        for the notebook that follows in the assignment (this submission's next, or the next one's first)."""
         assert self._plan is not None
+        source = source_notebook(self.config, self.resources)
+        here = (str(source.parent), source.stem) if source is not None else None
         kernel = None
-        while _SPARE and kernel is None:
+        while _SPARE:
             spare = _SPARE.pop()
-            if spare.km.is_alive():
+            if kernel is None and spare.notebook == here and spare.take(self, self._plan):
                 kernel = spare
-                kernel.adopt(self, self._plan)
             else:
-                spare.close(now=True)
+                spare.close()
         kernel = kernel or TrustedKernel(self, self._plan)
-        if self.warm:
-            _SPARE.append(TrustedKernel(self, self._plan))
+        if self.warm and source is not None:
+            upcoming = following([path.stem for path in source.parent.glob("*.ipynb")], source.stem, wrap=True)
+            known = self._read_gradebook(self.resources, upcoming) if upcoming else None
+            if upcoming and known:
+                plan = TrustedPlan.load(source.with_name(f"{upcoming}.ipynb"), known[1])
+                _SPARE.append(TrustedKernel(self, plan, (str(source.parent), upcoming)))
+                self._upcoming = (upcoming, known)
         return kernel
+
+    # ---- the student's kernel: started ahead when the pool is on ---------------------------------------------
+
+    def _student_manager(self, sockets: Path | None):
+        self.kernel_name = self.kernel_name or self.nb.metadata.get("kernelspec", {}).get("name", "")
+        km = self.kernel_manager_class(kernel_name=self.kernel_name, config=self.config,
+                                       **({"ip": str(sockets / "k")} if sockets is not None else {}))
+        km.client_factory = CappedKernelClient  # the student's kernel's messages are bounded before decoding
+        return km
+
+    @contextlib.contextmanager
+    def _student_kernel(self):
+        """The student's kernel for this notebook (or after a restart): the spare started for it while the
+        previous notebook ran if its guard matches, else a new one, each with a socket folder of its own; then
+        the spare for this submission's next notebook.  It is killed at the end (never used again)."""
+        from grader import preprocessors
+
+        modules = self._guard_modules() if self.guard else None
+        spare = self._take_student_spare(modules)
+        if spare is None:
+            sockets = socket_folder(preprocessors.ACTIVE_SANDBOX, "student")
+            self.km = self._student_manager(sockets)
+            try:
+                self.start_new_kernel()
+                self.start_new_kernel_client()
+            except BaseException:
+                if sockets is not None:
+                    shutil.rmtree(sockets, ignore_errors=True)
+                raise
+        else:
+            sockets, self.km, self.kc = spare.sockets, spare.km, spare.kc
+            self.kc.allow_stdin = False
+        self._prepared = spare is not None
+        if self.warm and self.guard and self.trusted_kernel and not _STUDENT_SPARE:  # its guard and channel
+            self._start_student_spare()
+        try:
+            yield
+        finally:
+            kill_launcher(self.km)
+            self._cleanup_kernel()
+            if sockets is not None:
+                shutil.rmtree(sockets, ignore_errors=True)
+
+    def _take_student_spare(self, modules: list[str] | None) -> StudentSpare | None:
+        """The spare of this submission whose guard imported exactly what this notebook's guard imports."""
+        folder = str(self.resources.get("metadata", {}).get("path", ""))
+        here = self.resources.get("nbgrader", {}).get("notebook")
+        for spare in list(_STUDENT_SPARE):
+            if spare.folder != folder or spare.modules == modules or spare.notebook == here:
+                _STUDENT_SPARE.remove(spare)  # another submission's (its grading stopped early) is never used
+                if spare.folder == folder and spare.modules == modules and \
+                        spare.ready(max(self.startup_timeout, self.timeout or 600)):
+                    return spare
+                spare.close()
+        return None
+
+    def _start_student_spare(self) -> None:
+        """Start the student's kernel for this submission's next notebook and send it that notebook's guard."""
+        from nbgrader.coursedir import CourseDirectory
+
+        from grader import preprocessors
+
+        info = self.resources.get("nbgrader", {})
+        course = CourseDirectory(config=self.config)
+        submitted = Path(course.format_path(course.submitted_directory, info.get("student", ""),
+                                            info.get("assignment", "")))
+        upcoming = following([path.stem for path in submitted.glob("*.ipynb")], info.get("notebook", ""))
+        source = source_notebook(self.config, self.resources)
+        if upcoming is None or source is None:
+            return
+        known = self._upcoming[1] if self._upcoming and self._upcoming[0] == upcoming else \
+            self._read_gradebook(self.resources, upcoming)
+        if known is None:
+            return
+        import nbformat
+
+        cells = nbformat.read(source.with_name(f"{upcoming}.ipynb"), as_version=4).cells
+        modules = guard_modules([known[1][meta["grade_id"]] for cell in cells
+                                 if cell.cell_type == "code" and (meta := _nbgrader_meta(cell)).get("grade_id")
+                                 in known[0]])
+        folder = str(self.resources.get("metadata", {}).get("path", ""))
+        sockets = socket_folder(preprocessors.ACTIVE_SANDBOX, "student")
+        km = self._student_manager(sockets)
+        try:
+            kc, sent = self._send_ahead(km, folder, modules)
+        except Exception as error:  # no spare: the next notebook starts its kernel the usual way
+            self.log.warning("could not start the next notebook's kernel early: %s", error)
+            with contextlib.suppress(Exception):
+                run_sync(km.shutdown_kernel)(now=True)
+            if sockets is not None:
+                shutil.rmtree(sockets, ignore_errors=True)
+            return
+        _STUDENT_SPARE.append(StudentSpare(km, kc, sockets, folder, upcoming, modules, sent))
+
+    async def _async_send_ahead(self, km, folder: str, modules: list[str]):
+        """Start a student's kernel in ``folder`` and queue its guard and channel (it runs them once it is up)."""
+        await ensure_async(km.start_kernel(extra_arguments=list(self.extra_arguments), cwd=folder))
+        kc = km.client()
+        await ensure_async(kc.start_channels())
+        sent = [kc.execute(_guard_install(modules), silent=True, store_history=False, allow_stdin=False),
+                kc.execute(STUDENT_CHANNEL, silent=True, store_history=False, allow_stdin=False)]
+        return kc, sent
+
+    _send_ahead = run_sync(_async_send_ahead)
 
     def _install_channel(self) -> None:
         self._silent(STUDENT_CHANNEL)
 
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None):
         NotebookClient.__init__(self, nb, km)
+        self.shutdown_kernel = "immediate"  # a student's kernel is never used again: no shutdown handshake
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
         known = self._read_gradebook(resources) if self.guard or self.trusted_kernel else None
         self._read_only = known[0] if known else set()
         self._plan = self._load_plan(resources, known[1]) if known and self.trusted_kernel else None
+        self._upcoming: tuple[str, tuple[set[str], dict[str, str]]] | None = None
+        self._prepared = False
         self._trusted_kernel = self._new_trusted_kernel() if self._plan is not None else None
         self._student_broken: tuple[str, str] | None = None
         self._requests = 0
@@ -596,12 +795,12 @@ class GuardedExecute(Execute):
                     if cell.cell_type == "code" and self._kind(cell) != "copy":
                         cell.outputs = [_error_output("KernelDied", GIVEN_UP)]
                 break
-            with self.setup_kernel():
+            with self._student_kernel():
                 self._student_broken = None
                 try:
-                    if self.guard:
+                    if self.guard and not self._prepared:
                         self._install_guard()
-                    if self._plan is not None:
+                    if self._plan is not None and not self._prepared:
                         self._install_channel()
                     if restarts:
                         self._replay(index)

@@ -32,10 +32,12 @@ import threading
 import launch
 
 #: what every grading kernel imports before a cell runs (ipykernel's machinery, the course's engine).  Not the
-#: notebooks' other imports: matplotlib builds its font list from the filesystem it sees (the template sees the
-#: host's, a kernel only the allow-list), and ipywidgets and tqdm.auto adapt to the kernel running them.
+#: notebooks' other imports: ipywidgets and tqdm.auto adapt to the kernel running them.
 PRELOADED = ("ipykernel.kernelapp", "ipykernel.ipkernel", "IPython.core.interactiveshell", "numpy",
              "numpy.testing", "numpy.linalg", "minitf")
+#: and, when the worker has given the template a sandboxed kernel's font list (matplotlib builds it from the files
+#: it sees: the template sees the host's, a kernel only the allow-list), the plotting the course's setup cells import
+PRELOADED_PLOTTING = ("matplotlib", "matplotlib.pyplot")
 READY = "template ready"
 MAX_REQUEST_BYTES = 1 << 20
 TEMPLATE_MARK = "GRADER_KERNEL_TEMPLATE"
@@ -199,7 +201,7 @@ def main(config_path: str, path: str) -> None:
     signal.signal(signal.SIGTERM, _close)  # reaped, so their CPU time counts for the worker
     import importlib
 
-    for name in PRELOADED:
+    for name in PRELOADED + (PRELOADED_PLOTTING if config.get("preload_matplotlib") else ()):
         importlib.import_module(name)
     if threading.active_count() != 1:
         sys.exit(f"grader kernel template: {threading.active_count() - 1} thread(s) started while importing; "

@@ -7,7 +7,8 @@ the course's code.  Steps, all with the machine's own mechanisms:
    and POSIX IPC objects die with the kernel);
 2. a new root (pivot_root) that holds only an allow-list: the Python installation, the system's shared
    libraries, minitf and course_data, read-only; the socket folder; size-limited tmpfs for /tmp, /dev/shm
-   and the working folder (a copy of the student's folder, so nothing written there outlives the kernel);
+   and the working folder (a copy of the student's folder without its notebooks, so nothing written there
+   outlives the kernel);
 3. resource limits (address space, CPU seconds, processes, file size, no core dumps);
 4. drop to the unprivileged sandbox user with no_new_privs, a clean environment, and exec ipykernel.
 
@@ -81,10 +82,13 @@ def _bind(source: str, read_only: bool = True) -> None:
 
 
 def _copy_tree(source: str, target: str, uid: int, gid: int) -> None:
-    """The submission's files, copied into the kernel's scratch folder (regular files and folders only)."""
+    """The submission's files, copied into the kernel's scratch folder (regular files and folders only).
+
+    Not notebooks: those in a grading folder are nbgrader's copies with the test cells restored from the
+    gradebook, hidden tests included, and the kernel of the student being graded must not read them."""
     for name in os.listdir(source):
         origin, copy = os.path.join(source, name), os.path.join(target, name)
-        if os.path.islink(origin):
+        if os.path.islink(origin) or name.endswith(".ipynb"):
             continue
         if os.path.isdir(origin):
             os.mkdir(copy, 0o700)
@@ -271,7 +275,8 @@ def main(argv: list) -> None:
     with open(connection_file) as handle:
         connection_text = handle.read()
     # if the grader is killed, this supervisor goes too, and with it the kernel (its own PDEATHSIG)
-    if config.get("template") and not config.get("command"):
+    # a matplotlibrc in the working folder is read when matplotlib is imported: the template imported it already
+    if config.get("template") and not config.get("command") and not os.path.exists("matplotlibrc"):
         _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
         _through_template(config["template"], connection_file, connection_text, extra)
     if not config["isolate"]:

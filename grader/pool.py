@@ -1,30 +1,43 @@
-"""A worker's warm kernels: a kernel template to fork from, and the next notebook's trusted kernel, started early.
+"""A worker's warm kernels: a kernel template to fork from, and the next notebook's kernels, started early.
 
 Without the pool every kernel is a fresh interpreter that imports ipykernel, NumPy and minitf (about a second
 of CPU here), twice per notebook.  With it, each worker starts one kernel template (grader/kernel_template.py)
 that has done those imports; the launcher of every kernel asks it for a fork, which enters the same sandbox as
-before.  And while a notebook runs, the trusted kernel of the next notebook is already started (it needs
-nothing of the next student: its working folder is an empty folder of its own), so it is ready when the
-first test of the next notebook comes.  ``autograde --no-pool`` turns both off.
+before.  And while a notebook runs, both kernels of the next notebook are already started and prepared
+(grader/execution.py): the trusted kernel (it needs nothing of the next student: its working folder is an empty
+folder of its own) has run the instructor's cells before the first test, and the student's kernel of the same
+submission's next notebook (its working folder is a copy of the same grading folder) has its guard and channel.
+What such a kernel is sent right after its start is only the grader's and the instructor's code; its replies
+are read when the kernel is taken, and a kernel whose preparation does not match the notebook, failed or timed
+out is ended and replaced by one started the usual way.  ``autograde --no-pool`` turns all of it off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from queue import Empty
 
 from grader.paths import GraderError
-from grader.sandbox import Sandbox, remove_stale_folders, write_kernelspec
+from grader.sandbox import Sandbox, remove_stale_folders, self_test, write_kernelspec
 
 TEMPLATE = Path(__file__).with_name("kernel_template.py")
 READY = "template ready"  # what kernel_template.py prints once it serves
 START_SECONDS = 180
+#: run in a fresh sandboxed process: matplotlib's font list as a kernel in the sandbox builds it (from the files
+#: it sees), which the template then loads instead of building its own from the host's fonts
+FONT_PROBE = """import glob, os, matplotlib.font_manager as fm
+path = glob.glob(os.path.join(fm.mpl.get_cachedir(), "fontlist-v*.json"))[0]
+print(os.path.basename(path)); print(open(path).read())"""
 
 
 def proc_mb(pid: int | str, key: str = "VmRSS:", table: str = "status") -> float:
@@ -53,6 +66,7 @@ class KernelTemplate:
         self.folder = Path(tempfile.mkdtemp(prefix=f"grader-template-{os.getpid()}-", dir=parent))
         self.socket = self.folder / "s"
         config["template"] = str(self.socket)
+        config["preload_matplotlib"] = self._sandbox_fonts(sandbox.config) if config["isolate"] else True
         name = f"{sandbox.kernel_name}-warm"
         settings = write_kernelspec(self.folder, config, name)
         self.sandbox = replace(sandbox, kernel_name=name, config=settings)
@@ -65,6 +79,22 @@ class KernelTemplate:
         if line != READY:
             self.close()
             raise GraderError(f"the kernel template did not start (exit code {self.process.poll()})")
+
+    def _sandbox_fonts(self, config: Path) -> bool:
+        """Put the font list of a sandboxed kernel where the template's matplotlib reads its cache; False if the
+        probe fails (the template then leaves matplotlib to each kernel)."""
+        probe = Path(tempfile.mkdtemp(prefix="grader-fonts-"))
+        try:
+            name, text = self_test(config, probe, FONT_PROBE).split("\n", 1)
+        except (GraderError, ValueError, OSError):
+            return False
+        finally:
+            shutil.rmtree(probe, ignore_errors=True)
+        if not name.startswith("fontlist-v") or not name.endswith(".json"):
+            return False
+        (self.folder / ".matplotlib").mkdir(mode=0o700)
+        (self.folder / ".matplotlib" / name).write_text(text)
+        return True
 
     @property
     def resident_mb(self) -> float:
@@ -97,3 +127,60 @@ def start_template(sandbox: Sandbox) -> tuple[Sandbox, KernelTemplate | None]:
         print(f"warning: kernels start without the template ({error})", file=sys.stderr)
         return sandbox, None
     return template.sandbox, template
+
+
+def socket_folder(sandbox: Sandbox | None, kind: str) -> Path | None:
+    """A new socket folder for one kernel, only for its sandbox user: a kernel can write into its socket folder,
+    so each has its own, and nothing one leaves there reaches another (None: no sandbox, TCP on the loopback)."""
+    if sandbox is None or sandbox.ipc_dir is None:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix=f"{sandbox.ipc_dir.name}-{kind}-", dir=sandbox.ipc_dir.parent))
+    os.chown(folder, sandbox.uid, sandbox.gid)
+    os.chmod(folder, 0o700)
+    return folder
+
+
+def following(names: list[str], current: str, wrap: bool = False) -> str | None:
+    """The notebook graded after ``current`` (nbgrader grades a submission's notebooks in sorted order); with
+    ``wrap``, the first one after the last (the next submission's first notebook)."""
+    ordered = sorted(names)
+    if current not in ordered:
+        return None
+    at = ordered.index(current) + 1
+    return ordered[at % len(ordered)] if wrap or at < len(ordered) else None
+
+
+def read_replies(get_reply: Callable[[float], dict], msg_ids: list[str], timeout: float,
+                 alive: Callable[[], bool]) -> list[dict] | None:
+    """The shell replies to requests sent earlier, in their order, each waited for at most ``timeout`` seconds
+    (most arrived long ago); None when one does not come because the kernel hung or died."""
+    replies: dict[str, dict] = {}
+    for msg_id in msg_ids:
+        deadline = time.monotonic() + timeout
+        while msg_id not in replies:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not alive():
+                return None
+            try:
+                reply = get_reply(min(remaining, 0.5))
+            except Empty:
+                continue
+            replies[reply.get("parent_header", {}).get("msg_id", "")] = reply
+    return [replies[msg_id] for msg_id in msg_ids]
+
+
+def kill_launcher(km) -> None:
+    """End a kernel at once and wait for it (milliseconds), so that jupyter_client's shutdown finds it gone instead
+    of a shutdown handshake and polling every 0.1 s.  SIGTERM to its launcher (grader/launch.py) kills the kernel
+    and reaps it: the launcher's own child, or through the template's supervisor; as PID 1 of its namespace the
+    kernel takes everything it started with it.  SIGKILL if the launcher does not go within 5 s."""
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)

@@ -1,11 +1,12 @@
 """minitf: a small, readable NumPy engine with TensorFlow's API, for learning how TensorFlow works.
 
 `import minitf as tf` behaves like `import tensorflow as tf` for what the course uses. Where to look:
-  dtypes.py, tensor_shape.py, tensor.py   what a tensor is
-  core.py                                 bind(): the one door every op goes through (eager | traced | taped)
-  ops/                                    each op's kernel, checks, shape rule and gradient
-  variables.py, tape.py                   state and automatic differentiation
-  function/                               tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
+  core/tensor.py, dtypes.py, tensor_shape.py   what a tensor is
+  core/op.py                                   bind(): the one door every op goes through (eager | traced | taped)
+  ops/                                         each op's kernel, checks, shape rule and gradient, by family
+  ops/variables.py, autodiff/                  state and automatic differentiation
+  function/                                    tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
+  api/                                         the public namespaces (tf.math, tf.nn, tf.config, tf.sparse, ...)
 
 Where to start reading: docs/reading-minitf.md leads through the engine in order (a tensor, `bind`, two ops and
 their gradients, the tape, tracing, tf.function's cache), naming the objects to read in each file and what to look
@@ -14,52 +15,50 @@ for; docs/architecture.md lists every file.
 
 import builtins as _builtins
 
-from minitf import api_extensions as _api_extensions
 from minitf import (
-    autodiff,
-    bitwise,
-    debugging,
     distribute,
+    keras,  # tf.keras: Keras 3 on minitf (minitf/keras/)
+)
+from minitf.api import (
+    autodiff,
+    autograph,
+    bitwise,
+    config,
+    data,
+    debugging,
     dtypes,
     errors,
     experimental,
-    keras,  # tf.keras: Keras 3 on minitf (minitf/keras/)
+    io,
     linalg,
     math,
     nest,
     nn,
-    random,
-    types,
-)
-from minitf import logs as _logs
-from minitf.api_extensions import (
-    RaggedTensor,
-    RaggedTensorSpec,
-    SparseTensor,
-    SparseTensorSpec,
-    data,
-    io,
     ragged,
+    random,
     saved_model,
     sparse,
     strings,
+    test,
     train,
-)
-from minitf.api_misc import (
-    VariableAggregation,
-    VariableSynchronization,
-    get_current_name_scope,
-    get_logger,
-    is_symbolic_tensor,
-    no_gradient,
-    timestamp,
+    types,
     version,
 )
-from minitf.context import state as _state
-from minitf.core import convert_to_tensor
-from minitf.custom_gradients import custom_gradient
-from minitf.devices import DeviceSpec, device
-from minitf.dtypes import (
+from minitf.autodiff import jacobians as _jacobians
+from minitf.autodiff.custom_gradients import custom_gradient
+from minitf.autodiff.gradient_helpers import grad_pass_through, hessians, recompute_grad
+from minitf.autodiff.graph_gradients import gradients, no_gradient
+from minitf.autodiff.tape import GradientTape
+from minitf.autodiff.tape_arguments import UnconnectedGradients
+from minitf.composite.indexed_slices import IndexedSlices
+from minitf.composite.ragged import dispatch as _ragged_dispatch
+from minitf.composite.ragged.tensor import RaggedTensor
+from minitf.composite.sparse import SparseTensor
+from minitf.composite.specs import RaggedTensorSpec, SparseTensorSpec
+from minitf.core import logs as _logs
+from minitf.core.context import state as _state
+from minitf.core.devices import DeviceSpec, device
+from minitf.core.dtypes import (
     DType,
     as_dtype,
     bool,
@@ -80,6 +79,11 @@ from minitf.dtypes import (
     uint32,
     uint64,
 )
+from minitf.core.logs import get_logger
+from minitf.core.op import convert_to_tensor
+from minitf.core.tensor import Tensor
+from minitf.core.tensor_shape import TensorShape
+from minitf.data import methods as _dataset_methods
 from minitf.function import (
     Module,
     TensorArray,
@@ -90,11 +94,25 @@ from minitf.function import (
     name_scope,
     while_loop,
 )
-from minitf.function.graph import Operation
-from minitf.function.namespaces import autograph, config, test
-from minitf.gradient_helpers import grad_pass_through, hessians, recompute_grad
-from minitf.indexed_slices import IndexedSlices
+from minitf.function.module import get_current_name_scope
+from minitf.function.tracing.graph import Operation
+from minitf.function.tracing.trace import is_symbolic_tensor
 from minitf.ops import operators as _operators
+from minitf.ops.array.creation import sequence_mask
+from minitf.ops.array.gather_scatter import (
+    gather_nd,
+    scatter_nd,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+)
+from minitf.ops.array.positions import meshgrid, repeat, roll, unravel_index
+from minitf.ops.array.sequence_ops import dynamic_stitch, reverse_sequence
+from minitf.ops.array.shape_ops import broadcast_dynamic_shape, broadcast_static_shape
+from minitf.ops.array.slicing import slice, strided_slice
+from minitf.ops.array.sort_ops import argsort, searchsorted, sort, unique
 from minitf.ops.array_ops import (
     boolean_mask,
     broadcast_to,
@@ -127,42 +145,35 @@ from minitf.ops.array_ops import (
     zeros,
     zeros_like,
 )
-from minitf.ops.assert_ops import (
+from minitf.ops.checks.assert_ops import (
     Assert,
     assert_greater,
     assert_less,
     assert_rank,
-    broadcast_dynamic_shape,
-    broadcast_static_shape,
+)
+from minitf.ops.checks.check_ops import assert_equal, ensure_shape
+from minitf.ops.checks.tensor_checks import get_static_value, is_tensor
+from minitf.ops.control.case_ops import case, switch_case
+from minitf.ops.control.fold_ops import foldl, foldr, scan
+from minitf.ops.control.grouping_ops import (
     control_dependencies,
+    group,
+    identity_n,
+    inside_function,
+    no_op,
+    shape_n,
+    tuple,
+    unique_with_counts,
 )
-from minitf.ops.case_ops import case, switch_case
-from minitf.ops.check_ops import assert_equal, bitcast, ensure_shape
-from minitf.ops.complex_ops import complex
-from minitf.ops.creation import sequence_mask
-from minitf.ops.fold_ops import foldl, foldr, scan
-from minitf.ops.gather_scatter import (
-    gather_nd,
-    scatter_nd,
-    tensor_scatter_nd_add,
-    tensor_scatter_nd_max,
-    tensor_scatter_nd_min,
-    tensor_scatter_nd_sub,
-    tensor_scatter_nd_update,
-)
-from minitf.ops.graph_gradients import gradients
-from minitf.ops.grouping_ops import group, identity_n, inside_function, no_op, shape_n, tuple, unique_with_counts
-from minitf.ops.indexing_ops import meshgrid, repeat, roll, unravel_index
-from minitf.ops.init_ops import (
-    constant_initializer,
-    ones_initializer,
-    random_normal_initializer,
-    random_uniform_initializer,
-    zeros_initializer,
-)
-from minitf.ops.linalg_ops import matmul, tensordot
-from minitf.ops.map_ops import map_fn, vectorized_map
-from minitf.ops.math_extra_ops import realdiv
+from minitf.ops.control.map_ops import map_fn, vectorized_map
+from minitf.ops.control.python_ops import numpy_function, py_function
+from minitf.ops.linalg.linalg_ops import matmul, tensordot
+from minitf.ops.linalg.matrix_ops import einsum
+from minitf.ops.linalg.norms import clip_by_global_norm, clip_by_norm, norm
+from minitf.ops.math.binary_math import realdiv
+from minitf.ops.math.cast import bitcast
+from minitf.ops.math.complex_ops import complex
+from minitf.ops.math.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
 from minitf.ops.math_ops import (
     abs,
     add,
@@ -214,30 +225,25 @@ from minitf.ops.math_ops import (
     truncatemod,
     where,
 )
-from minitf.ops.matrix_ops import einsum
-from minitf.ops.norms import clip_by_global_norm, clip_by_norm, norm
-from minitf.ops.sequence_ops import dynamic_stitch, reverse_sequence
-from minitf.ops.slicing import slice, strided_slice
-from minitf.ops.sort_ops import argsort, searchsorted, sort, unique
+from minitf.ops.nn.init_ops import (
+    constant_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    zeros_initializer,
+)
 from minitf.ops.state_ops import print_values as print
-from minitf.ops.string_ops import as_string
-from minitf.ops.tensor_checks import get_static_value, is_tensor
-from minitf.ops.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
-from minitf.python_ops import numpy_function, py_function
-from minitf.tape import GradientTape
-from minitf.tape_arguments import UnconnectedGradients
-from minitf.tensor import Tensor
-from minitf.tensor_shape import TensorShape
-from minitf.variables import Variable
-from minitf.variables import _install_operators as _install_variable_operators
+from minitf.ops.state_ops import timestamp
+from minitf.ops.strings.text_ops import as_string
+from minitf.ops.variables import Variable, VariableAggregation, VariableSynchronization
+from minitf.ops.variables import _install_operators as _install_variable_operators
 
 _operators.install()
+_jacobians.install()
 _install_variable_operators()
 _logs.configure()
-_api_extensions.install_ragged_dispatch(math, nn, __import__("sys").modules[__name__])
-# TensorFlow also exports cast under tf.dtypes (dtypes.py cannot import the ops: they import it).
-dtypes.cast = cast
-dtypes.saturate_cast = saturate_cast
+_dataset_methods.install()
+_ragged_dispatch.install(math, nn, strings, dtypes, __import__("sys").modules[__name__])
 
 __version__ = "0.1.0"
 

@@ -1,6 +1,6 @@
 """Which float kernels minitf computes with: NumPy's (the default) or TensorFlow's exact ones (`minitf/exact/`).
 
-`minitf.experimental.numerics("tensorflow")` switches for the rest of the program; used in a `with` statement
+`minitf.api.experimental.numerics("tensorflow")` switches for the rest of the program; used in a `with` statement
 it switches back at the end of the block:
 
     with tf.experimental.numerics("tensorflow"):
@@ -16,7 +16,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any
 
-from minitf.function import optimizer
+from minitf.function.compiling import optimizer
 
 MODES = ("numpy", "tensorflow")
 _mode = ["numpy"]

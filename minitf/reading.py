@@ -26,7 +26,7 @@ from typing import Any
 
 MAX_LINES = 30  # a lesson's excerpt is read in a minute; longer ones belong to docs/reading-minitf.md
 MIN_LINES = 3
-ROOT = Path(__file__).resolve().parent.parent  # paths are printed relative to this: minitf/core.py, ...
+ROOT = Path(__file__).resolve().parent.parent  # paths are printed relative to this: minitf/core/op.py, ...
 _TYPE_IGNORE = re.compile(r"\s*# type: ignore(\[[^\]]*\])?")  # for the type checker, not for the reader
 
 
@@ -85,7 +85,7 @@ def _op(tensorflow_name: str, part: str) -> Callable[[], Any]:
 def op_named(tensorflow_name: str) -> Any:
     """The `Op` registered under TensorFlow's op name: `op_named("AddV2")` is the op behind `tf.add` and `+`."""
     importlib.import_module("minitf")  # importing minitf defines (registers) every op
-    registry = importlib.import_module("minitf.core").REGISTRY
+    registry = importlib.import_module("minitf.core.op").REGISTRY
     return registry[tensorflow_name]
 
 
@@ -95,18 +95,18 @@ EXCERPTS: dict[str, Excerpt] = {
     "EagerTensor": Excerpt(lambda: type(importlib.import_module("minitf").constant(0.0)),
                            start="class EagerTensor", stop="_numpy = numpy"),
     # part 1, 07: the dtype tf.constant picks, and the check that refuses mixed dtypes
-    "dtype inference": Excerpt(_attribute("infer", "minitf.dtypes")),
+    "dtype inference": Excerpt(_attribute("infer", "minitf.core.dtypes")),
     "AddV2 dtype check": Excerpt(_op("AddV2", "check")),
     # part 1, 08: the broadcasting rule on shapes
-    "broadcast shapes": Excerpt(_attribute("broadcast_shapes", "minitf.ops.shapes")),
+    "broadcast shapes": Excerpt(_attribute("broadcast_shapes", "minitf.core.shape_rules")),
     # part 2, 01: walking the tape backwards, and one op's gradient rule
     "tape backward step": Excerpt(_attribute("GradientTape._backward_call")),
     "Mul gradient": Excerpt(_op("Mul", "grad")),
     # part 2, 02: one door for eager and traced calls, and the cache key that decides retracing
-    "bind": Excerpt(_attribute("bind", "minitf.core")),
+    "bind": Excerpt(_attribute("bind", "minitf.core.op")),
     "trace cache key": Excerpt(_attribute("trace_type", "minitf.function.cache_keys")),
     # part 2, 03: how elementwise fusion groups operations
-    "fusion groups": Excerpt(_attribute("elementwise_fusion", "minitf.function.fusion"),
+    "fusion groups": Excerpt(_attribute("elementwise_fusion", "minitf.function.compiling.fusion"),
                              stop="changes: Changes = []"),
 }
 

@@ -11,9 +11,10 @@ the test tree, so it holds for every test file and for the notebook kernels they
 environment).
 
 BLAS threads: each test process (`./run test` starts one per core) runs one test at a time, and so do the
-notebook kernels it starts. NumPy's OpenBLAS starts a thread per core for every matrix product; on two busy cores the digits chapter's 1437x64 @ 64x32
-products then took about 8 ms of CPU each instead of 1.7 ms with one thread (its training cell: 20 s instead of
-5 s). One thread per process gives the same numbers (OpenBLAS splits the output, not the sums) in less time.
+notebook kernels it starts. NumPy's OpenBLAS starts a thread per core for every matrix product; on two busy
+cores the digits chapter's 1437x64 @ 64x32 products then took about 8 ms of CPU each instead of 1.7 ms with one
+thread (its training cell: 20 s instead of 5 s). One thread per process gives the same numbers (OpenBLAS
+splits the output, not the sums) in less time.
 
 Tiers (docs/testing.md): the fast tier is `-m "not slow"`. Two rules here add `slow` where a test does not say it
 itself:
@@ -142,5 +143,5 @@ def tensorflow_numerics() -> Iterator[None]:
     again. Module-scoped, so hypothesis's tests in the module may use it."""
     import minitf
 
-    with minitf.experimental.numerics("tensorflow"):
+    with minitf.api.experimental.numerics("tensorflow"):
         yield

@@ -5,8 +5,8 @@ the standard library, NumPy, and the engine (minitf or TensorFlow) that the note
 
 Values cross as JSON: numbers, strings, None, lists, tuples, dicts, sets, NumPy arrays and scalars, and tensors,
 variables and dtypes of the engine, each rebuilt from plain data.  A minitf graph (a FuncGraph, which a graph pass
-exercise rewrites) crosses as its operations in minitf's SavedModel format (`minitf/graph_io.py`): op types found
-again among minitf's registered ops, attributes as data.  What is not data is each side's business: the
+exercise rewrites) crosses as its operations in minitf's SavedModel format (`minitf/saved/graph_json.py`): op
+types found again among minitf's registered ops, attributes as data.  What is not data is each side's business: the
 ``Encoder`` hands it to a function of the side that encodes, and the ``Decoder`` hands tags it does not know to a
 function of the side that decodes.
 """
@@ -170,19 +170,19 @@ class Decoder:
 
 def func_graph_class():
     """minitf's FuncGraph once the notebook has loaded it (no graph can cross before)."""
-    graph_module = sys.modules.get("minitf.function.graph")
+    graph_module = sys.modules.get("minitf.function.tracing.graph")
     return graph_module.FuncGraph if graph_module is not None else type(None)
 
 
 def graph_data(graph, encoder):
-    from minitf import graph_io
+    from minitf.saved import graph_json
 
     if len(graph.get_operations()) > MAX_GRAPH_OPS:
         raise ChannelError(f"a graph of more than {MAX_GRAPH_OPS} operations does not cross")
-    arrays = graph_io.Arrays()
+    arrays = graph_json.Arrays()
     structured, graph.structured_outputs = graph.structured_outputs, list(graph.outputs)  # (a pass may have
     try:                                                              # replaced what the old structure names)
-        structure = graph_io.graph_to_json(graph, arrays)
+        structure = graph_json.graph_to_json(graph, arrays)
     except KeyError:
         raise ChannelError("the graph is broken: an operation reads a tensor that no operation before it "
                            "makes") from None
@@ -199,7 +199,7 @@ def graph_data(graph, encoder):
 
 
 def graph_from(data, decoder, depth):
-    from minitf import graph_io
+    from minitf.saved import graph_json
 
     if data.get("engine") != "minitf" or "minitf" not in sys.modules:
         raise ChannelError("graphs cross only between minitf kernels")
@@ -211,9 +211,9 @@ def graph_from(data, decoder, depth):
     refused = {str(op.get("type")) for op in structure["ops"] if type(op) is dict} & GRAPH_OPS_REFUSED
     if refused:
         raise ChannelError(f"a graph with {sorted(refused)} operations does not cross")
-    arrays = graph_io.Arrays({str(key): array_from(value) for key, value in dict(data["arrays"]).items()})
+    arrays = graph_json.Arrays({str(key): array_from(value) for key, value in dict(data["arrays"]).items()})
     try:
-        graph = graph_io.graph_from_json(structure, arrays)
+        graph = graph_json.graph_from_json(structure, arrays)
     except (KeyError, IndexError, TypeError, ValueError) as error:
         raise ChannelError(f"not a graph: {error}") from None
     captures = [decoder.decode(item, depth + 1) for item in data["captures"]]

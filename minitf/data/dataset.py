@@ -26,8 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes, nest
-from minitf.core import convert_to_tensor, state
+from minitf.core import dtypes, nest
+from minitf.core.errors import InvalidArgumentError, op_error
+from minitf.core.op import convert_to_tensor, state
+from minitf.core.tensor import EagerTensor, Tensor
 from minitf.data.iterators import NumpyIterator, OwnedIterator
 from minitf.data.structure import (
     batched_cardinality,
@@ -44,11 +46,9 @@ from minitf.data.structure import (
     spec_of,
 )
 from minitf.data.traced import TracedFunction
-from minitf.errors import InvalidArgumentError, op_error
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import stack
-from minitf.ops.random_ops import DatasetShuffle
-from minitf.tensor import EagerTensor, Tensor
+from minitf.ops.random.random_ops import DatasetShuffle
 
 INFINITE = -1
 UNKNOWN = -2

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any, Protocol
 
-from minitf import nest
+from minitf.core import nest
 
-if TYPE_CHECKING:  # the dataset module makes iterators, so it imports this one (not the other way round)
-    from minitf.data.dataset import DatasetV2
+
+class Elements(Protocol):
+    """What an iterator needs of a dataset (dataset.py's `Dataset`, which makes the iterators): its elements,
+    one after another, and their structure."""
+
+    @property
+    def element_spec(self) -> Any: ...
+
+    def _elements(self) -> Iterator[Any]: ...
 
 
 class OwnedIterator:
     """What `iter(dataset)` returns: `next(it)` gives the next element, StopIteration at the end."""
 
-    def __init__(self, dataset: DatasetV2) -> None:
+    def __init__(self, dataset: Elements) -> None:
         self._dataset = dataset
         self._generator = dataset._elements()
 
@@ -35,7 +43,7 @@ class OwnedIterator:
 
 
 class NumpyIterator:
-    def __init__(self, dataset: DatasetV2) -> None:
+    def __init__(self, dataset: Elements) -> None:
         self._generator = dataset._elements()
 
     def __iter__(self) -> NumpyIterator:

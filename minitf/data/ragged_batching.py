@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from minitf import dtypes, nest
-from minitf.composite_specs import RaggedTensorSpec
+from minitf.composite.specs import RaggedTensorSpec
+from minitf.core import dtypes, nest
+from minitf.core.tensor_shape import TensorShape
 from minitf.data.dataset import DatasetV2, _BatchDataset
 from minitf.data.structure import batched_spec, leaves_of, python_int
-from minitf.tensor_shape import TensorShape
 
 
 class _RaggedBatchDataset(_BatchDataset):

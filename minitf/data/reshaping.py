@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes, nest
-from minitf.conversion import convert_to_tensor
+from minitf.core import dtypes, nest
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.errors import InvalidArgumentError, op_error
+from minitf.core.tensor_shape import TensorShape
 from minitf.data.dataset import INFINITE, UNKNOWN, DatasetV2
 from minitf.data.structure import batched_cardinality, leaves_of, python_int, row_groups
-from minitf.errors import InvalidArgumentError, op_error
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import concat, pad, stack
-from minitf.tensor_shape import TensorShape
 
 
 class DatasetSpec:

@@ -14,15 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes
-from minitf.conversion import convert_to_tensor
+from minitf.core import dtypes
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.errors import FailedPreconditionError, InvalidArgumentError, kernel_prefix
+from minitf.core.tensor_shape import TensorShape
 from minitf.data.dataset import INFINITE, UNKNOWN, DatasetV2
 from minitf.data.structure import leaves_of, scalar
-from minitf.errors import FailedPreconditionError, InvalidArgumentError, kernel_prefix
 from minitf.function.cache_keys import TensorSpec
-from minitf.ops import philox
-from minitf.ops.random_ops import seeds
-from minitf.tensor_shape import TensorShape
+from minitf.ops.random import philox
+from minitf.ops.random.random_ops import seeds
 
 
 def _signature(output_types: Any, output_shapes: Any) -> Any:
@@ -214,3 +214,8 @@ def assert_cardinality(expected_cardinality: Any) -> Callable[[DatasetV2], Datas
     """For `dataset.apply(...)`: declare the dataset's length (and check it while iterating)."""
     expected = int(np.asarray(convert_to_tensor(expected_cardinality)))
     return lambda dataset: _AssertCardinalityDataset(dataset, expected)
+
+
+def cardinality(dataset: DatasetV2) -> Any:
+    """`tf.data.experimental.cardinality(dataset)`: the same as `dataset.cardinality()`."""
+    return dataset.cardinality()

@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes, nest
-from minitf.composite_specs import RaggedTensorSpec
-from minitf.core import convert_to_tensor, state
+from minitf.composite.ragged.tensor import RaggedTensor
+from minitf.composite.specs import RaggedTensorSpec
+from minitf.core import dtypes, nest
+from minitf.core.op import convert_to_tensor, state
+from minitf.core.tensor import EagerTensor, Tensor, make
+from minitf.core.tensor_shape import TensorShape
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import concat
-from minitf.ragged.tensor import RaggedTensor
-from minitf.tensor import EagerTensor, Tensor, make
-from minitf.tensor_shape import TensorShape
-from minitf.variables import Variable
+from minitf.ops.variables import Variable
 
 
 def normalize(value: Any) -> Any:

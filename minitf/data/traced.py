@@ -6,10 +6,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from minitf import nest
-from minitf.core import state
+from minitf.core import nest
+from minitf.core.op import state
 from minitf.data.structure import as_traceable, leaves_of, tuples, value_spec
-from minitf.function.autograph import converted_call
+from minitf.function.autograph.converter import converted_call
 from minitf.function.function import function
 
 

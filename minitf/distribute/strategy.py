@@ -15,17 +15,17 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from minitf import devices, nest
-from minitf.context import state
-from minitf.conversion import convert_to_tensor
+from minitf.autodiff.tape_arguments import warn_first_n
+from minitf.core import devices, nest
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.tensor import Tensor
+from minitf.core.tensor_shape import TensorShape
 from minitf.distribute.values import DistributedValues, MirroredVariable, PerReplica, PerReplicaSpec, ReduceOp
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array_ops import stack
 from minitf.ops.math_ops import reduce_mean, reduce_sum
-from minitf.tape_arguments import warn_first_n
-from minitf.tensor import Tensor
-from minitf.tensor_shape import TensorShape
-from minitf.variables import ResourceVariable
+from minitf.ops.variables import ResourceVariable
 
 
 class StrategyExtended:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from minitf.context import state
-from minitf.variables import ResourceVariable, Variable
+from minitf.core.context import state
+from minitf.ops.variables import ResourceVariable, Variable
 
 
 class ReduceOp(enum.Enum):
@@ -72,7 +72,7 @@ class MirroredVariable(ResourceVariable):
     ...), kept equal because every replica applies the same updates. Inside `strategy.run`, replica k reads
     and writes its own copy; outside it (cross-replica context) a read sees copy 0 and a write goes to all."""
 
-    _per_replica = True  # a GradientTape keys it by the copy of the running replica (minitf/tape.py)
+    _per_replica = True  # a GradientTape keys it by the copy of the running replica (minitf/autodiff/tape.py)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         strategy = state.strategy

@@ -1,5 +1,5 @@
 """TensorFlow-exact numerics (opt-in): float kernels that give the bits TensorFlow 2.21's CPU build gives on
-x86-64 with AVX, switched on with `minitf.experimental.numerics("tensorflow")`.
+x86-64 with AVX, switched on with `minitf.api.experimental.numerics("tensorflow")`.
 
 By default minitf computes with NumPy's kernels (`np.exp`, `np.tanh`, `np.sum`): results agree with
 TensorFlow's to float precision, a few units in the last place, as TensorFlow's own results differ between

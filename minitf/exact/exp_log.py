@@ -32,7 +32,7 @@ _DEFAULT_NAN = np.array(0xFFC00000, dtype=np.uint32).view(_F)  # what x86 makes 
 # On the small tensors of a lesson a kernel's cost is its number of NumPy calls, not the arithmetic: the
 # packet paths below write into buffers of the call (positional `out`) and take their constants as 0-d arrays,
 # which NumPy combines with a vector as cheaply as two vectors (a NumPy scalar operand costs twice as much).
-# Floating-point warnings (overflow of inf inputs, ...) are silenced by minitf's warning filter (core.py),
+# Floating-point warnings (overflow of inf inputs, ...) are silenced by minitf's warning filter (core/op.py),
 # which costs nothing per call, unlike np.errstate.
 
 
@@ -94,9 +94,9 @@ def _exp_reduced(x: np.ndarray, polynomial: tuple[tuple[np.ndarray, ...], tuple[
     return p, m
 
 
-_EXP_POLYNOMIAL = _odd_even((0.49999988079071044921875, 0.16666518151760101318359375,
-                             4.166965186595916748046875e-2, 8.36894474923610687255859375e-3,
-                             1.37449637986719608306884765625e-3))
+EXP_POLYNOMIAL32 = (0.49999988079071044921875, 0.16666518151760101318359375, 4.166965186595916748046875e-2,
+                    8.36894474923610687255859375e-3, 1.37449637986719608306884765625e-3)  # c2 ... c6
+_EXP_POLYNOMIAL = _odd_even(EXP_POLYNOMIAL32)
 _LOGISTIC_POLYNOMIAL = _odd_even((0.49999141693115234375, 0.16666877269744873046875, 4.1898667812347412109375e-2,
                                   8.33471305668354034423828125e-3))
 

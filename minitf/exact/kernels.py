@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from minitf.core import Op
+from minitf.core.op import Op
 from minitf.exact import exp_log, libm, reciprocal, summation, tanh
-from minitf.ops import nn_ops, philox, reductions, special_math_ops, unary_math
+from minitf.ops.math import reductions, special, unary_math
+from minitf.ops.nn import nn_ops
+from minitf.ops.random import philox
 
 Kernel = Callable[..., Any]
 
@@ -101,7 +103,7 @@ def _log_softmax_rows(rows: np.ndarray) -> np.ndarray:
 
 
 def _xlogy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return special_math_ops.xlogy_values(x, y, lambda v: exp_log.log(v) if v.dtype == np.float32 else np.log(v))
+    return special.xlogy_values(x, y, lambda v: exp_log.log(v) if v.dtype == np.float32 else np.log(v))
 
 
 Override = tuple[object, str, Any]  # (owner, attribute, TensorFlow-exact value)
@@ -124,7 +126,7 @@ def overrides() -> list[Override]:
         nn_ops.Softmax: _along_last_axis(_softmax_rows, nn_ops.softmax_kernel),
         nn_ops.LogSoftmax: _along_last_axis(_log_softmax_rows, nn_ops.log_softmax_kernel),
         nn_ops.Softplus: _softplus,
-        special_math_ops.Xlogy: special_math_ops.zero_where_x_is_zero(_xlogy),
+        special.Xlogy: special.zero_where_x_is_zero(_xlogy),
     }
     box_muller = {name: libm.c_library(name) for name in philox.BOX_MULLER_MATH}
     return [(op, "kernel", kernel) for op, kernel in kernels.items()] + [(philox, "BOX_MULLER_MATH", box_muller)]

@@ -1,24 +1,25 @@
 """`tf.function` and graphs, one idea per file (docs/architecture.md has the table):
 
-* the graph IR: graph.py (`FuncGraph`, `Operation`), symbolic_tensor.py, shape_inference.py, graph_text.py;
-* tracing: trace.py (the current graph), function_trace.py (one call traced), cache_keys.py, retracing.py,
-  input_signature.py, concrete_function.py, function.py (`tf.function` itself), user_code.py (errors);
-* control flow in graphs: branches.py (`tf.cond`), loops.py (`tf.while_loop`), tensor_array.py, calls.py,
-  subgraphs.py, replay_gradient.py (their gradients), undefined.py; control_flow.py lists them;
-* AutoGraph: autograph.py, autograph_transform.py (the rewrite), autograph_operators.py (its runtime);
-* optimising and running a graph: passes.py, fusion.py, optimizer.py, codegen.py, execute.py;
-* drawing a graph: drawing.py, drawing_nodes.py, drawing_layout.py; `tf.Module`: module.py.
+* tracing/: the graph IR (graph.py: `FuncGraph`, `Operation`, `SymbolicTensor`; shape_inference.py,
+  graph_text.py), trace.py (the current graph), function_trace.py (one call traced), user_code.py (errors);
+* `tf.function` itself and its cache, here: function.py, cache_keys.py, retracing.py, input_signature.py,
+  concrete_function.py; `tf.Module`: module.py;
+* control_flow/: branches.py (`tf.cond`), loops.py (`tf.while_loop`), tensor_array.py, calls.py,
+  subgraphs.py, replay_gradient.py (their gradients); its __init__ lists them;
+* autograph/: converter.py, transform.py (the rewrite), operators.py (its runtime), undefined.py;
+* compiling/: optimising and running a graph: passes.py, fusion.py, optimizer.py, codegen.py, specialize.py,
+  execute.py, and jit/ (`jit_compile=True`);
+* drawing/: svg.py, nodes.py, layout.py.
 """
 
-from minitf.function.branches import cond
 from minitf.function.cache_keys import TensorSpec
 from minitf.function.concrete_function import ConcreteFunction
+from minitf.function.control_flow.branches import cond
+from minitf.function.control_flow.loops import while_loop
+from minitf.function.control_flow.tensor_array import TensorArray
 from minitf.function.function import Function, function, functions_run_eagerly, run_functions_eagerly
-from minitf.function.graph import FuncGraph, Operation
-from minitf.function.loops import while_loop
 from minitf.function.module import Module, init_scope, name_scope
-from minitf.function.symbolic_tensor import SymbolicTensor
-from minitf.function.tensor_array import TensorArray
+from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
 
 __all__ = [
     "ConcreteFunction", "FuncGraph", "Function", "Module", "Operation", "SymbolicTensor", "TensorArray",

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes, nest
-from minitf.tensor import Tensor
-from minitf.tensor_shape import as_shape
-from minitf.variables import Variable
+from minitf.core import dtypes, nest
+from minitf.core.tensor import Tensor
+from minitf.core.tensor_shape import as_shape
+from minitf.ops.variables import Variable
 
 
 class TensorSpec:

@@ -16,19 +16,19 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from minitf import dtypes, nest
-from minitf.core import _tf_name, convert_to_tensor, make_output, state
-from minitf.errors import InvalidArgumentError
-from minitf.function import codegen, drawing, optimizer
+from minitf.composite.indexed_slices import IndexedSlices
+from minitf.core import dtypes, nest
+from minitf.core.errors import InvalidArgumentError
+from minitf.core.op import _tf_name, convert_to_tensor, make_output, state
+from minitf.core.tensor import EagerTensor, Tensor, make
 from minitf.function.cache_keys import ById, Literal, TensorSpec, VariableSpec, output_type, trace_type, type_text
-from minitf.function.calls import call_traced
-from minitf.function.execute import KERNEL_ERRORS, call_graph, compiled, node_error
-from minitf.function.graph import FuncGraph, resource
-from minitf.function.optimizer import OptimizationReport
-from minitf.function.symbolic_tensor import SymbolicTensor
-from minitf.indexed_slices import IndexedSlices
-from minitf.tensor import EagerTensor, Tensor, make
-from minitf.variables import Variable
+from minitf.function.compiling import codegen, optimizer
+from minitf.function.compiling.execute import KERNEL_ERRORS, call_graph, compiled, node_error
+from minitf.function.compiling.optimizer import OptimizationReport
+from minitf.function.control_flow.calls import call_traced
+from minitf.function.drawing import svg
+from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
+from minitf.ops.variables import Variable
 
 
 class ConcreteFunction:
@@ -136,7 +136,7 @@ class ConcreteFunction:
         version = optimizer.options_version()
         if self._optimized is None or self._optimized[0] != version:
             if self._jit():
-                from minitf.function.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
+                from minitf.function.compiling.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
                 graph, report = pipeline.compile_graph(self.graph)
             else:
                 graph, report = optimizer.optimize(self.graph)
@@ -149,7 +149,7 @@ class ConcreteFunction:
 
     def _check_compilable(self) -> None:
         if self._jit_compile and not self._compilable:  # the whole function must compile (auto-clustering
-            from minitf.function.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
+            from minitf.function.compiling.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
             pipeline.check_compilable(self.graph, self._function_name)  # leaves out what cannot)
             self._compilable = True
 
@@ -165,11 +165,11 @@ class ConcreteFunction:
 
     def draw(self, optimized: bool = False, **options: Any) -> Any:
         """The graph (or the optimised graph) drawn inline, as SVG (minitf-only; TensorFlow uses TensorBoard)."""
-        return drawing.draw(self.optimized_graph if optimized else self.graph, **options)
+        return svg.draw(self.optimized_graph if optimized else self.graph, **options)
 
     def draw_optimization(self) -> Any:
         """The traced graph and the optimised graph side by side (minitf-only)."""
-        return drawing.side_by_side(self.graph, self.optimized_graph, titles=("traced", "optimised"))
+        return svg.side_by_side(self.graph, self.optimized_graph, titles=("traced", "optimised"))
 
     def generated_code(self) -> str:
         """The Python code the optimised graph became, with the kernels fusion made (minitf-only)."""

@@ -19,11 +19,11 @@ from typing import Any, cast
 
 import numpy as np
 
-from minitf.core import state
-from minitf.function.autograph import converted
+from minitf.core.op import state
+from minitf.core.tensor import EagerTensor
+from minitf.function.autograph.converter import converted
 from minitf.function.cache_keys import TensorSpec, trace_type
 from minitf.function.concrete_function import ConcreteFunction, FunctionType, check_argument
-from minitf.function.function_trace import trace_graph
 from minitf.function.input_signature import (
     apply_input_signature,
     checked_input_signature,
@@ -31,7 +31,7 @@ from minitf.function.input_signature import (
     signature_parameters,
 )
 from minitf.function.retracing import TracingDetector, detector_for, matching_trace, relaxed_key
-from minitf.tensor import EagerTensor
+from minitf.function.tracing.function_trace import trace_graph
 
 _RUN_EAGERLY = [False]
 
@@ -114,7 +114,7 @@ class Function:
         """What the jit makes of the trace for these arguments, stage by stage: call the result with
         `stage="hlo"` (the default), "optimized_hlo", "optimized_hlo_dot", or minitf's own "loop_ir",
         "python", "llvm", "asm"."""
-        from minitf.function.jit.stages import compiler_ir  # noqa: PLC0415 - the jit loads on first use
+        from minitf.function.compiling.jit.stages import compiler_ir  # noqa: PLC0415 - the jit loads on first use
         return compiler_ir(self.get_concrete_function(*args, **kwargs))
 
     def experimental_get_tracing_count(self) -> int:

@@ -14,12 +14,12 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from minitf import nest
-from minitf.composite_specs import RaggedTensorSpec
-from minitf.core import convert_to_tensor
+from minitf.composite.specs import RaggedTensorSpec
+from minitf.core import nest
+from minitf.core.op import convert_to_tensor
+from minitf.core.tensor import Tensor
 from minitf.function.cache_keys import Literal, TensorSpec, trace_type, type_text
 from minitf.function.concrete_function import FunctionType, literal_matches
-from minitf.tensor import Tensor
 
 Parameter = inspect.Parameter
 

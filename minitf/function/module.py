@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from minitf.core import state
-from minitf.function.trace import graph_scope
-from minitf.variables import Variable
+from minitf.core.op import state
+from minitf.function.tracing.trace import graph_scope
+from minitf.ops.variables import Variable
 
 
 @contextmanager
@@ -136,3 +136,9 @@ def _leaves(value: Any) -> list:
     if isinstance(value, list | tuple):
         return [leaf for v in value for leaf in _leaves(v)]
     return [value]
+
+
+def get_current_name_scope() -> str:
+    """`tf.get_current_name_scope()`: the enclosing tf.name_scope blocks' names joined by "/" ("" outside any)."""
+    graph = state.graph
+    return "/".join(graph.name_scopes if graph is not None else eager_name_scopes)

@@ -10,14 +10,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from minitf import dtypes
-from minitf.conversion import convert_to_tensor
-from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, kernel_prefix
+from minitf.composite.ragged.tensor import RaggedTensor
+from minitf.composite.sparse import SparseTensor
+from minitf.core import dtypes
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.errors import InvalidArgumentError, kernel_prefix
+from minitf.core.op import Op, bind
+from minitf.core.tensor_shape import TensorShape
 from minitf.io.example_proto import Example
-from minitf.ragged.tensor import RaggedTensor
-from minitf.sparse import SparseTensor
-from minitf.tensor_shape import TensorShape
 
 _LIST_DTYPES = {"bytes_list": dtypes.string, "float_list": dtypes.float32, "int64_list": dtypes.int64}
 

@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes
-from minitf.conversion import convert_to_tensor
-from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError, kernel_prefix, op_error
+from minitf.core import dtypes
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.errors import InvalidArgumentError, kernel_prefix, op_error
+from minitf.core.op import Op, bind
+from minitf.core.tensor import Tensor
+from minitf.core.tensor_shape import TensorShape
 from minitf.io import wire
-from minitf.tensor import Tensor
-from minitf.tensor_shape import TensorShape
 
 # TensorFlow's DataType enum (types.proto)
 DTYPE_NUMBERS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,

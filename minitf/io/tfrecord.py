@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes
+from minitf.core import dtypes
+from minitf.core.errors import DataLossError, NotFoundError, kernel_prefix
 from minitf.data.dataset import UNKNOWN, DatasetV2
 from minitf.data.structure import scalar
-from minitf.errors import DataLossError, NotFoundError, kernel_prefix
 from minitf.function.cache_keys import TensorSpec
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from minitf.ops import nn_ops
 from minitf.ops.math_ops import sigmoid as _sigmoid
 from minitf.ops.math_ops import tanh as _tanh
+from minitf.ops.nn import nn_ops
 
 
 def linear(x: Any) -> Any:

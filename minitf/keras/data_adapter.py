@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.conversion import convert_to_tensor
+from minitf.core.conversion import convert_to_tensor
 
 
 def is_dataset(data: Any) -> bool:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from minitf import random as tf_random
-from minitf.ops.creation import ones, zeros
+from minitf.api import random as tf_random
+from minitf.ops.array.creation import ones, zeros
 
 
 class Initializer:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitf.conversion import convert_to_tensor
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.tensor import Tensor
 from minitf.keras.backend import epsilon
-from minitf.ops import nn_ops
-from minitf.ops.cast_where import cast
+from minitf.ops.array.shape_ops import squeeze
+from minitf.ops.math.cast import cast
+from minitf.ops.math.unary_math import log
 from minitf.ops.math_ops import clip_by_value, reduce_mean, reduce_sum, square
-from minitf.ops.nn_training_ops import sigmoid_cross_entropy_with_logits
-from minitf.ops.shape_ops import squeeze
-from minitf.ops.unary_math import log
-from minitf.tensor import Tensor
+from minitf.ops.nn import nn_ops
+from minitf.ops.nn.nn_training_ops import sigmoid_cross_entropy_with_logits
 
 
 def _same_rank(y_true: Any, y_pred: Any) -> tuple[Any, Any]:

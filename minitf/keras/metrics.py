@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitf.conversion import convert_to_tensor
-from minitf.ops.binary_math import maximum
-from minitf.ops.cast_where import cast
-from minitf.ops.comparisons import equal, greater
+from minitf.core.conversion import convert_to_tensor
+from minitf.ops.array.shape_ops import size, squeeze
+from minitf.ops.math.binary_math import maximum
+from minitf.ops.math.cast import cast
+from minitf.ops.math.comparisons import equal, greater
 from minitf.ops.math_ops import argmax, reduce_sum
-from minitf.ops.shape_ops import size, squeeze
-from minitf.variables import Variable
+from minitf.ops.variables import Variable
 
 
 class Metric:

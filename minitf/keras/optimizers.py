@@ -13,10 +13,10 @@ import numpy as np
 
 from minitf.keras import naming
 from minitf.keras.variables import KerasVariable
-from minitf.ops.binary_math import pow as tf_pow
-from minitf.ops.cast_where import cast
-from minitf.ops.unary_math import floor, sqrt, square
-from minitf.variables import Variable
+from minitf.ops.math.binary_math import pow as tf_pow
+from minitf.ops.math.cast import cast
+from minitf.ops.math.unary_math import floor, sqrt, square
+from minitf.ops.variables import Variable
 
 
 class ExponentialDecay:

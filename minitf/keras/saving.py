@@ -4,6 +4,9 @@
   the layer's weights in `layer.weights` order, and `optimizer/vars/<i>` for the optimizer's variables.
 * `model.save("x.keras")`: a zip of `metadata.json`, `config.json` (the model's architecture as
   `get_config()` gives it) and `model.weights.h5` (the file above).
+
+Each model class says how Keras files it (`Model._saved_as`, `Model._stored_layers`), so this module needs no
+model class; loading, which rebuilds models, is models/loading.py.
 """
 
 from __future__ import annotations
@@ -17,11 +20,7 @@ from typing import Any
 import h5py  # type: ignore[import-untyped]
 import numpy as np
 
-from minitf.keras import layers as layers_module
 from minitf.keras import naming
-from minitf.keras.layers.keras_tensor import KerasTensor
-from minitf.keras.models.functional import Functional
-from minitf.keras.models.sequential import Sequential
 
 KERAS_VERSION = "3.15.1"
 
@@ -31,8 +30,7 @@ def stored_names(model: Any) -> list[tuple[str, Any]]:
     `dense_1`, ...), whatever the layers are called; a functional model's inputs have (empty) groups too."""
     used: dict[str, int] = {}
     named = []
-    layers = model.layers if isinstance(model, Sequential) else model._layers
-    for layer in layers:
+    for layer in model._stored_layers():
         base = naming.snake_case(type(layer).__name__)
         used[base] = used[base] + 1 if base in used else 0
         named.append((base if used[base] == 0 else f"{base}_{used[base]}", layer))
@@ -55,7 +53,7 @@ def _write_weights(model: Any, file: h5py.File) -> None:
             variables.create_dataset(str(index), data=np.asarray(variable.numpy()))
 
 
-def _read_weights(model: Any, file: h5py.File) -> None:
+def read_weights(model: Any, file: h5py.File) -> None:
     for stored_name, layer in stored_names(model):
         if not layer.weights:
             continue
@@ -75,14 +73,12 @@ def save_weights(model: Any, filepath: str) -> None:
 
 def load_weights(model: Any, filepath: str) -> None:
     with h5py.File(filepath, "r") as file:
-        _read_weights(model, file)
+        read_weights(model, file)
 
 
 def model_config(model: Any) -> dict[str, Any]:
-    functional = not isinstance(model, Sequential)
-    return {"module": "keras.src.models.functional" if functional else "keras",
-            "class_name": "Functional" if functional else "Sequential",
-            "config": model.get_config(), "registered_name": None}
+    module, class_name = model._saved_as
+    return {"module": module, "class_name": class_name, "config": model.get_config(), "registered_name": None}
 
 
 def save_model(model: Any, filepath: str) -> None:
@@ -90,7 +86,7 @@ def save_model(model: Any, filepath: str) -> None:
     if not str(filepath).endswith(".keras"):
         raise ValueError(f"Invalid filepath extension for saving. Please add a `.keras` extension. "
                          f"Received: filepath={filepath}")
-    if not isinstance(model, Sequential | Functional):
+    if model._saved_as is None:
         raise NotImplementedError("minitf saves Sequential and functional models; save a subclassed model's "
                                   "weights with save_weights.")
     weights = io.BytesIO()
@@ -101,64 +97,3 @@ def save_model(model: Any, filepath: str) -> None:
         archive.writestr("metadata.json", json.dumps(metadata))
         archive.writestr("config.json", json.dumps(model_config(model)))
         archive.writestr("model.weights.h5", weights.getvalue())
-
-
-def _layer_from_config(entry: dict[str, Any]) -> Any:
-    cls = getattr(layers_module, entry["class_name"], None)
-    if cls is None:
-        raise ValueError(f"Unknown layer: '{entry['class_name']}'. minitf.keras has no such layer.")
-    return cls.from_config(entry["config"])
-
-
-def model_from_config(config: dict[str, Any]) -> Any:
-    """Rebuild Sequential and functional models from the architecture Keras writes."""
-    inner = config["config"]
-    if config["class_name"] == "Sequential":
-        model = Sequential(name=inner["name"])
-        for entry in inner["layers"]:
-            model.add(_layer_from_config(entry), rebuild=False)
-        if model._input_layer is not None:
-            model.build(model._input_layer.batch_shape)
-        return model
-    made: dict[str, Any] = {}
-    outputs: dict[tuple[str, int], list[KerasTensor]] = {}
-    pending: list[tuple[Any, list[dict[str, Any]]]] = []
-    for entry in inner["layers"]:
-        layer = _layer_from_config(entry)
-        made[layer.name] = layer
-        if isinstance(layer, layers_module.InputLayer):
-            outputs[(layer.name, 0)] = [layer.output]
-        pending.append((layer, list(entry.get("inbound_nodes", []))))
-    # A layer's calls are replayed in their order, each once every tensor it reads exists (a shared layer may
-    # be listed before the input its second call reads).
-    while any(nodes for _, nodes in pending):
-        progressed = False
-        for layer, nodes in pending:
-            while nodes and all(tuple(a["config"]["keras_history"][:2]) in outputs for a in nodes[0]["args"]):
-                node = nodes.pop(0)
-                args = [outputs[(a["config"]["keras_history"][0], a["config"]["keras_history"][1])]
-                        [a["config"]["keras_history"][2]] for a in node["args"]]
-                result = layer(args[0] if len(args) == 1 else args)
-                index = sum(1 for key in outputs if key[0] == layer.name)
-                outputs[(layer.name, index)] = result if isinstance(result, list) else [result]
-                progressed = True
-        if not progressed:
-            raise ValueError("The saved model's layer calls read tensors no layer makes; the file is damaged.")
-
-    def tensors(where: Any) -> Any:
-        if isinstance(where[0], str):
-            return outputs[(where[0], 0 if isinstance(made[where[0]], layers_module.InputLayer) else where[1])][
-                where[2]]
-        return [tensors(item) for item in where]
-
-    return Functional(tensors(inner["input_layers"]), tensors(inner["output_layers"]), name=inner["name"])
-
-
-def load_model(filepath: str, custom_objects: Any = None, compile: bool = True, safe_mode: bool = True) -> Any:
-    """A model saved with `model.save("x.keras")`, by minitf or by Keras (uncompiled: compile it again)."""
-    with zipfile.ZipFile(filepath) as archive:
-        config = json.loads(archive.read("config.json"))
-        model = model_from_config(config)
-        with h5py.File(io.BytesIO(archive.read("model.weights.h5")), "r") as file:
-            _read_weights(model, file)
-    return model

@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from minitf.autodiff.tape import GradientTape
 from minitf.function.function import function
 from minitf.keras import losses as losses_module
 from minitf.keras import metrics as metrics_module
 from minitf.keras import optimizers
 from minitf.keras.callbacks import Callback, CallbackList, History, ProgbarLogger
 from minitf.keras.data_adapter import Batches, is_dataset, split_validation
+from minitf.ops.array.shape_ops import shape
 from minitf.ops.math_ops import add_n
-from minitf.ops.shape_ops import shape
-from minitf.tape import GradientTape
 
 NOT_COMPILED = ("You must call `compile()` before using the model.\n"
                 "Hint: call model.compile(optimizer=..., loss=...) first, e.g. model.compile(\"adam\", \"mse\").")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf import random as tf_random
+from minitf.api import random as tf_random
 
 
 def set_random_seed(seed: int) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from minitf.keras import naming
-from minitf.variables import Variable
+from minitf.ops.variables import Variable
 
 
 class KerasVariable(Variable):

@@ -4,8 +4,7 @@
 
 from __future__ import annotations
 
-from minitf.ops.broadcasting import OnesLike, ZerosLike
-from minitf.ops.creation import (
+from minitf.ops.array.creation import (
     Fill,
     LinSpace,
     OneHot,
@@ -21,7 +20,7 @@ from minitf.ops.creation import (
     zeros,
     zeros_like,
 )
-from minitf.ops.gather_scatter import (
+from minitf.ops.array.gather_scatter import (
     GatherGrad,
     GatherNd,
     GatherV2,
@@ -42,7 +41,7 @@ from minitf.ops.gather_scatter import (
     tensor_scatter_nd_sub,
     tensor_scatter_nd_update,
 )
-from minitf.ops.join_split import (
+from minitf.ops.array.join_split import (
     ConcatV2,
     MirrorPad,
     Pack,
@@ -63,7 +62,7 @@ from minitf.ops.join_split import (
     tile,
     unstack,
 )
-from minitf.ops.shape_ops import (
+from minitf.ops.array.shape_ops import (
     BroadcastTo,
     ExpandDims,
     Identity,
@@ -87,7 +86,7 @@ from minitf.ops.shape_ops import (
     stop_gradient,
     transpose,
 )
-from minitf.ops.slicing import (
+from minitf.ops.array.slicing import (
     Slice,
     SliceGrad,
     StridedSlice,
@@ -100,3 +99,4 @@ from minitf.ops.slicing import (
     slice_update,
     strided_slice,
 )
+from minitf.ops.math.elementwise import OnesLike, ZerosLike

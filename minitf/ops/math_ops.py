@@ -1,11 +1,12 @@
 """TensorFlow's `math_ops` module name, kept as one namespace over the concept modules it was split into
-(broadcasting, comparisons, cast_where, unary_math, trigonometry, binary_math, reductions): code outside
+(elementwise, comparisons, cast, where, unary_math, trigonometry, binary_math, reductions): code outside
 `minitf/ops/` writes `math_ops.reduce_sum(...)` or `m.where(...)`. Define nothing here."""
 
 from __future__ import annotations
 
-from minitf.core import operand
-from minitf.ops.binary_math import (
+from minitf.core.op import operand
+from minitf.ops.array.where import SelectV2, Where, where
+from minitf.ops.math.binary_math import (
     Add,
     Div,
     FloorDiv,
@@ -39,39 +40,8 @@ from minitf.ops.binary_math import (
     truncatediv,
     truncatemod,
 )
-from minitf.ops.broadcasting import (
-    ANY,
-    BOOL,
-    FC,
-    FLOATS_AND_WIDE_INTS,
-    NUM,
-    REAL,
-    SIGNED,
-    SIGNED_REAL,
-    BroadcastLike,
-    F,
-    OnesLike,
-    ReshapeLike,
-    SumToShape,
-    ZerosLike,
-    binary_call,
-    binary_op,
-    broadcast_like,
-    ones_like_,
-    reflected_call,
-    unary_function,
-    unary_op,
-    unbroadcast,
-    zeros_like_,
-)
-from minitf.ops.cast_where import (
-    Cast,
-    SelectV2,
-    Where,
-    cast,
-    where,
-)
-from minitf.ops.comparisons import (
+from minitf.ops.math.cast import Cast, cast
+from minitf.ops.math.comparisons import (
     BitwiseAnd,
     BitwiseOr,
     BitwiseXor,
@@ -96,7 +66,32 @@ from minitf.ops.comparisons import (
     logical_xor,
     not_equal,
 )
-from minitf.ops.reductions import (
+from minitf.ops.math.elementwise import (
+    ANY,
+    BOOL,
+    FC,
+    FLOATS_AND_WIDE_INTS,
+    NUM,
+    REAL,
+    SIGNED,
+    SIGNED_REAL,
+    BroadcastLike,
+    F,
+    OnesLike,
+    ReshapeLike,
+    SumToShape,
+    ZerosLike,
+    binary_call,
+    binary_op,
+    broadcast_like,
+    ones_like_,
+    reflected_call,
+    unary_function,
+    unary_op,
+    unbroadcast,
+    zeros_like_,
+)
+from minitf.ops.math.reductions import (
     All,
     Any_,
     ArgMax,
@@ -126,7 +121,7 @@ from minitf.ops.reductions import (
     reduce_sum,
     reduce_variance,
 )
-from minitf.ops.trigonometry import (
+from minitf.ops.math.trigonometry import (
     Cos,
     Sin,
     Tan,
@@ -134,7 +129,7 @@ from minitf.ops.trigonometry import (
     sin,
     tan,
 )
-from minitf.ops.unary_math import (
+from minitf.ops.math.unary_math import (
     Abs,
     Ceil,
     ComplexAbs,

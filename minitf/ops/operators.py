@@ -7,14 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from minitf import dtypes
-from minitf.conversion import convert_to_tensor, operand
-from minitf.core import bind
-from minitf.ops import binary_math, unary_math
-from minitf.ops.binary_math import Add, FloorDiv, FloorMod, Mul, Pow, Sub, multiply
-from minitf.ops.broadcasting import binary_call, reflected_call
-from minitf.ops.cast_where import cast
-from minitf.ops.comparisons import (
+from minitf.core import dtypes
+from minitf.core.conversion import convert_to_tensor, operand
+from minitf.core.op import bind
+from minitf.core.tensor import Tensor
+from minitf.ops.array.slicing import getitem
+from minitf.ops.linalg.linalg_ops import matmul
+from minitf.ops.math import binary_math, unary_math
+from minitf.ops.math.binary_math import Add, FloorDiv, FloorMod, Mul, Pow, Sub, multiply
+from minitf.ops.math.cast import cast
+from minitf.ops.math.comparisons import (
     BitwiseAnd,
     BitwiseOr,
     BitwiseXor,
@@ -31,10 +33,8 @@ from minitf.ops.comparisons import (
     logical_not,
     logical_xor,
 )
-from minitf.ops.linalg_ops import matmul
-from minitf.ops.slicing import getitem
-from minitf.ops.unary_math import negative
-from minitf.tensor import Tensor
+from minitf.ops.math.elementwise import binary_call, reflected_call
+from minitf.ops.math.unary_math import negative
 
 
 def _binary(op: Any) -> tuple[Any, Any]:

@@ -12,18 +12,19 @@ a graph a Placeholder that stands for it (its value is fed when the graph runs).
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from minitf import dtypes
-from minitf.core import Op, bind
-from minitf.errors import InvalidArgumentError
-from minitf.logs import interactive
-from minitf.printing import format_value
-from minitf.tensor import EagerTensor, Tensor, make
-from minitf.tensor_shape import TensorShape
+from minitf.core import dtypes
+from minitf.core.errors import InvalidArgumentError
+from minitf.core.logs import interactive
+from minitf.core.op import Op, bind
+from minitf.core.printing import format_value
+from minitf.core.tensor import EagerTensor, Tensor, make
+from minitf.core.tensor_shape import TensorShape
 
 Spec = tuple[TensorShape, dtypes.DType]
 
@@ -149,3 +150,13 @@ def print_values(*inputs: Any, output_stream: Any = None, summarize: int = 3, se
             template.append(("text", format_value(value, summarize)))
     text = bind(StringFormat, *tensors, template=tuple(template), summarize=summarize, sep=sep)
     bind(PrintV2, text, output_stream=output_stream, end=end)
+
+
+# Stateful, so that each call of a traced function reads the clock anew.
+Timestamp = Op("Timestamp", lambda: np.float64(time.time()), shape=lambda s, t, a: [(TensorShape([]), dtypes.float64)],
+               stateful=True)
+
+
+def timestamp(name: str | None = None) -> Tensor:
+    """`tf.timestamp()`: the time in seconds since the epoch, as a float64 scalar (when the graph runs, if traced)."""
+    return bind(Timestamp)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.core import state
-from minitf.function.graph import FuncGraph, SymbolicTensor
+from minitf.core.op import state
+from minitf.function.tracing.graph import FuncGraph, SymbolicTensor
 
 
 def test_listing_shows_each_operation_with_inputs_and_result_types() -> None:
@@ -274,7 +274,7 @@ def test_gradients_in_a_traced_function_equal_eager_gradients(name: str) -> None
 
 def test_autograph_for_loop_hands_iterables_with_their_own_graph_loop_to_them() -> None:
     """The hook tf.data datasets use: `for x in dataset` inside a tf.function calls `_minitf_for_stmt`."""
-    from minitf.function import autograph
+    from minitf.function.autograph import converter as autograph
 
     class Numbers:
         def __init__(self, n: int) -> None:

@@ -26,7 +26,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow as real_tf  # noqa: E402
 
 import minitf  # noqa: E402
-from minitf.function import optimizer  # noqa: E402
+from minitf.function.compiling import optimizer  # noqa: E402
 
 pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
 

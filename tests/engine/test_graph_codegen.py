@@ -13,9 +13,9 @@ import pytest
 from harness import ENGINES, same_program
 
 import minitf as tf
-from minitf.core import REGISTRY, state
-from minitf.function.execute import compiled
-from minitf.function.graph import FuncGraph
+from minitf.core.op import REGISTRY, state
+from minitf.function.compiling.execute import compiled
+from minitf.function.tracing.graph import FuncGraph
 
 
 def all_graphs(graph: FuncGraph) -> list[FuncGraph]:

@@ -1,4 +1,4 @@
-"""Drawing graphs (minitf/function/drawing.py, minitf-only): what the SVG and HTML contain, and that the
+"""Drawing graphs (minitf/function/drawing/svg.py, minitf-only): what the SVG and HTML contain, and that the
 layout stays readable (no overlapping boxes, arrows pointing down, no needless crossings).
 
 The drawings are parsed as XML: the SVG must be well formed (a browser shows nothing otherwise), and so
@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf import dtypes
+from minitf.core import dtypes
 from minitf.function.concrete_function import ConcreteFunction
-from minitf.function.drawing import GraphDrawing, SideBySide, draw, side_by_side
-from minitf.function.drawing_layout import count_crossings, lay_out
-from minitf.function.drawing_nodes import STYLES, is_fused
+from minitf.function.drawing.layout import count_crossings, lay_out
+from minitf.function.drawing.nodes import STYLES, is_fused
+from minitf.function.drawing.svg import GraphDrawing, SideBySide, draw, side_by_side
 from minitf.function.function import Function
-from minitf.function.graph import FuncGraph
+from minitf.function.tracing.graph import FuncGraph
 
 SVG = "{http://www.w3.org/2000/svg}"
 REPO = Path(__file__).resolve().parents[2]
@@ -656,7 +656,7 @@ def test_a_notebook_cell_that_draws_exports_to_html_with_the_drawing(tmp_path: P
     from nbclient import NotebookClient
     from nbconvert import HTMLExporter
 
-    source = ("import minitf as tf\nfrom minitf.function.drawing import draw\n"
+    source = ("import minitf as tf\nfrom minitf.function.drawing.svg import draw\n"
               "@tf.function\ndef f(x):\n    return tf.nn.relu(x * 2.0)\n"
               "f(tf.ones([2, 2]))\ndraw(f)")
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])

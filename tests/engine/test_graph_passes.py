@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.function import optimizer
-from minitf.function.execute import run_graph
-from minitf.function.graph import FuncGraph
-from minitf.function.optimizer import GraphVerificationError, custom_pass, optimize
+from minitf.function.compiling import optimizer
+from minitf.function.compiling.execute import run_graph
+from minitf.function.compiling.optimizer import GraphVerificationError, custom_pass, optimize
+from minitf.function.tracing.graph import FuncGraph
 from minitf.ops.state_ops import variable_of
 
 

@@ -56,7 +56,8 @@ STOPS = _stops()
 
 
 def resolve(qualified: str) -> Any:
-    """`minitf.core.bind`, `minitf.tape.GradientTape.gradient`: the longest importable module, then attributes."""
+    """`minitf.core.op.bind`, `minitf.autodiff.tape.GradientTape.gradient`: the longest importable module, then
+    attributes."""
     parts = qualified.split(".")
     for cut in range(len(parts), 0, -1):
         try:

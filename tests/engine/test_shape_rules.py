@@ -2,7 +2,7 @@
 
 The tracer builds graphs from shape rules alone (it never runs a kernel to learn a shape), so a wrong rule
 means a traced function whose tensors claim shapes or dtypes their values do not have. For every op in
-`minitf.core.REGISTRY`, `INPUTS` below generates inputs (NumPy values and attrs, with broadcasting and the
+`minitf.core.op.REGISTRY`, `INPUTS` below generates inputs (NumPy values and attrs, with broadcasting and the
 usual attrs); the test runs the kernel and checks the rule against the output:
 
 * with the inputs' exact shapes (and, for value-dependent ops, the constant inputs' values) the rule gives
@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minitf as tf
-from minitf import dtypes
-from minitf.core import REGISTRY, Op
-from minitf.errors import OpError
-from minitf.tensor_shape import TensorShape
+from minitf.core import dtypes
+from minitf.core.errors import OpError
+from minitf.core.op import REGISTRY, Op
+from minitf.core.tensor_shape import TensorShape
 
 rules = settings(max_examples=12, derandomize=True, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
@@ -875,7 +875,7 @@ DATA_DEPENDENT = {"Where": "one row per true entry",
 def spec_of(value: Any) -> tuple[TensorShape, dtypes.DType]:
     """The static shape and dtype a runtime value has (a Variable stands for a resource handle)."""
     if isinstance(value, tf.Variable):
-        from minitf.function.graph import resource
+        from minitf.function.tracing.graph import resource
         return TensorShape([]), resource
     array = np.asarray(value)
     return TensorShape(array.shape), dtypes.from_numpy(array.dtype)

@@ -16,7 +16,7 @@ import pytest
 import minitf as tf
 from grader.channel import codec, student, trusted
 from grader.execution import decode_reply
-from minitf.function.execute import run_graph
+from minitf.function.compiling.execute import run_graph
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ PASS = """def remove_times_one(graph):
 DROPS_STATE = PASS.replace("    return changes", "    graph.remove_ops([op for op in graph.get_operations() "
                                                  "if op.type == 'AssignAddVariableOp'])\n    return changes")
 BREAKS_GRAPH = PASS.replace("graph.bypass(op, op.inputs[0])", "graph.remove_ops([op])")
-TEST = """from minitf.function.execute import run_graph
+TEST = """from minitf.function.compiling.execute import run_graph
 
 total = tf.Variable([1.0, 2.0])
 

@@ -1,5 +1,6 @@
 """Warm kernels (grader/pool.py, grader/kernel_template.py): the same grades as fresh kernels, and nothing one
-student leaves in a kernel forked from the worker's template reaches the next student."""
+student leaves in a kernel forked from the worker's template, or started while that student was graded, reaches
+the next student."""
 
 from __future__ import annotations
 
@@ -10,41 +11,62 @@ import shutil
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
+from queue import Empty
 
+import nbformat
 import pytest
 from grader_fixtures.submissions import (
+    ASSIGNMENT,
     CORRECT,
+    FIXTURE_SOLUTIONS,
+    NOTEBOOK,
     build,
     gradebook_rows,
     grader,
-    new_term,
     sandbox_processes,
-    submit,
     table,
 )
 
-from grader.paths import REPO, Term
+from grader.collect import import_roster
+from grader.gradebook import ensure_assignment
+from grader.paths import REPO, Term, make_term
+from grader.pool import following, read_replies
 
 sys.path.insert(0, str(REPO / "grader"))  # the template is a standalone script beside launch.py
 import kernel_template  # noqa: E402  (needs the path above)
 
+#: the folders a kernel can write to: its temporary folders, home, working folder and socket folder
+FOLDERS = """
+import json, os
+from ipykernel.connect import get_connection_file
+FOLDERS = ["/tmp", "/dev/shm", os.path.expanduser("~"), ".",
+           os.path.dirname(json.load(open(get_connection_file())).get("ip", "")) or "."]
+"""
 #: an honest answer that also leaves something behind in every place a later kernel could look
-PLANTER = CORRECT["ex1-answer"] + """
-import builtins, os, subprocess, sys, types
+PLANTER = CORRECT["ex1-answer"] + FOLDERS + """
+import builtins, subprocess, sys, types
 import numpy as np
 import minitf as tf
 builtins.LEFT_BY_A = np.LEFT_BY_A = tf.LEFT_BY_A = 1
 sys.modules["left_by_a"] = types.ModuleType("left_by_a")
 os.environ["LEFT_BY_A"] = "1"
 os.putenv("LEFT_BY_A", "1")
-for folder in ("/tmp", "/dev/shm", os.path.expanduser("~"), "."):
+for folder in FOLDERS:
     with open(os.path.join(folder, "left-by-a"), "w") as note:
         note.write("1")
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "left-by-a"], start_new_session=True)
 """
-#: an answer that is right only if none of it is there (so the victim scores 4/4 only when nothing leaked)
-VICTIM = """import builtins, glob, os, sys
+#: a student who hands in a matplotlibrc: read when matplotlib is imported, so that kernel does not come from the
+#: template (which imported matplotlib already)
+STYLED = """
+import matplotlib.pyplot as plt
+print("dpi", plt.rcParams["figure.dpi"])
+"""
+#: an answer that is right only if none of it is there (so the victim scores full marks only when nothing leaked),
+#: nor the hidden tests (nbgrader's copy of the notebook being graded lies in the grading folder)
+VICTIM = FOLDERS + """import builtins, glob, sys
 import numpy as np
 import minitf as tf
 
@@ -60,11 +82,18 @@ def _cmdlines():
 LEFT = [name for name, found in {
     "memory": any(hasattr(module, "LEFT_BY_A") for module in (builtins, np, tf)) or "left_by_a" in sys.modules,
     "environment": "LEFT_BY_A" in os.environ,
-    "files": any(glob.glob(os.path.join(folder, "left-by-a"))
-                 for folder in ("/tmp", "/dev/shm", os.path.expanduser("~"), ".")),
+    "files": any(glob.glob(os.path.join(folder, "left-by-a")) for folder in FOLDERS),
     "processes": any(b"left-by-a" in line for line in _cmdlines()),
+    "hidden tests": any("HIDDEN-CHECK" in open(path).read() for path in glob.glob("*.ipynb")),
 }.items() if found]
 print("left behind by the previous student:", LEFT)
+
+import matplotlib.font_manager
+import matplotlib.pyplot as plt
+figure = plt.figure()
+figure.text(0.5, 0.5, "drawn with a font the kernel can open")
+figure.canvas.draw()
+print("fonts:", sorted(os.path.basename(font.fname) for font in matplotlib.font_manager.fontManager.ttflist))
 
 
 def square(x):
@@ -109,22 +138,56 @@ def test_a_forked_kernel_keeps_no_descriptor_of_the_template():
     assert os.waitstatus_to_exitcode(status) == 0
 
 
+def test_the_next_notebook_is_the_next_in_nbgraders_sorted_order_and_wraps_only_when_asked():
+    names = ["02-b", "01-a", "03-c"]
+    assert following(names, "01-a") == "02-b"
+    assert following(names, "03-c") is None  # the submission's last: no student's kernel to prepare
+    assert following(names, "03-c", wrap=True) == "01-a"  # the next submission's first: a trusted kernel
+    assert following(names, "04-unknown", wrap=True) is None
+
+
+def test_replies_sent_ahead_come_back_in_their_order_and_none_when_the_kernel_is_gone():
+    queue = [{"parent_header": {"msg_id": name}, "content": {"status": "ok"}} for name in ("info", "b", "a")]
+
+    def get_reply(timeout: float) -> dict:
+        if not queue:
+            time.sleep(timeout)
+            raise Empty
+        return queue.pop(0)
+
+    replies = read_replies(get_reply, ["a", "b"], 5, lambda: True)
+    assert [reply["parent_header"]["msg_id"] for reply in replies] == ["a", "b"]
+    assert read_replies(get_reply, ["c"], 5, lambda: False) is None  # died: no wait
+    assert read_replies(get_reply, ["c"], 0.2, lambda: True) is None  # hung: up to its time limit
+
+
 def pool_class(root: Path) -> Term:
-    """Right, partly wrong, blank, a kernel killed between answers, then a planter and its victim, in that order."""
-    students = ["p1", "p2", "p3", "p4", "pa-planter", "pb-victim"]
-    term = new_term(root, students)
-    submit(term, "p1", build(term))
-    submit(term, "p2", build(term, {**CORRECT, "ex1-answer": "def square(x):\n    return x + 1"}))
-    submit(term, "p3", build(term, {}))
-    submit(term, "p4", build(term, after={"ex2-answer": "import os\nos._exit(3)"}))
-    submit(term, "pa-planter", build(term, {**CORRECT, "ex1-answer": PLANTER}))
-    submit(term, "pb-victim", build(term, {**CORRECT, "ex1-answer": VICTIM}))
+    """Two notebooks each (so the next notebook's student kernel starts early): right, partly wrong, blank, a
+    kernel killed between answers, then a planter and its victim, in that order."""
+    solutions = root / "solutions"
+    shutil.copytree(FIXTURE_SOLUTIONS / ASSIGNMENT, solutions / ASSIGNMENT)
+    shutil.copyfile(solutions / ASSIGNMENT / NOTEBOOK, solutions / ASSIGNMENT / "more.ipynb")
+    term = make_term(root / "term", solutions)
+    ensure_assignment(term, ASSIGNMENT)
+    work = {"p1": build(term), "p2": build(term, {**CORRECT, "ex1-answer": "def square(x):\n    return x + 1"}),
+            "p3": build(term, {}), "p4": build(term, after={"ex2-answer": "import os\nos._exit(3)"}),
+            "pa-planter": build(term, {**CORRECT, "ex1-answer": PLANTER}),
+            "pb-victim": build(term, {**CORRECT, "ex1-answer": VICTIM}),
+            "pc-styled": build(term, {**CORRECT, "ex1-answer": CORRECT["ex1-answer"] + STYLED})}
+    (root / "roster.csv").write_text("id\n" + "".join(f"{student}\n" for student in work))
+    import_roster(term, root / "roster.csv")
+    for student, nb in work.items():
+        folder = term.submitted / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        for name in (NOTEBOOK, "more.ipynb"):
+            nbformat.write(nb, folder / name)
+    (term.submitted / "pc-styled" / ASSIGNMENT / "matplotlibrc").write_text("figure.dpi: 42\n")
     return term
 
 
 @pytest.mark.slow
 def test_warm_kernels_give_the_grades_of_fresh_ones_and_leave_nothing_to_the_next_student(tmp_path):
-    warm = pool_class(tmp_path / "warm")
+    warm = pool_class(tmp_path)
     fresh = Term(tmp_path / "fresh", warm.solutions)
     shutil.copytree(warm.root, fresh.root)
 
@@ -135,8 +198,13 @@ def test_warm_kernels_give_the_grades_of_fresh_ones_and_leave_nothing_to_the_nex
     assert "without the template" not in pooled.stderr, pooled.stderr
     assert table(pooled.stdout) == table(plain.stdout), pooled.stdout + plain.stdout
     assert gradebook_rows(warm) == gradebook_rows(fresh)
-    assert table(pooled.stdout)["pb-victim"] == ("graded", "4/4")
-    assert table(pooled.stdout)["pa-planter"] == ("graded", "4/4")
-    victim = (warm.autograded / "pb-victim" / "fixture-basics" / "exercises.ipynb").read_text()
-    assert "left behind by the previous student: []" in victim
+    assert table(pooled.stdout)["pb-victim"] == ("graded", "8/8")
+    assert table(pooled.stdout)["pa-planter"] == ("graded", "8/8")
+    for name in (NOTEBOOK, "more.ipynb"):  # the first started the usual way, the second early
+        victim = (warm.autograded / "pb-victim" / ASSIGNMENT / name).read_text()
+        assert "left behind by the previous student: []" in victim
+        fonts = [line for line in victim.splitlines() if "fonts:" in line]
+        assert fonts and fonts == [line for line in (fresh.autograded / "pb-victim" / ASSIGNMENT / name).read_text()
+                                   .splitlines() if "fonts:" in line]  # the sandbox's fonts, not the host's
+        assert "dpi 42.0" in (warm.autograded / "pc-styled" / ASSIGNMENT / name).read_text()
     assert sandbox_processes() == []  # the planted process ended with its kernel

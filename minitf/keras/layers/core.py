@@ -10,12 +10,12 @@ from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.keras_tensor import KerasTensor, Node
 from minitf.keras.layers.layer import Layer
 from minitf.keras.serialization import serialize
-from minitf.ops import nn_ops
-from minitf.ops.cast_where import cast
-from minitf.ops.gather_scatter import gather
-from minitf.ops.linalg_ops import matmul, tensordot
-from minitf.ops.nn_training_ops import dropout
-from minitf.ops.shape_ops import reshape, shape
+from minitf.ops.array.gather_scatter import gather
+from minitf.ops.array.shape_ops import reshape, shape
+from minitf.ops.linalg.linalg_ops import matmul, tensordot
+from minitf.ops.math.cast import cast
+from minitf.ops.nn import nn_ops
+from minitf.ops.nn.nn_training_ops import dropout
 
 
 class InputLayer(Layer):

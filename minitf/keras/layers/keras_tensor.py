@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitf import dtypes
+from minitf.core import dtypes
+from minitf.core.tensor_shape import TensorShape
 from minitf.keras import naming
-from minitf.tensor_shape import TensorShape
 
 
 class KerasTensor:

@@ -17,16 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from minitf.conversion import convert_to_tensor
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.tensor import Tensor
 from minitf.function import TensorSpec, function
 from minitf.keras import initializers, naming, regularizers
 from minitf.keras.layers.input_spec import InputSpec, check_input
 from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, map_structure
 from minitf.keras.serialization import accepted, deserialize
 from minitf.keras.variables import KerasVariable
-from minitf.ops.cast_where import cast
-from minitf.tensor import Tensor
-from minitf.variables import Variable
+from minitf.ops.math.cast import cast
+from minitf.ops.variables import Variable
 
 _training_stack: list[bool | None] = []
 

@@ -1,18 +1,22 @@
-"""`keras.Model`: a Layer that can be trained (`compile`/`fit`, from training.py), summarised and saved.
+"""`keras.Model`: a Layer that can be trained (`compile`/`fit`, from training.py), summarised and saved, and the
+functional model `keras.Model(inputs, outputs)` makes (`Functional`, below: the model knows its functional form).
 
-`keras.Model(inputs, outputs)` makes a functional model (models/functional.py); a subclass of `keras.Model`
-defines its layers in `__init__` and its computation in `call`, and is built on its first call.
+A subclass of `keras.Model` defines its layers in `__init__` and its computation in `call`, and is built on its
+first call. A functional model is the graph of layer calls between its inputs and outputs, replayed: building it
+walks back from the outputs through each KerasTensor's history to the inputs and keeps the layer calls (Nodes) in
+an order where every call comes after the calls it reads from.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from minitf.keras import summary
-from minitf.keras.layers.keras_tensor import KerasTensor, flatten
+from minitf.core.tensor import Tensor
+from minitf.keras import naming, summary
+from minitf.keras.layers.core import InputLayer
+from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, history_of, map_structure
 from minitf.keras.layers.layer import Layer
 from minitf.keras.training import Trainer
-from minitf.tensor import Tensor
 
 
 def _describe(value: Any) -> str:
@@ -23,10 +27,11 @@ def _describe(value: Any) -> str:
 
 
 class Model(Trainer, Layer):
+    # How Keras files the whole model in a .keras file ((module, class_name)): subclassed models are not saved whole.
+    _saved_as: tuple[str, str] | None = None
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if cls is Model and (args or "inputs" in kwargs):
-            from minitf.keras.models.functional import Functional  # functional.py imports this module
-
             return Functional(*args, **kwargs)
         return super().__new__(cls)
 
@@ -76,17 +81,149 @@ class Model(Trainer, Layer):
                 return layer
         raise ValueError(f"No such layer: {name}. Existing layers are: {[layer.name for layer in self.layers]}.")
 
+    def _stored_layers(self) -> list[Any]:
+        """The layers a Keras file lists, in order (a functional model's inputs included)."""
+        return list(self._layers)
+
     def save(self, filepath: str, overwrite: bool = True) -> None:
-        from minitf.keras import saving  # saving.py rebuilds models, so it imports this module
+        from minitf.keras import saving  # saving.py needs h5py: loaded when a model is saved or loaded
 
         saving.save_model(self, filepath)
 
     def save_weights(self, filepath: str, overwrite: bool = True) -> None:
-        from minitf.keras import saving  # saving.py rebuilds models, so it imports this module
+        from minitf.keras import saving  # saving.py needs h5py: loaded when a model is saved or loaded
 
         saving.save_weights(self, filepath)
 
     def load_weights(self, filepath: str) -> None:
-        from minitf.keras import saving  # saving.py rebuilds models, so it imports this module
+        from minitf.keras import saving  # saving.py needs h5py: loaded when a model is saved or loaded
 
         saving.load_weights(self, filepath)
+
+
+def nodes_in_order(outputs: list[KerasTensor]) -> list[Node]:
+    """Every Node the outputs depend on, each after its parents (depth-first, parents first)."""
+    ordered: list[Node] = []
+    seen: set[int] = set()
+
+    def visit(node: Node) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        for parent in node.parent_nodes:
+            visit(parent)
+        ordered.append(node)
+
+    for tensor in outputs:
+        layer, node_index, _ = history_of(tensor)
+        visit(layer._inbound_nodes[node_index])
+    return ordered
+
+
+def layers_by_depth(nodes: list[Node]) -> list[Any]:
+    """The model's layers as Keras lists them (and orders their weights): farthest from the outputs first.
+
+    A call that makes an output has depth 0, a call that feeds one of depth d has at least depth d + 1; a layer
+    is as deep as its deepest call. Layers of equal depth keep the order in which the calls were found."""
+    depth: dict[int, int] = {}
+    for node in reversed(nodes):  # children before parents
+        depth.setdefault(id(node), 0)
+        for parent in node.parent_nodes:
+            depth[id(parent)] = max(depth.get(id(parent), 0), depth[id(node)] + 1)
+    layers: list[Any] = []
+    layer_depth: dict[int, int] = {}
+    for node in nodes:
+        if not any(node.layer is known for known in layers):
+            layers.append(node.layer)
+        layer_depth[id(node.layer)] = max(layer_depth.get(id(node.layer), 0), depth[id(node)])
+    order = {id(layer): index for index, layer in enumerate(layers)}
+    return sorted(layers, key=lambda layer: (-layer_depth[id(layer)], order[id(layer)]))
+
+
+class Functional(Model):
+    """A model defined by its inputs and outputs (KerasTensors); `model(x)` replays the layer calls on `x`."""
+
+    _saved_as = ("keras.src.models.functional", "Functional")
+
+    def __init__(self, inputs: Any, outputs: Any, name: str | None = None, trainable: bool = True) -> None:
+        if getattr(self, "_nodes", None) is not None:
+            return  # `keras.Model(inputs, outputs)` made this object in Model.__new__; Python calls __init__ again
+        super().__init__(name=name or naming.unique_name("functional"), trainable=trainable)
+        self._inputs_struct, self._outputs_struct = inputs, outputs
+        self.inputs, self.outputs = flatten(inputs), flatten(outputs)
+        self._nodes = nodes_in_order(self.outputs)
+        self._layers = layers_by_depth(self._nodes)
+        self.built = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Inputs are checked against the shapes of the model's `keras.Input`s first, with Keras's message."""
+        inputs = args[0] if args else kwargs.get("inputs")
+        for index, (spec, value) in enumerate(zip(self.inputs, flatten(inputs), strict=False)):
+            if not isinstance(value, KerasTensor):
+                self._check_input(index, spec, tuple(getattr(value, "shape", ())))
+        return super().__call__(*args, **kwargs)
+
+    def _check_input(self, index: int, spec: KerasTensor, found: tuple) -> None:
+        fits = len(found) == len(spec.shape) and all(a is None or a == b for a, b in zip(spec.shape, found,
+                                                                                          strict=True))
+        if not fits:
+            raise ValueError(f"Input {index} with name '{history_of(spec)[0].name}' of layer '{self.name}' is "
+                             f"incompatible with the layer: expected shape={spec.shape}, found shape={found}\n"
+                             "Hint: pass an array shaped like the model's keras.Input (batch first).")
+
+    def call(self, inputs: Any, training: bool | None = None) -> Any:
+        values: dict[int, Any] = {}
+        for tensor, value in zip(self.inputs, flatten(inputs), strict=True):
+            values[id(tensor)] = value
+        for node in self._nodes:
+            if isinstance(node.layer, InputLayer):
+                continue
+            arguments, args = node.arguments
+            real = map_structure(lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, arguments)
+            result = node.layer(real, *args, **node.kwargs)
+            for tensor, value in zip(node.output_tensors, flatten(result), strict=True):
+                values[id(tensor)] = value
+        return map_structure(lambda t: values[id(t)], self._outputs_struct)
+
+    def _summary_rows(self) -> tuple[list[Any], list[str] | None]:
+        linear = all(len(node.input_tensors) <= 1 for node in self._nodes) and \
+            sum(1 for node in self._nodes if not node.input_tensors) == 1 and \
+            len({id(node.input_tensors[0]) for node in self._nodes if node.input_tensors}) == len(self._nodes) - 1
+        if linear:
+            return self.layers, None
+        connections = []
+        for layer in self.layers:
+            links = []
+            for node in layer._inbound_nodes:
+                if node not in self._nodes:
+                    continue
+                for tensor in node.input_tensors:
+                    source, node_index, tensor_index = history_of(tensor)
+                    links.append(f"{source.name}[{node_index}][{tensor_index}]")
+            connections.append(", ".join(links) or "-")
+        return self.layers, connections
+
+    def get_config(self) -> dict[str, Any]:
+        def where(tensor: KerasTensor) -> list[Any]:
+            layer, node_index, tensor_index = history_of(tensor)
+            return [layer.name, node_index, tensor_index]
+
+        layer_configs = []
+        for layer in self.layers:
+            inbound = []
+            for node in layer._inbound_nodes:
+                if node in self._nodes and node.input_tensors:
+                    inbound.append({"args": [_history_config(t) for t in node.input_tensors], "kwargs": {}})
+            layer_configs.append({"module": "keras.layers", "class_name": type(layer).__name__,
+                                  "config": layer.get_config(), "registered_name": None, "name": layer.name,
+                                  "inbound_nodes": inbound})
+        return {"name": self.name, "trainable": self.trainable, "layers": layer_configs,
+                "input_layers": where(self.inputs[0]) if len(self.inputs) == 1 else [where(t) for t in self.inputs],
+                "output_layers": (where(self.outputs[0]) if len(self.outputs) == 1
+                                  else [where(t) for t in self.outputs])}
+
+
+def _history_config(tensor: KerasTensor) -> dict[str, Any]:
+    layer, node_index, tensor_index = history_of(tensor)
+    return {"class_name": "__keras_tensor__", "config": {"shape": list(tensor.shape), "dtype": tensor.dtype,
+                                                         "keras_history": [layer.name, node_index, tensor_index]}}

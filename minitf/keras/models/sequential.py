@@ -12,6 +12,12 @@ from minitf.keras.models.model import Model
 
 
 class Sequential(Model):
+    _saved_as = ("keras", "Sequential")
+
+    def _stored_layers(self) -> list[Any]:
+        """The layers a Keras file lists: `layers` (a Sequential model files no input layer)."""
+        return list(self.layers)
+
     def __init__(self, layers: list[Any] | None = None, trainable: bool = True, name: str | None = None) -> None:
         super().__init__(name=name or naming.unique_name("sequential"), trainable=trainable)
         self._input_layer: InputLayer | None = None

@@ -315,7 +315,7 @@ def test_seeded_shuffle_repeats_its_order_and_reshuffles_each_epoch() -> None:
 
 def test_shuffle_with_global_seed_is_reproducible() -> None:
     def draw() -> list[int]:
-        minitf.random.set_seed(3)
+        minitf.api.random.set_seed(3)
         return [int(x) for x in minitf.data.Dataset.range(30).shuffle(30).as_numpy_iterator()]
 
     assert draw() == draw()

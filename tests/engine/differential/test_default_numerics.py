@@ -67,7 +67,7 @@ def test_elementwise_functions_are_within_a_few_ulps_of_tensorflow(name: str, dt
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_softmax_family_is_within_row_scaled_epsilons_of_tensorflow(name: str, dtype: type) -> None:
     rows = _values(dtype).reshape(-1, 10)
-    mine, theirs = getattr(minitf.nn, name)(rows).numpy(), getattr(real_tf.nn, name)(rows).numpy()
+    mine, theirs = getattr(minitf.api.nn, name)(rows).numpy(), getattr(real_tf.nn, name)(rows).numpy()
     scale = np.finfo(dtype).eps * (1 + np.abs(rows).max(axis=1, keepdims=True))
     assert (np.abs(mine.astype(np.float64) - theirs) <= ROW_EPS * scale).all()
 

@@ -91,13 +91,13 @@ def test_minitf_invents_no_public_names(namespace: str) -> None:
 def test_error_classes_have_tensorflows_hierarchy() -> None:
     for name in ["OpError", "InvalidArgumentError", "NotFoundError", "UnimplementedError", "InternalError",
                  "AbortedError", "OutOfRangeError", "ResourceExhaustedError", "FailedPreconditionError"]:
-        ours, theirs = getattr(minitf.errors, name), getattr(real_tf.errors, name)
+        ours, theirs = getattr(minitf.core.errors, name), getattr(real_tf.errors, name)
         assert [c.__name__ for c in ours.__mro__] == [c.__name__ for c in theirs.__mro__], name
     for name in ["INVALID_ARGUMENT", "NOT_FOUND", "UNIMPLEMENTED", "INTERNAL", "ABORTED"]:
-        assert getattr(minitf.errors, name) == getattr(real_tf.errors, name), name
-    error = minitf.errors.InvalidArgumentError(None, None, "message")
+        assert getattr(minitf.core.errors, name) == getattr(real_tf.errors, name), name
+    error = minitf.core.errors.InvalidArgumentError(None, None, "message")
     assert error.error_code == real_tf.errors.InvalidArgumentError(None, None, "message").error_code
-    assert not issubclass(minitf.errors.InvalidArgumentError, ValueError | TypeError)
+    assert not issubclass(minitf.core.errors.InvalidArgumentError, ValueError | TypeError)
 
 
 # ------------------------------------------------------------------------------------------------------------

@@ -325,12 +325,12 @@ def test_the_dataset_shuffle_buffer_gives_tensorflows_order(size: int, buffer_si
     """The shuffle buffer on its own (Dataset.shuffle uses it) against TensorFlow's Dataset.shuffle."""
     from harness import minitf, real_tf
 
-    from minitf.ops.random_ops import DatasetShuffle
+    from minitf.ops.random.random_ops import DatasetShuffle
 
     real_tf.random.set_seed(global_seed)
     dataset = real_tf.data.Dataset.range(size).shuffle(buffer_size, seed=seed, reshuffle_each_iteration=reshuffle)
     expected = [[int(v) for v in dataset.as_numpy_iterator()] for _ in range(3)]
-    minitf.random.set_seed(global_seed)
+    minitf.api.random.set_seed(global_seed)
     shuffle = DatasetShuffle(seed, reshuffle_each_iteration=reshuffle)
     assert [list(shuffle.epoch(range(size), buffer_size)) for _ in range(3)] == expected
 

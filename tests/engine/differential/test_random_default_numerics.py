@@ -15,7 +15,7 @@ import minitf
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_seeded_samples_match_tensorflow_in_default_numerics(dtype: str) -> None:
-    assert minitf.experimental.get_numerics() == "numpy"
+    assert minitf.api.experimental.get_numerics() == "numpy"
 
     def case(tf: Any) -> list:
         tf.random.set_seed(5)

@@ -105,7 +105,7 @@ def test_saved_module_reloads_in_a_fresh_process_like_tensorflows(tmp_path: Path
 
 
 def test_minitf_saved_model_holds_json_and_npz_only(tmp_path: Path) -> None:
-    minitf.saved_model.save(make_module(minitf), str(tmp_path / "m"))
+    minitf.saved.saved_model.save(make_module(minitf), str(tmp_path / "m"))
     files = sorted(str(p.relative_to(tmp_path / "m")) for p in (tmp_path / "m").rglob("*") if p.is_file())
     assert files == ["constants.npz", "saved_model.json", os.path.join("variables", "variables.npz")]
 

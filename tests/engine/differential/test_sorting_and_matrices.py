@@ -155,5 +155,5 @@ def test_unique_on_generated_vectors_matches_tensorflow(a: np.ndarray) -> None:
 def test_band_diag_of_a_vector_is_an_error_not_a_crash() -> None:
     """TensorFlow 2.21 aborts the whole process here (a failed internal check), so this is not compared; a
     learner gets the error TensorFlow's kernel means to give."""
-    with pytest.raises(minitf.errors.InvalidArgumentError, match="at least 2-dim"):
-        minitf.linalg.diag([1, 2], k=(0, 1))
+    with pytest.raises(minitf.core.errors.InvalidArgumentError, match="at least 2-dim"):
+        minitf.api.linalg.diag([1, 2], k=(0, 1))

@@ -53,7 +53,7 @@ def test_special_functions_match_tensorflow(case: Any) -> None:
 
 def test_tf_math_special_holds_the_same_functions() -> None:
     for name in BESSEL:
-        assert getattr(minitf.math.special, name) is getattr(minitf.math, name)
+        assert getattr(minitf.api.math.special, name) is getattr(minitf.api.math, name)
         assert (getattr(real_tf.math.special, name) is getattr(real_tf.math, name)) is True
 
 

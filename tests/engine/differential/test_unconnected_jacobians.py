@@ -1,6 +1,6 @@
 """tape.jacobian and batch_jacobian where the target does not depend on a source (or only through ops without a
 gradient: stop_gradient, integer casts, argmax, a shape) inside tf.function, with known sizes (a Python loop of
-backward passes) and unknown ones (a while loop, minitf/jacobians.py): None with unconnected_gradients='none'
+backward passes) and unknown ones (a while loop, minitf/autodiff/jacobians.py): None with unconnected_gradients='none'
 (zeros from batch_jacobian, as TensorFlow gives), zeros with 'zero'."""
 
 from __future__ import annotations

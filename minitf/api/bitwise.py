@@ -1,0 +1,10 @@
+"""`tf.bitwise`: and, or, xor, invert and shifts of integer tensors."""
+
+from minitf.ops.math.bitwise_ops import (  # noqa: F401
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    invert,
+    left_shift,
+    right_shift,
+)

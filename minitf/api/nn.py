@@ -1,0 +1,42 @@
+"""`tf.nn`: activations and losses."""
+
+from minitf.ops.array.shape_ops import depth_to_space, space_to_depth  # noqa: F401
+from minitf.ops.array.sort_ops import in_top_k, top_k  # noqa: F401
+from minitf.ops.linalg.norms import l2_normalize, moments  # noqa: F401
+from minitf.ops.nn.conv_by_rank import avg_pool, avg_pool1d, conv1d, max_pool, max_pool1d  # noqa: F401
+from minitf.ops.nn.conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from minitf.ops.nn.nn_ops import (  # noqa: F401  # noqa: F401
+    bias_add,
+    crelu,
+    elu,
+    gelu,
+    l2_loss,
+    leaky_relu,
+    log_softmax,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    silu,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    softplus,
+    softsign,
+    sparse_softmax_cross_entropy_with_logits,
+    swish,
+    tanh,
+)
+from minitf.ops.nn.nn_training_ops import (  # noqa: F401  # noqa: F401
+    batch_normalization,
+    compute_average_loss,
+    dropout,
+    embedding_lookup,
+    log_poisson_loss,
+    normalize_moments,
+    scale_regularization_loss,
+    sigmoid_cross_entropy_with_logits,
+    sufficient_statistics,
+    weighted_cross_entropy_with_logits,
+    weighted_moments,
+    zero_fraction,
+)

@@ -1,0 +1,3 @@
+"""`tf.saved_model`: saving a `tf.Module`'s variables and traced functions, and loading them (minitf/saved/)."""
+
+from minitf.saved.saved_model import load, save

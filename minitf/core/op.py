@@ -1,0 +1,231 @@
+"""The one door every computation goes through: `bind(op, *inputs, **attrs)`.
+
+An `Op` is defined once (see `minitf/ops/`): its NumPy kernel, the checks TensorFlow makes on its inputs,
+its shape rule and its gradient. `bind` then decides what running it means right now:
+
+* eagerly: call the kernel on the NumPy values and wrap the result in an EagerTensor;
+* while a `tf.function` is being traced: add a node to the graph under construction (the tracer sets
+  `state.graph`);
+* and, in both cases, tell every recording `GradientTape` (in `state.tapes`) so it can differentiate later.
+
+Because eager execution, the tape and the tracer all go through here, they cannot disagree about what an
+op does.
+"""
+
+from __future__ import annotations
+
+# (The `x as x` imports re-export names that moved to minitf/core/context.py, conversion.py and errors.py: many
+# modules import them from here.)
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from minitf.core import dtypes
+from minitf.core.context import State as State
+from minitf.core.context import state
+from minitf.core.conversion import constant_tensor as constant_tensor
+from minitf.core.conversion import convert_to_tensor as convert_to_tensor
+from minitf.core.conversion import operand as operand
+from minitf.core.conversion import static_value as static_value
+from minitf.core.conversion import to_numpy as to_numpy
+from minitf.core.devices import log_placement
+from minitf.core.errors import OpError, invalid_argument
+from minitf.core.errors import allowed_dtypes as allowed_dtypes
+from minitf.core.errors import bad_string_attr as bad_string_attr
+from minitf.core.errors import dtype_mismatch as dtype_mismatch
+from minitf.core.errors import graph_build_error as graph_build_error
+from minitf.core.errors import missing_kernel_in_graph as missing_kernel_in_graph
+from minitf.core.errors import no_kernel as no_kernel
+from minitf.core.errors import same_dtype as same_dtype
+from minitf.core.errors import static_error as static_error
+from minitf.core.errors import tf_type_name as _tf_name  # noqa: F401
+from minitf.core.tensor import EagerTensor, Tensor, make
+
+# NumPy warns about 1/0, log(0), overflow...; TensorFlow returns inf/nan silently. A warning printed by
+# a kernel would also land on stderr, which costs a student the points of a graded cell. Filtering by
+# module costs nothing per call (unlike `np.errstate`).
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitf\.")
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numpy\.")
+
+
+class Op:
+    """A primitive operation, named as TensorFlow names it (`AddV2`, `MatMul`, ...).
+
+    kernel:  NumPy implementation; takes the inputs' NumPy values and the attrs, returns NumPy value(s).
+    check:   validates inputs and attrs before running (raises TensorFlow's error for bad dtypes etc.).
+    shape:   shape and dtype rule for tracing, written beside the op (shared ones are in minitf/core/shape_rules.py):
+             (input shapes, input dtypes, attrs) -> one (TensorShape, DType) per output; value-dependent ops also
+             get `values=` (constant inputs' values, None where unknown). Required: the tracer never runs a
+             kernel to learn a shape.
+    grad:    gradient rule, written with minitf ops so that tapes can record it (higher order) and the
+             tracer can trace it: grad(ctx, g) -> one gradient (or None) per input, where `ctx` is a
+             GradContext and `g` the output's gradient (a list of them for multi-output ops).
+             No rule means "not differentiable": the gradient is None, as TensorFlow says for argmax.
+    num_outputs: how many tensors the kernel returns (-1: a tuple whose length depends on the attrs).
+    stateful: the op has an effect beyond its outputs (writes a variable, prints, draws random numbers):
+             graph passes never fold, merge or remove it, and it runs in program order.
+    value_dependent: the output *shape* depends on the input *values* (`Range`, `StridedSlice` with tensor
+             bounds): while tracing, the shape rule sees the values of constant inputs; the dimensions they
+             decide stay unknown otherwise.
+    elementwise: each output element depends on the inputs' elements at the same (broadcast) position, so
+             a chain of such ops can run as one fused kernel.
+    accepts: the dtypes an elementwise op accepts, every input of one dtype: the eager path tests them inline
+             and calls `check` (which raises the error) only when they do not fit.
+    """
+
+    __slots__ = ("name", "kernel", "check", "shape", "grad", "num_outputs", "explain", "stateful", "value_dependent",
+                 "elementwise", "accepts")
+
+    def __init__(
+        self,
+        name: str,
+        kernel: Callable[..., Any],
+        *,
+        check: Callable[[Sequence[Tensor], dict], None] | None = None,
+        shape: Callable[..., Any] | None = None,  # required; None only to raise a clear error
+        grad: Callable[..., Sequence[Tensor | None]] | None = None,
+        num_outputs: int = 1,
+        explain: Callable[[Sequence[EagerTensor], dict, Exception], str] | None = None,
+        stateful: bool = False,
+        value_dependent: bool = False,
+        elementwise: bool = False,
+        accepts: frozenset | None = None,
+    ) -> None:
+        if shape is None:
+            raise TypeError(f"Op {name!r} has no shape rule: pass shape=... (see minitf/core/shape_rules.py), so that "
+                            "tracing can work out its output shapes and dtypes without running it, and add the op "
+                            "to the table in tests/engine/test_shape_rules.py.")
+        self.name = name
+        self.kernel = kernel
+        self.check = check
+        self.shape = shape
+        self.grad = grad
+        self.num_outputs = num_outputs
+        self.explain = explain
+        self.stateful = stateful
+        self.value_dependent = value_dependent
+        self.elementwise = elementwise
+        self.accepts = accepts
+        REGISTRY[name] = self
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
+
+
+REGISTRY: dict[str, Op] = {}
+
+
+def bind(op: Op, *inputs: Tensor, **attrs: Any) -> Any:
+    """Run `op` on `inputs` in the current mode (eager or tracing) and tell the recording tapes."""
+    if not state.active:
+        return run_eager(op, inputs, attrs)
+    if state.graph is not None:
+        outputs = state.graph.add_op(op, inputs, attrs)
+    else:
+        outputs = run_eager(op, inputs, attrs)
+        if state.log_placement:
+            log_placement(op.name, inputs)
+    for tape in state.tapes:
+        tape.record(op, inputs, attrs, outputs)
+    return outputs
+
+
+_BY_NUMPY = dtypes._BY_NUMPY
+_new = object.__new__
+
+
+def run_eager(op: Op, inputs: Sequence[Any], attrs: dict) -> Any:
+    """Execute the NumPy kernel; turn NumPy's complaints into the OpError TensorFlow raises.
+
+    `inputs` are EagerTensors (typed loosely: `bind` hands over its tensors without a check on the hot path).
+
+    This is the hot path of eager execution, so it avoids helper calls where one line will do.
+    """
+    n = len(inputs)
+    accepts = op.accepts
+    if accepts is not None:
+        dtype = inputs[0]._dtype
+        if (dtype not in accepts or n == 2 and inputs[1]._dtype is not dtype) and op.check is not None:
+            op.check(inputs, attrs)  # raises TensorFlow's error
+    elif op.check is not None:
+        op.check(inputs, attrs)
+    try:
+        if n == 1:
+            out = op.kernel(inputs[0]._value, **attrs)
+        elif n == 2:
+            out = op.kernel(inputs[0]._value, inputs[1]._value, **attrs)
+        else:
+            out = op.kernel(*[t._value for t in inputs], **attrs)
+    except OpError:
+        raise
+    except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
+        message = op.explain(inputs, attrs, exc) if op.explain is not None else str(exc)
+        raise invalid_argument(op.name, message) from None
+    if op.num_outputs == 1:
+        t = _new(EagerTensor)
+        t._value = out
+        try:
+            dtype = _BY_NUMPY.get(out.dtype)
+        except AttributeError:  # a Python bytes: a scalar read out of a string array
+            dtype = None
+        if dtype is None:
+            t._value, dtype = as_result(out)
+        t._dtype = dtype
+        return t
+    if op.num_outputs == 0:
+        return ()
+    return tuple(make(*as_result(o)) for o in out)
+
+
+def as_result(value: Any) -> tuple[Any, dtypes.DType]:
+    """A kernel's result as a tensor stores it, with its dtype. Strings are NumPy object arrays of `bytes`,
+    and a string scalar is the `bytes` itself (TensorFlow's `.numpy()` gives `bytes`): NumPy turns bytes
+    that a kernel stacks or joins into a fixed-width `|S` array, which is made an object array again here,
+    so every op that accepts strings returns string tensors of one kind."""
+    if isinstance(value, bytes):
+        return value, dtypes.string
+    if isinstance(value, str):
+        return value.encode(), dtypes.string
+    kind = value.dtype.kind
+    if kind in "SU":
+        if value.ndim == 0:
+            return as_result(value[()])
+        array = value.astype(object)
+        if kind == "U":
+            array = np.vectorize(str.encode, otypes=[object])(array) if array.size else array
+        return array, dtypes.string
+    return value, dtypes.from_numpy(value.dtype)
+
+
+def make_output(value: Any, dtype: dtypes.DType) -> EagerTensor:
+    """An eager tensor for a value a compiled graph computed as `dtype` (strings made one kind, as above)."""
+    return make(*as_result(value)) if dtype is dtypes.string else make(value, dtype)
+
+
+class GradContext:
+    """What a gradient rule sees of the call it differentiates: the op, its inputs, outputs and attrs."""
+
+    __slots__ = ("op", "inputs", "outputs", "attrs", "needs")
+
+    def __init__(self, op: Op, inputs: Sequence[Tensor], outputs: Sequence[Tensor], attrs: dict,
+                 needs: Sequence[bool] = (True, True, True, True)) -> None:
+        self.op = op
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs
+        # needs[i]: does anyone want the gradient of input i? (rules may skip the others)
+        self.needs = needs
+
+    @property
+    def x(self) -> Tensor:
+        return self.inputs[0]
+
+    @property
+    def y(self) -> Tensor:
+        return self.inputs[1]
+
+    @property
+    def out(self) -> Tensor:
+        return self.outputs[0]

@@ -1,8 +1,0 @@
-"""`tf.experimental`: `DynamicRaggedShape` (what `tf.shape` of a RaggedTensor returns), and minitf's own switch
-between NumPy's float kernels and TensorFlow's exact ones (`numerics`, `get_numerics`: minitf/numerics.py).
-TensorFlow's other experimental names (extension types, dlpack, ...) are not part of minitf."""
-
-from minitf.numerics import get_numerics, numerics
-from minitf.ragged.dynamic_shape import DynamicRaggedShape
-
-__all__ = ["DynamicRaggedShape", "get_numerics", "numerics"]

@@ -1,0 +1,126 @@
+"""Running generated region code: Numba compiles the `loops` target to machine code; without Numba, or
+for regions of transcendental functions, the `blocks` target runs on NumPy.
+
+Numba is imported the first time a region is compiled, never by `import minitf` (it takes about a second
+and a hundred MB). Where it cannot be imported (a Python in the browser, a lighter install), regions run
+as blocked NumPy code and a one-line notice says so, once.
+
+Compiled regions are kept by their generated source, which spells out every dtype and shape: a function
+traced again for the same shapes, or another function with the same region, reuses the machine code.
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from minitf.function.compiling.codegen import GENERATED_MODULE
+from minitf.function.compiling.jit import python_source
+from minitf.function.compiling.jit.loop_ir import Kernel
+
+_numba: list[Any] = []  # [module or None], once looked for
+_compiled: dict[str, CompiledRegion] = {}
+_bits: list[Any] = []  # [bits_as_float32], made with the first compiled loop
+NOTICE = ("minitf: Numba is not installed, so jit_compile=True runs each fused region as blocked NumPy code "
+          "(pip install numba to compile regions to machine code).")
+
+
+@dataclass
+class CompiledRegion:
+    """A region's generated module: the function calls run, the target's function, and their source."""
+
+    run: Callable[..., Any]
+    target_function: Any  # a Numba dispatcher for the loops target, a Python function for blocks
+    target: str
+    source: str
+
+
+def numba_module() -> Any:
+    """Numba, imported on first use (None where it cannot be imported)."""
+    if not _numba:
+        numba: Any
+        try:
+            import numba  # noqa: PLC0415 - imported lazily: it costs a second, and only jit functions need it
+        except ImportError:
+            numba = None
+            print(NOTICE, file=sys.stderr)
+        _numba.append(numba)
+    return _numba[0]
+
+
+def _bits_as_float32() -> Any:
+    """A Numba function that reads an int32's bits as a float32 (one LLVM bitcast, free in a vector loop):
+    the exp formula builds 2**m from its exponent bits (lowering.py), as XLA's CPU compiler does."""
+    from llvmlite import ir  # noqa: PLC0415 - comes with Numba, imported as lazily
+    from numba.core import types  # noqa: PLC0415
+    from numba.extending import intrinsic  # noqa: PLC0415
+
+    @intrinsic
+    def bits_as_float32(typingctx: Any, bits: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.bitcast(args[0], ir.FloatType())
+        return types.float32(types.int32), codegen
+    return bits_as_float32
+
+
+def _compile_now(function: Any, kernel: Kernel) -> Any:
+    """Compile the loops for C-ordered arrays of the kernel's dtypes and ranks (what the wrapper passes), with
+    LLVM's SLP vectoriser on: it packs the 8 partial sums of a reduction in lanes (loop_ir.AccLanes) into
+    one vector register, where Numba, by default, leaves it off. It reorders nothing (no fast-math), so it is
+    on only while minitf compiles its own loops, not for other Numba code in the process. Returns the
+    compiled function's entry point."""
+    numba = numba_module()
+    arrays = [numba.types.Array(numba.from_dtype(np.dtype(b.dtype)), len(b.shape), "C")
+              for b in (*kernel.inputs, *kernel.outputs)]
+    config = numba.core.config
+    before = config.SLP_VECTORIZE
+    config.SLP_VECTORIZE = 1
+    try:
+        function.compile(tuple(arrays))
+    finally:
+        config.SLP_VECTORIZE = before
+    return function.overloads[tuple(arrays)].entry_point
+
+
+def target_for(kernel: Kernel) -> str:
+    """`loops` (compiled by Numba) unless Numba is absent or the region's time goes to transcendentals."""
+    return "blocks" if kernel.transcendental or numba_module() is None else "loops"
+
+
+def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target: str | None = None) -> CompiledRegion:
+    """The region's module, generated and compiled once per source (so per dtypes and shapes)."""
+    target = target or target_for(kernel)
+    source = python_source.module_source(kernel, target, output_shapes)
+    found = _compiled.get(source)
+    if found is not None:
+        return found
+    filename = f"<minitf jit {kernel.name} #{len(_compiled)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "np": np}
+    if target == "loops":
+        if not _bits:
+            _bits.append(_bits_as_float32())
+        env["bits_as_float32"] = _bits[0]
+    exec(compile(source, filename, "exec"), env)  # noqa: S102 - our own generated code
+    function = env[f"{kernel.name}_{target}"]
+    if target == "loops":
+        # No fast-math: LLVM may not reorder float operations, so results are NumPy's up to the order of sums.
+        function = numba_module().njit(fastmath=False, error_model="numpy", nogil=True)(function)
+        # the machine code's entry point: called with the arrays it was compiled for, it skips the
+        # dispatcher's look-up of the argument types (a third of a microsecond per call)
+        env[f"{kernel.name}_{target}"] = _compile_now(function, kernel)
+    region = CompiledRegion(env[kernel.name], function, target, source)
+    _compiled[source] = region
+    return region
+
+
+def machine_code(region: CompiledRegion, stage: str) -> str:
+    """Numba's LLVM IR (`llvm`) or assembly (`asm`) of a compiled region's loop function."""
+    inspect = region.target_function.inspect_llvm if stage == "llvm" else region.target_function.inspect_asm
+    texts = inspect()
+    return "\n".join(texts.values())

@@ -1,0 +1,79 @@
+"""`keras.models.load_model("x.keras")`: a saved model rebuilt from the architecture Keras writes (`config.json`),
+then given its weights (saving.py reads them). Works for files saved by minitf or by Keras.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+import h5py  # type: ignore[import-untyped]
+
+from minitf.keras import layers as layers_module
+from minitf.keras.layers.keras_tensor import KerasTensor
+from minitf.keras.models.model import Functional
+from minitf.keras.models.sequential import Sequential
+from minitf.keras.saving import read_weights
+
+
+def _layer_from_config(entry: dict[str, Any]) -> Any:
+    cls = getattr(layers_module, entry["class_name"], None)
+    if cls is None:
+        raise ValueError(f"Unknown layer: '{entry['class_name']}'. minitf.keras has no such layer.")
+    return cls.from_config(entry["config"])
+
+
+def model_from_config(config: dict[str, Any]) -> Any:
+    """Rebuild Sequential and functional models from the architecture Keras writes."""
+    inner = config["config"]
+    if config["class_name"] == "Sequential":
+        model = Sequential(name=inner["name"])
+        for entry in inner["layers"]:
+            model.add(_layer_from_config(entry), rebuild=False)
+        if model._input_layer is not None:
+            model.build(model._input_layer.batch_shape)
+        return model
+    made: dict[str, Any] = {}
+    outputs: dict[tuple[str, int], list[KerasTensor]] = {}
+    pending: list[tuple[Any, list[dict[str, Any]]]] = []
+    for entry in inner["layers"]:
+        layer = _layer_from_config(entry)
+        made[layer.name] = layer
+        if isinstance(layer, layers_module.InputLayer):
+            outputs[(layer.name, 0)] = [layer.output]
+        pending.append((layer, list(entry.get("inbound_nodes", []))))
+    # A layer's calls are replayed in their order, each once every tensor it reads exists (a shared layer may
+    # be listed before the input its second call reads).
+    while any(nodes for _, nodes in pending):
+        progressed = False
+        for layer, nodes in pending:
+            while nodes and all(tuple(a["config"]["keras_history"][:2]) in outputs for a in nodes[0]["args"]):
+                node = nodes.pop(0)
+                args = [outputs[(a["config"]["keras_history"][0], a["config"]["keras_history"][1])]
+                        [a["config"]["keras_history"][2]] for a in node["args"]]
+                result = layer(args[0] if len(args) == 1 else args)
+                index = sum(1 for key in outputs if key[0] == layer.name)
+                outputs[(layer.name, index)] = result if isinstance(result, list) else [result]
+                progressed = True
+        if not progressed:
+            raise ValueError("The saved model's layer calls read tensors no layer makes; the file is damaged.")
+
+    def tensors(where: Any) -> Any:
+        if isinstance(where[0], str):
+            return outputs[(where[0], 0 if isinstance(made[where[0]], layers_module.InputLayer) else where[1])][
+                where[2]]
+        return [tensors(item) for item in where]
+
+    return Functional(tensors(inner["input_layers"]), tensors(inner["output_layers"]), name=inner["name"])
+
+
+def load_model(filepath: str, custom_objects: Any = None, compile: bool = True, safe_mode: bool = True) -> Any:
+    """A model saved with `model.save("x.keras")`, by minitf or by Keras (uncompiled: compile it again)."""
+    with zipfile.ZipFile(filepath) as archive:
+        config = json.loads(archive.read("config.json"))
+        model = model_from_config(config)
+        with h5py.File(io.BytesIO(archive.read("model.weights.h5")), "r") as file:
+            read_weights(model, file)
+    return model

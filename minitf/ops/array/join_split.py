@@ -1,0 +1,372 @@
+"""Joining, splitting, repeating and padding tensors: concat, stack, unstack, split, tile, reverse, pad."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any, cast
+
+import numpy as np
+
+from minitf.core import dtypes, shape_rules
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.errors import InvalidArgumentError, dims_text, op_error, same_dtype, static_error
+from minitf.core.op import Op, bind
+from minitf.core.shape_rules import Spec, merge_dims, need_rank, shape_text
+from minitf.core.tensor import Tensor
+from minitf.core.tensor_shape import TensorShape
+from minitf.ops.array.creation import zeros_like
+from minitf.ops.array.shape_ops import identity, normalise_axis, static_ints
+
+
+def _concat_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
+    first = np.shape(xs[0])
+    for i, x in enumerate(xs[1:], start=1):
+        other = np.shape(x)
+        if len(other) != len(first):
+            raise op_error(InvalidArgumentError, "ConcatV2", f"ConcatOp : Ranks of all input tensors should match: "
+                           f"shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}", name="concat")
+        for d, (a, b) in enumerate(zip(first, other)):
+            if d != axis and a != b:
+                raise op_error(InvalidArgumentError, "ConcatV2", f"ConcatOp : Dimension {d} in both shapes must be "
+                               f"equal: shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}",
+                               hint=f"all sizes except along axis {axis} must agree.", name="concat")
+    return np.concatenate(xs, axis=axis)
+
+
+
+def _concat_grad(c: Any, g: Tensor) -> list:
+    sizes = [int(np.shape(x._value)[c.attrs["axis"]]) if state.graph is None else x.shape[c.attrs["axis"]]
+             for x in c.inputs]
+    if None in sizes:  # traced with unknown sizes: split where the inputs turn out to end
+        return list(bind(SplitLike, g, *c.inputs, axis=c.attrs["axis"]))
+    return list(bind(SplitV, g, sizes=tuple(sizes), axis=c.attrs["axis"])) if len(sizes) > 1 else [g]
+
+
+def _split_like_kernel(g: np.ndarray, *like: np.ndarray, axis: int) -> tuple[np.ndarray, ...]:
+    bounds = np.cumsum([np.shape(x)[axis] for x in like])[:-1]
+    return tuple(np.split(g, bounds, axis=axis))
+
+
+def _split_like_grad(c: Any, grads: list) -> list:
+    parts = [g if g is not None else zeros_like(o) for g, o in zip(grads, c.outputs)]
+    return [concat(parts, c.attrs["axis"])] + [None] * (len(c.inputs) - 1)
+
+
+def split_like_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    return [(s, types[0]) for s in shapes[1:]]
+
+
+SplitLike = Op("SplitLike", _split_like_kernel, num_outputs=-1, grad=_split_like_grad, shape=split_like_rule)
+
+
+def _concat_check(inputs: Sequence[Tensor], attrs: dict) -> None:
+    same_dtype("ConcatV2", inputs, listed=True)
+
+
+def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
+    """Join tensors along an existing axis; all other sizes must agree."""
+    tensors = [convert_to_tensor(v) for v in values]
+    if len(tensors) == 1:
+        return identity(tensors[0])
+    same_dtype("ConcatV2", tensors, listed=True)  # TensorFlow reports mixed dtypes before a bad axis
+    rank = tensors[0].shape.rank or 0
+    return bind(ConcatV2, *tensors, axis=normalise_axis(axis, builtins.max(rank, 1), "ConcatV2"))
+
+
+def _pack_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
+    first = np.shape(xs[0])
+    for i, x in enumerate(xs[1:], start=1):
+        if np.shape(x) != first:
+            raise InvalidArgumentError(None, None, f"Shapes of all inputs must match: values[0].shape = "
+                                       f"{dims_text(first)} != values[{i}].shape = {dims_text(np.shape(x))} [Op:Pack] "
+                                       "name: stack")
+    return np.stack(xs, axis=axis)
+
+
+def _merge_all(shapes: Sequence[TensorShape]) -> TensorShape:
+    merged = TensorShape(None)
+    for i, s in enumerate(shapes):
+        if not merged.is_compatible_with(s):
+            detail = next(((k, a, b) for k, (a, b) in enumerate(zip(merged, s)) if a is not None and b is not None
+                           and a != b), None) if merged.rank == s.rank else None
+            if detail is None:
+                raise ValueError(f"Shapes must be equal rank, but are {merged.rank} and {s.rank}\n\tFrom merging "
+                                 f"shape {i - 1 if i else 0} with other shapes.")
+            k, a, b = detail
+            raise ValueError(f"Dimension {k} in both shapes must be equal, but are {a} and {b}. Shapes are "
+                             f"{shape_text(merged)} and {shape_text(s)}.\n\tFrom merging shape 0 with other shapes.")
+        merged = merged.merge_with(s)
+    return merged
+
+
+def pack_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    merged = _merge_all(shapes)
+    if merged.rank is None:
+        return [(TensorShape(None), types[0])]
+    dims = list(merged)
+    dims.insert(attrs["axis"], len(shapes))
+    return [(TensorShape(dims), types[0])]
+
+
+Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", inputs, listed=True),
+          shape=pack_rule, grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))))
+
+
+def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
+    """Join same-shaped tensors along a new axis."""
+    if isinstance(values, list | tuple) and not values and axis == 0:  # TensorFlow converts an empty list as
+        return convert_to_tensor([])  # a constant: float32, shape (0,)
+    tensors = [convert_to_tensor(v) for v in values]
+    if tensors:
+        first = tensors[0].dtype
+        tensors = [t if t.dtype is first or isinstance(v, Tensor) else convert_to_tensor(v, dtype=first)
+                   for t, v in zip(tensors, values)]
+    rank = (tensors[0].shape.rank or 0) + 1
+    return bind(Pack, *tensors, axis=normalise_axis(axis, rank, "Pack"))
+
+
+def _unpack_kernel(x: np.ndarray, axis: int, num: int) -> tuple[np.ndarray, ...]:
+    return tuple(np.take(x, i, axis=axis) for i in builtins.range(num))
+
+
+def _fill_none(grads: Sequence[Any], like: Sequence[Tensor]) -> list[Tensor]:
+    return [zeros_like(t) if g is None else g for g, t in zip(grads, like)]
+
+
+def unpack_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    source, axis, num = shapes[0], attrs["axis"], attrs["num"]
+    if source.rank is None:
+        return [(TensorShape(None), types[0])] * num
+    dims = list(source)
+    merge_dims(dims[axis], num, "")
+    return [(TensorShape(dims[:axis] + dims[axis + 1:]), types[0])] * num
+
+
+Unpack: Op = Op("Unpack", _unpack_kernel, num_outputs=-1, shape=unpack_rule,
+                grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
+
+
+def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
+    """Split along `axis` into a list of tensors with that axis removed."""
+    x = convert_to_tensor(value)
+    r = x.shape.rank
+    if not r:
+        raise ValueError("Cannot unstack a scalar tensor (rank 0).")
+    if not -r <= int(axis) < r:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
+    axis = normalise_axis(axis, r, "Unpack")
+    n = x.shape[axis] if num is None else num
+    if n is None:
+        raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
+    return list(bind(Unpack, x, axis=axis, num=int(n)))
+
+
+def _splitv_kernel(x: np.ndarray, sizes: tuple[int, ...], axis: int) -> tuple[np.ndarray, ...]:
+    bounds = np.cumsum(sizes)[:-1]
+    return tuple(np.split(x, bounds, axis=axis))
+
+
+def split_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    source, axis = shapes[0], attrs["axis"]
+    if source.rank is None:
+        return [(TensorShape(None), types[0])] * len(attrs["sizes"])
+    dims = list(source)
+    return [(TensorShape(dims[:axis] + [None if size in (None, -1) else size] + dims[axis + 1:]), types[0])
+            for size in attrs["sizes"]]
+
+
+SplitV = Op("SplitV", _splitv_kernel, num_outputs=-1, shape=split_rule,
+            grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
+Split = Op("Split", _splitv_kernel, num_outputs=-1, shape=split_rule,
+           grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
+
+
+def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
+          name: str = "split") -> list[Tensor]:
+    """Cut into pieces along `axis`: `n` equal pieces, or pieces of the listed sizes (one may be -1)."""
+    x = convert_to_tensor(value)
+    axis = normalise_axis(axis, builtins.max(x.shape.rank or 0, 1), "Split")
+    length = x.shape[axis]
+    if np.ndim(getattr(num_or_size_splits, "_value", num_or_size_splits)) == 0:
+        n = int(getattr(num_or_size_splits, "_value", num_or_size_splits))
+        if length is not None and (n <= 0 or length % n):
+            raise static_error(f"Number of ways to split should evenly divide the split dimension, but got "
+                               f"split_dim {axis} (size = {length}) and num_split {n}", "Split", name="split")
+        return list(bind(Split, x, sizes=(length // n,) * n, axis=axis))
+    sizes = static_ints(num_or_size_splits, "num_or_size_splits")
+    if len(sizes) == 1 and length is not None and sizes[0] != length:
+        raise static_error(f"If there is only one output, it must have the same size as the input. Input size: "
+                           f"{length} output size: {sizes[0]}", "SplitV", name="split")
+    if sizes.count(-1) == 1 and length is not None:
+        sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
+    if length is not None and (sum(sizes) != length or builtins.min(sizes) < 0):
+        raise static_error(f"Determined shape must either match input shape along split_dim exactly if fully "
+                           f"specified, or be less than the size of the input along split_dim if not fully "
+                           f"specified.  Got: {sum(sizes)}", "SplitV", name="split")
+    return list(bind(SplitV, x, sizes=tuple(sizes), axis=axis))
+
+
+def _tile_grad(c: Any, g: Tensor) -> list:
+    return [bind(TileGrad, g, c.x, multiples=c.attrs["multiples"])]
+
+
+def _tile_grad_kernel(g: np.ndarray, x: np.ndarray, multiples: tuple[int, ...]) -> np.ndarray:
+    split_shape = [v for pair in zip(multiples, np.shape(x)) for v in pair]
+    return np.sum(np.reshape(g, split_shape), axis=tuple(builtins.range(0, 2 * len(multiples), 2)))
+
+
+TileGrad = Op("TileGrad", _tile_grad_kernel, shape=shape_rules.same_as_second_with_first_dtype,
+              grad=lambda c, g: [bind(Tile, g, multiples=c.attrs["multiples"]), None])
+
+
+def _tile_kernel(x: np.ndarray, multiples: tuple[int, ...]) -> np.ndarray:
+    if len(multiples) != np.ndim(x):
+        raise op_error(InvalidArgumentError, "Tile", "Expected multiples argument to be a vector of length "
+                       f"{np.ndim(x)} but got length {len(multiples)}")
+    return np.tile(x, multiples)
+
+
+def _times(size: int | None, factor: int) -> int | None:
+    """An unknown size times 0 is known: 0 (TensorFlow's rule)."""
+    if factor == 0:
+        return 0
+    return None if size is None else size * factor
+
+
+def tile_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    multiples, source = attrs["multiples"], shapes[0]
+    need_rank(source, len(multiples))
+    dims = list(source) if source.rank is not None else [None] * len(multiples)
+    return [(TensorShape([_times(d, m) for d, m in zip(dims, multiples)]), types[0])]
+
+
+Tile: Op = Op("Tile", _tile_kernel, shape=tile_rule, grad=_tile_grad)
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """Repeat the whole tensor `multiples[i]` times along each axis i."""
+    return bind(Tile, convert_to_tensor(input), multiples=tuple(static_ints(multiples, "multiples")))
+
+
+def _reverse_kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    return np.flip(x, axis) if axis else x
+
+
+ReverseV2: Op = Op("ReverseV2", _reverse_kernel, shape=shape_rules.same_as_first,
+                   grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    x = convert_to_tensor(tensor)
+    if state.graph is None and (x.shape.rank == 0 or x.shape.num_elements() == 0):
+        return identity(x)  # TensorFlow's kernel returns a scalar or an empty tensor unchanged, whatever the axis
+    r = x.shape.rank or 0  # while tracing, TensorFlow checks the axes against the rank first
+    axes = tuple(normalise_axis(a, r, "ReverseV2") for a in static_ints(axis, "axis"))
+    if len(set(axes)) < len(axes):
+        raise static_error(f"axis {axes[0]} specified more than once. [Op:ReverseV2]")
+    return bind(ReverseV2, x, axis=axes)
+
+
+def _pad_kernel(x: np.ndarray, paddings: tuple[tuple[int, int], ...], mode: str, constant_values: Any) -> np.ndarray:
+    if len(paddings) != np.ndim(x):
+        raise op_error(InvalidArgumentError, "Pad", "The first dimension of paddings must be the rank of inputs"
+                       f"[{len(paddings)},2] {dims_text(np.shape(x))}")
+    if mode == "CONSTANT":
+        return np.pad(x, paddings, mode="constant", constant_values=constant_values)
+    limit = 0 if mode == "REFLECT" else 1  # REFLECT needs padding < size, SYMMETRIC padding <= size
+    for (before, after), size in zip(paddings, np.shape(x)):
+        if before > size - 1 + limit or after > size - 1 + limit:
+            relation = "less than" if mode == "REFLECT" else "no greater than"
+            raise op_error(InvalidArgumentError, "MirrorPad",
+                           f"paddings must be {relation} the dimension size: {before}, "
+                           f"{after} not {relation} {size}")
+    return np.pad(x, paddings, mode="reflect" if mode == "REFLECT" else "symmetric")
+
+
+def _pad_grad(c: Any, g: Tensor) -> list:
+    return [bind(PadGrad, g, c.x, paddings=c.attrs["paddings"], mode=c.attrs["mode"])]
+
+
+def _pad_grad_kernel(g: np.ndarray, x: np.ndarray, paddings: tuple, mode: str) -> np.ndarray:
+    index = tuple(slice(lo, lo + n) for (lo, _), n in zip(paddings, np.shape(x)))
+    if mode == "CONSTANT":
+        return g[index]
+    # Mirror modes: every output position contributes to the input position it copied.
+    source = np.pad(np.arange(np.size(x)).reshape(np.shape(x)), paddings,
+                    mode="reflect" if mode == "REFLECT" else "symmetric")
+    out = np.zeros(np.size(x), dtype=g.dtype)
+    np.add.at(out, source.ravel(), g.ravel())
+    return out.reshape(np.shape(x))
+
+
+def _pad_grad_grad(c: Any, g: Tensor) -> list:
+    """PadGrad is linear in its first input; its adjoint is padding again (with zeros, or mirrored)."""
+    mode = c.attrs["mode"]
+    op = PadV2 if mode == "CONSTANT" else MirrorPad
+    zero = np.zeros((), dtype=g.dtype._np)
+    return [bind(op, g, paddings=c.attrs["paddings"], mode=mode, constant_values=zero), None]
+
+
+PadGrad = Op("PadGrad", _pad_grad_kernel, shape=shape_rules.same_as_second_with_first_dtype, grad=_pad_grad_grad)
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
+
+
+def pad_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    paddings, source = attrs["paddings"], shapes[0]
+    need_rank(source, len(paddings))
+    dims = list(source) if source.rank is not None else [None] * len(paddings)
+    return [(TensorShape([_add(d, before + after) for d, (before, after) in zip(dims, paddings)]), types[0])]
+
+
+PadV2 = Op("PadV2", _pad_kernel, shape=pad_rule, grad=_pad_grad)
+MirrorPad = Op("MirrorPad", _pad_kernel, shape=pad_rule, grad=_pad_grad)
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
+        name: str | None = None) -> Tensor:
+    """Add values around each axis: `paddings[i] = [before, after]`. Modes CONSTANT, REFLECT, SYMMETRIC."""
+    x = convert_to_tensor(tensor)
+    pairs = np.asarray(getattr(paddings, "_value", paddings), dtype=np.int64)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise static_error(f"paddings must be a matrix with 2 columns: {list(pairs.shape)}", "Pad")
+    mode = mode.upper()
+    if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
+                         f"Received `mode` = {mode}")
+    op = PadV2 if mode == "CONSTANT" else MirrorPad
+    value = np.asarray(getattr(constant_values, "_value", constant_values)).astype(x.dtype._np)[()]
+    return bind(op, x, paddings=tuple(tuple(int(v) for v in p) for p in pairs), mode=mode, constant_values=value)
+
+
+def concat_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
+    """Every size but the axis's must agree; the axis's sizes add up (unknown if one of them is)."""
+    axis = attrs["axis"]
+    known = [s for s in shapes if s.rank is not None]
+    if not known:
+        return [(TensorShape(None), types[0])]
+    rank = cast(int, known[0].rank)  # `known` holds the shapes of known rank
+    for s in known[1:]:
+        if s.rank != rank:
+            raise ValueError(f"Shape must be rank {rank} but is rank {s.rank}")
+    others: list[int | None] = [None] * (rank - 1)
+    first_others = None
+    for s in known:
+        rest = [d for i, d in enumerate(s) if i != axis]
+        for i, d in enumerate(rest):
+            if others[i] is not None and d is not None and others[i] != d:
+                first, this = shape_text(TensorShape(first_others)), shape_text(TensorShape(rest))
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {others[i]} and {d}. "
+                                 f"Shapes are {first} and {this}.")
+            others[i] = others[i] if others[i] is not None else d
+        first_others = first_others if first_others is not None else rest
+    along: int | None = 0
+    for s in shapes:
+        along = _add(along, s[axis] if s.rank is not None else None)
+    dims = others[:axis] + [along] + others[axis:]
+    return [(TensorShape(dims), types[0])]
+
+
+ConcatV2: Op = Op("ConcatV2", _concat_kernel, check=_concat_check, shape=concat_rule, grad=_concat_grad)

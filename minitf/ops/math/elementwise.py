@@ -1,0 +1,150 @@
+"""How elementwise ops are declared and how their gradients find their way back.
+
+`unary_op` / `binary_op` make an elementwise `Op` with TensorFlow's dtype checks and broadcasting error;
+`binary_call` converts the second operand as TensorFlow's wrappers do. A gradient that flowed through
+broadcasting is summed back to its input's shape (`unbroadcast`, the `SumToShape` op); `BroadcastLike` is
+its adjoint. `ZerosLike` / `OnesLike` make the zero and one gradients rules need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+import numpy as np
+
+from minitf.core import dtypes, shape_rules
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor, operand
+from minitf.core.errors import allowed_dtypes, dims_text, same_dtype
+from minitf.core.op import Op, bind, run_eager
+from minitf.core.tensor import EagerTensor, Tensor
+
+F = dtypes.FLOATS
+FC = dtypes.FLOAT_OR_COMPLEX
+NUM = dtypes.NUMERIC
+REAL = dtypes.REAL
+SIGNED = NUM - {dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64}
+SIGNED_REAL = SIGNED - {dtypes.complex64, dtypes.complex128}
+FLOATS_AND_WIDE_INTS = F | {dtypes.int32, dtypes.int64}
+ANY = frozenset(dtypes.ALL)
+BOOL = frozenset({dtypes.bool})
+
+
+def unary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
+           shape: Callable = shape_rules.same_as_first) -> Op:
+    def check(inputs: Sequence[Tensor], attrs: dict) -> None:
+        if inputs[0].dtype not in allowed:
+            allowed_dtypes(name, allowed, inputs[0].dtype)
+
+    return Op(name, kernel, check=check, shape=shape, grad=grad, elementwise=True, accepts=allowed)
+
+
+def binary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
+            out_dtype: dtypes.DType | None = None) -> Op:
+    def check(inputs: Sequence[Tensor], attrs: dict) -> None:
+        x, y = inputs
+        if x.dtype is not y.dtype:
+            same_dtype(name, inputs)
+        if x.dtype not in allowed:
+            allowed_dtypes(name, allowed, x.dtype)
+
+    def explain(inputs: Sequence[EagerTensor], attrs: dict, exc: Exception) -> str:
+        if "broadcast" in str(exc):
+            a, b = (list(np.shape(t._value)) for t in inputs)
+            return (f"Incompatible shapes: {dims_text(a)} vs. {dims_text(b)}\nHint: shapes broadcast when, aligned "
+                    f"from the right, each pair of dimensions is equal or one of them is 1.")
+        return str(exc)
+
+    return Op(name, kernel, check=check, shape=shape_rules.broadcast_rule(out_dtype), grad=grad, explain=explain,
+              elementwise=True, accepts=allowed)
+
+
+
+def binary_call(op: Op, x: Any, y: Any) -> Tensor:
+    """Call a binary op the way TensorFlow's wrappers do: `y` is converted to `x`'s dtype where possible."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
+    if not isinstance(y, Tensor):
+        try:
+            y = operand(y, x.dtype, op.name != "AddV2")
+        except TypeError:
+            if state.graph is None or not isinstance(y, int | float | complex):
+                raise
+            # While a graph is built, TensorFlow's op wrapper converts the argument and words it this way.
+            want, kind = x.dtype.name, type(y).__name__
+            raise TypeError(f"Expected {want} passed to parameter 'y' of op '{op.name}', got {y!r} of type '{kind}' "
+                            f"instead. Error: Expected {want}, but got {y!r} of type '{kind}'.") from None
+    if not state.active:  # plain eager: what `bind` would do, one call less on the hot path
+        return run_eager(op, (x, y), {})
+    return bind(op, x, y)
+
+
+def reflected_call(op: Op, x: Any, y: Any) -> Tensor:
+    """`2 - t`: the Python value must convert to the tensor's dtype (TypeError otherwise, as in TensorFlow)."""
+    return bind(op, convert_to_tensor(x, dtype=y.dtype), y)
+
+
+def unbroadcast(g: Tensor, like: Tensor) -> Tensor:
+    """Sum a broadcast gradient back to the shape of the input it flows to."""
+    if state.graph is None and cast(EagerTensor, g)._value.shape == cast(EagerTensor, like)._value.shape:
+        return g
+    if state.graph is not None and g.shape == like.shape and like.shape.is_fully_defined():
+        return g
+    return bind(SumToShape, g, like)
+
+
+def _sum_to_kernel(g: np.ndarray, like: np.ndarray) -> np.ndarray:
+    target = np.shape(like)
+    extra = np.ndim(g) - len(target)
+    axes = tuple(range(extra)) + tuple(i + extra for i, d in enumerate(target) if d == 1 and g.shape[i + extra] != 1)
+    out = np.sum(g, axis=axes, keepdims=True) if axes else g
+    return np.asarray(out).reshape(target)
+
+
+def _sum_to_grad(c: Any, g: Tensor) -> list:
+    return [broadcast_like(g, c.x), None]
+
+
+SumToShape = Op("SumToShape", _sum_to_kernel, shape=shape_rules.same_as_second, grad=_sum_to_grad)
+
+BroadcastLike = Op(
+    "BroadcastLike",
+    lambda x, like: np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(like))).copy(),
+    shape=shape_rules.broadcast_rule(None),
+    grad=lambda c, g: [unbroadcast(g, c.x), None],
+)
+
+
+def broadcast_like(x: Tensor, like: Tensor) -> Tensor:
+    """Broadcast `x` to `like`'s shape (the adjoint of `unbroadcast`)."""
+    return bind(BroadcastLike, x, like)
+
+
+def unary_function(op: Op, doc: str) -> Callable[..., Tensor]:
+    def fn(x: Any, name: str | None = None) -> Tensor:
+        if not isinstance(x, Tensor):
+            x = convert_to_tensor(x)
+        if not state.active:  # plain eager: what `bind` would do, one call less on the hot path
+            return run_eager(op, (x,), {})
+        return bind(op, x)
+    fn.__doc__ = doc
+    return fn
+
+
+ReshapeLike: Op = Op("ReshapeLike", lambda x, like: np.reshape(x, np.shape(like)), shape=shape_rules.same_as_second,
+                  grad=lambda c, g: [bind(ReshapeLike, g, c.x), None])
+
+
+ZerosLike = Op("ZerosLike", np.zeros_like, shape=shape_rules.same_as_first, grad=lambda c, g: [None])
+OnesLike = Op("OnesLike", np.ones_like, shape=shape_rules.same_as_first, grad=lambda c, g: [None])
+
+
+def zeros_like_(x: Any) -> Tensor:
+    """A zero gradient shaped like `x` (`tf.zeros_like` without its dtype argument)."""
+    return bind(ZerosLike, convert_to_tensor(x))
+
+
+def ones_like_(x: Any) -> Tensor:
+    """Ones shaped like `x` (`tf.ones_like` without its dtype argument)."""
+    return bind(OnesLike, convert_to_tensor(x))

@@ -8,9 +8,10 @@
   function/                                    tf.function: tracing to graphs, AutoGraph, tf.cond/while_loop
   api/                                         the public namespaces (tf.math, tf.nn, tf.config, tf.sparse, ...)
 
-Where to start reading: docs/reading-minitf.md leads through the engine in order (a tensor, `bind`, two ops and
-their gradients, the tape, tracing, tf.function's cache), naming the objects to read in each file and what to look
-for; docs/architecture.md lists every file.
+Where to start reading: docs/reading-minitf.md leads through the engine in order (a tensor, an op through `bind`,
+dtype errors, the tape, gradients through broadcasting, tracing, tf.function's cache, calling a traced function),
+each stop from an example, naming the objects that example runs and what to look for; docs/architecture.md lists
+every file.
 """
 
 import builtins as _builtins

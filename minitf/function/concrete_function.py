@@ -218,7 +218,10 @@ class ConcreteFunction:
                                      expand_composites=True)
 
     def _call_flat(self, flat_args: list[Any]) -> Any:
-        """Run the graph on the flat tensor arguments (captures are added here)."""
+        """Run the graph on the flat tensor arguments (captures are added here): the generated code when nothing
+        watches, else through `bind`, op by op (`call_graph`) or as one call op inside a trace (`call_traced`)."""
+        if not state.active and all(type(a) is EagerTensor for a in flat_args):
+            return self._run_plain(flat_args)
         inputs = flat_args + self._captures if self._captures else flat_args
         self._check_compilable()
         if state.graph is not None:

@@ -149,23 +149,15 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _RUN_EAGERLY[0]:
             return self._python_function(*args, **kwargs)
-        if not state.active and not kwargs and len(args) == self._fast_arity:
-            # The common call: eager tensors of a (dtype, shape) seen before, nothing watching. Their trace was
-            # found (and its arguments checked) the first time; the detector counts a call without tracing.
-            key = []
-            for a in args:
-                if type(a) is not EagerTensor:
-                    break
-                value = a._value
-                key.append((a._dtype, value.shape if type(value) is np.ndarray else np.shape(value)))
-            else:
-                concrete = self._fast.get(tuple(key))
-                if concrete is not None and self._detector is not None:
-                    result = concrete._run_plain(args)
-                    self._detector.called_without_tracing()
-                    return result
         fast_key = self._fast_key(args) if not kwargs and len(args) == self._fast_arity else None
         concrete = self._fast.get(fast_key) if fast_key is not None else None
+        if concrete is not None and not state.active and self._detector is not None:
+            # The common call: eager tensors of a (dtype, shape) seen before, nothing watching. Their trace was
+            # found (and its arguments checked) the first time, and no tape or trace can see this call, so the
+            # generated code runs at once (`_run_plain`); the detector counts a call without tracing.
+            result = concrete._run_plain(args)
+            self._detector.called_without_tracing()
+            return result
         before = self._tracing_count
         if concrete is not None:
             result = concrete._call_flat(list(args))

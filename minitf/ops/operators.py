@@ -157,8 +157,8 @@ def install() -> None:
         forward, reflected = _logical_or_bitwise(logical, bitwise)
         setattr(Tensor, f"__{name}__", forward)
         setattr(Tensor, f"__r{name}__", reflected)
-    # setattr, not `Tensor.__xor__ = ...`: Tensor declares these methods for type checkers, which refuse
-    # assignments to a method.
+    # setattr, not `Tensor.__xor__ = ...`: Tensor declares these methods for type checkers
+    # (minitf/core/tensor_interface.py), which refuse assignments to a method.
     methods: dict[str, Callable[..., Any]] = {
         "__xor__": lambda self, other: _xor(self, operand(other, self.dtype)),
         "__rxor__": lambda self, other: _xor(convert_to_tensor(other, dtype=self.dtype), self),

@@ -16,6 +16,7 @@ import minitf as tf
 from minitf.function.compiling import optimizer
 from minitf.function.compiling.execute import run_graph
 from minitf.function.compiling.optimizer import GraphVerificationError, custom_pass, optimize
+from minitf.function.compiling.rewrite_rules import RULES, Rule
 from minitf.function.tracing.graph import FuncGraph
 from minitf.ops.state_ops import variable_of
 
@@ -388,3 +389,44 @@ def test_a_pass_of_your_own_takes_part() -> None:
                              extra_passes=(custom_pass(no_double_negation),))
     assert "Neg" not in types_of(graph)
     assert any(p.title == "no double negation" and p.changes for p in report.passes)
+
+
+# --- the table of rewrite rules ---
+
+@pytest.fixture
+def rules() -> Iterator[list[Rule]]:
+    """The simplification table, restored after the test."""
+    saved = list(RULES)
+    yield RULES
+    RULES[:] = saved
+
+
+def test_a_rule_added_to_the_table_fires(rules: list[Rule]) -> None:
+    def twice_abs(x: Any) -> Any:
+        return tf.abs(tf.abs(x)) * 3.0
+
+    tf.config.optimizer.set_experimental_options({"elementwise_fusion": False})  # (to count the Abs nodes)
+    assert types_of(concrete(twice_abs, X).optimized_graph)["Abs"] == 2
+    rules.append(Rule("Abs(Abs)", lambda op: op.inputs[0]))  # abs(abs(x)) is abs(x)
+    cf = concrete(twice_abs, X)
+    assert types_of(cf.optimized_graph)["Abs"] == 1
+    assert any("(Abs) is just Abs" in change for p in cf.optimization_report.passes for change in p.changes)
+    np.testing.assert_array_equal(cf(X).numpy(), np.abs(X.numpy()) * 3.0)
+
+
+def test_the_first_rule_that_rewrites_an_op_wins_and_a_rule_can_decline(rules: list[Rule]) -> None:
+    seen: list[str] = []
+
+    def declines(op: Any) -> None:
+        seen.append(op.name)
+        return None
+
+    rules.insert(0, Rule("Mul", declines))
+    graph = concrete(lambda x: tf.sin(x * 1.0), X).optimized_graph
+    assert seen and "Mul" not in types_of(graph)  # declined, then the neutral-operand rule removed it
+
+
+def test_a_rule_that_breaks_the_graph_is_caught_when_it_fires(rules: list[Rule]) -> None:
+    rules.append(Rule("Sum", lambda op: op.inputs[0]))  # wrong: a sum is not its input
+    with pytest.raises(GraphVerificationError, match="arithmetic simplification"):
+        optimize(concrete(lambda x: tf.sin(tf.reduce_sum(x)), X).graph)

@@ -233,7 +233,7 @@ class FuncGraph:
         self.control_dependencies: list[Operation] = []  # of the enclosing tf.control_dependencies blocks
         self.control_outputs: list[Operation] = []
         self._plan: list[Operation] | None = None
-        self._compiled: Any = None  # the generated code that runs this graph (execute.compile), made on first use
+        self._compiled: Any = None  # the generated code that runs this graph (execute.compiled), made on first use
         self._fresh: set[int] = set()  # Const ops not used yet (named after their first consumer)
 
     # --- building ---

@@ -17,7 +17,7 @@ from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor, operand
 from minitf.core.errors import allowed_dtypes, dims_text, same_dtype
-from minitf.core.op import Op, bind, run_eager
+from minitf.core.op import Op, bind
 from minitf.core.tensor import EagerTensor, Tensor
 
 F = dtypes.FLOATS
@@ -75,8 +75,6 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
             want, kind = x.dtype.name, type(y).__name__
             raise TypeError(f"Expected {want} passed to parameter 'y' of op '{op.name}', got {y!r} of type '{kind}' "
                             f"instead. Error: Expected {want}, but got {y!r} of type '{kind}'.") from None
-    if not state.active:  # plain eager: what `bind` would do, one call less on the hot path
-        return run_eager(op, (x, y), {})
     return bind(op, x, y)
 
 
@@ -125,8 +123,6 @@ def unary_function(op: Op, doc: str) -> Callable[..., Tensor]:
     def fn(x: Any, name: str | None = None) -> Tensor:
         if not isinstance(x, Tensor):
             x = convert_to_tensor(x)
-        if not state.active:  # plain eager: what `bind` would do, one call less on the hot path
-            return run_eager(op, (x,), {})
         return bind(op, x)
     fn.__doc__ = doc
     return fn

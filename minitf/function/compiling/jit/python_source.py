@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from minitf.function.compiling.buffers import REUSE_MIN_ELEMENTS
 from minitf.function.compiling.jit.loop_ir import (
     AccInit,
     AccLanes,
@@ -46,7 +47,6 @@ UFUNCS = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "n
           "lt": "np.less", "le": "np.less_equal", "gt": "np.greater", "ge": "np.greater_equal", "eq": "np.equal",
           "ne": "np.not_equal", **NUMPY}
 BOOLEAN = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
-REUSE_MIN_ELEMENTS = 4096  # below this, a fresh array costs less than passing `out=` (as in fusion.py)
 FOLD = {"sum": "np.add", "prod": "np.multiply", "max": "np.maximum", "min": "np.minimum"}
 IDENTITY = {"sum": "0.0", "prod": "1.0", "max": "-np.inf", "min": "np.inf"}
 

@@ -1,20 +1,16 @@
 """autograde: grade every collected submission once, in a sandbox; rerun to finish an interrupted run.
 
-A submission counts as finished only when nbgrader has committed its grades and the grader has written
-its completion marker (outside the folders student code can touch).  A rerun skips finished ones, so
-their grades never change, and regrades the one that was cut off from scratch.
+A submission counts as finished once its completion marker is written (grader/termstate.py).  A rerun skips
+finished ones, so their grades never change, and regrades the one that was cut off from scratch.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 
 import nbformat
 
@@ -22,52 +18,15 @@ from grader.gradebook import ensure_assignment, roster
 from grader.paths import GraderError, Term
 from grader.release import list_assignments
 from grader.sandbox import Limits, Sandbox, prepare
-
-
-@dataclass
-class Outcome:
-    student: str
-    assignment: str
-    status: str  # graded | skipped (finished earlier) | failed
-    score: float | None = None
-    max_score: float | None = None
-    seconds: float = 0.0
-    message: str = ""
-    kernel_mb: float | None = None  # the largest resident size of a kernel of its worker so far
-    worker: str = ""  # host:pid of the process that graded it
-    early_kernels: int = 0  # its notebooks whose student's kernel was started before they came (warm kernels)
-
-
-def done_marker(term: Term, student: str, assignment: str) -> Path:
-    return term.state / "done" / assignment / f"{student}.json"
-
-
-def is_finished(term: Term, student: str, assignment: str) -> bool:
-    return done_marker(term, student, assignment).is_file()
-
-
-def _write_marker(term: Term, outcome: Outcome) -> None:
-    marker = done_marker(term, outcome.student, outcome.assignment)
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    temporary = marker.with_suffix(".tmp")
-    temporary.write_text(json.dumps(asdict(outcome), indent=1))
-    os.replace(temporary, marker)  # atomic: a marker is either absent or complete
-
-
-def find_submissions(term: Term, assignment: str | None, student: str | None) -> list[tuple[str, str]]:
-    """(student, assignment) pairs in submitted/, filtered; asking for a student with none is an error."""
-    pairs = []
-    if term.submitted.is_dir():
-        for student_dir in sorted(p for p in term.submitted.iterdir() if p.is_dir()):
-            for assignment_dir in sorted(p for p in student_dir.iterdir() if p.is_dir()):
-                pairs.append((student_dir.name, assignment_dir.name))
-    if student:
-        pairs = [pair for pair in pairs if pair[0] == student]
-        if not pairs:
-            raise GraderError(f"no submissions from student {student!r} in {term.submitted}")
-    if assignment:
-        pairs = [pair for pair in pairs if pair[1] == assignment]
-    return pairs
+from grader.termstate import (
+    Outcome,
+    done_marker,
+    find_submissions,
+    is_finished,
+    lock_term,
+    recorded_score,
+    write_marker,
+)
 
 
 def submission_problem(term: Term, student: str, assignment: str, students: set[str]) -> str | None:
@@ -93,7 +52,7 @@ def submission_problem(term: Term, student: str, assignment: str, students: set[
 def notebook_imports(term: Term, assignments: set[str]) -> list[str]:
     """Modules the read-only cells (setup, helpers) of these assignments' notebooks import."""
     from grader.execution import imported_modules
-    from grader.verdicts import is_answer, nbgrader_meta
+    from grader.trusted_plan import is_answer, nbgrader_meta
 
     modules: set[str] = set()
     for assignment in sorted(assignments & set(list_assignments(term.solutions))):
@@ -102,14 +61,6 @@ def notebook_imports(term: Term, assignments: set[str]) -> list[str]:
                 if cell.cell_type == "code" and nbgrader_meta(cell).get("locked") and not is_answer(cell):
                     modules |= set(imported_modules(cell.source))
     return sorted(modules)
-
-
-def _score(term: Term, student: str, assignment: str) -> tuple[float, float]:
-    from nbgrader.api import Gradebook
-
-    with Gradebook(term.db_url) as gradebook:
-        submission = gradebook.find_submission(assignment, student)
-        return float(submission.score), float(submission.max_score)
 
 
 def _grade_empty(term: Term, student: str, assignment: str) -> None:
@@ -125,11 +76,6 @@ def _grade_empty(term: Term, student: str, assignment: str) -> None:
         gradebook.db.commit()
 
 
-def _failure_text(result: dict) -> str:
-    lines = [line for line in (result.get("log") or "").splitlines() if "[ERROR]" in line]
-    return " / ".join(dict.fromkeys(line.split("]", 1)[-1].strip() for line in lines))[:500] or "nbgrader failed"
-
-
 def default_workers() -> int:
     """One worker per core this process may use: each grades one submission (two kernels) at a time."""
     try:
@@ -138,17 +84,7 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _lock(term: Term):
-    term.state.mkdir(parents=True, exist_ok=True)
-    lock = (term.state / "autograde.lock").open("w")
-    try:  # two runs on one term would grade the same submission twice; the lock dies with its process
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise GraderError(f"another autograde is running on {term.root}; wait for it or stop it") from None
-    return lock
-
-
-def _record(term: Term, result) -> Outcome:
+def record(term: Term, result) -> Outcome:
     """The single writer: a worker's result goes into the gradebook, then the completion marker."""
     from grader.workers import apply_result
 
@@ -158,11 +94,11 @@ def _record(term: Term, result) -> Outcome:
             return Outcome(result.student, result.assignment, "failed", seconds=result.seconds,
                            message=result.message)
         apply_result(term, result)
-        score, max_score = _score(term, result.student, result.assignment)
+        score, max_score = recorded_score(term, result.student, result.assignment)
         outcome = Outcome(result.student, result.assignment, "graded", score, max_score, result.seconds, retried,
                           kernel_mb=round(result.kernel_mb, 1), worker=result.worker,
                           early_kernels=result.early_kernels)
-        _write_marker(term, outcome)
+        write_marker(term, outcome)
         return outcome
     finally:
         if result.scratch:
@@ -170,11 +106,13 @@ def _record(term: Term, result) -> Outcome:
 
 
 def grade_tasks(term: Term, tasks: list, limits: Limits, guard: bool, modules: list[str], sandbox: Sandbox | None,
-                workers: int | None, scheduler: str | None, pool: bool = True) -> Iterator:
+                workers: int | None, scheduler: str | None, pool: bool = True,
+                trusted_kernel: bool = True) -> Iterator:
     """Results of grading ``tasks`` on local worker processes or on a Dask cluster, as they finish."""
     from grader.workers import DaskPool, LocalPool, make_kit, read_submission
 
-    kit = make_kit(term, {t.assignment for t in tasks}, limits, guard, modules, portable=bool(scheduler), pool=pool)
+    kit = make_kit(term, {t.assignment for t in tasks}, limits, guard, modules, portable=bool(scheduler), pool=pool,
+                   trusted_kernel=trusted_kernel)
     if scheduler is None:
         pool = LocalPool(term, sandbox, kit, min(workers or default_workers(), len(tasks)))
     else:
@@ -197,14 +135,15 @@ def start(term: Term, limits: Limits, modules: list[str], scheduler: str | None,
 def autograde(term: Term, assignment: str | None = None, student: str | None = None,
               limits: Limits | None = None, regrade: bool = False, progress: bool = True,
               sandbox: Sandbox | None = None, guard: bool = True, workers: int | None = None,
-              scheduler: str | None = None, pool: bool = True) -> list[Outcome]:
+              scheduler: str | None = None, pool: bool = True, trusted_kernel: bool = True) -> list[Outcome]:
     """Grade the selected submissions with ``workers`` local processes (default: one per core) or on the
     Dask workers of ``scheduler``; this process alone writes the gradebook.  ``pool``: warm kernels
-    (grader/pool.py)."""
+    (grader/pool.py); ``guard``: the in-kernel guard in the student's kernel (grader/kernel_guard.py);
+    ``trusted_kernel``: graded tests run in a second kernel where no student code runs."""
     from grader.workers import Task
 
     limits = limits or Limits()
-    lock = _lock(term)  # noqa: F841  (held until this function returns)
+    lock = lock_term(term)  # noqa: F841  (held until this function returns)
     pairs = find_submissions(term, assignment, student)
     if not pairs:
         raise GraderError(f"nothing to grade in {term.submitted} (run `collect` first)")
@@ -221,7 +160,7 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
     try:
         for index, (who, what) in enumerate(pairs):
             if is_finished(term, who, what) and not regrade:
-                score, max_score = _score(term, who, what)
+                score, max_score = recorded_score(term, who, what)
                 outcomes[index] = Outcome(who, what, "skipped", score, max_score, message="finished earlier")
             elif problem := submission_problem(term, who, what, students):
                 outcomes[index] = Outcome(who, what, "failed", message=problem)
@@ -232,13 +171,14 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
                     tasks.append(Task(index, who, what, {}))
                     continue
                 _grade_empty(term, who, what)
-                score, max_score = _score(term, who, what)
+                score, max_score = recorded_score(term, who, what)
                 outcomes[index] = Outcome(who, what, "graded", score, max_score, message="no notebook submitted")
-                _write_marker(term, outcomes[index])
+                write_marker(term, outcomes[index])
             bar.update(1)
         if tasks:
-            for result in grade_tasks(term, tasks, limits, guard, modules, sandbox, workers, scheduler, pool):
-                outcomes[result.index] = _record(term, result)
+            for result in grade_tasks(term, tasks, limits, guard, modules, sandbox, workers, scheduler, pool,
+                                      trusted_kernel):
+                outcomes[result.index] = record(term, result)
                 bar.set_postfix_str(f"{result.student}/{result.assignment}")
                 bar.update(1)
     finally:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import nbformat
 
-from grader.autograde import done_marker
 from grader.gradebook import ensure_assignment, known_assignment, roster
 from grader.paths import GraderError, Term
+from grader.termstate import done_marker
 
 #: LMS downloads name files "<student>_<notebook>.ipynb" (anything before the last folder is ignored).
 DEFAULT_ZIP_PATTERN = r"^.*/(?P<student_id>[^/_]+)_(?P<file_id>[^/]+)$"

@@ -26,7 +26,8 @@ def _autograde(args: argparse.Namespace) -> int:
 
     limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
     outcomes = autograde(args.term, args.assignment, args.student, limits, regrade=args.regrade,
-                         progress=not args.quiet, guard=not args.no_guard, workers=args.workers,
+                         progress=not args.quiet, guard=not args.no_guard, trusted_kernel=not args.no_trusted_kernel,
+                         workers=args.workers,
                          scheduler=args.scheduler, pool=not args.no_pool)
     print_outcomes(outcomes)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
@@ -117,7 +118,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_worker_options(sub)
     sub.add_argument("--no-guard", action="store_true",
-                     help="do not restore replaced functions before tests (only to see what the guard prevents)")
+                     help="no in-kernel guard in the student's kernel (before each test it ends the processes "
+                          "student code left running and restores library functions replaced since the "
+                          "read-only cells ran); only to see what the guard prevents")
+    sub.add_argument("--no-trusted-kernel", action="store_true",
+                     help="run the graded test cells in the student's kernel, as plain nbgrader does, instead of "
+                          "in a second, trusted kernel where no student code runs; only to see what the trusted "
+                          "kernel prevents")
     sub.add_argument("--no-pool", action="store_true",
                      help="start every kernel as a fresh interpreter instead of forking it from the worker's "
                           "warm template (slower; the grades are the same)")

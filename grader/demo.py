@@ -2,8 +2,8 @@
 
 Uses the course's first assignment when solutions/ has one, otherwise the small fixture assignment
 bundled with the tests.  Besides complete, partial and empty work, two samples misbehave on purpose:
-one replaces numpy's comparison functions (the guard undoes it) and one kills its kernel after
-answering everything (it keeps its points).
+one replaces numpy's comparison functions (the tests run in the trusted kernel, which never sees it) and
+one kills its kernel after answering everything (it keeps its points).
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""Execution for autograding: a guard before each graded cell, and a dead or hung kernel costs only its cell.
+"""Execution for autograding: graded tests run in the trusted kernel, and a dead or hung kernel costs only its cell.
 
-nbgrader's Execute fails a whole submission when the kernel dies (``os._exit``, a crash, a memory kill)
-and lets a hung kernel swallow the following cells.  Here the affected cell gets an error output that
-tells the student what happened, a fresh kernel replays the earlier cells, and grading goes on.
+The student's notebook runs in its own kernel, with the in-kernel guard (grader/kernel_guard.py); every graded
+test cell runs in a second, trusted kernel (``TrustedKernel``) that reads the student's names over the data-only
+channel (grader/channel/).  nbgrader's Execute fails a whole submission when the kernel dies (``os._exit``, a
+crash, a memory kill) and lets a hung kernel swallow the following cells.  Here the affected cell gets an error
+output that tells the student what happened, a fresh kernel replays the earlier cells, and grading goes on.
 """
 
 from __future__ import annotations
@@ -31,16 +33,17 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer
 
+from grader.channel import STUDENT_SIDE, TRUSTED_SIDE, install_code
+from grader.channel.codec import MAX_REPLY_BYTES
 from grader.pool import folder_digest, following, kill_launcher, read_replies, socket_folder
-from grader.verdicts import Plan, is_test, source_notebook, tf_function_names
+from grader.trusted_plan import TrustedPlan, is_test, source_notebook, tf_function_names
 
 GUARD_SOURCE = (Path(__file__).with_name("kernel_guard.py")).read_text(encoding="utf-8")
 GUARD_MODULE = "__grader_guard__"
-CHANNEL_SOURCE = (Path(__file__).with_name("channel.py")).read_text(encoding="utf-8")
-CHANNEL_MODULE = "__grader_channel__"
-#: the largest reply the student's kernel may send for one request, as JSON (a few photos' worth of tensors); the
-#: student's side answers larger values with an error, and the grader's sockets refuse larger messages unread
-MAX_REPLY_BYTES = 8 * 1024 * 1024
+#: code that loads each side of the channel into its kernel (the student's side answers values larger than
+#: MAX_REPLY_BYTES with an error, and the grader's sockets refuse larger messages unread)
+STUDENT_CHANNEL = install_code("student")
+TRUSTED_CHANNEL = install_code("trusted")
 #: what the grader's shell, stdin and control sockets to the student's kernel accept: a reply in base64, framed
 MAX_MESSAGE_BYTES = 12 * 1024 * 1024
 #: what its output socket accepts: one output message (CapOutputs then cuts what is kept to 100,000 characters)
@@ -64,10 +67,10 @@ COPY_NOTE = (
     "nothing; the original test cell was graded.\n"
 )
 PRELUDE_BROKEN = (
-    "the instructor's cells before this test did not finish in the grader's test kernel (time limit or crash); "
+    "the instructor's cells before this test did not finish in the grader's trusted kernel (time limit or crash); "
     "this is not your fault: tell your instructor, who can regrade this notebook"
 )
-TRUSTED_BROKEN = "the grader's test kernel stopped while this test ran; this test scores 0 points"
+TRUSTED_BROKEN = "the grader's trusted kernel stopped while this test ran; this test scores 0 points"
 OVER_BUDGET = (
     "This test did not finish within its time limit ({timeout} s, counting the time your code took when the test "
     "called it). This test scores 0 points; the rest of the notebook was graded."
@@ -143,17 +146,6 @@ def imported_modules(source: str) -> list[str]:
     return modules
 
 
-def _module_install(name: str, source: str) -> str:
-    """Code that loads a grader module from its source text into a kernel, under a private name."""
-    return (
-        "import sys as _s, types as _t\n"
-        f"_m = _t.ModuleType({name!r})\n"
-        f"exec(compile({source!r}, '<grader>', 'exec'), _m.__dict__)\n"
-        f"_s.modules[{name!r}] = _m\n"
-        "del _s, _t, _m\n"
-    )
-
-
 class TrustedKernel:
     """The kernel that runs the instructor's code and computes every verdict; no student code runs in it.
 
@@ -167,7 +159,7 @@ class TrustedKernel:
     ``take`` reads their replies when the notebook needs the kernel.
     """
 
-    def __init__(self, owner: GuardedExecute, plan: Plan, notebook: tuple[str, str] | None = None) -> None:
+    def __init__(self, owner: GuardedExecute, plan: TrustedPlan, notebook: tuple[str, str] | None = None) -> None:
         from jupyter_client import KernelManager
 
         from grader import preprocessors
@@ -197,7 +189,7 @@ class TrustedKernel:
         """Queue the channel and the instructor's cells before the first test; the kernel runs them once it is
         up, in this order, as ``wait_until_ready`` and ``run_prelude`` would (without stdin: they ask nothing)."""
         first = next(index for index, cell in enumerate(self.plan.cells) if cell.test)
-        self.sent.append(self.kc.execute(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE), silent=True,
+        self.sent.append(self.kc.execute(TRUSTED_CHANNEL, silent=True,
                                          store_history=False, allow_stdin=False))
         for cell in self.plan.cells[:first]:
             if not cell.reads_answers:
@@ -205,7 +197,7 @@ class TrustedKernel:
                                                  stop_on_error=False))
         self.done = first
 
-    def take(self, owner: GuardedExecute, plan: Plan) -> bool:
+    def take(self, owner: GuardedExecute, plan: TrustedPlan) -> bool:
         """A spare (started while the previous notebook ran) takes up this notebook's tests; False if it died,
         or a cell sent ahead hung or broke it (the caller then closes it and starts a kernel the usual way)."""
         self.owner, self.plan = owner, plan
@@ -231,7 +223,7 @@ class TrustedKernel:
     def wait_until_ready(self) -> None:
         if not self.ready:
             self.kc.wait_for_ready(timeout=self.owner.startup_timeout)
-            self.silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
+            self.silent(TRUSTED_CHANNEL)
             self.ready = True
 
     def close(self) -> None:
@@ -258,7 +250,7 @@ class TrustedKernel:
 
     def run_callback(self, callback: dict, deadline: float) -> str:
         """Hand a call of a lent object to the test, which waits in input() for its request's answer; return the
-        call's result as JSON text (the test's kernel answers with another input request)."""
+        call's result as JSON text (the trusted kernel answers with another input request)."""
         self.kc.input(json.dumps({"callback": callback}))
         while time.monotonic() < deadline:
             try:
@@ -272,7 +264,7 @@ class TrustedKernel:
                     return json.dumps(json.loads(request["content"].get("prompt", ""))["callback_result"])
                 except (ValueError, KeyError):
                     break
-        return json.dumps({"failed": "the test's kernel did not answer in time"})
+        return json.dumps({"failed": "the trusted kernel did not answer in time"})
 
     def run_prelude(self, grade_id: str) -> bool:
         """Run the instructor's cells that come before this test in the source (never other tests).
@@ -442,9 +434,16 @@ def close_spare() -> None:
 
 
 class GuardedExecute(Execute):
-    """nbgrader's Execute plus the monkeypatch guard and recovery from dead or hung kernels."""
+    """nbgrader's Execute plus the trusted kernel, the in-kernel guard and recovery from dead or hung kernels."""
 
-    guard = Bool(True, help="Restore functions that tests rely on before every graded cell.").tag(config=True)
+    trusted_kernel = Bool(True, help=(
+        "Run every graded test cell in a second, trusted kernel where no student code runs, which reads the "
+        "student's names over the data-only channel. Off: the tests run in the student's kernel, as in plain "
+        "nbgrader (only to show what the trusted kernel prevents).")).tag(config=True)
+    guard = Bool(True, help=(
+        "The in-kernel guard in the student's kernel: before each test it ends the processes student code left "
+        "running, and before a graded cell that runs there it restores library functions replaced since the "
+        "read-only cells ran.")).tag(config=True)
     warm = Bool(False, help="Start the next notebook's trusted kernel while this one runs.").tag(config=True)
     max_kernel_restarts = Integer(4, help="Restarts per notebook before the rest is marked not run.").tag(
         config=True
@@ -473,12 +472,12 @@ class GuardedExecute(Execute):
                 return None
             solution_ids = {cell.name for cell in notebook.solution_cells}
             grade_ids = {g.name for g in notebook.grade_cells}
-            trusted = {cell.name for cell in notebook.source_cells
-                       if (cell.locked or cell.name in grade_ids) and cell.name not in solution_ids}
-            return trusted, {cell.name: cell.source for cell in notebook.source_cells}
+            read_only = {cell.name for cell in notebook.source_cells
+                         if (cell.locked or cell.name in grade_ids) and cell.name not in solution_ids}
+            return read_only, {cell.name: cell.source for cell in notebook.source_cells}
 
-    def _is_trusted(self, cell: NotebookNode) -> bool:
-        return _nbgrader_meta(cell).get("grade_id") in self._trusted and cell.cell_type == "code"
+    def _is_read_only(self, cell: NotebookNode) -> bool:
+        return _nbgrader_meta(cell).get("grade_id") in self._read_only and cell.cell_type == "code"
 
     def _silent(self, code: str, expression: str | None = None):
         """Run code in the kernel without touching any cell; return the evaluated expression's text."""
@@ -496,7 +495,7 @@ class GuardedExecute(Execute):
         return None
 
     def _guard_modules(self) -> list[str]:
-        return guard_modules([cell.source for cell in self.nb.cells if self._is_trusted(cell)])
+        return guard_modules([cell.source for cell in self.nb.cells if self._is_read_only(cell)])
 
     def _install_guard(self) -> None:
         self._silent(_guard_install(self._guard_modules()))
@@ -529,15 +528,15 @@ class GuardedExecute(Execute):
         if any(o.get("ename") == "CellTimeoutError" for o in cell.outputs if o.output_type == "error"):
             self._timed_out.add(index)
             raise CellTimeoutError("cell timed out")  # the kernel may still be busy: restart it
-        if self.guard and self._is_trusted(cell):
+        if self.guard and self._is_read_only(cell):
             self._guard_call("snapshot_modules()")
             self._guard_call(f"protect({defined_names(cell.source)!r})")
 
     # ---- verdicts from the trusted kernel ----------------------------------------------------------------
 
-    def _load_plan(self, resources: dict, sources: dict[str, str]) -> Plan | None:
+    def _load_plan(self, resources: dict, sources: dict[str, str]) -> TrustedPlan | None:
         path = source_notebook(self.config, resources)
-        return None if path is None else Plan.load(path, sources)
+        return None if path is None else TrustedPlan.load(path, sources)
 
     def _kind(self, cell: NotebookNode) -> str:
         """'copy' (a pasted copy of a test), 'test' (runs in the trusted kernel) or 'student'."""
@@ -585,7 +584,7 @@ class GuardedExecute(Execute):
     async def _async_student_reply(self, request: str, deadline: float) -> dict | None:
         """The student's kernel's reply to one request, or None when the test's time budget ran out first."""
         assert self.kc is not None
-        channel = f"__import__('sys').modules[{CHANNEL_MODULE!r}]"
+        channel = f"__import__('sys').modules[{STUDENT_SIDE!r}]"
         msg_id = self.kc.execute(f"{channel}.answer({request!r})", silent=True, store_history=False,
                                  allow_stdin=True, user_expressions={"r": f"{channel}.last_reply"})
         wait = 0.001  # short at first: a timed call of a lent object should not wait for the grader's polling
@@ -613,36 +612,36 @@ class GuardedExecute(Execute):
                 return message
 
     def _relay_callback(self, prompt: str, deadline: float) -> str:
-        """The student's code calls an object the test lent it: the test's kernel runs the call (its time passes
+        """The student's code calls an object the test lent it: the trusted kernel runs the call (its time passes
         there, while the student's code waits), and the result goes back to the student's code."""
         try:
             callback = json.loads(prompt)["callback"]
         except (ValueError, TypeError, KeyError, RecursionError):
             return json.dumps({"failed": "not a call of a lent object"})
-        if self._verdicts is None or type(callback) is not dict:
+        if self._trusted_kernel is None or type(callback) is not dict:
             return json.dumps({"failed": "not a call of a lent object"})
-        return self._verdicts.run_callback(callback, deadline)
+        return self._trusted_kernel.run_callback(callback, deadline)
 
     _student_reply = run_sync(_async_student_reply)
 
     def _run_test(self, cell: NotebookNode, index: int) -> None:
         """Compute a test cell's verdict in the trusted kernel, with the student's values as data."""
         grade_id = _nbgrader_meta(cell).get("grade_id")
-        if self._verdicts is None:
-            self._verdicts = self._new_trusted()
-        verdicts = self._verdicts
-        verdicts.wait_until_ready()
-        if not self._student_broken:
+        if self._trusted_kernel is None:
+            self._trusted_kernel = self._new_trusted_kernel()
+        trusted = self._trusted_kernel
+        trusted.wait_until_ready()
+        if self.guard and not self._student_broken:
             try:
                 self._guard_call("stop_strays()")
             except DeadKernelError:
                 self._student_broken = ("KernelDied", "The Python kernel running your code stopped before this test.")
             except Exception:  # the student's code broke the guard: its kernel can still answer requests
                 pass
-        if not verdicts.run_prelude(grade_id):
+        if not trusted.run_prelude(grade_id):
             cell.outputs = [_error_output("GraderError", PRELUDE_BROKEN)]
-            verdicts.close()
-            self._verdicts = None
+            trusted.close()
+            self._trusted_kernel = None
             return
         deadline = time.monotonic() + (self.timeout or 600)  # one budget: the test and the student's side of it
         self._requests = 0
@@ -653,18 +652,18 @@ class GuardedExecute(Execute):
                           if c.cell_type == "code" and self._kind(c) == "student" and i not in self._skipped]
         flags = {name: flag for name, flag in tf_function_names(answer_sources).items() if name in wanted}
         try:
-            verdicts.silent(
-                f"__import__('sys').modules[{CHANNEL_MODULE!r}].bind(get_ipython().user_ns, "
+            trusted.silent(
+                f"__import__('sys').modules[{TRUSTED_SIDE!r}].bind(get_ipython().user_ns, "
                 f"__import__('json').loads({values!r}).get('values', {{}}), {flags!r}, {wanted!r})"
             )
         except RuntimeError as error:  # undecodable: the test sees the names as missing
             self.log.warning("student values for %s not usable: %s", grade_id, error)
-        broken = not verdicts.execute(cell, index, deadline=deadline)
+        broken = not trusted.execute(cell, index, deadline=deadline)
         if self._test_failure and not any(o.output_type == "error" for o in cell.outputs):
             cell.outputs.append(_error_output("GraderLimit", self._test_failure))  # even if the test caught it
         if broken:
-            verdicts.close()
-            self._verdicts = None  # the next test starts a fresh trusted kernel
+            trusted.close()
+            self._trusted_kernel = None  # the next test starts a fresh trusted kernel
 
     def _replay(self, upto: int) -> None:
         """Re-run the student's cells before ``upto`` in a fresh kernel, keeping their recorded outputs."""
@@ -678,7 +677,7 @@ class GuardedExecute(Execute):
                 self._skipped.add(index)
                 raise
 
-    def _new_trusted(self) -> TrustedKernel:
+    def _new_trusted_kernel(self) -> TrustedKernel:
         """A trusted kernel for this notebook: the spare if it was prepared for it, else a new one; then the spare
         for the notebook that follows in the assignment (this submission's next, or the next one's first)."""
         assert self._plan is not None
@@ -696,7 +695,7 @@ class GuardedExecute(Execute):
             upcoming = following([path.stem for path in source.parent.glob("*.ipynb")], source.stem, wrap=True)
             known = self._read_gradebook(self.resources, upcoming) if upcoming else None
             if upcoming and known:
-                plan = Plan.load(source.with_name(f"{upcoming}.ipynb"), known[1])
+                plan = TrustedPlan.load(source.with_name(f"{upcoming}.ipynb"), known[1])
                 _SPARE.append(TrustedKernel(self, plan, (str(source.parent), upcoming)))
                 self._upcoming = (upcoming, known)
         return kernel
@@ -735,7 +734,7 @@ class GuardedExecute(Execute):
             sockets, self.km, self.kc = spare.sockets, spare.km, spare.kc
             self.kc.allow_stdin = False
         self._prepared = spare is not None
-        if self.warm and self.guard and not _STUDENT_SPARE:
+        if self.warm and self.guard and self.trusted_kernel and not _STUDENT_SPARE:  # its guard and channel
             self._start_student_spare()
         try:
             yield
@@ -817,26 +816,25 @@ class GuardedExecute(Execute):
         kc = km.client()
         await ensure_async(kc.start_channels())
         sent = [kc.execute(_guard_install(modules), silent=True, store_history=False, allow_stdin=False),
-                kc.execute(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE), silent=True, store_history=False,
-                           allow_stdin=False)]
+                kc.execute(STUDENT_CHANNEL, silent=True, store_history=False, allow_stdin=False)]
         return kc, sent
 
     _send_ahead = run_sync(_async_send_ahead)
 
     def _install_channel(self) -> None:
-        self._silent(_module_install(CHANNEL_MODULE, CHANNEL_SOURCE))
+        self._silent(STUDENT_CHANNEL)
 
     def preprocess(self, nb: NotebookNode, resources: dict | None = None, km=None):
         NotebookClient.__init__(self, nb, km)
         self.shutdown_kernel = "immediate"  # a student's kernel is never used again: no shutdown handshake
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
-        known = self._read_gradebook(resources) if self.guard else None
-        self._trusted = known[0] if known else set()
-        self._plan = self._load_plan(resources, known[1]) if known else None
+        known = self._read_gradebook(resources) if self.guard or self.trusted_kernel else None
+        self._read_only = known[0] if known else set()
+        self._plan = self._load_plan(resources, known[1]) if known and self.trusted_kernel else None
         self._upcoming: tuple[str, tuple[set[str], dict[str, str]]] | None = None
         self._prepared = False
-        self._verdicts = self._new_trusted() if self._plan is not None else None
+        self._trusted_kernel = self._new_trusted_kernel() if self._plan is not None else None
         self._student_broken: tuple[str, str] | None = None
         self._requests = 0
         self._test_failure = None
@@ -845,8 +843,8 @@ class GuardedExecute(Execute):
         try:
             self._execute_all()
         finally:
-            if self._verdicts is not None:
-                self._verdicts.close()
+            if self._trusted_kernel is not None:
+                self._trusted_kernel.close()
         self.set_widgets_metadata()
         return self.nb, self.resources
 
@@ -864,6 +862,7 @@ class GuardedExecute(Execute):
                 try:
                     if self.guard and not self._prepared:
                         self._install_guard()
+                    if self._plan is not None and not self._prepared:
                         self._install_channel()
                     if restarts:
                         self._replay(index)

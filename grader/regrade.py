@@ -18,19 +18,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.autograde import (
-    _lock,
-    _record,
-    _score,
-    grade_tasks,
-    is_finished,
-    notebook_imports,
-    start,
-)
+from grader.autograde import grade_tasks, notebook_imports, record, start
 from grader.gradebook import known_assignment
 from grader.paths import GraderError, Term
 from grader.release import generate_student_version, list_assignments
 from grader.sandbox import Limits
+from grader.termstate import is_finished, lock_term, recorded_score
 
 
 @dataclass
@@ -114,7 +107,7 @@ def update_tests(term: Term, assignment: str) -> list[str]:
     for folder in sorted(term.submitted.glob(f"*/{assignment}")):
         student = folder.parent.name
         if is_finished(term, student, assignment) and student not in pending["students"]:
-            pending["students"][student] = list(_score(term, student, assignment))
+            pending["students"][student] = list(recorded_score(term, student, assignment))
     _save(path, pending)  # before the gradebook changes: a cut-off run still knows what to regrade
     with tempfile.TemporaryDirectory(prefix="grader-regrade-") as tmp:
         built = generate_student_version(term.solutions, assignment, Path(tmp), db_url=term.db_url)
@@ -132,7 +125,7 @@ def regrade(term: Term, assignment: str | None = None, limits: Limits | None = N
     from grader.workers import Task
 
     limits = limits or Limits()
-    lock = _lock(term)  # noqa: F841  (no autograde may run meanwhile)
+    lock = lock_term(term)  # noqa: F841  (no autograde may run meanwhile)
     if not term.gradebook.exists():
         raise GraderError(f"no gradebook in {term.root}: nothing was graded yet")
     from nbgrader.api import Gradebook
@@ -165,7 +158,7 @@ def regrade(term: Term, assignment: str | None = None, limits: Limits | None = N
             for result in grade_tasks(term, tasks, limits, True, notebook_imports(term, {name}), sandbox,
                                       workers, scheduler):
                 old, max_score = pending["students"][result.student]
-                outcome = _record(term, result)
+                outcome = record(term, result)
                 if outcome.status == "graded":
                     report.regraded.append(Change(result.student, name, old, outcome.score, outcome.max_score))
                     del pending["students"][result.student]

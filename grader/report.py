@@ -7,8 +7,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.autograde import is_finished
 from grader.paths import GraderError, Term
+from grader.termstate import is_finished
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The rules that keep a test cell verdict-safe, checked on an instructor's source notebook.
 
 During grading, a test cell runs in a trusted kernel and reads the student's work only through the
-names that answer cells bind (see grader/verdicts.py).  docs/lessons.md states these rules for authors;
+names that answer cells bind (see grader/trusted_plan.py).  docs/lessons.md states these rules for authors;
 ``tests/grader/test_grader_verdict_rules.py`` applies them to every test cell of the course.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from grader.channel import TF_FUNCTION_ONLY
-from grader.verdicts import RESERVED, bound_names, free_reads, is_answer, is_test, nbgrader_meta
+from grader.channel.trusted import TF_FUNCTION_ONLY
+from grader.trusted_plan import RESERVED, bound_names, free_reads, is_answer, is_test, nbgrader_meta
 
 
 def _lambda_problems(source: str, label: str) -> list[str]:

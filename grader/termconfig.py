@@ -1,4 +1,5 @@
-"""The nbgrader configuration for grading one term: sandboxed kernel, guard, restored cells, quiet logs."""
+"""The nbgrader configuration for grading one term: sandboxed kernels, restored cells, quiet logs (feedback adds its
+preprocessors in grader/feedback.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,12 @@ from grader.sandbox import Limits, Sandbox
 
 
 def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | None = None) -> Config:
-    from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+    from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (
         AssignLatePenalties,
         CheckCellMetadata,
         ClearOutput,
         DeduplicateIds,
-        GetGrades,
         LimitOutput,
         OverwriteCells,
         OverwriteKernelspec,
@@ -27,9 +27,7 @@ def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | Non
     from grader.preprocessors import (
         CapOutputs,
         DropLogNoise,
-        FeedbackSummary,
         HandFolderToSandbox,
-        HideHiddenTests,
         MarkCopiedTests,
         RestoreLockedCells,
         TakeFolderBack,
@@ -53,5 +51,4 @@ def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | Non
         if sandbox.ipc_dir is not None:
             config.KernelManager.transport = "ipc"
             config.KernelManager.ip = str(sandbox.ipc_dir / "k")
-    config.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTests, FeedbackSummary]
     return config

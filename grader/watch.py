@@ -42,9 +42,9 @@ def grading_round(term: Term, assignment: str, folder: Path, limits: Limits, wor
                   scheduler: str | None, reported: set[str], say: Callable[[str], None]) -> int:
     """Collect, autograde the unfinished, write their feedback; returns how many submissions were graded."""
     from grader.autograde import autograde as grade
-    from grader.autograde import find_submissions, is_finished
     from grader.collect import collect_folder
     from grader.feedback import generate_feedback
+    from grader.termstate import find_submissions, is_finished
 
     report = collect_folder(term, assignment, folder)
     for label in report.collected + report.updated:

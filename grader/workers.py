@@ -66,9 +66,10 @@ class Kit:
 
     gradebook: bytes  # the term's gradebook with the assignments and their tests, without students or work
     limits: Limits
-    guard: bool
+    guard: bool  # the in-kernel guard in the student's kernel (grader/kernel_guard.py)
     modules: list[str]  # what the notebooks' read-only cells import (a remote worker checks its kernels can)
     pool: bool = True  # warm kernels: forked from a template, the next trusted kernel started early (grader/pool.py)
+    trusted_kernel: bool = True  # graded tests run in a second kernel where no student code runs
     solutions: Path | None = None
     release: Path | None = None
     files: dict[str, bytes] = field(default_factory=dict)  # "solutions/<a>/<file>", "release/<a>/<file>"
@@ -132,8 +133,8 @@ def empty_gradebook(term: Term) -> bytes:
 
 
 def make_kit(term: Term, assignments: Iterable[str], limits: Limits, guard: bool, modules: list[str],
-             portable: bool = False, pool: bool = True) -> Kit:
-    kit = Kit(empty_gradebook(term), limits, guard, modules, pool, term.solutions, term.release)
+             portable: bool = False, pool: bool = True, trusted_kernel: bool = True) -> Kit:
+    kit = Kit(empty_gradebook(term), limits, guard, modules, pool, trusted_kernel, term.solutions, term.release)
     if portable:
         for kind, root in (("solutions", term.solutions), ("release", term.release)):
             for assignment in sorted(set(assignments)):
@@ -161,6 +162,12 @@ def _graded_files(task: Task) -> dict[str, bytes]:
         return task.files
     return {name: data for name, data in task.files.items()
             if not name.endswith(".ipynb") or name[:-6] in task.notebooks}
+
+
+def nbgrader_failure(outcome: dict) -> str:
+    """Why nbgrader's autograde failed, from the error lines of the log it returned (for the score table)."""
+    lines = [line for line in (outcome.get("log") or "").splitlines() if "[ERROR]" in line]
+    return " / ".join(dict.fromkeys(line.split("]", 1)[-1].strip() for line in lines))[:500] or "nbgrader failed"
 
 
 def _kernel_peak_mb() -> float:
@@ -265,7 +272,6 @@ class Worker:
     def _grade(self, task: Task, scratch: Path) -> Result:
         from nbgrader.api import Gradebook
 
-        from grader.autograde import _failure_text
         from grader.nbconfig import api_for
         from grader.sandbox import release_folder
         from grader.termconfig import term_config
@@ -278,6 +284,7 @@ class Worker:
         config = term_config(term, self.sandbox, self.kit.limits)
         config.CourseDirectory.release_directory = str(self.release)
         config.GuardedExecute.guard = self.kit.guard
+        config.GuardedExecute.trusted_kernel = self.kit.trusted_kernel
         config.GuardedExecute.warm = self.kit.pool
         target = term.autograded / task.student / task.assignment
         try:
@@ -285,7 +292,7 @@ class Worker:
         finally:
             release_folder(target, self.sandbox, to_student=False)
         if not outcome.get("success"):
-            return Result(task.index, task.student, task.assignment, False, _failure_text(outcome))
+            return Result(task.index, task.student, task.assignment, False, nbgrader_failure(outcome))
         result = Result(task.index, task.student, task.assignment, True, folder=str(target), only=task.notebooks)
         with Gradebook(term.db_url) as gradebook:
             submission = gradebook.find_submission(task.assignment, task.student)

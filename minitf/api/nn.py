@@ -2,9 +2,18 @@
 
 from minitf.ops.array.shape_ops import depth_to_space, space_to_depth  # noqa: F401
 from minitf.ops.array.sort_ops import in_top_k, top_k  # noqa: F401
-from minitf.ops.linalg.norms import l2_normalize, moments  # noqa: F401
+from minitf.ops.linalg.norms import l2_normalize  # noqa: F401
 from minitf.ops.nn.conv_by_rank import avg_pool, avg_pool1d, conv1d, max_pool, max_pool1d  # noqa: F401
 from minitf.ops.nn.conv_ops import avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from minitf.ops.nn.dropout import dropout  # noqa: F401
+from minitf.ops.nn.embedding import embedding_lookup  # noqa: F401
+from minitf.ops.nn.losses import (  # noqa: F401
+    compute_average_loss,
+    log_poisson_loss,
+    scale_regularization_loss,
+    sigmoid_cross_entropy_with_logits,
+    weighted_cross_entropy_with_logits,
+)
 from minitf.ops.nn.nn_ops import (  # noqa: F401  # noqa: F401
     bias_add,
     crelu,
@@ -26,17 +35,11 @@ from minitf.ops.nn.nn_ops import (  # noqa: F401  # noqa: F401
     swish,
     tanh,
 )
-from minitf.ops.nn.nn_training_ops import (  # noqa: F401  # noqa: F401
+from minitf.ops.nn.normalization import (  # noqa: F401
     batch_normalization,
-    compute_average_loss,
-    dropout,
-    embedding_lookup,
-    log_poisson_loss,
+    moments,  # noqa: F401
     normalize_moments,
-    scale_regularization_loss,
-    sigmoid_cross_entropy_with_logits,
     sufficient_statistics,
-    weighted_cross_entropy_with_logits,
     weighted_moments,
-    zero_fraction,
+    zero_fraction,  # noqa: F401
 )

@@ -7,8 +7,9 @@
 * control_flow/: branches.py (`tf.cond`), loops.py (`tf.while_loop`), tensor_array.py, calls.py,
   subgraphs.py, replay_gradient.py (their gradients); its __init__ lists them;
 * autograph/: converter.py, transform.py (the rewrite), operators.py (its runtime), undefined.py;
-* compiling/: optimising and running a graph: passes.py, fusion.py, optimizer.py, codegen.py, specialize.py,
-  execute.py, and jit/ (`jit_compile=True`);
+* compiling/: optimising a graph (passes.py, rewrite_rules.py for simplification, fusion.py, optimizer.py) and
+  running it (source.py writes and compiles generated code, codegen.py, specialize.py, buffers.py, execute.py),
+  and jit/ (`jit_compile=True`);
 * drawing/: svg.py, nodes.py, layout.py.
 """
 

@@ -18,7 +18,7 @@ from minitf.ops.math.cast import cast
 from minitf.ops.math.unary_math import log
 from minitf.ops.math_ops import clip_by_value, reduce_mean, reduce_sum, square
 from minitf.ops.nn import nn_ops
-from minitf.ops.nn.nn_training_ops import sigmoid_cross_entropy_with_logits
+from minitf.ops.nn.losses import sigmoid_cross_entropy_with_logits
 
 
 def _same_rank(y_true: Any, y_pred: Any) -> tuple[Any, Any]:

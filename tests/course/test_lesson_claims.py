@@ -91,6 +91,13 @@ CLAIMS = [
            "mul_2 (Mul) is just Sin:0", "Identity (Identity) is just Tanh:0", "Sin_1 (Sin) merged into Sin",
            "fused 4 elementwise ops (Mul -> Sin -> AddV2 -> Tanh)", "pruning: 3 operations left"),
           minitf_only=True),
+    Claim("08-inside-minitf", "cell-rules-table", "simplification is a table: patterns such as Neg(Neg) and Mul",
+          ("Identity\n", "Neg(Neg)\n", "Mul\n", "AddV2\n"), hides=("Abs(Abs)",), minitf_only=True),
+    Claim("08-inside-minitf", "cell-abs-values", "abs(abs(x)) is abs(x): the values agree on both engines",
+          ("abs(abs(x)) equals abs(x): True",)),
+    Claim("08-inside-minitf", "cell-rules-fires", "the rule added in one line removes the second Abs",
+          ("Abs_1 (Abs) is just Abs:0", "  Abs = Abs(x:0)", "result: [6.  1.5 0.  9. ]"), hides=("Abs_1 = ",),
+          minitf_only=True),
 ]
 
 

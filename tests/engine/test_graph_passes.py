@@ -14,8 +14,11 @@ import pytest
 
 import minitf as tf
 from minitf.function.compiling import optimizer
+from minitf.function.compiling.execute import run_graph
 from minitf.function.compiling.optimizer import GraphVerificationError, custom_pass, optimize
+from minitf.function.compiling.rewrite_rules import RULES, Rule
 from minitf.function.tracing.graph import FuncGraph
+from minitf.ops.state_ops import variable_of
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +68,27 @@ def test_bypass_makes_the_readers_and_outputs_read_the_replacement_and_removes_t
     assert sine.inputs[0] is x and total.inputs[1] is x, "the readers of x * 1.0 read x itself"
     optimizer.verify(graph, [], after="bypass")
     assert len(graph.get_operations()) == len(traced.get_operations()) - 2, "only the bypassed ops go"
+
+
+def test_rebuild_moves_a_rewritten_copy_into_the_graph_others_hold_with_the_captured_values_it_is_given() -> None:
+    v = tf.Variable(2.0)
+    traced = concrete(lambda x: tf.sin(x * 1.0) + v.read_value(), tf.TensorSpec([], tf.float32)).graph
+    held = traced.copy()
+    rewritten = held.copy()
+    rewritten.bypass(next(op for op in rewritten.get_operations() if op.type == "Mul"),
+                     rewritten.get_operations()[0].outputs[0])
+    w = tf.Variable(5.0)
+    held.rebuild(rewritten, [w])
+    assert "Mul" not in types_of(held) and all(op.graph is held for op in held.get_operations())
+    (outside, holder), = held.captures
+    assert outside is w and variable_of(holder) is w, "its resource placeholder stands for the Variable given"
+    assert np.isclose(run_graph(held, [np.float32(0.5), *held.external_captures()])[0], np.sin(0.5) + 5.0)
+
+
+def test_rebuild_refuses_more_captured_values_than_inputs() -> None:
+    graph = concrete(lambda x: x * 2.0, tf.TensorSpec([], tf.float32)).graph.copy()
+    with pytest.raises(ValueError, match="captured values for a graph of 1 inputs"):
+        graph.rebuild(graph, [1.0, 2.0])
 
 
 def test_bypass_of_an_op_by_its_own_result_is_refused() -> None:
@@ -365,3 +389,44 @@ def test_a_pass_of_your_own_takes_part() -> None:
                              extra_passes=(custom_pass(no_double_negation),))
     assert "Neg" not in types_of(graph)
     assert any(p.title == "no double negation" and p.changes for p in report.passes)
+
+
+# --- the table of rewrite rules ---
+
+@pytest.fixture
+def rules() -> Iterator[list[Rule]]:
+    """The simplification table, restored after the test."""
+    saved = list(RULES)
+    yield RULES
+    RULES[:] = saved
+
+
+def test_a_rule_added_to_the_table_fires(rules: list[Rule]) -> None:
+    def twice_abs(x: Any) -> Any:
+        return tf.abs(tf.abs(x)) * 3.0
+
+    tf.config.optimizer.set_experimental_options({"elementwise_fusion": False})  # (to count the Abs nodes)
+    assert types_of(concrete(twice_abs, X).optimized_graph)["Abs"] == 2
+    rules.append(Rule("Abs(Abs)", lambda op: op.inputs[0]))  # abs(abs(x)) is abs(x)
+    cf = concrete(twice_abs, X)
+    assert types_of(cf.optimized_graph)["Abs"] == 1
+    assert any("(Abs) is just Abs" in change for p in cf.optimization_report.passes for change in p.changes)
+    np.testing.assert_array_equal(cf(X).numpy(), np.abs(X.numpy()) * 3.0)
+
+
+def test_the_first_rule_that_rewrites_an_op_wins_and_a_rule_can_decline(rules: list[Rule]) -> None:
+    seen: list[str] = []
+
+    def declines(op: Any) -> None:
+        seen.append(op.name)
+        return None
+
+    rules.insert(0, Rule("Mul", declines))
+    graph = concrete(lambda x: tf.sin(x * 1.0), X).optimized_graph
+    assert seen and "Mul" not in types_of(graph)  # declined, then the neutral-operand rule removed it
+
+
+def test_a_rule_that_breaks_the_graph_is_caught_when_it_fires(rules: list[Rule]) -> None:
+    rules.append(Rule("Sum", lambda op: op.inputs[0]))  # wrong: a sum is not its input
+    with pytest.raises(GraphVerificationError, match="arithmetic simplification"):
+        optimize(concrete(lambda x: tf.sin(tf.reduce_sum(x)), X).graph)

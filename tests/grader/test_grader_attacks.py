@@ -452,7 +452,7 @@ def test_report_writes_lms_csv_and_plots(graded):
         assert (term.reports / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_without_the_guard_the_same_cheats_would_get_full_marks(tmp_path):
+def test_without_the_trusted_kernel_and_the_guard_the_same_cheats_would_get_full_marks(tmp_path):
     """The attacks above are real: nbgrader alone gives these submissions every point."""
     term = new_term(tmp_path / "term", ["monkeypatch", "redefines_helper"])
     submit(term, "monkeypatch", build(term, {
@@ -462,6 +462,6 @@ def test_without_the_guard_the_same_cheats_would_get_full_marks(tmp_path):
     }, after={"ex1-answer": MONKEYPATCH}))
     submit(term, "redefines_helper", build(term, {**CORRECT, "ex2-answer": REVERSED_UNIT},
                                            after={"ex2-answer": "same_values = lambda *a, **k: True"}))
-    result = grader(term, "autograde", "--no-guard", "--quiet")
+    result = grader(term, "autograde", "--no-guard", "--no-trusted-kernel", "--quiet")
     assert result.returncode == 0, result.stderr
     assert scores(term) == {"monkeypatch": POINTS, "redefines_helper": POINTS}

@@ -8,8 +8,8 @@ import nbformat
 import pytest
 from grader_fixtures.submissions import ASSIGNMENT, FIXTURE_SOLUTIONS, NOTEBOOK, build, grader, new_term
 
-from grader.autograde import done_marker
 from grader.paths import make_term
+from grader.termstate import done_marker
 
 pytestmark = pytest.mark.slow
 

@@ -102,7 +102,7 @@ CHEATS = {
     "returned_liar": {"maker-answer": CLAIMS + "def make_double():\n    return Claims(tf.function(lambda x: 2 * x))"},
     # the channel's reply for `answer` is 400 MB: the grader's socket drops it unread
     "huge_reply": {"answer-answer": "answer = tf.constant(42)\nimport sys\n"
-                   "_channel = sys.modules['__grader_channel__']\n_real_serve = _channel.serve\n"
+                   "_channel = sys.modules['__grader_channel__.student']\n_real_serve = _channel.serve\n"
                    "_channel.serve = lambda request: 'A' * 400_000_000 "
                    "if '\"answer\"' in request else _real_serve(request)"},
     "slow_calls": {"add-answer": "def add(a, b):\n    import time\n    time.sleep(5)\n    return a + b"},

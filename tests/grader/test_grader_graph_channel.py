@@ -1,5 +1,5 @@
 """Graphs on the grader's data-only channel: a graph pass exercise hands a minitf FuncGraph to the student's
-function, which rewrites it in place; the graph crosses as data both ways (grader/channel.py).
+function, which rewrites it in place; the graph crosses as data both ways (grader/channel/).
 
 Both kernels are played in this process: a call goes through the same JSON requests and replies as in grading,
 so every object the "student" sees was rebuilt from data, and so is everything that comes back.
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from grader import channel
+from grader.channel import codec, student, trusted
 from grader.execution import decode_reply
 from minitf.function.compiling.execute import run_graph
 
@@ -22,12 +22,12 @@ from minitf.function.compiling.execute import run_graph
 @pytest.fixture
 def student_function(monkeypatch):
     """Keep a function on the student's side and give the test the proxy the trusted kernel would get."""
-    monkeypatch.setattr(builtins, "input", lambda request: decode_reply(repr(channel.serve(request))))
-    monkeypatch.setattr(channel, "_user_namespace", dict)  # (no IPython here: the student's names are not used)
+    monkeypatch.setattr(builtins, "input", lambda request: decode_reply(repr(student.serve(request))))
+    monkeypatch.setattr(student, "_user_namespace", dict)  # (no IPython here: the student's names are not used)
 
     def remote(function):
-        data = json.loads(json.dumps(channel.Encoder(channel._keep).encode(function)))
-        return channel.Decoder(channel._trusted_special).decode(data)
+        data = json.loads(json.dumps(codec.Encoder(student.keep).encode(function)))
+        return codec.Decoder(trusted.decode_special).decode(data)
 
     return remote
 
@@ -57,8 +57,8 @@ def test_a_graph_crosses_as_data_and_is_rebuilt_with_the_same_operations():
         return counter.read_value() + 2.0
 
     graph = traced(update, tf.TensorSpec([2], tf.float32))
-    data = json.loads(json.dumps(channel.Encoder(channel._trusted_other).encode(graph)))
-    rebuilt = channel.Decoder(channel._student_special).decode(data)
+    data = json.loads(json.dumps(codec.Encoder(trusted.encode_other).encode(graph)))
+    rebuilt = codec.Decoder(student.decode_special).decode(data)
     assert rebuilt is not graph and type(rebuilt) is type(graph)
     assert [(op.name, op.type, [t.name for t in op.inputs]) for op in rebuilt.get_operations()] == \
            [(op.name, op.type, [t.name for t in op.inputs]) for op in graph.get_operations()]
@@ -94,7 +94,7 @@ def test_a_graph_the_pass_broke_comes_back_as_an_error_that_says_so(student_func
         return ["removed the Mul without rewiring its reader"]
 
     graph = traced(lambda x: x * 2.0 + 1.0, tf.TensorSpec([None], tf.float32))
-    with pytest.raises(channel.StudentCodeError, match="broken"):
+    with pytest.raises(trusted.StudentCodeError, match="broken"):
         student_function(break_it)(graph)
 
 
@@ -107,7 +107,7 @@ def test_a_pass_that_returns_without_changing_anything_leaves_the_graph_as_it_wa
 
 def _graph_data(op_type):
     graph = traced(lambda x: x * 2.0, tf.TensorSpec([None], tf.float32))
-    data = channel.Encoder(channel._keep).encode(graph)
+    data = codec.Encoder(student.keep).encode(graph)
     structure = json.loads(data["json"])
     structure["ops"][-1]["type"] = op_type
     return {**data, "json": json.dumps(structure)}
@@ -115,14 +115,14 @@ def _graph_data(op_type):
 
 @pytest.mark.parametrize("op_type", ["PyFunc", "EagerPyFunc", "FusedElementwise", "NoSuchOpAnywhere"])
 def test_the_trusted_side_refuses_graphs_with_ops_that_need_code_or_do_not_exist(op_type):
-    with pytest.raises(channel.ChannelError):
-        channel.Decoder(channel._trusted_special).decode(_graph_data(op_type))
+    with pytest.raises(codec.ChannelError):
+        codec.Decoder(trusted.decode_special).decode(_graph_data(op_type))
 
 
 def test_a_graph_claiming_another_engine_is_refused():
     data = {**_graph_data("Identity"), "engine": "tensorflow"}
-    with pytest.raises(channel.ChannelError):
-        channel.Decoder(channel._trusted_special).decode(data)
+    with pytest.raises(codec.ChannelError):
+        codec.Decoder(trusted.decode_special).decode(data)
 
 
 def test_a_tf_functions_tracing_count_is_counted_from_the_traces_it_sends_not_asked(student_function):
@@ -131,12 +131,12 @@ def test_a_tf_functions_tracing_count_is_counted_from_the_traces_it_sends_not_as
         return 2 * x
 
     loose.experimental_get_tracing_count = lambda: 1  # what the student's object would answer
-    data = json.loads(json.dumps(channel.Encoder(channel._keep).encode(loose)))
-    proxy = channel._proxy(data, tf_function=True)
+    data = json.loads(json.dumps(codec.Encoder(student.keep).encode(loose)))
+    proxy = trusted.proxy(data, tf_function=True)
     for length in (2, 3, 3):
         assert np.allclose(proxy(tf.constant(np.ones(length, np.float32))).numpy(), 2.0)
     assert proxy.experimental_get_tracing_count() == 2
-    assert not hasattr(channel._proxy(data, tf_function=False), "experimental_get_tracing_count")
+    assert not hasattr(trusted.proxy(data, tf_function=False), "experimental_get_tracing_count")
 
 
 def test_an_object_that_only_claims_to_be_a_tf_function_sends_no_trace_and_its_calls_fail(student_function):
@@ -147,8 +147,8 @@ def test_an_object_that_only_claims_to_be_a_tf_function_sends_no_trace_and_its_c
         def get_concrete_function(self, *args):
             return None
 
-    data = json.loads(json.dumps(channel.Encoder(channel._keep).encode(Claims())))
+    data = json.loads(json.dumps(codec.Encoder(student.keep).encode(Claims())))
     assert data["traces"] is False
-    forged = channel._proxy({**data, "traces": True}, tf_function=True)  # as if the student's kernel lied
+    forged = trusted.proxy({**data, "traces": True}, tf_function=True)  # as if the student's kernel lied
     with pytest.raises(TypeError, match="not a tf.function"):
         forged(tf.constant(1.0))

@@ -1,4 +1,5 @@
-"""The guard also protects the tensor classes tests compare with (here minitf's, the course's engine)."""
+"""Replacing the tensor class's `==` (minitf's, the course's engine) earns nothing: the trusted kernel never sees the
+replacement, and the in-kernel guard alone (tests in the student's kernel) puts the original back."""
 
 from __future__ import annotations
 
@@ -53,5 +54,13 @@ def test_replacing_a_tensor_operator_does_not_help(tmp_path):
     assert graded_scores(tmp_path) == {"cheat": "0/1", "honest": "1/1"}
 
 
-def test_without_the_guard_the_operator_cheat_would_work(tmp_path):
-    assert graded_scores(tmp_path, "--no-guard") == {"cheat": "1/1", "honest": "1/1"}
+def test_the_trusted_kernel_alone_stops_the_operator_cheat(tmp_path):
+    assert graded_scores(tmp_path, "--no-guard") == {"cheat": "0/1", "honest": "1/1"}
+
+
+def test_the_guard_alone_stops_the_operator_cheat_in_the_students_kernel(tmp_path):
+    assert graded_scores(tmp_path, "--no-trusted-kernel") == {"cheat": "0/1", "honest": "1/1"}
+
+
+def test_without_the_trusted_kernel_and_the_guard_the_operator_cheat_would_work(tmp_path):
+    assert graded_scores(tmp_path, "--no-guard", "--no-trusted-kernel") == {"cheat": "1/1", "honest": "1/1"}

@@ -29,11 +29,11 @@ from grader_fixtures.submissions import (
     table,
 )
 
-from grader.autograde import done_marker
 from grader.collect import import_roster
 from grader.gradebook import ensure_assignment
 from grader.paths import REPO, Term, make_term
 from grader.pool import following, read_replies
+from grader.termstate import done_marker
 
 sys.path.insert(0, str(REPO / "grader"))  # the template is a standalone script beside launch.py
 import kernel_template  # noqa: E402  (needs the path above)

@@ -11,8 +11,8 @@ import time
 import pytest
 from grader_fixtures.submissions import POINTS, grader, grader_command, sandbox_processes, scores, submitted_term
 
-from grader.autograde import done_marker
 from grader.paths import REPO
+from grader.termstate import done_marker
 
 pytestmark = pytest.mark.slow
 

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_output
 
-from grader import channel
+from grader.channel import codec, student, trusted
 from grader.collect import not_regular
 from grader.execution import defined_names, imported_modules
-from grader.preprocessors import CapOutputs, DropLogNoise, HideHiddenTests
-from grader.verdicts import Plan, tf_function_names
+from grader.feedback import HideHiddenTests
+from grader.preprocessors import CapOutputs, DropLogNoise
+from grader.trusted_plan import TrustedPlan, tf_function_names
 
 TF_LINES = (
     "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n"
@@ -63,13 +67,13 @@ def test_names_and_imports_of_a_read_only_cell_are_found():
     assert defined_names("def broken(:") == []
 
 
-# ---- the data-only channel and the verdict plan (no kernels needed) --------------------------------------
+# ---- the data-only channel and the trusted plan (no kernels needed) --------------------------------------
 
 
 def roundtrip(value):
     """Encode as the student's kernel does, send as JSON text, rebuild as the trusted kernel does."""
-    data = json.loads(json.dumps(channel.Encoder(channel._keep).encode(value)))
-    return channel.Decoder(channel._trusted_special).decode(data)
+    data = json.loads(json.dumps(codec.Encoder(student.keep).encode(value)))
+    return codec.Decoder(trusted.decode_special).decode(data)
 
 
 def test_values_cross_as_data_and_are_rebuilt_with_their_types():
@@ -92,13 +96,20 @@ def test_objects_that_are_not_data_become_proxies_that_answer_no_questions_thems
             return True
 
     proxy = roundtrip(Liar(45))
-    assert isinstance(proxy, channel.Remote) and not isinstance(proxy, int)
+    assert isinstance(proxy, trusted.Remote) and not isinstance(proxy, int)
     assert proxy != 45 and type(proxy).__name__ == "Liar"
     namespace = {"gone": "a value from an earlier test"}
-    encoded = json.loads(json.dumps(channel.Encoder(channel._keep).encode(lambda x: x)))
-    channel.bind(namespace, {"fast": encoded}, {"fast": False}, ["fast", "gone"])
+    encoded = json.loads(json.dumps(codec.Encoder(student.keep).encode(lambda x: x)))
+    trusted.bind(namespace, {"fast": encoded}, {"fast": False}, ["fast", "gone"])
     assert callable(namespace["fast"]) and "gone" not in namespace
     assert not hasattr(namespace["fast"], "get_concrete_function")  # the source said: not a tf.function
+
+
+def test_every_request_the_trusted_side_sends_is_a_row_of_the_student_sides_table():
+    sent = set(re.findall(r'"op": "(\w+)"', Path(trusted.__file__).read_text(encoding="utf-8")))
+    assert sent and sent <= set(student.REQUESTS), f"requests without an answer: {sent - set(student.REQUESTS)}"
+    reply = json.loads(base64.b64decode(student.serve(json.dumps({"op": "exec", "id": 0}))))
+    assert reply == {"raised": "ChannelError", "message": "unknown request 'exec'"}
 
 
 @pytest.mark.parametrize("data", [
@@ -111,8 +122,8 @@ def test_objects_that_are_not_data_become_proxies_that_answer_no_questions_thems
     {"$": "lambda", "src": "lambda: __import__('os')"},
 ])
 def test_the_trusted_side_refuses_anything_but_plain_data(data):
-    with pytest.raises((channel.ChannelError, KeyError, ValueError)):
-        channel.Decoder(channel._trusted_special).decode(data)
+    with pytest.raises((codec.ChannelError, KeyError, ValueError)):
+        codec.Decoder(trusted.decode_special).decode(data)
 
 
 KNOWN_COST = """class Countdown:
@@ -147,27 +158,27 @@ def instructor_cell(source: str, name: str) -> dict:
 
 def test_an_instructor_class_instance_is_lent_and_its_attributes_never_cross():
     original = instructor_cell(KNOWN_COST, "known-cost")["Countdown"](3)
-    data = json.loads(json.dumps(channel._encode((original, 2))))
+    data = json.loads(json.dumps(trusted.encode((original, 2))))
     assert "start" not in json.dumps(data) and "seen" not in json.dumps(data)  # the planted values stay here
     lent = data["v"][0]
-    assert lent["$"] == "lent" and lent["callable"] and channel._encode(original) == lent  # lent once
-    call = {"id": lent["id"], "method": None, "args": channel._encode((5,)), "kwargs": channel._encode({})}
-    result = channel._serve_callback(json.loads(json.dumps(call)))["value"]
+    assert lent["$"] == "lent" and lent["callable"] and trusted.encode(original) == lent  # lent once
+    call = {"id": lent["id"], "method": None, "args": trusted.encode((5,)), "kwargs": trusted.encode({})}
+    result = trusted.serve_callback(json.loads(json.dumps(call)))["value"]
     assert result["$"] == "lent"  # the Result is an instructor object too: lent, not copied
-    numpy = {"id": result["id"], "method": "numpy", "args": channel._encode(()), "kwargs": channel._encode({})}
-    assert channel._serve_callback(numpy) == {"value": 15}
+    numpy = {"id": result["id"], "method": "numpy", "args": trusted.encode(()), "kwargs": trusted.encode({})}
+    assert trusted.serve_callback(numpy) == {"value": 15}
 
 
 @pytest.mark.parametrize("method", ["start", "seen", "__dict__", "_secret", "Result"])
 def test_a_lent_object_answers_only_calls_of_its_public_methods(method):
     original = instructor_cell(KNOWN_COST, "known-cost")["Countdown"](3)
-    lent = channel._encode(original)
-    call = {"id": lent["id"], "method": method, "args": channel._encode(()), "kwargs": channel._encode({})}
-    assert channel._serve_callback(call)["raised"] == "AttributeError"
+    lent = trusted.encode(original)
+    call = {"id": lent["id"], "method": method, "args": trusted.encode(()), "kwargs": trusted.encode({})}
+    assert trusted.serve_callback(call)["raised"] == "AttributeError"
 
 
 def test_the_students_stand_in_for_a_lent_object_has_no_readable_attributes():
-    stand_in = channel.Decoder(channel._student_special).decode({"$": "lent", "id": 0, "callable": True})
+    stand_in = codec.Decoder(student.decode_special).decode({"$": "lent", "id": 0, "callable": True})
     assert not hasattr(stand_in, "__dict__")
     with pytest.raises(AttributeError):
         stand_in._lent_id = 5
@@ -198,7 +209,7 @@ def test_the_source_filter_reads_the_outermost_decorator_the_final_binding_and_r
                               "        return x"])["fast"]
 
 
-def test_the_plan_takes_answers_from_the_student_and_everything_else_from_the_instructor():
+def test_the_trusted_plan_takes_answers_from_the_student_and_everything_else_from_the_instructor():
     def cell(source, **meta):
         return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, **meta}} if meta else {})
 
@@ -208,7 +219,7 @@ def test_the_plan_takes_answers_from_the_student_and_everything_else_from_the_in
         cell("def double(x):\n    return 2 * x\nsorted = 1", grade_id="a", solution=True),
         cell("assert double(data).tolist() == [0, 2, 4]", grade_id="t", grade=True, locked=True, points=1),
     ])
-    plan = Plan.from_source(source, {"t": "assert double(data).tolist() == [0, 2, 4]\n# hidden"})
+    plan = TrustedPlan.from_source(source, {"t": "assert double(data).tolist() == [0, 2, 4]\n# hidden"})
     assert plan.student_names == {"double"}  # builtins a student rebinds are never taken from the student
     assert [c.source for c in plan.cells] == ["import numpy as np", "data = np.arange(3)",
                                              "assert double(data).tolist() == [0, 2, 4]\n# hidden"]
@@ -227,7 +238,7 @@ def test_a_helper_that_imports_a_module_inside_a_method_does_not_read_the_answer
         cell("print(time.time())"),  # this one does read the answer's `time`
         cell("assert watch(Slow()) > 0", grade_id="t", grade=True, locked=True, points=1),
     ])
-    plan = Plan.from_source(source, {})
+    plan = TrustedPlan.from_source(source, {})
     assert [c.reads_answers for c in plan.cells] == [False, True, False]
 
 

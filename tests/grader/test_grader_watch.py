@@ -13,8 +13,8 @@ import nbformat
 import pytest
 from grader_fixtures.submissions import ASSIGNMENT, CORRECT, NOTEBOOK, build, grader_command, new_term
 
-from grader.autograde import done_marker
 from grader.paths import REPO, Term
+from grader.termstate import done_marker
 
 pytestmark = pytest.mark.slow
 

@@ -119,4 +119,4 @@ from minitf.ops.math_ops import (  # noqa: F401
     truediv,
 )
 from minitf.ops.nn.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
-from minitf.ops.nn.nn_training_ops import zero_fraction  # noqa: F401
+from minitf.ops.nn.normalization import zero_fraction  # noqa: F401

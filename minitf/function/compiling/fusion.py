@@ -7,10 +7,9 @@
 
 The fused kernel calls the same kernels in the same order, so it computes exactly the same values. What it
 saves is memory traffic: each intermediate result of a large tensor is written into the buffer of the one
-before it (NumPy's `out=`), instead of a fresh array per op. That can only be done where it is safe: the
-buffer was made inside this kernel, nobody else reads it, and it has the result's shape and dtype. For small
-tensors a fresh array costs less than passing `out=`, so buffers are reused only from `REUSE_MIN_ELEMENTS`
-elements on. The generated source is kept (`attrs["_source"]`) so that it can be read.
+before it (NumPy's `out=`), instead of a fresh array per op, where buffers.py finds that safe. The kernel is
+generated as the graph's code is (`codegen.compile_kernel`), and its source is kept (`attrs["_source"]`) so
+that it can be read.
 """
 
 from __future__ import annotations
@@ -18,17 +17,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from minitf.core import dtypes
 from minitf.core.op import Op
 from minitf.core.tensor_shape import TensorShape
-from minitf.function.compiling.codegen import GENERATED_MODULE, Names, literal
+from minitf.function.compiling.buffers import only_reader, readers
+from minitf.function.compiling.codegen import compile_kernel
+from minitf.function.compiling.passes import Changes
 from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
 
-REUSE_MIN_ELEMENTS = 4096
 ACTIVATIONS = frozenset({"Relu", "Relu6", "Elu", "Tanh", "Sigmoid", "LeakyRelu"})
-Changes = list[str]
 
 
 def _run_fused(*values: Any, _kernel: Any, **attrs: Any) -> Any:
@@ -43,54 +40,6 @@ FusedElementwise = Op("FusedElementwise", _run_fused, shape=_fused_spec)
 FusedMatMul = Op("_FusedMatMul", _run_fused, shape=_fused_spec)
 
 
-# ---------------------------------------------------------------------------------------------------
-# Generating the fused kernel
-# ---------------------------------------------------------------------------------------------------
-
-def _reusable(t: SymbolicTensor, out: SymbolicTensor, made_here: set[int]) -> bool:
-    """May the op producing `out` write into `t`'s buffer? Only a large buffer made in this kernel whose one
-    reader is that op, with exactly the result's shape and dtype."""
-    return (id(t) in made_here and t.dtype is out.dtype and t.shape.is_fully_defined()
-            and t.shape.as_list() == out.shape.as_list() and (t.shape.num_elements() or 0) >= REUSE_MIN_ELEMENTS)
-
-
-def generate_kernel(members: Sequence[Operation], inputs: Sequence[SymbolicTensor], result: SymbolicTensor,
-                    name: str) -> tuple[Any, str]:
-    """The Python function that runs `members` (in order) on `inputs` and returns `result`, and its source."""
-    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "ops": None, **{d.name: d for d in dtypes.ALL}}
-    names = Names(set(env))
-    kernels: dict[str, Any] = {}
-    params = [names.tensor(t) for t in inputs]
-    function_name = names.fresh(name)
-    lines = [f"def {function_name}({', '.join(params)}):"]
-    made_here: set[int] = set()
-    readers: dict[int, int] = {}
-    for op in members:
-        for t in op.inputs:
-            readers[id(t)] = readers.get(id(t), 0) + 1
-    for op in members:
-        kernels[op.type] = op.op_def.kernel
-        args = [names.tensor(t) for t in op.inputs]
-        for key, value in op.attrs.items():
-            text = literal(value)
-            if text is None:
-                text = names.fresh(f"{op.name}_{key}")
-                env[text] = value
-            args.append(f"{key}={text}")
-        out = op.outputs[0]
-        first = op.inputs[0]
-        if (isinstance(op.op_def.kernel, np.ufunc) and not op.attrs and readers.get(id(first)) == 1
-                and _reusable(first, out, made_here)):
-            args.append(f"out={names.tensor(first)}")
-        lines.append(f"    {names.tensor(out)} = ops.{op.type}({', '.join(args)})")
-        made_here.add(id(out))
-    lines.append(f"    return {names.tensor(result)}")
-    source = "\n".join(lines) + "\n"
-    env["ops"] = type("Kernels", (), {k: staticmethod(v) for k, v in kernels.items()})
-    exec(compile(source, f"<fused kernel {name}>", "exec"), env)  # noqa: S102 - our own generated code
-    return env[function_name], source
-
-
 def replace_with_fused(graph: FuncGraph, op_def: Op, members: list[Operation], name: str,
                        attrs: dict[str, Any]) -> Operation:
     """Put one fused node in place of `members` (its inputs: everything they read from outside)."""
@@ -101,7 +50,7 @@ def replace_with_fused(graph: FuncGraph, op_def: Op, members: list[Operation], n
             if id(t) not in inside and all(t is not u for u in inputs):
                 inputs.append(t)
     result = members[-1].outputs[0]
-    kernel, source = generate_kernel(members, inputs, result, name.replace("/", "_"))
+    kernel, source = compile_kernel(members, inputs, result, name.replace("/", "_"))
     fused = graph.create_op(op_def, inputs, {**attrs, "fused_ops": tuple(op.type for op in members),
                                              "_kernel": kernel, "_kernel_name": kernel.__name__, "_source": source,
                                              "_spec": (result.shape, result.dtype)}, name=name)
@@ -109,14 +58,6 @@ def replace_with_fused(graph: FuncGraph, op_def: Op, members: list[Operation], n
     graph.replace_uses({id(result): fused.outputs[0]})
     graph.remove_ops(members)
     return fused
-
-
-def _readers(graph: FuncGraph) -> dict[int, list[Operation]]:
-    found: dict[int, list[Operation]] = {}
-    for op in graph.get_operations():
-        for t in op.inputs:
-            found.setdefault(id(t), []).append(op)
-    return found
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -134,8 +75,7 @@ def elementwise_fusion(graph: FuncGraph) -> Changes:
     an elementwise result read by this op alone (and is not an output of the graph). A group is then a tree
     with one result, and all of its outside inputs exist before its last op, where the fused node goes.
     """
-    readers = _readers(graph)
-    outputs = {id(t) for t in graph.outputs}
+    found = readers(graph.get_operations(), graph.outputs)
     group_of: dict[int, list[Operation]] = {}
     for op in graph.get_operations():
         if not _fusable(op):
@@ -143,8 +83,8 @@ def elementwise_fusion(graph: FuncGraph) -> Changes:
         group = [op]
         for t in op.inputs:
             producer = t.op
-            joins = (id(producer) in group_of and id(t) not in outputs
-                     and all(r is op for r in readers.get(id(t), [])))
+            reading = found[id(t)]  # the ops that read t, and None where the graph returns it
+            joins = id(producer) in group_of and None not in reading and all(r is op for r in reading)
             if joins and group_of[id(producer)] is not group:
                 earlier = group_of[id(producer)]
                 group[:0] = earlier  # program order: the producer's group ran before this op
@@ -170,11 +110,6 @@ def elementwise_fusion(graph: FuncGraph) -> Changes:
 # MatMul + bias + activation (TensorFlow's remapper)
 # ---------------------------------------------------------------------------------------------------
 
-def _only_reader(t: SymbolicTensor, readers: dict[int, list[Operation]], outputs: set[int]) -> Operation | None:
-    found = readers.get(id(t), [])
-    return found[0] if len(found) == 1 and id(t) not in outputs else None
-
-
 def _is_bias_add(op: Operation | None, matmul: SymbolicTensor) -> bool:
     """`matmul + bias` with a 1-D bias along the last axis: the result keeps the matmul's shape."""
     if op is None or op.type not in ("AddV2", "BiasAdd") or len(op.inputs) != 2:
@@ -186,24 +121,23 @@ def _is_bias_add(op: Operation | None, matmul: SymbolicTensor) -> bool:
 
 def fuse_matmul(graph: FuncGraph) -> Changes:
     """MatMul -> add a bias -> optional activation becomes one _FusedMatMul (float32/float64 only)."""
-    readers = _readers(graph)
-    outputs = {id(t) for t in graph.outputs}
+    found = readers(graph.get_operations(), graph.outputs)
     changes: Changes = []
     for op in graph.get_operations():
         if op.type != "MatMul" or op.outputs[0].dtype not in (dtypes.float32, dtypes.float64):
             continue
         product = op.outputs[0]
-        add = _only_reader(product, readers, outputs)
+        add = only_reader(product, found)
         if not _is_bias_add(add, product):
             continue
         assert add is not None
         members = [op, add]
-        activation = _only_reader(add.outputs[0], readers, outputs)
+        activation = only_reader(add.outputs[0], found)
         if activation is not None and activation.type in ACTIVATIONS and not activation.stateful:
             members.append(activation)
         fused = replace_with_fused(graph, FusedMatMul, members, f"{op.name}/fused",
                                    {"transpose_a": op.attrs.get("transpose_a", False),
                                     "transpose_b": op.attrs.get("transpose_b", False)})
         changes.append(f"fused {' + '.join(fused.attrs['fused_ops'])} into {fused.name}")
-        readers = _readers(graph)
+        found = readers(graph.get_operations(), graph.outputs)
     return changes

@@ -20,11 +20,10 @@ and `elementwise_fusion`.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from minitf.function.compiling import fusion, passes
+from minitf.function.compiling import fusion, passes, rewrite_rules
 from minitf.function.tracing.graph import FuncGraph
 from minitf.function.tracing.shape_inference import infer_specs
 
@@ -40,7 +39,7 @@ class PassInfo:
 
 SIMPLIFY = (
     PassInfo("constant_folding", "constant folding", passes.constant_folding),
-    PassInfo("arithmetic_optimization", "arithmetic simplification", passes.arithmetic_simplification),
+    PassInfo("arithmetic_optimization", "arithmetic simplification", rewrite_rules.arithmetic_simplification),
     PassInfo("common_subgraph_elimination", "common-subexpression elimination",
              passes.common_subexpression_elimination),
 )
@@ -249,10 +248,7 @@ def optimize(graph: FuncGraph, options: dict[str, Any] | None = None,
     return optimized, report
 
 
-PassFunction = Callable[[FuncGraph], list[str]]
-
-
-def custom_pass(function: PassFunction, title: str | None = None) -> PassInfo:
+def custom_pass(function: passes.Pass, title: str | None = None) -> PassInfo:
     """Wrap a function of your own (graph -> list of changes) as a pass for `optimize(extra_passes=...)`."""
     name = title or function.__name__.replace("_", " ")
     return PassInfo(f"custom:{name}", name, function)

@@ -4,8 +4,8 @@ They follow TensorFlow's graph optimiser (Grappler), which rewrites every traced
 
 * `constant_folding`: an op whose inputs are all constants is computed now and becomes a constant (so are
   `tf.shape`, `tf.size` and `tf.rank` of tensors whose shape is fully known);
-* `arithmetic_simplification`: `x * 1`, `x + 0`, `x - 0`, `x / 1`, `-(-x)`, a transpose undone by another,
-  a cast to the same dtype, a reshape to the shape the tensor already has, `Identity`: the result is `x`;
+* arithmetic simplification (`x * 1`, `x + 0`, `-(-x)`, `Identity`, ...: the result is `x`) is a table of
+  rewrite rules of its own, in rewrite_rules.py;
 * `common_subexpression_elimination`: two ops of the same type, inputs and attributes compute the same
   thing, so the second one goes and its users read the first (duplicate subgraphs merge bottom-up);
 * `prune`: ops nothing needs are removed; stateful ops (variable reads and writes, prints, random numbers)
@@ -41,11 +41,6 @@ Changes = list[str]
 def const_value(t: SymbolicTensor) -> Any:
     """The value of a tensor made by a Const op (None for any other tensor)."""
     return t.op.attrs["value"] if t.op.type == "Const" else None
-
-
-def is_filled_with(t: SymbolicTensor, number: int) -> bool:
-    value = const_value(t)
-    return value is not None and np.asarray(value).dtype.kind in "iufc" and bool(np.all(np.asarray(value) == number))
 
 
 def has_subgraphs(op: Operation) -> bool:
@@ -136,79 +131,6 @@ def constant_folding(graph: FuncGraph) -> Changes:
         graph.replace_uses(replacements)
         graph.remove_ops([op])
         changes.append(f"folded {op.name} ({op.type}) into a constant")
-    return changes
-
-
-# ---------------------------------------------------------------------------------------------------
-# Arithmetic simplification
-# ---------------------------------------------------------------------------------------------------
-
-def _keeps_shape(x: SymbolicTensor, out: SymbolicTensor, other: SymbolicTensor) -> bool:
-    """`x op other` has exactly x's shape: the constant operand broadcasts without enlarging x."""
-    if x.dtype is not out.dtype or x.shape.rank is None:
-        return False
-    other_shape = np.shape(const_value(other))
-    if x.shape.is_fully_defined():
-        return x.shape.as_list() == out.shape.as_list()
-    return int(np.prod(other_shape)) == 1 and len(other_shape) <= x.shape.rank
-
-
-def _neutral_operand(op: Operation) -> SymbolicTensor | None:
-    """For x*1, 1*x, x+0, 0+x, x-0, x/1: the x that the op returns unchanged (None otherwise)."""
-    if len(op.inputs) != 2:
-        return None
-    a, b = op.inputs
-    out = op.outputs[0]
-    one_sided = {"Sub": 0, "RealDiv": 1, "Div": 1}
-    both_sided = {"Mul": 1, "AddV2": 0}
-    if op.type in both_sided:
-        n = both_sided[op.type]
-        if is_filled_with(b, n) and _keeps_shape(a, out, b):
-            return a
-        if is_filled_with(a, n) and _keeps_shape(b, out, a):
-            return b
-    elif op.type in one_sided and is_filled_with(b, one_sided[op.type]) and _keeps_shape(a, out, b):
-        return a
-    return None
-
-
-def _simplified(op: Operation) -> SymbolicTensor | None:
-    """The tensor `op`'s result equals without computing anything, if a rule knows one."""
-    x = op.inputs[0] if op.inputs else None
-    if x is None or len(op.outputs) != 1:
-        return None
-    if op.type in ("Identity", "StopGradient"):  # (StopGradient only matters to gradients, taken before this)
-        return x
-    if op.type == "Neg" and x.op.type == "Neg":
-        return x.op.inputs[0]
-    if op.type == "Cast" and op.attrs["DstT"] is x.dtype:
-        return x
-    if op.type == "Reshape" and x.shape.is_fully_defined() and x.shape.as_list() == op.outputs[0].shape.as_list():
-        return x
-    if op.type == "Transpose" and x.op.type == "Transpose":
-        inner, outer = x.op.attrs["perm"], op.attrs["perm"]
-        if inner is None or outer is None:  # None reverses all axes: twice is the identity
-            return x.op.inputs[0] if inner is None and outer is None else None
-        if [inner[i] for i in outer] == list(range(len(outer))):
-            return x.op.inputs[0]
-    return _neutral_operand(op)
-
-
-def arithmetic_simplification(graph: FuncGraph) -> Changes:
-    """Replace ops that return one of their inputs unchanged (x*1, x+0, -(-x), ...) by that input."""
-    changes: Changes = []
-    for op in graph.get_operations():
-        if op.stateful:
-            continue
-        same = _simplified(op)
-        if same is not None and same.dtype is op.outputs[0].dtype:
-            graph.replace_uses({id(op.outputs[0]): same})
-            graph.remove_ops([op])
-            changes.append(f"{op.name} ({op.type}) is just {same.name}")
-        elif op.type == "Reshape" and op.inputs[0].op.type == "Reshape":  # reshape(reshape(x)) = one reshape
-            op.inputs = (op.inputs[0].op.inputs[0],)
-            graph.changed()
-            changes.append(f"{op.name} reshapes {op.inputs[0].name} directly")
     return changes
 
 

@@ -11,35 +11,25 @@ gradient is summed over, or dispatches on the dtype, the generated line can call
 
 Each expression computes exactly what the kernel computes (the same NumPy calls on the same values), so
 results are bit for bit the same. A node whose shapes are not all known keeps its kernel call.
-
-The SGD update `v.assign_sub(lr * g)` writes into the variable's buffer (`assign_sub_in_place`) when
-nothing but the variable holds it (NumPy's by-hand `params[key] -= lr * grad`): the generated code drops its
-own references to a variable's value after their last use (`del ReadVariableOp`) so that it can.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
-from typing import Any
-
-import numpy as np
+from collections.abc import Callable, Sequence
 
 from minitf.core import dtypes
-from minitf.core.tensor import make
 from minitf.function.tracing.graph import Operation
 from minitf.ops.math.reductions import mean_kernel
 
-Expression = tuple[str, dict[str, Any]]  # source with {0}, {1}, ... for the inputs; globals it needs
+Args = Sequence[str]  # the names of the inputs in the generated code
 _FLOATS = (dtypes.float32, dtypes.float64)
-_getrefcount = sys.getrefcount
 
 
 def _known(op: Operation) -> bool:
     return all(t.shape.is_fully_defined() for t in (*op.inputs, *op.outputs))
 
 
-def _matmul(op: Operation) -> Expression | None:
+def _matmul(op: Operation, args: Args) -> str | None:
     """Two matrices of a float dtype whose inner sizes agree: the kernel's checks all pass, so np.matmul."""
     a, b = op.inputs
     if a.dtype not in _FLOATS or b.dtype is not a.dtype or a.shape.rank != 2 or b.shape.rank != 2:
@@ -48,12 +38,12 @@ def _matmul(op: Operation) -> Expression | None:
     inner_b = b.shape[1] if op.attrs["transpose_b"] else b.shape[0]
     if inner_a is None or inner_a != inner_b:
         return None
-    left = "{0}.T" if op.attrs["transpose_a"] else "{0}"
-    right = "{1}.T" if op.attrs["transpose_b"] else "{1}"
-    return f"np.matmul({left}, {right})", {}
+    left = f"{args[0]}.T" if op.attrs["transpose_a"] else args[0]
+    right = f"{args[1]}.T" if op.attrs["transpose_b"] else args[1]
+    return f"np.matmul({left}, {right})"
 
 
-def _sum_to_shape(op: Operation) -> Expression | None:
+def _sum_to_shape(op: Operation, args: Args) -> str | None:
     """A broadcast gradient summed back to its input's shape over axes known now (the kernel's np.sum)."""
     g, like = op.inputs
     if not _known(op) or g.dtype not in _FLOATS:
@@ -65,53 +55,33 @@ def _sum_to_shape(op: Operation) -> Expression | None:
     if not axes:
         return None
     kept = [d for i, d in enumerate(shape) if i not in axes]
-    text = f"np.add.reduce({{0}}, axis={axes!r})"
-    return (text if kept == target else f"{text}.reshape({tuple(target)!r})"), {}
+    text = f"np.add.reduce({args[0]}, axis={axes!r})"
+    return text if kept == target else f"{text}.reshape({tuple(target)!r})"
 
 
-def _mean(op: Operation) -> Expression | None:
+def _mean(op: Operation, args: Args) -> str | None:
     """The float mean of a whole tensor: the kernel's np.mean without its dtype and axis work. (Where another
     kernel computes the mean, as in TensorFlow-exact numerics, the kernel is called.)"""
     x = op.inputs[0]
     if op.op_def.kernel is not mean_kernel or op.attrs["axis"] is not None or op.attrs["keepdims"] \
             or x.dtype not in _FLOATS or not _known(op) or x.shape.rank == 0:
         return None
-    return "np.mean({0})", {}
+    return f"np.mean({args[0]})"
 
 
-def _read(op: Operation) -> Expression | None:
-    return "{0}._value._value", {}
+def _read(op: Operation, args: Args) -> str | None:
+    return f"{args[0]}._value._value"
 
 
-def assign_sub_in_place(variable: Any, delta: Any) -> tuple:
-    """`AssignSubVariableOp`: subtract in the variable's buffer when no one else can see it (no other reference
-    to its tensor or its array, the array owns its memory), else store a new value as the kernel does."""
-    held = variable._value
-    value = held._value
-    # references: the variable's attribute, the local name, getrefcount's argument
-    if (_getrefcount(held) == 3 and _getrefcount(value) == 3 and type(value) is np.ndarray
-            and type(delta) is np.ndarray and delta.dtype == value.dtype and delta.shape == value.shape
-            and value.flags.owndata and value.flags.writeable):
-        np.subtract(value, delta, out=value)
-        return ()
-    variable._value = make(np.asarray(value - delta, dtype=variable.dtype._np)[()], variable.dtype)
-    return ()
-
-
-def _assign_sub(op: Operation) -> Expression | None:
-    return "assign_sub_in_place({0}, {1})", {"assign_sub_in_place": assign_sub_in_place}
-
-
-SPECIALIZED: dict[str, Callable[[Operation], Expression | None]] = {
+SPECIALIZED: dict[str, Callable[[Operation, Args], str | None]] = {
     "MatMul": _matmul,
     "SumToShape": _sum_to_shape,
     "Mean": _mean,
     "ReadVariableOp": _read,
-    "AssignSubVariableOp": _assign_sub,
 }
 
 
-def expression(op: Operation) -> Expression | None:
-    """The NumPy expression for `op` with its inputs' names as {0}, {1}, ..., or None to call its kernel."""
+def expression(op: Operation, args: Args) -> str | None:
+    """The NumPy expression for `op` reading the inputs named `args`, or None to call its kernel."""
     rule = SPECIALIZED.get(op.type)
-    return None if rule is None or "_kernel" in op.attrs else rule(op)
+    return None if rule is None or "_kernel" in op.attrs else rule(op, args)

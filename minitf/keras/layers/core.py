@@ -15,7 +15,7 @@ from minitf.ops.array.shape_ops import reshape, shape
 from minitf.ops.linalg.linalg_ops import matmul, tensordot
 from minitf.ops.math.cast import cast
 from minitf.ops.nn import nn_ops
-from minitf.ops.nn.nn_training_ops import dropout
+from minitf.ops.nn.dropout import dropout
 
 
 class InputLayer(Layer):

@@ -9,9 +9,9 @@ import numpy as np
 
 from minitf.keras import backend, initializers
 from minitf.keras.layers.layer import Layer
-from minitf.ops.linalg.norms import moments
 from minitf.ops.math.binary_math import maximum, multiply
 from minitf.ops.math.unary_math import rsqrt, sqrt
+from minitf.ops.nn.normalization import moments
 
 
 class Normalization(Layer):

@@ -1,4 +1,4 @@
-"""Norms, moments and clipping: tf.norm, l2_normalize, moments (mean and variance), clip_by_norm, global_norm
+"""Norms and clipping: tf.norm, l2_normalize, clip_by_norm, global_norm
 and clip_by_global_norm, composed of existing ops as TensorFlow composes them; and the singular values (`Svd`,
 with its gradient) that the matrix 2-norm needs, and what is built on them: svd, pinv, matrix_rank; normalize.
 """
@@ -19,15 +19,15 @@ from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import eye, ones_like, zeros_like
 from minitf.ops.array.join_split import stack
-from minitf.ops.array.shape_ops import expand_dims, identity, squeeze, stop_gradient, transpose
+from minitf.ops.array.shape_ops import expand_dims, identity, squeeze, transpose
 from minitf.ops.array.where import where
 from minitf.ops.linalg.linalg_ops import matmul
-from minitf.ops.math.binary_math import add, divide, maximum, minimum, multiply, squared_difference, subtract
+from minitf.ops.math.binary_math import add, divide, maximum, minimum, multiply, subtract
 from minitf.ops.math.binary_math import pow as power
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import greater
 from minitf.ops.math.elementwise import ones_like_
-from minitf.ops.math.reductions import reduce_max, reduce_mean, reduce_sum
+from minitf.ops.math.reductions import reduce_max, reduce_sum
 from minitf.ops.math.unary_math import abs as absolute
 from minitf.ops.math.unary_math import conj, rsqrt, sqrt, square
 from minitf.ops.nn.nn_ops import l2_loss
@@ -41,19 +41,6 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | N
     square_sum = reduce_sum(square(x), axis, keepdims=True)
     inverse_norm = rsqrt(maximum(square_sum, convert_to_tensor(epsilon, dtype=square_sum.dtype)))
     return multiply(x, inverse_norm)
-
-
-def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: str | None = None) -> tuple:
-    """(mean, variance) over `axes`; float16 is computed in float32, as TensorFlow does."""
-    x = convert_to_tensor(x)
-    y = cast(x, dtypes.float32) if x.dtype is dtypes.float16 else x
-    mean = reduce_mean(y, axes, keepdims=True)
-    variance = reduce_mean(squared_difference(y, stop_gradient(mean)), axes, keepdims=True)
-    if not keepdims:
-        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
-    if x.dtype is dtypes.float16:
-        return cast(mean, dtypes.float16), cast(variance, dtypes.float16)
-    return mean, variance
 
 
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = None) -> Tensor:

@@ -11,7 +11,6 @@ traced again for the same shapes, or another function with the same region, reus
 
 from __future__ import annotations
 
-import linecache
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from minitf.function.compiling.codegen import GENERATED_MODULE
 from minitf.function.compiling.jit import python_source
 from minitf.function.compiling.jit.loop_ir import Kernel
 
@@ -95,18 +93,17 @@ def target_for(kernel: Kernel) -> str:
 def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target: str | None = None) -> CompiledRegion:
     """The region's module, generated and compiled once per source (so per dtypes and shapes)."""
     target = target or target_for(kernel)
-    source = python_source.module_source(kernel, target, output_shapes)
+    code = python_source.module_source(kernel, target, output_shapes)
+    source = code.text
     found = _compiled.get(source)
     if found is not None:
         return found
-    filename = f"<minitf jit {kernel.name} #{len(_compiled)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    env: dict[str, Any] = {"__name__": GENERATED_MODULE, "np": np}
+    namespace: dict[str, Any] = {"np": np}
     if target == "loops":
         if not _bits:
             _bits.append(_bits_as_float32())
-        env["bits_as_float32"] = _bits[0]
-    exec(compile(source, filename, "exec"), env)  # noqa: S102 - our own generated code
+        namespace["bits_as_float32"] = _bits[0]
+    env = code.compile(**namespace)
     function = env[f"{kernel.name}_{target}"]
     if target == "loops":
         # No fast-math: LLVM may not reorder float operations, so results are NumPy's up to the order of sums.

@@ -9,13 +9,15 @@
   `tanhf` once per element, while NumPy's kernels compute 8 or 16 at a time.
 
 Both targets come with the same wrapper, which allocates the outputs, gives every array the kernel's rank
-(NumPy views) and returns the outputs at their own shapes.
+(NumPy views) and returns the outputs at their own shapes. The module is written with a `Source`
+(compiling/source.py), as graphs and fused kernels are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from minitf.function.compiling.buffers import REUSE_MIN_ELEMENTS
 from minitf.function.compiling.jit.loop_ir import (
     AccInit,
     AccLanes,
@@ -34,6 +36,7 @@ from minitf.function.compiling.jit.loop_ir import (
     renamed,
     render,
 )
+from minitf.function.compiling.source import Source
 
 BLOCK_ELEMENTS = 16384  # 64 KiB of float32 per block: the region's temporaries fit in the L2 cache together
 
@@ -46,7 +49,6 @@ UFUNCS = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "n
           "lt": "np.less", "le": "np.less_equal", "gt": "np.greater", "ge": "np.greater_equal", "eq": "np.equal",
           "ne": "np.not_equal", **NUMPY}
 BOOLEAN = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
-REUSE_MIN_ELEMENTS = 4096  # below this, a fresh array costs less than passing `out=` (as in fusion.py)
 FOLD = {"sum": "np.add", "prod": "np.multiply", "max": "np.maximum", "min": "np.minimum"}
 IDENTITY = {"sum": "0.0", "prod": "1.0", "max": "-np.inf", "min": "np.inf"}
 
@@ -175,13 +177,20 @@ class Loops(Rendering):
         return [*lines, f"{s.acc} = {folded}"]
 
 
-def loops_function(kernel: Kernel) -> str:
+def write_loops(code: Source, kernel: Kernel) -> None:
     """`def <name>_loops(in0, ..., out0, ...)`: the loop nest, element by element."""
     params = [b.name for b in (*kernel.inputs, *kernel.outputs)]
-    lines = [f"def {kernel.name}_loops({', '.join(params)}):"]
-    lines += [f"    {b.name} = np.empty({b.shape[0]}, np.{b.dtype})" for b in kernel.rows]
-    render(kernel.body, Loops(), 1, lines)
-    return "\n".join(lines)
+    with code.block(f"def {kernel.name}_loops({', '.join(params)}):"):
+        for b in kernel.rows:
+            code.line(f"{b.name} = np.empty({b.shape[0]}, np.{b.dtype})")
+        render(kernel.body, Loops(), code.depth, code.lines)
+
+
+def loops_function(kernel: Kernel) -> str:
+    """The loops function's text on its own."""
+    code = Source(f"jit {kernel.name}")
+    write_loops(code, kernel)
+    return code.text.rstrip("\n")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -290,7 +299,7 @@ def _block_statement(s: Let, kernel: Kernel, buffers: dict[str, str]) -> str:
     return f"{s.target} = {expression(v, vectorised=True)}"
 
 
-def blocks_function(kernel: Kernel) -> str:
+def write_blocks(code: Source, kernel: Kernel) -> None:
     """`def <name>_blocks(in0, ..., out0, ...)`: every statement on `rows` rows of the iteration shape at a time."""
     params = [b.name for b in (*kernel.inputs, *kernel.outputs)]
     inner = 1
@@ -299,7 +308,7 @@ def blocks_function(kernel: Kernel) -> str:
     rows = max(1, BLOCK_ELEMENTS // max(inner, 1))
     first_reduced = 0 in kernel.reduced_axes
     axes = tuple(kernel.reduced_axes)
-    lines = [f"def {kernel.name}_blocks({', '.join(params)}):"]
+    lines: list[str] = []
     statements = _flat(kernel.body)
     accumulators = {s.acc: s for s in statements if isinstance(s, AccInit)}
     if first_reduced:  # the accumulators span blocks: they are the outputs, started at the identity
@@ -334,25 +343,30 @@ def blocks_function(kernel: Kernel) -> str:
     if first_reduced:  # a mean's sum is complete only after the last block
         lines.extend(f"    {s.buffer.name} *= {s.scale!r}" for s in statements
                      if isinstance(s, AccStore) and s.scale is not None)
-    return "\n".join(lines)
+    with code.block(f"def {kernel.name}_blocks({', '.join(params)}):"):
+        for line in lines:  # written with their indentation inside the function
+            code.line(line.removeprefix("    "))
 
 
-def wrapper(kernel: Kernel, target: str, output_shapes: Sequence[tuple[int, ...]]) -> str:
+def write_wrapper(code: Source, kernel: Kernel, target: str, output_shapes: Sequence[tuple[int, ...]]) -> None:
     """`def <name>(x, y)`: outputs allocated, arrays at the kernel's rank, the target called, outputs shaped."""
     params = [f"x{k}" for k in range(len(kernel.inputs))]
-    lines = [f"def {kernel.name}({', '.join(params)}):"]
-    for b in kernel.outputs:
-        lines.append(f"    {b.name} = np.empty({b.shape!r}, np.{b.dtype})")
-    args = [f"np.ascontiguousarray(x{k}).reshape({b.shape!r})" for k, b in enumerate(kernel.inputs)]
-    args += [b.name for b in kernel.outputs]
-    lines.append(f"    {kernel.name}_{target}({', '.join(args)})")
-    results = [b.name if tuple(shape) == b.shape else f"{b.name}.reshape({shape!r})"
-               for b, shape in zip(kernel.outputs, output_shapes)]
-    lines.append(f"    return {results[0]}" if len(results) == 1 else f"    return ({', '.join(results)})")
-    return "\n".join(lines)
+    with code.block(f"def {kernel.name}({', '.join(params)}):"):
+        for b in kernel.outputs:
+            code.line(f"{b.name} = np.empty({b.shape!r}, np.{b.dtype})")
+        args = [f"np.ascontiguousarray(x{k}).reshape({b.shape!r})" for k, b in enumerate(kernel.inputs)]
+        args += [b.name for b in kernel.outputs]
+        code.line(f"{kernel.name}_{target}({', '.join(args)})")
+        results = [b.name if tuple(shape) == b.shape else f"{b.name}.reshape({shape!r})"
+                   for b, shape in zip(kernel.outputs, output_shapes)]
+        code.line(f"return {results[0]}" if len(results) == 1 else f"return ({', '.join(results)})")
 
 
-def module_source(kernel: Kernel, target: str, output_shapes: Sequence[tuple[int, ...]]) -> str:
+def module_source(kernel: Kernel, target: str, output_shapes: Sequence[tuple[int, ...]]) -> Source:
     """The whole generated module for one region: the target function and its wrapper."""
-    body = loops_function(kernel) if target == "loops" else blocks_function(kernel)
-    return f"{body}\n\n\n{wrapper(kernel, target, output_shapes)}\n"
+    code = Source(f"jit {kernel.name}")
+    (write_loops if target == "loops" else write_blocks)(code, kernel)
+    code.line("")
+    code.line("")
+    write_wrapper(code, kernel, target, output_shapes)
+    return code

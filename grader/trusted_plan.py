@@ -1,11 +1,11 @@
-"""Which code runs where when a notebook is graded, decided from sources the instructor wrote.
+"""The trusted plan: which code the trusted kernel runs for a notebook, decided from sources the instructor wrote.
 
 The student's notebook runs in its own (sandboxed) kernel.  Every graded test cell runs in a second,
 trusted kernel that only ever executes the instructor's code: the notebook's setup, helper and other
 non-answer cells from the instructor's source, and the test cells from the gradebook.  A test cell reads
 the student's work through the names that the exercise's answer cells bind ("student names"); just
 before the test runs, those names are filled in from the student's kernel through the data-only channel
-(grader/channel.py).
+(grader/channel/).
 """
 
 from __future__ import annotations
@@ -188,9 +188,9 @@ def tf_function_names(sources: list[str]) -> dict[str, bool]:
 
     ``@tf.function`` / ``@tf.function(...)`` as the outermost decorator of a ``def``, or
     ``name = tf.function(...)``, in code that runs (not under ``if False:``).  Only a first filter: the
-    trusted kernel still needs the function's traces as data (channel.RemoteFunction).  If the cells bind
-    ``tf`` to anything but the engine (``import minitf as tf``), or may rebind names or tf's attributes in
-    ways the source does not spell out (``globals()``, ``setattr``, ``exec``, ``tf.function = ...``),
+    trusted kernel still needs the function's traces as data (``RemoteFunction``, grader/channel/trusted.py).
+    If the cells bind ``tf`` to anything but the engine (``import minitf as tf``), or may rebind names or tf's
+    attributes in ways the source does not spell out (``globals()``, ``setattr``, ``exec``, ``tf.function = ...``),
     nothing they define counts as a tf.function.
     """
     result: dict[str, bool] = {}
@@ -233,7 +233,7 @@ class TrustedCell:
 
 
 @dataclass
-class Plan:
+class TrustedPlan:
     """What the trusted kernel runs for one notebook, and which names it takes from the student's kernel."""
 
     cells: list[TrustedCell]
@@ -241,7 +241,7 @@ class Plan:
     tests: set[str] = field(default_factory=set)
 
     @classmethod
-    def from_source(cls, source: NotebookNode, gradebook_sources: dict[str, str]) -> Plan:
+    def from_source(cls, source: NotebookNode, gradebook_sources: dict[str, str]) -> TrustedPlan:
         cells: list[TrustedCell] = []
         student_names: set[str] = set()
         instructor_names: set[str] = set()
@@ -263,7 +263,7 @@ class Plan:
         return cls(cells, student_names, {c.grade_id for c in cells if c.test and c.grade_id})
 
     @classmethod
-    def load(cls, path: Path, gradebook_sources: dict[str, str]) -> Plan:
+    def load(cls, path: Path, gradebook_sources: dict[str, str]) -> TrustedPlan:
         return cls.from_source(nbformat.read(path, as_version=4), gradebook_sources)
 
     def wanted(self, test_source: str) -> list[str]:

@@ -182,6 +182,7 @@ class TrustedKernel:
         self.kc.start_channels()
         self.ready = False
         self.sent: list[str] = []  # requests sent ahead: the channel's install, then the prelude's cells
+        self.untaken = False  # a spare picked for a notebook that has not read its replies yet (``take``)
         if notebook is not None and plan.tests:
             self._send_prelude()
 
@@ -630,6 +631,11 @@ class GuardedExecute(Execute):
         if self._trusted_kernel is None:
             self._trusted_kernel = self._new_trusted_kernel()
         trusted = self._trusted_kernel
+        if trusted.untaken:  # the spare: its prepared cells' replies are read now, at the notebook's first test
+            trusted.untaken = False
+            if not trusted.take(self, self._plan):
+                trusted.close()
+                trusted = self._trusted_kernel = TrustedKernel(self, self._plan)
         trusted.wait_until_ready()
         if self.guard and not self._student_broken:
             try:
@@ -686,8 +692,9 @@ class GuardedExecute(Execute):
         kernel = None
         while _SPARE:
             spare = _SPARE.pop()
-            if kernel is None and spare.notebook == here and spare.take(self, self._plan):
-                kernel = spare
+            if kernel is None and spare.notebook == here:
+                kernel = spare  # taken at the first test: its prepared cells run on while the student's first do
+                kernel.untaken = True
             else:
                 spare.close()
         kernel = kernel or TrustedKernel(self, self._plan)

@@ -6,7 +6,9 @@ that has done those imports; the launcher of every kernel asks it for a fork, wh
 before.  And while a notebook runs, both kernels of the next notebook are already started and prepared
 (grader/execution.py): the trusted kernel (it needs nothing of the next student: its working folder is an empty
 folder of its own) has run the instructor's cells before the first test, and the student's kernel of the same
-submission's next notebook (its working folder is a copy of the same grading folder) has its guard and channel.
+submission's next notebook (its working folder is a copy of the same grading folder) has its guard and channel;
+after a submission's last notebook, the next submission's first, when the worker was handed that submission ahead
+(its grading folder laid out early, and checked unchanged when the kernel is taken).
 What such a kernel is sent right after its start is only the grader's and the instructor's code; its replies
 are read when the kernel is taken, and a kernel whose preparation does not match the notebook, failed or timed
 out is ended and replaced by one started the usual way.  ``autograde --no-pool`` turns all of it off.

@@ -32,7 +32,7 @@ from grader_fixtures.submissions import (
 from grader.collect import import_roster
 from grader.gradebook import ensure_assignment
 from grader.paths import REPO, Term, make_term
-from grader.pool import following, read_replies
+from grader.pool import folder_digest, following, read_replies
 from grader.termstate import done_marker
 
 sys.path.insert(0, str(REPO / "grader"))  # the template is a standalone script beside launch.py
@@ -145,6 +145,28 @@ def test_the_next_notebook_is_the_next_in_nbgraders_sorted_order_and_wraps_only_
     assert following(names, "03-c") is None  # the submission's last: no student's kernel to prepare
     assert following(names, "03-c", wrap=True) == "01-a"  # the next submission's first: a trusted kernel
     assert following(names, "04-unknown", wrap=True) is None
+
+
+def test_a_kernel_started_early_is_keyed_to_what_its_launcher_copies_of_the_folder(tmp_path):
+    folder = tmp_path / "grading"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "table.csv").write_text("1,2\n")
+    (folder / "use_tensorflow.py").write_text("USE = False\n")
+    first = folder_digest(folder)
+    (folder / "exercises.ipynb").write_text("{}")  # notebooks are not copied into a kernel's folder
+    (folder / "elsewhere").symlink_to(tmp_path)  # nor links
+    assert folder_digest(folder) == first
+    (folder / "use_tensorflow.py").write_text("USE = True\n")  # same size, other content
+    assert folder_digest(folder) != first
+    (folder / "use_tensorflow.py").write_text("USE = False\n")
+    (folder / "data" / "table.csv").rename(folder / "data" / "other.csv")
+    assert folder_digest(folder) != first
+    (folder / "data" / "other.csv").rename(folder / "data" / "table.csv")
+    (folder / "empty").mkdir()  # the launcher copies empty folders too
+    assert folder_digest(folder) != first
+    (folder / "empty").rmdir()
+    assert folder_digest(folder) == first
+    assert folder_digest(tmp_path / "gone") is None
 
 
 def test_replies_sent_ahead_come_back_in_their_order_and_none_when_the_kernel_is_gone():

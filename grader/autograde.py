@@ -96,7 +96,8 @@ def record(term: Term, result) -> Outcome:
         apply_result(term, result)
         score, max_score = recorded_score(term, result.student, result.assignment)
         outcome = Outcome(result.student, result.assignment, "graded", score, max_score, result.seconds, retried,
-                          kernel_mb=round(result.kernel_mb, 1), worker=result.worker)
+                          kernel_mb=round(result.kernel_mb, 1), worker=result.worker,
+                          early_kernels=result.early_kernels)
         write_marker(term, outcome)
         return outcome
     finally:

@@ -19,6 +19,8 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
 
@@ -33,7 +35,7 @@ from traitlets import Bool, Integer
 
 from grader.channel import STUDENT_SIDE, TRUSTED_SIDE, install_code
 from grader.channel.codec import MAX_REPLY_BYTES
-from grader.pool import following, kill_launcher, read_replies, socket_folder
+from grader.pool import folder_digest, following, kill_launcher, read_replies, socket_folder
 from grader.trusted_plan import TrustedPlan, is_test, source_notebook, tf_function_names
 
 GUARD_SOURCE = (Path(__file__).with_name("kernel_guard.py")).read_text(encoding="utf-8")
@@ -180,6 +182,7 @@ class TrustedKernel:
         self.kc.start_channels()
         self.ready = False
         self.sent: list[str] = []  # requests sent ahead: the channel's install, then the prelude's cells
+        self.untaken = False  # a spare picked for a notebook that has not read its replies yet (``take``)
         if notebook is not None and plan.tests:
             self._send_prelude()
 
@@ -356,15 +359,19 @@ class StudentSpare:
     """
 
     def __init__(self, km, kc, sockets: Path | None, folder: str, notebook: str, modules: list[str],
-                 sent: list[str]) -> None:
+                 sent: list[str], digest: str) -> None:
         self.km, self.kc, self.sockets, self.sent = km, kc, sockets, sent
-        self.folder, self.notebook, self.modules = folder, notebook, modules
+        self.folder, self.notebook, self.modules, self.digest = folder, notebook, modules, digest
+        self.answered: bool | None = None  # the replies, once read
 
     def ready(self, timeout: float) -> bool:
-        """True once the guard and the channel are in; False if the kernel died or they failed."""
-        replies = read_replies(lambda wait: run_sync(self.kc.get_shell_msg)(timeout=wait), self.sent, timeout,
-                               lambda: run_sync(self.km.is_alive)())
-        return replies is not None and all(reply["content"].get("status") == "ok" for reply in replies)
+        """True once the guard and the channel are in; False if the kernel died or they failed.  Once it has
+        answered, its launcher has copied the working folder: the folder may change from then on."""
+        if self.answered is None:
+            replies = read_replies(lambda wait: run_sync(self.kc.get_shell_msg)(timeout=wait), self.sent, timeout,
+                                   lambda: run_sync(self.km.is_alive)())
+            self.answered = replies is not None and all(reply["content"].get("status") == "ok" for reply in replies)
+        return self.answered
 
     def close(self) -> None:
         with contextlib.suppress(Exception):  # it may have died already
@@ -375,9 +382,48 @@ class StudentSpare:
             shutil.rmtree(self.sockets, ignore_errors=True)
 
 
+@dataclass
+class NextSubmission:
+    """The submission this worker grades after the current one (the run hands a worker its next task ahead):
+    its first notebook's student kernel is started while the current submission's last notebook runs."""
+
+    assignment: str
+    notebook: str  # the first notebook nbgrader will grade (they go in sorted order)
+    submitted: Path  # its files, written by the worker where its grading will read them
+    folder: Path  # its grading folder, where nbgrader's autograde will lay it out
+
+
 #: the next notebook's kernels, started while this one runs (``GuardedExecute.warm``; one of each per worker)
 _SPARE: list[TrustedKernel] = []
 _STUDENT_SPARE: list[StudentSpare] = []
+#: set by the worker (grader/workers.py) while it grades a submission: asks for the next one, None while unknown
+NEXT_SUBMISSION: Callable[[], NextSubmission | None] | None = None
+#: notebooks whose student's kernel was a spare, since the worker last set it to 0 (reported per submission)
+EARLY_KERNELS = 0
+
+
+def stage_grading_folder(submitted: Path, source: Path, target: Path, ignore: list[str]) -> None:
+    """Lay out a grading folder as nbgrader's autograde does, notebooks aside: the submission's other files,
+    then the instructor's files of the assignment over them (``find_all_files`` with nbgrader's ignore list)."""
+    from nbgrader.utils import find_all_files
+
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for root in (submitted, source):
+        for name in find_all_files(str(root), [*ignore, "*.ipynb"]):
+            copy = target / os.path.relpath(name, root)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.unlink(missing_ok=True)
+            shutil.copy(name, copy)
+
+
+def settle_student_spares(timeout: float = 120) -> None:
+    """Wait until every spare student kernel has copied its working folder (it answered), before the worker
+    replaces the folder's files with the next submission's grading; a spare that fails is ended."""
+    for spare in list(_STUDENT_SPARE):
+        if not spare.ready(timeout):
+            _STUDENT_SPARE.remove(spare)
+            spare.close()
 
 
 def close_spare() -> None:
@@ -585,6 +631,11 @@ class GuardedExecute(Execute):
         if self._trusted_kernel is None:
             self._trusted_kernel = self._new_trusted_kernel()
         trusted = self._trusted_kernel
+        if trusted.untaken:  # the spare: its prepared cells' replies are read now, at the notebook's first test
+            trusted.untaken = False
+            if not trusted.take(self, self._plan):
+                trusted.close()
+                trusted = self._trusted_kernel = TrustedKernel(self, self._plan)
         trusted.wait_until_ready()
         if self.guard and not self._student_broken:
             try:
@@ -641,8 +692,9 @@ class GuardedExecute(Execute):
         kernel = None
         while _SPARE:
             spare = _SPARE.pop()
-            if kernel is None and spare.notebook == here and spare.take(self, self._plan):
-                kernel = spare
+            if kernel is None and spare.notebook == here:
+                kernel = spare  # taken at the first test: its prepared cells run on while the student's first do
+                kernel.untaken = True
             else:
                 spare.close()
         kernel = kernel or TrustedKernel(self, self._plan)
@@ -671,6 +723,7 @@ class GuardedExecute(Execute):
         the spare for this submission's next notebook.  It is killed at the end (never used again)."""
         from grader import preprocessors
 
+        global EARLY_KERNELS
         modules = self._guard_modules() if self.guard else None
         spare = self._take_student_spare(modules)
         if spare is None:
@@ -684,6 +737,7 @@ class GuardedExecute(Execute):
                     shutil.rmtree(sockets, ignore_errors=True)
                 raise
         else:
+            EARLY_KERNELS += 1
             sockets, self.km, self.kc = spare.sockets, spare.km, spare.kc
             self.kc.allow_stdin = False
         self._prepared = spare is not None
@@ -705,13 +759,15 @@ class GuardedExecute(Execute):
             if spare.folder != folder or spare.modules == modules or spare.notebook == here:
                 _STUDENT_SPARE.remove(spare)  # another submission's (its grading stopped early) is never used
                 if spare.folder == folder and spare.modules == modules and \
-                        spare.ready(max(self.startup_timeout, self.timeout or 600)):
+                        spare.ready(max(self.startup_timeout, self.timeout or 600)) and \
+                        spare.digest == folder_digest(folder):
                     return spare
                 spare.close()
         return None
 
     def _start_student_spare(self) -> None:
-        """Start the student's kernel for this submission's next notebook and send it that notebook's guard."""
+        """Start the student's kernel for this submission's next notebook (after its last: for the next
+        submission's first, when the worker knows it) and send it that notebook's guard."""
         from nbgrader.coursedir import CourseDirectory
 
         from grader import preprocessors
@@ -722,8 +778,19 @@ class GuardedExecute(Execute):
                                             info.get("assignment", "")))
         upcoming = following([path.stem for path in submitted.glob("*.ipynb")], info.get("notebook", ""))
         source = source_notebook(self.config, self.resources)
-        if upcoming is None or source is None:
+        folder = str(self.resources.get("metadata", {}).get("path", ""))
+        if source is None:
             return
+        if upcoming is None:
+            after = NEXT_SUBMISSION() if NEXT_SUBMISSION is not None else None
+            if after is None or after.assignment != info.get("assignment"):
+                return
+            try:
+                stage_grading_folder(after.submitted, source.parent, after.folder, list(course.ignore))
+            except OSError as error:
+                self.log.warning("could not lay out the next submission's folder early: %s", error)
+                return
+            upcoming, folder = after.notebook, str(after.folder)
         known = self._upcoming[1] if self._upcoming and self._upcoming[0] == upcoming else \
             self._read_gradebook(self.resources, upcoming)
         if known is None:
@@ -734,7 +801,9 @@ class GuardedExecute(Execute):
         modules = guard_modules([known[1][meta["grade_id"]] for cell in cells
                                  if cell.cell_type == "code" and (meta := _nbgrader_meta(cell)).get("grade_id")
                                  in known[0]])
-        folder = str(self.resources.get("metadata", {}).get("path", ""))
+        digest = folder_digest(folder)
+        if digest is None:
+            return
         sockets = socket_folder(preprocessors.ACTIVE_SANDBOX, "student")
         km = self._student_manager(sockets)
         try:
@@ -746,7 +815,7 @@ class GuardedExecute(Execute):
             if sockets is not None:
                 shutil.rmtree(sockets, ignore_errors=True)
             return
-        _STUDENT_SPARE.append(StudentSpare(km, kc, sockets, folder, upcoming, modules, sent))
+        _STUDENT_SPARE.append(StudentSpare(km, kc, sockets, folder, upcoming, modules, sent, digest))
 
     async def _async_send_ahead(self, km, folder: str, modules: list[str]):
         """Start a student's kernel in ``folder`` and queue its guard and channel (it runs them once it is up)."""

@@ -6,7 +6,9 @@ that has done those imports; the launcher of every kernel asks it for a fork, wh
 before.  And while a notebook runs, both kernels of the next notebook are already started and prepared
 (grader/execution.py): the trusted kernel (it needs nothing of the next student: its working folder is an empty
 folder of its own) has run the instructor's cells before the first test, and the student's kernel of the same
-submission's next notebook (its working folder is a copy of the same grading folder) has its guard and channel.
+submission's next notebook (its working folder is a copy of the same grading folder) has its guard and channel;
+after a submission's last notebook, the next submission's first, when the worker was handed that submission ahead
+(its grading folder laid out early, and checked unchanged when the kernel is taken).
 What such a kernel is sent right after its start is only the grader's and the instructor's code; its replies
 are read when the kernel is taken, and a kernel whose preparation does not match the notebook, failed or timed
 out is ended and replaced by one started the usual way.  ``autograde --no-pool`` turns all of it off.
@@ -15,6 +17,7 @@ out is ended and replaced by one started the usual way.  ``autograde --no-pool``
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -138,6 +141,35 @@ def socket_folder(sandbox: Sandbox | None, kind: str) -> Path | None:
     os.chown(folder, sandbox.uid, sandbox.gid)
     os.chmod(folder, 0o700)
     return folder
+
+
+def folder_digest(folder: str | Path) -> str | None:
+    """A digest of what a kernel's copy of its working folder holds: the walk of grader/launch.py's
+    ``_copy_tree`` (folders and regular files, not links or notebooks), names and contents; None if it is gone.
+
+    A kernel started early copied its folder at its start; it is taken only if the folder still holds exactly
+    that, so it sees what a kernel started now would see."""
+    hashed = hashlib.sha256()
+
+    def walk(path: str, relative: str) -> None:
+        for name in sorted(os.listdir(path)):
+            origin, shown = os.path.join(path, name), f"{relative}/{name}"
+            if os.path.islink(origin) or name.endswith(".ipynb"):
+                continue
+            if os.path.isdir(origin):
+                hashed.update(f"d {shown}\0".encode())
+                walk(origin, shown)
+            elif os.path.isfile(origin):
+                hashed.update(f"f {shown} {os.path.getsize(origin)}\0".encode())
+                with open(origin, "rb") as reader:
+                    while chunk := reader.read(1 << 20):
+                        hashed.update(chunk)
+
+    try:
+        walk(str(folder), "")
+    except OSError:
+        return None
+    return hashed.hexdigest()
 
 
 def following(names: list[str], current: str, wrap: bool = False) -> str | None:

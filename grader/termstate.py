@@ -30,6 +30,7 @@ class Outcome:
     message: str = ""
     kernel_mb: float | None = None  # the largest resident size of a kernel of its worker so far
     worker: str = ""  # host:pid of the process that graded it
+    early_kernels: int = 0  # its notebooks whose student's kernel was started before they came (warm kernels)
 
 
 def done_marker(term: Term, student: str, assignment: str) -> Path:

@@ -29,9 +29,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.paths import GraderError, Term
 from grader.pool import start_template
+
+if TYPE_CHECKING:
+    from grader.execution import NextSubmission
 from grader.sandbox import Limits, Sandbox, for_worker
 
 #: a submission whose worker died is graded again this many times before it is reported as failed
@@ -93,6 +97,7 @@ class Result:
     folder: str | None = None
     files: dict[str, bytes] | None = None
     kernel_mb: float = 0.0  # the largest resident size of any kernel this worker has run
+    early_kernels: int = 0  # notebooks whose student's kernel was started before they came (warm kernels)
     attempt: int = 1
     worker: str = ""
     scratch: str | None = None  # local: the worker's scratch folder for this task, removed once recorded
@@ -150,6 +155,15 @@ def _write_files(folder: Path, files: dict[str, bytes]) -> None:
         path.write_bytes(data)
 
 
+def _graded_files(task: Task) -> dict[str, bytes]:
+    """The submission's files to grade: all, or for a regrade of some notebooks the others left out (they are not
+    graded here and keep their grades in the term)."""
+    if task.notebooks is None:
+        return task.files
+    return {name: data for name, data in task.files.items()
+            if not name.endswith(".ipynb") or name[:-6] in task.notebooks}
+
+
 def nbgrader_failure(outcome: dict) -> str:
     """Why nbgrader's autograde failed, from the error lines of the log it returned (for the score table)."""
     lines = [line for line in (outcome.get("log") or "").splitlines() if "[ERROR]" in line]
@@ -200,18 +214,57 @@ class Worker:
         if self.sandbox.ipc_dir is not None:
             shutil.rmtree(self.sandbox.ipc_dir, ignore_errors=True)
 
-    def grade(self, task: Task) -> Result:
+    def _scratch(self, task: Task) -> Path:
+        return self.root / f"{task.index}-{task.attempt}"
+
+    def _next_submission(self, upcoming: Callable[[], Task | None]) -> Callable[[], NextSubmission | None]:
+        """What the execution asks, at the current submission's last notebook, for the submission this worker
+        grades next (if the run has handed it over), so that its first notebook's student kernel starts while
+        that notebook runs, in the folder its grading will use (grader/execution.py).  Its files are written
+        where its grading will write them again."""
+        from grader.execution import NextSubmission
+
+        known: list[NextSubmission | None] = []
+
+        def ask() -> NextSubmission | None:
+            if known:
+                return known[0]
+            task = upcoming()
+            files = _graded_files(task) if task is not None else {}
+            notebooks = sorted(name[:-6] for name in files if name.endswith(".ipynb") and "/" not in name)
+            if task is None or not notebooks:
+                return None  # asked again later: the task may arrive meanwhile
+            term = Term(self._scratch(task), solutions=self.solutions)
+            submitted = term.submitted / task.student / task.assignment
+            shutil.rmtree(term.root, ignore_errors=True)
+            _write_files(submitted, files)
+            known.append(NextSubmission(task.assignment, notebooks[0], submitted,
+                                        term.autograded / task.student / task.assignment))
+            return known[0]
+
+        return ask
+
+    def grade(self, task: Task, upcoming: Callable[[], Task | None] | None = None) -> Result:
+        """Grade ``task``; ``upcoming`` tells the task this worker grades next, once the run has handed it over."""
+        from grader import execution
+
         started = time.perf_counter()
-        scratch = self.root / f"{task.index}-{task.attempt}"
+        scratch = self._scratch(task)
+        execution.settle_student_spares()  # a kernel started early for this submission has copied its folder
         shutil.rmtree(scratch, ignore_errors=True)
+        execution.NEXT_SUBMISSION = self._next_submission(upcoming) if upcoming and self.kit.pool else None
+        execution.EARLY_KERNELS = 0
         try:
             result = self._grade(task, scratch)
         except Exception as error:  # a bug or an environment problem: report it, grade the rest
             detail = "".join(traceback.format_exception_only(error)).strip()
             result = Result(task.index, task.student, task.assignment, False, f"grading failed: {detail[:400]}")
+        finally:
+            execution.NEXT_SUBMISSION = None
         result.seconds = time.perf_counter() - started
         result.kernel_mb = max(_kernel_peak_mb(), self.template.kernel_peak_mb if self.template else 0.0)
         result.attempt = task.attempt
+        result.early_kernels = execution.EARLY_KERNELS
         result.worker = self.name
         result.scratch = str(scratch)
         return result
@@ -224,11 +277,7 @@ class Worker:
         from grader.termconfig import term_config
 
         term = Term(scratch, solutions=self.solutions)
-        files = task.files
-        if task.notebooks is not None:  # the others are not graded here and keep their grades in the term
-            files = {name: data for name, data in files.items()
-                     if not name.endswith(".ipynb") or name[:-6] in task.notebooks}
-        _write_files(term.submitted / task.student / task.assignment, files)
+        _write_files(term.submitted / task.student / task.assignment, _graded_files(task))
         shutil.copyfile(self.gradebook, term.gradebook)
         with Gradebook(term.db_url) as gradebook:
             gradebook.update_or_create_student(task.student)
@@ -342,15 +391,23 @@ def _local_worker(connection, root: str, sandbox: Sandbox, kit: Kit, parent: int
     warnings.filterwarnings("ignore", module="sqlalchemy")
     warnings.filterwarnings("ignore", message=".*not in session.*")
     worker = Worker(Path(root), sandbox, kit)
+    queued: list[Task | None] = []  # the run may hand over the next task while one is graded
+
+    def upcoming() -> Task | None:
+        with contextlib.suppress(EOFError, OSError):
+            if not queued and connection.poll():
+                queued.append(connection.recv())
+        return queued[0] if queued else None
+
     try:
         while True:
             try:
-                task = connection.recv()
+                task = queued.pop(0) if queued else connection.recv()
             except EOFError:
                 break
             if task is None:
                 break
-            connection.send(worker.grade(task))
+            connection.send(worker.grade(task, upcoming))
     finally:
         worker.close()
 
@@ -361,6 +418,7 @@ class _Slot:
     connection: object
     root: Path
     task: Task | None = None
+    queued: Task | None = None  # handed over ahead: the worker starts its first kernel early
 
 
 def worker_failed(task: Task, message: str) -> Result:
@@ -427,18 +485,32 @@ class LocalPool:
                             slots[number] = self._start()
                             continue
                         slot.task = task
+                for slot in slots:
+                    # one task ahead per worker while more wait than there are workers (so no worker idles at
+                    # the end while another holds a task it has not begun)
+                    if slot.task is not None and slot.queued is None and len(pending) >= len(slots):
+                        task = pending.popleft()
+                        try:
+                            slot.connection.send(load(task))
+                        except (OSError, ValueError):  # it died: its task's result tells, this one waits
+                            pending.appendleft(task)
+                            continue
+                        slot.queued = task
                 busy = [slot for slot in slots if slot.task is not None]
                 ready = wait([s.connection for s in busy] + [s.process.sentinel for s in busy])
                 for number, slot in enumerate(slots):
                     if slot.task is None or not (slot.connection in ready or slot.process.sentinel in ready):
                         continue
-                    task, slot.task = slot.task, None
+                    task, slot.task, slot.queued = slot.task, slot.queued, None
                     try:
                         yield slot.connection.recv()
                         continue
                     except (EOFError, OSError):
                         pass
-                    # the worker died while grading: only this submission is lost, and it is graded again
+                    # the worker died while grading: only this submission is lost, and it is graded again; the
+                    # one it held ahead was not begun and goes back to the queue as it was
+                    if slot.task is not None:
+                        pending.appendleft(slot.task)
                     code = self._discard(slot)
                     slots[number] = self._start()
                     if task.attempt <= RETRIES:

@@ -32,7 +32,8 @@ from grader_fixtures.submissions import (
 from grader.collect import import_roster
 from grader.gradebook import ensure_assignment
 from grader.paths import REPO, Term, make_term
-from grader.pool import following, read_replies
+from grader.pool import folder_digest, following, read_replies
+from grader.termstate import done_marker
 
 sys.path.insert(0, str(REPO / "grader"))  # the template is a standalone script beside launch.py
 import kernel_template  # noqa: E402  (needs the path above)
@@ -146,6 +147,28 @@ def test_the_next_notebook_is_the_next_in_nbgraders_sorted_order_and_wraps_only_
     assert following(names, "04-unknown", wrap=True) is None
 
 
+def test_a_kernel_started_early_is_keyed_to_what_its_launcher_copies_of_the_folder(tmp_path):
+    folder = tmp_path / "grading"
+    (folder / "data").mkdir(parents=True)
+    (folder / "data" / "table.csv").write_text("1,2\n")
+    (folder / "use_tensorflow.py").write_text("USE = False\n")
+    first = folder_digest(folder)
+    (folder / "exercises.ipynb").write_text("{}")  # notebooks are not copied into a kernel's folder
+    (folder / "elsewhere").symlink_to(tmp_path)  # nor links
+    assert folder_digest(folder) == first
+    (folder / "use_tensorflow.py").write_text("USE = True\n")  # same size, other content
+    assert folder_digest(folder) != first
+    (folder / "use_tensorflow.py").write_text("USE = False\n")
+    (folder / "data" / "table.csv").rename(folder / "data" / "other.csv")
+    assert folder_digest(folder) != first
+    (folder / "data" / "other.csv").rename(folder / "data" / "table.csv")
+    (folder / "empty").mkdir()  # the launcher copies empty folders too
+    assert folder_digest(folder) != first
+    (folder / "empty").rmdir()
+    assert folder_digest(folder) == first
+    assert folder_digest(tmp_path / "gone") is None
+
+
 def test_replies_sent_ahead_come_back_in_their_order_and_none_when_the_kernel_is_gone():
     queue = [{"parent_header": {"msg_id": name}, "content": {"status": "ok"}} for name in ("info", "b", "a")]
 
@@ -200,7 +223,14 @@ def test_warm_kernels_give_the_grades_of_fresh_ones_and_leave_nothing_to_the_nex
     assert gradebook_rows(warm) == gradebook_rows(fresh)
     assert table(pooled.stdout)["pb-victim"] == ("graded", "8/8")
     assert table(pooled.stdout)["pa-planter"] == ("graded", "8/8")
-    for name in (NOTEBOOK, "more.ipynb"):  # the first started the usual way, the second early
+    early = {student: json.loads(done_marker(warm, student, ASSIGNMENT).read_text())["early_kernels"]
+             for student in table(pooled.stdout)}
+    # the worker knows its next submission: each notebook's student kernel, a submission's first included, was
+    # started while the notebook before it ran (the class's first submission's first notebook excepted)
+    assert early["pb-victim"] == 2 and early["p1"] == 1, early
+    assert all(json.loads(done_marker(fresh, student, ASSIGNMENT).read_text())["early_kernels"] == 0
+               for student in early)
+    for name in (NOTEBOOK, "more.ipynb"):  # both started early, while the planter's last notebook ran
         victim = (warm.autograded / "pb-victim" / ASSIGNMENT / name).read_text()
         assert "left behind by the previous student: []" in victim
         fonts = [line for line in victim.splitlines() if "fonts:" in line]

@@ -75,7 +75,7 @@ def instrument() -> None:
     timed(GuardedExecute, "_guard_call", "student kernel: guard calls (restore, snapshot, protect)")
     timed(NotebookClient, "execute_cell", "student kernel: its cells (own run time)")
     timed(NotebookClient, "_cleanup_kernel", "student kernel: teardown")
-    timed(GuardedExecute, "_new_trusted", "trusted kernel: take the spare or start one; start the next spare")
+    timed(GuardedExecute, "_new_trusted_kernel", "trusted kernel: take the spare or start one; start the next spare")
     timed(TrustedKernel, "__init__", "trusted kernel: starting one (a spare or not)")
     timed(TrustedKernel, "take", "trusted kernel: the spare's replies (its prepared cells)")
     timed(GuardedExecute, "_start_student_spare", "student kernel: starting the next notebook's")

@@ -274,3 +274,15 @@ def test_links_and_special_files_are_not_collectable(tmp_path):
     assert not_regular(notebook) is None
     assert "symbolic link" in not_regular(tmp_path / "link.ipynb")
     assert "not a regular file" in not_regular(tmp_path / "pipe.ipynb")
+
+
+def test_the_grading_profile_times_methods_that_exist():
+    """benchmarks/grading_profile.py wraps the grader's methods by name: a rename must not break it silently."""
+    import subprocess
+    import sys
+
+    program = "import benchmarks.grading_profile as p; p.instrument(); print('wrapped')"
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "wrapped" in done.stdout

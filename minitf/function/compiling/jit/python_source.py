@@ -308,44 +308,43 @@ def write_blocks(code: Source, kernel: Kernel) -> None:
     rows = max(1, BLOCK_ELEMENTS // max(inner, 1))
     first_reduced = 0 in kernel.reduced_axes
     axes = tuple(kernel.reduced_axes)
-    lines: list[str] = []
     statements = _flat(kernel.body)
     accumulators = {s.acc: s for s in statements if isinstance(s, AccInit)}
-    if first_reduced:  # the accumulators span blocks: they are the outputs, started at the identity
-        for s in statements:
-            if isinstance(s, AccStore):
-                lines.append(f"    {s.buffer.name}[...] = {IDENTITY[accumulators[s.acc].kind]}")
     block = (min(rows, kernel.shape[0]), *kernel.shape[1:])
     buffers = _buffers(statements, kernel) if block[0] * inner >= REUSE_MIN_ELEMENTS else {}
     types = temporary_dtypes(statements)
-    for name in dict.fromkeys(buffers.values()):
-        temp = next(t for t, b in buffers.items() if b == name)
-        lines.append(f"    {name} = np.empty({block!r}, np.{types[temp]})")
-    lines.append(f"    for lo in range(0, {kernel.shape[0]}, {rows}):")
-    lines.append(f"        hi = min(lo + {rows}, {kernel.shape[0]})")
-    lines.extend(f"        {name}_rows = {name}[:hi - lo]" for name in dict.fromkeys(buffers.values()))
     block_shape = f"(hi - lo, {', '.join(str(d) for d in kernel.shape[1:])})"
-    for s in statements:
-        if isinstance(s, Let):
-            lines.append(f"        {_block_statement(s, kernel, buffers)}")
-        elif isinstance(s, Store):
-            lines.append(f"        {_rows(s.buffer, kernel, written=s.buffer not in kernel.rows)} = {s.value}")
-        elif isinstance(s, AccUpdate):
-            lines.append(f"        {s.acc} = {FOLD[s.kind]}.reduce(np.broadcast_to({s.value}, {block_shape}), "
-                         f"axis={axes}, keepdims=True)")
-        elif isinstance(s, AccStore):
-            kind = accumulators[s.acc].kind
-            if first_reduced:
-                lines.append(f"        {FOLD[kind]}({s.buffer.name}, {s.acc}, out={s.buffer.name})")
-            else:
-                scale = f" * {s.scale!r}" if s.scale is not None else ""
-                lines.append(f"        {_rows(s.buffer, kernel, written=True)} = {s.acc}{scale}")
-    if first_reduced:  # a mean's sum is complete only after the last block
-        lines.extend(f"    {s.buffer.name} *= {s.scale!r}" for s in statements
-                     if isinstance(s, AccStore) and s.scale is not None)
     with code.block(f"def {kernel.name}_blocks({', '.join(params)}):"):
-        for line in lines:  # written with their indentation inside the function
-            code.line(line.removeprefix("    "))
+        if first_reduced:  # the accumulators span blocks: they are the outputs, started at the identity
+            for s in statements:
+                if isinstance(s, AccStore):
+                    code.line(f"{s.buffer.name}[...] = {IDENTITY[accumulators[s.acc].kind]}")
+        for name in dict.fromkeys(buffers.values()):
+            temp = next(t for t, b in buffers.items() if b == name)
+            code.line(f"{name} = np.empty({block!r}, np.{types[temp]})")
+        with code.block(f"for lo in range(0, {kernel.shape[0]}, {rows}):"):
+            code.line(f"hi = min(lo + {rows}, {kernel.shape[0]})")
+            for name in dict.fromkeys(buffers.values()):
+                code.line(f"{name}_rows = {name}[:hi - lo]")
+            for s in statements:
+                if isinstance(s, Let):
+                    code.line(_block_statement(s, kernel, buffers))
+                elif isinstance(s, Store):
+                    code.line(f"{_rows(s.buffer, kernel, written=s.buffer not in kernel.rows)} = {s.value}")
+                elif isinstance(s, AccUpdate):
+                    code.line(f"{s.acc} = {FOLD[s.kind]}.reduce(np.broadcast_to({s.value}, {block_shape}), "
+                              f"axis={axes}, keepdims=True)")
+                elif isinstance(s, AccStore):
+                    kind = accumulators[s.acc].kind
+                    if first_reduced:
+                        code.line(f"{FOLD[kind]}({s.buffer.name}, {s.acc}, out={s.buffer.name})")
+                    else:
+                        scale = f" * {s.scale!r}" if s.scale is not None else ""
+                        code.line(f"{_rows(s.buffer, kernel, written=True)} = {s.acc}{scale}")
+        if first_reduced:  # a mean's sum is complete only after the last block
+            for s in statements:
+                if isinstance(s, AccStore) and s.scale is not None:
+                    code.line(f"{s.buffer.name} *= {s.scale!r}")
 
 
 def write_wrapper(code: Source, kernel: Kernel, target: str, output_shapes: Sequence[tuple[int, ...]]) -> None:

@@ -36,6 +36,7 @@ from nbclient.exceptions import CellTimeoutError
 
 from benchmarks.grading_workers import sample_class
 from grader.demo import FIXTURE_SOLUTIONS, _first_notebooks
+from grader.kernel_client import with_rechecking_waits
 from grader.paths import DEFAULT_SOLUTIONS, REPO
 from grader.pool import proc_mb
 from grader.release import list_assignments
@@ -77,8 +78,8 @@ def own_run_seconds(folder: Path) -> float:
     total = 0.0
     for path in sorted(folder.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        client = NotebookClient(nb, kernel_name="python3", timeout=30, allow_errors=True,
-                                resources={"metadata": {"path": str(folder)}})
+        client = with_rechecking_waits(NotebookClient(nb, kernel_name="python3", timeout=30, allow_errors=True,
+                                                      resources={"metadata": {"path": str(folder)}}))
         with client.setup_kernel():
             started = time.perf_counter()
             for index, cell in enumerate(nb.cells):
@@ -156,6 +157,7 @@ def main() -> None:
                 print(f"  {label}, {name}: {figures['seconds']:.1f} s wall ({figures['graded']:.1f} s grading the "
                       f"submissions), {figures['cpu']:.1f} s CPU, own run time {own:.1f} s, "
                       f"load average {figures['load'][0]:.1f} -> {figures['load'][1]:.1f}", flush=True)
+                print("\n".join(f"    {line}" for line in figures["table"]), flush=True)
             for figures in runs.values():
                 shutil.rmtree(figures["root"], ignore_errors=True)
     finally:

@@ -29,7 +29,8 @@ from grader.paths import DEFAULT_SOLUTIONS
 
 SPENT: dict[str, float] = defaultdict(float)
 CALLS: dict[str, int] = defaultdict(int)
-SLOW: list[tuple[float, str]] = []  # cells of the student's kernel that took over a second
+SLOW: list[tuple[float, str]] = []  # the student's cells over 1 s, the notebooks over 2 s
+PROFILES = ["complete", "partial", "empty"]  # the first three sample submissions (grader.samples.write_class)
 
 
 def timed(owner: type, name: str, label: str) -> None:
@@ -48,7 +49,11 @@ def timed(owner: type, name: str, label: str) -> None:
             if name == "execute_cell" and seconds > 1:
                 owner_self, cell = args[0], args[1]
                 notebook = owner_self.resources.get("nbgrader", {}).get("notebook")
-                SLOW.append((seconds, f"{notebook}: {cell.source.splitlines()[0][:60] if cell.source else ''}"))
+                SLOW.append((seconds, f"a cell: {notebook}: "
+                                      f"{cell.source.splitlines()[0][:60] if cell.source else ''}"))
+            if name == "preprocess" and seconds > 2:
+                notebook = (args[2] if len(args) > 2 else kwargs.get("resources") or {}).get("nbgrader", {})
+                SLOW.append((seconds, f"a notebook: {notebook.get('notebook')}"))
 
     setattr(owner, name, wrapper)
 
@@ -95,6 +100,8 @@ def main() -> None:
     parser.add_argument("--assignment", default="part1-tensors")
     parser.add_argument("--notebooks", type=int, default=0, help="first N notebooks (0: all)")
     parser.add_argument("--no-pool", action="store_true")
+    parser.add_argument("--work", choices=PROFILES, default="complete",
+                        help="which sample submission: every answer, every other one, none")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     source = _first_notebooks(DEFAULT_SOLUTIONS, args.assignment, args.notebooks) if args.notebooks \
@@ -105,7 +112,8 @@ def main() -> None:
         from grader.sandbox import Limits, prepare
         from grader.workers import Task, Worker, make_kit, read_submission
 
-        term = sample_class(source, args.assignment, 1, root)
+        term = sample_class(source, args.assignment, PROFILES.index(args.work) + 1, root)
+        student = f"s{PROFILES.index(args.work) + 1:03d}"
         modules = notebook_imports(term, {args.assignment})
         sandbox = prepare(term, Limits(), modules)
         kit = make_kit(term, [args.assignment], Limits(), True, modules, pool=not args.no_pool)
@@ -113,7 +121,7 @@ def main() -> None:
         worker = Worker(term.state / "workers" / "w", sandbox, kit)
         worker_start = time.perf_counter() - started
         instrument()
-        task = Task(0, "s001", args.assignment, read_submission(term, "s001", args.assignment))
+        task = Task(0, student, args.assignment, read_submission(term, student, args.assignment))
         cpu = os.times()
         started = time.perf_counter()
         result = worker.grade(task)
@@ -125,7 +133,8 @@ def main() -> None:
         after = os.times()
         worker.close()
         notebooks = len(list((term.release / args.assignment).glob("*.ipynb")))
-        print(f"{args.assignment}, {notebooks} notebooks, {'fresh kernels' if args.no_pool else 'pool'}: "
+        kernels = "fresh kernels" if args.no_pool else "pool"
+        print(f"{args.assignment}, {notebooks} notebooks, {args.work} work, {kernels}: "
               f"{result.message or 'graded'}; worker start {worker_start:.2f} s (once per worker); "
               f"load average {os.getloadavg()[0]:.1f}")
         own_cpu = after.user + after.system - cpu.user - cpu.system
@@ -134,7 +143,7 @@ def main() -> None:
         for label, seconds in sorted(SPENT.items(), key=lambda item: -item[1]):
             print(f"{label:<72} {CALLS[label]:>6} {seconds:8.2f} {seconds / notebooks:13.3f}")
         for seconds, where in sorted(SLOW, reverse=True):
-            print(f"a cell of {seconds:.1f} s: {where}")
+            print(f"{seconds:5.1f} s in {where}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

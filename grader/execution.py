@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
 
-import zmq
-from jupyter_client.asynchronous import AsyncKernelClient
 from nbclient.client import NotebookClient
 from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
@@ -35,6 +33,7 @@ from traitlets import Bool, Integer
 
 from grader.channel import STUDENT_SIDE, TRUSTED_SIDE, install_code
 from grader.channel.codec import MAX_REPLY_BYTES
+from grader.kernel_client import CappedKernelClient
 from grader.pool import folder_digest, following, kill_launcher, read_replies, socket_folder
 from grader.trusted_plan import TrustedPlan, is_test, source_notebook, tf_function_names
 
@@ -44,10 +43,6 @@ GUARD_MODULE = "__grader_guard__"
 #: MAX_REPLY_BYTES with an error, and the grader's sockets refuse larger messages unread)
 STUDENT_CHANNEL = install_code("student")
 TRUSTED_CHANNEL = install_code("trusted")
-#: what the grader's shell, stdin and control sockets to the student's kernel accept: a reply in base64, framed
-MAX_MESSAGE_BYTES = 12 * 1024 * 1024
-#: what its output socket accepts: one output message (CapOutputs then cuts what is kept to 100,000 characters)
-MAX_OUTPUT_MESSAGE_BYTES = 64 * 1024 * 1024
 #: requests one test cell may send to the student's kernel (the course's tests send a few dozen)
 MAX_REQUESTS_PER_TEST = 1000
 ALWAYS_PREIMPORTED = ("math", "numpy", "numpy.testing", "numpy.linalg")
@@ -79,19 +74,6 @@ TOO_MANY_REQUESTS = (
     "This test asked your code for values more than {limit} times (for example a value that hands out a new object "
     "on every access). This test scores 0 points; the rest of the notebook was graded."
 )
-
-
-class CappedKernelClient(AsyncKernelClient):
-    """A kernel client whose sockets refuse oversized messages before anything is read into memory.
-
-    ZeroMQ checks ``MAXMSGSIZE`` against a frame's announced length and drops the connection instead of
-    receiving it, so a student's kernel cannot make the grader decode (or even buffer) a huge reply.
-    """
-
-    def _create_connected_socket(self, channel: str, identity: bytes | None = None) -> zmq.Socket:
-        limit = MAX_OUTPUT_MESSAGE_BYTES if channel == "iopub" else MAX_MESSAGE_BYTES
-        self.context.setsockopt(zmq.MAXMSGSIZE, limit)  # this client's own context: applies to the next socket
-        return super()._create_connected_socket(channel, identity)
 
 
 def decode_reply(text: str) -> str | None:

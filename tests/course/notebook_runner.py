@@ -18,6 +18,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+from grader.kernel_client import with_rechecking_waits
+
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"
 COURSE = REPO / "course"
@@ -136,13 +138,13 @@ def _summarise(index: int, cell: nbformat.NotebookNode, seconds: float) -> CellR
 def execute(path: Path, engine: str = "minitf") -> NotebookRun:
     """Run every code cell of the notebook at `path` (errors are recorded, not raised)."""
     notebook = for_engine(nbformat.read(path, as_version=4), engine)
-    client = NotebookClient(
+    client = with_rechecking_waits(NotebookClient(
         notebook,
         kernel_name="python3",
         timeout=CELL_TIMEOUT_SECONDS,
         allow_errors=True,
         resources={"metadata": {"path": str(path.parent)}},
-    )
+    ))
     with client.setup_kernel(env=_kernel_env()):
         per_cell = []
         for index, cell in enumerate(notebook.cells):

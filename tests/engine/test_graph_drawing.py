@@ -656,13 +656,15 @@ def test_a_notebook_cell_that_draws_exports_to_html_with_the_drawing(tmp_path: P
     from nbclient import NotebookClient
     from nbconvert import HTMLExporter
 
+    from grader.kernel_client import with_rechecking_waits
+
     source = ("import minitf as tf\nfrom minitf.function.drawing.svg import draw\n"
               "@tf.function\ndef f(x):\n    return tf.nn.relu(x * 2.0)\n"
               "f(tf.ones([2, 2]))\ndraw(f)")
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}},
-                   ).execute(env=env)
+    with_rechecking_waits(NotebookClient(notebook, timeout=120, kernel_name="python3",
+                                         resources={"metadata": {"path": str(tmp_path)}})).execute(env=env)
     (output,) = notebook.cells[0].outputs
     assert output["output_type"] == "execute_result" and "text/html" in output["data"]
     exported, _ = HTMLExporter().from_notebook_node(notebook)

@@ -83,6 +83,7 @@ def instrument() -> None:
     timed(GuardedExecute, "_new_trusted_kernel", "trusted kernel: take the spare or start one; start the next spare")
     timed(TrustedKernel, "__init__", "trusted kernel: starting one (a spare or not)")
     timed(TrustedKernel, "take", "trusted kernel: the spare's replies (its prepared cells)")
+    timed(TrustedKernel, "collect", "trusted kernel: replies of cells sent ahead (the spare's included)")
     timed(GuardedExecute, "_start_student_spare", "student kernel: starting the next notebook's")
     timed(execution.StudentSpare, "ready", "student kernel: the spare's replies (its guard and channel)")
     timed(TrustedKernel, "wait_until_ready", "trusted kernel: wait until it answers (+ channel)")

@@ -187,21 +187,57 @@ class TrustedKernel:
         if not self.sent:
             self.done = 0
             return self.km.is_alive()
+        if not self.collect(channel_first=True):
+            return False
+        self.ready = True
+        return True
+
+    def send_ahead(self) -> None:
+        """Queue the instructor's cells up to the next test, right after a test: the kernel runs them while the
+        student's kernel runs the student's cells in between (which take at least as long: they include the same
+        instructor cells), and the next test only reads their replies (``collect``)."""
+        cells = self.plan.cells
+        start = self.done + 1 if self.done < len(cells) and cells[self.done].test else self.done  # past this test
+        upto = next((index for index in range(start, len(cells)) if cells[index].test), None)
+        if upto is None:
+            return  # no test follows: the cells after the last one are never needed
+        for cell in cells[start:upto]:
+            if not cell.reads_answers:
+                self.sent.append(self.kc.execute(cell.source, store_history=False, allow_stdin=False,
+                                                 stop_on_error=False))
+        self.done = upto
+
+    def collect(self, channel_first: bool = False) -> bool:
+        """Read the replies of the cells sent ahead (the channel's install first, for a spare); False if the kernel
+        died, or a cell hung or broke it (the caller then closes it and starts a kernel the usual way)."""
+        owner = self.owner
         timeout = max(owner.startup_timeout, owner.timeout or 600)
         replies = read_replies(lambda wait: self.kc.get_shell_msg(timeout=wait), self.sent, timeout,
                                self.km.is_alive)
-        if replies is None or replies[0]["content"].get("status") != "ok":
+        if replies is None or (channel_first and replies[0]["content"].get("status") != "ok"):
             return False
-        for reply in replies[1:]:
+        for reply in replies[1 if channel_first else 0:]:
             content = reply["content"]
             if content.get("status") == "error":
                 owner.log.warning("instructor cell failed in the trusted kernel: %s: %s", content.get("ename"),
                                   content.get("evalue"))
             elif content.get("status") != "ok":
                 return False
-        self.kc.wait_for_ready(timeout=owner.startup_timeout)
-        self.sent, self.ready = [], True
+        if not self._drop_waiting_output() and channel_first:
+            self.kc.wait_for_ready(timeout=owner.startup_timeout)
+        self.sent = []
         return True
+
+    def _drop_waiting_output(self) -> bool:
+        """Read away the output the prepared cells left (``execute`` skips other requests' messages, but they would
+        queue up); True if there was some, which shows the output channel is connected.  Nothing is waited for:
+        jupyter_client's ``wait_for_ready`` would also wait 0.2 s for the output channel to fall quiet, 0.2 s per
+        notebook on the grading's path."""
+        seen = 0
+        while self.kc.iopub_channel.msg_ready():
+            self.kc.get_iopub_msg(timeout=0)
+            seen += 1
+        return seen > 0
 
     def wait_until_ready(self) -> None:
         if not self.ready:
@@ -618,6 +654,9 @@ class GuardedExecute(Execute):
             if not trusted.take(self, self._plan):
                 trusted.close()
                 trusted = self._trusted_kernel = TrustedKernel(self, self._plan)
+        if trusted.sent and not trusted.collect():  # the cells sent ahead after the last test
+            trusted.close()
+            trusted = self._trusted_kernel = TrustedKernel(self, self._plan)
         trusted.wait_until_ready()
         if self.guard and not self._student_broken:
             try:
@@ -652,6 +691,8 @@ class GuardedExecute(Execute):
         if broken:
             trusted.close()
             self._trusted_kernel = None  # the next test starts a fresh trusted kernel
+        else:
+            trusted.send_ahead()
 
     def _replay(self, upto: int) -> None:
         """Re-run the student's cells before ``upto`` in a fresh kernel, keeping their recorded outputs."""

@@ -189,3 +189,36 @@ def test_a_test_times_student_code_with_an_instructors_object_lent_from_the_trus
                                                          "own_sleeper": "1/1", "returns_the_object": "0/1",
                                                          "typed_in": "0/1", "reads_the_costs": "0/1",
                                                          "reads_the_dict": "0/1"}
+
+
+# Instructor cells between two tests are sent to the trusted kernel right after the first test, so they run while the
+# student's kernel runs the cells in between; they must still run after the first test and before the second, in order.
+BETWEEN_TESTS_CELLS = [
+    new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
+    new_code_cell("### BEGIN SOLUTION\nanswer = tf.constant(42)\n### END SOLUTION",
+                  metadata=nbgrader_meta("answer-answer", solution=True)),
+    new_code_cell('checked = int(answer.numpy())\nassert checked == 42, f"answer should be 42, not {checked}"',
+                  metadata=nbgrader_meta("answer-tests", grade=True, locked=True, points=1)),
+    new_code_cell("after_first = checked + 1  # reads what the first test left", metadata=nbgrader_meta("uses-test")),
+    new_code_cell('raise ValueError("an instructor demo that fails")', metadata=nbgrader_meta("broken-demo")),
+    new_code_cell("scale = 10.0", metadata=nbgrader_meta("scale", locked=True)),
+    new_code_cell("### BEGIN SOLUTION\ndef scaled(x):\n    return scale * x\n### END SOLUTION",
+                  metadata=nbgrader_meta("scaled-answer", solution=True)),
+    new_code_cell('assert after_first == 43, f"the cell between the tests saw checked = {after_first - 1}"\n'
+                  'result = scaled(tf.constant(2.0))\n'
+                  'assert float(result.numpy()) == 20.0, f"scaled(2) should be 20, not {result}"',
+                  metadata=nbgrader_meta("scaled-tests", grade=True, locked=True, points=1)),
+]
+
+
+def test_instructor_cells_between_tests_run_after_the_first_test_and_before_the_next(tmp_path):
+    term = one_notebook_class(tmp_path, ASSIGNMENT, BETWEEN_TESTS_CELLS, {
+        "honest": {"answer-answer": "answer = tf.constant(42)",
+                   "scaled-answer": "def scaled(x):\n    return scale * x"},
+        "wrong_first": {"answer-answer": "answer = tf.constant(41)",
+                        "scaled-answer": "def scaled(x):\n    return scale * x"},
+        "wrong_second": {"answer-answer": "answer = tf.constant(42)",
+                         "scaled-answer": "def scaled(x):\n    return 2 * x"},
+    })
+    # wrong_first: its first test fails after setting checked = 41, so the second sees after_first = 42 and fails too
+    assert autograde_scores(term, "--timeout", "20") == {"honest": "2/2", "wrong_first": "0/2", "wrong_second": "1/2"}

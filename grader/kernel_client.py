@@ -5,7 +5,7 @@ A ZeroMQ socket tells an event loop about new messages through a file descriptor
 readable when the socket's state changes, and anything that reads the socket's events (a send on the same socket,
 a readiness check) uses the edge up.  An asyncio wait that was armed just before that happens sleeps on until its
 timeout although the message is there.  The grader met this as a cell of a student's notebook that finished in
-0.1 s and was reported after the 30 s cell limit (about one submission in twenty, always on a cell whose widgets
+0.1 s and was reported after the 30 s cell limit (about one part-1 submission in ten, always on a cell whose widgets
 send many messages), which would have cost the student the cell.  So every wait of the student's kernel's client
 is cut into short slices, and each slice looks at the socket afresh (pyzmq reads the socket's events when a wait
 starts): a missed edge costs at most one slice.

@@ -166,6 +166,7 @@ def test_slider_redraws_its_figure_in_the_batches_lesson(
 
     with steps.step("run-all-renders-widget-and-figure"):
         expect_run_all_to_stop_at_the_first_exercise(lab_page, cells)
+        lab_page.show(widget_cell)  # in view before the figure is awaited (and in a failure's screenshot)
         output = lab_page.cell(widget_cell).locator(".widget-output")
         figure = output.locator(".jp-OutputArea-output img")
         expect_rendered(figure)

@@ -94,3 +94,22 @@ def test_circles_through_deferred_and_relative_imports_are_found(tmp_path: Path)
     (package / "sub" / "c.py").write_text("from .. import a\n")
     (package / "d.py").write_text("import pkg.a\n")
     assert import_circles(import_graph(package)) == [["pkg.a", "pkg.sub.b", "pkg.sub.c"]]
+
+
+def test_a_grader_process_validates_notebooks_without_building_the_iri_parsers() -> None:
+    """jsonschema would import rfc3987_syntax, which builds 38 parsers (1.3 s of every grader command's start);
+    importing the grader first keeps it out, and notebooks still validate, invalid ones still fail."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, grader, nbformat\n"
+        "nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('1 + 1')]))\n"
+        "broken = nbformat.v4.new_notebook(); broken.cells.append({'cell_type': 'code'})\n"
+        "try:\n    nbformat.validate(broken)\nexcept nbformat.ValidationError:\n    print('invalid refused')\n"
+        "print('rfc3987_syntax' in sys.modules and sys.modules['rfc3987_syntax'] is not None)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=GRADER.parent)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["invalid", "refused", "False"], run.stdout

@@ -21,7 +21,24 @@ def _cannot_cast(value: Any, spec: Any) -> TypeError:
     return TypeError(f"Can not cast {value!r} to {spec!r}")
 
 
-class RaggedTensorSpec:
+class CompositeSpec:
+    """What both specs share: equal when their keys are (a tf.function's cache compares them), and a spec given to
+    get_concrete_function stands for itself.  TensorFlow's common base of the two is `tf.TypeSpec`."""
+
+    def _key(self) -> tuple:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _trace_spec(self) -> CompositeSpec:
+        return self
+
+
+class RaggedTensorSpec(CompositeSpec):
     """A RaggedTensor argument: its [rows, None, ...] shape, dtype and ragged_rank (not its row lengths)."""
 
     value_type: ClassVar[type[Any]]  # RaggedTensor (set by minitf/composite/ragged/tensor.py)
@@ -55,19 +72,10 @@ class RaggedTensorSpec:
         return ("RaggedTensorSpec", tuple(self._shape.as_list()) if self._shape.rank is not None else None,
                 self._dtype, self._ragged_rank)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RaggedTensorSpec) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
     def __repr__(self) -> str:
         return f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, {self._row_splits_dtype!r})"
 
-    # --- what a tf.function needs (a spec given to get_concrete_function stands for itself) ---
-    def _trace_spec(self) -> RaggedTensorSpec:
-        return self
-
+    # --- what a tf.function needs ---
     def _placeholders(self, graph: Any, name: str) -> Any:
         inner = list(self._shape[self._ragged_rank + 1:]) if self._shape.rank is not None else []
         flat = graph.placeholder([None] + inner, self._dtype, name=name)
@@ -96,7 +104,7 @@ class RaggedTensorSpec:
             general._shape.is_compatible_with(self._shape)
 
 
-class SparseTensorSpec:
+class SparseTensorSpec(CompositeSpec):
     """A SparseTensor argument: its dense shape and dtype (not how many values it stores)."""
 
     value_type: ClassVar[type[Any]]  # SparseTensor (set by minitf/composite/sparse.py)
@@ -121,17 +129,8 @@ class SparseTensorSpec:
         return ("SparseTensorSpec", tuple(self._shape.as_list()) if self._shape.rank is not None else None,
                 self._dtype)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SparseTensorSpec) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
     def __repr__(self) -> str:
         return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
-
-    def _trace_spec(self) -> SparseTensorSpec:
-        return self
 
     def _placeholders(self, graph: Any, name: str) -> Any:
         rank = self._shape.rank

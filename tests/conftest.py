@@ -108,17 +108,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 MACHINE_WIDE = ("tests/grader/", "tests/browser/")
+MACHINE_WIDE_TEST = "MACHINE_WIDE_TEST"  # set while a test of the machine-wide group runs (see below)
+
+
+def _is_machine_wide(config: pytest.Config, item: pytest.Item) -> bool:
+    path = item.path.relative_to(config.rootpath).as_posix()
+    return path.startswith(MACHINE_WIDE) or item.get_closest_marker("machine_wide") is not None
 
 
 def _group_for_workers(config: pytest.Config, items: list[pytest.Item]) -> None:
     """How `-n 2 --dist loadgroup` (./run test) shares the suite between processes: a test file is one unit, so
     its module-scoped fixtures (a lesson executed once, a class graded once) run once; the grader's and the
-    browser's files are one unit together, because grading is machine-wide (sandbox users, their processes
-    killed after each notebook, a check that none survives) and two gradings at once would see each other."""
+    browser's files, and every test marked `machine_wide` elsewhere, are one unit together, because grading is
+    machine-wide (sandbox users, their processes killed after each notebook, a check that none survives) and
+    two gradings at once would see each other. A test that grades outside that group would make the check fail
+    at random, so the fixtures' grader command refuses to run unless MACHINE_WIDE_TEST is set."""
     for item in items:
         path = item.path.relative_to(config.rootpath).as_posix()
-        group = "grader" if path.startswith(MACHINE_WIDE) else path
+        group = "grader" if _is_machine_wide(config, item) else path
         item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """MACHINE_WIDE_TEST is set from the test's setup to its teardown (module fixtures included) if it may grade."""
+    if _is_machine_wide(item.config, item):
+        os.environ[MACHINE_WIDE_TEST] = "1"
+    else:
+        os.environ.pop(MACHINE_WIDE_TEST, None)
+    yield
 
 
 def _module_marks(module: object) -> list[pytest.MarkDecorator]:

@@ -4,7 +4,10 @@ exist. Checked on what this run collected, so `./run test` and the fast tier che
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+import pytest
 
 if TYPE_CHECKING:  # the fixture gives the instance; importing `conftest` by name could find another folder's
     from conftest import Tiers
@@ -19,3 +22,14 @@ def test_every_test_file_keeps_a_test_in_the_fast_tier(tiers: Tiers) -> None:
 
 def test_sample_markers_keep_cases_that_exist(tiers: Tiers) -> None:
     assert not tiers.unknown_sample_ids, f"`sample` names cases that do not exist: {tiers.unknown_sample_ids}"
+
+
+def test_a_test_outside_the_grader_group_may_not_grade(tmp_path: Path) -> None:
+    """Two gradings at once see each other's sandbox processes (the grader's tests check that none survives), so
+    the test processes share one group for grading: a test outside it that tries to grade is stopped and told."""
+    from grader_fixtures.submissions import grader_command
+
+    from grader.paths import make_term
+
+    with pytest.raises(AssertionError, match="machine_wide"):
+        grader_command(make_term(tmp_path / "term"), "autograde")

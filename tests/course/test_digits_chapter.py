@@ -106,6 +106,7 @@ def score_table(output: str) -> dict[str, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.machine_wide
 def test_grading_the_chapter_gives_the_solution_full_marks_and_a_flawed_answer_partial_ones(tmp_path: Path) -> None:
     sources = tmp_path / "sources" / ASSIGNMENT
     sources.mkdir(parents=True)

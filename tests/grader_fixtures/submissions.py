@@ -119,7 +119,10 @@ def submit(term: Term, student: str, nb: nbformat.NotebookNode | str, assignment
 
 
 def grader_command(term: Term, *args: str) -> list[str]:
-    """The grader's command line on `term`: run it with `cwd=REPO`."""
+    """The grader's command line on `term`: run it with `cwd=REPO`. Only a test of the machine-wide worker group
+    may grade (tests/conftest.py): grading elsewhere would run beside the grader's tests on the other core."""
+    assert os.environ.get("MACHINE_WIDE_TEST"), (
+        "this test grades in the sandbox: mark it `@pytest.mark.machine_wide` or put it under tests/grader/")
     return [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions), *args]
 
 

@@ -36,6 +36,20 @@ def test_guide_double_traces_once_per_dtype_and_prints_symbolic_tensors() -> Non
     same_program(case)
 
 
+def test_a_library_function_wrapped_directly_traces_and_runs() -> None:
+    """tf.function(tf.tanh): the library's own functions are not converted by AutoGraph (minitf's once were, and
+    the converted copy lost its module's names)."""
+    def case(tf: Any, seen: list) -> None:
+        x = tf.constant([-2.0, 0.5, 3.0])
+        for fn in (tf.tanh, tf.nn.relu, tf.reduce_sum, tf.math.softplus):
+            wrapped = tf.function(fn)
+            seen.append(wrapped(x))
+            seen.append(wrapped.experimental_get_tracing_count())
+        seen.append(tf.function(tf.tanh, jit_compile=True)(tf.constant([100.0, -100.0])))
+
+    same_program(case)
+
+
 def test_python_scalars_key_by_value_and_one_equals_one_point_zero() -> None:
     def case(tf: Any, seen: list) -> None:
         @tf.function

@@ -59,6 +59,8 @@ def converted(fn: Callable) -> Callable:
         return fn  # a lambda is one expression: no statements to convert
     if not isinstance(target, types.FunctionType):
         return fn  # a callable object (a @tf.custom_gradient function, say) runs as it is
+    if _is_library(target):
+        return fn  # tf.function(tf.tanh): the library's own code runs as it is, as TensorFlow's does
     try:
         node = transform(parse(target))
         new = _compile(target, node)
@@ -102,12 +104,15 @@ def _compile(fn: Any, node: ast.FunctionDef) -> Callable:
 _CONVERTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _is_library(fn: types.FunctionType) -> bool:
+    """A function of minitf, NumPy, TensorFlow or Keras: never converted (TensorFlow allow-lists its own)."""
+    module = getattr(fn, "__module__", "") or ""
+    return module.split(".")[0] in ("minitf", "numpy", "tensorflow", "keras")
+
+
 def _is_user_function(fn: Any) -> bool:
     """Plain Python functions from the user's code (not minitf, NumPy or installed libraries) get converted."""
-    if not isinstance(fn, types.FunctionType):
-        return False
-    module = getattr(fn, "__module__", "") or ""
-    if module.split(".")[0] in ("minitf", "numpy", "tensorflow", "keras"):
+    if not isinstance(fn, types.FunctionType) or _is_library(fn):
         return False
     filename = fn.__code__.co_filename
     return "site-packages" not in filename and not filename.startswith("<frozen")

@@ -24,6 +24,11 @@ from minitf.function.compiling.jit.loop_ir import Kernel
 _numba: list[Any] = []  # [module or None], once looked for
 _compiled: dict[str, CompiledRegion] = {}
 _bits: list[Any] = []  # [bits_as_float32], made with the first compiled loop
+# Of LLVM's fast-math flags only `contract`: a multiply and the add that reads it may become one fused
+# multiply-add (FMA), rounded once instead of twice. XLA's CPU compiler allows exactly that for everything it
+# compiles ("this increases precision instead of decreasing it"); nothing is reordered, no NaN or infinity is
+# assumed away. A 20-op multiply/add chain on 10^6 float32 values: 240 us without it, 171 us with it.
+CONTRACT = {"contract"}
 NOTICE = ("minitf: Numba is not installed, so jit_compile=True runs each fused region as blocked NumPy code "
           "(pip install numba to compile regions to machine code).")
 
@@ -69,7 +74,7 @@ def _bits_as_float32() -> Any:
 def _compile_now(function: Any, kernel: Kernel) -> Any:
     """Compile the loops for C-ordered arrays of the kernel's dtypes and ranks (what the wrapper passes), with
     LLVM's SLP vectoriser on: it packs the 8 partial sums of a reduction in lanes (loop_ir.AccLanes) into
-    one vector register, where Numba, by default, leaves it off. It reorders nothing (no fast-math), so it is
+    one vector register, where Numba, by default, leaves it off. It reorders nothing (no reassociation), so it is
     on only while minitf compiles its own loops, not for other Numba code in the process. Returns the
     compiled function's entry point."""
     numba = numba_module()
@@ -106,8 +111,7 @@ def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target:
     env = code.compile(**namespace)
     function = env[f"{kernel.name}_{target}"]
     if target == "loops":
-        # No fast-math: LLVM may not reorder float operations, so results are NumPy's up to the order of sums.
-        function = numba_module().njit(fastmath=False, error_model="numpy", nogil=True)(function)
+        function = numba_module().njit(fastmath=CONTRACT, error_model="numpy", nogil=True)(function)
         # the machine code's entry point: called with the arrays it was compiled for, it skips the
         # dispatcher's look-up of the argument types (a third of a microsecond per call)
         env[f"{kernel.name}_{target}"] = _compile_now(function, kernel)

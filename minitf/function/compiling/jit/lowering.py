@@ -21,7 +21,7 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.exact.exp_log import EXP_POLYNOMIAL32
-from minitf.exact.tanh import CLAMP32, DENOMINATOR32, NUMERATOR32
+from minitf.exact.tanh import DENOMINATOR32, NUMERATOR32
 from minitf.function.compiling.jit import loop_ir as ir
 from minitf.function.compiling.jit.backend import numba_module
 from minitf.function.tracing.graph import Operation, SymbolicTensor
@@ -86,13 +86,21 @@ def _horner(b: Builder, x2: str, coefficients: Sequence[SupportsFloat], dt: str)
     return acc
 
 
+# Where the jit's tanh formula is clamped: it gives exactly 1.0 there and at most 1.0 below, whether LLVM fuses
+# its multiplies and adds (backend.CONTRACT, on processors with FMA) or not. Every float32 from 7.5 to 9.5 was
+# tried both ways; 7 values from 8.0326 to 8.0739 give exactly 1.0 in both. Eigen's clamp (CLAMP32, that of
+# TensorFlow's kernel) is right only without fused multiply-adds: with them the formula gives 0.9999997 there,
+# and tanh(inf) would not be 1. XLA, too, clamps differently with FMA.
+TANH_CLAMP32 = 8.047392845153809
+
+
 def _tanh(b: Builder, xs: Sequence[str], dt: str) -> str:
     """float32 tanh as XLA's CPU compiler emits it: a clamped rational function, (x + x^3 P(x^2)) / Q(x^2)
     (Eigen's coefficients, as in minitf/exact/tanh.py), a dozen multiplies and adds the processor does 8 or 16 at
     a time, where a call of the C library's tanhf per value would keep the loop scalar. Other dtypes: tanh."""
     if dt != "float32" or not b.compiled:
         return b.apply("tanh", xs[0])
-    x = b.apply("min", b.apply("max", xs[0], b.const(-float(CLAMP32), dt)), b.const(float(CLAMP32), dt))
+    x = b.apply("min", b.apply("max", xs[0], b.const(-TANH_CLAMP32, dt)), b.const(TANH_CLAMP32, dt))
     x2 = b.apply("mul", x, x)
     numerator = b.apply("add", x, b.apply("mul", b.apply("mul", x2, x), _horner(b, x2, NUMERATOR32, dt)))
     return b.apply("div", numerator, _horner(b, x2, DENOMINATOR32, dt))

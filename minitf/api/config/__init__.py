@@ -1,7 +1,7 @@
-"""`tf.config`: running functions eagerly, the devices (minitf/core/devices.py), and the graph optimiser's
-switches (`tf.config.optimizer`)."""
+"""`tf.config`: running functions eagerly, the devices (minitf/core/devices.py), the graph optimiser's
+switches (`tf.config.optimizer`) and the thread counts (`tf.config.threading`)."""
 
-from minitf.api.config import experimental, optimizer
+from minitf.api.config import experimental, optimizer, threading
 from minitf.core.devices import (
     LogicalDevice,
     LogicalDeviceConfiguration,

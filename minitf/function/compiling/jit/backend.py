@@ -20,6 +20,7 @@ import numpy as np
 
 from minitf.function.compiling.jit import python_source
 from minitf.function.compiling.jit.loop_ir import Kernel
+from minitf.function.compiling.jit.parallel import parallel_for, parallel_loop
 
 _numba: list[Any] = []  # [module or None], once looked for
 _compiled: dict[str, CompiledRegion] = {}
@@ -80,6 +81,8 @@ def _compile_now(function: Any, kernel: Kernel) -> Any:
     numba = numba_module()
     arrays = [numba.types.Array(numba.from_dtype(np.dtype(b.dtype)), len(b.shape), "C")
               for b in (*kernel.inputs, *kernel.outputs)]
+    if parallel_loop(kernel) is not None:
+        arrays += [numba.types.uint64, numba.types.uint64]  # the part lo..hi of the parallel loop (python_source)
     config = numba.core.config
     before = config.SLP_VECTORIZE
     config.SLP_VECTORIZE = 1
@@ -108,6 +111,7 @@ def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target:
         if not _bits:
             _bits.append(_bits_as_float32())
         namespace["bits_as_float32"] = _bits[0]
+        namespace["parallel_for"] = parallel_for
     env = code.compile(**namespace)
     function = env[f"{kernel.name}_{target}"]
     if target == "loops":

@@ -2,7 +2,7 @@
 
 A `Kernel` is one loop nest over a region's iteration shape. Its statements are few on purpose:
 
-    Loop(var, extent, body)            for var in 0..extent
+    Loop(var, extent, body)            for var in 0..extent (`parallel for`: in parts, on the intra-op threads)
     Let(target, Load(buffer, index))   read one element of an input
     Let(target, Const(value, dtype))   a typed constant
     Let(target, Apply(op, args))       one scalar operation (add, mul, exp, select, cast_float32, ...)
@@ -123,12 +123,14 @@ class Loop:
     """`for var in 0..extent`. With `streams` > 1 (an elementwise loop with a long body), the iterations
     var, var + extent / streams, ... run side by side, their statements interleaved: one iteration's long
     chain of dependent operations leaves the processor waiting for each result, and the chains of
-    independent iterations fill that wait (each stream is still vectorised by LLVM)."""
+    independent iterations fill that wait (each stream is still vectorised by LLVM). A `parallel` loop (the
+    outermost, of a large region: parallel.py) is cut into parts that run at once on the intra-op threads."""
 
     var: str
     extent: int
     body: list[Stmt] = field(default_factory=list)
     streams: int = 1
+    parallel: bool = False
 
 
 Stmt = Loop | Let | Store | AccInit | AccUpdate | AccStore | AccLanes
@@ -212,7 +214,7 @@ class Text(Rendering):
 
     def loop(self, s: Loop) -> list[str]:
         streams = f" in {s.streams} streams" if s.streams > 1 else ""
-        return [f"for {s.var} in 0..{s.extent}{streams}:"]
+        return [f"{'parallel ' if s.parallel else ''}for {s.var} in 0..{s.extent}{streams}:"]
 
     def let(self, s: Let) -> list[str]:
         v = s.value

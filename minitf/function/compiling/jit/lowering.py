@@ -24,6 +24,7 @@ from minitf.exact.exp_log import EXP_POLYNOMIAL32
 from minitf.exact.tanh import DENOMINATOR32, NUMERATOR32
 from minitf.function.compiling.jit import loop_ir as ir
 from minitf.function.compiling.jit.backend import numba_module
+from minitf.function.compiling.jit.parallel import parallelise
 from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 REDUCTIONS = {"Sum": "sum", "Mean": "sum", "Prod": "prod", "Max": "max", "Min": "min"}
@@ -236,7 +237,7 @@ def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
     if numba_module() is not None:
         kernel = how(name, ops, inputs, outputs, shape, Builder(compiled=True))
         if not kernel.transcendental:
-            return kernel
+            return parallelise(kernel)
     return how(name, ops, inputs, outputs, shape, Builder(compiled=False))
 
 

@@ -36,6 +36,7 @@ from minitf.function.compiling.jit.loop_ir import (
     renamed,
     render,
 )
+from minitf.function.compiling.jit.parallel import parallel_loop
 from minitf.function.compiling.source import Source
 
 BLOCK_ELEMENTS = 16384  # 64 KiB of float32 per block: the region's temporaries fit in the L2 cache together
@@ -102,11 +103,19 @@ class Loops(Rendering):
         self.dtypes: dict[str, str] = {}  # accumulator -> dtype, for its partials
 
     def loop(self, s: Loop) -> list[str]:
+        """A loop; a parallel one runs over its part `lo`..`hi` (whose length its streams divide). Its bounds
+        are unsigned (uint64, and so is every index computed from them): with a signed index Numba checks each
+        access for a negative index to wrap around, and LLVM no longer vectorises the loop (6x slower)."""
         if s.streams == 1:
-            return [f"for {s.var} in range({s.extent}):"]
-        step = s.extent // s.streams
-        return [f"for {s.var} in range({step}):  # {s.streams} streams, {step} apart",
-                *(f"{self.indent}{s.var}_{k} = {s.var} + {k * step}" for k in range(1, s.streams))]
+            return [f"for {s.var} in range(lo, hi):" if s.parallel else f"for {s.var} in range({s.extent}):"]
+        if s.parallel:
+            step = f"{s.var}_step"
+            return [f"{step} = (hi - lo) // np.uint64({s.streams})",
+                    f"for {s.var} in range(lo, lo + {step}):  # {s.streams} streams, {step} apart",
+                    *(f"{self.indent}{s.var}_{k} = {s.var} + np.uint64({k}) * {step}" for k in range(1, s.streams))]
+        step_size = s.extent // s.streams
+        return [f"for {s.var} in range({step_size}):  # {s.streams} streams, {step_size} apart",
+                *(f"{self.indent}{s.var}_{k} = {s.var} + {k * step_size}" for k in range(1, s.streams))]
 
     def loop_body(self, s: Loop) -> Sequence[Stmt]:
         """A loop in streams: each statement once per stream (temporaries t3_1, t3_2, ...), interleaved;
@@ -178,8 +187,9 @@ class Loops(Rendering):
 
 
 def write_loops(code: Source, kernel: Kernel) -> None:
-    """`def <name>_loops(in0, ..., out0, ...)`: the loop nest, element by element."""
-    params = [b.name for b in (*kernel.inputs, *kernel.outputs)]
+    """`def <name>_loops(in0, ..., out0, ...)`: the loop nest, element by element (`lo, hi` last: the part of
+    a parallel loop to run)."""
+    params = [b.name for b in (*kernel.inputs, *kernel.outputs)] + (["lo", "hi"] if parallel_loop(kernel) else [])
     with code.block(f"def {kernel.name}_loops({', '.join(params)}):"):
         for b in kernel.rows:
             code.line(f"{b.name} = np.empty({b.shape[0]}, np.{b.dtype})")
@@ -355,7 +365,11 @@ def write_wrapper(code: Source, kernel: Kernel, target: str, output_shapes: Sequ
             code.line(f"{b.name} = np.empty({b.shape!r}, np.{b.dtype})")
         args = [f"np.ascontiguousarray(x{k}).reshape({b.shape!r})" for k, b in enumerate(kernel.inputs)]
         args += [b.name for b in kernel.outputs]
-        code.line(f"{kernel.name}_{target}({', '.join(args)})")
+        split = parallel_loop(kernel) if target == "loops" else None
+        if split is not None:  # parts of the outer loop on the intra-op threads (parallel.py)
+            code.line(f"parallel_for({kernel.name}_{target}, ({', '.join(args)},), {split.extent}, {split.streams})")
+        else:
+            code.line(f"{kernel.name}_{target}({', '.join(args)})")
         results = [b.name if tuple(shape) == b.shape else f"{b.name}.reshape({shape!r})"
                    for b, shape in zip(kernel.outputs, output_shapes)]
         code.line(f"return {results[0]}" if len(results) == 1 else f"return ({', '.join(results)})")

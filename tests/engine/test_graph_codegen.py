@@ -89,6 +89,34 @@ def test_generated_code_is_one_readable_function() -> None:
     assert float(f(tf.constant([[1.0, 2.0]]))) == 15.0
 
 
+def test_a_large_array_read_for_the_last_time_is_freed_at_once_not_when_the_function_returns() -> None:
+    """As in eager code, where each temporary dies with its last reader: a 40-op function on 10^6 float32 values
+    holds about two 4 MB temporaries at a time, not ten (measured with tracemalloc, which sees NumPy's arrays)."""
+    import tracemalloc
+
+    @tf.function
+    def rounds(x: Any) -> Any:
+        for _ in range(10):
+            x = tf.abs(tf.exp(tf.tanh(x))) / 2.0
+        return x
+
+    x = tf.constant(np.linspace(-1, 1, 10**6, dtype=np.float32))
+    code = rounds.get_concrete_function(x).generated_code()
+    assert "    truediv = ops.RealDiv(Abs, truediv_y)\n    del Abs\n    Tanh_1 = ops.Tanh(truediv)\n    del truediv\n" in code
+    assert "    Exp = ops.Exp(Tanh, out=Tanh)\n    del Tanh\n" in code  # the buffer lives on as Exp
+    assert "del x" not in code  # an argument is the caller's
+    small = rounds.get_concrete_function(tf.constant(np.ones(100, np.float32))).generated_code()
+    assert "del " not in small  # small arrays come from NumPy's cache: nothing to gain
+    rounds(x)
+    tracemalloc.start()
+    try:
+        rounds(x)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3.5 * 4 * 10**6, f"{peak / 4e6:.1f} arrays of 4 MB alive at once"
+
+
 def test_kernel_checks_stay_where_shapes_are_unknown() -> None:
     @tf.function(input_signature=[tf.TensorSpec([None, None], tf.float32), tf.TensorSpec([None, 3], tf.float32)])
     def f(a: Any, b: Any) -> Any:

@@ -66,6 +66,10 @@ CLAIMS = [
     Claim("03-compiling", "cell-fused-stages-code",
           "minitf's loop_ir is the fused kernel as one loop over the elements, the tanh a clamped rational function",
           ("kernel fusion_0(", "for i0 in 0..3:", "= max(", "= min(", "= div("), minitf_only=True),
+    Claim("03-compiling", "cell-this-cpu-code", "a million numbers: the loop is split over the cores; the cell counts "
+          "the FMA instructions and the widest vector registers of the machine code",
+          ("parallel for i0 in 0..1000000:", "fused multiply-add instructions: ", "widest vector registers: ",
+           "cores this process may use: "), minitf_only=True),
     Claim("03-compiling", "cell-40", "branches has two fused kernels: sin * 2.0, then exp, cos and their sum",
           ("mul_fused = ops.mul_fused(", "add_fused = ops.add_fused(mul_fused)"), minitf_only=True),
     Claim("03-compiling", "cell-25", "the backward pass is part of the graph: a Cos node, a larger graph",

@@ -363,7 +363,8 @@ def test_no_process_of_the_sandbox_user_survives_grading(graded):
         except OSError:
             continue
         if int(fields["Uid"].split()[0]) in uids:
-            survivors.append(fields["Name"].strip())
+            survivors.append(f"{fields['Name'].strip()} (pid {status.parent.name}, {fields['State'].strip()}, "
+                             f"parent {fields['PPid'].strip()})")
     assert survivors == []
 
 

@@ -102,6 +102,7 @@ def _supervise(link: socket.socket, kernel: int) -> None:
     """Relay the launcher's interrupts to the kernel, end it when the launcher goes, report its exit code."""
     ended = os.pidfd_open(kernel)
     signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGKILL))  # the template is closing
+    launch.hold_sigterm(False)  # (held since before the kernel was forked: one that came meanwhile arrives now)
     while True:
         ready, _, _ = select.select([link, ended], [], [])
         if ended in ready:
@@ -132,8 +133,13 @@ def _serve(link: socket.socket, config: dict) -> None:
         request = _read_request(link)
         os.chdir(request["cwd"])
         link.sendall(b"+")
-        kernel = launch.split_into_sandbox(config, request["connection"]) if config["isolate"] else os.fork()
+        if config["isolate"]:
+            kernel = launch.split_into_sandbox(config, request["connection"])
+        else:
+            launch.hold_sigterm(True)  # as split_into_sandbox does: until the handler knows the kernel
+            kernel = os.fork()
         if kernel == 0:
+            launch.hold_sigterm(False)
             _run_kernel(config, request)
         _supervise(link, kernel)
         code = 0

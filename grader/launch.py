@@ -14,12 +14,14 @@ the course's code.  Steps, all with the machine's own mechanisms:
 
 A supervisor stays outside the PID namespace so jupyter_client sees one process; when it dies, the
 kernel gets SIGKILL, and when the kernel (PID 1 of its namespace) dies, every process it left is killed.
+No kernel outlives its supervisor, even one ended at the moment it forks (`split_into_sandbox`).
 """
 
 import ctypes
 import json
 import os
 import resource
+import select
 import signal
 import sys
 
@@ -40,6 +42,8 @@ SYSTEM_PATHS = (
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "NBGRADER_EXECUTION", "PYTHONHASHSEED")
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_supervisor_watch: list[int] = []  # in a new kernel: the read end of a pipe only its supervisor writes to
+_kept_open: list[int] = []  # in a supervisor: the pipes' write ends, open for as long as it lives
 
 
 def _check(result: int, what: str) -> None:
@@ -190,7 +194,8 @@ def enter_sandbox(config: dict, connection_file: str, connection_text: str, isol
         os.setgid(config["gid"])
         os.setuid(config["uid"])
         _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-        _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+        _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")  # (setuid cleared it)
+        exit_if_supervisor_gone()
         os.chdir(cwd)  # through the new mounts: the bind-mounted student folder
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     return connection_file, env
@@ -217,19 +222,48 @@ def _exec_kernel(config: dict, connection_file: str, connection_text: str, extra
 def _supervise(child: int) -> None:
     signal.signal(signal.SIGINT, lambda *_: None)  # jupyter_client signals the whole group; the kernel gets it
     signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
+    hold_sigterm(False)  # one that came while the kernel was forked arrives now, and ends it
     _, status = os.waitpid(child, 0)
     code = os.waitstatus_to_exitcode(status)
     os._exit(code if code >= 0 else 128 - code)
 
 
+def hold_sigterm(held: bool) -> None:
+    """Hold SIGTERM back (it stays pending) or let it through."""
+    signal.pthread_sigmask(signal.SIG_BLOCK if held else signal.SIG_UNBLOCK, {signal.SIGTERM})
+
+
+def exit_if_supervisor_gone() -> None:
+    """In a kernel, after PR_SET_PDEATHSIG: that signal comes only for a death after the call, so a supervisor
+    that died before it is seen here, by the end of its pipe that closed with it."""
+    if _supervisor_watch and select.select(_supervisor_watch, [], [], 0)[0]:
+        os._exit(70)
+
+
 def split_into_sandbox(config: dict, connection_text: str) -> int:
     """New namespaces, then fork: the kernel's pid in the supervisor; 0 in the kernel, which is PID 1 of its
-    namespace and already stands in its new root."""
+    namespace and already stands in its new root.
+
+    No kernel may outlive its supervisor, not even one forked while the grader ends it (a spare kernel started
+    as the last notebook finished): a kernel left alone would run on as the sandbox user. So SIGTERM is held
+    back from before the fork and the supervisor gets it only once it knows the kernel's pid (it returns held:
+    the caller installs its handler, which kills the kernel, then calls ``hold_sigterm(False)``); the kernel asks
+    for SIGKILL when the supervisor dies before it does anything else, and checks that the supervisor has not
+    died already (a SIGKILL, say, before that request)."""
     ipc_dir = os.path.dirname(json.loads(connection_text).get("ip", "")) if config["ipc"] else ""
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC), "unshare")
+    watch, kept = os.pipe()
+    hold_sigterm(True)
     child = os.fork()
     if child:
+        os.close(watch)
+        _kept_open.append(kept)
         return child
+    os.close(kept)
+    _supervisor_watch.append(watch)
+    hold_sigterm(False)
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+    exit_if_supervisor_gone()
     try:
         _isolate_filesystem(config, ipc_dir)
     except BaseException as error:  # never fall through to running unsandboxed

@@ -85,6 +85,37 @@ def sandbox_uids() -> set[int]:
             if entry.pw_name == SANDBOX_USER or entry.pw_name.startswith(f"{SANDBOX_USER}-")}
 
 
+def processes_of(uid: int) -> list[int]:
+    """The live processes running as ``uid`` (zombies are dead: their parent reaps them)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith(("Z", "X")):
+            found.append(int(status.parent.name))
+    return found
+
+
+def end_processes_of(uid: int, gid: int, timeout: float = 10.0) -> int:
+    """End every process still running as a worker's own sandbox user, and wait until none is left; returns
+    how many there were.
+
+    Kernels end with their supervisors, and everything a kernel started ends with the kernel (PID 1 of its
+    namespace); this is the last word after a worker's kernels are closed, for whatever a race or a bug let
+    through. Only while the worker holds its slot: no one else runs as that user then. A shell started as the
+    user sends SIGKILL to every process it may signal (``kill -KILL -1``), which is exactly the user's
+    processes."""
+    ended = len(processes_of(uid))
+    deadline = time.monotonic() + timeout
+    while processes_of(uid) and time.monotonic() < deadline:
+        subprocess.run(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], user=uid, group=gid, extra_groups=[],
+                       env={}, cwd="/", check=False, timeout=timeout)  # (the shell's own kill: no file it cannot read)
+        time.sleep(0.01)
+    return ended
+
+
 SLOTS = Path("/run" if os.path.isdir("/run") else tempfile.gettempdir()) / "grader-sandbox-slots"
 
 

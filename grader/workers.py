@@ -36,7 +36,7 @@ from grader.pool import start_template
 
 if TYPE_CHECKING:
     from grader.execution import NextSubmission
-from grader.sandbox import Limits, Sandbox, for_worker
+from grader.sandbox import Limits, Sandbox, end_processes_of, for_worker
 
 #: a submission whose worker died is graded again this many times before it is reported as failed
 RETRIES = 1
@@ -211,6 +211,11 @@ class Worker:
         close_spare()
         if self.template is not None:
             self.template.close()
+        if self.sandbox.isolated and self.sandbox.uid is not None and self.sandbox.gid is not None:
+            left = end_processes_of(self.sandbox.uid, self.sandbox.gid)  # (the slot is still ours)
+            if left:
+                print(f"warning: {left} process(es) of the sandbox user outlived their kernels; ended",
+                      file=sys.stderr)
         if self.sandbox.ipc_dir is not None:
             shutil.rmtree(self.sandbox.ipc_dir, ignore_errors=True)
 

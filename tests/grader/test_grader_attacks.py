@@ -8,7 +8,9 @@ from __future__ import annotations
 import copy
 import json
 import socket
+import subprocess
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -362,7 +364,8 @@ def test_no_process_of_the_sandbox_user_survives_grading(graded):
             fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
         except OSError:
             continue
-        if int(fields["Uid"].split()[0]) in uids:
+        dead = fields["State"].strip().startswith(("Z", "X"))  # a zombie waits only for its parent to note it
+        if int(fields["Uid"].split()[0]) in uids and not dead:
             survivors.append(f"{fields['Name'].strip()} (pid {status.parent.name}, {fields['State'].strip()}, "
                              f"parent {fields['PPid'].strip()})")
     assert survivors == []
@@ -466,3 +469,22 @@ def test_without_the_trusted_kernel_and_the_guard_the_same_cheats_would_get_full
     result = grader(term, "autograde", "--no-guard", "--no-trusted-kernel", "--quiet")
     assert result.returncode == 0, result.stderr
     assert scores(term) == {"monkeypatch": POINTS, "redefines_helper": POINTS}
+
+
+def test_a_workers_closing_sweep_ends_every_process_still_running_as_its_sandbox_user():
+    """The last word after a worker's kernels are closed (grader/workers.py): whatever still runs as its user,
+    a direct child or an orphan handed to init, is killed, and the sweep waits until none is left."""
+    from grader.sandbox import end_processes_of, ensure_sandbox_user, processes_of
+
+    uid, gid = ensure_sandbox_user()
+    as_sandbox = {"user": uid, "group": gid, "extra_groups": [], "cwd": "/", "start_new_session": True}
+    direct = subprocess.Popen(["sleep", "600"], **as_sandbox)
+    subprocess.run(["sh", "-c", "sleep 600 >/dev/null 2>&1 &"], check=True, **as_sandbox)  # orphaned at once
+    deadline = time.monotonic() + 10
+    while len(processes_of(uid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(processes_of(uid)) == 2
+    assert end_processes_of(uid, gid) == 2
+    assert processes_of(uid) == []
+    assert direct.wait(timeout=10) == -9
+    assert end_processes_of(uid, gid) == 0  # nothing left: nothing to do

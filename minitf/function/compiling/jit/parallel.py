@@ -3,8 +3,8 @@
 One core does one region's loop at the speed of its vector units: a 20-op multiply/add chain on 10^6
 float32 values keeps them busy for about 170 us, and no instruction of it can go. XLA's CPU compiler,
 like TensorFlow's own kernels, splits a large loop into parts that run on its intra-op thread pool; so does
-minitf, for a region whose work is large enough to pay for waking a thread (PARALLEL_FROM scalar operations,
-about 100 us of one core):
+minitf, for a region whose work is large enough to pay for waking a thread (PARALLEL_FROM scalar statements,
+about 125 us of one core, where waking a worker takes about 30 us):
 
 * the pass (`parallelise`) marks the outermost loop `parallel`, if it does not run along a reduced axis
   (each part then writes its own rows of every output; a whole-array sum stays on one thread);
@@ -32,7 +32,7 @@ from typing import Any
 from minitf.core import threads as settings
 from minitf.function.compiling.jit.loop_ir import AccLanes, Kernel, Loop, Stmt
 
-PARALLEL_FROM = 2**22  # scalar statements executed by one call (4.2 million: about 100 us of one core)
+PARALLEL_FROM = 2**24  # scalar statements one call executes (16.8 million; the 10^6 chain's 23 million take 171 us)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -85,17 +85,24 @@ def sandbox_uids() -> set[int]:
             if entry.pw_name == SANDBOX_USER or entry.pw_name.startswith(f"{SANDBOX_USER}-")}
 
 
-def processes_of(uid: int) -> list[int]:
-    """The live processes running as ``uid`` (zombies are dead: their parent reaps them)."""
+def live_processes(uids: set[int]) -> list[dict[str, str]]:
+    """The /proc status fields (Pid, Name, State, PPid, ...) of every live process running as one of ``uids``;
+    zombies are dead already (their parent has only to note it)."""
     found = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+            fields = {k: v.strip() for k, v in (line.split(":", 1) for line in status.read_text().splitlines()
+                                                if ":" in line)}
         except OSError:
             continue
-        if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith(("Z", "X")):
-            found.append(int(status.parent.name))
+        if int(fields["Uid"].split()[0]) in uids and not fields["State"].startswith(("Z", "X")):
+            found.append(fields)
     return found
+
+
+def processes_of(uid: int) -> list[int]:
+    """The pids of the live processes running as ``uid``."""
+    return [int(fields["Pid"]) for fields in live_processes({uid})]
 
 
 def end_processes_of(uid: int, gid: int, timeout: float = 10.0) -> int:

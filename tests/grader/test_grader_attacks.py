@@ -29,7 +29,7 @@ from grader_fixtures.submissions import (
 )
 
 from grader.paths import REPO
-from grader.sandbox import sandbox_uids
+from grader.sandbox import live_processes, sandbox_uids
 
 pytestmark = pytest.mark.slow
 
@@ -357,17 +357,8 @@ def test_student_code_reads_no_secrets_writes_nothing_outside_and_has_no_network
 
 
 def test_no_process_of_the_sandbox_user_survives_grading(graded):
-    uids = sandbox_uids()
-    survivors = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        dead = fields["State"].strip().startswith(("Z", "X"))  # a zombie waits only for its parent to note it
-        if int(fields["Uid"].split()[0]) in uids and not dead:
-            survivors.append(f"{fields['Name'].strip()} (pid {status.parent.name}, {fields['State'].strip()}, "
-                             f"parent {fields['PPid'].strip()})")
+    survivors = [f"{p['Name']} (pid {p['Pid']}, {p['State']}, parent {p['PPid']})"
+                 for p in live_processes(sandbox_uids())]
     assert survivors == []
 
 

@@ -15,7 +15,7 @@ from nbformat.v4 import new_notebook
 from grader.collect import import_roster
 from grader.gradebook import ensure_assignment
 from grader.paths import REPO, Term, make_term
-from grader.sandbox import sandbox_uids
+from grader.sandbox import live_processes, sandbox_uids
 
 FIXTURE_SOLUTIONS = Path(__file__).parent / "solutions"
 ASSIGNMENT = "fixture-basics"
@@ -139,18 +139,9 @@ def autograde_scores(term: Term, *options: str) -> dict[str, str]:
 
 
 def sandbox_processes() -> list[str]:
-    """The names of the processes running as a sandbox user (grader-sandbox and the users of concurrent workers)."""
-    uids = sandbox_uids()
-    names = []
-    for pid in os.listdir("/proc"):
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if "Uid" in fields and int(fields["Uid"].split()[0]) in uids:
-            names.append(fields["Name"].strip())
-    return names
+    """The names of the live processes running as a sandbox user (grader-sandbox and the users of concurrent
+    workers)."""
+    return [fields["Name"] for fields in live_processes(sandbox_uids())]
 
 
 def scores(term: Term) -> dict[str, dict[str, float]]:

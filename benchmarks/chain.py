@@ -49,6 +49,7 @@ def engine_forward(tf: Any) -> Callable[[Any], Any]:
         for _ in range(STEPS):
             x = tf.tanh(tf.sin(x) * 1.01 + 0.5)
         return x
+
     return forward
 
 
@@ -60,6 +61,7 @@ def engine_forward_backward(tf: Any) -> Callable[[Any], Any]:
             tape.watch(x)
             y = forward(x)
         return y, tape.gradient(y, x)
+
     return run
 
 

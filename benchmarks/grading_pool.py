@@ -78,8 +78,11 @@ def own_run_seconds(folder: Path) -> float:
     total = 0.0
     for path in sorted(folder.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        client = with_rechecking_waits(NotebookClient(nb, kernel_name="python3", timeout=30, allow_errors=True,
-                                                      resources={"metadata": {"path": str(folder)}}))
+        client = with_rechecking_waits(
+            NotebookClient(
+                nb, kernel_name="python3", timeout=30, allow_errors=True, resources={"metadata": {"path": str(folder)}}
+            )
+        )
         with client.setup_kernel():
             started = time.perf_counter()
             for index, cell in enumerate(nb.cells):
@@ -88,8 +91,11 @@ def own_run_seconds(folder: Path) -> float:
                     with contextlib.suppress(CellTimeoutError):
                         client.execute_cell(cell, index)
                     if time.perf_counter() - before > 5:
-                        print(f"    slow in a plain kernel: {path.name}: {time.perf_counter() - before:.1f} s: "
-                              f"{cell.source.splitlines()[0][:70] if cell.source else ''}", flush=True)
+                        print(
+                            f"    slow in a plain kernel: {path.name}: {time.perf_counter() - before:.1f} s: "
+                            f"{cell.source.splitlines()[0][:70] if cell.source else ''}",
+                            flush=True,
+                        )
             total += time.perf_counter() - started
     return total
 
@@ -97,8 +103,20 @@ def own_run_seconds(folder: Path) -> float:
 def grade(source: Path, assignment: str, students: int, workdir: Path, pool: bool) -> dict:
     root = Path(tempfile.mkdtemp(prefix="pool-" if pool else "fresh-", dir=workdir))
     term = sample_class(source, assignment, students, root)
-    command = [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(source), "autograde",
-               "--quiet", "--workers", "1", *([] if pool else ["--no-pool"])]
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "--term",
+        str(term.root),
+        "--solutions",
+        str(source),
+        "autograde",
+        "--quiet",
+        "--workers",
+        "1",
+        *([] if pool else ["--no-pool"]),
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load = os.getloadavg()[0]
     sampler = MemorySampler()
@@ -112,9 +130,17 @@ def grade(source: Path, assignment: str, students: int, workdir: Path, pool: boo
     notebooks = students * len(list((term.release / assignment).glob("*.ipynb")))
     table = run.stdout.splitlines()[1:-1]
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return {"seconds": seconds, "graded": sum(float(line.split()[4]) for line in table), "cpu": cpu,
-            "notebooks": notebooks, "table": table, "memory_mb": sampler.peak, "load": (load, os.getloadavg()[0]),
-            "autograded": term.autograded, "root": root}
+    return {
+        "seconds": seconds,
+        "graded": sum(float(line.split()[4]) for line in table),
+        "cpu": cpu,
+        "notebooks": notebooks,
+        "table": table,
+        "memory_mb": sampler.peak,
+        "load": (load, os.getloadavg()[0]),
+        "autograded": term.autograded,
+        "root": root,
+    }
 
 
 def main() -> None:
@@ -152,25 +178,41 @@ def main() -> None:
             for kind, figures in runs.items():
                 name = f"{kind} ({args.label})" if kind == "pool" and args.label else kind
                 per_notebook = figures["graded"] / figures["notebooks"]
-                rows.append((label, students, name, figures, per_notebook,
-                             (figures["graded"] - own) / figures["notebooks"], own))
-                print(f"  {label}, {name}: {figures['seconds']:.1f} s wall ({figures['graded']:.1f} s grading the "
-                      f"submissions), {figures['cpu']:.1f} s CPU, own run time {own:.1f} s, "
-                      f"load average {figures['load'][0]:.1f} -> {figures['load'][1]:.1f}", flush=True)
+                rows.append(
+                    (
+                        label,
+                        students,
+                        name,
+                        figures,
+                        per_notebook,
+                        (figures["graded"] - own) / figures["notebooks"],
+                        own,
+                    )
+                )
+                print(
+                    f"  {label}, {name}: {figures['seconds']:.1f} s wall ({figures['graded']:.1f} s grading the "
+                    f"submissions), {figures['cpu']:.1f} s CPU, own run time {own:.1f} s, "
+                    f"load average {figures['load'][0]:.1f} -> {figures['load'][1]:.1f}",
+                    flush=True,
+                )
                 print("\n".join(f"    {line}" for line in figures["table"]), flush=True)
             for figures in runs.values():
                 shutil.rmtree(figures["root"], ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end\n")
-    print("| class | submissions | kernels | notebooks | run wall s | run CPU s | grading the submissions s | "
-          "s / notebook | notebooks' own run time s | s / notebook above its own run time | peak memory MB | "
-          "load average |")
+    print(
+        "| class | submissions | kernels | notebooks | run wall s | run CPU s | grading the submissions s | "
+        "s / notebook | notebooks' own run time s | s / notebook above its own run time | peak memory MB | "
+        "load average |"
+    )
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for label, students, name, figures, per_notebook, overhead, own in rows:
-        print(f"| {label} | {students} | {name} | {figures['notebooks']} | {figures['seconds']:.1f} | "
-              f"{figures['cpu']:.1f} | {figures['graded']:.1f} | {per_notebook:.2f} | {own:.1f} | {overhead:.2f} | "
-              f"{figures['memory_mb']:.0f} | {figures['load'][0]:.1f}-{figures['load'][1]:.1f} |")
+        print(
+            f"| {label} | {students} | {name} | {figures['notebooks']} | {figures['seconds']:.1f} | "
+            f"{figures['cpu']:.1f} | {figures['graded']:.1f} | {per_notebook:.2f} | {own:.1f} | {overhead:.2f} | "
+            f"{figures['memory_mb']:.0f} | {figures['load'][0]:.1f}-{figures['load'][1]:.1f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -49,8 +49,7 @@ def timed(owner: type, name: str, label: str) -> None:
             if name == "execute_cell" and seconds > 1:
                 owner_self, cell = args[0], args[1]
                 notebook = owner_self.resources.get("nbgrader", {}).get("notebook")
-                SLOW.append((seconds, f"a cell: {notebook}: "
-                                      f"{cell.source.splitlines()[0][:60] if cell.source else ''}"))
+                SLOW.append((seconds, f"a cell: {notebook}: {cell.source.splitlines()[0][:60] if cell.source else ''}"))
             if name == "preprocess" and seconds > 2:
                 notebook = (args[2] if len(args) > 2 else kwargs.get("resources") or {}).get("nbgrader", {})
                 SLOW.append((seconds, f"a notebook: {notebook.get('notebook')}"))
@@ -101,12 +100,17 @@ def main() -> None:
     parser.add_argument("--assignment", default="part1-tensors")
     parser.add_argument("--notebooks", type=int, default=0, help="first N notebooks (0: all)")
     parser.add_argument("--no-pool", action="store_true")
-    parser.add_argument("--work", choices=PROFILES, default="complete",
-                        help="which sample submission: every answer, every other one, none")
+    parser.add_argument(
+        "--work",
+        choices=PROFILES,
+        default="complete",
+        help="which sample submission: every answer, every other one, none",
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
-    source = _first_notebooks(DEFAULT_SOLUTIONS, args.assignment, args.notebooks) if args.notebooks \
-        else DEFAULT_SOLUTIONS
+    source = (
+        _first_notebooks(DEFAULT_SOLUTIONS, args.assignment, args.notebooks) if args.notebooks else DEFAULT_SOLUTIONS
+    )
     root = Path(tempfile.mkdtemp(prefix="grader-profile-"))
     try:
         from grader.autograde import notebook_imports
@@ -135,9 +139,11 @@ def main() -> None:
         worker.close()
         notebooks = len(list((term.release / args.assignment).glob("*.ipynb")))
         kernels = "fresh kernels" if args.no_pool else "pool"
-        print(f"{args.assignment}, {notebooks} notebooks, {args.work} work, {kernels}: "
-              f"{result.message or 'graded'}; worker start {worker_start:.2f} s (once per worker); "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"{args.assignment}, {notebooks} notebooks, {args.work} work, {kernels}: "
+            f"{result.message or 'graded'}; worker start {worker_start:.2f} s (once per worker); "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
         own_cpu = after.user + after.system - cpu.user - cpu.system
         print(f"submission: {total:.2f} s wall; the grader process's CPU {own_cpu:.2f} s")
         print(f"{'phase':<72} {'calls':>6} {'s':>8} {'s / notebook':>13}")

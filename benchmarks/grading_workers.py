@@ -50,8 +50,13 @@ def measure(source: Path, assignment: str, students: int, workers: int, workdir:
     notebooks = students * len(list((term.release / assignment).glob("*.ipynb")))
     scores = sorted((o.student, o.score) for o in outcomes)
     shutil.rmtree(root, ignore_errors=True)
-    return {"seconds": seconds, "notebooks": notebooks, "per_minute": 60 * notebooks / seconds,
-            "kernel_mb": max(o.kernel_mb or 0 for o in outcomes), "scores": scores}
+    return {
+        "seconds": seconds,
+        "notebooks": notebooks,
+        "per_minute": 60 * notebooks / seconds,
+        "kernel_mb": max(o.kernel_mb or 0 for o in outcomes),
+        "scores": scores,
+    }
 
 
 def main() -> None:
@@ -81,20 +86,25 @@ def main() -> None:
                 baseline = baseline or figures
                 assert figures["scores"] == baseline["scores"], "the same class must get the same grades"
                 rows.append((label, students, workers, figures, baseline["seconds"] / figures["seconds"]))
-                print(f"  {label}: {workers} worker(s) {figures['seconds']:.1f} s, "
-                      f"{figures['per_minute']:.1f} notebooks/min, kernel peak {figures['kernel_mb']:.0f} MB, "
-                      f"load average {os.getloadavg()[0]:.1f}", flush=True)
+                print(
+                    f"  {label}: {workers} worker(s) {figures['seconds']:.1f} s, "
+                    f"{figures['per_minute']:.1f} notebooks/min, kernel peak {figures['kernel_mb']:.0f} MB, "
+                    f"load average {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"load average {os.getloadavg()[0]:.1f} at the end\n")
-    print(f"| {'class':<36} | submissions | workers | notebooks | seconds | notebooks/min | speed-up | "
-          f"kernel peak MB |")
-    print(f"|{'-' * 38}|------------:|--------:|----------:|--------:|--------------:|---------:|"
-          f"---------------:|")
+    print(
+        f"| {'class':<36} | submissions | workers | notebooks | seconds | notebooks/min | speed-up | kernel peak MB |"
+    )
+    print(f"|{'-' * 38}|------------:|--------:|----------:|--------:|--------------:|---------:|---------------:|")
     for label, students, workers, figures, speedup in rows:
-        print(f"| {label:<36} | {students:>11} | {workers:>7} | {figures['notebooks']:>9} | "
-              f"{figures['seconds']:>7.1f} | {figures['per_minute']:>13.1f} | {speedup:>8.2f} | "
-              f"{figures['kernel_mb']:>14.0f} |")
+        print(
+            f"| {label:<36} | {students:>11} | {workers:>7} | {figures['notebooks']:>9} | "
+            f"{figures['seconds']:>7.1f} | {figures['per_minute']:>13.1f} | {speedup:>8.2f} | "
+            f"{figures['kernel_mb']:>14.0f} |"
+        )
 
 
 if __name__ == "__main__":

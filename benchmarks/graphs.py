@@ -40,14 +40,19 @@ A100, B100 = (rng.uniform(size=(100, 100)).astype(np.float32) for _ in range(2))
 A1000, B1000 = (rng.uniform(size=(1000, 1000)).astype(np.float32) for _ in range(2))
 BATCH = rng.uniform(size=(64, 784)).astype(np.float32)
 LABELS = rng.integers(0, 10, size=64).astype(np.int32)
-INIT = {"w1": rng.normal(0, 0.05, (784, 128)).astype(np.float32), "b1": np.zeros(128, np.float32),
-        "w2": rng.normal(0, 0.05, (128, 10)).astype(np.float32), "b2": np.zeros(10, np.float32)}
+INIT = {
+    "w1": rng.normal(0, 0.05, (784, 128)).astype(np.float32),
+    "b1": np.zeros(128, np.float32),
+    "w2": rng.normal(0, 0.05, (128, 10)).astype(np.float32),
+    "b2": np.zeros(10, np.float32),
+}
 LEARNING_RATE = 0.1
 ROUNDS = 10
 THOUSAND = np.linspace(-3, 3, 1000, dtype=np.float32)
 
 
 # --- the floor: NumPy by hand ---
+
 
 def numpy_mean_matmul(a: np.ndarray, b: np.ndarray) -> Any:
     return np.mean(a @ b)
@@ -85,6 +90,7 @@ def numpy_mlp_step(params: dict[str, np.ndarray], x: np.ndarray, labels: np.ndar
 
 # --- the same programs, written once against TensorFlow's API ---
 
+
 def engine_mean_matmul(tf: Any) -> Callable[[Any, Any], Any]:
     return lambda a, b: tf.reduce_mean(tf.matmul(a, b))
 
@@ -94,6 +100,7 @@ def engine_rounds(tf: Any) -> Callable[[Any], Any]:
         for _ in range(ROUNDS):
             x = tf.tanh(x) * 0.5 + tf.exp(-(x * x)) / (tf.abs(x) + 1.0)
         return x
+
     return rounds
 
 
@@ -109,6 +116,7 @@ def engine_mlp_step(tf: Any) -> tuple[Callable[[Any, Any], Any], list[Any]]:
         for v, g in zip(variables, tape.gradient(loss, variables)):
             v.assign_sub(LEARNING_RATE * g)
         return loss
+
     return step, variables
 
 
@@ -117,23 +125,39 @@ Program = tuple[str, Callable[[], Any], Callable[[Any], tuple[Callable, tuple]]]
 
 def programs() -> list[Program]:
     """(name, NumPy by hand, engine -> (function, arguments)) for each benchmark program."""
+
     def mlp(tf: Any) -> tuple[Callable, tuple]:
         step, _ = engine_mlp_step(tf)
         return step, (tf.constant(BATCH), tf.constant(LABELS))
 
     numpy_params = {k: v.copy() for k, v in INIT.items()}
     return [
-        (f"{STEPS * 4}-op elementwise chain", lambda: numpy_forward(SMALL),
-         lambda tf: (engine_forward(tf), (tf.constant(SMALL),))),
-        ("the same chain under a tape", lambda: numpy_forward_backward(SMALL),
-         lambda tf: (engine_forward_backward(tf), (tf.constant(SMALL),))),
-        ("100x100 matmul + reduce_mean", lambda: numpy_mean_matmul(A100, B100),
-         lambda tf: (engine_mean_matmul(tf), (tf.constant(A100), tf.constant(B100)))),
-        ("1000x1000 matmul + reduce_mean", lambda: numpy_mean_matmul(A1000, B1000),
-         lambda tf: (engine_mean_matmul(tf), (tf.constant(A1000), tf.constant(B1000)))),
+        (
+            f"{STEPS * 4}-op elementwise chain",
+            lambda: numpy_forward(SMALL),
+            lambda tf: (engine_forward(tf), (tf.constant(SMALL),)),
+        ),
+        (
+            "the same chain under a tape",
+            lambda: numpy_forward_backward(SMALL),
+            lambda tf: (engine_forward_backward(tf), (tf.constant(SMALL),)),
+        ),
+        (
+            "100x100 matmul + reduce_mean",
+            lambda: numpy_mean_matmul(A100, B100),
+            lambda tf: (engine_mean_matmul(tf), (tf.constant(A100), tf.constant(B100))),
+        ),
+        (
+            "1000x1000 matmul + reduce_mean",
+            lambda: numpy_mean_matmul(A1000, B1000),
+            lambda tf: (engine_mean_matmul(tf), (tf.constant(A1000), tf.constant(B1000))),
+        ),
         ("MLP training step (784-128-10, batch 64)", lambda: numpy_mlp_step(numpy_params, BATCH, LABELS), mlp),
-        (f"{ROUNDS} rounds of tanh/exp/abs/divide, 1,000 floats", lambda: numpy_rounds(THOUSAND),
-         lambda tf: (engine_rounds(tf), (tf.constant(THOUSAND),))),
+        (
+            f"{ROUNDS} rounds of tanh/exp/abs/divide, 1,000 floats",
+            lambda: numpy_rounds(THOUSAND),
+            lambda tf: (engine_rounds(tf), (tf.constant(THOUSAND),)),
+        ),
     ]
 
 
@@ -233,8 +257,10 @@ def report(results: dict[str, dict[str, float]], title: str = "program (x hand-w
 
 def report_passes(timings: dict[str, list[tuple[str, float]]]) -> str:
     titles = [title for title, _ in next(iter(timings.values()))]
-    lines = ["minitf function, time per call as passes are switched on in order (x the time with no pass):",
-             f"{'program':42}" + "".join(f"{t[:16]:>18}" for t in titles)]
+    lines = [
+        "minitf function, time per call as passes are switched on in order (x the time with no pass):",
+        f"{'program':42}" + "".join(f"{t[:16]:>18}" for t in titles),
+    ]
     for name, row in timings.items():
         base = row[0][1]
         lines.append(f"{name:42}" + "".join(f"{seconds / base:17.2f}x" for _, seconds in row))

@@ -31,6 +31,7 @@ def values(n: int) -> np.ndarray:
 
 # --- NumPy by hand ---
 
+
 def numpy_chain(x: np.ndarray) -> np.ndarray:
     for _ in range(ROUNDS):
         x = x * np.float32(0.999) + np.float32(0.001)
@@ -53,11 +54,13 @@ def numpy_cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[Any, np
 
 # --- the same programs against TensorFlow's API ---
 
+
 def engine_chain(tf: Any) -> Callable[[Any], Any]:
     def chain(x: Any) -> Any:
         for _ in range(ROUNDS):
             x = x * 0.999 + 0.001
         return x
+
     return chain
 
 
@@ -66,6 +69,7 @@ def engine_transcendental(tf: Any) -> Callable[[Any], Any]:
         for _ in range(ROUNDS):
             x = tf.abs(tf.exp(tf.tanh(x))) / 2.0
         return x
+
     return rounds
 
 
@@ -75,6 +79,7 @@ def engine_cross_entropy(tf: Any) -> Callable[[Any, Any], Any]:
             tape.watch(logits)
             loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(labels, logits))
         return loss, tape.gradient(loss, logits)
+
     return loss_and_gradient
 
 
@@ -90,14 +95,29 @@ def programs() -> list[Program]:
     found: list[Program] = []
     for n in (10**6, 10**3):
         data = values(n)
-        found.append((f"20-op multiply/add chain, {n:.0e}", lambda data=data: numpy_chain(data),
-                      lambda tf, data=data: (engine_chain(tf), (tf.constant(data),))))
+        found.append(
+            (
+                f"20-op multiply/add chain, {n:.0e}",
+                lambda data=data: numpy_chain(data),
+                lambda tf, data=data: (engine_chain(tf), (tf.constant(data),)),
+            )
+        )
     for n in (10**6, 10**3):
         data = values(n)
-        found.append((f"10 x tanh/exp/abs/divide, {n:.0e}", lambda data=data: numpy_transcendental(data),
-                      lambda tf, data=data: (engine_transcendental(tf), (tf.constant(data),))))
-    found.append(("softmax cross-entropy + gradient, 4096x1000", lambda: numpy_cross_entropy(LOGITS, TARGETS),
-                  lambda tf: (engine_cross_entropy(tf), (tf.constant(LOGITS), tf.constant(TARGETS)))))
+        found.append(
+            (
+                f"10 x tanh/exp/abs/divide, {n:.0e}",
+                lambda data=data: numpy_transcendental(data),
+                lambda tf, data=data: (engine_transcendental(tf), (tf.constant(data),)),
+            )
+        )
+    found.append(
+        (
+            "softmax cross-entropy + gradient, 4096x1000",
+            lambda: numpy_cross_entropy(LOGITS, TARGETS),
+            lambda tf: (engine_cross_entropy(tf), (tf.constant(LOGITS), tf.constant(TARGETS))),
+        )
+    )
     found.append(("MLP step 784-128-10, batch 64", lambda: numpy_mlp_step(params, BATCH, LABELS), mlp))
     return found
 
@@ -132,8 +152,11 @@ def measure() -> dict[str, dict[str, float]]:
 
 def report(results: dict[str, dict[str, float]]) -> str:
     columns = ["minitf function", "minitf jit", "tensorflow jit"]
-    lines = [f"{'jit_compile=True (x hand-written NumPy)':46}" + "".join(f"{c:>17}" for c in columns)
-             + f"{'NumPy':>12}{'first call':>12}{'pays after':>12}"]
+    lines = [
+        f"{'jit_compile=True (x hand-written NumPy)':46}"
+        + "".join(f"{c:>17}" for c in columns)
+        + f"{'NumPy':>12}{'first call':>12}{'pays after':>12}"
+    ]
     for name, row in results.items():
         cells = "".join(f"{row[c] / row['numpy']:16.2f}x" if c in row else f"{'-':>17}" for c in columns)
         saved = row["minitf function"] - row["minitf jit"]

@@ -30,8 +30,12 @@ def _data() -> tuple[np.ndarray, np.ndarray]:
 def _initial_weights() -> list[np.ndarray]:
     rng = np.random.default_rng(0)
     limit1, limit2 = np.sqrt(6 / (64 + HIDDEN)), np.sqrt(6 / (HIDDEN + 10))
-    return [rng.uniform(-limit1, limit1, (64, HIDDEN)).astype(np.float32), np.zeros(HIDDEN, np.float32),
-            rng.uniform(-limit2, limit2, (HIDDEN, 10)).astype(np.float32), np.zeros(10, np.float32)]
+    return [
+        rng.uniform(-limit1, limit1, (64, HIDDEN)).astype(np.float32),
+        np.zeros(HIDDEN, np.float32),
+        rng.uniform(-limit2, limit2, (HIDDEN, 10)).astype(np.float32),
+        np.zeros(10, np.float32),
+    ]
 
 
 def keras_fit(tf: Any, x: np.ndarray, y: np.ndarray) -> Callable[[], float]:
@@ -39,11 +43,15 @@ def keras_fit(tf: Any, x: np.ndarray, y: np.ndarray) -> Callable[[], float]:
     keras = tf.keras
 
     def run() -> float:
-        model = keras.Sequential([keras.Input((64,)), keras.layers.Dense(HIDDEN, activation="relu"),
-                                  keras.layers.Dense(10)])
+        model = keras.Sequential(
+            [keras.Input((64,)), keras.layers.Dense(HIDDEN, activation="relu"), keras.layers.Dense(10)]
+        )
         model.set_weights(_initial_weights())
-        model.compile(keras.optimizers.SGD(LEARNING_RATE),
-                      keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+        model.compile(
+            keras.optimizers.SGD(LEARNING_RATE),
+            keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            metrics=["accuracy"],
+        )
         history = model.fit(x, y, batch_size=BATCH, epochs=EPOCHS, shuffle=False, verbose=0)
         return float(history.history["accuracy"][-1])
 
@@ -65,7 +73,7 @@ def hand_written_loop(tf: Any, x: np.ndarray, y: np.ndarray) -> Callable[[], flo
                 param.assign_sub(LEARNING_RATE * grad)
             return tf.reduce_sum(tf.cast(tf.equal(tf.argmax(logits, axis=1, output_type=tf.int32), yb), tf.float32))
 
-        batches = [(tf.constant(x[i:i + BATCH]), tf.constant(y[i:i + BATCH])) for i in range(0, len(x), BATCH)]
+        batches = [(tf.constant(x[i : i + BATCH]), tf.constant(y[i : i + BATCH])) for i in range(0, len(x), BATCH)]
         correct = 0.0
         for _ in range(EPOCHS):
             correct = sum(float(step(xb, yb)) for xb, yb in batches)
@@ -87,10 +95,14 @@ def main() -> None:
     import minitf  # imported when the benchmark runs, as the other benchmarks import the engines
 
     x, y = _data()
-    print(f"fit of the digits network: {EPOCHS} epochs, batches of {BATCH}, {len(x)} digits (best of {REPEATS}; "
-          "a loaded machine makes every figure slower, compare the ratios)")
-    rows = {"minitf: hand-written compiled loop": _best(hand_written_loop(minitf, x, y)),
-            "minitf: keras fit": _best(keras_fit(minitf, x, y))}
+    print(
+        f"fit of the digits network: {EPOCHS} epochs, batches of {BATCH}, {len(x)} digits (best of {REPEATS}; "
+        "a loaded machine makes every figure slower, compare the ratios)"
+    )
+    rows = {
+        "minitf: hand-written compiled loop": _best(hand_written_loop(minitf, x, y)),
+        "minitf: keras fit": _best(keras_fit(minitf, x, y)),
+    }
     tf = load_tensorflow()
     if tf is not None:
         rows["TensorFlow: keras fit"] = _best(keras_fit(tf, x, y))

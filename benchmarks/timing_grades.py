@@ -33,10 +33,19 @@ NOTEBOOK = REPO / "solutions" / "part2-basics" / "02-graph-execution.ipynb"
 EXERCISES = ("ex5-answer", "ex6-answer")
 #: measurements the solution's tests leave behind: (true cost, the test's upper limit) in seconds, for the margins
 MEASURED = {
-    "ex5-answer": {"once": (0.06, 0.3), "fastest": (0.12, 0.27), "single": (0.08, 0.3), "middle": (0.10, 0.3),
-                   "slow": (0.31, 0.6)},
-    "ex6-answer": {"comparison.eager_seconds": (0.30, 0.5), "comparison.graph_seconds": (0.04, 0.25),
-                   "hidden_eager": (0.03, 0.2), "hidden_graph": (0.15, 0.35)},
+    "ex5-answer": {
+        "once": (0.06, 0.3),
+        "fastest": (0.12, 0.27),
+        "single": (0.08, 0.3),
+        "middle": (0.10, 0.3),
+        "slow": (0.31, 0.6),
+    },
+    "ex6-answer": {
+        "comparison.eager_seconds": (0.30, 0.5),
+        "comparison.graph_seconds": (0.04, 0.25),
+        "hidden_eager": (0.03, 0.2),
+        "hidden_graph": (0.15, 0.35),
+    },
 }
 #: the longest a load process spins, whatever happens to this script
 LOAD_LIMIT_SECONDS = 3600
@@ -55,8 +64,9 @@ def _spin(stop, limit: float) -> None:
 def busy_cores(processes: int):
     """`processes` busy loops for as long as the block runs."""
     stop = multiprocessing.Event()
-    workers = [multiprocessing.Process(target=_spin, args=(stop, LOAD_LIMIT_SECONDS), daemon=True)
-               for _ in range(processes)]
+    workers = [
+        multiprocessing.Process(target=_spin, args=(stop, LOAD_LIMIT_SECONDS), daemon=True) for _ in range(processes)
+    ]
     for worker in workers:
         worker.start()
     try:
@@ -145,10 +155,19 @@ def measure(engine: str, runs: int, load: int, exercises: tuple[str, ...] = EXER
         exercise, namespace = before[grade_id]
         rows.append((grade_id, "solution", runner.solution_answer(exercise.answer_source), True, namespace, exercise))
         for item in wrong.get(grade_id) or []:
-            rows.append((grade_id, item["mistake"], runner.with_answer(exercise.answer_source, item["answer"]), False,
-                         namespace, exercise))
-    tallies = {(row[0], row[1]): {"passed": 0, "failed": 0, "overshoot_ms": 0.0, "margin_left_ms": None}
-               for row in rows}
+            rows.append(
+                (
+                    grade_id,
+                    item["mistake"],
+                    runner.with_answer(exercise.answer_source, item["answer"]),
+                    False,
+                    namespace,
+                    exercise,
+                )
+            )
+    tallies = {
+        (row[0], row[1]): {"passed": 0, "failed": 0, "overshoot_ms": 0.0, "margin_left_ms": None} for row in rows
+    }
     started = time.monotonic()
     with busy_cores(load):
         for _ in range(runs):
@@ -163,13 +182,19 @@ def measure(engine: str, runs: int, load: int, exercises: tuple[str, ...] = EXER
                             continue
                         tally["overshoot_ms"] = max(tally["overshoot_ms"], round((value - cost) * 1e3, 1))
                         left = round((limit - value) * 1e3, 1)
-                        tally["margin_left_ms"] = left if tally["margin_left_ms"] is None \
-                            else min(tally["margin_left_ms"], left)
+                        tally["margin_left_ms"] = (
+                            left if tally["margin_left_ms"] is None else min(tally["margin_left_ms"], left)
+                        )
     for grade_id, mistake, _source, should_pass, _namespace, _exercise in rows:
         tally = tallies[grade_id, mistake]
         flips = tally["failed"] if should_pass else tally["passed"]
-        entry = {"exercise": grade_id, "answer": mistake, "expected": "pass" if should_pass else "fail", **tally,
-                 "flips": flips}
+        entry = {
+            "exercise": grade_id,
+            "answer": mistake,
+            "expected": "pass" if should_pass else "fail",
+            **tally,
+            "flips": flips,
+        }
         if not should_pass:
             entry.pop("overshoot_ms")
             entry.pop("margin_left_ms")
@@ -188,10 +213,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     results = measure(args.engine, args.runs, args.load, tuple(args.exercise or EXERCISES))
     for entry in results["answers"]:
-        margin = (f"  worst overshoot {entry['overshoot_ms']:.1f} ms, closest to a limit {entry['margin_left_ms']} ms"
-                  if "overshoot_ms" in entry else "")
-        print(f"{results['engine']:10} {entry['exercise']:10} {entry['answer'][:58]:58} expected {entry['expected']}: "
-              f"{entry['passed']:3} passed {entry['failed']:3} failed, {entry['flips']} flips{margin}")
+        margin = (
+            f"  worst overshoot {entry['overshoot_ms']:.1f} ms, closest to a limit {entry['margin_left_ms']} ms"
+            if "overshoot_ms" in entry
+            else ""
+        )
+        print(
+            f"{results['engine']:10} {entry['exercise']:10} {entry['answer'][:58]:58} expected {entry['expected']}: "
+            f"{entry['passed']:3} passed {entry['failed']:3} failed, {entry['flips']} flips{margin}"
+        )
     print(json.dumps(results))
 
 

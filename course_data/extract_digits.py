@@ -38,8 +38,21 @@ def main() -> None:
     parser.add_argument("--version", default="1.9.1", help="the scikit-learn release whose wheel to read")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-                        "-d", folder, f"scikit-learn=={args.version}"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-q",
+                "-d",
+                folder,
+                f"scikit-learn=={args.version}",
+            ],
+            check=True,
+        )
         wheel = next(Path(folder).glob("scikit_learn-*.whl"))
         with zipfile.ZipFile(wheel) as archive:
             data = archive.read(MEMBER)

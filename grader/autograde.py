@@ -91,13 +91,21 @@ def record(term: Term, result) -> Outcome:
     retried = "graded again after its worker stopped" if result.attempt > 1 else ""
     try:
         if not result.success:
-            return Outcome(result.student, result.assignment, "failed", seconds=result.seconds,
-                           message=result.message)
+            return Outcome(result.student, result.assignment, "failed", seconds=result.seconds, message=result.message)
         apply_result(term, result)
         score, max_score = recorded_score(term, result.student, result.assignment)
-        outcome = Outcome(result.student, result.assignment, "graded", score, max_score, result.seconds, retried,
-                          kernel_mb=round(result.kernel_mb, 1), worker=result.worker,
-                          early_kernels=result.early_kernels)
+        outcome = Outcome(
+            result.student,
+            result.assignment,
+            "graded",
+            score,
+            max_score,
+            result.seconds,
+            retried,
+            kernel_mb=round(result.kernel_mb, 1),
+            worker=result.worker,
+            early_kernels=result.early_kernels,
+        )
         write_marker(term, outcome)
         return outcome
     finally:
@@ -105,24 +113,43 @@ def record(term: Term, result) -> Outcome:
             shutil.rmtree(result.scratch, ignore_errors=True)
 
 
-def grade_tasks(term: Term, tasks: list, limits: Limits, guard: bool, modules: list[str], sandbox: Sandbox | None,
-                workers: int | None, scheduler: str | None, pool: bool = True,
-                trusted_kernel: bool = True) -> Iterator:
+def grade_tasks(
+    term: Term,
+    tasks: list,
+    limits: Limits,
+    guard: bool,
+    modules: list[str],
+    sandbox: Sandbox | None,
+    workers: int | None,
+    scheduler: str | None,
+    pool: bool = True,
+    trusted_kernel: bool = True,
+) -> Iterator:
     """Results of grading ``tasks`` on local worker processes or on a Dask cluster, as they finish."""
     from grader.workers import DaskPool, LocalPool, make_kit, read_submission
 
-    kit = make_kit(term, {t.assignment for t in tasks}, limits, guard, modules, portable=bool(scheduler), pool=pool,
-                   trusted_kernel=trusted_kernel)
+    kit = make_kit(
+        term,
+        {t.assignment for t in tasks},
+        limits,
+        guard,
+        modules,
+        portable=bool(scheduler),
+        pool=pool,
+        trusted_kernel=trusted_kernel,
+    )
     if scheduler is None:
         pool = LocalPool(term, sandbox, kit, min(workers or default_workers(), len(tasks)))
     else:
         pool = DaskPool(scheduler, kit)
-    yield from pool.results(tasks, lambda task: replace(task, files=read_submission(term, task.student,
-                                                                                     task.assignment)))
+    yield from pool.results(
+        tasks, lambda task: replace(task, files=read_submission(term, task.student, task.assignment))
+    )
 
 
-def start(term: Term, limits: Limits, modules: list[str], scheduler: str | None,
-          sandbox: Sandbox | None = None) -> Sandbox | None:
+def start(
+    term: Term, limits: Limits, modules: list[str], scheduler: str | None, sandbox: Sandbox | None = None
+) -> Sandbox | None:
     """Check this machine's sandbox (unless Dask workers grade: each checks its own) and say how grading runs."""
     if scheduler is None:
         sandbox = sandbox or prepare(term, limits, modules)
@@ -132,10 +159,20 @@ def start(term: Term, limits: Limits, modules: list[str], scheduler: str | None,
     return None
 
 
-def autograde(term: Term, assignment: str | None = None, student: str | None = None,
-              limits: Limits | None = None, regrade: bool = False, progress: bool = True,
-              sandbox: Sandbox | None = None, guard: bool = True, workers: int | None = None,
-              scheduler: str | None = None, pool: bool = True, trusted_kernel: bool = True) -> list[Outcome]:
+def autograde(
+    term: Term,
+    assignment: str | None = None,
+    student: str | None = None,
+    limits: Limits | None = None,
+    regrade: bool = False,
+    progress: bool = True,
+    sandbox: Sandbox | None = None,
+    guard: bool = True,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    pool: bool = True,
+    trusted_kernel: bool = True,
+) -> list[Outcome]:
     """Grade the selected submissions with ``workers`` local processes (default: one per core) or on the
     Dask workers of ``scheduler``; this process alone writes the gradebook.  ``pool``: warm kernels
     (grader/pool.py); ``guard``: the in-kernel guard in the student's kernel (grader/kernel_guard.py);
@@ -176,8 +213,9 @@ def autograde(term: Term, assignment: str | None = None, student: str | None = N
                 write_marker(term, outcomes[index])
             bar.update(1)
         if tasks:
-            for result in grade_tasks(term, tasks, limits, guard, modules, sandbox, workers, scheduler, pool,
-                                      trusted_kernel):
+            for result in grade_tasks(
+                term, tasks, limits, guard, modules, sandbox, workers, scheduler, pool, trusted_kernel
+            ):
                 outcomes[result.index] = record(term, result)
                 bar.set_postfix_str(f"{result.student}/{result.assignment}")
                 bar.update(1)
@@ -195,5 +233,7 @@ def print_outcomes(outcomes: list[Outcome]) -> None:
         score = f"{o.score:g}/{o.max_score:g}" if o.score is not None else "-"
         print(f"{o.student:<{width}}  {o.assignment:<20} {o.status:<8} {score:>11} {o.seconds:8.1f}  {o.message}")
     failed = [o for o in outcomes if o.status == "failed"]
-    print(f"{sum(o.status == 'graded' for o in outcomes)} graded, "
-          f"{sum(o.status == 'skipped' for o in outcomes)} already finished, {len(failed)} failed")
+    print(
+        f"{sum(o.status == 'graded' for o in outcomes)} graded, "
+        f"{sum(o.status == 'skipped' for o in outcomes)} already finished, {len(failed)} failed"
+    )

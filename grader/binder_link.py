@@ -26,8 +26,9 @@ def binder_url(root: Path) -> str:
     """Binder's launch link for the repository's main branch, opening the welcome lesson."""
     match = re.fullmatch(r"https://github\.com/([^/]+)/([^/]+)", repository_address(root))
     if match is None:
-        raise ValueError(f"[project.urls] Repository should be https://github.com/<account>/<name>, "
-                         f"not {repository_address(root)!r}")
+        raise ValueError(
+            f"[project.urls] Repository should be https://github.com/<account>/<name>, not {repository_address(root)!r}"
+        )
     account, name = match.groups()
     return f"https://mybinder.org/v2/gh/{account}/{name}/main?urlpath=lab/tree/{WELCOME_LESSON}"
 
@@ -40,8 +41,10 @@ def placeholder_warning(root: Path) -> str | None:
     """What `grader release` prints while the address is the placeholder, or None once it is set."""
     if not is_placeholder(root):
         return None
-    return (f"warning: the repository's address is still the placeholder {repository_address(root)}: set "
-            "[project.urls] Repository in pyproject.toml, or the Binder links lead nowhere")
+    return (
+        f"warning: the repository's address is still the placeholder {repository_address(root)}: set "
+        "[project.urls] Repository in pyproject.toml, or the Binder links lead nowhere"
+    )
 
 
 def _replace_links(text: str, url: str) -> str:

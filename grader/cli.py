@@ -46,13 +46,19 @@ def _check(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
-    parser.add_argument("--solutions", type=Path, default=DEFAULT_SOLUTIONS,
-                        help="instructor sources (default: %(default)s)")
-    parser.add_argument("--course", type=Path, default=DEFAULT_COURSE,
-                        help="generated student notebooks (default: %(default)s)")
-    parser.add_argument("--term", type=Path, default=None,
-                        help="term directory with submissions, gradebook and feedback (default: $GRADER_TERM "
-                             "or ./term; demo: a new temporary folder)")
+    parser.add_argument(
+        "--solutions", type=Path, default=DEFAULT_SOLUTIONS, help="instructor sources (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--course", type=Path, default=DEFAULT_COURSE, help="generated student notebooks (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--term",
+        type=Path,
+        default=None,
+        help="term directory with submissions, gradebook and feedback (default: $GRADER_TERM "
+        "or ./term; demo: a new temporary folder)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     sub = commands.add_parser("release", help="regenerate course/ from solutions/")

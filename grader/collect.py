@@ -35,13 +35,19 @@ class CollectReport:
     without_submission: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        return (f"collect: {len(self.collected)} new, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
-                f"{len(self.rejected)} rejected, {len(self.without_submission)} student(s) without submission")
+        return (
+            f"collect: {len(self.collected)} new, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
+            f"{len(self.rejected)} rejected, {len(self.without_submission)} student(s) without submission"
+        )
 
     def print(self) -> None:
-        for label, items in (("collected", self.collected), ("updated (will be regraded)", self.updated),
-                             ("unchanged", self.unchanged), ("REJECTED", self.rejected),
-                             ("no submission", self.without_submission)):
+        for label, items in (
+            ("collected", self.collected),
+            ("updated (will be regraded)", self.updated),
+            ("unchanged", self.unchanged),
+            ("REJECTED", self.rejected),
+            ("no submission", self.without_submission),
+        ):
             if items:
                 print(f"{label} ({len(items)}):")
                 for item in items:
@@ -57,8 +63,9 @@ def import_roster(term: Term, csv_file: Path) -> int:
     with csv_file.open(newline="", encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     if not rows or "id" not in rows[0]:
-        raise GraderError(f"roster {csv_file} needs a header row with an 'id' column (optional: "
-                          f"{', '.join(ROSTER_COLUMNS[1:])})")
+        raise GraderError(
+            f"roster {csv_file} needs a header row with an 'id' column (optional: {', '.join(ROSTER_COLUMNS[1:])})"
+        )
     ids = [row["id"].strip() for row in rows]
     if "" in ids or len(set(ids)) != len(ids):
         raise GraderError(f"roster {csv_file}: every row needs a unique, non-empty id")
@@ -127,8 +134,9 @@ def collect_folder(term: Term, assignment: str, source: Path) -> CollectReport:
                 report.rejected.append(f"{label}: {problem}")
                 continue
             if notebook.name not in expected:
-                report.rejected.append(f"{label}: not a notebook of {assignment} "
-                                       f"(expected {', '.join(sorted(expected))})")
+                report.rejected.append(
+                    f"{label}: not a notebook of {assignment} (expected {', '.join(sorted(expected))})"
+                )
                 continue
             try:
                 nbformat.validate(nbformat.read(notebook, as_version=4))

@@ -25,10 +25,19 @@ def _autograde(args: argparse.Namespace) -> int:
     from grader.autograde import autograde, print_outcomes
 
     limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
-    outcomes = autograde(args.term, args.assignment, args.student, limits, regrade=args.regrade,
-                         progress=not args.quiet, guard=not args.no_guard, trusted_kernel=not args.no_trusted_kernel,
-                         workers=args.workers,
-                         scheduler=args.scheduler, pool=not args.no_pool)
+    outcomes = autograde(
+        args.term,
+        args.assignment,
+        args.student,
+        limits,
+        regrade=args.regrade,
+        progress=not args.quiet,
+        guard=not args.no_guard,
+        trusted_kernel=not args.no_trusted_kernel,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        pool=not args.no_pool,
+    )
     print_outcomes(outcomes)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
@@ -37,8 +46,9 @@ def _regrade(args: argparse.Namespace) -> int:
     from grader.regrade import regrade
 
     limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
-    report = regrade(args.term, args.assignment, limits, workers=args.workers, scheduler=args.scheduler,
-                     progress=not args.quiet)
+    report = regrade(
+        args.term, args.assignment, limits, workers=args.workers, scheduler=args.scheduler, progress=not args.quiet
+    )
     report.print()
     return 1 if any(change.new is None for change in report.regraded) else 0
 
@@ -51,8 +61,9 @@ def _watch(args: argparse.Namespace) -> int:
         print(f"roster: {import_roster(args.term, args.roster)} student(s) from {args.roster}")
     limits = Limits(cell_timeout=args.timeout, memory_mb=args.memory)
     try:
-        watch(args.term, args.assignment, args.folder, limits, args.interval, args.workers, args.scheduler,
-              once=args.once)
+        watch(
+            args.term, args.assignment, args.folder, limits, args.interval, args.workers, args.scheduler, once=args.once
+        )
     except KeyboardInterrupt:
         print("watch stopped; start it again to carry on (finished work is not graded again)")
     return 0
@@ -93,20 +104,29 @@ def _workers(text: str) -> int:
 
 
 def _add_worker_options(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--workers", type=_workers, default=None,
-                     help="submissions graded at once, each by its own process (default: the machine's cores)")
-    sub.add_argument("--scheduler", metavar="ADDRESS",
-                     help="grade on the workers of this Dask scheduler (tcp://host:8786) instead of locally")
+    sub.add_argument(
+        "--workers",
+        type=_workers,
+        default=None,
+        help="submissions graded at once, each by its own process (default: the machine's cores)",
+    )
+    sub.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on the workers of this Dask scheduler (tcp://host:8786) instead of locally",
+    )
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     sub = commands.add_parser("collect", help="bring submissions into the term (folder or LMS zip)")
     sub.add_argument("assignment")
-    sub.add_argument("source", type=Path,
-                     help="folder with <student>/<notebook>.ipynb, or a zip of <student>_<notebook>.ipynb files")
+    sub.add_argument(
+        "source", type=Path, help="folder with <student>/<notebook>.ipynb, or a zip of <student>_<notebook>.ipynb files"
+    )
     sub.add_argument("--roster", type=Path, help="CSV with columns id[,first_name,last_name,email,lms_user_id]")
-    sub.add_argument("--pattern", help="regular expression for zip file names with (?P<student_id>) and "
-                                        "(?P<file_id>) groups")
+    sub.add_argument(
+        "--pattern", help="regular expression for zip file names with (?P<student_id>) and (?P<file_id>) groups"
+    )
     sub.set_defaults(run=_collect)
 
     sub = commands.add_parser("autograde", help="grade collected submissions in the sandbox (resumable)")
@@ -117,21 +137,33 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub.add_argument("--memory", type=int, default=Limits.memory_mb, help="MB per kernel (%(default)s)")
     sub.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_worker_options(sub)
-    sub.add_argument("--no-guard", action="store_true",
-                     help="no in-kernel guard in the student's kernel (before each test it ends the processes "
-                          "student code left running and restores library functions replaced since the "
-                          "read-only cells ran); only to see what the guard prevents")
-    sub.add_argument("--no-trusted-kernel", action="store_true",
-                     help="run the graded test cells in the student's kernel, as plain nbgrader does, instead of "
-                          "in a second, trusted kernel where no student code runs; only to see what the trusted "
-                          "kernel prevents")
-    sub.add_argument("--no-pool", action="store_true",
-                     help="start every kernel as a fresh interpreter instead of forking it from the worker's "
-                          "warm template (slower; the grades are the same)")
+    sub.add_argument(
+        "--no-guard",
+        action="store_true",
+        help="no in-kernel guard in the student's kernel (before each test it ends the processes "
+        "student code left running and restores library functions replaced since the "
+        "read-only cells ran); only to see what the guard prevents",
+    )
+    sub.add_argument(
+        "--no-trusted-kernel",
+        action="store_true",
+        help="run the graded test cells in the student's kernel, as plain nbgrader does, instead of "
+        "in a second, trusted kernel where no student code runs; only to see what the trusted "
+        "kernel prevents",
+    )
+    sub.add_argument(
+        "--no-pool",
+        action="store_true",
+        help="start every kernel as a fresh interpreter instead of forking it from the worker's "
+        "warm template (slower; the grades are the same)",
+    )
     sub.set_defaults(run=_autograde)
 
-    sub = commands.add_parser("regrade", help="after fixing a test in solutions/: update the term's tests, "
-                                              "regrade the notebooks they touch, list changed scores")
+    sub = commands.add_parser(
+        "regrade",
+        help="after fixing a test in solutions/: update the term's tests, "
+        "regrade the notebooks they touch, list changed scores",
+    )
     sub.add_argument("--assignment")
     sub.add_argument("--timeout", type=int, default=Limits.cell_timeout, help="seconds per cell (%(default)s)")
     sub.add_argument("--memory", type=int, default=Limits.memory_mb, help="MB per kernel (%(default)s)")
@@ -161,6 +193,10 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     sub = commands.add_parser("demo", help="the whole cycle on sample submissions (term: a new temp dir)")
     sub.add_argument("--students", type=int, default=4, help="sample students besides the two misbehaving")
-    sub.add_argument("--notebooks", type=int, default=3,
-                     help="grade only the assignment's first N notebooks (0: all; default %(default)s)")
+    sub.add_argument(
+        "--notebooks",
+        type=int,
+        default=3,
+        help="grade only the assignment's first N notebooks (0: all; default %(default)s)",
+    )
     sub.set_defaults(run=_demo)

@@ -25,8 +25,7 @@ from grader.report import grade_table, plot, read_grades, write_csv
 from grader.samples import fill, solution_answers, write_class
 
 FIXTURE_SOLUTIONS = REPO / "tests" / "grader_fixtures" / "solutions"
-CHEAT = ("import numpy as np\nnp.allclose = lambda *a, **k: True\n"
-         "np.testing.assert_allclose = lambda *a, **k: None\n")
+CHEAT = "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n"
 
 
 def demo_source() -> tuple[Path, str]:
@@ -74,8 +73,12 @@ def run_demo(term_root: Path | None, students: int = 4, notebooks: int | None = 
     profiles = write_class(term.solutions, term.release, assignment, inbox, students)
     _write_misbehaving(term, assignment, inbox)
     roster_csv = term.root / "roster.csv"
-    roster_csv.write_text("id,first_name,last_name\n" + "".join(
-        f"{s},{p.title()},Sample\n" for s, p in {**profiles, "cheater": "cheater", "crasher": "crasher"}.items()))
+    roster_csv.write_text(
+        "id,first_name,last_name\n"
+        + "".join(
+            f"{s},{p.title()},Sample\n" for s, p in {**profiles, "cheater": "cheater", "crasher": "crasher"}.items()
+        )
+    )
     import_roster(term, roster_csv)
     print(collect_folder(term, assignment, inbox).summary())
     print_outcomes(autograde(term, assignment))

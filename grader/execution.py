@@ -172,12 +172,12 @@ class TrustedKernel:
         """Queue the channel and the instructor's cells before the first test; the kernel runs them once it is
         up, in this order, as ``wait_until_ready`` and ``run_prelude`` would (without stdin: they ask nothing)."""
         first = next(index for index, cell in enumerate(self.plan.cells) if cell.test)
-        self.sent.append(self.kc.execute(TRUSTED_CHANNEL, silent=True,
-                                         store_history=False, allow_stdin=False))
+        self.sent.append(self.kc.execute(TRUSTED_CHANNEL, silent=True, store_history=False, allow_stdin=False))
         for cell in self.plan.cells[:first]:
             if not cell.reads_answers:
-                self.sent.append(self.kc.execute(cell.source, store_history=False, allow_stdin=False,
-                                                 stop_on_error=False))
+                self.sent.append(
+                    self.kc.execute(cell.source, store_history=False, allow_stdin=False, stop_on_error=False)
+                )
         self.done = first
 
     def take(self, owner: GuardedExecute, plan: TrustedPlan) -> bool:
@@ -203,8 +203,9 @@ class TrustedKernel:
             return  # no test follows: the cells after the last one are never needed
         for cell in cells[start:upto]:
             if not cell.reads_answers:
-                self.sent.append(self.kc.execute(cell.source, store_history=False, allow_stdin=False,
-                                                 stop_on_error=False))
+                self.sent.append(
+                    self.kc.execute(cell.source, store_history=False, allow_stdin=False, stop_on_error=False)
+                )
         self.done = upto
 
     def collect(self, channel_first: bool = False) -> bool:
@@ -212,15 +213,15 @@ class TrustedKernel:
         died, or a cell hung or broke it (the caller then closes it and starts a kernel the usual way)."""
         owner = self.owner
         timeout = max(owner.startup_timeout, owner.timeout or 600)
-        replies = read_replies(lambda wait: self.kc.get_shell_msg(timeout=wait), self.sent, timeout,
-                               self.km.is_alive)
+        replies = read_replies(lambda wait: self.kc.get_shell_msg(timeout=wait), self.sent, timeout, self.km.is_alive)
         if replies is None or (channel_first and replies[0]["content"].get("status") != "ok"):
             return False
-        for reply in replies[1 if channel_first else 0:]:
+        for reply in replies[1 if channel_first else 0 :]:
             content = reply["content"]
             if content.get("status") == "error":
-                owner.log.warning("instructor cell failed in the trusted kernel: %s: %s", content.get("ename"),
-                                  content.get("evalue"))
+                owner.log.warning(
+                    "instructor cell failed in the trusted kernel: %s: %s", content.get("ename"), content.get("evalue")
+                )
             elif content.get("status") != "ok":
                 return False
         if not self._drop_waiting_output() and channel_first:
@@ -302,12 +303,14 @@ class TrustedKernel:
                 return False
             errors = [o for o in scratch.outputs if o.output_type == "error"]
             if errors:
-                self.owner.log.warning("instructor cell failed in the trusted kernel: %s: %s",
-                                       errors[0].ename, errors[0].evalue)
+                self.owner.log.warning(
+                    "instructor cell failed in the trusted kernel: %s: %s", errors[0].ename, errors[0].evalue
+                )
         return True
 
-    def execute(self, cell: NotebookNode, index: int, store_history: bool = True,
-                deadline: float | None = None) -> bool:
+    def execute(
+        self, cell: NotebookNode, index: int, store_history: bool = True, deadline: float | None = None
+    ) -> bool:
         """Run a cell here, answering its requests for student values; False if this kernel broke.
 
         ``deadline`` is the cell's one time budget: the test's own time and the student's side of every request.
@@ -376,8 +379,9 @@ class StudentSpare:
     submission can take it: ``folder`` is the submission's own grading folder.
     """
 
-    def __init__(self, km, kc, sockets: Path | None, folder: str, notebook: str, modules: list[str],
-                 sent: list[str], digest: str) -> None:
+    def __init__(
+        self, km, kc, sockets: Path | None, folder: str, notebook: str, modules: list[str], sent: list[str], digest: str
+    ) -> None:
         self.km, self.kc, self.sockets, self.sent = km, kc, sockets, sent
         self.folder, self.notebook, self.modules, self.digest = folder, notebook, modules, digest
         self.answered: bool | None = None  # the replies, once read
@@ -386,8 +390,12 @@ class StudentSpare:
         """True once the guard and the channel are in; False if the kernel died or they failed.  Once it has
         answered, its launcher has copied the working folder: the folder may change from then on."""
         if self.answered is None:
-            replies = read_replies(lambda wait: run_sync(self.kc.get_shell_msg)(timeout=wait), self.sent, timeout,
-                                   lambda: run_sync(self.km.is_alive)())
+            replies = read_replies(
+                lambda wait: run_sync(self.kc.get_shell_msg)(timeout=wait),
+                self.sent,
+                timeout,
+                lambda: run_sync(self.km.is_alive)(),
+            )
             self.answered = replies is not None and all(reply["content"].get("status") == "ok" for reply in replies)
         return self.answered
 
@@ -455,18 +463,24 @@ def close_spare() -> None:
 class GuardedExecute(Execute):
     """nbgrader's Execute plus the trusted kernel, the in-kernel guard and recovery from dead or hung kernels."""
 
-    trusted_kernel = Bool(True, help=(
-        "Run every graded test cell in a second, trusted kernel where no student code runs, which reads the "
-        "student's names over the data-only channel. Off: the tests run in the student's kernel, as in plain "
-        "nbgrader (only to show what the trusted kernel prevents).")).tag(config=True)
-    guard = Bool(True, help=(
-        "The in-kernel guard in the student's kernel: before each test it ends the processes student code left "
-        "running, and before a graded cell that runs there it restores library functions replaced since the "
-        "read-only cells ran.")).tag(config=True)
+    trusted_kernel = Bool(
+        True,
+        help=(
+            "Run every graded test cell in a second, trusted kernel where no student code runs, which reads the "
+            "student's names over the data-only channel. Off: the tests run in the student's kernel, as in plain "
+            "nbgrader (only to show what the trusted kernel prevents)."
+        ),
+    ).tag(config=True)
+    guard = Bool(
+        True,
+        help=(
+            "The in-kernel guard in the student's kernel: before each test it ends the processes student code left "
+            "running, and before a graded cell that runs there it restores library functions replaced since the "
+            "read-only cells ran."
+        ),
+    ).tag(config=True)
     warm = Bool(False, help="Start the next notebook's trusted kernel while this one runs.").tag(config=True)
-    max_kernel_restarts = Integer(4, help="Restarts per notebook before the rest is marked not run.").tag(
-        config=True
-    )
+    max_kernel_restarts = Integer(4, help="Restarts per notebook before the rest is marked not run.").tag(config=True)
 
     async def async_start_new_kernel_client(self):
         assert self.km is not None
@@ -491,8 +505,11 @@ class GuardedExecute(Execute):
                 return None
             solution_ids = {cell.name for cell in notebook.solution_cells}
             grade_ids = {g.name for g in notebook.grade_cells}
-            read_only = {cell.name for cell in notebook.source_cells
-                         if (cell.locked or cell.name in grade_ids) and cell.name not in solution_ids}
+            read_only = {
+                cell.name
+                for cell in notebook.source_cells
+                if (cell.locked or cell.name in grade_ids) and cell.name not in solution_ids
+            }
             return read_only, {cell.name: cell.source for cell in notebook.source_cells}
 
     def _is_read_only(self, cell: NotebookNode) -> bool:
@@ -536,14 +553,24 @@ class GuardedExecute(Execute):
                 guard_error = str(error)
         self.execute_cell(cell, index, store_history=True)
         if guard_error is not None:
-            cell.outputs.append(_error_output(
-                "GraderGuardError",
-                f"the grader could not check that the functions the tests use are untouched ({guard_error})",
-            ))
+            cell.outputs.append(
+                _error_output(
+                    "GraderGuardError",
+                    f"the grader could not check that the functions the tests use are untouched ({guard_error})",
+                )
+            )
         elif restored != "[]":
-            cell.outputs.insert(0, NotebookNode(output_type="stream", name="stdout", text=(
-                f"Note from the grader: earlier code had replaced {restored}; the originals were put back "
-                "before this test ran.\n")))
+            cell.outputs.insert(
+                0,
+                NotebookNode(
+                    output_type="stream",
+                    name="stdout",
+                    text=(
+                        f"Note from the grader: earlier code had replaced {restored}; the originals were put back "
+                        "before this test ran.\n"
+                    ),
+                ),
+            )
         if any(o.get("ename") == "CellTimeoutError" for o in cell.outputs if o.output_type == "error"):
             self._timed_out.add(index)
             raise CellTimeoutError("cell timed out")  # the kernel may still be busy: restart it
@@ -584,9 +611,12 @@ class GuardedExecute(Execute):
         try:
             reply = self._student_reply(request, deadline)
         except DeadKernelError:
-            self._student_broken = ("KernelDied", "The Python kernel stopped while the test called your code "
-                                    "(for example os._exit(), a crash, or the memory or CPU limit). This test "
-                                    "scores 0 points; the grader started a new kernel for the rest.")
+            self._student_broken = (
+                "KernelDied",
+                "The Python kernel stopped while the test called your code "
+                "(for example os._exit(), a crash, or the memory or CPU limit). This test "
+                "scores 0 points; the grader started a new kernel for the rest.",
+            )
             return self._failed()
         if reply is None:
             self._test_failure = OVER_BUDGET.format(timeout=self.timeout)
@@ -596,16 +626,22 @@ class GuardedExecute(Execute):
         text = value.get("data", {}).get("text/plain", "") if value.get("status") == "ok" else ""
         answer = decode_reply(text) if isinstance(text, str) else None
         if answer is None:
-            return json.dumps({"raised": "RuntimeError",
-                               "message": "the kernel running your code sent no usable answer"})
+            return json.dumps(
+                {"raised": "RuntimeError", "message": "the kernel running your code sent no usable answer"}
+            )
         return answer
 
     async def _async_student_reply(self, request: str, deadline: float) -> dict | None:
         """The student's kernel's reply to one request, or None when the test's time budget ran out first."""
         assert self.kc is not None
         channel = f"__import__('sys').modules[{STUDENT_SIDE!r}]"
-        msg_id = self.kc.execute(f"{channel}.answer({request!r})", silent=True, store_history=False,
-                                 allow_stdin=True, user_expressions={"r": f"{channel}.last_reply"})
+        msg_id = self.kc.execute(
+            f"{channel}.answer({request!r})",
+            silent=True,
+            store_history=False,
+            allow_stdin=True,
+            user_expressions={"r": f"{channel}.last_reply"},
+        )
         wait = 0.001  # short at first: a timed call of a lent object should not wait for the grader's polling
         while True:
             remaining = deadline - time.monotonic()
@@ -675,8 +711,11 @@ class GuardedExecute(Execute):
         self._test_failure: str | None = None
         wanted = self._plan.wanted(cell.source)
         values = self._ask_student(json.dumps({"op": "names", "names": wanted}), deadline)
-        answer_sources = [c.source for i, c in enumerate(self.nb.cells[:index])
-                          if c.cell_type == "code" and self._kind(c) == "student" and i not in self._skipped]
+        answer_sources = [
+            c.source
+            for i, c in enumerate(self.nb.cells[:index])
+            if c.cell_type == "code" and self._kind(c) == "student" and i not in self._skipped
+        ]
         flags = {name: flag for name, flag in tf_function_names(answer_sources).items() if name in wanted}
         try:
             trusted.silent(
@@ -734,8 +773,11 @@ class GuardedExecute(Execute):
 
     def _student_manager(self, sockets: Path | None):
         self.kernel_name = self.kernel_name or self.nb.metadata.get("kernelspec", {}).get("name", "")
-        km = self.kernel_manager_class(kernel_name=self.kernel_name, config=self.config,
-                                       **({"ip": str(sockets / "k")} if sockets is not None else {}))
+        km = self.kernel_manager_class(
+            kernel_name=self.kernel_name,
+            config=self.config,
+            **({"ip": str(sockets / "k")} if sockets is not None else {}),
+        )
         km.client_factory = CappedKernelClient  # the student's kernel's messages are bounded before decoding
         return km
 
@@ -781,9 +823,12 @@ class GuardedExecute(Execute):
         for spare in list(_STUDENT_SPARE):
             if spare.folder != folder or spare.modules == modules or spare.notebook == here:
                 _STUDENT_SPARE.remove(spare)  # another submission's (its grading stopped early) is never used
-                if spare.folder == folder and spare.modules == modules and \
-                        spare.ready(max(self.startup_timeout, self.timeout or 600)) and \
-                        spare.digest == folder_digest(folder):
+                if (
+                    spare.folder == folder
+                    and spare.modules == modules
+                    and spare.ready(max(self.startup_timeout, self.timeout or 600))
+                    and spare.digest == folder_digest(folder)
+                ):
                     return spare
                 spare.close()
         return None
@@ -797,8 +842,9 @@ class GuardedExecute(Execute):
 
         info = self.resources.get("nbgrader", {})
         course = CourseDirectory(config=self.config)
-        submitted = Path(course.format_path(course.submitted_directory, info.get("student", ""),
-                                            info.get("assignment", "")))
+        submitted = Path(
+            course.format_path(course.submitted_directory, info.get("student", ""), info.get("assignment", ""))
+        )
         upcoming = following([path.stem for path in submitted.glob("*.ipynb")], info.get("notebook", ""))
         source = source_notebook(self.config, self.resources)
         folder = str(self.resources.get("metadata", {}).get("path", ""))
@@ -814,16 +860,23 @@ class GuardedExecute(Execute):
                 self.log.warning("could not lay out the next submission's folder early: %s", error)
                 return
             upcoming, folder = after.notebook, str(after.folder)
-        known = self._upcoming[1] if self._upcoming and self._upcoming[0] == upcoming else \
-            self._read_gradebook(self.resources, upcoming)
+        known = (
+            self._upcoming[1]
+            if self._upcoming and self._upcoming[0] == upcoming
+            else self._read_gradebook(self.resources, upcoming)
+        )
         if known is None:
             return
         import nbformat
 
         cells = nbformat.read(source.with_name(f"{upcoming}.ipynb"), as_version=4).cells
-        modules = guard_modules([known[1][meta["grade_id"]] for cell in cells
-                                 if cell.cell_type == "code" and (meta := _nbgrader_meta(cell)).get("grade_id")
-                                 in known[0]])
+        modules = guard_modules(
+            [
+                known[1][meta["grade_id"]]
+                for cell in cells
+                if cell.cell_type == "code" and (meta := _nbgrader_meta(cell)).get("grade_id") in known[0]
+            ]
+        )
         digest = folder_digest(folder)
         if digest is None:
             return
@@ -845,8 +898,10 @@ class GuardedExecute(Execute):
         await ensure_async(km.start_kernel(extra_arguments=list(self.extra_arguments), cwd=folder))
         kc = km.client()
         await ensure_async(kc.start_channels())
-        sent = [kc.execute(_guard_install(modules), silent=True, store_history=False, allow_stdin=False),
-                kc.execute(STUDENT_CHANNEL, silent=True, store_history=False, allow_stdin=False)]
+        sent = [
+            kc.execute(_guard_install(modules), silent=True, store_history=False, allow_stdin=False),
+            kc.execute(STUDENT_CHANNEL, silent=True, store_history=False, allow_stdin=False),
+        ]
         return kc, sent
 
     _send_ahead = run_sync(_async_send_ahead)
@@ -904,8 +959,9 @@ class GuardedExecute(Execute):
                     kind = self._kind(cell) if cell.cell_type == "code" else "text"
                     if kind == "copy":
                         grade_id = cell.metadata["grader"]["copy_of"]
-                        cell.outputs = [NotebookNode(output_type="stream", name="stdout",
-                                                     text=COPY_NOTE.format(grade_id=grade_id))]
+                        cell.outputs = [
+                            NotebookNode(output_type="stream", name="stdout", text=COPY_NOTE.format(grade_id=grade_id))
+                        ]
                         index += 1
                         continue
                     if kind == "test":

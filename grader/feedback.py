@@ -37,9 +37,10 @@ def scrub(text: str, secrets: list[str]) -> str:
     """Replace every line of ``text`` that quotes a hidden test line."""
     if not secrets or not any(secret in text for secret in secrets):
         return text
-    return "".join(HIDDEN_TEXT_NOTE + ("\n" if line.endswith("\n") else "")
-                   if any(secret in line for secret in secrets) else line
-                   for line in text.splitlines(keepends=True))
+    return "".join(
+        HIDDEN_TEXT_NOTE + ("\n" if line.endswith("\n") else "") if any(secret in line for secret in secrets) else line
+        for line in text.splitlines(keepends=True)
+    )
 
 
 class HideHiddenTests(NbGraderPreprocessor):
@@ -51,8 +52,11 @@ class HideHiddenTests(NbGraderPreprocessor):
     """
 
     def preprocess(self, nb: NotebookNode, resources: dict):
-        self._secrets = sorted({line for cell in nb.cells if cell.cell_type == "code"
-                                for line in hidden_lines(cell.source)}, key=len, reverse=True)
+        self._secrets = sorted(
+            {line for cell in nb.cells if cell.cell_type == "code" for line in hidden_lines(cell.source)},
+            key=len,
+            reverse=True,
+        )
         nb, resources = super().preprocess(nb, resources)
         for cell in nb.cells:
             for output in cell.get("outputs", []):
@@ -103,8 +107,9 @@ class FeedbackSummary(NbGraderPreprocessor):
             rows.append(f"| `{meta.get('grade_id')}` | {points:g} / {meta.get('points', 0):g} | {result} |")
         if rows:
             table = "\n".join(["## Your results", "", "| Test | Points | Result |", "|---|---|---|", *rows])
-            nb.cells.insert(0, NotebookNode(cell_type="markdown", metadata=NotebookNode(), source=table,
-                                            id="grader-summary"))
+            nb.cells.insert(
+                0, NotebookNode(cell_type="markdown", metadata=NotebookNode(), source=table, id="grader-summary")
+            )
         return nb, resources
 
 
@@ -118,12 +123,14 @@ def feedback_config(term: Term) -> Config:
     return config
 
 
-def generate_feedback(term: Term, assignment: str | None = None, student: str | None = None,
-                      progress: bool = True) -> list[Path]:
+def generate_feedback(
+    term: Term, assignment: str | None = None, student: str | None = None, progress: bool = True
+) -> list[Path]:
     from tqdm import tqdm
 
     pairs = [  # finished, and with a notebook to comment on (an empty submission has none)
-        (who, what) for who, what in find_submissions(term, assignment, student)
+        (who, what)
+        for who, what in find_submissions(term, assignment, student)
         if is_finished(term, who, what) and any((term.autograded / who / what).glob("*.ipynb"))
     ]
     if not pairs:

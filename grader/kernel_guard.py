@@ -115,8 +115,10 @@ def restore() -> list:
         # operators and overrides of inherited methods added later (``Tensor.__eq__ = lambda *a: True``) are
         # the classic cheat; brand-new names may be the library's own lazy additions, so they stay
         added = [
-            a for a in current
-            if a not in attrs and callable(current[a])
+            a
+            for a in current
+            if a not in attrs
+            and callable(current[a])
             and (a.startswith("__") or any(a in vars(base) for base in cls.__mro__[1:]))
         ]
         for attr in added:

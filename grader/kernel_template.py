@@ -33,8 +33,15 @@ import launch
 
 #: what every grading kernel imports before a cell runs (ipykernel's machinery, the course's engine).  Not the
 #: notebooks' other imports: ipywidgets and tqdm.auto adapt to the kernel running them.
-PRELOADED = ("ipykernel.kernelapp", "ipykernel.ipkernel", "IPython.core.interactiveshell", "numpy",
-             "numpy.testing", "numpy.linalg", "minitf")
+PRELOADED = (
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "IPython.core.interactiveshell",
+    "numpy",
+    "numpy.testing",
+    "numpy.linalg",
+    "minitf",
+)
 #: and, when the worker has given the template a sandboxed kernel's font list (matplotlib builds it from the files
 #: it sees: the template sees the host's, a kernel only the allow-list), the plotting the course's setup cells import
 PRELOADED_PLOTTING = ("matplotlib", "matplotlib.pyplot")
@@ -77,8 +84,9 @@ def _run_kernel(config: dict, request: dict) -> None:
     """In the forked child, inside the sandbox: become the kernel (never returns)."""
     code = 70
     try:
-        connection_file, env = launch.enter_sandbox(config, request["connection_file"], request["connection"],
-                                                    config["isolate"])
+        connection_file, env = launch.enter_sandbox(
+            config, request["connection_file"], request["connection"], config["isolate"]
+        )
         _close_inherited_descriptors()
         os.environ.clear()
         os.environ.update(env)
@@ -210,8 +218,10 @@ def main(config_path: str, path: str) -> None:
     for name in PRELOADED + (PRELOADED_PLOTTING if config.get("preload_matplotlib") else ()):
         importlib.import_module(name)
     if threading.active_count() != 1:
-        sys.exit(f"grader kernel template: {threading.active_count() - 1} thread(s) started while importing; "
-                 "forking now would not be safe")
+        sys.exit(
+            f"grader kernel template: {threading.active_count() - 1} thread(s) started while importing; "
+            "forking now would not be safe"
+        )
     serve_forever(config, path)
 
 

@@ -34,9 +34,27 @@ PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}  # system call numbers (glibc has no
 NEW_ROOT = "/proc"  # built on a tmpfs over the old procfs; the kernel gets a fresh procfs for its PID namespace
 #: what every kernel sees of the system besides the Python installation: shared libraries and a few files
 SYSTEM_PATHS = (
-    "/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32", "/bin", "/usr/bin",
-    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
-    "/etc/localtime", "/etc/fonts", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/lib32",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/bin",
+    "/usr/bin",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/localtime",
+    "/etc/fonts",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
     "/sys/devices/system/cpu",
 )
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "NBGRADER_EXECUTION", "PYTHONHASHSEED")
@@ -168,8 +186,14 @@ def _environment(config: dict, home: str, isolate: bool) -> dict:
     kept = KEPT_ENVIRONMENT if isolate else (*KEPT_ENVIRONMENT, "JPY_PARENT_PID")  # PID 1 has no usable parent pid
     env = {key: os.environ[key] for key in kept if key in os.environ}
     env.update(config["env"])
-    env.update(HOME=home, IPYTHONDIR=f"{home}/.ipython", MPLCONFIGDIR=f"{home}/.matplotlib",
-               JUPYTER_RUNTIME_DIR=f"{home}/.runtime", XDG_CACHE_HOME=f"{home}/.cache", TMPDIR=home)
+    env.update(
+        HOME=home,
+        IPYTHONDIR=f"{home}/.ipython",
+        MPLCONFIGDIR=f"{home}/.matplotlib",
+        JUPYTER_RUNTIME_DIR=f"{home}/.runtime",
+        XDG_CACHE_HOME=f"{home}/.cache",
+        TMPDIR=home,
+    )
     return env
 
 
@@ -284,8 +308,12 @@ def _through_template(path: str, connection_file: str, connection_text: str, ext
     link = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         link.connect(path)
-        request = {"connection_file": connection_file, "connection": connection_text, "cwd": os.getcwd(),
-                   "extra": extra}
+        request = {
+            "connection_file": connection_file,
+            "connection": connection_text,
+            "cwd": os.getcwd(),
+            "extra": extra,
+        }
         link.sendall(json.dumps(request).encode() + b"\n")
         if link.recv(1) != b"+":  # the template went away before forking
             return

@@ -74,8 +74,12 @@ class KernelTemplate:
         settings = write_kernelspec(self.folder, config, name)
         self.sandbox = replace(sandbox, kernel_name=name, config=settings)
         self.process = subprocess.Popen(
-            [sys.executable, str(TEMPLATE), str(settings), str(self.socket)], stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, text=True, cwd=self.folder)
+            [sys.executable, str(TEMPLATE), str(settings), str(self.socket)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=self.folder,
+        )
         assert self.process.stdout is not None
         line = self.process.stdout.readline().strip()  # blocks until the imports are done (or it failed)
         self.process.stdout.close()
@@ -182,8 +186,9 @@ def following(names: list[str], current: str, wrap: bool = False) -> str | None:
     return ordered[at % len(ordered)] if wrap or at < len(ordered) else None
 
 
-def read_replies(get_reply: Callable[[float], dict], msg_ids: list[str], timeout: float,
-                 alive: Callable[[], bool]) -> list[dict] | None:
+def read_replies(
+    get_reply: Callable[[float], dict], msg_ids: list[str], timeout: float, alive: Callable[[], bool]
+) -> list[dict] | None:
     """The shell replies to requests sent earlier, in their order, each waited for at most ``timeout`` seconds
     (most arrived long ago); None when one does not come because the kernel hung or died."""
     replies: dict[str, dict] = {}

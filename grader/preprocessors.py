@@ -111,12 +111,12 @@ class RestoreLockedCells(NbGraderPreprocessor):
             grade_cells = {cell.name: cell for cell in notebook.grade_cells}
             solution_ids = {cell.name for cell in notebook.solution_cells}
             source_cells = [
-                (cell.name, cell.cell_type, cell.source, cell.locked, cell.checksum)
-                for cell in notebook.source_cells
+                (cell.name, cell.cell_type, cell.source, cell.locked, cell.checksum) for cell in notebook.source_cells
             ]
             points = {name: cell.max_score for name, cell in grade_cells.items()}
         present = {
-            cell.metadata.get("nbgrader", {}).get("grade_id"): index for index, cell in enumerate(nb.cells)
+            cell.metadata.get("nbgrader", {}).get("grade_id"): index
+            for index, cell in enumerate(nb.cells)
             if cell.metadata.get("nbgrader", {}).get("grade_id")
         }
         insert_at = 0
@@ -134,13 +134,23 @@ class RestoreLockedCells(NbGraderPreprocessor):
         return nb, resources
 
     def _rebuild(self, name: str, cell_type: str, source: str, checksum: str, points) -> NotebookNode:
-        metadata = {"grade": points is not None, "grade_id": name, "locked": True, "solution": False,
-                    "schema_version": 3, "checksum": checksum, "cell_type": cell_type}
+        metadata = {
+            "grade": points is not None,
+            "grade_id": name,
+            "locked": True,
+            "solution": False,
+            "schema_version": 3,
+            "checksum": checksum,
+            "cell_type": cell_type,
+        }
         if points is not None:
             metadata["points"] = points
         note = f"# {self.notice}\n" if cell_type == "code" else f"*{self.notice}*\n\n"
-        cell = NotebookNode(cell_type=cell_type, metadata=NotebookNode(
-            nbgrader=NotebookNode(metadata), deletable=False, editable=False), source=note + source)
+        cell = NotebookNode(
+            cell_type=cell_type,
+            metadata=NotebookNode(nbgrader=NotebookNode(metadata), deletable=False, editable=False),
+            source=note + source,
+        )
         if cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -195,8 +205,11 @@ class MarkCopiedTests(NbGraderPreprocessor):
         if path is None:
             return []
         source = nbformat.read(path, as_version=4)
-        return [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells
-                if c.metadata.get("nbgrader", {}).get("grade_id")]
+        return [
+            c.metadata.get("nbgrader", {}).get("grade_id")
+            for c in source.cells
+            if c.metadata.get("nbgrader", {}).get("grade_id")
+        ]
 
 
 class HandFolderToSandbox(NbGraderPreprocessor):

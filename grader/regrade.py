@@ -52,11 +52,15 @@ class RegradeReport:
             if change.new is None:
                 print(f"  {change.student}/{change.assignment}: FAILED, grade unchanged ({change.message})")
             else:
-                print(f"  {change.student}/{change.assignment}: {change.old:g} -> {change.new:g} "
-                      f"(of {change.max_score:g})")
+                print(
+                    f"  {change.student}/{change.assignment}: {change.old:g} -> {change.new:g} "
+                    f"(of {change.max_score:g})"
+                )
         same = len(self.regraded) - len(moved)
-        print(f"{len(self.regraded)} submission(s) regraded: {sum(c.new is not None and c.new != c.old for c in moved)}"
-              f" score(s) changed, {same} unchanged, {sum(c.new is None for c in moved)} failed")
+        print(
+            f"{len(self.regraded)} submission(s) regraded: {sum(c.new is not None and c.new != c.old for c in moved)}"
+            f" score(s) changed, {same} unchanged, {sum(c.new is None for c in moved)} failed"
+        )
 
 
 def _fingerprints(db_url: str, assignment: str) -> dict[str, dict]:
@@ -69,8 +73,11 @@ def _fingerprints(db_url: str, assignment: str) -> dict[str, dict]:
             graded = {cell.name: cell.max_score for cell in notebook.grade_cells}
             prints[notebook.name] = {
                 "cells": sorted(cell.name for cell in notebook.source_cells),
-                "tests": sorted([cell.name, cell.cell_type, bool(cell.locked), cell.source, graded.get(cell.name)]
-                                for cell in notebook.source_cells if cell.locked or cell.name in graded),
+                "tests": sorted(
+                    [cell.name, cell.cell_type, bool(cell.locked), cell.source, graded.get(cell.name)]
+                    for cell in notebook.source_cells
+                    if cell.locked or cell.name in graded
+                ),
             }
         return prints
 
@@ -97,7 +104,8 @@ def update_tests(term: Term, assignment: str) -> list[str]:
         raise GraderError(
             f"{assignment}: solutions/ adds or removes notebooks or cells; regrade handles changed tests and "
             "points, not a new structure (nbgrader keeps cells once students submitted). Restore the cells and "
-            "change their contents instead.")
+            "change their contents instead."
+        )
     changed = sorted(name for name in new if new[name] != old[name])
     if not changed:
         return []
@@ -118,8 +126,14 @@ def update_tests(term: Term, assignment: str) -> list[str]:
     return changed
 
 
-def regrade(term: Term, assignment: str | None = None, limits: Limits | None = None, workers: int | None = None,
-            scheduler: str | None = None, progress: bool = True) -> RegradeReport:
+def regrade(
+    term: Term,
+    assignment: str | None = None,
+    limits: Limits | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> RegradeReport:
     from tqdm import tqdm
 
     from grader.workers import Task
@@ -150,13 +164,14 @@ def regrade(term: Term, assignment: str | None = None, limits: Limits | None = N
         for student in [s for s in pending["students"] if not is_finished(term, s, name)]:
             del pending["students"][student]  # collected again since: the next autograde grades all of it
         students = sorted(pending["students"])
-        tasks = [Task(index, student, name, {}, notebooks=pending["notebooks"]) for index, student in
-                 enumerate(students)]
-        bar = tqdm(total=len(tasks), desc=f"regrade {name}", unit="submission", disable=not progress,
-                   file=sys.stderr)
+        tasks = [
+            Task(index, student, name, {}, notebooks=pending["notebooks"]) for index, student in enumerate(students)
+        ]
+        bar = tqdm(total=len(tasks), desc=f"regrade {name}", unit="submission", disable=not progress, file=sys.stderr)
         try:
-            for result in grade_tasks(term, tasks, limits, True, notebook_imports(term, {name}), sandbox,
-                                      workers, scheduler):
+            for result in grade_tasks(
+                term, tasks, limits, True, notebook_imports(term, {name}), sandbox, workers, scheduler
+            ):
                 old, max_score = pending["students"][result.student]
                 outcome = record(term, result)
                 if outcome.status == "graded":

@@ -32,8 +32,9 @@ def generate_student_version(source: Path, assignment: str, workdir: Path, db_ur
     config = course_config(
         root=workdir, source=source, release=release_root, db_url=db_url or f"sqlite:///{workdir / 'gb.db'}"
     )
-    check_result(api_for(config).generate_assignment(assignment, force=True, create=True),
-                 f"generate_assignment {assignment}")
+    check_result(
+        api_for(config).generate_assignment(assignment, force=True, create=True), f"generate_assignment {assignment}"
+    )
     built = release_root / assignment
     for notebook in sorted(built.rglob("*.ipynb")):
         normalise_file(notebook)
@@ -71,9 +72,7 @@ def compare_trees(expected: Path, actual: Path, label: Path) -> Drift:
     drift = Drift()
     drift.missing = sorted(label / p for p in want - have)
     drift.extra = sorted(label / p for p in have - want)
-    drift.changed = sorted(
-        label / p for p in want & have if not filecmp.cmp(expected / p, actual / p, shallow=False)
-    )
+    drift.changed = sorted(label / p for p in want & have if not filecmp.cmp(expected / p, actual / p, shallow=False))
     return drift
 
 

@@ -28,8 +28,13 @@ def read_grades(term: Term) -> Grades:
         raise GraderError(f"no gradebook in {term.root}: run `collect` and `autograde` first")
     with Gradebook(term.db_url) as gradebook:
         students = [
-            {"id": s.id, "first_name": s.first_name or "", "last_name": s.last_name or "",
-             "email": s.email or "", "lms_user_id": s.lms_user_id or ""}
+            {
+                "id": s.id,
+                "first_name": s.first_name or "",
+                "last_name": s.last_name or "",
+                "email": s.email or "",
+                "lms_user_id": s.lms_user_id or "",
+            }
             for s in sorted(gradebook.students, key=lambda s: s.id)
         ]
         assignments = sorted(a.name for a in gradebook.assignments)

@@ -42,14 +42,21 @@ def _hasattr_problems(source: str, label: str, student: set[str]) -> list[str]:
     except SyntaxError:
         return []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" \
-                and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) \
-                and node.args[1].value in TF_FUNCTION_ONLY:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "hasattr"
+            and len(node.args) == 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in TF_FUNCTION_ONLY
+        ):
             target = node.args[0]
             if not (isinstance(target, ast.Name) and target.id in student):
-                problems.append(f"{label}: hasattr(..., {node.args[1].value!r}) must name an exercise's function "
-                                "directly (the grader decides it from the submitted source and the function's "
-                                "traces)")
+                problems.append(
+                    f"{label}: hasattr(..., {node.args[1].value!r}) must name an exercise's function "
+                    "directly (the grader decides it from the submitted source and the function's "
+                    "traces)"
+                )
     return problems
 
 
@@ -68,8 +75,10 @@ def check_notebook(path: Path) -> list[str]:
         for name in sorted(reads & RESERVED):
             problems.append(f"{where}: reads {name!r}, which an answer cell rebinds (a builtin, tf or np)")
         for name in sorted(reads & instructor):
-            problems.append(f"{where}: reads {name!r}, which both an answer cell and another cell bind; "
-                            "the names a test takes from the student must be the answers' own")
+            problems.append(
+                f"{where}: reads {name!r}, which both an answer cell and another cell bind; "
+                "the names a test takes from the student must be the answers' own"
+            )
         problems += _lambda_problems(cell.source, where)
         problems += _hasattr_problems(cell.source, where, student)
     return problems

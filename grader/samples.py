@@ -21,7 +21,8 @@ def solution_answers(source_notebook: Path) -> dict[str, str]:
     nb = nbformat.read(source_notebook, as_version=4)
     return {
         _grade_id(cell): SOLUTION_MARKER.sub("", cell.source)
-        for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("solution")
+        for cell in nb.cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
     }
 
 
@@ -34,8 +35,9 @@ def fill(student_notebook: nbformat.NotebookNode, answers: dict[str, str]) -> nb
     return nb
 
 
-def write_class(source: Path, release: Path, assignment: str, destination: Path, count: int,
-                seed: int = 0) -> dict[str, str]:
+def write_class(
+    source: Path, release: Path, assignment: str, destination: Path, count: int, seed: int = 0
+) -> dict[str, str]:
     """Write ``count`` submissions as destination/<student>/<notebook>.ipynb; return each student's profile.
 
     The first three are complete, partial and empty; the rest answer a seeded random share of exercises.

@@ -70,9 +70,19 @@ def ensure_sandbox_user(name: str = SANDBOX_USER) -> tuple[int, int]:
             pass
         useradd = shutil.which("useradd") or "/usr/sbin/useradd"
         created = subprocess.run(
-            [useradd, "--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell",
-             "/usr/sbin/nologin", "--user-group", name],
-            capture_output=True, text=True,
+            [
+                useradd,
+                "--system",
+                "--no-create-home",
+                "--home-dir",
+                "/nonexistent",
+                "--shell",
+                "/usr/sbin/nologin",
+                "--user-group",
+                name,
+            ],
+            capture_output=True,
+            text=True,
         )
         if created.returncode not in (0, 9):  # 9: it exists (made by a worker starting at the same time)
             time.sleep(0.2 * (attempt + 1))  # another worker holds the lock on /etc/passwd
@@ -81,8 +91,11 @@ def ensure_sandbox_user(name: str = SANDBOX_USER) -> tuple[int, int]:
 
 def sandbox_uids() -> set[int]:
     """Every sandbox user: grader-sandbox, and grader-sandbox-N of the Nth concurrent worker."""
-    return {entry.pw_uid for entry in pwd.getpwall()
-            if entry.pw_name == SANDBOX_USER or entry.pw_name.startswith(f"{SANDBOX_USER}-")}
+    return {
+        entry.pw_uid
+        for entry in pwd.getpwall()
+        if entry.pw_name == SANDBOX_USER or entry.pw_name.startswith(f"{SANDBOX_USER}-")
+    }
 
 
 def live_processes(uids: set[int]) -> list[dict[str, str]]:
@@ -91,8 +104,9 @@ def live_processes(uids: set[int]) -> list[dict[str, str]]:
     found = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
-            fields = {k: v.strip() for k, v in (line.split(":", 1) for line in status.read_text().splitlines()
-                                                if ":" in line)}
+            fields = {
+                k: v.strip() for k, v in (line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+            }
         except OSError:
             continue
         if int(fields["Uid"].split()[0]) in uids and not fields["State"].startswith(("Z", "X")):
@@ -117,8 +131,16 @@ def end_processes_of(uid: int, gid: int, timeout: float = 10.0) -> int:
     ended = len(processes_of(uid))
     deadline = time.monotonic() + timeout
     while processes_of(uid) and time.monotonic() < deadline:
-        subprocess.run(["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"], user=uid, group=gid, extra_groups=[],
-                       env={}, cwd="/", check=False, timeout=timeout)  # (the shell's own kill: no file it cannot read)
+        subprocess.run(
+            ["/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0"],
+            user=uid,
+            group=gid,
+            extra_groups=[],
+            env={},
+            cwd="/",
+            check=False,
+            timeout=timeout,
+        )  # (the shell's own kill: no file it cannot read)
         time.sleep(0.01)
     return ended
 
@@ -161,8 +183,14 @@ def for_worker(sandbox: Sandbox, folder: Path):
 def _needed_paths() -> list[Path]:
     """What the kernel process must be able to read: the interpreter, the environment, minitf and the lessons'
     data (course_data, installed in editable mode from the repository like minitf)."""
-    paths = {Path(sys.prefix), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-             Path(sys.executable).resolve().parent.parent, REPO / "minitf", REPO / "course_data"}
+    paths = {
+        Path(sys.prefix),
+        Path(sys.prefix).resolve(),
+        Path(sys.base_prefix).resolve(),
+        Path(sys.executable).resolve().parent.parent,
+        REPO / "minitf",
+        REPO / "course_data",
+    }
     return sorted(p for p in paths if p.exists())
 
 
@@ -209,8 +237,13 @@ def self_test(config_file: Path, workdir: Path, command: str = ISOLATION_PROBE) 
     connection.write_text(json.dumps({"ip": "", "transport": "ipc"}))
     os.chown(workdir, config["uid"], config["gid"])
     try:
-        result = subprocess.run([sys.executable, str(LAUNCHER), str(probe), str(connection)], cwd=workdir,
-                                capture_output=True, text=True, timeout=300)
+        result = subprocess.run(
+            [sys.executable, str(LAUNCHER), str(probe), str(connection)],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     finally:
         probe.unlink(missing_ok=True)
     if result.returncode != 0:
@@ -258,28 +291,45 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
     """Create the user and kernelspec for this term; verify isolation and the notebooks' imports first."""
     term.state.mkdir(parents=True, exist_ok=True)
     base = {
-        "memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds, "processes": limits.processes,
-        "file_mb": limits.file_mb, "tmp_mb": limits.tmp_mb, "scratch_mb": limits.scratch_mb, "env": KERNEL_ENV,
+        "memory_mb": limits.memory_mb,
+        "cpu_seconds": limits.cpu_seconds,
+        "processes": limits.processes,
+        "file_mb": limits.file_mb,
+        "tmp_mb": limits.tmp_mb,
+        "scratch_mb": limits.scratch_mb,
+        "env": KERNEL_ENV,
         "scratch": str(term.state / "kernel-scratch"),
     }
     if os.geteuid() != 0:
-        config = {**base, "isolate": False, "ipc": False, "uid": os.getuid(), "gid": os.getgid(),
-                  "needed": [], "processes": 0}
+        config = {
+            **base,
+            "isolate": False,
+            "ipc": False,
+            "uid": os.getuid(),
+            "gid": os.getgid(),
+            "needed": [],
+            "processes": 0,
+        }
         write_kernelspec(term.state, config)
         check_imports(term, modules or [])
-        return Sandbox(KERNEL_NAME, False, None, None, None,
-                       "WARNING: not running as root, so student code runs as YOUR user, with network access "
-                       "and your files in reach; only the time and memory limits apply. Grade as root "
-                       "(e.g. in a container) for the separate user, private filesystem view and no network.",
-                       term.state / "sandbox.json")
+        return Sandbox(
+            KERNEL_NAME,
+            False,
+            None,
+            None,
+            None,
+            "WARNING: not running as root, so student code runs as YOUR user, with network access "
+            "and your files in reach; only the time and memory limits apply. Grade as root "
+            "(e.g. in a container) for the separate user, private filesystem view and no network.",
+            term.state / "sandbox.json",
+        )
     uid, gid = ensure_sandbox_user()
     ipc_parent = Path("/run" if os.path.isdir("/run") else tempfile.gettempdir())
     remove_stale_folders(ipc_parent)
     ipc_dir = Path(tempfile.mkdtemp(prefix=f"grader-ipc-{os.getpid()}-", dir=ipc_parent))
     os.chown(ipc_dir, uid, gid)
     os.chmod(ipc_dir, 0o700)
-    config = {**base, "isolate": True, "ipc": True, "uid": uid, "gid": gid,
-              "needed": [str(p) for p in _needed_paths()]}
+    config = {**base, "isolate": True, "ipc": True, "uid": uid, "gid": gid, "needed": [str(p) for p in _needed_paths()]}
     write_kernelspec(term.state, config)
     probe_dir = Path(tempfile.mkdtemp(prefix="grader-probe-"))
     try:
@@ -289,10 +339,17 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
     if not seen.startswith(f"{uid} ['lo']"):
         raise GraderError(f"the grading sandbox is not isolated as expected (saw {seen!r})")
     check_imports(term, modules or [])
-    return Sandbox(KERNEL_NAME, True, uid, gid, ipc_dir,
-                   f"sandbox: kernels run as user {SANDBOX_USER!r} (uid {uid}; concurrent workers as "
-                   f"{SANDBOX_USER}-N) without network, with a private filesystem view, {limits.memory_mb} MB "
-                   f"memory, {limits.cell_timeout} s per cell", term.state / "sandbox.json")
+    return Sandbox(
+        KERNEL_NAME,
+        True,
+        uid,
+        gid,
+        ipc_dir,
+        f"sandbox: kernels run as user {SANDBOX_USER!r} (uid {uid}; concurrent workers as "
+        f"{SANDBOX_USER}-N) without network, with a private filesystem view, {limits.memory_mb} MB "
+        f"memory, {limits.cell_timeout} s per cell",
+        term.state / "sandbox.json",
+    )
 
 
 def release_folder(path: Path, sandbox: Sandbox, *, to_student: bool) -> None:

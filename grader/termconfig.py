@@ -37,12 +37,25 @@ def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | Non
     config = course_config(root=term.root, source=term.solutions, release=term.release, db_url=term.db_url)
     config.Autograde.create_student = False  # unknown students are an error, not a new gradebook entry
     config.Autograde.sanitize_preprocessors = [
-        ClearOutput, MarkCopiedTests, DeduplicateIds, OverwriteKernelspec, OverwriteCells, RestoreLockedCells,
+        ClearOutput,
+        MarkCopiedTests,
+        DeduplicateIds,
+        OverwriteKernelspec,
+        OverwriteCells,
+        RestoreLockedCells,
         CheckCellMetadata,
     ]
     config.Autograde.autograde_preprocessors = [
-        HandFolderToSandbox, GuardedExecute, TakeFolderBack, DropLogNoise, CapOutputs, ClearMetadataPreprocessor,
-        LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+        HandFolderToSandbox,
+        GuardedExecute,
+        TakeFolderBack,
+        DropLogNoise,
+        CapOutputs,
+        ClearMetadataPreprocessor,
+        LimitOutput,
+        SaveAutoGrades,
+        AssignLatePenalties,
+        CheckCellMetadata,
     ]
     config.Execute.timeout = limits.cell_timeout
     config.Execute.startup_timeout = 120

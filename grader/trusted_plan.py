@@ -113,8 +113,14 @@ def used_names(source: str) -> set[str]:
     if tree is None:
         return set()
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    names |= {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-              and n.value.isidentifier() and not keyword.iskeyword(n.value)}
+    names |= {
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and n.value.isidentifier()
+        and not keyword.iskeyword(n.value)
+    }
     return names
 
 
@@ -125,10 +131,16 @@ def _global_reads(node: ast.AST, local: frozenset[str]) -> set[str]:
         own = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
         own |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
         body = node.body if isinstance(node.body, list) else [node.body]
-        own |= {n.id for part in body for n in ast.walk(part)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        own |= {(a.asname or a.name).split(".")[0] for part in body for n in ast.walk(part)
-                if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}  # `import time` inside a method
+        own |= {
+            n.id for part in body for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        own |= {
+            (a.asname or a.name).split(".")[0]
+            for part in body
+            for n in ast.walk(part)
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names
+        }  # `import time` inside a method
         reads = set().union(*(_global_reads(d, local) for d in getattr(node, "decorator_list", [])))
         reads |= set().union(*(_global_reads(d, local) for d in arguments.defaults + arguments.kw_defaults if d))
         return reads | set().union(*(_global_reads(part, local | own) for part in body))
@@ -152,18 +164,38 @@ def _is_tf_function_expr(node: ast.expr) -> bool:
     """``tf.function`` or ``tf.function(...)``."""
     if isinstance(node, ast.Call):
         node = node.func
-    return isinstance(node, ast.Attribute) and node.attr == "function" \
-        and isinstance(node.value, ast.Name) and node.value.id == "tf"
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "function"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "tf"
+    )
 
 
 def _imports_engine_as_tf(node: ast.stmt) -> bool:
     return isinstance(node, ast.Import) and all(
-        a.name in ("minitf", "tensorflow") for a in node.names if (a.asname or a.name) == "tf")
+        a.name in ("minitf", "tensorflow") for a in node.names if (a.asname or a.name) == "tf"
+    )
 
 
 #: calls and names through which code can rebind a name or replace tf.function without a plain assignment
-DYNAMIC_BINDING = frozenset({"globals", "locals", "vars", "setattr", "delattr", "exec", "eval", "compile",
-                             "__import__", "__builtins__", "builtins", "importlib", "get_ipython"})
+DYNAMIC_BINDING = frozenset(
+    {
+        "globals",
+        "locals",
+        "vars",
+        "setattr",
+        "delattr",
+        "exec",
+        "eval",
+        "compile",
+        "__import__",
+        "__builtins__",
+        "builtins",
+        "importlib",
+        "get_ipython",
+    }
+)
 
 
 def _rebinds_dynamically(tree: ast.Module) -> bool:
@@ -174,11 +206,16 @@ def _rebinds_dynamically(tree: ast.Module) -> bool:
             return True
         if isinstance(node, ast.Attribute) and node.attr in ("modules", "__dict__"):  # sys.modules, module.__dict__
             return True
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
-                and isinstance(node.value, ast.Name) and node.value.id == "tf":
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, (ast.Store, ast.Del))
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "tf"
+        ):
             return True
         if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
-                (a.name.split(".")[0] in DYNAMIC_BINDING) for a in node.names):
+            (a.name.split(".")[0] in DYNAMIC_BINDING) for a in node.names
+        ):
             return True
     return False
 

@@ -38,8 +38,16 @@ def _stop_on_term_signal() -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def grading_round(term: Term, assignment: str, folder: Path, limits: Limits, workers: int | None,
-                  scheduler: str | None, reported: set[str], say: Callable[[str], None]) -> int:
+def grading_round(
+    term: Term,
+    assignment: str,
+    folder: Path,
+    limits: Limits,
+    workers: int | None,
+    scheduler: str | None,
+    reported: set[str],
+    say: Callable[[str], None],
+) -> int:
     """Collect, autograde the unfinished, write their feedback; returns how many submissions were graded."""
     from grader.autograde import autograde as grade
     from grader.collect import collect_folder
@@ -71,9 +79,17 @@ def grading_round(term: Term, assignment: str, folder: Path, limits: Limits, wor
     return len(graded)
 
 
-def watch(term: Term, assignment: str, folder: Path, limits: Limits | None = None, interval: float = 10.0,
-          workers: int | None = None, scheduler: str | None = None, once: bool = False,
-          say: Callable[[str], None] | None = None) -> None:
+def watch(
+    term: Term,
+    assignment: str,
+    folder: Path,
+    limits: Limits | None = None,
+    interval: float = 10.0,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    once: bool = False,
+    say: Callable[[str], None] | None = None,
+) -> None:
     """Poll ``folder`` every ``interval`` seconds until stopped (Ctrl-C, SIGTERM), or one round with ``once``."""
     from grader.gradebook import ensure_assignment, known_assignment
 

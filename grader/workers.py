@@ -109,8 +109,11 @@ def read_submission(term: Term, student: str, assignment: str) -> dict[str, byte
     folder = term.submitted / student / assignment
     files = {}
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink() and not any(p.is_symlink() for p in path.parents
-                                                                  if folder in p.parents):
+        if (
+            path.is_file()
+            and not path.is_symlink()
+            and not any(p.is_symlink() for p in path.parents if folder in p.parents)
+        ):
             files[str(path.relative_to(folder))] = path.read_bytes()
     return files
 
@@ -132,8 +135,16 @@ def empty_gradebook(term: Term) -> bytes:
         os.unlink(name)
 
 
-def make_kit(term: Term, assignments: Iterable[str], limits: Limits, guard: bool, modules: list[str],
-             portable: bool = False, pool: bool = True, trusted_kernel: bool = True) -> Kit:
+def make_kit(
+    term: Term,
+    assignments: Iterable[str],
+    limits: Limits,
+    guard: bool,
+    modules: list[str],
+    portable: bool = False,
+    pool: bool = True,
+    trusted_kernel: bool = True,
+) -> Kit:
     kit = Kit(empty_gradebook(term), limits, guard, modules, pool, trusted_kernel, term.solutions, term.release)
     if portable:
         for kind, root in (("solutions", term.solutions), ("release", term.release)):
@@ -160,8 +171,9 @@ def _graded_files(task: Task) -> dict[str, bytes]:
     graded here and keep their grades in the term)."""
     if task.notebooks is None:
         return task.files
-    return {name: data for name, data in task.files.items()
-            if not name.endswith(".ipynb") or name[:-6] in task.notebooks}
+    return {
+        name: data for name, data in task.files.items() if not name.endswith(".ipynb") or name[:-6] in task.notebooks
+    }
 
 
 def nbgrader_failure(outcome: dict) -> str:
@@ -214,8 +226,7 @@ class Worker:
         if self.sandbox.isolated and self.sandbox.uid is not None and self.sandbox.gid is not None:
             left = end_processes_of(self.sandbox.uid, self.sandbox.gid)  # (the slot is still ours)
             if left:
-                print(f"warning: {left} process(es) of the sandbox user outlived their kernels; ended",
-                      file=sys.stderr)
+                print(f"warning: {left} process(es) of the sandbox user outlived their kernels; ended", file=sys.stderr)
         if self.sandbox.ipc_dir is not None:
             shutil.rmtree(self.sandbox.ipc_dir, ignore_errors=True)
 
@@ -243,8 +254,11 @@ class Worker:
             submitted = term.submitted / task.student / task.assignment
             shutil.rmtree(term.root, ignore_errors=True)
             _write_files(submitted, files)
-            known.append(NextSubmission(task.assignment, notebooks[0], submitted,
-                                        term.autograded / task.student / task.assignment))
+            known.append(
+                NextSubmission(
+                    task.assignment, notebooks[0], submitted, term.autograded / task.student / task.assignment
+                )
+            )
             return known[0]
 
         return ask
@@ -306,8 +320,7 @@ class Worker:
                 if task.notebooks is not None and notebook.name not in task.notebooks:
                     continue
                 result.notebooks[notebook.name] = {
-                    "submitted": (term.submitted / task.student / task.assignment / f"{notebook.name}.ipynb")
-                    .is_file(),
+                    "submitted": (term.submitted / task.student / task.assignment / f"{notebook.name}.ipynb").is_file(),
                     "penalty": notebook.late_submission_penalty,
                     "grades": {g.name: (g.auto_score, g.needs_manual_grade) for g in notebook.grades},
                     "comments": {c.name: c.auto_comment for c in notebook.comments},
@@ -321,8 +334,11 @@ class Worker:
         try:
             if result.success and result.folder:
                 folder = Path(result.folder)
-                result.files = {str(p.relative_to(folder)): p.read_bytes()
-                                for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+                result.files = {
+                    str(p.relative_to(folder)): p.read_bytes()
+                    for p in sorted(folder.rglob("*"))
+                    if p.is_file() and not p.is_symlink()
+                }
                 result.folder = None
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -357,8 +373,9 @@ def apply_result(term: Term, result: Result) -> None:
             os.replace(result.folder, target)
     with Gradebook(term.db_url) as gradebook:
         if result.timestamp is not None:
-            submission = gradebook.update_or_create_submission(result.assignment, result.student,
-                                                               timestamp=result.timestamp)
+            submission = gradebook.update_or_create_submission(
+                result.assignment, result.student, timestamp=result.timestamp
+            )
         else:
             submission = gradebook.update_or_create_submission(result.assignment, result.student)
         for notebook in submission.notebooks:
@@ -447,8 +464,10 @@ class LocalPool:
         self.base.mkdir(parents=True, exist_ok=True)
         root = Path(tempfile.mkdtemp(prefix="w-", dir=self.base))
         process = self.context.Process(
-            target=_local_worker, args=(theirs, str(root), self.sandbox, self.kit, os.getpid(), self.environment),
-            daemon=True)
+            target=_local_worker,
+            args=(theirs, str(root), self.sandbox, self.kit, os.getpid(), self.environment),
+            daemon=True,
+        )
         process.start()
         theirs.close()
         (root / "pid").write_text(str(process.pid))
@@ -522,8 +541,11 @@ class LocalPool:
                         self.retried.add(task.index)
                         pending.appendleft(replace(task, attempt=task.attempt + 1))
                     else:
-                        yield worker_failed(task, f"its grading worker stopped {task.attempt} times "
-                                                  f"(last exit code {code}); nothing of it was recorded")
+                        yield worker_failed(
+                            task,
+                            f"its grading worker stopped {task.attempt} times "
+                            f"(last exit code {code}); nothing of it was recorded",
+                        )
         finally:
             for slot in slots:
                 if slot.task is not None:  # stopped early (Ctrl-C, an error): do not wait for its submission
@@ -579,8 +601,14 @@ class DaskPool:
 
         def submit() -> None:
             task = load(pending.popleft())
-            future = self.client.submit(grade_remote, task, kit, pure=False, retries=RETRIES,
-                                        key=f"grade-{task.student}-{task.assignment}-{task.index}")
+            future = self.client.submit(
+                grade_remote,
+                task,
+                kit,
+                pure=False,
+                retries=RETRIES,
+                key=f"grade-{task.student}-{task.assignment}-{task.index}",
+            )
             futures[future] = task
             flow.add(future)
 

@@ -31,13 +31,16 @@ def get_numerics() -> str:
 
 def _install(mode: str) -> None:
     if mode not in MODES:
-        raise ValueError(f"numerics must be one of {', '.join(map(repr, MODES))}; got {mode!r}.\n"
-                         "Hint: \"numpy\" is the default, \"tensorflow\" reproduces TensorFlow's last digits.")
+        raise ValueError(
+            f"numerics must be one of {', '.join(map(repr, MODES))}; got {mode!r}.\n"
+            'Hint: "numpy" is the default, "tensorflow" reproduces TensorFlow\'s last digits.'
+        )
     if mode == _mode[0]:
         return
     if mode == "tensorflow" and not _values:
         # Loaded on first use only: the exact kernels' tables cost import time nobody else should pay.
         from minitf.exact.kernels import overrides
+
         for owner, attribute, exact in overrides():
             _values[owner, attribute] = {"numpy": getattr(owner, attribute), "tensorflow": exact}
     for (owner, attribute), values in _values.items():
@@ -46,7 +49,7 @@ def _install(mode: str) -> None:
     optimizer.invalidate()
 
 
-class numerics:  # noqa: N801 - a function to users, as tf.device is
+class numerics:  # a function to users, as tf.device is
     """Switch to `mode` ("numpy" or "tensorflow") now; as a context manager, switch back when the block ends."""
 
     def __init__(self, mode: str) -> None:
@@ -56,6 +59,7 @@ class numerics:  # noqa: N801 - a function to users, as tf.device is
     def __enter__(self) -> numerics:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         _install(self._previous)

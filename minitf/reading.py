@@ -67,18 +67,22 @@ class Source:
 def _attribute(path: str, module: str = "minitf") -> Callable[[], Any]:
     """An attribute path below a module: below `import minitf as tf` ("GradientTape._backward_call") where
     TensorFlow has a public name, else below the minitf module that defines it."""
+
     def find() -> Any:
         obj: Any = importlib.import_module(module)
         for part in path.split("."):
             obj = getattr(obj, part)
         return obj
+
     return find
 
 
 def _op(tensorflow_name: str, part: str) -> Callable[[], Any]:
     """A part (`kernel`, `check`, `shape`, `grad`) of the op TensorFlow calls `tensorflow_name` (`AddV2`, `Mul`)."""
+
     def find() -> Any:
         return getattr(op_named(tensorflow_name), part)
+
     return find
 
 
@@ -92,8 +96,9 @@ def op_named(tensorflow_name: str) -> Any:
 # name -> where its object lives. The lessons that show each one are listed in docs/reading-minitf.md.
 EXCERPTS: dict[str, Excerpt] = {
     # part 1, 02: a tensor is a NumPy value and a dtype, and never changes
-    "EagerTensor": Excerpt(lambda: type(importlib.import_module("minitf").constant(0.0)),
-                           start="class EagerTensor", stop="_numpy = numpy"),
+    "EagerTensor": Excerpt(
+        lambda: type(importlib.import_module("minitf").constant(0.0)), start="class EagerTensor", stop="_numpy = numpy"
+    ),
     # part 1, 07: the dtype tf.constant picks, and the check that refuses mixed dtypes
     "dtype inference": Excerpt(_attribute("infer", "minitf.core.dtypes")),
     "AddV2 dtype check": Excerpt(_op("AddV2", "check")),
@@ -106,8 +111,9 @@ EXCERPTS: dict[str, Excerpt] = {
     "bind": Excerpt(_attribute("bind", "minitf.core.op")),
     "trace cache key": Excerpt(_attribute("trace_type", "minitf.function.cache_keys")),
     # part 2, 03: how elementwise fusion groups operations
-    "fusion groups": Excerpt(_attribute("elementwise_fusion", "minitf.function.compiling.fusion"),
-                             stop="changes: Changes = []"),
+    "fusion groups": Excerpt(
+        _attribute("elementwise_fusion", "minitf.function.compiling.fusion"), stop="changes: Changes = []"
+    ),
 }
 
 

@@ -17,7 +17,8 @@ def test_every_test_file_keeps_a_test_in_the_fast_tier(tiers: Tiers) -> None:
     without = sorted(path for path, fast in tiers.fast.items() if fast == 0 and path not in tiers.slow_files)
     assert not without, (
         f"no test of {without} runs in the fast tier: keep one fast (a `sample` marker keeps part of a family), "
-        f"or mark the file slow as a whole with `pytestmark = pytest.mark.slow` and say why")
+        f"or mark the file slow as a whole with `pytestmark = pytest.mark.slow` and say why"
+    )
 
 
 def test_sample_markers_keep_cases_that_exist(tiers: Tiers) -> None:

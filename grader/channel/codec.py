@@ -81,8 +81,11 @@ class Encoder:
             items = list(value) if type(value) in (list, tuple) else sorted(value, key=repr)
             return {"$": type(value).__name__, "v": [self.encode(item, depth + 1) for item in items]}
         if type(value) is dict:
-            return {"$": "dict", "k": [self.encode(k, depth + 1) for k in value],
-                    "v": [self.encode(v, depth + 1) for v in value.values()]}
+            return {
+                "$": "dict",
+                "k": [self.encode(k, depth + 1) for k in value],
+                "v": [self.encode(v, depth + 1) for v in value.values()],
+            }
         if type(value) is np.ndarray and value.dtype.kind in PLAIN_KINDS:
             return {"$": "ndarray", **array_data(value)}
         if is_graph(value):  # (a graph that cannot cross says why, instead of becoming a reference)
@@ -109,8 +112,14 @@ class Encoder:
         name = engine.__name__
         if isinstance(value, engine.Variable):
             data = array_data(value.numpy())
-            return {"$": "variable", "engine": name, "tfdtype": value.dtype.name, **data,
-                    "name": value.name.rsplit(":", 1)[0], "trainable": bool(value.trainable)}
+            return {
+                "$": "variable",
+                "engine": name,
+                "tfdtype": value.dtype.name,
+                **data,
+                "name": value.name.rsplit(":", 1)[0],
+                "trainable": bool(value.trainable),
+            }
         if isinstance(value, engine.Tensor):
             try:
                 array = value.numpy()
@@ -142,8 +151,13 @@ class Decoder:
             items = [self.decode(item, depth + 1) for item in data["v"]]
             return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[tag](items)
         if tag == "dict":
-            return dict(zip([self.decode(k, depth + 1) for k in data["k"]],
-                            [self.decode(v, depth + 1) for v in data["v"]], strict=True))
+            return dict(
+                zip(
+                    [self.decode(k, depth + 1) for k in data["k"]],
+                    [self.decode(v, depth + 1) for v in data["v"]],
+                    strict=True,
+                )
+            )
         if tag == "ndarray":
             return array_from(data)
         if tag == "npscalar":
@@ -181,11 +195,12 @@ def graph_data(graph, encoder):
         raise ChannelError(f"a graph of more than {MAX_GRAPH_OPS} operations does not cross")
     arrays = graph_json.Arrays()
     structured, graph.structured_outputs = graph.structured_outputs, list(graph.outputs)  # (a pass may have
-    try:                                                              # replaced what the old structure names)
+    try:  # replaced what the old structure names)
         structure = graph_json.graph_to_json(graph, arrays)
     except KeyError:
-        raise ChannelError("the graph is broken: an operation reads a tensor that no operation before it "
-                           "makes") from None
+        raise ChannelError(
+            "the graph is broken: an operation reads a tensor that no operation before it makes"
+        ) from None
     except (TypeError, ValueError) as error:
         raise ChannelError(f"the graph does not cross: {error}") from None
     finally:
@@ -193,9 +208,13 @@ def graph_data(graph, encoder):
     refused = {op["type"] for op in structure["ops"]} & GRAPH_OPS_REFUSED
     if refused:
         raise ChannelError(f"a graph with {sorted(refused)} operations does not cross")
-    return {"$": "graph", "engine": "minitf", "json": json.dumps(structure),
-            "arrays": {key: array_data(array) for key, array in arrays.stored.items()},
-            "captures": [encoder.encode(outside) for outside, _ in graph.captures]}
+    return {
+        "$": "graph",
+        "engine": "minitf",
+        "json": json.dumps(structure),
+        "arrays": {key: array_data(array) for key, array in arrays.stored.items()},
+        "captures": [encoder.encode(outside) for outside, _ in graph.captures],
+    }
 
 
 def graph_from(data, decoder, depth):
@@ -242,4 +261,3 @@ def is_graph(value):
 def is_variable(value):
     engine = engine_of(value)
     return engine is not None and isinstance(value, engine.Variable)
-

@@ -42,13 +42,20 @@ def keep(value):
     if key not in _kept_ids or _kept[_kept_ids[key]] is not value:
         _kept_ids[key] = len(_kept)
         _kept.append(value)
-    return {"$": "ref", "id": _kept_ids[key], "type": type(value).__name__, "callable": callable(value),
-            "traces": _is_engine_function(value)}
+    return {
+        "$": "ref",
+        "id": _kept_ids[key],
+        "type": type(value).__name__,
+        "callable": callable(value),
+        "traces": _is_engine_function(value),
+    }
 
 
 #: where each engine defines the class of what tf.function returns
-FUNCTION_MODULES = {"minitf": "minitf.function.function",
-                    "tensorflow": "tensorflow.python.eager.polymorphic_function.polymorphic_function"}
+FUNCTION_MODULES = {
+    "minitf": "minitf.function.function",
+    "tensorflow": "tensorflow.python.eager.polymorphic_function.polymorphic_function",
+}
 
 
 def _is_engine_function(value):
@@ -120,8 +127,14 @@ class Lent:
 def _callback(lent_id, method, args, kwargs):
     """Call a lent object (or one of its methods) in the trusted kernel; the grader relays this, and times it."""
     encoder = Encoder(keep)
-    payload = {"callback": {"id": lent_id, "method": method, "args": encoder.encode(tuple(args)),
-                            "kwargs": encoder.encode(dict(kwargs))}}
+    payload = {
+        "callback": {
+            "id": lent_id,
+            "method": method,
+            "args": encoder.encode(tuple(args)),
+            "kwargs": encoder.encode(dict(kwargs)),
+        }
+    }
     reply = json.loads(builtins.input(json.dumps(payload)))
     if "raised" in reply or "failed" in reply:
         name = str(reply.get("raised", "RuntimeError"))
@@ -158,7 +171,8 @@ def _call(request):
     slots = {id(v): n for n, v in enumerate(changed)}
     mutated = [
         {"$": "list", "v": [{"$": "slot", "id": slots[id(i)]} if id(i) in slots else _encoder.encode(i) for i in v]}
-        if isinstance(v, list) else _encoder.encode(v)
+        if isinstance(v, list)
+        else _encoder.encode(v)
         for v in changed
     ]
     return {"value": _encoder.encode(result), "mutated": mutated}
@@ -211,8 +225,13 @@ def serve(request):
     try:
         reply = json.dumps(answer_request(json.loads(request)))
         if len(reply) > MAX_REPLY_BYTES:
-            reply = json.dumps({"raised": "ValueError", "message": f"the value is too large to grade ({len(reply)} "
-                                f"bytes of data; the grader takes at most {MAX_REPLY_BYTES})"})
+            reply = json.dumps(
+                {
+                    "raised": "ValueError",
+                    "message": f"the value is too large to grade ({len(reply)} "
+                    f"bytes of data; the grader takes at most {MAX_REPLY_BYTES})",
+                }
+            )
     except BaseException as error:  # the student's code failed: the trusted side raises the same kind of error
         reply = json.dumps({"raised": type(error).__name__, "message": str(error)[:2000]})
     return base64.b64encode(reply.encode()).decode()

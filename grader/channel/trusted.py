@@ -23,10 +23,17 @@ import types
 from .codec import LIBRARIES, ChannelError, Decoder, Encoder, is_graph, is_variable, mutable
 
 #: what a tf.function has and a plain Python function has not; the source decides whether a name has them
-TF_FUNCTION_ONLY = frozenset({
-    "get_concrete_function", "experimental_get_tracing_count", "python_function", "input_signature",
-    "function_spec", "experimental_get_compiler_ir", "pretty_printed_concrete_signatures",
-})
+TF_FUNCTION_ONLY = frozenset(
+    {
+        "get_concrete_function",
+        "experimental_get_tracing_count",
+        "python_function",
+        "input_signature",
+        "function_spec",
+        "experimental_get_compiler_ir",
+        "pretty_printed_concrete_signatures",
+    }
+)
 
 
 class StudentCodeError(Exception):
@@ -107,8 +114,7 @@ class RemoteFunction(RemoteCallable):
     def __call__(self, *args, **kwargs):
         self._pull()
         sent_args, sent_kwargs = list(args), dict(kwargs)
-        reply = _request({"op": "traced_call", "id": self._id, "args": encode(tuple(args)),
-                          "kwargs": encode(kwargs)})
+        reply = _request({"op": "traced_call", "id": self._id, "args": encode(tuple(args)), "kwargs": encode(kwargs)})
         self._count(reply.get("trace"))
         _apply_mutations(mutable(sent_args) + mutable(list(sent_kwargs.values())), reply.get("mutated", []))
         return decode(reply["value"])
@@ -116,8 +122,15 @@ class RemoteFunction(RemoteCallable):
     def get_concrete_function(self, *args, **kwargs):
         """The trace for these arguments, as a graph rebuilt here (minitf), counted like a call's."""
         self._pull()
-        reply = _request({"op": "traced_call", "id": self._id, "args": encode(tuple(args)),
-                          "kwargs": encode(kwargs), "trace_only": True})
+        reply = _request(
+            {
+                "op": "traced_call",
+                "id": self._id,
+                "args": encode(tuple(args)),
+                "kwargs": encode(kwargs),
+                "trace_only": True,
+            }
+        )
         return self._count(reply.get("trace"))
 
     def experimental_get_tracing_count(self):
@@ -273,8 +286,12 @@ def _apply_mutations(originals, states):
     for original, state in zip(originals, states):
         if is_variable(original):
             new = decoder.decode(state)
-            if is_variable(new) and new is not original and tuple(new.shape) == tuple(original.shape) \
-                    and new.dtype == original.dtype:
+            if (
+                is_variable(new)
+                and new is not original
+                and tuple(new.shape) == tuple(original.shape)
+                and new.dtype == original.dtype
+            ):
                 original.assign(new.numpy())
         elif is_graph(original):
             new = decoder.decode(state)

@@ -1,6 +1,6 @@
 """`tf.bitwise`: and, or, xor, invert and shifts of integer tensors."""
 
-from minitf.ops.math.bitwise_ops import (  # noqa: F401
+from minitf.ops.math.bitwise_ops import (
     bitwise_and,
     bitwise_or,
     bitwise_xor,

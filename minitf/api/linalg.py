@@ -1,7 +1,7 @@
 """`tf.linalg`: matrix products, inverse, determinant, norms."""
 
-from minitf.ops.array.creation import eye  # noqa: F401
-from minitf.ops.linalg.decomposition_ops import (  # noqa: F401
+from minitf.ops.array.creation import eye
+from minitf.ops.linalg.decomposition_ops import (
     cholesky,
     cholesky_solve,
     eigh,
@@ -10,7 +10,7 @@ from minitf.ops.linalg.decomposition_ops import (  # noqa: F401
     slogdet,
     triangular_solve,
 )
-from minitf.ops.linalg.factorizations import (  # noqa: F401
+from minitf.ops.linalg.factorizations import (
     expm,
     lstsq,
     lu,
@@ -19,7 +19,7 @@ from minitf.ops.linalg.factorizations import (  # noqa: F401
     lu_solve,
     qr,
 )
-from minitf.ops.linalg.linalg_ops import (  # noqa: F401
+from minitf.ops.linalg.linalg_ops import (
     adjoint,
     det,
     inv,
@@ -30,7 +30,7 @@ from minitf.ops.linalg.linalg_ops import (  # noqa: F401
     tensordot,
     trace,
 )
-from minitf.ops.linalg.matrix_ops import (  # noqa: F401  # noqa: F401
+from minitf.ops.linalg.matrix_ops import (
     band_part,
     cross,
     diag,
@@ -40,4 +40,4 @@ from minitf.ops.linalg.matrix_ops import (  # noqa: F401  # noqa: F401
     tensor_diag,
     tensor_diag_part,
 )
-from minitf.ops.linalg.norms import global_norm, l2_normalize, matrix_rank, norm, normalize, pinv, svd  # noqa: F401  # noqa: F401
+from minitf.ops.linalg.norms import global_norm, l2_normalize, matrix_rank, norm, normalize, pinv, svd

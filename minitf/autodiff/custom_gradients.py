@@ -71,7 +71,7 @@ def _identity_n_grad(ctx: GradContext, grads: list) -> list:
     if graph is None:
         input_grads = attrs["_grad_fn"](*upstream)
     else:
-        outs = iter(replay_graph(graph, upstream + list(ctx.inputs[n + k:])))
+        outs = iter(replay_graph(graph, upstream + list(ctx.inputs[n + k :])))
         input_grads = [next(outs) if connected else None for connected in attrs["_connected"]]
     return [None] * n + list(input_grads) + [None] * (len(ctx.inputs) - n - k)
 
@@ -95,17 +95,21 @@ class CustomGradient:
         tracing = state.graph is not None
         if tracing:
             if kwargs:
-                raise ValueError("The custom_gradient decorator currently supports keywords arguments only when eager "
-                                 "execution is enabled.\nHint: inside a tf.function, pass the arguments of a "
-                                 "@tf.custom_gradient function by position.")
+                raise ValueError(
+                    "The custom_gradient decorator currently supports keywords arguments only when eager "
+                    "execution is enabled.\nHint: inside a tf.function, pass the arguments of a "
+                    "@tf.custom_gradient function by position."
+                )
             args = tuple(nest.map_structure(_to_tensor, list(args)))
         result, grad_fn, variables = self._forward(args, kwargs)
         flat_args = nest.flatten(list(args))
         variables = [v for v in variables if all(v is not a for a in flat_args + nest.flatten(kwargs))]
         if variables and not _accepts_variables(grad_fn):
-            raise TypeError(f"@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
-                            f"uses variables: {variables}\nHint: define the gradient as `def grad(upstream, "
-                            f"variables=None):` and return (input_gradients, variable_gradients).")
+            raise TypeError(
+                f"@tf.custom_gradient grad_fn must accept keyword argument 'variables', since function "
+                f"uses variables: {variables}\nHint: define the gradient as `def grad(upstream, "
+                f"variables=None):` and return (input_gradients, variable_gradients)."
+            )
         flat_result = [_to_tensor(x) for x in nest.flatten(result)]
         inputs = [_to_tensor(x) for x in flat_args] + [v.read_value() for v in variables]
         actual = _actual_grad_fn(grad_fn, variables, len(flat_args))
@@ -130,18 +134,25 @@ class CustomGradient:
             state.tapes.remove(watcher)
             state.refresh()
         if isinstance(returned, Tensor) and returned.shape.rank == 0:
-            raise TypeError("Cannot iterate over a scalar tensor.\nHint: a @tf.custom_gradient function returns two "
-                            "things: `return result, grad_fn`.")
+            raise TypeError(
+                "Cannot iterate over a scalar tensor.\nHint: a @tf.custom_gradient function returns two "
+                "things: `return result, grad_fn`."
+            )
         result, grad_fn = returned
         if not callable(grad_fn):
-            raise TypeError(f"'{type(grad_fn).__name__}' object is not callable\nHint: a @tf.custom_gradient "
-                            f"function returns `result, grad_fn`, where grad_fn(upstream) computes the gradient.")
+            raise TypeError(
+                f"'{type(grad_fn).__name__}' object is not callable\nHint: a @tf.custom_gradient "
+                f"function returns `result, grad_fn`, where grad_fn(upstream) computes the gradient."
+            )
         return result, grad_fn, watcher.variables
 
 
 def _to_tensor(value: Any) -> Any:
-    return value.read_value() if hasattr(value, "_as_tensor") and not isinstance(value, Tensor) \
+    return (
+        value.read_value()
+        if hasattr(value, "_as_tensor") and not isinstance(value, Tensor)
         else convert_to_tensor(value)
+    )
 
 
 def _accepts_variables(fn: Callable) -> bool:
@@ -160,15 +171,19 @@ def _actual_grad_fn(grad_fn: Callable, variables: list[Any], arg_count: int) -> 
             input_grads, variable_grads = grad_fn(*upstream, variables=variables)
             variable_grads = list(variable_grads)
             if len(variable_grads) != len(variables):
-                raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.\nHint: "
-                                 f"return one gradient per variable in `variables` ({len(variables)}), in order.")
+                raise ValueError(
+                    "Must return gradient for each variable from @custom_gradient grad_fn.\nHint: "
+                    f"return one gradient per variable in `variables` ({len(variables)}), in order."
+                )
         else:
             input_grads, variable_grads = grad_fn(*upstream), []
         flat = nest.flatten(input_grads)
         if len(flat) != arg_count:
-            raise ValueError(f"custom_gradient function expected to return {arg_count} gradients, but returned "
-                             f"{len(flat)} instead.\nHint: grad_fn returns one gradient per argument of the "
-                             f"decorated function (None for an argument without one).")
+            raise ValueError(
+                f"custom_gradient function expected to return {arg_count} gradients, but returned "
+                f"{len(flat)} instead.\nHint: grad_fn returns one gradient per argument of the "
+                f"decorated function (None for an argument without one)."
+            )
         return [None if g is None else convert_to_tensor(g) for g in flat + variable_grads]
 
     return actual
@@ -182,8 +197,11 @@ def _trace_gradient(actual: Callable[..., list[Any]], results: list[Any]) -> tup
     graph.inputs = list(holders)
     with graph_scope(graph):
         grads = actual(*holders)
-        outputs = [g if isinstance(g, SymbolicTensor) and g.graph is graph else graph.capture(g)
-                   for g in grads if g is not None]
+        outputs = [
+            g if isinstance(g, SymbolicTensor) and g.graph is graph else graph.capture(g)
+            for g in grads
+            if g is not None
+        ]
     graph.outputs = outputs
     return graph, [g is not None for g in grads]
 

@@ -44,8 +44,10 @@ class ForwardAccumulator:
     # --- recording ---
     def __enter__(self) -> ForwardAccumulator:
         if self._recording:
-            raise ValueError("Accumulator is already recording.\nHint: a ForwardAccumulator can be entered once at "
-                             "a time; nest two accumulators for higher-order derivatives.")
+            raise ValueError(
+                "Accumulator is already recording.\nHint: a ForwardAccumulator can be entered once at "
+                "a time; nest two accumulators for higher-order derivatives."
+            )
         self._recording = True
         state.tapes.append(self)
         state.refresh()
@@ -61,9 +63,11 @@ class ForwardAccumulator:
         """Give `primals` (tensors or variables, any nesting) their `tangents` (same nesting)."""
         flat_primals, flat_tangents = nest.flatten(primals), nest.flatten(tangents)
         if len(flat_primals) != len(flat_tangents):
-            raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
-                             f"{primals}\n\nSecond structure: {tangents}\nHint: give one tangent per primal, in the "
-                             f"same structure.")
+            raise ValueError(
+                f"The two structures don't have the same nested structure.\n\nFirst structure: "
+                f"{primals}\n\nSecond structure: {tangents}\nHint: give one tangent per primal, in the "
+                f"same structure."
+            )
         for primal, tangent in zip(flat_primals, flat_tangents):
             dtype = primal.dtype
             if not (dtype.is_floating or dtype.is_complex):
@@ -128,8 +132,11 @@ def _jvp(op: Op, inputs: tuple, attrs: dict, outputs: tuple, tangents: list[Any]
         tape.watch(stand_ins)
         ctx = GradContext(op, inputs, outputs, attrs, needs=[t is not None for t in tangents])
         in_grads = op.grad(ctx, stand_ins if op.num_outputs != 1 else stand_ins[0])  # type: ignore[misc]
-        products = [reduce_sum(multiply(convert_to_tensor(g), t))
-                    for g, t in zip(in_grads, tangents) if g is not None and t is not None]
+        products = [
+            reduce_sum(multiply(convert_to_tensor(g), t))
+            for g, t in zip(in_grads, tangents)
+            if g is not None and t is not None
+        ]
         total = add_n(products) if len(products) > 1 else (products[0] if products else None)
     if total is None:
         return [None] * len(outputs)

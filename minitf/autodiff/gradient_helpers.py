@@ -19,6 +19,7 @@ from minitf.ops.array.shape_ops import reshape
 
 def grad_pass_through(f: Callable[..., Any]) -> Callable[..., Any]:
     """f's values, but gradients that flow through as if f were the identity (e.g. through a rounding)."""
+
     @custom_gradient
     def passed(*args: Any, **kwargs: Any) -> Any:
         def grad(*upstream: Any, **grad_kwargs: Any) -> Any:
@@ -26,20 +27,30 @@ def grad_pass_through(f: Callable[..., Any]) -> Callable[..., Any]:
             if variables is not None:
                 return upstream, [None] * len(variables)
             return upstream
+
         return f(*args, **kwargs), grad
+
     return functools.wraps(f)(passed)
 
 
 def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
     """f itself: its gradients are the same whether or not its activations are recomputed."""
+
     @functools.wraps(f)
     def recomputed(*args: Any, **kwargs: Any) -> Any:
         return f(*args, **kwargs)
+
     return recomputed
 
 
-def hessians(ys: Any, xs: Any, name: str = "hessians", colocate_gradients_with_ops: bool = False,
-             gate_gradients: bool = False, aggregation_method: Any = None) -> list[Any]:
+def hessians(
+    ys: Any,
+    xs: Any,
+    name: str = "hessians",
+    colocate_gradients_with_ops: bool = False,
+    gate_gradients: bool = False,
+    aggregation_method: Any = None,
+) -> list[Any]:
     """For each x, the second derivatives of sum(ys): a tensor of shape x.shape + x.shape."""
     sources = nest.flatten(xs)
     firsts = gradients(ys, sources)

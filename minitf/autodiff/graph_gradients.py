@@ -31,23 +31,34 @@ def _sources(graph: Any, xs: list[Any]) -> dict[int, list[Tensor]]:
     found: dict[int, list[Tensor]] = {}
     for x in xs:
         if isinstance(x, Variable):
-            reads = [op.outputs[0] for op in graph.get_operations()
-                     if op.type == "ReadVariableOp" and getattr(op.inputs[0], "_variable", None) is x]
+            reads = [
+                op.outputs[0]
+                for op in graph.get_operations()
+                if op.type == "ReadVariableOp" and getattr(op.inputs[0], "_variable", None) is x
+            ]
             found[id(x)] = reads
         else:
             found[id(x)] = [x]
     return found
 
 
-def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients", gate_gradients: bool = False,
-              aggregation_method: Any = None, stop_gradients: Any = None,
-              unconnected_gradients: Any = "none") -> list[Any]:
+def gradients(
+    ys: Any,
+    xs: Any,
+    grad_ys: Any = None,
+    name: str = "gradients",
+    gate_gradients: bool = False,
+    aggregation_method: Any = None,
+    stop_gradients: Any = None,
+    unconnected_gradients: Any = "none",
+) -> list[Any]:
     """d(sum of ys)/d(x) for each x, as graph tensors (None where x does not reach ys). Only inside a
     tf.function: eagerly, use tf.GradientTape."""
     graph = state.graph
     if graph is None:
-        raise RuntimeError("tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape "
-                           "instead.")
+        raise RuntimeError(
+            "tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape instead."
+        )
     zero = _unconnected_zero(unconnected_gradients)
     targets = [convert_to_tensor(y) for y in nest.flatten(ys)]
     sources = nest.flatten(xs)
@@ -65,8 +76,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients", ga
     return result
 
 
-def _backward(graph: Any, targets: list[Tensor], seeds: list[Any], sources: list[Tensor],
-              stops: set[int]) -> dict[int, Tensor]:
+def _backward(
+    graph: Any, targets: list[Tensor], seeds: list[Any], sources: list[Tensor], stops: set[int]
+) -> dict[int, Tensor]:
     """Gradients by tensor id, for every tensor on a path from `sources` to `targets`."""
     operations = list(graph.get_operations())  # the backward pass appends ops: walk the forward ones only
     reachable = {id(t) for t in sources} - stops
@@ -84,8 +96,7 @@ def _backward(graph: Any, targets: list[Tensor], seeds: list[Any], sources: list
         if all(g is None for g in outs):
             continue
         needs = [id(t) in reachable for t in op.inputs]
-        ctx = GradContext(op.op_def, op.inputs, op.outputs, {k: v for k, v in op.attrs.items() if k[0] != "_"},
-                          needs)
+        ctx = GradContext(op.op_def, op.inputs, op.outputs, {k: v for k, v in op.attrs.items() if k[0] != "_"}, needs)
         upstream: Any = outs[0] if op.op_def.num_outputs == 1 else outs
         for t, need, g in zip(op.inputs, needs, op.op_def.grad(ctx, upstream)):
             if need and g is not None:

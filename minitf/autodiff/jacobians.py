@@ -38,16 +38,23 @@ from minitf.ops.math.elementwise import ReshapeLike
 from minitf.ops.math.reductions import reduce_sum
 
 
-def jacobian(tape: GradientTape, target: Any, sources: Any,
-             unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
-             parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
+def jacobian(
+    tape: GradientTape,
+    target: Any,
+    sources: Any,
+    unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+    parallel_iterations: int | None = None,
+    experimental_use_pfor: bool = True,
+) -> Any:
     """`tape.jacobian(target, sources)`: d target[i] / d source[j] for every i and j, in the sources' structure;
     shape = target.shape + source.shape. One backward pass per element of the target, each seeded with a one-hot
     cotangent."""
     if not experimental_use_pfor and not tape._persistent:
-        raise RuntimeError("GradientTape must be created with persistent=True to compute the jacobian with eager "
-                           "execution enabled and with  experimental_use_pfor set to False.\nHint: use "
-                           "tf.GradientTape(persistent=True), or leave experimental_use_pfor at True.")
+        raise RuntimeError(
+            "GradientTape must be created with persistent=True to compute the jacobian with eager "
+            "execution enabled and with  experimental_use_pfor set to False.\nHint: use "
+            "tf.GradientTape(persistent=True), or leave experimental_use_pfor at True."
+        )
     tape._begin_answer()
     connect = unconnected(unconnected_gradients)
     target = differentiable(target, "target")
@@ -79,9 +86,14 @@ def jacobian(tape: GradientTape, target: Any, sources: Any,
     return nest.pack_sequence_as(sources, result)
 
 
-def batch_jacobian(tape: GradientTape, target: Any, source: Any,
-                   unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
-                   parallel_iterations: int | None = None, experimental_use_pfor: bool = True) -> Any:
+def batch_jacobian(
+    tape: GradientTape,
+    target: Any,
+    source: Any,
+    unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+    parallel_iterations: int | None = None,
+    experimental_use_pfor: bool = True,
+) -> Any:
     """`tape.batch_jacobian(target, source)`: the Jacobian of each example, [batch, target dims, source dims].
 
     As in TensorFlow, examples are assumed independent: one backward pass per target entry j seeds
@@ -89,20 +101,27 @@ def batch_jacobian(tape: GradientTape, target: Any, source: Any,
     """
     target = differentiable(target, "target")
     if target.shape.rank == 0:
-        raise IndexError("list index out of range\nHint: batch_jacobian needs a target of shape [batch, ...] "
-                         "(rank >= 2); for a scalar target use tape.gradient or tape.jacobian.")
+        raise IndexError(
+            "list index out of range\nHint: batch_jacobian needs a target of shape [batch, ...] "
+            "(rank >= 2); for a scalar target use tape.gradient or tape.jacobian."
+        )
     for t in (target, source):
         if t.shape.rank < 2:
-            raise ValueError(f"Shape {t.shape} must have rank at least 2\nHint: batch_jacobian wants target "
-                             f"and source of shape [batch, ...] with at least one more axis; use tape.jacobian "
-                             f"otherwise.")
+            raise ValueError(
+                f"Shape {t.shape} must have rank at least 2\nHint: batch_jacobian wants target "
+                f"and source of shape [batch, ...] with at least one more axis; use tape.jacobian "
+                f"otherwise."
+            )
     if None not in (target.shape[0], source.shape[0]) and target.shape[0] != source.shape[0]:
-        raise ValueError(f"Need first dimension of target shape ({target.shape}) and source shape "
-                         f"({source.shape}) to match.")
+        raise ValueError(
+            f"Need first dimension of target shape ({target.shape}) and source shape ({source.shape}) to match."
+        )
     if not experimental_use_pfor and not tape._persistent:
-        raise RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian with "
-                           "eager execution enabled and  with experimental_use_pfor set to False.\nHint: use "
-                           "tf.GradientTape(persistent=True), or leave experimental_use_pfor at True.")
+        raise RuntimeError(
+            "GradientTape must be created with persistent=True to compute the batch_jacobian with "
+            "eager execution enabled and  with experimental_use_pfor set to False.\nHint: use "
+            "tf.GradientTape(persistent=True), or leave experimental_use_pfor at True."
+        )
     tape._begin_answer()
     unconnected(unconnected_gradients)  # validated; TensorFlow's batch_jacobian gives zeros either way
     if state.graph is not None and needs_loop(target, source):  # unknown sizes: a graph loop
@@ -133,8 +152,9 @@ def needs_loop(*tensors: Any) -> bool:
     return any(not t.shape.is_fully_defined() for t in tensors)
 
 
-def _rows_in_loop(count: Tensor, seed_of: Callable[[Tensor], Tensor], tape: GradientTape, target: Tensor,
-                  sources: list[Any]) -> tuple[list[Tensor], list[bool]]:
+def _rows_in_loop(
+    count: Tensor, seed_of: Callable[[Tensor], Tensor], tape: GradientTape, target: Tensor, sources: list[Any]
+) -> tuple[list[Tensor], list[bool]]:
     """For i in range(count): the gradients of `target` seeded with `seed_of(i)` with respect to each source,
     stacked along a new first axis; and whether each source is connected to the target at all."""
     templates = [TensorArray(s.dtype, size=0, dynamic_size=True) for s in sources]
@@ -173,8 +193,10 @@ def _outer_shaped(leading: Tensor, trailing: Tensor, dtype: Any) -> Tensor:
 
 def _ranks_known(*tensors: Any) -> None:
     if any(t.shape.rank is None for t in tensors):
-        raise ValueError("minitf computes a Jacobian inside tf.function only for tensors of known rank.\nHint: give "
-                         "the input_signature a shape such as [None, 3] instead of None.")
+        raise ValueError(
+            "minitf computes a Jacobian inside tf.function only for tensors of known rank.\nHint: give "
+            "the input_signature a shape such as [None, 3] instead of None."
+        )
 
 
 def _jacobian_in_loop(tape: GradientTape, target: Tensor, sources: list[Any], unconnected_none: bool) -> list[Any]:

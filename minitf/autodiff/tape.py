@@ -103,20 +103,23 @@ class GradientTape:
     def watch(self, tensor: Any) -> None:
         """Ensure `tensor` (or each tensor/variable in a nested structure) is traced by this tape."""
         if not self._live:
-            raise AttributeError("'NoneType' object has no attribute '_tape': this GradientTape is not active "
-                                 "(it was never entered, or it already computed its one set of gradients).\n"
-                                 "Hint: call tape.watch(x) inside `with tf.GradientTape() as tape:`.")
+            raise AttributeError(
+                "'NoneType' object has no attribute '_tape': this GradientTape is not active "
+                "(it was never entered, or it already computed its one set of gradients).\n"
+                "Hint: call tape.watch(x) inside `with tf.GradientTape() as tape:`."
+            )
         for t in nest.flatten(tensor):
             if _is_composite(t):  # a RaggedTensor: its floating values are what is watched (never its splits)
                 t = t.flat_values
             is_variable = hasattr(t, "_as_tensor") and not isinstance(t, Tensor)
             if not (is_variable or isinstance(t, Tensor)):
-                raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
-                                 f"tf.Variable or ExtensionType.\nHint: watch tensors (tf.constant(...)) or "
-                                 f"variables; Python and NumPy values are not recorded.")
+                raise ValueError(
+                    f"Passed in object {t!r} of type {type(t).__name__!r}, not tf.Tensor or "
+                    f"tf.Variable or ExtensionType.\nHint: watch tensors (tf.constant(...)) or "
+                    f"variables; Python and NumPy values are not recorded."
+                )
             if not (t.dtype.is_floating or t.dtype.is_complex):
-                warn_first_n(5, "The dtype of the watched tensor must be floating (e.g. tf.float32), got %r",
-                              t.dtype)
+                warn_first_n(5, "The dtype of the watched tensor must be floating (e.g. tf.float32), got %r", t.dtype)
             if is_variable:
                 self._watch_variable(t)
             else:
@@ -189,9 +192,11 @@ class GradientTape:
     def _begin_answer(self) -> None:
         """Checks made before every gradient/jacobian: the tape must be live; a non-persistent tape stops."""
         if not self._live:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients (or "
-                               "jacobians)\nHint: create the tape with tf.GradientTape(persistent=True) to ask it "
-                               "more than once, or record again in a new `with tf.GradientTape()` block.")
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of gradients (or "
+                "jacobians)\nHint: create the tape with tf.GradientTape(persistent=True) to ask it "
+                "more than once, or record again in a new `with tf.GradientTape()` block."
+            )
         if self._recording:
             if not self._persistent:
                 self._pop()  # as in TensorFlow: a one-shot tape stops recording when it answers
@@ -205,13 +210,20 @@ class GradientTape:
             self._live = False
             self._reset_records()
 
-    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
-                 unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE) -> Any:
+    def gradient(
+        self,
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+    ) -> Any:
         """d(sum of targets)/d(source) for every source, in the sources' structure (None where unconnected)."""
         self._begin_answer()
         if target is None:
-            raise TypeError("Argument `target` should be a list or nested structure of Tensors, Variables or "
-                            "CompositeTensors to be differentiated, but received None.")
+            raise TypeError(
+                "Argument `target` should be a list or nested structure of Tensors, Variables or "
+                "CompositeTensors to be differentiated, but received None."
+            )
         if_unconnected = unconnected(unconnected_gradients)
         targets = [differentiable(_values_of(t), "target") for t in nest.flatten(target)]
         leaves = nest.flatten(sources)
@@ -219,8 +231,9 @@ class GradientTape:
         seeds = None if output_gradients is None else [_values_of(g) for g in nest.flatten(output_gradients)]
         grads = self._backward(targets, seeds)
         result = [self._source_gradient(grads, s, if_unconnected) for s in flat_sources]
-        result = [leaf.with_flat_values(g) if _is_composite(leaf) and g is not None else g
-                  for leaf, g in zip(leaves, result)]  # a RaggedTensor's gradient: its rows, with the values' one
+        result = [
+            leaf.with_flat_values(g) if _is_composite(leaf) and g is not None else g for leaf, g in zip(leaves, result)
+        ]  # a RaggedTensor's gradient: its rows, with the values' one
         self._end_answer()
         return nest.pack_sequence_as(sources, result)
 

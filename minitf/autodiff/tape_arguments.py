@@ -30,8 +30,10 @@ def unconnected(value: UnconnectedGradients | str) -> UnconnectedGradients:
     try:
         return UnconnectedGradients(value)
     except ValueError:
-        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}\nHint: use "
-                         f"tf.UnconnectedGradients.NONE (the default) or tf.UnconnectedGradients.ZERO.") from None
+        raise ValueError(
+            f"Unknown value for unconnected_gradients: {value!r}\nHint: use "
+            f"tf.UnconnectedGradients.NONE (the default) or tf.UnconnectedGradients.ZERO."
+        ) from None
 
 
 def differentiable(value: Any, role: str) -> Any:
@@ -42,10 +44,15 @@ def differentiable(value: Any, role: str) -> Any:
     """
     if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
         return value
-    hint = (f"\nHint: the {role}s of a gradient must be tf.Tensors or tf.Variables recorded by the tape, not "
-            f"{type(value).__name__} values like {value!r}. "
-            + ("Wrap the value with tf.constant(...) and tape.watch(...) it before computing with it."
-               if role == "source" else "Compute the target with TensorFlow ops inside the tape's `with` block."))
+    hint = (
+        f"\nHint: the {role}s of a gradient must be tf.Tensors or tf.Variables recorded by the tape, not "
+        f"{type(value).__name__} values like {value!r}. "
+        + (
+            "Wrap the value with tf.constant(...) and tape.watch(...) it before computing with it."
+            if role == "source"
+            else "Compute the target with TensorFlow ops inside the tape's `with` block."
+        )
+    )
     if value is None or isinstance(value, str | bytes):
         raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.{hint}")
     kind = type(value)
@@ -70,7 +77,8 @@ PERSISTENT_INSIDE = (
     "Calling GradientTape.gradient on a persistent tape inside its context is significantly less efficient than "
     "calling it outside the context (it causes the gradient ops to be recorded on the tape, leading to increased CPU "
     "and memory usage). Only call GradientTape.gradient inside the context if you actually want to trace the "
-    "gradient in order to compute higher order derivatives.")
+    "gradient in order to compute higher order derivatives."
+)
 _warned: dict[str, int] = {}
 
 

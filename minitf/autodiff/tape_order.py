@@ -26,8 +26,9 @@ class VariableRead:
         self.out = out
 
 
-def backward_order(calls: list[GradContext | VariableRead], tracked: dict[int, Any],
-                   targets: list[Any]) -> list[GradContext | VariableRead]:
+def backward_order(
+    calls: list[GradContext | VariableRead], tracked: dict[int, Any], targets: list[Any]
+) -> list[GradContext | VariableRead]:
     """The recorded calls the targets depend on, in the order TensorFlow's tape runs them backwards.
 
     A call is ready once every recorded use of its outputs has been processed; ready calls wait in a

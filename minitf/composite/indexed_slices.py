@@ -91,8 +91,10 @@ class IndexedSlices:
     def _to_dense(self) -> Tensor:
         """The dense tensor these slices stand for (what `tf.convert_to_tensor` gives)."""
         if self._dense_shape is None:
-            raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {self}\nHint: "
-                             f"build it as tf.IndexedSlices(values, indices, dense_shape).")
+            raise ValueError(
+                f"Tensor conversion requested for IndexedSlices without dense_shape: {self}\nHint: "
+                f"build it as tf.IndexedSlices(values, indices, dense_shape)."
+            )
         out = IndexedSlices.to_dense_rule(self)
         if self._static_shape is not None and hasattr(out, "set_shape"):
             out.set_shape(self._static_shape)
@@ -122,8 +124,7 @@ def add_gradients(a: Any, b: Any) -> Any:
     """The sum of two gradients of one value: sparse + sparse stays sparse (rows concatenated), else dense."""
     if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
         # The rows in the order the gradients arrived (the tape follows TensorFlow's order).
-        total = IndexedSlices(concat([a.values, b.values], 0),
-                              concat([a.indices, b.indices], 0), a.dense_shape)
+        total = IndexedSlices(concat([a.values, b.values], 0), concat([a.indices, b.indices], 0), a.dense_shape)
         total._static_shape = a._static_shape
         return total
     return add(dense(a), dense(b))

@@ -133,15 +133,18 @@ def _int64(value: Any, what: str) -> Tensor:
     if t.dtype is dtypes.int32:
         t = cast(t, dtypes.int64)
     if t.dtype is not dtypes.int64:
-        raise TypeError(f"SparseTensor {what} must be int64, got {t.dtype.name}.\nHint: indices and shapes "
-                        f"are whole numbers.")
+        raise TypeError(
+            f"SparseTensor {what} must be int64, got {t.dtype.name}.\nHint: indices and shapes are whole numbers."
+        )
     return t
 
 
 def _sparse(value: Any, where: str) -> SparseTensor:
     if not isinstance(value, SparseTensor):
-        raise TypeError(f"Input must be a SparseTensor, got {type(value).__name__}.\nHint: tf.sparse.from_dense "
-                        f"turns a dense tensor into a SparseTensor (needed by {where}).")
+        raise TypeError(
+            f"Input must be a SparseTensor, got {type(value).__name__}.\nHint: tf.sparse.from_dense "
+            f"turns a dense tensor into a SparseTensor (needed by {where})."
+        )
     return value
 
 
@@ -149,17 +152,24 @@ def _sparse(value: Any, where: str) -> SparseTensor:
 # To and from dense tensors
 # ---------------------------------------------------------------------------------------------------
 
+
 def _check_entries(indices: np.ndarray, shape: np.ndarray, op_name: str, ordered: bool) -> None:
     """TensorFlow's checks: every index inside the shape, and (for ops that need it) in row-major order."""
     for i, index in enumerate(indices):
         if np.any(index < 0) or np.any(index >= shape):
-            raise invalid_argument(op_name, f"indices[{i}] = [{','.join(map(str, index))}] is out of bounds: "
-                                   f"need 0 <= index < [{','.join(map(str, shape))}]")
+            raise invalid_argument(
+                op_name,
+                f"indices[{i}] = [{','.join(map(str, index))}] is out of bounds: "
+                f"need 0 <= index < [{','.join(map(str, shape))}]",
+            )
         if ordered and i and tuple(index) <= tuple(indices[i - 1]):
             what = "is repeated" if tuple(index) == tuple(indices[i - 1]) else "is out of order"
-            raise invalid_argument(op_name, f"indices[{i}] = [{','.join(map(str, index))}] {what}. Many sparse "
-                                   f"ops require sorted indices.\n    Use `tf.sparse.reorder` to create a "
-                                   f"correctly ordered copy.\n\n")
+            raise invalid_argument(
+                op_name,
+                f"indices[{i}] = [{','.join(map(str, index))}] {what}. Many sparse "
+                f"ops require sorted indices.\n    Use `tf.sparse.reorder` to create a "
+                f"correctly ordered copy.\n\n",
+            )
 
 
 def _to_dense_kernel(indices: Any, values: Any, dense_shape: Any, default: Any, validate_indices: bool) -> Any:
@@ -190,12 +200,15 @@ GatherAt = Op("SparseGatherAt", _gather_at, shape=lambda s, t, a: [(TensorShape(
 SparseToDense = Op("SparseToDense", _to_dense_kernel, shape=_to_dense_shape, grad=_to_dense_grad)
 
 
-def to_dense(sp_input: Any, default_value: Any = None, validate_indices: bool = True, name: str | None = None
-             ) -> Tensor:
+def to_dense(
+    sp_input: Any, default_value: Any = None, validate_indices: bool = True, name: str | None = None
+) -> Tensor:
     """The dense tensor: stored values at their indices, `default_value` (zero) everywhere else."""
     sp = _sparse(sp_input, "tf.sparse.to_dense")
-    default = convert_to_tensor(default_value if default_value is not None else
-                                (b"" if sp.dtype is dtypes.string else sp.dtype._np.type(0)), dtype=sp.dtype)
+    default = convert_to_tensor(
+        default_value if default_value is not None else (b"" if sp.dtype is dtypes.string else sp.dtype._np.type(0)),
+        dtype=sp.dtype,
+    )
     dense = bind(SparseToDense, sp.indices, sp.values, sp.dense_shape, default, validate_indices=validate_indices)
     if isinstance(dense, Tensor) and not isinstance(dense, EagerTensor) and sp.shape.rank is not None:
         dense.set_shape(sp.shape)  # type: ignore[attr-defined]
@@ -211,8 +224,11 @@ def _from_dense_kernel(x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _from_dense_shape(shapes_: Any, types: Any, attrs: dict, values: Any = None) -> list[shape_rules.Spec]:
     rank = shapes_[0].rank
-    return [(TensorShape([None, rank]), dtypes.int64), (TensorShape([None]), types[0]),
-            (TensorShape([rank]), dtypes.int64)]
+    return [
+        (TensorShape([None, rank]), dtypes.int64),
+        (TensorShape([None]), types[0]),
+        (TensorShape([rank]), dtypes.int64),
+    ]
 
 
 def _from_dense_grad(ctx: Any, grads: list) -> list[Any]:
@@ -225,8 +241,14 @@ def _from_dense_grad(ctx: Any, grads: list) -> list[Any]:
     return [bind(SparseToDense, indices, g_values, dense_shape, zero, validate_indices=False)]
 
 
-DenseToSparse = Op("DenseToSparse", _from_dense_kernel, num_outputs=3, shape=_from_dense_shape,
-                   grad=_from_dense_grad, value_dependent=True)
+DenseToSparse = Op(
+    "DenseToSparse",
+    _from_dense_kernel,
+    num_outputs=3,
+    shape=_from_dense_shape,
+    grad=_from_dense_grad,
+    value_dependent=True,
+)
 
 
 def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
@@ -240,14 +262,16 @@ def from_dense(tensor: Any, name: str | None = None) -> SparseTensor:
 # reorder, add
 # ---------------------------------------------------------------------------------------------------
 
+
 def _reorder_kernel(indices: Any, values: Any, dense_shape: Any) -> tuple[np.ndarray, np.ndarray]:
     indices = np.asarray(indices).reshape(-1, len(dense_shape))
     order = np.lexsort(indices.T[::-1]) if len(indices) else np.zeros(0, dtype=np.int64)
     return indices[order], np.asarray(values)[order]
 
 
-SparseReorder = Op("SparseReorder", _reorder_kernel, num_outputs=2,
-                   shape=lambda s, t, a: [(s[0], dtypes.int64), (s[1], t[1])])
+SparseReorder = Op(
+    "SparseReorder", _reorder_kernel, num_outputs=2, shape=lambda s, t, a: [(s[0], dtypes.int64), (s[1], t[1])]
+)
 
 
 def reorder(sp_input: Any, name: str | None = None) -> SparseTensor:
@@ -257,16 +281,19 @@ def reorder(sp_input: Any, name: str | None = None) -> SparseTensor:
     return SparseTensor(indices, values, sp.dense_shape)
 
 
-def _add_kernel(a_indices: Any, a_values: Any, a_shape: Any, b_indices: Any, b_values: Any, b_shape: Any,
-                threshold: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _add_kernel(
+    a_indices: Any, a_values: Any, a_shape: Any, b_indices: Any, b_values: Any, b_shape: Any, threshold: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     a_shape, b_shape = np.asarray(a_shape), np.asarray(b_shape)
     if a_shape.shape != b_shape.shape or np.any(a_shape != b_shape):
         for dim, (x, y) in enumerate(zip(a_shape, b_shape)):
             if x != y:
-                raise invalid_argument("SparseAdd", f"Operands' shapes do not match: got {x} and {y} for "
-                                       f"dimension {dim}")
-        raise invalid_argument("SparseAdd", f"Operands do not have the same ranks; got shapes: "
-                               f"{a_shape.tolist()} and {b_shape.tolist()}")
+                raise invalid_argument(
+                    "SparseAdd", f"Operands' shapes do not match: got {x} and {y} for dimension {dim}"
+                )
+        raise invalid_argument(
+            "SparseAdd", f"Operands do not have the same ranks; got shapes: {a_shape.tolist()} and {b_shape.tolist()}"
+        )
     sums: dict[tuple, Any] = {}
     for index, value in zip(map(tuple, np.asarray(a_indices).tolist()), np.asarray(a_values)):
         sums[index] = sums[index] + value if index in sums else value
@@ -278,9 +305,17 @@ def _add_kernel(a_indices: Any, a_values: Any, a_shape: Any, b_indices: Any, b_v
     return indices, np.array([sums[k] for k in kept], dtype=dtype), a_shape.astype(np.int64)
 
 
-SparseAdd = Op("SparseAdd", _add_kernel, num_outputs=3, value_dependent=True,
-               shape=lambda s, t, a, values=None: [(TensorShape([None, s[0][1]]), dtypes.int64),
-                                                   (TensorShape([None]), t[1]), (s[2], dtypes.int64)])
+SparseAdd = Op(
+    "SparseAdd",
+    _add_kernel,
+    num_outputs=3,
+    value_dependent=True,
+    shape=lambda s, t, a, values=None: [
+        (TensorShape([None, s[0][1]]), dtypes.int64),
+        (TensorShape([None]), t[1]),
+        (s[2], dtypes.int64),
+    ],
+)
 
 
 def add(a: Any, b: Any, threshold: Any = 0) -> Any:
@@ -289,17 +324,21 @@ def add(a: Any, b: Any, threshold: Any = 0) -> Any:
     if isinstance(a, SparseTensor) and isinstance(b, SparseTensor):
         same_dtype("SparseAdd", [a.values, b.values])
         if state.graph is not None and not a.shape.is_compatible_with(b.shape):  # TensorFlow's graph-time check
-            raise ValueError(f"Shapes {a.shape} and {b.shape} are incompatible\nHint: tf.sparse.add needs two "
-                             "SparseTensors of the same dense_shape.")
+            raise ValueError(
+                f"Shapes {a.shape} and {b.shape} are incompatible\nHint: tf.sparse.add needs two "
+                "SparseTensors of the same dense_shape."
+            )
         limit = convert_to_tensor(threshold, dtype_hint=a.dtype)
-        indices, values, shape = bind(SparseAdd, a.indices, a.values, a.dense_shape, b.indices, b.values,
-                                      b.dense_shape, limit)
+        indices, values, shape = bind(
+            SparseAdd, a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape, limit
+        )
         return SparseTensor(indices, values, shape)
     if isinstance(b, SparseTensor):
         a, b = b, a
     if not isinstance(a, SparseTensor):
-        raise TypeError("At least one input to tf.sparse.add should be a SparseTensor.\nHint: add dense tensors "
-                        "with tf.add.")
+        raise TypeError(
+            "At least one input to tf.sparse.add should be a SparseTensor.\nHint: add dense tensors with tf.add."
+        )
     dense = convert_to_tensor(b, dtype_hint=a.dtype)
     return dense_add(dense, to_dense(a, validate_indices=False))
 
@@ -308,15 +347,19 @@ def add(a: Any, b: Any, threshold: Any = 0) -> Any:
 # sparse_dense_matmul
 # ---------------------------------------------------------------------------------------------------
 
+
 def _matmul_kernel(indices: Any, values: Any, a_shape: Any, b: Any, adjoint_a: bool, adjoint_b: bool) -> Any:
     b = np.asarray(b)
     if adjoint_b:
         b = b.T.conj()
     rows, cols = (int(a_shape[1]), int(a_shape[0])) if adjoint_a else (int(a_shape[0]), int(a_shape[1]))
     if cols != b.shape[0]:
-        raise invalid_argument("SparseTensorDenseMatMul", f"Cannot multiply A and B because inner dimension does "
-                               f"not match: {cols} vs. {b.shape[0]}.  Did you forget a transpose?  Dimensions of "
-                               f"A: [{rows}, {cols}).  Dimensions of B: [{b.shape[0]},{b.shape[1]}]")
+        raise invalid_argument(
+            "SparseTensorDenseMatMul",
+            f"Cannot multiply A and B because inner dimension does "
+            f"not match: {cols} vs. {b.shape[0]}.  Did you forget a transpose?  Dimensions of "
+            f"A: [{rows}, {cols}).  Dimensions of B: [{b.shape[0]},{b.shape[1]}]",
+        )
     out = np.zeros((rows, b.shape[1]), dtype=b.dtype)
     values = np.asarray(values)
     for (i, j), v in zip(np.asarray(indices).tolist(), values.conj() if adjoint_a else values):
@@ -332,9 +375,12 @@ def _matmul_shape(shapes_: Any, types: Any, attrs: dict, values: Any = None) -> 
     a_shape = values[2] if values else None
     if a_shape is not None and b.rank == 2:  # a constant dense shape: TensorFlow checks the inner dimension
         inner = int(np.asarray(a_shape)[0 if attrs["adjoint_a"] else 1])
-        shape_rules.merge_dims(inner, b[1] if attrs["adjoint_b"] else b[0],
-                          "\nHint: the sparse matrix's columns must match the dense matrix's rows (adjoint_a / "
-                          "adjoint_b transpose them).")
+        shape_rules.merge_dims(
+            inner,
+            b[1] if attrs["adjoint_b"] else b[0],
+            "\nHint: the sparse matrix's columns must match the dense matrix's rows (adjoint_a / "
+            "adjoint_b transpose them).",
+        )
     return [(TensorShape([None, cols]), types[1])]
 
 
@@ -357,14 +403,17 @@ def _values_grad_kernel(indices: Any, g: Any, b: Any, adjoint_a: bool, adjoint_b
     return np.array(out, dtype=np.asarray(g).dtype)
 
 
-SparseMatMulValuesGrad = Op("SparseMatMulValuesGrad", _values_grad_kernel,
-                            shape=lambda s, t, a: [(TensorShape([s[0][0]]), t[1])])
-SparseTensorDenseMatMul = Op("SparseTensorDenseMatMul", _matmul_kernel, shape=_matmul_shape, grad=_matmul_grad,
-                             value_dependent=True)
+SparseMatMulValuesGrad = Op(
+    "SparseMatMulValuesGrad", _values_grad_kernel, shape=lambda s, t, a: [(TensorShape([s[0][0]]), t[1])]
+)
+SparseTensorDenseMatMul = Op(
+    "SparseTensorDenseMatMul", _matmul_kernel, shape=_matmul_shape, grad=_matmul_grad, value_dependent=True
+)
 
 
-def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: bool = False,
-                        name: str | None = None) -> Tensor:
+def sparse_dense_matmul(
+    sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: bool = False, name: str | None = None
+) -> Tensor:
     """Matrix product of a 2-D SparseTensor and a dense matrix, touching only the stored entries."""
     if not isinstance(sp_a, SparseTensor):
         if isinstance(b, SparseTensor):  # dense @ sparse = (sparse^T @ dense^T)^T
@@ -372,12 +421,20 @@ def sparse_dense_matmul(sp_a: Any, b: Any, adjoint_a: bool = False, adjoint_b: b
         sp_a = _sparse(sp_a, "tf.sparse.sparse_dense_matmul")
     b = convert_to_tensor(b, dtype_hint=sp_a.dtype)
     if b.dtype is not sp_a.dtype:
-        raise dtype_mismatch("SparseTensorDenseMatMul", 3, sp_a.dtype, b.dtype,
-                             ("a_values", "a_indices", "a_shape", "b"))
+        raise dtype_mismatch(
+            "SparseTensorDenseMatMul", 3, sp_a.dtype, b.dtype, ("a_values", "a_indices", "a_shape", "b")
+        )
     if b.shape.rank != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {b.shape.rank} for 'SparseTensorDenseMatMul'.")
-    return bind(SparseTensorDenseMatMul, sp_a.indices, sp_a.values, sp_a.dense_shape, b, adjoint_a=adjoint_a,
-                adjoint_b=adjoint_b)
+    return bind(
+        SparseTensorDenseMatMul,
+        sp_a.indices,
+        sp_a.values,
+        sp_a.dense_shape,
+        b,
+        adjoint_a=adjoint_a,
+        adjoint_b=adjoint_b,
+    )
 
 
 __all__ = ["SparseTensor", "add", "from_dense", "reorder", "sparse_dense_matmul", "to_dense"]
@@ -385,22 +442,29 @@ __all__ = ["SparseTensor", "add", "from_dense", "reorder", "sparse_dense_matmul"
 
 def _as_sparse(value: Any, what: str) -> Any:
     if not isinstance(value, SparseTensor):
-        raise TypeError(f"Input must be a SparseTensor.\nHint: {what} takes a tf.sparse.SparseTensor; "
-                        "tf.sparse.from_dense makes one from a dense tensor.")
+        raise TypeError(
+            f"Input must be a SparseTensor.\nHint: {what} takes a tf.sparse.SparseTensor; "
+            "tf.sparse.from_dense makes one from a dense tensor."
+        )
     return value
 
 
-def sparse_reduce_sum(sp_input: Any, axis: Any = None, keepdims: Any = None, output_is_sparse: bool = False,
-                      name: str | None = None) -> Tensor:
+def sparse_reduce_sum(
+    sp_input: Any, axis: Any = None, keepdims: Any = None, output_is_sparse: bool = False, name: str | None = None
+) -> Tensor:
     """The sum of a SparseTensor's entries (the missing ones count as zero) over `axis` (all by default), dense."""
     if not isinstance(sp_input, SparseTensor):  # TensorFlow reads sp_input.indices straight away
-        raise AttributeError(f"'{type(sp_input).__name__}' object has no attribute 'indices'\nHint: "
-                             "tf.sparse.reduce_sum takes a tf.sparse.SparseTensor; for a dense tensor use "
-                             "tf.reduce_sum.")
+        raise AttributeError(
+            f"'{type(sp_input).__name__}' object has no attribute 'indices'\nHint: "
+            "tf.sparse.reduce_sum takes a tf.sparse.SparseTensor; for a dense tensor use "
+            "tf.reduce_sum."
+        )
     sp = sp_input
     if output_is_sparse:
-        raise NotImplementedError("minitf's tf.sparse.reduce_sum gives dense results only.\nHint: leave "
-                                  "output_is_sparse=False, or wrap the result in tf.sparse.from_dense.")
+        raise NotImplementedError(
+            "minitf's tf.sparse.reduce_sum gives dense results only.\nHint: leave "
+            "output_is_sparse=False, or wrap the result in tf.sparse.from_dense."
+        )
     if axis is None:
         total = reduce_sum(sp.values)
         if keepdims:
@@ -413,11 +477,14 @@ def sparse_transpose(sp_input: Any, perm: Any = None, name: str | None = None) -
     """A SparseTensor with its dimensions permuted (reversed by default), entries in row-major order."""
     sp = _as_sparse(sp_input, "tf.sparse.transpose")
     rank = sp.shape.rank
-    order = list(range(rank))[::-1] if perm is None else [int(p) for p in np.ravel(static_value(
-        convert_to_tensor(perm)))]
+    order = (
+        list(range(rank))[::-1] if perm is None else [int(p) for p in np.ravel(static_value(convert_to_tensor(perm)))]
+    )
     if sorted(order) != list(range(rank)):
-        raise ValueError(f"perm {order} is not a permutation of the {rank} dimensions.\nHint: list each dimension "
-                         "index once, e.g. [1, 0] for a matrix.")
+        raise ValueError(
+            f"perm {order} is not a permutation of the {rank} dimensions.\nHint: list each dimension "
+            "index once, e.g. [1, 0] for a matrix."
+        )
     indices = gather(sp.indices, order, axis=1)
     shape = gather(sp.dense_shape, order)
     return reorder(SparseTensor(indices, sp.values, shape))
@@ -428,16 +495,25 @@ def map_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     missing entries stay missing."""
     sparse_args = [a for a in list(args) + list(kwargs.values()) if isinstance(a, SparseTensor)]
     if not sparse_args:
-        raise ValueError("No SparseTensor in argument list of map_values\nHint: pass at least one "
-                         "tf.sparse.SparseTensor; op is applied to its values.")
+        raise ValueError(
+            "No SparseTensor in argument list of map_values\nHint: pass at least one "
+            "tf.sparse.SparseTensor; op is applied to its values."
+        )
     first = sparse_args[0]
     for other in sparse_args[1:]:
-        if first.indices is not other.indices and first.shape.is_fully_defined() and other.shape.is_fully_defined() \
-                and first.shape != other.shape:
-            raise ValueError(f"Shapes {first.shape} and {other.shape} are incompatible\nHint: map_values needs "
-                             "SparseTensors with the same indices and dense_shape.")
+        if (
+            first.indices is not other.indices
+            and first.shape.is_fully_defined()
+            and other.shape.is_fully_defined()
+            and first.shape != other.shape
+        ):
+            raise ValueError(
+                f"Shapes {first.shape} and {other.shape} are incompatible\nHint: map_values needs "
+                "SparseTensors with the same indices and dense_shape."
+            )
 
     def values_of(a: Any) -> Any:
         return a.values if isinstance(a, SparseTensor) else a
+
     out = op(*[values_of(a) for a in args], **{k: values_of(v) for k, v in kwargs.items()})
     return SparseTensor(first.indices, out, first.dense_shape)

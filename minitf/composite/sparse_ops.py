@@ -26,8 +26,10 @@ from minitf.ops.math.reductions import reduce_all, reduce_sum
 
 def _sparse_arg(value: Any, function: str) -> SparseTensor:
     if not isinstance(value, SparseTensor):
-        raise TypeError(f"Input must be a SparseTensor.\nHint: {function} takes tf.sparse.SparseTensor values; "
-                        "tf.sparse.from_dense makes one.")
+        raise TypeError(
+            f"Input must be a SparseTensor.\nHint: {function} takes tf.sparse.SparseTensor values; "
+            "tf.sparse.from_dense makes one."
+        )
     return value
 
 
@@ -45,9 +47,13 @@ def concat(axis: int, sp_inputs: list[Any], expand_nonconcat_dims: bool = False,
         for position, k in enumerate(known[1:], start=1):
             for d in range(len(k)):
                 if d != axis and int(k[d]) != int(known[0][d]):
-                    raise op_error(InvalidArgumentError, "SparseConcat", f"Input shapes must match: expected "
-                                   f"{int(known[0][d])} for dimension {d} but got {int(k[d])} at position {position}",
-                                   "only the concatenation axis may differ, unless expand_nonconcat_dims=True.")
+                    raise op_error(
+                        InvalidArgumentError,
+                        "SparseConcat",
+                        f"Input shapes must match: expected "
+                        f"{int(known[0][d])} for dimension {d} but got {int(k[d])} at position {position}",
+                        "only the concatenation axis may differ, unless expand_nonconcat_dims=True.",
+                    )
     one_hot = convert_to_tensor(np.eye(rank, dtype=np.int64)[axis])
     offset = convert_to_tensor(np.int64(0))
     moved = []
@@ -62,7 +68,7 @@ def concat(axis: int, sp_inputs: list[Any], expand_nonconcat_dims: bool = False,
     return reorder(SparseTensor(dense_concat(moved, axis=0), values, dense_shape))
 
 
-def slice(sp_input: Any, start: Any, size: Any, name: str | None = None) -> Any:  # noqa: A001
+def slice(sp_input: Any, start: Any, size: Any, name: str | None = None) -> Any:
     """The entries inside the window [start, start + size), with indices relative to `start`."""
     sp = _sparse_arg(sp_input, "tf.sparse.slice")
     begin = cast(convert_to_tensor(start), dtypes.int64)
@@ -75,14 +81,17 @@ def slice(sp_input: Any, start: Any, size: Any, name: str | None = None) -> Any:
     return SparseTensor(indices, values, dense_shape)
 
 
-def reduce_max(sp_input: Any, axis: Any = None, keepdims: Any = None, output_is_sparse: bool = False,
-               name: str | None = None) -> Tensor:
+def reduce_max(
+    sp_input: Any, axis: Any = None, keepdims: Any = None, output_is_sparse: bool = False, name: str | None = None
+) -> Tensor:
     """The largest stored value over `axis` (all by default); the missing entries are not compared, and a group
     without stored values gives 0."""
     sp = _sparse_arg(sp_input, "tf.sparse.reduce_max")
     if output_is_sparse:
-        raise NotImplementedError("minitf's tf.sparse.reduce_max gives dense results only.\nHint: leave "
-                                  "output_is_sparse=False, or wrap the result in tf.sparse.from_dense.")
+        raise NotImplementedError(
+            "minitf's tf.sparse.reduce_max gives dense results only.\nHint: leave "
+            "output_is_sparse=False, or wrap the result in tf.sparse.from_dense."
+        )
     dtype = sp.values.dtype
     info = np.finfo(dtype._np) if dtype.is_floating else np.iinfo(dtype._np)
     lowest = convert_to_tensor(info.min, dtype=dtype)
@@ -92,5 +101,3 @@ def reduce_max(sp_input: Any, axis: Any = None, keepdims: Any = None, output_is_
     best = reductions.reduce_max(filled, axis, keepdims=keep)
     counts = reduce_sum(stored, axis, keepdims=keep)
     return where(greater(counts, zeros_like(counts)), best, zeros_like(best))
-
-

@@ -43,8 +43,14 @@ class RaggedTensorSpec(CompositeSpec):
 
     value_type: ClassVar[type[Any]]  # RaggedTensor (set by minitf/composite/ragged/tensor.py)
 
-    def __init__(self, shape: Any = None, dtype: Any = dtypes.float32, ragged_rank: int | None = None,
-                 row_splits_dtype: Any = dtypes.int64, flat_values_spec: Any = None) -> None:
+    def __init__(
+        self,
+        shape: Any = None,
+        dtype: Any = dtypes.float32,
+        ragged_rank: int | None = None,
+        row_splits_dtype: Any = dtypes.int64,
+        flat_values_spec: Any = None,
+    ) -> None:
         self._shape = TensorShape(shape)
         self._dtype = dtypes.as_dtype(dtype)
         rank = self._shape.rank
@@ -69,15 +75,19 @@ class RaggedTensorSpec(CompositeSpec):
         return self._ragged_rank
 
     def _key(self) -> tuple:
-        return ("RaggedTensorSpec", tuple(self._shape.as_list()) if self._shape.rank is not None else None,
-                self._dtype, self._ragged_rank)
+        return (
+            "RaggedTensorSpec",
+            tuple(self._shape.as_list()) if self._shape.rank is not None else None,
+            self._dtype,
+            self._ragged_rank,
+        )
 
     def __repr__(self) -> str:
         return f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, {self._row_splits_dtype!r})"
 
     # --- what a tf.function needs ---
     def _placeholders(self, graph: Any, name: str) -> Any:
-        inner = list(self._shape[self._ragged_rank + 1:]) if self._shape.rank is not None else []
+        inner = list(self._shape[self._ragged_rank + 1 :]) if self._shape.rank is not None else []
         flat = graph.placeholder([None] + inner, self._dtype, name=name)
         graph.inputs.append(flat)
         nrows = self._shape[0] if self._shape.rank is not None else None
@@ -100,8 +110,11 @@ class RaggedTensorSpec(CompositeSpec):
         return value._components()
 
     def _fits(self, general: RaggedTensorSpec) -> bool:
-        return self._dtype is general._dtype and self._ragged_rank == general._ragged_rank and \
-            general._shape.is_compatible_with(self._shape)
+        return (
+            self._dtype is general._dtype
+            and self._ragged_rank == general._ragged_rank
+            and general._shape.is_compatible_with(self._shape)
+        )
 
 
 class SparseTensorSpec(CompositeSpec):
@@ -126,8 +139,7 @@ class SparseTensorSpec(CompositeSpec):
         return self._dtype
 
     def _key(self) -> tuple:
-        return ("SparseTensorSpec", tuple(self._shape.as_list()) if self._shape.rank is not None else None,
-                self._dtype)
+        return ("SparseTensorSpec", tuple(self._shape.as_list()) if self._shape.rank is not None else None, self._dtype)
 
     def __repr__(self) -> str:
         return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
@@ -145,7 +157,10 @@ class SparseTensorSpec(CompositeSpec):
     def _flat_inputs(self, value: Any) -> list[Any]:
         if isinstance(value, SparseTensorSpec):
             return []
-        if not isinstance(value, self.value_type) or value.dtype is not self._dtype or \
-                not self._shape.is_compatible_with(value.shape):
+        if (
+            not isinstance(value, self.value_type)
+            or value.dtype is not self._dtype
+            or not self._shape.is_compatible_with(value.shape)
+        ):
             raise _cannot_cast(value, self)
         return value._components()

@@ -21,20 +21,26 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> tuple[Any, dtypes
         inferred = dtypes.infer(value)
     except ValueError as exc:
         if state.graph is not None and "mixed types" in str(exc):  # TensorFlow's graph-mode conversion
-            raise TypeError(f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
-                            "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
-                            "supported TF dtypes.") from None
+            raise TypeError(
+                f"Failed to convert elements of {value!r} to Tensor. Consider casting elements to a "
+                "supported type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for "
+                "supported TF dtypes."
+            ) from None
         raise
     target = inferred if dtype is None else dtype
     if not isinstance(value, np.ndarray | np.generic) and dtype is not None:
         _refuse_lossy(value, inferred, target)
     if target is dtypes.string:
         if isinstance(value, np.ndarray) and value.dtype.kind not in "SUO" and state.graph is not None:
-            raise TypeError(f"Expected binary or unicode string, got {value.flat[0].item() if value.size else value!r}"
-                            "\nHint: tf.strings.as_string turns numbers into text.")
+            raise TypeError(
+                f"Expected binary or unicode string, got {value.flat[0].item() if value.size else value!r}"
+                "\nHint: tf.strings.as_string turns numbers into text."
+            )
         if isinstance(value, np.ndarray) and value.dtype.kind not in "SUO":
-            raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
-                             f"{type(value.flat[0].item()).__name__ if value.size else value.dtype}).")
+            raise ValueError(
+                f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
+                f"{type(value.flat[0].item()).__name__ if value.size else value.dtype})."
+            )
         return _strings(value), target
     try:
         # Build floats directly in the target precision (0.1 as float64 must not pass through float32);
@@ -52,8 +58,18 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> tuple[Any, dtypes
 
 
 # The dtypes TensorFlow converts a Python bool to (it refuses int8, int16, uint8, uint16, uint32 and complex64).
-_BOOL_TARGETS = frozenset({dtypes.bool, dtypes.int32, dtypes.int64, dtypes.uint64, dtypes.float16, dtypes.float32,
-                           dtypes.float64, dtypes.complex128})
+_BOOL_TARGETS = frozenset(
+    {
+        dtypes.bool,
+        dtypes.int32,
+        dtypes.int64,
+        dtypes.uint64,
+        dtypes.float16,
+        dtypes.float32,
+        dtypes.float64,
+        dtypes.complex128,
+    }
+)
 
 
 def _refuse_lossy(value: Any, inferred: dtypes.DType, target: dtypes.DType) -> None:
@@ -81,8 +97,11 @@ def _strings(value: Any) -> Any:
     if isinstance(value, bytes | str):
         return enc(value)
     array = np.empty(np.shape(value), dtype=object)
-    array[...] = enc(value) if not isinstance(value, np.ndarray) else np.vectorize(
-        lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(value)
+    array[...] = (
+        enc(value)
+        if not isinstance(value, np.ndarray)
+        else np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(value)
+    )
     return array
 
 
@@ -99,8 +118,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype is not dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                             f"{value.dtype.name}: {value!r}")
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype {value.dtype.name}: {value!r}"
+            )
         return value
     as_tensor = getattr(value, "_as_tensor", None)  # Variables
     if as_tensor is not None:

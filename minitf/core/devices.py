@@ -50,9 +50,11 @@ class DeviceSpec(NamedTuple):
                 if len(pieces) == 2 and pieces[1] != "*":
                     fields["device_index"] = int(pieces[1])
             else:
-                raise ValueError(f"Unknown attribute '{part}' is encountered while parsing the device spec: "
-                                 f"'{spec}'.\nHint: write a device as '/CPU:0', '/GPU:0' or "
-                                 f"'/job:localhost/replica:0/task:0/device:CPU:0'.")
+                raise ValueError(
+                    f"Unknown attribute '{part}' is encountered while parsing the device spec: "
+                    f"'{spec}'.\nHint: write a device as '/CPU:0', '/GPU:0' or "
+                    f"'/job:localhost/replica:0/task:0/device:CPU:0'."
+                )
         return cls(**fields)
 
     def merged_into(self, outer: DeviceSpec) -> DeviceSpec:
@@ -101,7 +103,7 @@ def graph_device() -> str:
     return "" if spec is None else spec.to_string()
 
 
-class device:  # noqa: N801  (TensorFlow's name)
+class device:  # TensorFlow's name
     """`tf.device(name)`: ops created in the block are placed on `name` (here: always the CPU).
 
     `with tf.device(...) as d:` binds None, as in TensorFlow.
@@ -166,8 +168,10 @@ def set_logical_device_configuration(device: PhysicalDevice, logical_devices: An
     if _initialized[0]:
         if configuration == (_configuration or None):
             return
-        raise RuntimeError("Virtual devices cannot be modified after being initialized\nHint: configure the "
-                           "logical devices first thing in the program, before any device is listed or used.")
+        raise RuntimeError(
+            "Virtual devices cannot be modified after being initialized\nHint: configure the "
+            "logical devices first thing in the program, before any device is listed or used."
+        )
     _configuration = configuration
 
 
@@ -201,6 +205,7 @@ def get_device_details(device: PhysicalDevice) -> dict:
 
 # tf.test: what scripts ask before choosing where to run.
 
+
 def gpu_device_name() -> str:
     return ""
 
@@ -219,7 +224,10 @@ def is_gpu_available(cuda_only: bool = False, min_cuda_compute_capability: Any =
     logging.getLogger("minitf").warning(
         "From %s:%d: is_gpu_available (from tensorflow.python.framework.test_util) is deprecated and will be "
         "removed in a future version.\nInstructions for updating:\nUse `tf.config.list_physical_devices('GPU')` "
-        "instead.", caller.f_code.co_filename, caller.f_lineno)
+        "instead.",
+        caller.f_code.co_filename,
+        caller.f_lineno,
+    )
     return False
 
 

@@ -133,7 +133,7 @@ uint8 = DType("uint8", np.uint8)
 uint16 = DType("uint16", np.uint16)
 uint32 = DType("uint32", np.uint32)
 uint64 = DType("uint64", np.uint64)
-bool = DType("bool", np.bool_)  # noqa: A001  (TensorFlow's name)
+bool = DType("bool", np.bool_)  # TensorFlow's name
 complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 string = DType("string", np.object_)
@@ -141,8 +141,21 @@ half = float16
 double = float64
 
 ALL: tuple[DType, ...] = (
-    float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-    bool, complex64, complex128, string,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    bool,
+    complex64,
+    complex128,
+    string,
 )
 # Not values a student computes with: a `resource` tensor stands for a Variable (the input of ReadVariableOp and
 # the assign ops), a `variant` for a TensorArray's list. Neither is in ALL.
@@ -156,8 +169,23 @@ REAL = FLOATS | INTEGERS
 
 _BY_NAME = {d.name: d for d in ALL} | {"half": float16, "double": float64}
 # TensorFlow's DataType enum (types.proto): tf.as_dtype(1) is tf.float32, and every DType knows its number.
-_BY_ENUM = {1: float32, 2: float64, 3: int32, 4: uint8, 5: int16, 6: int8, 7: string, 8: complex64, 9: int64,
-            10: bool, 17: uint16, 18: complex128, 19: float16, 22: uint32, 23: uint64}
+_BY_ENUM = {
+    1: float32,
+    2: float64,
+    3: int32,
+    4: uint8,
+    5: int16,
+    6: int8,
+    7: string,
+    8: complex64,
+    9: int64,
+    10: bool,
+    17: uint16,
+    18: complex128,
+    19: float16,
+    22: uint32,
+    23: uint64,
+}
 _ENUM_OF = {d: number for number, d in _BY_ENUM.items()}
 # NumPy dtype -> DType. Byte strings and unicode arrays are TensorFlow strings.
 _BY_NUMPY: dict[Any, DType] = {d._np: d for d in ALL}
@@ -185,9 +213,11 @@ def as_dtype(value: Any) -> DType:
     if isinstance(value, int) and not isinstance(value, _py_bool):
         d = _BY_ENUM.get(value)
         if d is None:
-            raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.\nHint: "
-                            "integers name dtypes by TensorFlow's DataType enum (1 is float32, 3 is int32, ...); "
-                            "minitf has no reference dtypes (101 and up).")
+            raise TypeError(
+                f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.\nHint: "
+                "integers name dtypes by TensorFlow's DataType enum (1 is float32, 3 is int32, ...); "
+                "minitf has no reference dtypes (101 and up)."
+            )
         return d
     if value is float:
         return float32
@@ -249,8 +279,9 @@ def _infer_nested(value: Any) -> DType:
         elif hasattr(v, "dtype") and isinstance(v.dtype, DType):
             np_dtypes.append(v.dtype._np)
         elif v is value:
-            raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type ({type(v)}) to a "
-                             f"Tensor.")
+            raise ValueError(
+                f"Attempt to convert a value ({value!r}) with an unsupported type ({type(v)}) to a Tensor."
+            )
         else:
             raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     if np_dtypes and not kinds:

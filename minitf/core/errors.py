@@ -78,6 +78,7 @@ class InaccessibleTensorError(ValueError):
 # TensorFlow's messages
 # ---------------------------------------------------------------------------------------------------
 
+
 def kernel_prefix(op_name: str) -> str:
     """What TensorFlow puts before a message from an op's kernel run eagerly (it runs as a wrapped function)."""
     return f"{{{{function_node __wrapped__{op_name}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} "
@@ -90,8 +91,9 @@ def invalid_argument(op_name: str, message: str) -> OpError:
     return op_error(InvalidArgumentError, op_name, message, hint, kernel=True)
 
 
-def op_error(cls: type[OpError], op_name: str, message: str, hint: str = "", name: str = "",
-             kernel: bool = False) -> OpError:
+def op_error(
+    cls: type[OpError], op_name: str, message: str, hint: str = "", name: str = "", kernel: bool = False
+) -> OpError:
     """An OpError of class `cls` with TensorFlow's eager message layout, `<message> [Op:<op_name>] name: <name>`,
     and minitf's hint on the next line; `kernel`: found by the op's kernel, which TensorFlow's message says first
     (a graph that runs the op reports the message without it)."""
@@ -104,15 +106,17 @@ def dims_text(shape: Iterable[object]) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def static_error(message: str, op_name: str | None = None, hint: str = "", name: str = "",
-                 kernel: bool = False) -> Exception:
+def static_error(
+    message: str, op_name: str | None = None, hint: str = "", name: str = "", kernel: bool = False
+) -> Exception:
     """An impossible argument found from shapes alone: InvalidArgumentError eagerly, but ValueError while
     tracing, where TensorFlow finds it when it builds the graph. With `op_name`, the message ends in
     TensorFlow's `[Op:<op_name>] name: ` (and minitf's hint), in both modes; `kernel`: eagerly TensorFlow's
     kernel finds it, and its message starts with the kernel's name."""
     if op_name is not None:
-        message = op_error(InvalidArgumentError, op_name, message, hint, name, kernel=kernel and state.graph is None
-                           ).message
+        message = op_error(
+            InvalidArgumentError, op_name, message, hint, name, kernel=kernel and state.graph is None
+        ).message
     if state.graph is not None:
         return ValueError(message)
     return InvalidArgumentError(None, None, message)
@@ -128,26 +132,34 @@ def same_dtype(op_name: str, inputs: Sequence[Tensor], listed: bool = False) -> 
         if t.dtype is not first:
             if listed and state.graph is not None:
                 names = ", ".join(x.dtype.name for x in inputs)
-                raise TypeError(f"Tensors in list passed to 'values' of '{op_name}' Op have types [{names}] that "
-                                f"don't all match.\nHint: tf.cast the tensors to one dtype first.")
+                raise TypeError(
+                    f"Tensors in list passed to 'values' of '{op_name}' Op have types [{names}] that "
+                    f"don't all match.\nHint: tf.cast the tensors to one dtype first."
+                )
             raise dtype_mismatch(op_name, i, first, t.dtype)
 
 
-def dtype_mismatch(op_name: str, index: int, expected: dtypes.DType, got: dtypes.DType,
-                   arg_names: Sequence[str] = ("x", "y")) -> Exception:
+def dtype_mismatch(
+    op_name: str, index: int, expected: dtypes.DType, got: dtypes.DType, arg_names: Sequence[str] = ("x", "y")
+) -> Exception:
     """Eagerly an InvalidArgumentError; while tracing a TypeError (TensorFlow checks at graph-build time).
 
     `arg_names`: the op's argument names in TensorFlow's op definition, the first one the argument whose dtype
     the others must match, the last one the mismatching input (TensorScatterUpdate: "tensor", "updates")."""
     if state.graph is not None:
         first, other = arg_names[0], arg_names[min(index, len(arg_names) - 1)]
-        return TypeError(f"Input '{other}' of '{op_name}' Op has type {got.name} that does not match type "
-                         f"{expected.name} of argument '{first}'.")
-    return op_error(InvalidArgumentError, op_name,
-                    f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
-                    f"{tf_type_name(expected)} tensor but is a {tf_type_name(got)} tensor",
-                    hint=f"TensorFlow never converts dtypes implicitly. Convert one side with "
-                    f"tf.cast(x, tf.{expected.name}) (or tf.{got.name}) so both have the same dtype.")
+        return TypeError(
+            f"Input '{other}' of '{op_name}' Op has type {got.name} that does not match type "
+            f"{expected.name} of argument '{first}'."
+        )
+    return op_error(
+        InvalidArgumentError,
+        op_name,
+        f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
+        f"{tf_type_name(expected)} tensor but is a {tf_type_name(got)} tensor",
+        hint=f"TensorFlow never converts dtypes implicitly. Convert one side with "
+        f"tf.cast(x, tf.{expected.name}) (or tf.{got.name}) so both have the same dtype.",
+    )
 
 
 def graph_build_error(op_name: str, message: str, hint: str = "") -> Exception:
@@ -167,9 +179,13 @@ def bad_string_attr(op_name: str, attr: str, value: str, allowed: Sequence[str],
     listed = ", ".join(f'"{a}"' for a in allowed)
     if state.graph is not None:
         return ValueError(f"Attr '{attr}' of '{op_name}' Op passed string '{value}' not in: {listed}.{hint}")
-    return InvalidArgumentError(None, None, f'Value for attr \'{attr}\' of "{value}" is not in the list of allowed '
-                                f"values: {listed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}> "
-                                f"[Op:{op_name}] name: {hint}")
+    return InvalidArgumentError(
+        None,
+        None,
+        f"Value for attr '{attr}' of \"{value}\" is not in the list of allowed "
+        f"values: {listed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}> "
+        f"[Op:{op_name}] name: {hint}",
+    )
 
 
 def tf_type_name(d: dtypes.DType) -> str:
@@ -181,10 +197,12 @@ def allowed_dtypes(op_name: str, allowed: frozenset[dtypes.DType], dtype: dtypes
     """Raise TensorFlow's "not in the list of allowed values" error when an op has no kernel for `dtype`."""
     if dtype not in allowed:
         names = ", ".join(tf_type_name(d) for d in dtypes.ALL if d in allowed)
-        message = (f"Value for attr 'T' of {tf_type_name(dtype)} is not in the list of allowed values: {names}\n"
-                   f"\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}> [Op:{op_name}] name: \n"
-                   f"Hint: {op_name} does not accept {dtype.name} tensors; tf.cast the input first "
-                   f"(e.g. tf.cast(x, tf.float32)).")
+        message = (
+            f"Value for attr 'T' of {tf_type_name(dtype)} is not in the list of allowed values: {names}\n"
+            f"\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}> [Op:{op_name}] name: \n"
+            f"Hint: {op_name} does not accept {dtype.name} tensors; tf.cast the input first "
+            f"(e.g. tf.cast(x, tf.float32))."
+        )
         if state.graph is not None:
             raise TypeError(message)
         raise InvalidArgumentError(None, None, message)
@@ -196,9 +214,13 @@ def no_kernel(op_name: str, dtype: Any) -> OpError:
     Eager execution says NotFoundError (no device has the kernel); a running graph says InvalidArgumentError
     (`missing_kernel_in_graph`), so the error remembers which kernel it missed.
     """
-    error = op_error(NotFoundError, op_name, f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
-                     f"[T=DT_{dtype.name.upper()}]\nAll kernels registered for op {op_name}: ...",
-                     hint=f"{_no_kernel_hint(op_name, dtype)}")
+    error = op_error(
+        NotFoundError,
+        op_name,
+        f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
+        f"[T=DT_{dtype.name.upper()}]\nAll kernels registered for op {op_name}: ...",
+        hint=f"{_no_kernel_hint(op_name, dtype)}",
+    )
     error.missing_kernel = (op_name, dtype)
     return error
 
@@ -213,7 +235,11 @@ def missing_kernel_in_graph(exc: Exception, node: str, function: str) -> OpError
     if missing is None:
         return None
     op_name, dtype = missing
-    return InvalidArgumentError(None, None, f"No OpKernel was registered to support Op '{op_name}' used by "
-                                f"{{{{node {node}}}}} with these attrs: [T=DT_{dtype.name.upper()}]\nRegistered "
-                                f"devices: [CPU]\nRegistered kernels:\n  ...\n\n\t [[{node}]] "
-                                f"[Op:__inference_{function}]\nHint: {_no_kernel_hint(op_name, dtype)}")
+    return InvalidArgumentError(
+        None,
+        None,
+        f"No OpKernel was registered to support Op '{op_name}' used by "
+        f"{{{{node {node}}}}} with these attrs: [T=DT_{dtype.name.upper()}]\nRegistered "
+        f"devices: [CPU]\nRegistered kernels:\n  ...\n\n\t [[{node}]] "
+        f"[Op:__inference_{function}]\nHint: {_no_kernel_hint(op_name, dtype)}",
+    )

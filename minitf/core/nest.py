@@ -15,8 +15,7 @@ def flatten(structure: Any, expand_composites: bool = False) -> list[Any]:
     With `expand_composites=True`, a SparseTensor or RaggedTensor counts as its component tensors.
     """
     if isinstance(structure, dict):
-        return [leaf for key in sorted(structure, key=_sort_key)
-                for leaf in flatten(structure[key], expand_composites)]
+        return [leaf for key in sorted(structure, key=_sort_key) for leaf in flatten(structure[key], expand_composites)]
     if isinstance(structure, list | tuple):
         return [leaf for item in structure for leaf in flatten(item, expand_composites)]
     if expand_composites and hasattr(structure, "_components"):
@@ -38,8 +37,11 @@ def pack_sequence_as(structure: Any, flat_sequence: Any, expand_composites: bool
 def _pack(structure: Any, leaves: Any, expand_composites: bool = False) -> Any:
     if isinstance(structure, dict):
         packed = {key: _pack(structure[key], leaves, expand_composites) for key in sorted(structure, key=_sort_key)}
-        return type(structure)((key, packed[key]) for key in structure) if type(structure) is not dict else \
-            {key: packed[key] for key in structure}
+        return (
+            type(structure)((key, packed[key]) for key in structure)
+            if type(structure) is not dict
+            else {key: packed[key] for key in structure}
+        )
     if expand_composites and hasattr(structure, "_components"):
         return structure._with_components([next(leaves) for _ in structure._components()])
     if isinstance(structure, list | tuple):
@@ -57,5 +59,7 @@ def map_structure(func: Any, *structures: Any, **kwargs: Any) -> Any:
 
 def assert_same_structure(a: Any, b: Any, check_types: bool = True, expand_composites: bool = False) -> None:
     if len(flatten(a)) != len(flatten(b)):
-        raise ValueError(f"The two structures don't have the same number of elements.\n\nFirst structure: {a}\n\n"
-                         f"Second structure: {b}")
+        raise ValueError(
+            f"The two structures don't have the same number of elements.\n\nFirst structure: {a}\n\n"
+            f"Second structure: {b}"
+        )

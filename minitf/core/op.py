@@ -75,8 +75,19 @@ class Op:
              and calls `check` (which raises the error) only when they do not fit.
     """
 
-    __slots__ = ("name", "kernel", "check", "shape", "grad", "num_outputs", "explain", "stateful", "value_dependent",
-                 "elementwise", "accepts")
+    __slots__ = (
+        "name",
+        "kernel",
+        "check",
+        "shape",
+        "grad",
+        "num_outputs",
+        "explain",
+        "stateful",
+        "value_dependent",
+        "elementwise",
+        "accepts",
+    )
 
     def __init__(
         self,
@@ -94,9 +105,11 @@ class Op:
         accepts: frozenset | None = None,
     ) -> None:
         if shape is None:
-            raise TypeError(f"Op {name!r} has no shape rule: pass shape=... (see minitf/core/shape_rules.py), so that "
-                            "tracing can work out its output shapes and dtypes without running it, and add the op "
-                            "to the table in tests/engine/test_shape_rules.py.")
+            raise TypeError(
+                f"Op {name!r} has no shape rule: pass shape=... (see minitf/core/shape_rules.py), so that "
+                "tracing can work out its output shapes and dtypes without running it, and add the op "
+                "to the table in tests/engine/test_shape_rules.py."
+            )
         self.name = name
         self.kernel = kernel
         self.check = check
@@ -209,8 +222,14 @@ class GradContext:
 
     __slots__ = ("op", "inputs", "outputs", "attrs", "needs")
 
-    def __init__(self, op: Op, inputs: Sequence[Tensor], outputs: Sequence[Tensor], attrs: dict,
-                 needs: Sequence[bool] = (True, True, True, True)) -> None:
+    def __init__(
+        self,
+        op: Op,
+        inputs: Sequence[Tensor],
+        outputs: Sequence[Tensor],
+        attrs: dict,
+        needs: Sequence[bool] = (True, True, True, True),
+    ) -> None:
         self.op = op
         self.inputs = inputs
         self.outputs = outputs

@@ -43,8 +43,14 @@ def format_value(value: Any, summarize: int = 3) -> str:
             return ""
         return "[]" if array.shape[0] == 0 else "[" + "\n" * (array.ndim - 1) + " ...]"
     limit = sys.maxsize if summarize < 0 else 2 * summarize
-    return np.array2string(array, formatter={"all": fmt}, separator=" ", threshold=limit,
-                           edgeitems=max(summarize, 1), max_line_width=sys.maxsize)
+    return np.array2string(
+        array,
+        formatter={"all": fmt},
+        separator=" ",
+        threshold=limit,
+        edgeitems=max(summarize, 1),
+        max_line_width=sys.maxsize,
+    )
 
 
 def _float_text(v: Any, double: bool) -> str:
@@ -58,5 +64,3 @@ def _float_text(v: Any, double: bool) -> str:
     text = f"{number:.{short}g}"
     same = float(text) == number if double else np.float32(float(text)) == np.float32(number)
     return text if same else f"{number:.{full}g}"
-
-

@@ -59,6 +59,7 @@ def broadcast_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
 def broadcast_rule(out_dtype: dtypes.DType | None) -> Callable[..., list[Spec]]:
     def rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
         return [(broadcast_shapes(shapes[0], shapes[1]), out_dtype or types[0])]
+
     return rule
 
 
@@ -80,6 +81,7 @@ def reduced_shape(shape: TensorShape, axis: Any, keepdims: bool) -> TensorShape:
 # ---------------------------------------------------------------------------------------------------
 # A rule raises ValueError when the shapes alone make the op impossible; the tracer adds TensorFlow's
 # "for '{{node ...}}' with input shapes: ..." to the message, as TensorFlow does while building a graph.
+
 
 def shape_text(shape: TensorShape) -> str:
     """A shape as TensorFlow writes it in messages: [2,?,3], or ? for an unknown rank."""
@@ -109,8 +111,9 @@ def need_rank(shape: TensorShape, rank: int, at_least: bool = False) -> None:
 # ---------------------------------------------------------------------------------------------------
 
 
-def same_as_second_with_first_dtype(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType],
-                                    attrs: dict) -> list[Spec]:
+def same_as_second_with_first_dtype(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict
+) -> list[Spec]:
     """Gradient ops that give back a gradient (dtype of input 0) shaped like the forward input (input 1)."""
     return [(shapes[1], types[0])]
 
@@ -137,5 +140,3 @@ def same_as_third(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
 # ---------------------------------------------------------------------------------------------------
 # Linear algebra
 # ---------------------------------------------------------------------------------------------------
-
-

@@ -23,6 +23,7 @@ class TensorInterface:
     __slots__ = ()
 
     if TYPE_CHECKING:
+
         @property
         def dtype(self) -> dtypes.DType: ...
 

@@ -23,8 +23,10 @@ def _set(kind: str, label: str, num_threads: int) -> None:
     if devices._initialized[0] or (kind == "intra" and _started[0]):
         if _settings[kind] == value:
             return
-        raise RuntimeError(f"{label} parallelism cannot be modified after initialization.\nHint: set it first "
-                           "thing in the program, before any function with jit_compile=True runs.")
+        raise RuntimeError(
+            f"{label} parallelism cannot be modified after initialization.\nHint: set it first "
+            "thing in the program, before any function with jit_compile=True runs."
+        )
     _settings[kind] = value
 
 

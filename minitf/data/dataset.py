@@ -59,6 +59,7 @@ AUTOTUNE = -1
 # The base class
 # ---------------------------------------------------------------------------------------------------
 
+
 class DatasetV2:
     """A dataset: iterate it (`for x in ds`), transform it (`ds.map(f).batch(32)`), or reduce it."""
 
@@ -83,8 +84,9 @@ class DatasetV2:
 
     def __len__(self) -> int:
         if state.graph is not None:
-            raise TypeError("`tf.data.Dataset` only supports `len` in eager mode. Use `tf.data.Dataset."
-                            "cardinality()` instead.")
+            raise TypeError(
+                "`tf.data.Dataset` only supports `len` in eager mode. Use `tf.data.Dataset.cardinality()` instead."
+            )
         if self._cardinality == INFINITE:
             raise TypeError("The dataset is infinite.")
         if self._cardinality == UNKNOWN:
@@ -138,19 +140,33 @@ class DatasetV2:
         return _ZipDataset(datasets)
 
     # --- transformations ---
-    def map(self, map_func: Callable[..., Any], num_parallel_calls: Any = None, deterministic: Any = None,
-            synchronous: Any = None, use_unbounded_threadpool: bool = False, name: str | None = None) -> DatasetV2:
+    def map(
+        self,
+        map_func: Callable[..., Any],
+        num_parallel_calls: Any = None,
+        deterministic: Any = None,
+        synchronous: Any = None,
+        use_unbounded_threadpool: bool = False,
+        name: str | None = None,
+    ) -> DatasetV2:
         return _MapDataset(self, map_func)
 
     def filter(self, predicate: Callable[..., Any], name: str | None = None) -> DatasetV2:
         return _FilterDataset(self, predicate)
 
-    def batch(self, batch_size: Any, drop_remainder: bool = False, num_parallel_calls: Any = None,
-              deterministic: Any = None, name: str | None = None) -> DatasetV2:
+    def batch(
+        self,
+        batch_size: Any,
+        drop_remainder: bool = False,
+        num_parallel_calls: Any = None,
+        deterministic: Any = None,
+        name: str | None = None,
+    ) -> DatasetV2:
         return _BatchDataset(self, python_int(batch_size, "batch_size"), bool(drop_remainder))
 
-    def shuffle(self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool = True,
-                name: str | None = None) -> DatasetV2:
+    def shuffle(
+        self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool = True, name: str | None = None
+    ) -> DatasetV2:
         return _ShuffleDataset(self, python_int(buffer_size, "buffer_size"), seed, reshuffle_each_iteration)
 
     def repeat(self, count: Any = None, name: str | None = None) -> DatasetV2:
@@ -182,6 +198,7 @@ Dataset = DatasetV2
 # Sources
 # ---------------------------------------------------------------------------------------------------
 
+
 class _TensorDataset(DatasetV2):
     """One element: the whole value."""
 
@@ -212,8 +229,10 @@ class _TensorSliceDataset(DatasetV2):
 
     def _elements(self) -> Iterator[Any]:
         if self._size is None:
-            raise TypeError("minitf iterates a dataset of tensors whose length is unknown while tracing only "
-                            "when the length is known.\nHint: build the dataset from eager values.")
+            raise TypeError(
+                "minitf iterates a dataset of tensors whose length is unknown while tracing only "
+                "when the length is known.\nHint: build the dataset from eager values."
+            )
         for i in range(self._size):
             yield nest.map_structure(lambda t, i=i: row_of(t, i), self._value)
 
@@ -225,8 +244,7 @@ class _RangeDataset(DatasetV2):
         if not 1 <= len(args) <= 3:
             raise ValueError(f"Invalid arguments to RangeDataset: {args}")
         ints = [python_int(a, "range argument") for a in args]
-        start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3
-                                                                   else 1)
+        start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3 else 1)
         if step == 0:
             raise op_error(InvalidArgumentError, "RangeDataset", "step must be a non-zero integer.")
         self._range = range(start, stop, step)
@@ -246,9 +264,11 @@ class _ZipDataset(DatasetV2):
         members = nest.flatten(datasets)
         for d in members:
             if not isinstance(d, DatasetV2):
-                raise TypeError(f"Invalid input to `zip`. Inputs are expected to be (nested) structures of "
-                                f"`tf.data.Dataset` objects. Python `list` is not supported and you should use "
-                                f"`tuple` instead.\nHint: got {type(d).__name__}.")
+                raise TypeError(
+                    f"Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                    f"`tf.data.Dataset` objects. Python `list` is not supported and you should use "
+                    f"`tuple` instead.\nHint: got {type(d).__name__}."
+                )
         self._datasets = datasets
         cards = [d._cardinality for d in members]
         if UNKNOWN in cards:
@@ -286,16 +306,20 @@ class _FilterDataset(DatasetV2):
         self._fn = TracedFunction(predicate, source.element_spec, "filter")
         spec = self._fn.output_spec
         if not isinstance(spec, TensorSpec) or spec.dtype is not dtypes.bool or spec.shape.rank != 0:
-            raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
-                             f"return type is {spec!r}.")
+            raise ValueError(
+                f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
+                f"return type is {spec!r}."
+            )
         super().__init__(source.element_spec, UNKNOWN)
 
     def _elements(self) -> Iterator[Any]:
         for element in self._source._elements():
             keep = self._fn(element)
             if not isinstance(keep, EagerTensor):
-                raise TypeError("minitf cannot filter a dataset inside a tf.function when the predicate "
-                                "depends on traced values.\nHint: filter the dataset outside the tf.function.")
+                raise TypeError(
+                    "minitf cannot filter a dataset inside a tf.function when the predicate "
+                    "depends on traced values.\nHint: filter the dataset outside the tf.function."
+                )
             if bool(keep._value):
                 yield element
 
@@ -303,8 +327,7 @@ class _FilterDataset(DatasetV2):
 class _BatchDataset(DatasetV2):
     def __init__(self, source: DatasetV2, batch_size: int, drop_remainder: bool) -> None:
         if batch_size <= 0:
-            raise InvalidArgumentError(None, None, "Batch size must be greater than zero. [Op:BatchDatasetV2] "
-                                       "name: ")
+            raise InvalidArgumentError(None, None, "Batch size must be greater than zero. [Op:BatchDatasetV2] name: ")
         self._source, self._size, self._drop = source, batch_size, drop_remainder
         outer = batch_size if drop_remainder else None
         spec = nest.map_structure(lambda s: batched_spec(s, outer), source.element_spec)
@@ -314,8 +337,10 @@ class _BatchDataset(DatasetV2):
     def _elements(self) -> Iterator[Any]:
         for rows in row_groups(self._source._elements(), self._size, self._drop):
             columns = zip(*[leaves_of(r) for r in rows])
-            stacked = [ragged_batch(list(c)) if ragged else self._stack(stack, list(c))
-                       for c, ragged in zip(columns, self._ragged)]
+            stacked = [
+                ragged_batch(list(c)) if ragged else self._stack(stack, list(c))
+                for c, ragged in zip(columns, self._ragged)
+            ]
             yield nest.pack_sequence_as(rows[0], stacked)
 
     @staticmethod
@@ -323,10 +348,14 @@ class _BatchDataset(DatasetV2):
         first = tensors[0].shape
         for t in tensors[1:]:
             if t.shape != first:
-                raise op_error(InvalidArgumentError, "IteratorGetNext", f"Cannot add tensor to the batch: number of "
-                               f"elements does not match. Shapes are: [tensor]: {list(t.shape)}, [batch]: "
-                               f"{list(first)}", "elements of one batch must have the same shape; pad them first (or "
-                               "use ragged batches).")
+                raise op_error(
+                    InvalidArgumentError,
+                    "IteratorGetNext",
+                    f"Cannot add tensor to the batch: number of "
+                    f"elements does not match. Shapes are: [tensor]: {list(t.shape)}, [batch]: "
+                    f"{list(first)}",
+                    "elements of one batch must have the same shape; pad them first (or use ragged batches).",
+                )
         return stack(tensors)
 
 
@@ -337,8 +366,9 @@ class _ShuffleDataset(DatasetV2):
 
     def __init__(self, source: DatasetV2, buffer_size: int, seed: int | None, reshuffle: bool) -> None:
         if buffer_size <= 0 and buffer_size != UNKNOWN:
-            raise op_error(InvalidArgumentError, "ShuffleDatasetV3", "buffer_size must be greater than zero or "
-                           "UNKNOWN_CARDINALITY")
+            raise op_error(
+                InvalidArgumentError, "ShuffleDatasetV3", "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"
+            )
         self._source, self._buffer_size = source, buffer_size
         self._shuffle = DatasetShuffle(seed, reshuffle_each_iteration=bool(reshuffle))
         super().__init__(source.element_spec, source._cardinality)
@@ -363,8 +393,11 @@ class _RepeatDataset(DatasetV2):
         if isinstance(self._source, _ShuffleDataset) and (self._count == 0 or self._count < -1):
             # TensorFlow fuses shuffle followed by repeat into one ShuffleAndRepeatDataset (a default
             # optimisation), whose iterator refuses the counts that RepeatDataset accepts as "no elements".
-            raise op_error(InvalidArgumentError, "MakeIterator", "count must be greater than zero or equal to -1.\n\t "
-                           "[[{{node ShuffleAndRepeatDataset}}]]")
+            raise op_error(
+                InvalidArgumentError,
+                "MakeIterator",
+                "count must be greater than zero or equal to -1.\n\t [[{{node ShuffleAndRepeatDataset}}]]",
+            )
         epochs = itertools.count() if self._count < 0 else range(self._count)
         for _ in epochs:
             produced = False

@@ -26,12 +26,22 @@ def _with_options(self: DatasetV2, options: sources.Options, name: str | None = 
 
 
 def install() -> None:
-    for name, function in (("window", reshaping.window), ("flat_map", reshaping.flat_map),
-                           ("interleave", reshaping.interleave), ("concatenate", reshaping.concatenate),
-                           ("padded_batch", reshaping.padded_batch), ("rebatch", reshaping.rebatch),
-                           ("apply", _apply), ("with_options", _with_options), ("options", sources.options_of)):
+    for name, function in (
+        ("window", reshaping.window),
+        ("flat_map", reshaping.flat_map),
+        ("interleave", reshaping.interleave),
+        ("concatenate", reshaping.concatenate),
+        ("padded_batch", reshaping.padded_batch),
+        ("rebatch", reshaping.rebatch),
+        ("apply", _apply),
+        ("with_options", _with_options),
+        ("options", sources.options_of),
+    ):
         if not hasattr(DatasetV2, name):
             setattr(DatasetV2, name, function)
-    for name, static in (("from_generator", sources.from_generator), ("counter", sources.counter),
-                         ("random", sources.random)):
+    for name, static in (
+        ("from_generator", sources.from_generator),
+        ("counter", sources.counter),
+        ("random", sources.random),
+    ):
         setattr(DatasetV2, name, staticmethod(static))

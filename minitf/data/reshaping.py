@@ -53,8 +53,9 @@ class _WindowDataset(DatasetV2):
     def __init__(self, source: DatasetV2, size: int, shift: int, stride: int, drop_remainder: bool) -> None:
         for what, value in (("size", size), ("shift", shift), ("stride", stride)):
             if value <= 0:
-                raise op_error(InvalidArgumentError, "WindowDataset", f"Window {what} must be greater than zero, but "
-                               f"got {value}.")
+                raise op_error(
+                    InvalidArgumentError, "WindowDataset", f"Window {what} must be greater than zero, but got {value}."
+                )
         self._source, self._size, self._shift, self._stride, self._drop = source, size, shift, stride, drop_remainder
         card = source._cardinality
         if card >= 0:
@@ -79,9 +80,9 @@ class _WindowDataset(DatasetV2):
                     buffer.append(element)
             if not buffer or (self._drop and len(buffer) < span):
                 return
-            yield self._split(buffer[:span:self._stride], spec)
+            yield self._split(buffer[: span : self._stride], spec)
             to_skip = max(0, self._shift - len(buffer))
-            buffer = buffer[self._shift:]
+            buffer = buffer[self._shift :]
 
     @staticmethod
     def _split(window: list[Any], spec: Any) -> Any:
@@ -112,8 +113,10 @@ def _mapped_spec(source: DatasetV2, fn: Callable[..., Any]) -> Any:
     """The element spec of the datasets `fn` makes: read from the dataset it makes for the first element."""
     first = next(iter(source._elements()), None)
     if first is None:
-        raise ValueError("minitf learns what a flat_map or interleave function returns from the first element; "
-                         "the dataset is empty.\nHint: apply it to a dataset with elements.")
+        raise ValueError(
+            "minitf learns what a flat_map or interleave function returns from the first element; "
+            "the dataset is empty.\nHint: apply it to a dataset with elements."
+        )
     return _call(fn, first).element_spec
 
 
@@ -157,16 +160,19 @@ _END = object()
 
 def _common_spec(a: Any, b: Any) -> Any:
     if a.dtype is not b.dtype:
-        raise TypeError(f"Incompatible dataset elements:\n  {a} vs.   {b}\nHint: tf.cast one dataset's elements "
-                        f"(with map) to the other's dtype.")
+        raise TypeError(
+            f"Incompatible dataset elements:\n  {a} vs.   {b}\nHint: tf.cast one dataset's elements "
+            f"(with map) to the other's dtype."
+        )
     return TensorSpec(a.shape.most_specific_compatible_shape(b.shape), a.dtype)
 
 
 class _ConcatenateDataset(DatasetV2):
     def __init__(self, first: DatasetV2, second: DatasetV2) -> None:
         self._first, self._second = first, second
-        if nest.map_structure(lambda s: None, first.element_spec) != nest.map_structure(lambda s: None,
-                                                                                         second.element_spec):
+        if nest.map_structure(lambda s: None, first.element_spec) != nest.map_structure(
+            lambda s: None, second.element_spec
+        ):
             raise TypeError(f"Incompatible dataset elements:\n  {first.element_spec} vs.   {second.element_spec}")
         spec = nest.map_structure(_common_spec, first.element_spec, second.element_spec)
         cards = (first._cardinality, second._cardinality)
@@ -193,8 +199,9 @@ def _up_to(spec: Any, other: Any, fn: Callable[[Any, Any], Any]) -> Any:
 
 
 class _PaddedBatchDataset(DatasetV2):
-    def __init__(self, source: DatasetV2, batch_size: int, padded_shapes: Any, padding_values: Any,
-                 drop_remainder: bool) -> None:
+    def __init__(
+        self, source: DatasetV2, batch_size: int, padded_shapes: Any, padding_values: Any, drop_remainder: bool
+    ) -> None:
         self._source, self._size, self._drop = source, batch_size, drop_remainder
         spec = source.element_spec
         if padded_shapes is None:  # pad every dimension to the longest in the batch
@@ -210,8 +217,10 @@ class _PaddedBatchDataset(DatasetV2):
     def _elements(self) -> Iterator[Any]:
         for rows in row_groups(self._source._elements(), self._size, self._drop):
             columns = zip(*[leaves_of(r) for r in rows])
-            batched = [self._pad_stack(list(c), shape, value) for c, shape, value in
-                       zip(columns, leaves_of(self._shapes), leaves_of(self._values))]
+            batched = [
+                self._pad_stack(list(c), shape, value)
+                for c, shape, value in zip(columns, leaves_of(self._shapes), leaves_of(self._values))
+            ]
             yield nest.pack_sequence_as(rows[0], batched)
 
     @staticmethod
@@ -222,8 +231,12 @@ class _PaddedBatchDataset(DatasetV2):
         for t in tensors:
             gaps = [[0, want - int(have)] for want, have in zip(target, t.shape)]
             if any(g[1] < 0 for g in gaps):
-                raise op_error(InvalidArgumentError, "IteratorGetNext", "Attempted to pad to a smaller size than "
-                               "the input element.", "make padded_shapes at least as large as every element.")
+                raise op_error(
+                    InvalidArgumentError,
+                    "IteratorGetNext",
+                    "Attempted to pad to a smaller size than the input element.",
+                    "make padded_shapes at least as large as every element.",
+                )
             padded.append(pad(t, gaps, constant_values=value) if any(g[1] for g in gaps) else t)
         return stack(padded)
 
@@ -234,8 +247,9 @@ class _RebatchDataset(DatasetV2):
     def __init__(self, source: DatasetV2, sizes: list[int], drop_remainder: bool) -> None:
         self._source, self._sizes, self._drop = source, sizes, drop_remainder
         outer = sizes[0] if drop_remainder and len(set(sizes)) == 1 else None
-        spec = nest.map_structure(lambda s: TensorSpec(TensorShape([outer]).concatenate(s.shape[1:]), s.dtype),
-                                  source.element_spec)
+        spec = nest.map_structure(
+            lambda s: TensorSpec(TensorShape([outer]).concatenate(s.shape[1:]), s.dtype), source.element_spec
+        )
         super().__init__(spec, UNKNOWN)
 
     def _elements(self) -> Iterator[Any]:
@@ -271,19 +285,37 @@ class _RebatchDataset(DatasetV2):
         return nest.map_structure(lambda *parts: concat(list(parts), axis=0), *pieces)
 
 
-def window(self: DatasetV2, size: Any, shift: Any = None, stride: Any = 1, drop_remainder: bool = False,
-           name: str | None = None) -> DatasetV2:
+def window(
+    self: DatasetV2,
+    size: Any,
+    shift: Any = None,
+    stride: Any = 1,
+    drop_remainder: bool = False,
+    name: str | None = None,
+) -> DatasetV2:
     size = python_int(size, "size")
-    return _WindowDataset(self, size, size if shift is None else python_int(shift, "shift"),
-                          python_int(stride, "stride"), bool(drop_remainder))
+    return _WindowDataset(
+        self,
+        size,
+        size if shift is None else python_int(shift, "shift"),
+        python_int(stride, "stride"),
+        bool(drop_remainder),
+    )
 
 
 def flat_map(self: DatasetV2, map_func: Callable[..., Any], name: str | None = None) -> DatasetV2:
     return _FlatMapDataset(self, map_func)
 
 
-def interleave(self: DatasetV2, map_func: Callable[..., Any], cycle_length: Any = None, block_length: Any = None,
-               num_parallel_calls: Any = None, deterministic: Any = None, name: str | None = None) -> DatasetV2:
+def interleave(
+    self: DatasetV2,
+    map_func: Callable[..., Any],
+    cycle_length: Any = None,
+    block_length: Any = None,
+    num_parallel_calls: Any = None,
+    deterministic: Any = None,
+    name: str | None = None,
+) -> DatasetV2:
     cycle = os.cpu_count() or 1 if cycle_length is None or cycle_length == -1 else python_int(cycle_length, "cycle")
     return _InterleaveDataset(self, map_func, cycle, 1 if block_length is None else python_int(block_length, "block"))
 
@@ -292,14 +324,19 @@ def concatenate(self: DatasetV2, dataset: DatasetV2, name: str | None = None) ->
     return _ConcatenateDataset(self, dataset)
 
 
-def padded_batch(self: DatasetV2, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
-                 drop_remainder: bool = False, name: str | None = None) -> DatasetV2:
-    return _PaddedBatchDataset(self, python_int(batch_size, "batch_size"), padded_shapes, padding_values,
-                               bool(drop_remainder))
+def padded_batch(
+    self: DatasetV2,
+    batch_size: Any,
+    padded_shapes: Any = None,
+    padding_values: Any = None,
+    drop_remainder: bool = False,
+    name: str | None = None,
+) -> DatasetV2:
+    return _PaddedBatchDataset(
+        self, python_int(batch_size, "batch_size"), padded_shapes, padding_values, bool(drop_remainder)
+    )
 
 
 def rebatch(self: DatasetV2, batch_size: Any, drop_remainder: bool = False, name: str | None = None) -> DatasetV2:
     sizes = [int(s) for s in np.asarray(convert_to_tensor(batch_size)).reshape(-1)]
     return _RebatchDataset(self, sizes, bool(drop_remainder))
-
-

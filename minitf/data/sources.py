@@ -40,28 +40,38 @@ def _conform(spec: Any, value: Any) -> Any:
     """A generator's value as tensors of the signature's structure, dtypes and shapes."""
     if isinstance(spec, tuple):
         if not isinstance(value, tuple | list) or len(value) != len(spec):
-            raise _generator_error(f"`generator` yielded an element that did not match the expected structure. "
-                                   f"The expected structure was {spec}, but the yielded element was {value}.")
+            raise _generator_error(
+                f"`generator` yielded an element that did not match the expected structure. "
+                f"The expected structure was {spec}, but the yielded element was {value}."
+            )
         return tuple(_conform(s, v) for s, v in zip(spec, value))
     if isinstance(spec, dict):
         return {k: _conform(s, value[k]) for k, s in spec.items()}
     try:
         tensor = convert_to_tensor(value, dtype=spec.dtype)
     except (TypeError, ValueError):
-        raise _generator_error(f"`generator` yielded an element that could not be converted to the expected type. "
-                               f"The expected type was {spec.dtype.name}, but the yielded element was "
-                               f"{value}.") from None
+        raise _generator_error(
+            f"`generator` yielded an element that could not be converted to the expected type. "
+            f"The expected type was {spec.dtype.name}, but the yielded element was "
+            f"{value}."
+        ) from None
     if not spec.shape.is_compatible_with(tensor.shape):
-        raise _generator_error(f"`generator` yielded an element of shape {tensor.shape} where an element of shape "
-                               f"{spec.shape} was expected.")
+        raise _generator_error(
+            f"`generator` yielded an element of shape {tensor.shape} where an element of shape "
+            f"{spec.shape} was expected."
+        )
     return tensor
 
 
 def _generator_error(message: str) -> Exception:
     """TensorFlow's error from inside its `PyFunc` (the Python TypeError quoted), raised where elements are read."""
-    return InvalidArgumentError(None, None, f"{kernel_prefix('IteratorGetNext')}TypeError: {message}\n\n\t "
-                                "[[{{node PyFunc}}]] [Op:IteratorGetNext] name: \nHint: make the generator yield "
-                                "what output_signature describes.")
+    return InvalidArgumentError(
+        None,
+        None,
+        f"{kernel_prefix('IteratorGetNext')}TypeError: {message}\n\n\t "
+        "[[{{node PyFunc}}]] [Op:IteratorGetNext] name: \nHint: make the generator yield "
+        "what output_signature describes.",
+    )
 
 
 class _FlatMapDataset(DatasetV2):
@@ -80,16 +90,23 @@ class _FlatMapDataset(DatasetV2):
             yield _conform(self.element_spec, value)
 
 
-def from_generator(generator: Callable[..., Any], output_types: Any = None, output_shapes: Any = None,
-                   args: Any = None, output_signature: Any = None, name: str | None = None) -> DatasetV2:
+def from_generator(
+    generator: Callable[..., Any],
+    output_types: Any = None,
+    output_shapes: Any = None,
+    args: Any = None,
+    output_signature: Any = None,
+    name: str | None = None,
+) -> DatasetV2:
     if output_signature is None:
         if output_types is None:
-            raise TypeError("The `output_signature` argument must be set.\nHint: describe each yielded value, "
-                            "e.g. output_signature=tf.TensorSpec(shape=(), dtype=tf.int32).")
+            raise TypeError(
+                "The `output_signature` argument must be set.\nHint: describe each yielded value, "
+                "e.g. output_signature=tf.TensorSpec(shape=(), dtype=tf.int32)."
+            )
         output_signature = _signature(output_types, output_shapes)
     elif output_types is not None or output_shapes is not None:
-        raise TypeError("The `output_types` argument can not be used together with the `output_signature` "
-                        "argument.")
+        raise TypeError("The `output_types` argument can not be used together with the `output_signature` argument.")
     return _FlatMapDataset(generator, output_signature, tuple(args or ()))
 
 
@@ -127,8 +144,9 @@ class _RandomDataset(DatasetV2):
             yield scalar(np.int64(word), dtypes.int64)
 
 
-def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None,
-           name: str | None = None) -> DatasetV2:
+def random(
+    seed: int | None = None, rerandomize_each_iteration: bool | None = None, name: str | None = None
+) -> DatasetV2:
     return _RandomDataset(seed, bool(rerandomize_each_iteration))
 
 
@@ -204,10 +222,14 @@ class _AssertCardinalityDataset(DatasetV2):
 
     def _error(self, found: str) -> Exception:
         node = f"IteratorGetNext_output_types_{len(leaves_of(self.element_spec))}"
-        return FailedPreconditionError(None, None, f"{kernel_prefix(node)}Input dataset was expected to contain "
-                                       f"{self._expected} elements but contained {found} elements. "
-                                       f"[Op:IteratorGetNext] name: \nHint: the dataset's length is not the "
-                                       f"asserted cardinality.")
+        return FailedPreconditionError(
+            None,
+            None,
+            f"{kernel_prefix(node)}Input dataset was expected to contain "
+            f"{self._expected} elements but contained {found} elements. "
+            f"[Op:IteratorGetNext] name: \nHint: the dataset's length is not the "
+            f"asserted cardinality.",
+        )
 
 
 def assert_cardinality(expected_cardinality: Any) -> Callable[[DatasetV2], DatasetV2]:

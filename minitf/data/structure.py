@@ -49,8 +49,10 @@ def row_spec(t: Any) -> Any:
     if hasattr(t, "ragged_rank"):
         return RaggedTensorSpec(t.shape[1:], t.dtype, t.ragged_rank - 1)
     if hasattr(t, "_trace_spec"):
-        raise NotImplementedError("minitf cannot slice a SparseTensor into a dataset yet.\nHint: "
-                                  "tf.sparse.to_dense it first, or use Dataset.from_tensors.")
+        raise NotImplementedError(
+            "minitf cannot slice a SparseTensor into a dataset yet.\nHint: "
+            "tf.sparse.to_dense it first, or use Dataset.from_tensors."
+        )
     return TensorSpec(t.shape[1:], t.dtype)
 
 
@@ -79,8 +81,10 @@ def as_traceable(spec: Any) -> Any:
 def batched_spec(spec: Any, outer: int | None) -> Any:
     if isinstance(spec, RaggedTensorSpec):
         if spec.ragged_rank != 0:
-            raise ValueError("minitf batches rows of a ragged dataset (ragged_rank 0), not ragged elements.\nHint: "
-                             "batch before making the elements ragged.")
+            raise ValueError(
+                "minitf batches rows of a ragged dataset (ragged_rank 0), not ragged elements.\nHint: "
+                "batch before making the elements ragged."
+            )
         return RaggedTensorSpec(TensorShape([outer]).concatenate(spec.shape), spec.dtype, 1)
     return TensorSpec(TensorShape([outer]).concatenate(spec.shape), spec.dtype)
 
@@ -111,16 +115,20 @@ def check_same_state(old: Any, new_spec: Any) -> None:
     old_spec = spec_of(old)
     old_leaves, new_leaves = leaves_of(old_spec), leaves_of(new_spec)
     if len(old_leaves) != len(new_leaves) or any(a.dtype is not b.dtype for a, b in zip(old_leaves, new_leaves)):
-        raise TypeError(f"The element types for the new state must match the initial state. Expected "
-                        f"{old_spec}; got {new_spec}.\nHint: tf.cast the result of reduce_func to the initial "
-                        f"state's dtype.")
+        raise TypeError(
+            f"The element types for the new state must match the initial state. Expected "
+            f"{old_spec}; got {new_spec}.\nHint: tf.cast the result of reduce_func to the initial "
+            f"state's dtype."
+        )
 
 
 def python_int(value: Any, what: str) -> int:
     if isinstance(value, Tensor):
         if not isinstance(value, EagerTensor):
-            raise TypeError(f"minitf needs `{what}` of a dataset as a Python int or an eager tensor while "
-                            f"tracing.\nHint: build the dataset outside the tf.function.")
+            raise TypeError(
+                f"minitf needs `{what}` of a dataset as a Python int or an eager tensor while "
+                f"tracing.\nHint: build the dataset outside the tf.function."
+            )
         return int(value._value)
     return int(value)
 

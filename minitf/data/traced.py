@@ -34,7 +34,8 @@ class TracedFunction:
         flat_specs = [as_traceable(s) for s in leaves_of(element_spec)]
         # One positional parameter per leaf (named as TensorFlow names them), so each is traced as a TensorSpec.
         on_leaves.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            [inspect.Parameter(f"args_{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(len(flat_specs))])
+            [inspect.Parameter(f"args_{i}", inspect.Parameter.POSITIONAL_ONLY) for i in range(len(flat_specs))]
+        )
         previous, state.graph = state.graph, None  # trace as a standalone function, even inside another trace
         state.refresh()
         try:
@@ -44,8 +45,10 @@ class TracedFunction:
             state.refresh()
         outputs = self._concrete.structured_outputs
         if outputs is None or (isinstance(outputs, tuple | list | dict) and not leaves_of(outputs)):
-            raise TypeError(f"The {what} function must return a value (a tensor or a structure of tensors); it "
-                            f"returned {outputs!r}.")
+            raise TypeError(
+                f"The {what} function must return a value (a tensor or a structure of tensors); it "
+                f"returned {outputs!r}."
+            )
         self.output_spec = tuples(nest.map_structure(value_spec, outputs))
 
     def __call__(self, element: Any) -> Any:

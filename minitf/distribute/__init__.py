@@ -15,6 +15,18 @@ from minitf.distribute.strategy import (
 )
 from minitf.distribute.values import MirroredVariable, PerReplica, ReduceOp
 
-__all__ = ["InputContext", "MirroredStrategy", "MirroredVariable", "OneDeviceStrategy", "PerReplica", "ReduceOp",
-           "ReplicaContext", "Strategy", "StrategyExtended", "get_replica_context", "get_strategy", "has_strategy",
-           "in_cross_replica_context"]
+__all__ = [
+    "InputContext",
+    "MirroredStrategy",
+    "MirroredVariable",
+    "OneDeviceStrategy",
+    "PerReplica",
+    "ReduceOp",
+    "ReplicaContext",
+    "Strategy",
+    "StrategyExtended",
+    "get_replica_context",
+    "get_strategy",
+    "has_strategy",
+    "in_cross_replica_context",
+]

@@ -35,8 +35,9 @@ class StrategyExtended:
         self.worker_devices = worker_devices
         self.parameter_devices = worker_devices
 
-    def update(self, var: Any, fn: Callable[..., Any], args: tuple = (), kwargs: dict | None = None,
-               group: bool = True) -> Any:
+    def update(
+        self, var: Any, fn: Callable[..., Any], args: tuple = (), kwargs: dict | None = None, group: bool = True
+    ) -> Any:
         return fn(var, *args, **(kwargs or {}))
 
 
@@ -58,9 +59,11 @@ class ReplicaContext:
         return self.strategy.num_replicas_in_sync
 
     def all_reduce(self, reduce_op: Any, value: Any, options: Any = None) -> Any:
-        raise NotImplementedError("minitf runs the replicas one after the other, so one replica cannot wait for the "
-                                  "others' values.\nHint: return the value from strategy.run and combine it with "
-                                  "strategy.reduce.")
+        raise NotImplementedError(
+            "minitf runs the replicas one after the other, so one replica cannot wait for the "
+            "others' values.\nHint: return the value from strategy.run and combine it with "
+            "strategy.reduce."
+        )
 
 
 def _full_name(name: str) -> str:
@@ -163,17 +166,22 @@ class MirroredStrategy(Strategy):
 
     def run(self, fn: Callable[..., Any], args: tuple = (), kwargs: dict | None = None, options: Any = None) -> Any:
         if state.graph is None:  # TensorFlow's warning, its first 5 times
-            warn_first_n(5, "Using MirroredStrategy eagerly has significant overhead currently. We will be "
-                            "working on improving this in the future, but for now please wrap `call_for_each_replica` "
-                            "or `experimental_run` or `run` inside a tf.function to get the best performance.")
+            warn_first_n(
+                5,
+                "Using MirroredStrategy eagerly has significant overhead currently. We will be "
+                "working on improving this in the future, but for now please wrap `call_for_each_replica` "
+                "or `experimental_run` or `run` inside a tf.function to get the best performance.",
+            )
         return super().run(fn, args, kwargs, options)
 
     def reduce(self, reduce_op: Any, value: Any, axis: Any) -> Any:
         op = reduce_op if isinstance(reduce_op, ReduceOp) else ReduceOp[str(reduce_op).upper()]
         distributed = isinstance(value, DistributedValues | MirroredVariable)
         if op is ReduceOp.SUM and not distributed and self.num_replicas_in_sync > 1:
-            raise ValueError(f"A non-DistributedValues value {value!s} cannot be reduced with the given reduce op "
-                             f"{op}.\nHint: reduce what strategy.run returned (a PerReplica value).")
+            raise ValueError(
+                f"A non-DistributedValues value {value!s} cannot be reduced with the given reduce op "
+                f"{op}.\nHint: reduce what strategy.run returned (a PerReplica value)."
+            )
         return super().reduce(op, value, axis)
 
 
@@ -191,8 +199,10 @@ class InputContext:
 
     def get_per_replica_batch_size(self, global_batch_size: int) -> int:
         if global_batch_size % self.num_replicas_in_sync:
-            raise ValueError(f"The `global_batch_size` {global_batch_size} is not divisible by "
-                             f"`num_replicas_in_sync` {self.num_replicas_in_sync} ")
+            raise ValueError(
+                f"The `global_batch_size` {global_batch_size} is not divisible by "
+                f"`num_replicas_in_sync` {self.num_replicas_in_sync} "
+            )
         return global_batch_size // self.num_replicas_in_sync
 
 
@@ -207,8 +217,10 @@ class DistributedDataset:
     def element_spec(self) -> Any:
         def unbatched(spec: Any) -> Any:
             return TensorSpec(TensorShape([None]).concatenate(spec.shape[1:]), spec.dtype)
-        return nest.map_structure(lambda s: PerReplicaSpec(*[unbatched(s)] * self._replicas),
-                                  self._dataset.element_spec)
+
+        return nest.map_structure(
+            lambda s: PerReplicaSpec(*[unbatched(s)] * self._replicas), self._dataset.element_spec
+        )
 
     def __iter__(self) -> Iterator[Any]:
         for batch in self._dataset:
@@ -251,6 +263,7 @@ def _regroup(outputs: list[Any]) -> Any:
     def merge(leaves: tuple) -> Any:
         same = all(leaf is leaves[0] for leaf in leaves) and not isinstance(leaves[0], Tensor)
         return leaves[0] if same else PerReplica(leaves)
+
     return nest.pack_sequence_as(outputs[0], [merge(leaves) for leaves in zip(*flat)])
 
 

@@ -78,8 +78,10 @@ class MirroredVariable(ResourceVariable):
         strategy = state.strategy
         first = ResourceVariable(*args, **kwargs)
         base = first._name[:-2]
-        copies = [ResourceVariable(first.read_value(), trainable=first.trainable, name=f"{base}/replica_{k}")
-                  for k in range(1, strategy.num_replicas_in_sync)]
+        copies = [
+            ResourceVariable(first.read_value(), trainable=first.trainable, name=f"{base}/replica_{k}")
+            for k in range(1, strategy.num_replicas_in_sync)
+        ]
         self.__dict__.update(_components=(first, *copies), _strategy=strategy)
 
     def _active(self) -> Variable:

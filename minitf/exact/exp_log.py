@@ -72,8 +72,9 @@ def _horner(r2: np.ndarray, coefficients: tuple[np.ndarray, ...]) -> np.ndarray:
     return acc
 
 
-def _exp_reduced(x: np.ndarray, polynomial: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _exp_reduced(
+    x: np.ndarray, polynomial: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]
+) -> tuple[np.ndarray, np.ndarray]:
     """exp(x) as (p, m) with exp(x) ~ p * 2**m: m = floor(x / ln 2 + 1/2), r = x - m ln 2 subtracted in two
     parts (Cephes' split of ln 2), p = 1 + r + r^2 * (c2 + c3 r + c4 r^2 + ...) in even and odd halves."""
     m = np.multiply(x, _LOG2E)
@@ -94,11 +95,17 @@ def _exp_reduced(x: np.ndarray, polynomial: tuple[tuple[np.ndarray, ...], tuple[
     return p, m
 
 
-EXP_POLYNOMIAL32 = (0.49999988079071044921875, 0.16666518151760101318359375, 4.166965186595916748046875e-2,
-                    8.36894474923610687255859375e-3, 1.37449637986719608306884765625e-3)  # c2 ... c6
+EXP_POLYNOMIAL32 = (
+    0.49999988079071044921875,
+    0.16666518151760101318359375,
+    4.166965186595916748046875e-2,
+    8.36894474923610687255859375e-3,
+    1.37449637986719608306884765625e-3,
+)  # c2 ... c6
 _EXP_POLYNOMIAL = _odd_even(EXP_POLYNOMIAL32)
-_LOGISTIC_POLYNOMIAL = _odd_even((0.49999141693115234375, 0.16666877269744873046875, 4.1898667812347412109375e-2,
-                                  8.33471305668354034423828125e-3))
+_LOGISTIC_POLYNOMIAL = _odd_even(
+    (0.49999141693115234375, 0.16666877269744873046875, 4.1898667812347412109375e-2, 8.33471305668354034423828125e-3)
+)
 
 
 def _flush_positive(x: np.ndarray) -> np.ndarray:
@@ -173,8 +180,7 @@ def _log_packet_special(x: np.ndarray) -> np.ndarray:
     e = e - small.astype(_F)
     y = (mantissa - _F(1)) + np.where(small, mantissa, _F(0))
     p = _madd(_madd(y, _F(0.18256296349849254), _F(1.0000000190281063)), y, _F(1.0000000190281136)) * y
-    q = _madd(_madd(_madd(y, _F(0.049616247954120038), _F(0.59923249590823520)), y, _F(1.4999999999999927)),
-              y, _F(1.0))
+    q = _madd(_madd(_madd(y, _F(0.049616247954120038), _F(0.59923249590823520)), y, _F(1.4999999999999927)), y, _F(1.0))
     out = _madd(e, _F(0.693147180559945309), p / q)
     out = np.where(x == np.inf, x, out)
     out = np.where((x < 0) | np.isnan(x), _ALL_ONES_NAN, out)  # the invalid mask OR-ed into the result

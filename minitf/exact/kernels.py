@@ -23,18 +23,23 @@ Kernel = Callable[..., Any]
 
 def _float32(exact: Callable[[np.ndarray], np.ndarray], default: Kernel) -> Kernel:
     """float32 through TensorFlow's own kernel, other dtypes through the op's NumPy kernel."""
+
     def kernel(x: Any) -> Any:
         if np.asarray(x).dtype == np.float32:
             return exact(np.asarray(x))[()]
         return default(x)
+
     return kernel
 
 
 def _tanh(x: Any) -> Any:
     """float32, float64 and float16 as TensorFlow's Eigen kernel computes them (`tanh.py`); complex: NumPy."""
     x = np.asarray(x)
-    exact = {np.dtype(np.float32): tanh.tanh32, np.dtype(np.float64): tanh.tanh64,
-             np.dtype(np.float16): tanh.tanh16}.get(x.dtype)
+    exact = {
+        np.dtype(np.float32): tanh.tanh32,
+        np.dtype(np.float64): tanh.tanh64,
+        np.dtype(np.float16): tanh.tanh16,
+    }.get(x.dtype)
     return (np.tanh(x) if exact is None else exact(x))[()]
 
 
@@ -73,15 +78,18 @@ def _mean(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
 # the sum, row by row (packets, then the C library for the last k % 8 values of each row), and the log of the
 # row sums as a tensor of its own. float64 exp and log are NumPy's.
 
+
 def _along_last_axis(rows_kernel: Callable[[np.ndarray], np.ndarray], default: Kernel) -> Kernel:
     """`rows_kernel` on the rows of `x` with `axis` swapped to the end, as `tf.nn.softmax(axis=...)` swaps it
     (the order of the rows decides which values the float32 exp computes in a packet)."""
+
     def kernel(x: np.ndarray, axis: int) -> np.ndarray:
         if x.size == 0 or x.dtype not in (np.float32, np.float64):
             return default(x, axis)
         swapped = np.swapaxes(x, axis, -1)
         rows = np.ascontiguousarray(swapped).reshape(-1, swapped.shape[-1])
         return np.swapaxes(rows_kernel(rows).reshape(swapped.shape), -1, axis)
+
     return kernel
 
 

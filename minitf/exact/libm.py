@@ -41,4 +41,5 @@ def c_library(name: str) -> Function:
         if compiled[0] is None:
             return getattr(np, name)(x.astype(np.float64)).astype(np.float32)
         return compiled[0](x)
+
     return call

@@ -26,11 +26,13 @@ def rcp4(typingctx: Any, a: Any, b: Any, c: Any, d: Any) -> Any:
         vector = ir.Constant(vector_type, ir.Undefined)
         for i, value in enumerate(args):
             vector = builder.insert_element(vector, value, ir.Constant(ir.IntType(32), i))
-        function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vector_type, [vector_type]),
-                                                  "llvm.x86.sse.rcp.ps")
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(vector_type, [vector_type]), "llvm.x86.sse.rcp.ps"
+        )
         result = builder.call(function, [vector])
         lanes = [builder.extract_element(result, ir.Constant(ir.IntType(32), i)) for i in range(4)]
         return context.make_tuple(builder, sig.return_type, lanes)
+
     return signature, codegen
 
 
@@ -44,7 +46,7 @@ def _loop(src: np.ndarray, dst: np.ndarray) -> None:  # compiled on its first ca
 def approximate(a: np.ndarray) -> np.ndarray:
     """`rcpps` of every value of a float32 array (padded with ones to a multiple of 4)."""
     padded = np.ones(-(-a.size // 4) * 4, dtype=np.float32)
-    padded[:a.size] = a.ravel()
+    padded[: a.size] = a.ravel()
     out = np.empty_like(padded)
     _loop(padded, out)
-    return out[:a.size].reshape(a.shape)
+    return out[: a.size].reshape(a.shape)

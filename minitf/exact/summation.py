@@ -118,12 +118,12 @@ def _leaf_many(x: np.ndarray) -> np.ndarray:
         # (steps of 4 packets, one after the other: `_in_order` without its checks, the lanes being innermost;
         # its +0 is left to the end)
         acc4 = np.add.reduce(x[:, :start].reshape(rows, -1, 4 * p), axis=1)
-        acc = ((acc4[:, :p] + acc4[:, p:2 * p]) + acc4[:, 2 * p:3 * p]) + acc4[:, 3 * p:]
+        acc = ((acc4[:, :p] + acc4[:, p : 2 * p]) + acc4[:, 2 * p : 3 * p]) + acc4[:, 3 * p :]
     else:
         acc = np.zeros((rows, p), dtype=x.dtype)
     whole = n // p * p
     for j in range(start, whole, p):  # at most three packets
-        acc = acc + x[:, j:j + p]
+        acc = acc + x[:, j : j + p]
     single = np.zeros(rows, dtype=x.dtype)
     for j in range(whole, n):  # at most seven elements (small slices: plain adds cost less than a reduction)
         single = single + x[:, j]
@@ -132,6 +132,7 @@ def _leaf_many(x: np.ndarray) -> np.ndarray:
 
 class _Plan(NamedTuple):
     """How the rows of one shape split into halves, and where the pieces of each half lie in the input."""
+
     total: int  # halves of all rows
     per_row: int  # halves per row when every row splits alike
     depth: int  # every half is this many splits deep, or -1 when the splitting is uneven
@@ -220,6 +221,7 @@ def _long_rows(x: np.ndarray) -> np.ndarray:
         if isinstance(tree, tuple):
             return (zero + add_up(tree[0])) + add_up(tree[1])
         return halves[cast(int, tree)]  # a leaf: the index of a half
+
     return np.array([add_up(tree) for tree in plan.trees], dtype=x.dtype)
 
 
@@ -233,10 +235,15 @@ def _scattered_halves(flat: np.ndarray, plan: _Plan, p: int) -> np.ndarray:
     size = flat.itemsize
     acc4 = np.empty((plan.total, 4 * p), dtype=flat.dtype)
     for first, end, offset, step, steps in plan.blocks:
-        view = np.ndarray((end - first, steps, 4 * p), flat.dtype, buffer=flat, offset=offset * size,
-                          strides=(step * size, 4 * p * size, size))
+        view = np.ndarray(
+            (end - first, steps, 4 * p),
+            flat.dtype,
+            buffer=flat,
+            offset=offset * size,
+            strides=(step * size, 4 * p * size, size),
+        )
         np.add.reduce(view, axis=1, out=acc4[first:end])
-    acc = ((acc4[:, :p] + acc4[:, p:2 * p]) + acc4[:, 2 * p:3 * p]) + acc4[:, 3 * p:]
+    acc = ((acc4[:, :p] + acc4[:, p : 2 * p]) + acc4[:, 2 * p : 3 * p]) + acc4[:, 3 * p :]
     for where, used in zip(plan.packets, plan.packet_used):
         if used.any():
             acc = acc + np.where(used, flat[where], 0)
@@ -323,6 +330,7 @@ def _simplified(shape: tuple[int, ...], axis: tuple | None) -> tuple[tuple[bool,
 class _WholePlan(NamedTuple):
     """How a whole tensor of one size is summed: split into `halves` rows of `length` (at most FEW_ROWS), added
     up a full binary tree `depth` levels deep; where the 4-packet steps end, how many packets follow."""
+
     halves: int
     length: int
     depth: int

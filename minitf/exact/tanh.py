@@ -30,16 +30,32 @@ import numpy as np
 # float32: clamp and [9/8] coefficients, highest power of x^2 first.
 CLAMP32 = np.float32(7.90738964080810547)
 NUMERATOR32 = tuple(np.float32(c) for c in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1))
-DENOMINATOR32 = tuple(np.float32(c) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1,
-                                               1.0))
+DENOMINATOR32 = tuple(np.float32(c) for c in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0))
 # float64: clamp and [19/18] coefficients, highest power of x^2 first.
 CLAMP64 = np.float64(17.714196154005176)
-NUMERATOR64 = (2.6158007860482230e-23, 7.6534862268749319e-19, 3.1309488231386680e-15, 4.2303918148209176e-12,
-               2.4618379131293676e-09, 6.8644367682497074e-07, 9.3839087674268880e-05, 5.9809711724441161e-03,
-               1.5184719640284322e-01)
-DENOMINATOR64 = (6.463747022670968018e-21, 5.782506856739003571e-17, 1.293019623712687916e-13,
-                 1.123643448069621992e-10, 4.492975677839633985e-08, 8.785185266237658698e-06,
-                 8.295161192716231542e-04, 3.437448108450402717e-02, 4.851805297361760360e-01, 1.0)
+NUMERATOR64 = (
+    2.6158007860482230e-23,
+    7.6534862268749319e-19,
+    3.1309488231386680e-15,
+    4.2303918148209176e-12,
+    2.4618379131293676e-09,
+    6.8644367682497074e-07,
+    9.3839087674268880e-05,
+    5.9809711724441161e-03,
+    1.5184719640284322e-01,
+)
+DENOMINATOR64 = (
+    6.463747022670968018e-21,
+    5.782506856739003571e-17,
+    1.293019623712687916e-13,
+    1.123643448069621992e-10,
+    4.492975677839633985e-08,
+    8.785185266237658698e-06,
+    8.295161192716231542e-04,
+    3.437448108450402717e-02,
+    4.851805297361760360e-01,
+    1.0,
+)
 
 
 def _constants(values: tuple, dtype: type) -> tuple[np.ndarray, ...]:
@@ -67,8 +83,9 @@ def _horner(x2: np.ndarray, coefficients: tuple[np.ndarray, ...], inplace: bool)
     return acc
 
 
-def _rational(flat: np.ndarray, bounds: tuple[np.ndarray, ...], p: tuple[np.ndarray, ...],
-              q: tuple[np.ndarray, ...]) -> np.ndarray:
+def _rational(
+    flat: np.ndarray, bounds: tuple[np.ndarray, ...], p: tuple[np.ndarray, ...], q: tuple[np.ndarray, ...]
+) -> np.ndarray:
     """(x + x^3 P(x^2)) / Q(x^2) on a flat x clamped to [-clamp, clamp], each multiply and add rounded on its
     own, with inputs below the smallest normal number read as zero.
 

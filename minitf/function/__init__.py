@@ -23,7 +23,19 @@ from minitf.function.module import Module, init_scope, name_scope
 from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
 
 __all__ = [
-    "ConcreteFunction", "FuncGraph", "Function", "Module", "Operation", "SymbolicTensor", "TensorArray",
-    "TensorSpec", "cond", "function", "functions_run_eagerly", "init_scope", "name_scope", "run_functions_eagerly",
+    "ConcreteFunction",
+    "FuncGraph",
+    "Function",
+    "Module",
+    "Operation",
+    "SymbolicTensor",
+    "TensorArray",
+    "TensorSpec",
+    "cond",
+    "function",
+    "functions_run_eagerly",
+    "init_scope",
+    "name_scope",
+    "run_functions_eagerly",
     "while_loop",
 ]

@@ -51,8 +51,12 @@ class TensorSpec:
         return all(o is None or s == o for s, o in zip(self.shape, other.shape))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, TensorSpec) and self.dtype is other.dtype and self.shape == other.shape \
+        return (
+            isinstance(other, TensorSpec)
+            and self.dtype is other.dtype
+            and self.shape == other.shape
             and self.name == other.name
+        )
 
     def __hash__(self) -> int:
         return hash((self.shape, self.dtype.name, self.name))
@@ -86,8 +90,12 @@ class Literal:
         self.value = value
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Literal) and type(other.value) is not type(None) and self.value == other.value \
+        return (
+            isinstance(other, Literal)
+            and type(other.value) is not type(None)
+            and self.value == other.value
             or (isinstance(other, Literal) and self.value is None and other.value is None)
+        )
 
     def __hash__(self) -> int:
         return hash(self.value)
@@ -202,6 +210,8 @@ def output_type(structure: Any) -> Any:
 
 
 def specs_of(structure: Any) -> Any:
-    return nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, structure) \
-        if nest.is_nested(structure) else (TensorSpec(structure.shape, structure.dtype)
-                                           if isinstance(structure, Tensor) else structure)
+    return (
+        nest.map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, structure)
+        if nest.is_nested(structure)
+        else (TensorSpec(structure.shape, structure.dtype) if isinstance(structure, Tensor) else structure)
+    )

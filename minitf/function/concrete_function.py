@@ -34,8 +34,15 @@ from minitf.ops.variables import Variable
 class ConcreteFunction:
     """One trace of a `tf.function`: a FuncGraph plus how Python arguments map onto its inputs."""
 
-    def __init__(self, graph: FuncGraph, sig: inspect.Signature, key: tuple, param_names: list[str],
-                 function_name: str, jit_compile: bool | None = None) -> None:
+    def __init__(
+        self,
+        graph: FuncGraph,
+        sig: inspect.Signature,
+        key: tuple,
+        param_names: list[str],
+        function_name: str,
+        jit_compile: bool | None = None,
+    ) -> None:
         self.graph = graph
         self._jit_compile = jit_compile
         self._compilable = False  # checked once, at the first call
@@ -105,27 +112,30 @@ class ConcreteFunction:
                     f"Binding inputs to tf.function failed due to `{structured}`. Received args: {args} and kwargs: "
                     f"{kwargs} for signature: {function_type}.\nFallback to flat signature also failed due to: "
                     f"{fallback}\nHint: call a concrete function with the arguments it was traced for (Python "
-                    f"values equal to the traced ones), or with its tensor arguments only.") from None
+                    f"values equal to the traced ones), or with its tensor arguments only."
+                ) from None
         return self._call_flat(flat)
 
     def _flat_arguments(self, args: tuple, kwargs: dict) -> list[Any]:
         """The flat signature: the tensor inputs only, by position or by name."""
-        holders = self.graph.inputs[:len(self.graph.inputs) - len(self.graph.captures)]
+        holders = self.graph.inputs[: len(self.graph.inputs) - len(self.graph.captures)]
         names = [t.op.name for t in holders]
         header = f"{self._function_name}({', '.join(names)})"
         if len(args) > len(names):
             raise TypeError(f"{header} takes {len(names)} positional arguments, got {len(args)}.")
-        unexpected = [k for k in kwargs if k not in names[len(args):]]
+        unexpected = [k for k in kwargs if k not in names[len(args) :]]
         if unexpected:
             raise TypeError(f"{header} got unexpected keyword arguments: {', '.join(unexpected)}.")
-        missing = [n for n in names[len(args):] if n not in kwargs]
+        missing = [n for n in names[len(args) :] if n not in kwargs]
         if missing:
             raise TypeError(f"{header} missing required arguments: {', '.join(missing)}.")
-        values = list(args) + [kwargs[n] for n in names[len(args):]]
+        values = list(args) + [kwargs[n] for n in names[len(args) :]]
         for i, (value, holder) in enumerate(zip(values, holders)):
             if not isinstance(value, Tensor | Variable):
-                raise TypeError(f"{header}: expected argument #{i}(zero-based) to be a Tensor; got "
-                                f"{type(value).__name__} ({value}).")
+                raise TypeError(
+                    f"{header}: expected argument #{i}(zero-based) to be a Tensor; got "
+                    f"{type(value).__name__} ({value})."
+                )
             if holder.dtype is not resource and value.dtype is not holder.dtype:
                 check_argument(value, TensorSpec(holder.shape, holder.dtype), self)
         return values
@@ -136,7 +146,8 @@ class ConcreteFunction:
         version = optimizer.options_version()
         if self._optimized is None or self._optimized[0] != version:
             if self._jit():
-                from minitf.function.compiling.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
+                from minitf.function.compiling.jit import pipeline  # the jit loads with its first function
+
                 graph, report = pipeline.compile_graph(self.graph)
             else:
                 graph, report = optimizer.optimize(self.graph)
@@ -149,7 +160,8 @@ class ConcreteFunction:
 
     def _check_compilable(self) -> None:
         if self._jit_compile and not self._compilable:  # the whole function must compile (auto-clustering
-            from minitf.function.compiling.jit import pipeline  # noqa: PLC0415 - the jit loads with its first function
+            from minitf.function.compiling.jit import pipeline  # the jit loads with its first function
+
             pipeline.check_compilable(self.graph, self._function_name)  # leaves out what cannot)
             self._compilable = True
 
@@ -205,6 +217,7 @@ class ConcreteFunction:
             if tensors_out:
                 return wrap(outs[0], out_dtypes[0])
             return self._pack([wrap(v, d) for v, d in zip(outs, out_dtypes)])
+
         return run
 
     def _pack(self, outputs: list[Any]) -> Any:
@@ -212,10 +225,14 @@ class ConcreteFunction:
         if self._single_output:
             return outputs[0]
         it = iter(outputs)
-        return nest.pack_sequence_as(self.graph.structured_outputs,
-                                     [next(it) if isinstance(leaf, Tensor) else rebuild_composite(leaf, it)
-                                      for leaf in nest.flatten(self.graph.structured_outputs, expand_composites=True)],
-                                     expand_composites=True)
+        return nest.pack_sequence_as(
+            self.graph.structured_outputs,
+            [
+                next(it) if isinstance(leaf, Tensor) else rebuild_composite(leaf, it)
+                for leaf in nest.flatten(self.graph.structured_outputs, expand_composites=True)
+            ],
+            expand_composites=True,
+        )
 
     def _call_flat(self, flat_args: list[Any]) -> Any:
         """Run the graph on the flat tensor arguments (captures are added here): the generated code when nothing
@@ -235,11 +252,15 @@ class ConcreteFunction:
         for name, kind, t in self._parameters:
             params.append(f"  {name} ({kind.name}): {type_text(t)}")
         out_text = type_text(output_type(self.graph.structured_outputs))
-        captures = [f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" if hasattr(v, "assign")
-                    else f"  {id(v)}: TensorSpec(shape={v.shape}, dtype={v.dtype!r}, name=None)"
-                    for v in self.graph.external_captures()]
-        return "\n".join(["Input Parameters:", *params, "Output Type:", f"  {out_text}", "Captures:",
-                          *(captures or ["  None"])])
+        captures = [
+            f"  {id(v)}: TensorSpec(shape=(), dtype=tf.resource, name=None)"
+            if hasattr(v, "assign")
+            else f"  {id(v)}: TensorSpec(shape={v.shape}, dtype={v.dtype!r}, name=None)"
+            for v in self.graph.external_captures()
+        ]
+        return "\n".join(
+            ["Input Parameters:", *params, "Output Type:", f"  {out_text}", "Captures:", *(captures or ["  None"])]
+        )
 
     def __repr__(self) -> str:
         return f"<ConcreteFunction {self.function_type} at 0x{id(self):X}>"
@@ -259,8 +280,13 @@ def _flat_parameters(sig: inspect.Signature, names: list[str], key: tuple) -> li
         if kind is Parameter.VAR_POSITIONAL:
             flat.extend((f"{name}_{i}", Parameter.POSITIONAL_ONLY, item) for i, item in enumerate(t[1:]))
         else:
-            flat.append((name, Parameter.POSITIONAL_ONLY if var_positional and kind is Parameter.POSITIONAL_OR_KEYWORD
-                         else kind, t))
+            flat.append(
+                (
+                    name,
+                    Parameter.POSITIONAL_ONLY if var_positional and kind is Parameter.POSITIONAL_OR_KEYWORD else kind,
+                    t,
+                )
+            )
     return flat
 
 
@@ -310,10 +336,13 @@ def check_argument(value: Any, expected: Any, cf: ConcreteFunction) -> list[Any]
         if isinstance(value, Tensor):
             if value.dtype is not expected.dtype:
                 raise InvalidArgumentError(
-                    None, None, f"cannot compute {cf.name} as input #0(zero-based) was expected to be a "
+                    None,
+                    None,
+                    f"cannot compute {cf.name} as input #0(zero-based) was expected to be a "
                     f"{_tf_name(expected.dtype)} tensor but is a {_tf_name(value.dtype)} tensor "
                     f"[Op:{cf.name}]\nHint: convert the argument with tf.cast(x, tf.{expected.dtype.name}), the "
-                    f"dtype this concrete function was traced for.")
+                    f"dtype this concrete function was traced for.",
+                )
             return [value]
         if isinstance(value, Variable):
             return [value.read_value()]

@@ -61,13 +61,19 @@ def _bind(sig: inspect.Signature, args: Sequence[Any], kwargs: dict) -> inspect.
 class Function:
     """What `tf.function(f)` returns: calls trace `f` once per new input signature, then run the graph."""
 
-    def __init__(self, python_function: Callable, name: str | None = None, input_signature: Sequence[Any] | None = None,
-                 autograph: bool = True, reduce_retracing: bool = False, jit_compile: bool | None = None) -> None:
+    def __init__(
+        self,
+        python_function: Callable,
+        name: str | None = None,
+        input_signature: Sequence[Any] | None = None,
+        autograph: bool = True,
+        reduce_retracing: bool = False,
+        jit_compile: bool | None = None,
+    ) -> None:
         self._python_function = python_function
         self._name = cast(str, name or getattr(python_function, "__name__", "function"))
         self._sig = _signature(python_function)
-        self._input_signature = None if input_signature is None else checked_input_signature(self._sig,
-                                                                                              input_signature)
+        self._input_signature = None if input_signature is None else checked_input_signature(self._sig, input_signature)
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
         self._jit_compile = jit_compile
@@ -114,7 +120,8 @@ class Function:
         """What the jit makes of the trace for these arguments, stage by stage: call the result with
         `stage="hlo"` (the default), "optimized_hlo", "optimized_hlo_dot", or minitf's own "loop_ir",
         "python", "llvm", "asm"."""
-        from minitf.function.compiling.jit.stages import compiler_ir  # noqa: PLC0415 - the jit loads on first use
+        from minitf.function.compiling.jit.stages import compiler_ir  # the jit loads on first use
+
         return compiler_ir(self.get_concrete_function(*args, **kwargs))
 
     def experimental_get_tracing_count(self) -> int:
@@ -136,8 +143,14 @@ class Function:
         except TypeError:  # an unhashable instance keeps its Function itself
             bound = getattr(instance, "__dict__", {}).get(slot)
         if bound is None:
-            bound = Function(self._python_function.__get__(instance, owner), self._name, self._input_signature,
-                             self._autograph, self._reduce_retracing, self._jit_compile)
+            bound = Function(
+                self._python_function.__get__(instance, owner),
+                self._name,
+                self._input_signature,
+                self._autograph,
+                self._reduce_retracing,
+                self._jit_compile,
+            )
             try:
                 self._instances[instance] = bound
             except TypeError:
@@ -197,8 +210,12 @@ class Function:
             args, kwargs = apply_input_signature(self._sig, self._input_signature, args, kwargs)
         bound = _bind(self._sig, args, kwargs)
         names = list(bound.arguments)
-        key = tuple(trace_type(bound.arguments[n]) if not isinstance(bound.arguments[n], TensorSpec)
-                    else TensorSpec(bound.arguments[n].shape, bound.arguments[n].dtype) for n in names)
+        key = tuple(
+            trace_type(bound.arguments[n])
+            if not isinstance(bound.arguments[n], TensorSpec)
+            else TensorSpec(bound.arguments[n].shape, bound.arguments[n].dtype)
+            for n in names
+        )
         return bound, names, key
 
     def _concrete_for_call(self, args: Sequence[Any], kwargs: dict) -> tuple[ConcreteFunction, list[Any]]:
@@ -239,8 +256,15 @@ class Function:
             if self._converted is None:
                 self._converted = converted(fn)
             fn = self._converted
-        graph = trace_graph(self._name, fn, self._sig, bound.arguments, key, autograph=self._autograph,
-                            allow_variable_creation=not self._created_variables)
+        graph = trace_graph(
+            self._name,
+            fn,
+            self._sig,
+            bound.arguments,
+            key,
+            autograph=self._autograph,
+            allow_variable_creation=not self._created_variables,
+        )
         if graph.variables:
             self._created_variables = True
         self._tracing_count += 1
@@ -250,19 +274,33 @@ class Function:
         return concrete
 
 
-def function(func: Callable | None = None, input_signature: Sequence[Any] | None = None, autograph: bool = True,
-             jit_compile: bool | None = None, reduce_retracing: bool = False,
-             experimental_implements: Any = None, experimental_autograph_options: Any = None,
-             experimental_attributes: Any = None, experimental_relax_shapes: Any = None,
-             experimental_compile: Any = None, experimental_follow_type_hints: Any = None,
-             name: str | None = None) -> Any:
+def function(
+    func: Callable | None = None,
+    input_signature: Sequence[Any] | None = None,
+    autograph: bool = True,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    experimental_implements: Any = None,
+    experimental_autograph_options: Any = None,
+    experimental_attributes: Any = None,
+    experimental_relax_shapes: Any = None,
+    experimental_compile: Any = None,
+    experimental_follow_type_hints: Any = None,
+    name: str | None = None,
+) -> Any:
     """`tf.function`: as a decorator (with or without arguments) or called on a function."""
     if experimental_relax_shapes is not None:
         reduce_retracing = bool(experimental_relax_shapes)
 
     def decorate(fn: Callable) -> Function:
-        return Function(fn, name=name, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=reduce_retracing, jit_compile=jit_compile)
+        return Function(
+            fn,
+            name=name,
+            input_signature=input_signature,
+            autograph=autograph,
+            reduce_retracing=reduce_retracing,
+            jit_compile=jit_compile,
+        )
 
     if func is None:
         return decorate

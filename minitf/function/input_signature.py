@@ -30,8 +30,10 @@ def checked_input_signature(sig: inspect.Signature, input_signature: Any) -> tup
         raise TypeError(f"input_signature must be either a tuple or a list, got {type(input_signature)}.")
     bad = [s for s in nest.flatten(list(input_signature)) if not isinstance(s, TensorSpec | RaggedTensorSpec)]
     if bad:
-        raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec objects, got invalid "
-                        f"args {bad} with types {[type(b) for b in bad]}.")
+        raise TypeError(
+            f"input_signature must be a possibly nested sequence of TensorSpec objects, got invalid "
+            f"args {bad} with types {[type(b) for b in bad]}."
+        )
     signature_parameters(sig, tuple(input_signature))
     return tuple(input_signature)
 
@@ -44,24 +46,29 @@ def signature_parameters(sig: inspect.Signature, input_signature: tuple) -> list
     has_var_positional = any(p.kind is Parameter.VAR_POSITIONAL for p in sig.parameters.values())
     parameters = []
     for param in sig.parameters.values():
-        kind = Parameter.POSITIONAL_ONLY if has_var_positional and param.kind is Parameter.POSITIONAL_OR_KEYWORD \
+        kind = (
+            Parameter.POSITIONAL_ONLY
+            if has_var_positional and param.kind is Parameter.POSITIONAL_OR_KEYWORD
             else param.kind
+        )
         if param.kind is Parameter.VAR_KEYWORD:
             continue
         if param.name == "self":  # a method, decorated in its class: `self` is bound before any call
             parameters.append(param.replace(kind=kind))
         elif param.kind is Parameter.VAR_POSITIONAL:
-            parameters.extend(Parameter(f"{param.name}_{i}", Parameter.POSITIONAL_ONLY, annotation=_shown(c))
-                              for i, c in enumerate(constraints))
+            parameters.extend(
+                Parameter(f"{param.name}_{i}", Parameter.POSITIONAL_ONLY, annotation=_shown(c))
+                for i, c in enumerate(constraints)
+            )
             constraints = []
         elif param.kind is Parameter.KEYWORD_ONLY:
             if param.default is Parameter.empty:
-                raise TypeError(f"Since input_signature is defined, keyword-only parameter `{param.name}` must "
-                                f"have a default value")
+                raise TypeError(
+                    f"Since input_signature is defined, keyword-only parameter `{param.name}` must have a default value"
+                )
             parameters.append(param.replace(annotation=Literal(param.default)))
         elif constraints:
-            parameters.append(param.replace(kind=kind, annotation=_shown(constraints.pop(0)),
-                                            default=Parameter.empty))
+            parameters.append(param.replace(kind=kind, annotation=_shown(constraints.pop(0)), default=Parameter.empty))
         elif param.default is not Parameter.empty:
             parameters.append(param.replace(kind=kind, annotation=Literal(param.default)))
         else:
@@ -83,8 +90,9 @@ def signature_key(sig: inspect.Signature, input_signature: tuple) -> tuple:
     return tuple(trace_type(value) for value in bound.arguments.values())
 
 
-def apply_input_signature(sig: inspect.Signature, input_signature: tuple, args: Sequence[Any],
-                          kwargs: dict) -> tuple[tuple, dict]:
+def apply_input_signature(
+    sig: inspect.Signature, input_signature: tuple, args: Sequence[Any], kwargs: dict
+) -> tuple[tuple, dict]:
     """The arguments to call the Python function with, each converted to its spec (TensorSpecs pass as they
     are, for get_concrete_function); TensorFlow's TypeError when they don't fit."""
     parameters = signature_parameters(sig, input_signature)
@@ -102,8 +110,10 @@ def apply_input_signature(sig: inspect.Signature, input_signature: tuple, args: 
         value = bound.arguments[param.name]
         if isinstance(param.annotation, Literal):
             if not literal_matches(value, param.annotation.value):
-                raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {value!r} to "
-                                f"{param.annotation!r}`. {received}")
+                raise TypeError(
+                    f"Binding inputs to tf.function failed due to `Can not cast {value!r} to "
+                    f"{param.annotation!r}`. {received}"
+                )
         elif param.name in specs:
             value = fit_to_spec(value, specs[param.name], received)
         if param.kind is Parameter.KEYWORD_ONLY:
@@ -121,8 +131,10 @@ def fit_to_spec(value: Any, spec: Any, received: str) -> Any:
     """One argument converted to its input_signature entry (a TensorSpec, or a list/tuple of them)."""
     if isinstance(spec, list | tuple):
         if not isinstance(value, list | tuple) or len(value) != len(spec):
-            raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {value!r} to "
-                            f"{type_text(trace_type(spec))}`. {received}")
+            raise TypeError(
+                f"Binding inputs to tf.function failed due to `Can not cast {value!r} to "
+                f"{type_text(trace_type(spec))}`. {received}"
+            )
         return type(value)(fit_to_spec(v, s, received) for v, s in zip(value, spec))
     if isinstance(spec, RaggedTensorSpec):
         return _fit_to_ragged_spec(value, spec, received)
@@ -131,25 +143,37 @@ def fit_to_spec(value: Any, spec: Any, received: str) -> Any:
         converted: Any = TensorSpec(spec.shape, spec.dtype)
     else:
         try:
-            converted = value if isinstance(value, Tensor) else convert_to_tensor(
-                value.read_value() if hasattr(value, "read_value") else value, dtype=spec.dtype)
+            converted = (
+                value
+                if isinstance(value, Tensor)
+                else convert_to_tensor(value.read_value() if hasattr(value, "read_value") else value, dtype=spec.dtype)
+            )
         except (TypeError, ValueError):
             converted = convert_to_tensor(value)
         ok = converted.dtype is spec.dtype and spec.shape.is_compatible_with(converted.shape)
     if not ok:
         got = value if isinstance(value, TensorSpec) else TensorSpec(converted.shape, converted.dtype, spec.name)
-        raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {spec!r}`. "
-                        f"{received}")
+        raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {got!r} to {spec!r}`. {received}")
     return converted
 
 
 def _fit_to_ragged_spec(value: Any, spec: RaggedTensorSpec, received: str) -> Any:
     """A RaggedTensor argument (or, for get_concrete_function, a RaggedTensorSpec) that fits a RaggedTensorSpec:
     the same dtype and ragged_rank, a compatible shape."""
-    actual = value if isinstance(value, RaggedTensorSpec) else \
-        RaggedTensorSpec.from_value(value) if isinstance(value, RaggedTensorSpec.value_type) else None
-    if actual is None or actual.dtype is not spec.dtype or actual.ragged_rank != spec.ragged_rank \
-            or not spec.shape.is_compatible_with(actual.shape):
-        raise TypeError(f"Binding inputs to tf.function failed due to `Can not cast {actual or value!r} to "
-                        f"{spec!r}`. {received}")
+    actual = (
+        value
+        if isinstance(value, RaggedTensorSpec)
+        else RaggedTensorSpec.from_value(value)
+        if isinstance(value, RaggedTensorSpec.value_type)
+        else None
+    )
+    if (
+        actual is None
+        or actual.dtype is not spec.dtype
+        or actual.ragged_rank != spec.ragged_rank
+        or not spec.shape.is_compatible_with(actual.shape)
+    ):
+        raise TypeError(
+            f"Binding inputs to tf.function failed due to `Can not cast {actual or value!r} to {spec!r}`. {received}"
+        )
     return spec if isinstance(value, RaggedTensorSpec) else value

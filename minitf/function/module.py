@@ -34,7 +34,7 @@ def init_scope() -> Iterator[None]:
 eager_name_scopes: list[str] = []
 
 
-class name_scope:  # noqa: N801  (TensorFlow's name)
+class name_scope:  # TensorFlow's name
     """`tf.name_scope("dense")`: ops created inside a traced function get names like `dense/MatMul`."""
 
     def __init__(self, name: str) -> None:
@@ -65,8 +65,10 @@ class Module:
         if name is None:
             name = _camel_to_snake(type(self).__name__)
         elif not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name):
-            raise ValueError(f"'{name}' is not a valid module name. Module names must be valid Python identifiers "
-                             f"(e.g. a valid class name).")
+            raise ValueError(
+                f"'{name}' is not a valid module name. Module names must be valid Python identifiers "
+                f"(e.g. a valid class name)."
+            )
         self._name = name
         self._scope_name = name
 
@@ -119,6 +121,7 @@ class Module:
         def wrapped(self: Module, *args: Any, **kwargs: Any) -> Any:
             with self.name_scope:
                 return method(self, *args, **kwargs)
+
         return wrapped
 
     def __repr__(self) -> str:

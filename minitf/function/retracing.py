@@ -73,7 +73,10 @@ class TracingDetector:
                 "reduce_retracing=True option that can avoid unnecessary retracing. For (3), please refer to "
                 "https://www.tensorflow.org/guide/function#controlling_retracing and "
                 "https://www.tensorflow.org/api_docs/python/tf/function for  more details.",
-                len(self.calls_per_tracing), self.call_count, function)
+                len(self.calls_per_tracing),
+                self.call_count,
+                function,
+            )
 
     def called_without_tracing(self) -> None:
         if not self.calls_per_tracing:

@@ -23,19 +23,19 @@ class Callable(metaclass=abc.ABCMeta):  # noqa: B024  (an abstract base for isin
     """Something TensorFlow can call like a function (a tf.function, or one trace of it)."""
 
 
-class GenericFunction(Callable):  # noqa: B024
+class GenericFunction(Callable):
     """A function that traces itself for new kinds of arguments (what `tf.function` returns)."""
 
 
-class PolymorphicFunction(GenericFunction):  # noqa: B024
+class PolymorphicFunction(GenericFunction):
     """`tf.function`'s result: one graph per input signature."""
 
 
-class ConcreteFunction(Callable):  # noqa: B024
+class ConcreteFunction(Callable):
     """One traced graph with a fixed signature."""
 
 
-class AtomicFunction(Callable):  # noqa: B024
+class AtomicFunction(Callable):
     """The lowest-level callable graph function (minitf runs concrete functions directly)."""
 
 
@@ -77,4 +77,3 @@ TraceType.register(TensorSpec)
 
 # typing.Union, not `|`: it prints as TensorFlow's does (typing.Union[...]).
 TensorLike = typing.Union[Tensor, int, float, bool, str, bytes, complex, tuple, list, np.ndarray, np.generic]  # noqa: UP007
-

@@ -64,7 +64,7 @@ class _List(_Message):
     def _text(self, indent: str) -> str:
         return "".join(f"{indent}value: {self._text_value(v)}\n" for v in self.value)
 
-    def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
+    def SerializeToString(self) -> bytes:  # protobuf's name
         return self._serialize()
 
     def _serialize(self) -> bytes:
@@ -75,7 +75,7 @@ class _List(_Message):
         raise NotImplementedError
 
     @classmethod
-    def FromString(cls, data: bytes) -> Any:  # noqa: N802 - protobuf's name
+    def FromString(cls, data: bytes) -> Any:  # protobuf's name
         return cls._parse(bytes(data))
 
 
@@ -146,18 +146,25 @@ _KINDS = {"bytes_list": (1, BytesList), "float_list": (2, FloatList), "int64_lis
 class Feature(_Message):
     """One of bytes_list, float_list, int64_list (protobuf's `oneof kind`)."""
 
-    def __init__(self, bytes_list: BytesList | None = None, float_list: FloatList | None = None,
-                 int64_list: Int64List | None = None) -> None:
-        given = {k: v for k, v in (("bytes_list", bytes_list), ("float_list", float_list),
-                                   ("int64_list", int64_list)) if v is not None}
+    def __init__(
+        self,
+        bytes_list: BytesList | None = None,
+        float_list: FloatList | None = None,
+        int64_list: Int64List | None = None,
+    ) -> None:
+        given = {
+            k: v
+            for k, v in (("bytes_list", bytes_list), ("float_list", float_list), ("int64_list", int64_list))
+            if v is not None
+        }
         self._kind: str | None = next(iter(given), None)
         for name, (_, kind) in _KINDS.items():
             setattr(self, name, given[name] if self._kind == name else kind())
 
-    def WhichOneof(self, group: str) -> str | None:  # noqa: N802 - protobuf's name
+    def WhichOneof(self, group: str) -> str | None:  # protobuf's name
         return self._kind
 
-    def HasField(self, name: str) -> bool:  # noqa: N802 - protobuf's name
+    def HasField(self, name: str) -> bool:  # protobuf's name
         return self._kind == name
 
     def _text(self, indent: str) -> str:
@@ -165,13 +172,13 @@ class Feature(_Message):
             return ""
         return f"{indent}{self._kind} {{\n{getattr(self, self._kind)._text(indent + '  ')}{indent}}}\n"
 
-    def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
+    def SerializeToString(self) -> bytes:  # protobuf's name
         if self._kind is None:
             return b""
         return wire.length_delimited(_KINDS[self._kind][0], getattr(self, self._kind)._serialize())
 
     @classmethod
-    def FromString(cls, data: bytes) -> Feature:  # noqa: N802 - protobuf's name
+    def FromString(cls, data: bytes) -> Feature:  # protobuf's name
         feature = cls()
         for n, _, v in wire.fields(data):
             for name, (number, kind) in _KINDS.items():
@@ -188,16 +195,22 @@ class Features(_Message):
 
     def _text(self, indent: str) -> str:
         inner = indent + "  "
-        return "".join(f'{indent}feature {{\n{inner}key: "{escape(k.encode())}"\n{inner}value {{\n'
-                       f"{v._text(inner + '  ')}{inner}}}\n{indent}}}\n" for k, v in self.feature.items())
+        return "".join(
+            f'{indent}feature {{\n{inner}key: "{escape(k.encode())}"\n{inner}value {{\n'
+            f"{v._text(inner + '  ')}{inner}}}\n{indent}}}\n"
+            for k, v in self.feature.items()
+        )
 
-    def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
-        return b"".join(wire.length_delimited(1, wire.length_delimited(1, k.encode())
-                                              + wire.length_delimited(2, v.SerializeToString()))
-                        for k, v in self.feature.items())
+    def SerializeToString(self) -> bytes:  # protobuf's name
+        return b"".join(
+            wire.length_delimited(
+                1, wire.length_delimited(1, k.encode()) + wire.length_delimited(2, v.SerializeToString())
+            )
+            for k, v in self.feature.items()
+        )
 
     @classmethod
-    def FromString(cls, data: bytes) -> Features:  # noqa: N802 - protobuf's name
+    def FromString(cls, data: bytes) -> Features:  # protobuf's name
         features = cls()
         for n, _, entry in wire.fields(data):
             if n == 1:
@@ -219,18 +232,18 @@ class Example(_Message):
             return ""
         return f"{indent}features {{\n{self.features._text(indent + '  ')}{indent}}}\n"
 
-    def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
+    def SerializeToString(self) -> bytes:  # protobuf's name
         if not self._has_features and not self.features.feature:
             return b""
         return wire.length_delimited(1, self.features.SerializeToString())
 
-    def ParseFromString(self, data: bytes) -> int:  # noqa: N802 - protobuf's name
+    def ParseFromString(self, data: bytes) -> int:  # protobuf's name
         parsed = Example.FromString(data)
         self.features, self._has_features = parsed.features, parsed._has_features
         return len(data)
 
     @classmethod
-    def FromString(cls, data: bytes) -> Example:  # noqa: N802 - protobuf's name
+    def FromString(cls, data: bytes) -> Example:  # protobuf's name
         data = bytes(data)
         for n, _, v in wire.fields(data):
             if n == 1:

@@ -47,16 +47,21 @@ def _values_of(example: Example, key: str, dtype: dtypes.DType, features: tuple)
     kind = feature.WhichOneof("kind")
     if _LIST_DTYPES[kind] is not dtype:  # type: ignore[index]
         found = _LIST_DTYPES[kind]  # type: ignore[index]
-        raise _parse_error(features, f"Key: {key}.  Data types don't match. Data type: {found.name} but expected type: "
-                           f"{_proto_name(dtype)}", f"describe {key!r} with dtype tf.{found.name}.")
+        raise _parse_error(
+            features,
+            f"Key: {key}.  Data types don't match. Data type: {found.name} but expected type: {_proto_name(dtype)}",
+            f"describe {key!r} with dtype tf.{found.name}.",
+        )
     return np.array(getattr(feature, kind).value, dtype=dtype._np)  # type: ignore[arg-type]
 
 
 def _parse_error(features: tuple, message: str, hint: str) -> Exception:
     """TensorFlow's message: its wrapped function's name lists the op's type attributes, and no `name:` follows."""
     count = {kind: sum(f[1] == kind for f in features) for kind in ("fixed", "varlen", "ragged")}
-    node = (f"ParseExampleV2_Tdense_{count['fixed']}_num_sparse_{count['varlen']}_ragged_split_types_"
-            f"{count['ragged']}_ragged_value_types_{count['ragged']}_sparse_types_{count['varlen']}")
+    node = (
+        f"ParseExampleV2_Tdense_{count['fixed']}_num_sparse_{count['varlen']}_ragged_split_types_"
+        f"{count['ragged']}_ragged_value_types_{count['ragged']}_sparse_types_{count['varlen']}"
+    )
     return InvalidArgumentError(None, None, f"{kernel_prefix(node)}{message} [Op:ParseExampleV2]\nHint: {hint}")
 
 
@@ -75,15 +80,20 @@ def _parse_kernel(serialized: np.ndarray, *, features: tuple, batched: bool) -> 
             for values in columns:
                 if values is None:
                     if default is None:
-                        raise _parse_error(features, f"Feature: {key} (data type: {_proto_name(dtype)}) is required "
-                                           "but could not be found.", "give the FixedLenFeature a default_value, or "
-                                           "add the feature.")
+                        raise _parse_error(
+                            features,
+                            f"Feature: {key} (data type: {_proto_name(dtype)}) is required but could not be found.",
+                            "give the FixedLenFeature a default_value, or add the feature.",
+                        )
                     values = np.broadcast_to(np.array(default, dtype=dtype._np), shape).reshape(-1)
                 if values.size != int(np.prod(shape)):
                     kind_name = {"float": "float_list", "int64": "int64_list"}.get(_proto_name(dtype), "bytes_list")
-                    raise _parse_error(features, f"Key: {key}.  Can't parse serialized Example: Some {kind_name} "
-                                       "slice was not parsed.", f"the shape {list(shape)} must hold exactly the "
-                                       f"{values.size} values; use VarLenFeature for lists of varying length.")
+                    raise _parse_error(
+                        features,
+                        f"Key: {key}.  Can't parse serialized Example: Some {kind_name} slice was not parsed.",
+                        f"the shape {list(shape)} must hold exactly the "
+                        f"{values.size} values; use VarLenFeature for lists of varying length.",
+                    )
                 rows.append(values.reshape(shape))
             dense = np.stack(rows) if rows else np.zeros((0, *shape), dtype=dtype._np)
             outputs.append(dense if batched else dense[0])
@@ -115,8 +125,11 @@ def _parse_rule(shapes_: Any, types: Any, attrs: dict) -> list:
             specs += [(TensorShape([None]), dtype), (TensorShape([None]), dtypes.as_dtype(shape[0]))]
         else:
             rank = 2 if attrs["batched"] else 1
-            specs += [(TensorShape([None, rank]), dtypes.int64), (TensorShape([None]), dtype),
-                      (TensorShape([rank]), dtypes.int64)]
+            specs += [
+                (TensorShape([None, rank]), dtypes.int64),
+                (TensorShape([None]), dtype),
+                (TensorShape([rank]), dtypes.int64),
+            ]
     return specs
 
 
@@ -129,22 +142,28 @@ def _describe(features: dict) -> tuple:
         spec = features[key]
         dtype = dtypes.as_dtype(spec.dtype)
         if dtype not in (dtypes.float32, dtypes.int64, dtypes.string):
-            raise ValueError(f"Unsupported dtype {dtype.name}. Supported dtypes are tf.float32, tf.int64 and "
-                             f"tf.string.\nHint: parse as tf.int64 or tf.float32, then tf.cast.")
+            raise ValueError(
+                f"Unsupported dtype {dtype.name}. Supported dtypes are tf.float32, tf.int64 and "
+                f"tf.string.\nHint: parse as tf.int64 or tf.float32, then tf.cast."
+            )
         if isinstance(spec, FixedLenFeature):
             default = None if spec.default_value is None else np.asarray(spec.default_value).tolist()
             described.append((key, "fixed", dtype, tuple(int(d) for d in spec.shape), _frozen(default)))
         elif isinstance(spec, RaggedFeature):
             if spec.partitions:
-                raise NotImplementedError("minitf parses RaggedFeatures without partitions.\nHint: describe one "
-                                          "ragged dimension (partitions=()).")
-            described.append((spec.value_key or key, "ragged", dtype, (dtypes.as_dtype(spec.row_splits_dtype)._np,),
-                              None))
+                raise NotImplementedError(
+                    "minitf parses RaggedFeatures without partitions.\nHint: describe one "
+                    "ragged dimension (partitions=())."
+                )
+            described.append(
+                (spec.value_key or key, "ragged", dtype, (dtypes.as_dtype(spec.row_splits_dtype)._np,), None)
+            )
         elif isinstance(spec, VarLenFeature):
             described.append((key, "varlen", dtype, (), None))
         else:
-            raise ValueError(f"Unsupported feature spec {spec!r}.\nHint: use tf.io.FixedLenFeature, VarLenFeature "
-                             f"or RaggedFeature.")
+            raise ValueError(
+                f"Unsupported feature spec {spec!r}.\nHint: use tf.io.FixedLenFeature, VarLenFeature or RaggedFeature."
+            )
     return tuple(described)
 
 
@@ -160,8 +179,9 @@ def _frozen(value: Any) -> Any:
 
 def _parse(serialized: Any, features: dict, batched: bool) -> dict:
     description = _describe(features)
-    parts = list(bind(ParseExampleV2, convert_to_tensor(serialized, dtype=dtypes.string), features=description,
-                      batched=batched))
+    parts = list(
+        bind(ParseExampleV2, convert_to_tensor(serialized, dtype=dtypes.string), features=description, batched=batched)
+    )
     out: dict[str, Any] = {}
     for name, (_, kind, *_) in zip(_in_tensorflows_order(features), description):
         if kind == "fixed":

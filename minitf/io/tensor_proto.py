@@ -21,9 +21,23 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.io import wire
 
 # TensorFlow's DataType enum (types.proto)
-DTYPE_NUMBERS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,
-                 "complex64": 8, "int64": 9, "bool": 10, "uint16": 17, "complex128": 18, "float16": 19,
-                 "uint32": 22, "uint64": 23}
+DTYPE_NUMBERS = {
+    "float32": 1,
+    "float64": 2,
+    "int32": 3,
+    "uint8": 4,
+    "int16": 5,
+    "int8": 6,
+    "string": 7,
+    "complex64": 8,
+    "int64": 9,
+    "bool": 10,
+    "uint16": 17,
+    "complex128": 18,
+    "float16": 19,
+    "uint32": 22,
+    "uint64": 23,
+}
 _DTYPE_NAMES = {number: name for name, number in DTYPE_NUMBERS.items()}
 # The typed value fields older writers use instead of tensor_content: field number -> how to read one value.
 _TYPED_FIELDS = {5: "f", 6: "d", 7: "varint", 10: "varint", 11: "varint", 13: "varint"}
@@ -59,9 +73,13 @@ def parse_tensor_proto(data: bytes, op_name: str = "ParseTensor") -> tuple[np.nd
         dtype = dtypes.as_dtype(_DTYPE_NAMES[number])
     except (ValueError, KeyError):
         encoded = base64.b64encode(bytes(data)).decode()
-        raise InvalidArgumentError(None, None, f"{kernel_prefix(op_name)}Could not parse `serialized` as TensorProto, "
-                                   f"base64: {encoded} [Op:{op_name}]\nHint: pass bytes made by "
-                                   "tf.io.serialize_tensor.") from None
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"{kernel_prefix(op_name)}Could not parse `serialized` as TensorProto, "
+            f"base64: {encoded} [Op:{op_name}]\nHint: pass bytes made by "
+            "tf.io.serialize_tensor.",
+        ) from None
     count = int(np.prod(dims))
     if dtype is dtypes.string:
         flat = np.array(strings or [b""] * count, dtype=object)
@@ -87,9 +105,13 @@ def _serialize_kernel(x: np.ndarray, *, dtype: dtypes.DType) -> np.ndarray:
 def _parse_kernel(serialized: np.ndarray, *, out_type: dtypes.DType) -> np.ndarray:
     array, dtype = parse_tensor_proto(np.asarray(serialized, dtype=object).item())
     if dtype is not out_type:
-        raise op_error(InvalidArgumentError, "ParseTensor", "Type mismatch between parsed tensor "
-                       f"({_proto_name(dtype)}) and dtype ({_proto_name(out_type)})",
-                       f"parse with out_type=tf.{dtype.name}.", kernel=True)
+        raise op_error(
+            InvalidArgumentError,
+            "ParseTensor",
+            f"Type mismatch between parsed tensor ({_proto_name(dtype)}) and dtype ({_proto_name(out_type)})",
+            f"parse with out_type=tf.{dtype.name}.",
+            kernel=True,
+        )
     return array
 
 

@@ -75,8 +75,9 @@ class TFRecordWriter:
         try:
             open(self._path, "wb").close()
         except OSError as exc:
-            raise NotFoundError(None, None, f"{self._path}; {exc.strerror}\nHint: make the folder first "
-                                "(os.makedirs).") from None
+            raise NotFoundError(
+                None, None, f"{self._path}; {exc.strerror}\nHint: make the folder first (os.makedirs)."
+            ) from None
 
     def write(self, record: Any) -> None:
         self._records.append(_as_bytes(record))
@@ -114,24 +115,30 @@ def read_records(path: str, compression: str = "") -> Iterator[bytes]:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
-        raise NotFoundError(None, None, f"{kernel_prefix('IteratorGetNext_output_types_1')}{path}; No such file or "
-                            "directory [Op:IteratorGetNext] name: \nHint: check the file name (written with "
-                            "tf.io.TFRecordWriter?).") from None
+        raise NotFoundError(
+            None,
+            None,
+            f"{kernel_prefix('IteratorGetNext_output_types_1')}{path}; No such file or "
+            "directory [Op:IteratorGetNext] name: \nHint: check the file name (written with "
+            "tf.io.TFRecordWriter?).",
+        ) from None
     if compression == "GZIP":
         data = gzip.decompress(data)
     elif compression == "ZLIB":
         data = zlib.decompress(data)
     pos = 0
     while pos < len(data):
-        header = data[pos:pos + 12]
+        header = data[pos : pos + 12]
         if len(header) < 12:
-            raise _data_loss(f"truncated record at {pos}' failed with Read less bytes than requested",
-                             "the file ends in the middle of a record.")
+            raise _data_loss(
+                f"truncated record at {pos}' failed with Read less bytes than requested",
+                "the file ends in the middle of a record.",
+            )
         (length,), (length_crc,) = struct.unpack("<Q", header[:8]), struct.unpack("<I", header[8:])
         if masked_crc(header[:8]) != length_crc:
             raise _data_loss(f"corrupted record at {pos}", "this is not a TFRecord file, or it is damaged.")
-        record = data[pos + 12:pos + 12 + length]
-        (data_crc,) = struct.unpack("<I", data[pos + 12 + length:pos + 16 + length] or b"\0\0\0\0")
+        record = data[pos + 12 : pos + 12 + length]
+        (data_crc,) = struct.unpack("<I", data[pos + 12 + length : pos + 16 + length] or b"\0\0\0\0")
         if len(record) < length or masked_crc(record) != data_crc:
             raise _data_loss(f"corrupted record at {pos + 12}", "this is not a TFRecord file, or it is damaged.")
         yield record
@@ -140,15 +147,24 @@ def read_records(path: str, compression: str = "") -> Iterator[bytes]:
 
 def _data_loss(message: str, hint: str) -> Exception:
     """TensorFlow's error while reading: from inside the iterator of a dataset of one component (strings)."""
-    return DataLossError(None, None, f"{kernel_prefix('IteratorGetNext_output_types_1')}{message} "
-                         f"[Op:IteratorGetNext] name: \nHint: {hint}")
+    return DataLossError(
+        None,
+        None,
+        f"{kernel_prefix('IteratorGetNext_output_types_1')}{message} [Op:IteratorGetNext] name: \nHint: {hint}",
+    )
 
 
 class TFRecordDataset(DatasetV2):
     """The records of one or more TFRecord files, in order, each a scalar string."""
 
-    def __init__(self, filenames: Any, compression_type: str | None = None, buffer_size: Any = None,
-                 num_parallel_reads: Any = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        filenames: Any,
+        compression_type: str | None = None,
+        buffer_size: Any = None,
+        num_parallel_reads: Any = None,
+        name: str | None = None,
+    ) -> None:
         if hasattr(filenames, "numpy"):
             filenames = filenames.numpy()
         names = [filenames] if isinstance(filenames, str | bytes) else list(np.asarray(filenames).reshape(-1))

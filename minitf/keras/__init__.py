@@ -28,5 +28,20 @@ optimizers.schedules.ExponentialDecay = ExponentialDecay  # type: ignore[attr-de
 
 __version__ = "3.15.1"
 
-__all__ = ["Input", "Layer", "Model", "Sequential", "activations", "backend", "callbacks", "initializers",
-           "layers", "losses", "metrics", "models", "optimizers", "regularizers", "utils"]
+__all__ = [
+    "Input",
+    "Layer",
+    "Model",
+    "Sequential",
+    "activations",
+    "backend",
+    "callbacks",
+    "initializers",
+    "layers",
+    "losses",
+    "metrics",
+    "models",
+    "optimizers",
+    "regularizers",
+    "utils",
+]

@@ -39,8 +39,13 @@ def elu(x: Any) -> Any:
 
 
 _BY_NAME: dict[str, Callable[..., Any]] = {
-    "linear": linear, "relu": relu, "sigmoid": sigmoid, "tanh": tanh, "softmax": softmax,
-    "softplus": softplus, "elu": elu,
+    "linear": linear,
+    "relu": relu,
+    "sigmoid": sigmoid,
+    "tanh": tanh,
+    "softmax": softmax,
+    "softplus": softplus,
+    "elu": elu,
 }
 
 

@@ -12,9 +12,22 @@ import numpy as np
 
 from minitf.keras.progbar import Progbar
 
-HOOKS = ("on_train_begin", "on_train_end", "on_epoch_begin", "on_epoch_end", "on_train_batch_begin",
-         "on_train_batch_end", "on_test_begin", "on_test_end", "on_test_batch_begin", "on_test_batch_end",
-         "on_predict_begin", "on_predict_end", "on_predict_batch_begin", "on_predict_batch_end")
+HOOKS = (
+    "on_train_begin",
+    "on_train_end",
+    "on_epoch_begin",
+    "on_epoch_end",
+    "on_train_batch_begin",
+    "on_train_batch_end",
+    "on_test_begin",
+    "on_test_end",
+    "on_test_batch_begin",
+    "on_test_batch_end",
+    "on_predict_begin",
+    "on_predict_end",
+    "on_predict_batch_begin",
+    "on_predict_batch_end",
+)
 
 
 class Callback:
@@ -49,8 +62,9 @@ class CallbackList:
         """Whether any callback does something in `hook` (fit skips turning every batch's logs into floats
         when none looks at them)."""
         for callback in self.callbacks:
-            if hook in vars(callback) or any(hook in vars(klass) for klass in type(callback).__mro__
-                                             if klass is not Callback):
+            if hook in vars(callback) or any(
+                hook in vars(klass) for klass in type(callback).__mro__ if klass is not Callback
+            ):
                 return True
         return False
 
@@ -148,13 +162,26 @@ class ProgbarLogger(Callback):
 class LambdaCallback(Callback):
     """Callbacks from plain functions: `LambdaCallback(on_epoch_end=lambda epoch, logs: ...)`."""
 
-    def __init__(self, on_epoch_begin: Any = None, on_epoch_end: Any = None, on_train_begin: Any = None,
-                 on_train_end: Any = None, on_train_batch_begin: Any = None, on_train_batch_end: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        on_epoch_begin: Any = None,
+        on_epoch_end: Any = None,
+        on_train_begin: Any = None,
+        on_train_end: Any = None,
+        on_train_batch_begin: Any = None,
+        on_train_batch_end: Any = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__()
-        given = {"on_epoch_begin": on_epoch_begin, "on_epoch_end": on_epoch_end, "on_train_begin": on_train_begin,
-                 "on_train_end": on_train_end, "on_train_batch_begin": on_train_batch_begin,
-                 "on_train_batch_end": on_train_batch_end, **kwargs}
+        given = {
+            "on_epoch_begin": on_epoch_begin,
+            "on_epoch_end": on_epoch_end,
+            "on_train_begin": on_train_begin,
+            "on_train_end": on_train_end,
+            "on_train_batch_begin": on_train_batch_begin,
+            "on_train_batch_end": on_train_batch_end,
+            **kwargs,
+        }
         for hook, function in given.items():
             if function is not None:
                 setattr(self, hook, function)
@@ -170,9 +197,17 @@ def _improvement(mode: str, monitor: str) -> Any:
 class EarlyStopping(Callback):
     """Stop training when `monitor` has not improved by `min_delta` for `patience` epochs."""
 
-    def __init__(self, monitor: str = "val_loss", min_delta: float = 0, patience: int = 0, verbose: int = 0,
-                 mode: str = "auto", baseline: float | None = None, restore_best_weights: bool = False,
-                 start_from_epoch: int = 0) -> None:
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        min_delta: float = 0,
+        patience: int = 0,
+        verbose: int = 0,
+        mode: str = "auto",
+        baseline: float | None = None,
+        restore_best_weights: bool = False,
+        start_from_epoch: int = 0,
+    ) -> None:
         super().__init__()
         self.monitor, self.patience, self.verbose, self.baseline = monitor, patience, verbose, baseline
         self.restore_best_weights, self.start_from_epoch = restore_best_weights, start_from_epoch
@@ -215,19 +250,30 @@ class EarlyStopping(Callback):
 class ModelCheckpoint(Callback):
     """Save the model (or only its weights) after each epoch, or only when `monitor` improved."""
 
-    def __init__(self, filepath: str, monitor: str = "val_loss", verbose: int = 0, save_best_only: bool = False,
-                 save_weights_only: bool = False, mode: str = "auto", save_freq: str = "epoch") -> None:
+    def __init__(
+        self,
+        filepath: str,
+        monitor: str = "val_loss",
+        verbose: int = 0,
+        save_best_only: bool = False,
+        save_weights_only: bool = False,
+        mode: str = "auto",
+        save_freq: str = "epoch",
+    ) -> None:
         super().__init__()
         self.filepath, self.monitor, self.verbose = str(filepath), monitor, verbose
         self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
         self.monitor_op = _improvement(mode, monitor)
         self.best: float | None = None
         if save_weights_only and not self.filepath.endswith(".weights.h5"):
-            raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must "
-                             f"end in `.weights.h5` (Keras weights format). Received: filepath={self.filepath}")
+            raise ValueError(
+                "When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must "
+                f"end in `.weights.h5` (Keras weights format). Received: filepath={self.filepath}"
+            )
         if not save_weights_only and not self.filepath.endswith((".keras", ".h5")):
-            raise ValueError("The filepath provided must end in `.keras` (Keras model format). Received: "
-                             f"filepath={self.filepath}")
+            raise ValueError(
+                f"The filepath provided must end in `.keras` (Keras model format). Received: filepath={self.filepath}"
+            )
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         logs = logs or {}
@@ -237,8 +283,10 @@ class ModelCheckpoint(Callback):
             if current is None or (self.best is not None and not self.monitor_op(current, self.best)):
                 return
             if self.verbose > 0:
-                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best} to {current}, "
-                      f"saving model to {path}")
+                print(
+                    f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best} to {current}, "
+                    f"saving model to {path}"
+                )
             self.best = current
         if self.save_weights_only:
             self.model.save_weights(path)

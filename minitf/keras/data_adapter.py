@@ -45,8 +45,10 @@ class Batches:
             self.x, self.y = as_array(x), as_array(y)
             self.batch_size = batch_size or 32
             if self.y is not None and len(self.x) != len(self.y):
-                raise ValueError(f"Data cardinality is ambiguous. Make sure all arrays contain the same number of "
-                                 f"samples.'x' sizes: {len(self.x)}\n'y' sizes: {len(self.y)}\n")
+                raise ValueError(
+                    f"Data cardinality is ambiguous. Make sure all arrays contain the same number of "
+                    f"samples.'x' sizes: {len(self.x)}\n'y' sizes: {len(self.y)}\n"
+                )
 
     @property
     def steps(self) -> int | None:
@@ -66,7 +68,7 @@ class Batches:
         order = np.random.permutation(len(self.x)) if self.shuffle else None
         batches = []
         for start in range(0, len(self.x), self.batch_size):
-            rows = slice(start, start + self.batch_size) if order is None else order[start:start + self.batch_size]
+            rows = slice(start, start + self.batch_size) if order is None else order[start : start + self.batch_size]
             x = convert_to_tensor(self.x[rows])
             batches.append((x, None if self.y is None else convert_to_tensor(self.y[rows])))
             yield batches[-1]
@@ -77,8 +79,10 @@ class Batches:
 def split_validation(x: Any, y: Any, validation_split: float) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
     """The last `validation_split` of the samples are held out (before any shuffling), as in Keras."""
     if is_dataset(x):
-        raise ValueError("`validation_split` is only supported for Tensors or NumPy arrays, found following "
-                         f"types in the input: {[type(x)]}")
+        raise ValueError(
+            "`validation_split` is only supported for Tensors or NumPy arrays, found following "
+            f"types in the input: {[type(x)]}"
+        )
     x, y = as_array(x), as_array(y)
     split_at = int(math.floor(len(x) * (1.0 - validation_split)))
     return (x[:split_at], None if y is None else y[:split_at]), (x[split_at:], None if y is None else y[split_at:])

@@ -73,8 +73,9 @@ def compute_fans(shape: Any) -> tuple[int, int]:
 class VarianceScaling(Initializer):
     """Random values whose variance is `scale / fan` (the rule behind Glorot and He)."""
 
-    def __init__(self, scale: float = 1.0, mode: str = "fan_in", distribution: str = "truncated_normal",
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, scale: float = 1.0, mode: str = "fan_in", distribution: str = "truncated_normal", seed: int | None = None
+    ) -> None:
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
@@ -124,9 +125,16 @@ class HeUniform(_Preset):
 
 
 _BY_NAME: dict[str, type[Initializer]] = {
-    "zeros": Zeros, "ones": Ones, "random_normal": RandomNormal, "random_uniform": RandomUniform,
-    "uniform": RandomUniform, "normal": RandomNormal, "glorot_uniform": GlorotUniform,
-    "glorot_normal": GlorotNormal, "he_normal": HeNormal, "he_uniform": HeUniform,
+    "zeros": Zeros,
+    "ones": Ones,
+    "random_normal": RandomNormal,
+    "random_uniform": RandomUniform,
+    "uniform": RandomUniform,
+    "normal": RandomNormal,
+    "glorot_uniform": GlorotUniform,
+    "glorot_normal": GlorotNormal,
+    "he_normal": HeNormal,
+    "he_uniform": HeUniform,
 }
 ALL = [Zeros, Ones, RandomNormal, RandomUniform, VarianceScaling, GlorotUniform, GlorotNormal, HeNormal, HeUniform]
 

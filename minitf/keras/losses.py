@@ -94,8 +94,9 @@ def sparse_categorical_crossentropy(y_true: Any, y_pred: Any, from_logits: bool 
         raise ValueError(f"Argument `output` must have rank (ndim) `target.ndim - 1`. Received: {received}")
     for a, b in zip(labels.shape.as_list(), y_pred.shape.as_list()[:-1], strict=True):
         if a is not None and b is not None and a != b:
-            raise ValueError("Arguments `target` and `output` must have the same shape up until the last "
-                             f"dimension: {received}")
+            raise ValueError(
+                f"Arguments `target` and `output` must have the same shape up until the last dimension: {received}"
+            )
     if logits is None:
         logits = log(clip_by_value(y_pred, epsilon(), 1 - epsilon()))
     return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
@@ -107,8 +108,9 @@ class Loss:
     function: Any = staticmethod(mean_squared_error)
     default_name = "loss"
 
-    def __init__(self, from_logits: bool = False, reduction: str = "sum_over_batch_size", name: str | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, from_logits: bool = False, reduction: str = "sum_over_batch_size", name: str | None = None, **kwargs: Any
+    ) -> None:
         self.from_logits, self.reduction = from_logits, reduction
         self.name = name or self.default_name
         self._kwargs = kwargs
@@ -161,7 +163,9 @@ class SparseCategoricalCrossentropy(Loss):
 
 
 _BY_NAME: dict[str, type[Loss]] = {
-    "mse": MeanSquaredError, "mean_squared_error": MeanSquaredError, "binary_crossentropy": BinaryCrossentropy,
+    "mse": MeanSquaredError,
+    "mean_squared_error": MeanSquaredError,
+    "binary_crossentropy": BinaryCrossentropy,
     "categorical_crossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
 }

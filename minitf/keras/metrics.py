@@ -150,8 +150,10 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
 
 
 _BY_NAME: dict[str, Any] = {
-    "binary_accuracy": BinaryAccuracy, "categorical_accuracy": CategoricalAccuracy,
-    "sparse_categorical_accuracy": SparseCategoricalAccuracy, "mean": Mean,
+    "binary_accuracy": BinaryAccuracy,
+    "categorical_accuracy": CategoricalAccuracy,
+    "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+    "mean": Mean,
 }
 
 

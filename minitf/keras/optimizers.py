@@ -22,8 +22,14 @@ from minitf.ops.variables import Variable
 class ExponentialDecay:
     """`initial_learning_rate * decay_rate ** (step / decay_steps)` (the exponent floored with staircase)."""
 
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float, staircase: bool = False,
-                 name: str = "ExponentialDecay") -> None:
+    def __init__(
+        self,
+        initial_learning_rate: float,
+        decay_steps: int,
+        decay_rate: float,
+        staircase: bool = False,
+        name: str = "ExponentialDecay",
+    ) -> None:
         self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
         self.decay_rate, self.staircase, self.name = decay_rate, staircase, name
 
@@ -34,8 +40,13 @@ class ExponentialDecay:
         return self.initial_learning_rate * tf_pow(float(self.decay_rate), p)
 
     def get_config(self) -> dict[str, Any]:
-        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-                "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
 
 
 class Optimizer:
@@ -46,9 +57,11 @@ class Optimizer:
         self._schedule = learning_rate if callable(learning_rate) else None
         with naming.path_scope(self.name):
             self.iterations = KerasVariable(0, name="iteration", trainable=False, dtype="int64")
-            self._learning_rate = (None if self._schedule else
-                                   KerasVariable(float(learning_rate), name="learning_rate", trainable=False,
-                                                 dtype="float32"))
+            self._learning_rate = (
+                None
+                if self._schedule
+                else KerasVariable(float(learning_rate), name="learning_rate", trainable=False, dtype="float32")
+            )
         self.built = False
         self._slots: dict[int, dict[str, Any]] = {}
         self._slot_list: list[Variable] = []
@@ -75,8 +88,9 @@ class Optimizer:
                 slots = {}
                 for slot in self.slot_names:
                     path = getattr(variable, "path", variable.name).replace("/", "_")
-                    slots[slot] = KerasVariable(lambda v=variable: v.numpy() * 0, name=f"{path}_{slot}",
-                                                trainable=False, dtype=variable.dtype)
+                    slots[slot] = KerasVariable(
+                        lambda v=variable: v.numpy() * 0, name=f"{path}_{slot}", trainable=False, dtype=variable.dtype
+                    )
                     self._slot_list.append(slots[slot])
                 self._slots[id(variable)] = slots
         self.built = True
@@ -105,8 +119,14 @@ class Optimizer:
 class SGD(Optimizer):
     """`w -= lr * g`; with momentum, a velocity `m = momentum * m - lr * g` is added instead."""
 
-    def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
-                 name: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        learning_rate: Any = 0.01,
+        momentum: float = 0.0,
+        nesterov: bool = False,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(learning_rate, name, **kwargs)
         self.momentum, self.nesterov = float(momentum), nesterov
         self.slot_names = ("momentum",) if self.momentum else ()
@@ -131,8 +151,16 @@ class Adam(Optimizer):
 
     slot_names = ("momentum", "velocity")
 
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, amsgrad: bool = False, name: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        beta_1: float = 0.9,
+        beta_2: float = 0.999,
+        epsilon: float = 1e-7,
+        amsgrad: bool = False,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(learning_rate, name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon, self.amsgrad = beta_1, beta_2, epsilon, amsgrad
 
@@ -146,19 +174,33 @@ class Adam(Optimizer):
         variable.assign_sub((m * alpha) / (sqrt(v) + self.epsilon))
 
     def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "beta_1": self.beta_1, "beta_2": self.beta_2, "epsilon": self.epsilon,
-                "amsgrad": self.amsgrad}
+        return {
+            **super().get_config(),
+            "beta_1": self.beta_1,
+            "beta_2": self.beta_2,
+            "epsilon": self.epsilon,
+            "amsgrad": self.amsgrad,
+        }
 
 
 class RMSprop(Optimizer):
     """Divide the step by a moving root mean square of recent gradients."""
 
-    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0, epsilon: float = 1e-7,
-                 centered: bool = False, name: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        learning_rate: Any = 0.001,
+        rho: float = 0.9,
+        momentum: float = 0.0,
+        epsilon: float = 1e-7,
+        centered: bool = False,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(learning_rate, name, **kwargs)
         self.rho, self.momentum, self.epsilon, self.centered = rho, momentum, epsilon, centered
-        self.slot_names = ("velocity",) + (("momentum",) if momentum > 0 else ()) + \
-            (("average_gradient",) if centered else ())
+        self.slot_names = (
+            ("velocity",) + (("momentum",) if momentum > 0 else ()) + (("average_gradient",) if centered else ())
+        )
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         slots = self._slots[id(variable)]
@@ -179,8 +221,13 @@ class RMSprop(Optimizer):
             variable.assign_sub(increment)
 
     def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "rho": self.rho, "momentum": self.momentum, "epsilon": self.epsilon,
-                "centered": self.centered}
+        return {
+            **super().get_config(),
+            "rho": self.rho,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "centered": self.centered,
+        }
 
 
 _BY_NAME: dict[str, type[Optimizer]] = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop}

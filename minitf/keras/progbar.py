@@ -43,8 +43,14 @@ def _eta(seconds: float) -> str:
 class Progbar:
     """`keras.utils.Progbar`: metrics are shown as given (the callers pass running means already)."""
 
-    def __init__(self, target: int | None, width: int = BAR_WIDTH, verbose: int = 1, interval: float = REDRAW_INTERVAL,
-                 unit_name: str = "step") -> None:
+    def __init__(
+        self,
+        target: int | None,
+        width: int = BAR_WIDTH,
+        verbose: int = 1,
+        interval: float = REDRAW_INTERVAL,
+        unit_name: str = "step",
+    ) -> None:
         self.target, self.width, self.verbose = target, width, verbose
         self.interval, self.unit_name = interval, unit_name
         self._values: dict[str, Any] = {}

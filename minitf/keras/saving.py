@@ -59,8 +59,10 @@ def read_weights(model: Any, file: h5py.File) -> None:
             continue
         stored = file["layers"][stored_name]["vars"]
         if len(stored) != len(layer.weights):
-            raise ValueError(f"Layer '{layer.name}' expected {len(layer.weights)} variables, but received "
-                             f"{len(stored)} variables during loading. Expected: {[w.name for w in layer.weights]}")
+            raise ValueError(
+                f"Layer '{layer.name}' expected {len(layer.weights)} variables, but received "
+                f"{len(stored)} variables during loading. Expected: {[w.name for w in layer.weights]}"
+            )
         layer.set_weights([np.asarray(stored[str(i)]) for i in range(len(stored))])
 
 
@@ -84,11 +86,13 @@ def model_config(model: Any) -> dict[str, Any]:
 def save_model(model: Any, filepath: str) -> None:
     """The `.keras` zip: metadata, architecture, weights."""
     if not str(filepath).endswith(".keras"):
-        raise ValueError(f"Invalid filepath extension for saving. Please add a `.keras` extension. "
-                         f"Received: filepath={filepath}")
+        raise ValueError(
+            f"Invalid filepath extension for saving. Please add a `.keras` extension. Received: filepath={filepath}"
+        )
     if model._saved_as is None:
-        raise NotImplementedError("minitf saves Sequential and functional models; save a subclassed model's "
-                                  "weights with save_weights.")
+        raise NotImplementedError(
+            "minitf saves Sequential and functional models; save a subclassed model's weights with save_weights."
+        )
     weights = io.BytesIO()
     with h5py.File(weights, "w") as file:
         _write_weights(model, file)

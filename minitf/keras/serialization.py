@@ -34,6 +34,9 @@ def accepted(cls: type, config: dict[str, Any]) -> dict[str, Any]:
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is not None and klass is not object:
-            names |= {name for name, parameter in inspect.signature(init).parameters.items()
-                      if parameter.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)}
+            names |= {
+                name
+                for name, parameter in inspect.signature(init).parameters.items()
+                if parameter.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+            }
     return {key: value for key, value in config.items() if key in names}

@@ -72,7 +72,7 @@ def wrap(text: str, width: int) -> list[str]:
             lines.append(current)
             current = word
     lines.append(current)
-    return [line if len(line) <= width else line[:width - 1] + "…" for line in lines]
+    return [line if len(line) <= width else line[: width - 1] + "…" for line in lines]
 
 
 def _rule(widths: list[int], left: str, fill: str, middle: str, right: str) -> str:
@@ -92,11 +92,15 @@ def _row(cells: list[str], widths: list[int], alignments: list[str], bar: str) -
     return out
 
 
-def table(header: list[str], rows: list[list[str]], alignments: list[str], line_length: int,
-          positions: list[float]) -> list[str]:
+def table(
+    header: list[str], rows: list[list[str]], alignments: list[str], line_length: int, positions: list[float]
+) -> list[str]:
     widths = column_widths(line_length, positions)
-    lines = [_rule(widths, "┏", "━", "┳", "┓"), *_row(header, widths, alignments, "┃"),
-             _rule(widths, "┡", "━", "╇", "┩")]
+    lines = [
+        _rule(widths, "┏", "━", "┳", "┓"),
+        *_row(header, widths, alignments, "┃"),
+        _rule(widths, "┡", "━", "╇", "┩"),
+    ]
     for i, row in enumerate(rows):
         if i:
             lines.append(_rule(widths, "├", "─", "┼", "┤"))
@@ -134,19 +138,24 @@ def summary_lines(model: Any, line_length: int | None = None, positions: list[fl
     optimizer_weights = optimizer.variables if optimizer is not None and optimizer.built else None
     total = count_params(trainable) + count_params(non_trainable) + count_params(optimizer_weights or [])
     total_size = memory_size(trainable) + memory_size(non_trainable) + memory_size(optimizer_weights or [])
-    lines = [f'Model: "{model.name}"', *table(header, rows, alignments, line_length, positions),
-             f" Total params: {total:,} ({readable_memory_size(total_size)})",
-             f" Trainable params: {count_params(trainable):,} ({readable_memory_size(memory_size(trainable))})",
-             f" Non-trainable params: {count_params(non_trainable):,} "
-             f"({readable_memory_size(memory_size(non_trainable))})"]
+    lines = [
+        f'Model: "{model.name}"',
+        *table(header, rows, alignments, line_length, positions),
+        f" Total params: {total:,} ({readable_memory_size(total_size)})",
+        f" Trainable params: {count_params(trainable):,} ({readable_memory_size(memory_size(trainable))})",
+        f" Non-trainable params: {count_params(non_trainable):,} ({readable_memory_size(memory_size(non_trainable))})",
+    ]
     if optimizer_weights is not None:
-        lines.append(f" Optimizer params: {count_params(optimizer_weights):,} "
-                     f"({readable_memory_size(memory_size(optimizer_weights))})")
+        lines.append(
+            f" Optimizer params: {count_params(optimizer_weights):,} "
+            f"({readable_memory_size(memory_size(optimizer_weights))})"
+        )
     return lines
 
 
-def print_summary(model: Any, line_length: int | None = None, positions: list[float] | None = None,
-                  print_fn: Any = None) -> None:
+def print_summary(
+    model: Any, line_length: int | None = None, positions: list[float] | None = None, print_fn: Any = None
+) -> None:
     text = "\n".join(summary_lines(model, line_length, positions)) + "\n"
     if print_fn is None:
         print(text, end="")

@@ -22,8 +22,10 @@ from minitf.keras.data_adapter import Batches, is_dataset, split_validation
 from minitf.ops.array.shape_ops import shape
 from minitf.ops.math_ops import add_n
 
-NOT_COMPILED = ("You must call `compile()` before using the model.\n"
-                "Hint: call model.compile(optimizer=..., loss=...) first, e.g. model.compile(\"adam\", \"mse\").")
+NOT_COMPILED = (
+    "You must call `compile()` before using the model.\n"
+    'Hint: call model.compile(optimizer=..., loss=...) first, e.g. model.compile("adam", "mse").'
+)
 
 
 class Trainer:
@@ -35,15 +37,24 @@ class Trainer:
     run_eagerly = False
     jit_compile: Any = "auto"
 
-    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None, loss_weights: Any = None,
-                weighted_metrics: Any = None, run_eagerly: bool = False, steps_per_execution: int = 1,
-                jit_compile: Any = "auto") -> None:
+    def compile(
+        self,
+        optimizer: Any = "rmsprop",
+        loss: Any = None,
+        metrics: Any = None,
+        loss_weights: Any = None,
+        weighted_metrics: Any = None,
+        run_eagerly: bool = False,
+        steps_per_execution: int = 1,
+        jit_compile: Any = "auto",
+    ) -> None:
         """Choose the optimizer, the loss and the metrics; names are resolved as Keras resolves them."""
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
         self._loss_fn = None if loss is None else losses_module.get(loss)
-        self._metric_identifiers = list(metrics) if isinstance(metrics, list | tuple) else \
-            ([] if metrics is None else [metrics])
+        self._metric_identifiers = (
+            list(metrics) if isinstance(metrics, list | tuple) else ([] if metrics is None else [metrics])
+        )
         self._compiled_metrics: list[metrics_module.Metric] | None = None
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.run_eagerly, self.jit_compile = run_eagerly, jit_compile
@@ -75,8 +86,9 @@ class Trainer:
             metric.reset_state()
 
     # --- one step ---
-    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None,
-                     training: bool = True) -> Any:
+    def compute_loss(
+        self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None, training: bool = True
+    ) -> Any:
         """The compiled loss plus every loss the layers added (regularization penalties)."""
         found = []
         if self._loss_fn is not None:
@@ -155,15 +167,33 @@ class Trainer:
         return self.predict_function
 
     # --- the loops ---
-    def fit(self, x: Any = None, y: Any = None, batch_size: int | None = None, epochs: int = 1,
-            verbose: Any = "auto", callbacks: list[Callback] | None = None, validation_split: float = 0.0,
-            validation_data: Any = None, shuffle: bool = True, class_weight: Any = None, sample_weight: Any = None,
-            initial_epoch: int = 0, steps_per_epoch: int | None = None, validation_steps: int | None = None,
-            validation_batch_size: int | None = None, validation_freq: int = 1) -> History:
+    def fit(
+        self,
+        x: Any = None,
+        y: Any = None,
+        batch_size: int | None = None,
+        epochs: int = 1,
+        verbose: Any = "auto",
+        callbacks: list[Callback] | None = None,
+        validation_split: float = 0.0,
+        validation_data: Any = None,
+        shuffle: bool = True,
+        class_weight: Any = None,
+        sample_weight: Any = None,
+        initial_epoch: int = 0,
+        steps_per_epoch: int | None = None,
+        validation_steps: int | None = None,
+        validation_batch_size: int | None = None,
+        validation_freq: int = 1,
+    ) -> History:
         """Train for `epochs` passes over the data; returns the History of each epoch's logs."""
         self._check_compiled()
-        _not_supported(sample_weight=sample_weight, class_weight=class_weight, steps_per_epoch=steps_per_epoch,
-                       validation_steps=validation_steps)
+        _not_supported(
+            sample_weight=sample_weight,
+            class_weight=class_weight,
+            steps_per_epoch=steps_per_epoch,
+            validation_steps=validation_steps,
+        )
         if validation_split and validation_data is None:
             (x, y), validation_data = split_validation(x, y, validation_split)
         batches = Batches(x, y, batch_size, shuffle and not is_dataset(x))
@@ -189,8 +219,9 @@ class Trainer:
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 val_x, val_y = validation_data if not is_dataset(validation_data) else (validation_data, None)
-                val_logs = self._evaluate_logs(Batches(val_x, val_y, validation_batch_size or batch_size),
-                                               callback_list)
+                val_logs = self._evaluate_logs(
+                    Batches(val_x, val_y, validation_batch_size or batch_size), callback_list
+                )
                 epoch_logs.update({f"val_{key}": value for key, value in val_logs.items()})
             callback_list.call("on_epoch_end", epoch, epoch_logs)
             if self.stop_training:
@@ -209,28 +240,44 @@ class Trainer:
         callback_list.call("on_test_end", logs)
         return logs
 
-    def evaluate(self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: Any = "auto",
-                 sample_weight: Any = None, steps: int | None = None, callbacks: list[Callback] | None = None,
-                 return_dict: bool = False) -> Any:
+    def evaluate(
+        self,
+        x: Any = None,
+        y: Any = None,
+        batch_size: int | None = None,
+        verbose: Any = "auto",
+        sample_weight: Any = None,
+        steps: int | None = None,
+        callbacks: list[Callback] | None = None,
+        return_dict: bool = False,
+    ) -> Any:
         """The loss and metrics over the data: `[loss, metric, ...]`, or a dict with `return_dict=True`."""
         self._check_compiled()
         _not_supported(sample_weight=sample_weight, steps=steps)
         batches = Batches(x, y, batch_size)
         chain = list(callbacks or []) + ([ProgbarLogger()] if verbose else [])
-        logs = self._evaluate_logs(batches, CallbackList(chain, self, {"verbose": verbose, "epochs": 1,
-                                                                       "steps": batches.steps}))
+        logs = self._evaluate_logs(
+            batches, CallbackList(chain, self, {"verbose": verbose, "epochs": 1, "steps": batches.steps})
+        )
         if return_dict:
             return logs
         return self._in_metric_order(logs)
 
     def _in_metric_order(self, logs: dict[str, Any]) -> Any:
         names = [metric.name for metric in self.metrics]
-        values = [logs[name] for name in names if name in logs] + \
-            [logs[key] for key in sorted(logs) if key not in names]
+        values = [logs[name] for name in names if name in logs] + [
+            logs[key] for key in sorted(logs) if key not in names
+        ]
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x: Any, batch_size: int | None = None, verbose: Any = "auto", steps: int | None = None,
-                callbacks: list[Callback] | None = None) -> np.ndarray:
+    def predict(
+        self,
+        x: Any,
+        batch_size: int | None = None,
+        verbose: Any = "auto",
+        steps: int | None = None,
+        callbacks: list[Callback] | None = None,
+    ) -> np.ndarray:
         """The model's outputs for every sample, batch by batch, as one NumPy array."""
         batches = Batches(x, None, batch_size)
         chain = list(callbacks or []) + ([ProgbarLogger()] if verbose else [])
@@ -244,8 +291,9 @@ class Trainer:
         callback_list.call("on_predict_end", None)
         return np.concatenate(outputs)
 
-    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None,
-                       return_dict: bool = False) -> Any:
+    def train_on_batch(
+        self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None, return_dict: bool = False
+    ) -> Any:
         """One train step on exactly this batch (metrics keep accumulating until `reset_metrics()`)."""
         self._check_compiled()
         x_batch, y_batch = next(iter(Batches(x, y, len(x))))
@@ -267,8 +315,10 @@ def _not_supported(**arguments: Any) -> None:
     """Say so instead of ignoring an argument Keras has and minitf's loop does not (yet)."""
     given = [name for name, value in arguments.items() if value is not None]
     if given:
-        raise NotImplementedError(f"minitf's Keras has no {', '.join(given)} in this method yet.\n"
-                                  "Hint: leave the argument out (weight the loss yourself in a custom train_step).")
+        raise NotImplementedError(
+            f"minitf's Keras has no {', '.join(given)} in this method yet.\n"
+            "Hint: leave the argument out (weight the loss yourself in a custom train_step)."
+        )
 
 
 def _python_logs(logs: dict[str, Any]) -> dict[str, Any]:

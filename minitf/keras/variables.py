@@ -32,7 +32,9 @@ class KerasVariable(Variable):
         self._trainable = bool(value)
 
     def __repr__(self) -> str:
-        return (f"<Variable path={self.path}, shape={tuple(self.shape.as_list())}, dtype={self.dtype.name}, "
-                f"value={np.asarray(self.numpy())}>")
+        return (
+            f"<Variable path={self.path}, shape={tuple(self.shape.as_list())}, dtype={self.dtype.name}, "
+            f"value={np.asarray(self.numpy())}>"
+        )
 
     __str__ = __repr__

@@ -65,6 +65,7 @@ def _rmatmul(self: Tensor, other: Any) -> Tensor:
 
 def _logical_or_bitwise(logical: Any, bitwise: Any) -> tuple[Any, Any]:
     """`&`, `|`, `^`: logical on bool tensors, bitwise on everything else (which then must be an integer)."""
+
     def forward(self: Tensor, other: Any) -> Any:
         op = logical if self.dtype is dtypes.bool else bitwise
         return binary_call(op, self, other)
@@ -147,7 +148,12 @@ def _iter(self: Tensor) -> Any:
 def install() -> None:
     """Attach the operators to `Tensor` (called once, when minitf is imported)."""
     table = {
-        "add": Add, "sub": Sub, "mul": Mul, "floordiv": FloorDiv, "mod": FloorMod, "pow": Pow,
+        "add": Add,
+        "sub": Sub,
+        "mul": Mul,
+        "floordiv": FloorDiv,
+        "mod": FloorMod,
+        "pow": Pow,
     }
     for name, op in table.items():
         forward, reflected = _binary(op)

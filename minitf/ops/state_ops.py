@@ -31,6 +31,7 @@ Spec = tuple[TensorShape, dtypes.DType]
 
 # --- graph inputs and constants ---
 
+
 def _const_kernel(*, value: Any, dtype: dtypes.DType) -> Any:
     # A scalar string constant holds bytes; replayed through `bind` (under a tape) it needs an array's dtype.
     return np.array(value, dtype=object) if isinstance(value, bytes) else value
@@ -41,8 +42,9 @@ def _const_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
 
 
 def _placeholder_kernel(*, dtype: dtypes.DType, shape: TensorShape) -> Any:
-    raise InvalidArgumentError(None, None, f"You must feed a value for placeholder tensor with dtype {dtype.name} "
-                                           f"and shape {shape}")
+    raise InvalidArgumentError(
+        None, None, f"You must feed a value for placeholder tensor with dtype {dtype.name} and shape {shape}"
+    )
 
 
 def _placeholder_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
@@ -56,6 +58,7 @@ Placeholder = Op("Placeholder", _placeholder_kernel, shape=_placeholder_shape)
 # --- variables ---
 # Reads are stateful too: two reads of one variable with an assignment between them must stay two reads,
 # in their places, so no pass may merge or move them.
+
 
 def variable_of(handle: Any) -> Any:
     """The Variable behind a resource value: an eager handle, a graph's placeholder for it, or itself."""
@@ -102,6 +105,7 @@ ASSIGN = {"assign": AssignVariableOp, "add": AssignAddVariableOp, "sub": AssignS
 
 # --- tf.print: format the values into one string, then write it ---
 
+
 def _format_kernel(*values: Any, template: tuple, summarize: int, sep: str) -> Any:
     parts = [format_value(values[k], summarize) if kind == "tensor" else k for kind, k in template]
     return np.asarray(sep.join(parts).encode("utf-8", "surrogateescape"), dtype=object)
@@ -134,8 +138,14 @@ PrintV2 = Op("PrintV2", _print_kernel, shape=_no_outputs, num_outputs=0, statefu
 NoOp = Op("NoOp", lambda: (), shape=_no_outputs, num_outputs=0)
 
 
-def print_values(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ", end: str = "\n",
-                 name: str | None = None) -> None:
+def print_values(
+    *inputs: Any,
+    output_stream: Any = None,
+    summarize: int = 3,
+    sep: str = " ",
+    end: str = "\n",
+    name: str | None = None,
+) -> None:
     """`tf.print`: a StringFormat op puts the values into one string, a PrintV2 op writes it (when it runs:
     right away eagerly, at every call of a traced function)."""
     template: list[tuple[str, Any]] = []
@@ -153,8 +163,12 @@ def print_values(*inputs: Any, output_stream: Any = None, summarize: int = 3, se
 
 
 # Stateful, so that each call of a traced function reads the clock anew.
-Timestamp = Op("Timestamp", lambda: np.float64(time.time()), shape=lambda s, t, a: [(TensorShape([]), dtypes.float64)],
-               stateful=True)
+Timestamp = Op(
+    "Timestamp",
+    lambda: np.float64(time.time()),
+    shape=lambda s, t, a: [(TensorShape([]), dtypes.float64)],
+    stateful=True,
+)
 
 
 def timestamp(name: str | None = None) -> Tensor:

@@ -60,10 +60,22 @@ class Variable:
             cls = ResourceVariable if state.strategy is None else state.strategy._variable_class
         return object.__new__(cls)
 
-    def __init__(self, initial_value: Any = None, trainable: bool = True, validate_shape: bool = True,
-                 caching_device: Any = None, name: str | None = None, variable_def: Any = None, dtype: Any = None,
-                 import_scope: Any = None, constraint: Any = None, synchronization: Any = None,
-                 aggregation: Any = None, shape: Any = None, experimental_enable_variable_lifting: bool = True) -> None:
+    def __init__(
+        self,
+        initial_value: Any = None,
+        trainable: bool = True,
+        validate_shape: bool = True,
+        caching_device: Any = None,
+        name: str | None = None,
+        variable_def: Any = None,
+        dtype: Any = None,
+        import_scope: Any = None,
+        constraint: Any = None,
+        synchronization: Any = None,
+        aggregation: Any = None,
+        shape: Any = None,
+        experimental_enable_variable_lifting: bool = True,
+    ) -> None:
         if initial_value is None:
             raise ValueError("The `initial_value` arg (None) must be specified.")
         if callable(initial_value) and not isinstance(initial_value, Tensor | Variable):
@@ -138,21 +150,29 @@ class Variable:
         if how != "assign":  # assign_add/assign_sub: the kernel checks, so it is an OpError
             op = "AssignAddVariableOp" if how == "add" else "AssignSubVariableOp"
             dims = [",".join(map(str, s.as_list())) for s in (self._shape, t.shape)]
-            raise op_error(InvalidArgumentError, op, f"Cannot update variable with shape [{dims[0]}] using a Tensor "
-                           f"with shape [{dims[1]}], shapes must be equal.")
-        raise ValueError(f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable shape "
-                         f"{self._shape}, and the assigned value shape {t.shape} are incompatible.")
+            raise op_error(
+                InvalidArgumentError,
+                op,
+                f"Cannot update variable with shape [{dims[0]}] using a Tensor "
+                f"with shape [{dims[1]}], shapes must be equal.",
+            )
+        raise ValueError(
+            f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable shape "
+            f"{self._shape}, and the assigned value shape {t.shape} are incompatible."
+        )
 
     def assign(self, value: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True) -> Any:
         """Replace the value (same dtype and shape); returns the variable."""
         return self._write(self._checked(value), "assign", read_value)
 
-    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
-                   read_value: bool = True) -> Any:
+    def assign_add(
+        self, delta: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True
+    ) -> Any:
         return self._write(self._checked(delta, "add"), "add", read_value)
 
-    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
-                   read_value: bool = True) -> Any:
+    def assign_sub(
+        self, delta: Any, use_locking: bool = False, name: str | None = None, read_value: bool = True
+    ) -> Any:
         return self._write(self._checked(delta, "sub"), "sub", read_value)
 
     def _write(self, value: Tensor, how: str, read_value: bool) -> Any:
@@ -162,14 +182,18 @@ class Variable:
         return UnreadVariable(self) if read_value else None
 
     def __iadd__(self, other: Any) -> Any:
-        raise RuntimeError("`variable += value` with `tf.Variable`s is not supported. Use `variable.assign_add(value)`"
-                           " to modify the variable, or `out = variable + value` if you need to get a new output "
-                           "Tensor.")
+        raise RuntimeError(
+            "`variable += value` with `tf.Variable`s is not supported. Use `variable.assign_add(value)`"
+            " to modify the variable, or `out = variable + value` if you need to get a new output "
+            "Tensor."
+        )
 
     def __isub__(self, other: Any) -> Any:
-        raise RuntimeError("`variable -= value` with `tf.Variable`s is not supported. Use `variable.assign_sub(value)`"
-                           " to modify the variable, or `out = variable - value` if you need to get a new output "
-                           "Tensor.")
+        raise RuntimeError(
+            "`variable -= value` with `tf.Variable`s is not supported. Use `variable.assign_sub(value)`"
+            " to modify the variable, or `out = variable - value` if you need to get a new output "
+            "Tensor."
+        )
 
     # --- printing and protocols ---
     def __repr__(self) -> str:
@@ -192,8 +216,9 @@ class Variable:
         return bool(self.read_value())
 
     def __len__(self) -> int:
-        raise TypeError("object of type 'ResourceVariable' has no len()\nHint: use v.shape[0] for the size of the "
-                        "first axis.")
+        raise TypeError(
+            "object of type 'ResourceVariable' has no len()\nHint: use v.shape[0] for the size of the first axis."
+        )
 
     def __int__(self) -> int:
         return int(self._value)
@@ -233,8 +258,12 @@ class Variable:
         return self._scatter_nd("TensorScatterMin", indices, updates)
 
     def _scatter_nd(self, op_name: str, indices: Any, updates: Any) -> Any:
-        new = bind(REGISTRY[op_name], self.read_value(), index_tensor(indices, op_name),
-                   convert_to_tensor(updates, dtype=self._dtype))
+        new = bind(
+            REGISTRY[op_name],
+            self.read_value(),
+            index_tensor(indices, op_name),
+            convert_to_tensor(updates, dtype=self._dtype),
+        )
         return self.assign(new)
 
     # tf.IndexedSlices name rows of the first dimension: the same scatters with one coordinate per row.
@@ -261,9 +290,11 @@ class Variable:
 
     def _scatter_rows(self, how: str, sparse_delta: Any) -> Any:
         if type(sparse_delta).__name__ != "IndexedSlices":
-            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: {sparse_delta}\n"
-                            "Hint: tf.IndexedSlices(values, indices) names the rows to change; for coordinates "
-                            "use variable.scatter_nd_update(indices, updates).")
+            raise TypeError(
+                f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: {sparse_delta}\n"
+                "Hint: tf.IndexedSlices(values, indices) names the rows to change; for coordinates "
+                "use variable.scatter_nd_update(indices, updates)."
+            )
         rows = expand_dims(convert_to_tensor(sparse_delta.indices), -1)
         if how in ("mul", "div"):  # new row = old row (*|/) update
             old = gather(self.read_value(), sparse_delta.indices)
@@ -334,6 +365,7 @@ def _slice_assign(piece: Tensor) -> Any:
         """Write `value` (broadcast) into this part of the variable; returns the variable."""
         part = convert_to_tensor(value, dtype=variable.dtype)
         return variable.assign(slice_update(variable.read_value(), key, part), read_value=read_value)
+
     return assign
 
 
@@ -361,8 +393,10 @@ def _eager_value(initial_value: Any, dtype: Any) -> EagerTensor:
     if isinstance(initial_value, Tensor) and state.graph is not None:
         return make(state.graph.evaluate_constant(initial_value), initial_value.dtype)
     if isinstance(initial_value, Tensor):
-        raise ValueError("A tf.Variable's initial value must be concrete; inside a traced function create "
-                         "variables on the first call only (see `tf.init_scope`).")
+        raise ValueError(
+            "A tf.Variable's initial value must be concrete; inside a traced function create "
+            "variables on the first call only (see `tf.init_scope`)."
+        )
     array, dt = to_numpy(initial_value, dtype)
     return make(array, dt)
 
@@ -383,11 +417,14 @@ def _install_operators() -> None:
 
 def _compare_not_none(compare: Any) -> Any:
     """`variable == None` converts None to a tensor in TensorFlow, which fails (a tensor just says False)."""
+
     def method(self: Variable, other: Any) -> Any:
         if other is None:
-            raise ValueError("Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a "
-                             "Tensor.")
+            raise ValueError(
+                "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor."
+            )
         return compare(self, other)
+
     method.__name__ = compare.__name__
     return method
 
@@ -395,5 +432,6 @@ def _compare_not_none(compare: Any) -> Any:
 def _delegate(dunder: str) -> Any:
     def method(self: Variable, *args: Any) -> Any:
         return getattr(self.read_value(), dunder)(*args)
+
     method.__name__ = dunder
     return method

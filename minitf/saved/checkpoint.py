@@ -68,15 +68,19 @@ class CheckpointLoadStatus:
 
     def assert_consumed(self) -> CheckpointLoadStatus:
         if self._unused:
-            raise AssertionError(f"Unresolved object in checkpoint (root).{self._unused[0].replace(_SUFFIX, '')}"
-                                 f"\nHint: the checkpoint holds values no variable took; status.expect_partial() "
-                                 f"accepts that.")
+            raise AssertionError(
+                f"Unresolved object in checkpoint (root).{self._unused[0].replace(_SUFFIX, '')}"
+                f"\nHint: the checkpoint holds values no variable took; status.expect_partial() "
+                f"accepts that."
+            )
         return self.assert_existing_objects_matched()
 
     def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
         if self._unrestored:
-            raise AssertionError(f"Some objects had attributes which were not restored: "
-                                 f"{', '.join(k.replace(_SUFFIX, '') for k in self._unrestored)}")
+            raise AssertionError(
+                f"Some objects had attributes which were not restored: "
+                f"{', '.join(k.replace(_SUFFIX, '') for k in self._unrestored)}"
+            )
         return self
 
     def assert_nontrivial_match(self) -> CheckpointLoadStatus:
@@ -102,15 +106,19 @@ class Checkpoint:
 
     def __init__(self, root: Any = None, **kwargs: Any) -> None:
         if root is not None and not _trackable(root):
-            raise ValueError(f"`Checkpoint` was expecting root to be a trackable object (an object derived from "
-                             f"`Trackable`), got {root!r}. If you believe this object should be trackable (i.e. "
-                             f"it is part of the TensorFlow Python API and manages state), please open an issue.")
+            raise ValueError(
+                f"`Checkpoint` was expecting root to be a trackable object (an object derived from "
+                f"`Trackable`), got {root!r}. If you believe this object should be trackable (i.e. "
+                f"it is part of the TensorFlow Python API and manages state), please open an issue."
+            )
         for name, value in kwargs.items():
             if not _trackable(value) and not isinstance(value, list | tuple | dict):
-                raise ValueError(f"`Checkpoint` was expecting {name} to be a trackable object (an object derived "
-                                 f"from `Trackable`), got {value!r}. If you believe this object should be "
-                                 f"trackable (i.e. it is part of the TensorFlow Python API and manages state), "
-                                 f"please open an issue.\nHint: wrap numbers in tf.Variable to checkpoint them.")
+                raise ValueError(
+                    f"`Checkpoint` was expecting {name} to be a trackable object (an object derived "
+                    f"from `Trackable`), got {value!r}. If you believe this object should be "
+                    f"trackable (i.e. it is part of the TensorFlow Python API and manages state), "
+                    f"please open an issue.\nHint: wrap numbers in tf.Variable to checkpoint them."
+                )
         self._root = root
         self._kwargs = dict(kwargs)
         self._save_counter: Variable | None = None
@@ -146,9 +154,14 @@ class Checkpoint:
             os.makedirs(folder, exist_ok=True)
         found = self._variables()
         keys = sorted(found)
-        index: dict[str, Any] = {"format": "minitf-checkpoint", "version": 1,
-                 "variables": {k: {"slot": f"t{i}", "dtype": found[k].dtype.name, "shape": list(found[k].shape)}
-                               for i, k in enumerate(keys)}}
+        index: dict[str, Any] = {
+            "format": "minitf-checkpoint",
+            "version": 1,
+            "variables": {
+                k: {"slot": f"t{i}", "dtype": found[k].dtype.name, "shape": list(found[k].shape)}
+                for i, k in enumerate(keys)
+            },
+        }
         values: dict[str, Any] = {}  # Any: NumPy's savez stub reads `**values` as its allow_pickle flag too
         for i, k in enumerate(keys):
             value = np.asarray(found[k].numpy())
@@ -182,8 +195,9 @@ class Checkpoint:
         if save_path is None:
             return InitializationOnlyStatus(self, [], [])
         save_path = os.fspath(save_path)
-        index = _read_index(save_path, "pass the path `save` returned (e.g. 'ckpt-1'), or "
-                            "tf.train.latest_checkpoint(folder).")
+        index = _read_index(
+            save_path, "pass the path `save` returned (e.g. 'ckpt-1'), or tf.train.latest_checkpoint(folder)."
+        )
         with np.load(save_path + _DATA, allow_pickle=False) as stored:
             arrays = {k: stored[k] for k in stored.files}
         if any(k.startswith("save_counter/") for k in index["variables"]):
@@ -197,17 +211,21 @@ class Checkpoint:
             if value is None:
                 value = np.array([s.encode("latin-1") for s in entry["strings"]], dtype=object).reshape(entry["shape"])
             if list(np.shape(value)) != list(variable.shape):
-                raise ValueError(f"Received incompatible tensor with shape {_shape_text(np.shape(value))} when "
-                                 f"attempting to restore variable with shape {_shape_text(variable.shape)} and "
-                                 f"name {variable.name}.\nHint: the checkpoint was written by objects with "
-                                 f"differently shaped variables.")
-            variable.assign(np.asarray(value, dtype=variable.dtype._np if variable.dtype is not dtypes.string
-                                       else object))
+                raise ValueError(
+                    f"Received incompatible tensor with shape {_shape_text(np.shape(value))} when "
+                    f"attempting to restore variable with shape {_shape_text(variable.shape)} and "
+                    f"name {variable.name}.\nHint: the checkpoint was written by objects with "
+                    f"differently shaped variables."
+                )
+            variable.assign(
+                np.asarray(value, dtype=variable.dtype._np if variable.dtype is not dtypes.string else object)
+            )
         unused = sorted(k for k in index["variables"] if k not in found)
         unrestored = sorted(k for k in found if k not in index["variables"])
         for key in unused:
-            logs.logger.warning("Value in checkpoint could not be found in the restored object: (root).%s",
-                             key.replace(_SUFFIX, ""))
+            logs.logger.warning(
+                "Value in checkpoint could not be found in the restored object: (root).%s", key.replace(_SUFFIX, "")
+            )
         return CheckpointLoadStatus(self, unused, unrestored)
 
 
@@ -239,17 +257,28 @@ def _recorded(folder: str) -> list[str]:
 class CheckpointManager:
     """Numbered checkpoints in one folder, keeping the newest `max_to_keep` (older ones are deleted)."""
 
-    def __init__(self, checkpoint: Checkpoint, directory: str, max_to_keep: int | None,
-                 keep_checkpoint_every_n_hours: float | None = None, checkpoint_name: str = "ckpt",
-                 step_counter: Any = None, checkpoint_interval: Any = None, init_fn: Any = None,
-                 last_checkpoint_step: Any = None) -> None:
+    def __init__(
+        self,
+        checkpoint: Checkpoint,
+        directory: str,
+        max_to_keep: int | None,
+        keep_checkpoint_every_n_hours: float | None = None,
+        checkpoint_name: str = "ckpt",
+        step_counter: Any = None,
+        checkpoint_interval: Any = None,
+        init_fn: Any = None,
+        last_checkpoint_step: Any = None,
+    ) -> None:
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
         self._prefix = os.path.join(self._directory, checkpoint_name)
         self._init_fn = init_fn
-        self._checkpoints = [os.path.join(self._directory, name) for name in _recorded(self._directory)
-                             if os.path.exists(os.path.join(self._directory, name) + _INDEX)]
+        self._checkpoints = [
+            os.path.join(self._directory, name)
+            for name in _recorded(self._directory)
+            if os.path.exists(os.path.join(self._directory, name) + _INDEX)
+        ]
 
     @property
     def directory(self) -> str:
@@ -309,8 +338,11 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
 def _read_index(path: str, hint: str) -> dict:
     """A checkpoint's index, or TensorFlow's NotFoundError (with a hint) when no checkpoint has that prefix."""
     if not os.path.exists(path + _INDEX):
-        raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any matching "
-                            f"files for {path}\nHint: {hint}")
+        raise NotFoundError(
+            None,
+            None,
+            f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for {path}\nHint: {hint}",
+        )
     with open(path + _INDEX, encoding="utf-8") as f:
         return json.load(f)
 

@@ -33,8 +33,11 @@ class Arrays:
     def put(self, array: Any) -> Any:
         array = np.asarray(array)
         if array.dtype == object:
-            return {"t": "strings", "shape": list(array.shape),
-                    "v": [base64.b64encode(bytes(s)).decode() for s in array.reshape(-1)]}
+            return {
+                "t": "strings",
+                "shape": list(array.shape),
+                "v": [base64.b64encode(bytes(s)).decode() for s in array.reshape(-1)],
+            }
         key = f"a{len(self.stored)}"
         self.stored[key] = array
         return {"t": "array", "key": key}
@@ -63,6 +66,7 @@ def shape_json(shape: TensorShape) -> list | None:
 # Attribute values
 # ---------------------------------------------------------------------------------------------------
 
+
 def encode(value: Any, arrays: Arrays) -> Any:
     """An attribute value as JSON, tagged with its Python type so that `decode` gives the same value back."""
     if value is None or isinstance(value, bool | str | int):
@@ -82,21 +86,27 @@ def encode(value: Any, arrays: Arrays) -> Any:
     if isinstance(value, np.generic):
         return {"t": "scalar", "v": arrays.put(np.asarray(value))}
     if isinstance(value, list | tuple):
-        return {"t": type(value).__name__ if type(value) in (list, tuple) else "tuple",
-                "v": [encode(v, arrays) for v in value]}
+        return {
+            "t": type(value).__name__ if type(value) in (list, tuple) else "tuple",
+            "v": [encode(v, arrays) for v in value],
+        }
     if isinstance(value, dict):
         return {"t": "dict", "v": [[encode(k, arrays), encode(v, arrays)] for k, v in value.items()]}
     if isinstance(value, slice):
-        return {"t": "slice", "v": [encode(value.start, arrays), encode(value.stop, arrays),
-                                    encode(value.step, arrays)]}
+        return {
+            "t": "slice",
+            "v": [encode(value.start, arrays), encode(value.stop, arrays), encode(value.step, arrays)],
+        }
     if value is Ellipsis:
         return {"t": "ellipsis"}
     if isinstance(value, FuncGraph):
         # A branch or loop body: what it captured was turned into explicit inputs of the op that runs it.
         return {"t": "graph", "v": graph_to_json(value, arrays)}
-    raise TypeError(f"Cannot save an attribute of type {type(value).__name__} ({value!r}) in a SavedModel.\n"
-                    f"Hint: minitf saves tensors, shapes, dtypes and plain Python values; keep other objects out "
-                    f"of the traced function.")
+    raise TypeError(
+        f"Cannot save an attribute of type {type(value).__name__} ({value!r}) in a SavedModel.\n"
+        f"Hint: minitf saves tensors, shapes, dtypes and plain Python values; keep other objects out "
+        f"of the traced function."
+    )
 
 
 def decode(node: Any, arrays: Arrays) -> Any:
@@ -135,6 +145,7 @@ def decode(node: Any, arrays: Arrays) -> Any:
 # Graphs
 # ---------------------------------------------------------------------------------------------------
 
+
 def graph_to_json(graph: FuncGraph, arrays: Arrays) -> dict:
     """The graph's operations and structure. Its captures are listed by position: the caller says what each is."""
     position: dict[int, tuple[int, int]] = {}
@@ -142,12 +153,15 @@ def graph_to_json(graph: FuncGraph, arrays: Arrays) -> dict:
     for i, op in enumerate(graph.get_operations()):
         if REGISTRY.get(op.type) is not op.op_def:
             raise ValueError(f"Cannot save the op {op.name} ({op.type}): it is not a registered minitf op.")
-        ops.append({
-            "name": op.name, "type": op.type,
-            "inputs": [list(position[id(t)]) for t in op.inputs],
-            "attrs": {k: encode(v, arrays) for k, v in op.attrs.items() if not k.startswith("_") or k == "_shape"},
-            "outputs": [[shape_json(t.shape), dtype_name(t.dtype)] for t in op.outputs],
-        })
+        ops.append(
+            {
+                "name": op.name,
+                "type": op.type,
+                "inputs": [list(position[id(t)]) for t in op.inputs],
+                "attrs": {k: encode(v, arrays) for k, v in op.attrs.items() if not k.startswith("_") or k == "_shape"},
+                "outputs": [[shape_json(t.shape), dtype_name(t.dtype)] for t in op.outputs],
+            }
+        )
         for j, t in enumerate(op.outputs):
             position[id(t)] = (i, j)
     return {
@@ -168,15 +182,20 @@ def _structure_json(structure: Any, outputs: list[SymbolicTensor], arrays: Array
         while isinstance(node, RaggedTensor):
             levels.append(node._uniform_row_length)
             node = node.values
-        return {"t": type(structure).__name__, "uniform_row_lengths": levels,
-                "v": [_structure_json(c, outputs, arrays) for c in structure._components()]}
+        return {
+            "t": type(structure).__name__,
+            "uniform_row_lengths": levels,
+            "v": [_structure_json(c, outputs, arrays) for c in structure._components()],
+        }
     if isinstance(structure, SymbolicTensor):
         return {"t": "output", "v": next(i for i, t in enumerate(outputs) if t is structure)}
     if isinstance(structure, dict):
         return {"t": "dict", "v": [[k, _structure_json(v, outputs, arrays)] for k, v in structure.items()]}
     if isinstance(structure, list | tuple):
-        return {"t": "list" if isinstance(structure, list) else "tuple",
-                "v": [_structure_json(v, outputs, arrays) for v in structure]}
+        return {
+            "t": "list" if isinstance(structure, list) else "tuple",
+            "v": [_structure_json(v, outputs, arrays) for v in structure],
+        }
     return {"t": "value", "v": encode(structure, arrays)}
 
 

@@ -91,13 +91,16 @@ class _Writer:
         self.functions.append(record)
         if function.input_signature is not None and not function._concrete:
             function.get_concrete_function()  # TensorFlow traces a signature's function when saving it
-        record.update({
-            "name": function.name,
-            "parameters": parameters_json(function.function_spec, self.arrays),
-            "input_signature": None if function.input_signature is None else
-            [key_json(spec_key(s), self.arrays) for s in function.input_signature],
-            "concrete": [c for c in (self.concrete(cf) for cf in function._concrete) if c is not None],
-        })
+        record.update(
+            {
+                "name": function.name,
+                "parameters": parameters_json(function.function_spec, self.arrays),
+                "input_signature": None
+                if function.input_signature is None
+                else [key_json(spec_key(s), self.arrays) for s in function.input_signature],
+                "concrete": [c for c in (self.concrete(cf) for cf in function._concrete) if c is not None],
+            }
+        )
         return self.function_ids[id(function)]
 
     def concrete(self, cf: ConcreteFunction) -> dict | None:
@@ -115,16 +118,25 @@ class _Writer:
                         f"to an attribute of a tracked object or assigned to an attribute of the main object "
                         f"directly. Trackable Python objects referring to this tensor (from gc.get_referrers, "
                         f"limited to two hops):\n{value!r}\nHint: keep the variable as an attribute of the "
-                        f"module (self.v = tf.Variable(...)).")
+                        f"module (self.v = tf.Variable(...))."
+                    )
                 captures.append({"kind": "variable", "id": self.variable_ids[id(value)]})
             elif isinstance(value, EagerTensor):
-                captures.append({"kind": "tensor", "value": encode(np.asarray(value._value), self.arrays),
-                                 "dtype": value.dtype.name})
+                captures.append(
+                    {
+                        "kind": "tensor",
+                        "value": encode(np.asarray(value._value), self.arrays),
+                        "dtype": value.dtype.name,
+                    }
+                )
             else:
                 raise ValueError(f"Cannot save a function that captures {value!r}.")
-        return {"graph": graph_to_json(cf.graph, self.arrays), "key": key, "param_names": cf._param_names,
-                "captures": captures}
-
+        return {
+            "graph": graph_to_json(cf.graph, self.arrays),
+            "key": key,
+            "param_names": cf._param_names,
+            "captures": captures,
+        }
 
     def signature(self, key: str, cf: ConcreteFunction) -> dict:
         """A signature: the trace, its inputs by name and its outputs as a name -> tensor dict."""
@@ -147,8 +159,11 @@ def _signatures_to_save(obj: Any, signatures: Any) -> dict[str, ConcreteFunction
         eligible = []
         for _, value in _attributes(obj):
             if isinstance(value, Function | ConcreteFunction):
-                cf = value if isinstance(value, ConcreteFunction) else \
-                    (value.get_concrete_function() if value.input_signature is not None else None)
+                cf = (
+                    value
+                    if isinstance(value, ConcreteFunction)
+                    else (value.get_concrete_function() if value.input_signature is not None else None)
+                )
                 if cf is not None and cf.outputs and _valid_outputs(cf):
                     eligible.append(cf)
         return {"serving_default": eligible[0]} if len(eligible) == 1 else {}
@@ -159,9 +174,11 @@ def _signatures_to_save(obj: Any, signatures: Any) -> dict[str, ConcreteFunction
         if isinstance(value, Function) and value.input_signature is not None:
             value = value.get_concrete_function()
         if not isinstance(value, ConcreteFunction):
-            raise ValueError(f"Expected a TensorFlow function for which to generate a signature, but got {value!r}. "
-                             f"Only `tf.functions` with an input signature or concrete functions can be used as a "
-                             f"signature.")
+            raise ValueError(
+                f"Expected a TensorFlow function for which to generate a signature, but got {value!r}. "
+                f"Only `tf.functions` with an input signature or concrete functions can be used as a "
+                f"signature."
+            )
         _signature_outputs(value.structured_outputs, value.name, key)
         result[key] = value
     return result
@@ -180,17 +197,20 @@ def _signature_outputs(outputs: Any, function_name: str, key: str) -> dict[str, 
     if hasattr(outputs, "_asdict"):
         outputs = outputs._asdict()
     elif not isinstance(outputs, dict):
-        outputs = {f"output_{i}": v for i, v in enumerate(outputs if isinstance(outputs, list | tuple)
-                                                          else [outputs])}
+        outputs = {f"output_{i}": v for i, v in enumerate(outputs if isinstance(outputs, list | tuple) else [outputs])}
     for name, value in outputs.items():
         if not isinstance(name, str):
-            raise ValueError(f"Got a dictionary with a non-string key {name!r} in the output of the function "
-                             f"{function_name} used to generate the SavedModel signature {key!r}.")
+            raise ValueError(
+                f"Got a dictionary with a non-string key {name!r} in the output of the function "
+                f"{function_name} used to generate the SavedModel signature {key!r}."
+            )
         if not isinstance(value, Tensor):
-            raise ValueError(f"Got a non-Tensor value {value!r} for key {name!r} in the output of the function "
-                             f"{function_name} used to generate the SavedModel signature {key!r}. Outputs for "
-                             f"functions used as signatures must be a single Tensor, a sequence of Tensors, or a "
-                             f"dictionary from string to Tensor.")
+            raise ValueError(
+                f"Got a non-Tensor value {value!r} for key {name!r} in the output of the function "
+                f"{function_name} used to generate the SavedModel signature {key!r}. Outputs for "
+                f"functions used as signatures must be a single Tensor, a sequence of Tensors, or a "
+                f"dictionary from string to Tensor."
+            )
     return outputs
 
 
@@ -200,8 +220,11 @@ def _is_checkpoint(value: Any) -> bool:
 
 def _attributes(obj: Any) -> list[tuple[str, Any]]:
     """What a module tracks: its attributes (not the bookkeeping of tf.Module) and its tf.function methods."""
-    found = [(k, v) for k, v in vars(obj).items() if k not in ("_name", "_scope_name", "_name_scope")
-             and not k.startswith("_minitf_function_")]
+    found = [
+        (k, v)
+        for k, v in vars(obj).items()
+        if k not in ("_name", "_scope_name", "_name_scope") and not k.startswith("_minitf_function_")
+    ]
     for name in dir(type(obj)):
         if isinstance(inspect.getattr_static(type(obj), name, None), Function):
             found.append((name, getattr(obj, name)))
@@ -210,9 +233,11 @@ def _attributes(obj: Any) -> list[tuple[str, Any]]:
 
 def _trackable_check(obj: Any) -> None:
     if not (isinstance(obj, Module) or _is_checkpoint(obj)):
-        raise ValueError(f"Expected an object of type `Trackable`, such as `tf.Module` or a subclass of the "
-                         f"`Trackable` class, for export. Got {obj!r} with type {type(obj)}.\nHint: put the "
-                         f"variables and tf.functions on a tf.Module and save that.")
+        raise ValueError(
+            f"Expected an object of type `Trackable`, such as `tf.Module` or a subclass of the "
+            f"`Trackable` class, for export. Got {obj!r} with type {type(obj)}.\nHint: put the "
+            f"variables and tf.functions on a tf.Module and save that."
+        )
 
 
 def save(obj: Any, export_dir: str, signatures: Any = None, options: Any = None) -> None:
@@ -225,16 +250,30 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: Any = None)
     export_dir = os.fspath(export_dir)
     os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)
     os.makedirs(os.path.join(export_dir, "assets"), exist_ok=True)
-    variables = [{"name": v.name.rsplit(":", 1)[0], "dtype": v.dtype.name, "shape": shape_json(v.shape),
-                  "trainable": v.trainable} for v in writer.variables]
+    variables = [
+        {
+            "name": v.name.rsplit(":", 1)[0],
+            "dtype": v.dtype.name,
+            "shape": shape_json(v.shape),
+            "trainable": v.trainable,
+        }
+        for v in writer.variables
+    ]
     # Any: NumPy's savez stub reads `**values` as its allow_pickle flag too
     values: dict[str, Any] = {f"v{i}": np.asarray(v.numpy()) for i, v in enumerate(writer.variables)}
     strings = {}
     for i in range(len(writer.variables)):  # strings cannot go into .npz without pickle: JSON keeps them
         if values[f"v{i}"].dtype == object:
             strings[str(i)] = encode(values.pop(f"v{i}"), writer.arrays)
-    document = {"format": FORMAT, "version": VERSION, "root": root, "variables": variables,
-                "string_variables": strings, "functions": writer.functions, "signatures": saved_signatures}
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "root": root,
+        "variables": variables,
+        "string_variables": strings,
+        "functions": writer.functions,
+        "signatures": saved_signatures,
+    }
     with open(os.path.join(export_dir, GRAPHS_FILE), "w", encoding="utf-8") as f:
         json.dump(document, f)
     np.savez(os.path.join(export_dir, VARIABLES_FILE), **values)

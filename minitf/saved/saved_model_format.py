@@ -32,8 +32,12 @@ def key_json(key: Any, arrays: Arrays) -> Any:
     if isinstance(key, VariableSpec):
         raise TypeError("a Variable argument")
     if isinstance(key, TensorSpec):
-        return {"t": "spec", "shape": shape_json(key.shape), "dtype": key.dtype.name,
-                "name": getattr(key, "name", None)}
+        return {
+            "t": "spec",
+            "shape": shape_json(key.shape),
+            "dtype": key.dtype.name,
+            "name": getattr(key, "name", None),
+        }
     if isinstance(key, Literal):
         return {"t": "literal", "v": encode(key.value, arrays)}
     if isinstance(key, tuple) and key and key[0] in ("List", "Tuple"):
@@ -66,10 +70,16 @@ def parameters_json(sig: inspect.Signature, arrays: Arrays) -> list[dict]:
 
 
 def signature_from(params: list[dict], arrays: Arrays) -> inspect.Signature:
-    return inspect.Signature([
-        inspect.Parameter(p["name"], inspect._ParameterKind[p["kind"]],
-                          default=decode(p["default"], arrays) if "default" in p else inspect.Parameter.empty)
-        for p in params])
+    return inspect.Signature(
+        [
+            inspect.Parameter(
+                p["name"],
+                inspect._ParameterKind[p["kind"]],
+                default=decode(p["default"], arrays) if "default" in p else inspect.Parameter.empty,
+            )
+            for p in params
+        ]
+    )
 
 
 def spec_from_key(key: Any) -> Any:

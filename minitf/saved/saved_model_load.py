@@ -43,8 +43,9 @@ class _UserObject:
 class RestoredFunction(Function):
     """A loaded tf.function: runs the saved traces; it cannot trace anew (the Python source is not saved)."""
 
-    def __init__(self, name: str, sig: inspect.Signature, input_signature: Any,
-                 concretes: list[ConcreteFunction]) -> None:
+    def __init__(
+        self, name: str, sig: inspect.Signature, input_signature: Any, concretes: list[ConcreteFunction]
+    ) -> None:
         def restored_function_body(*args: Any, **kwargs: Any) -> Any:
             raise ValueError("A restored function cannot run Python code.")
 
@@ -58,18 +59,24 @@ class RestoredFunction(Function):
     def _trace(self, bound: inspect.BoundArguments, key: tuple) -> ConcreteFunction:
         names = list(bound.arguments)
         if not self._concrete:
-            raise ValueError("Found zero restored functions for caller function.\nHint: TensorFlow (and minitf) "
-                             "saves the traces a tf.function has made; call it once, or give it an "
-                             "input_signature, before saving.")
+            raise ValueError(
+                "Found zero restored functions for caller function.\nHint: TensorFlow (and minitf) "
+                "saves the traces a tf.function has made; call it once, or give it an "
+                "input_signature, before saving."
+            )
         got = "\n".join(f"    * {bound.arguments[n]!r}" for n in names)
         options = "\n\n".join(
-            f"Option {i}:\n  Positional arguments ({len(cf._key)} total):\n" +
-            "\n".join(f"    * {_option_text(k)}" for k in cf._key) + "\n  Keyword arguments: {}"
-            for i, cf in enumerate(self._concrete, start=1))
-        raise ValueError(f"Could not find matching concrete function to call loaded from the SavedModel. Got:\n"
-                         f"  Positional arguments ({len(names)} total):\n{got}\n  Keyword arguments: {{}}\n\n "
-                         f"Expected these arguments to match one of the following {len(self._concrete)} "
-                         f"option(s):\n\n{options}")
+            f"Option {i}:\n  Positional arguments ({len(cf._key)} total):\n"
+            + "\n".join(f"    * {_option_text(k)}" for k in cf._key)
+            + "\n  Keyword arguments: {}"
+            for i, cf in enumerate(self._concrete, start=1)
+        )
+        raise ValueError(
+            f"Could not find matching concrete function to call loaded from the SavedModel. Got:\n"
+            f"  Positional arguments ({len(names)} total):\n{got}\n  Keyword arguments: {{}}\n\n "
+            f"Expected these arguments to match one of the following {len(self._concrete)} "
+            f"option(s):\n\n{options}"
+        )
 
 
 def _option_text(key: Any) -> str:
@@ -81,9 +88,11 @@ def load(export_dir: str, tags: Any = None, options: Any = None) -> Any:
     export_dir = os.fspath(export_dir)
     path = os.path.join(export_dir, GRAPHS_FILE)
     if not os.path.exists(path):
-        raise OSError(f"SavedModel file does not exist at: {export_dir}/{{saved_model.pbtxt|saved_model.pb}}"
-                      f"\nHint: minitf loads directories written by minitf's tf.saved_model.save "
-                      f"(with a {GRAPHS_FILE}).")
+        raise OSError(
+            f"SavedModel file does not exist at: {export_dir}/{{saved_model.pbtxt|saved_model.pb}}"
+            f"\nHint: minitf loads directories written by minitf's tf.saved_model.save "
+            f"(with a {GRAPHS_FILE})."
+        )
     with open(path, encoding="utf-8") as f:
         document = json.load(f)
     if document.get("format") != FORMAT:
@@ -97,12 +106,17 @@ def load(export_dir: str, tags: Any = None, options: Any = None) -> Any:
         value = values.get(f"v{i}")
         if value is None:
             value = decode(document["string_variables"][str(i)], arrays)
-        variables.append(Variable(value, name=spec["name"], trainable=spec["trainable"],
-                                  dtype=dtypes.as_dtype(spec["dtype"])))
+        variables.append(
+            Variable(value, name=spec["name"], trainable=spec["trainable"], dtype=dtypes.as_dtype(spec["dtype"]))
+        )
     functions = [_restore_function(record, variables, arrays) for record in document["functions"]]
     loaded = _restore_node(document["root"], variables, functions)
-    loaded.signatures = _SignatureMap({key: _restore_signature(key, entry, variables, arrays)
-                                       for key, entry in document.get("signatures", {}).items()})
+    loaded.signatures = _SignatureMap(
+        {
+            key: _restore_signature(key, entry, variables, arrays)
+            for key, entry in document.get("signatures", {}).items()
+        }
+    )
     return loaded
 
 
@@ -116,7 +130,7 @@ def _restore_graph(entry: dict, variables: list[Variable], arrays: Arrays) -> An
         else:
             outside.append(make(decode(capture["value"], arrays), dtypes.as_dtype(capture["dtype"])))
     n = len(outside)
-    holders = graph.inputs[len(graph.inputs) - n:] if n else []
+    holders = graph.inputs[len(graph.inputs) - n :] if n else []
     for value, holder in zip(outside, holders):
         if isinstance(value, Variable):
             holder._variable = value
@@ -130,11 +144,16 @@ def _restore_function(record: dict, variables: list[Variable], arrays: Arrays) -
     for entry in record["concrete"]:
         graph = _restore_graph(entry, variables, arrays)
         key = tuple(key_from(k, arrays) for k in entry["key"])
-        graph.structured_input_signature = (tuple(k if isinstance(k, TensorSpec) else getattr(k, "value", k)
-                                                  for k in key), {})
+        graph.structured_input_signature = (
+            tuple(k if isinstance(k, TensorSpec) else getattr(k, "value", k) for k in key),
+            {},
+        )
         concretes.append(ConcreteFunction(graph, sig, key, entry["param_names"], record["name"]))
-    signature = None if record["input_signature"] is None else \
-        tuple(spec_from_key(key_from(k, arrays)) for k in record["input_signature"])
+    signature = (
+        None
+        if record["input_signature"] is None
+        else tuple(spec_from_key(key_from(k, arrays)) for k in record["input_signature"])
+    )
     return RestoredFunction(record["name"], sig, signature, concretes)
 
 
@@ -171,6 +190,7 @@ def _callable(obj: _UserObject, call: Any) -> _UserObject:
 # Signatures: `loaded.signatures["serving_default"](x=...)` -> {"output_0": ...}
 # ---------------------------------------------------------------------------------------------------
 
+
 class SignatureFunction:
     """A loaded signature: named tensor inputs (keywords or positions), a dict of named tensor outputs."""
 
@@ -187,8 +207,10 @@ class SignatureFunction:
 
     @property
     def structured_outputs(self) -> dict[str, TensorSpec]:
-        return {name: TensorSpec(self.graph.outputs[i].shape, self.graph.outputs[i].dtype, name=name)
-                for name, i in self._outputs}
+        return {
+            name: TensorSpec(self.graph.outputs[i].shape, self.graph.outputs[i].dtype, name=name)
+            for name, i in self._outputs
+        }
 
     def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         names = [s.name for s in self._inputs]
@@ -196,18 +218,25 @@ class SignatureFunction:
         values.update(kwargs)
         if set(values) != set(names) or len(args) > len(names):
             missing = [n for n in names if n not in values]
-            raise TypeError(f"Binding inputs to tf.function failed due to `missing a required argument: "
-                            f"{missing[0]!r}`. Received args: {args} and kwargs: {kwargs} for signature: "
-                            f"{self._signature_text()}." if missing else
-                            f"Binding inputs to tf.function failed due to `got an unexpected keyword argument`. "
-                            f"Received args: {args} and kwargs: {kwargs} for signature: {self._signature_text()}.")
+            raise TypeError(
+                f"Binding inputs to tf.function failed due to `missing a required argument: "
+                f"{missing[0]!r}`. Received args: {args} and kwargs: {kwargs} for signature: "
+                f"{self._signature_text()}."
+                if missing
+                else f"Binding inputs to tf.function failed due to `got an unexpected keyword argument`. "
+                f"Received args: {args} and kwargs: {kwargs} for signature: {self._signature_text()}."
+            )
         flat = []
         for i, spec in enumerate(self._inputs):
             value = convert_to_tensor(values[spec.name], dtype_hint=spec.dtype)
             if value.dtype is not spec.dtype:
-                raise InvalidArgumentError(None, None, f"cannot compute {self.name} as input #{i}(zero-based) was "
-                                           f"expected to be a {_c_name(spec.dtype)} tensor but is a "
-                                           f"{_c_name(value.dtype)} tensor [Op:{self.name}]")
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"cannot compute {self.name} as input #{i}(zero-based) was "
+                    f"expected to be a {_c_name(spec.dtype)} tensor but is a "
+                    f"{_c_name(value.dtype)} tensor [Op:{self.name}]",
+                )
             flat.append(value)
         outputs = call_graph(self.graph, flat + self.graph.external_captures())
         return {name: outputs[i] for name, i in self._outputs}
@@ -234,6 +263,8 @@ class _SignatureMap(dict):
 
 def _restore_signature(key: str, entry: dict, variables: list[Variable], arrays: Arrays) -> SignatureFunction:
     graph = _restore_graph(entry, variables, arrays)
-    inputs = [TensorSpec(TensorShape(shape), dtypes.as_dtype(dtype), name=name)
-              for name, shape, dtype in entry["signature_inputs"]]
+    inputs = [
+        TensorSpec(TensorShape(shape), dtypes.as_dtype(dtype), name=name)
+        for name, shape, dtype in entry["signature_inputs"]
+    ]
     return SignatureFunction(key, graph, inputs, [(name, i) for name, i in entry["signature_outputs"]])

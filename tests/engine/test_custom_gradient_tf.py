@@ -13,13 +13,16 @@ pytestmark = pytest.mark.tf
 
 def _log1pexp(tf: Any) -> Any:
     """The example of TensorFlow's docstring: a numerically stable gradient of log(1 + e^x)."""
+
     @tf.custom_gradient
     def log1pexp(x):
         e = tf.exp(x)
 
         def grad(upstream):
             return upstream * (1 - 1 / (1 + e))
+
         return tf.math.log(1 + e), grad
+
     return log1pexp
 
 
@@ -100,6 +103,7 @@ def test_several_arguments_and_results_get_one_gradient_each() -> None:
         def pair(x, y):
             def grad(da, db):
                 return da * 2.0 + db, da * 10.0 + db * y
+
             return (x * y, x + y), grad
 
         x, y = tf.constant(3.0), tf.constant(4.0)
@@ -117,6 +121,7 @@ def test_grad_fn_may_return_none_for_an_argument() -> None:
         def f(x, y):
             def grad(dy):
                 return dy * 5.0, None
+
             return x * y, grad
 
         x, y = tf.constant(3.0), tf.constant(2.0)
@@ -134,6 +139,7 @@ def test_keyword_arguments_work_eagerly_and_get_no_gradient() -> None:
         def scaled(x, scale=1.0):
             def grad(dy):
                 return dy * scale
+
             return x * scale, grad
 
         x = tf.constant(2.0)
@@ -150,7 +156,9 @@ def _scale_by_variable(tf: Any, v: Any) -> Any:
     def scale(x):
         def grad(dy, variables=None):
             return dy * v, [dy * x * 10.0 for _ in variables]
+
         return x * v, grad
+
     return scale
 
 
@@ -190,6 +198,7 @@ def test_a_variable_passed_as_argument_is_an_input_not_a_variable_of_grad_fn() -
         def cube(x):
             def grad(dy):
                 return dy * 100.0
+
             return x * x * x, grad
 
         v = tf.Variable(2.0)
@@ -208,6 +217,7 @@ def test_grad_fn_without_variables_keyword_when_variables_are_used_raises_type_e
         def f(x):
             def grad(dy):
                 return dy
+
             return x * v, grad
 
         return f(tf.constant(1.0))
@@ -221,6 +231,7 @@ def test_grad_fn_returning_too_few_gradients_raises_value_error() -> None:
         def f(x, y):
             def grad(dy):
                 return dy
+
             return x * y, grad
 
         x = tf.constant(1.0)
@@ -249,6 +260,7 @@ def test_keyword_arguments_inside_a_traced_function_raise_value_error() -> None:
         def f(x, scale=1.0):
             def grad(dy):
                 return dy * scale
+
             return x * scale, grad
 
         @tf.function
@@ -267,7 +279,7 @@ def test_keyword_arguments_inside_a_traced_function_raise_value_error() -> None:
 def _error_of(case: Any, tf: Any) -> Exception:
     try:
         case(tf)
-    except Exception as exc:  # noqa: BLE001 - the error is what is compared
+    except Exception as exc:  # the error is what is compared
         return exc
     raise AssertionError(f"{tf.__name__} did not raise")
 
@@ -275,6 +287,7 @@ def _error_of(case: Any, tf: Any) -> Exception:
 def test_tape_controls_work_inside_a_traced_function() -> None:
     """stop_recording, stop_gradient, unconnected_gradients, jacobian (with and without pfor) and
     batch_jacobian inside a tf.function, as eagerly."""
+
     def case(tf: Any) -> Any:
         @tf.function
         def f(x):
@@ -284,8 +297,13 @@ def test_tape_controls_work_inside_a_traced_function() -> None:
                 with tape.stop_recording():
                     z = x * 3.0
                 w = tf.stop_gradient(y) * x
-            return (tape.jacobian(y, x), tape.gradient(z, x), tape.gradient(z, x, unconnected_gradients="zero"),
-                    tape.gradient(w, x), tape.jacobian(y, x, experimental_use_pfor=False))
+            return (
+                tape.jacobian(y, x),
+                tape.gradient(z, x),
+                tape.gradient(z, x, unconnected_gradients="zero"),
+                tape.gradient(w, x),
+                tape.jacobian(y, x, experimental_use_pfor=False),
+            )
 
         @tf.function
         def g(x):
@@ -307,6 +325,7 @@ def test_grad_fn_returning_too_few_variable_gradients_raises_value_error() -> No
         def f(x):
             def grad(dy, variables):
                 return dy, []
+
             return x * v, grad
 
         x = tf.constant(1.0)

@@ -30,8 +30,15 @@ def test_eager_tensors_and_variables_live_on_the_cpu_whatever_device_is_asked() 
     def case(tf: Any, seen: list) -> None:
         x = tf.constant([1.0, 2.0])
         seen.append(x.device)
-        for name in ("/CPU:0", "cpu:0", "/device:CPU:0", "/GPU:0", "GPU", None,
-                     "/job:localhost/replica:0/task:0/device:CPU:0"):
+        for name in (
+            "/CPU:0",
+            "cpu:0",
+            "/device:CPU:0",
+            "/GPU:0",
+            "GPU",
+            None,
+            "/job:localhost/replica:0/task:0/device:CPU:0",
+        ):
             with tf.device(name) as bound:
                 seen.append(bound)
                 seen.append((x + 1).device)
@@ -96,8 +103,14 @@ print("end")
 
 def _placement_log(engine: str) -> list[str]:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONPATH=os.pathsep.join(sys.path))
-    done = subprocess.run([sys.executable, "-c", _PLACEMENT_PROGRAM.format(engine=engine)], capture_output=True,
-                          text=True, env=env, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _PLACEMENT_PROGRAM.format(engine=engine)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
     assert "device:CPU:0" not in done.stderr
     return done.stdout.splitlines()
 
@@ -107,8 +120,16 @@ def test_log_device_placement_writes_each_new_op_and_dtype_once_to_stdout() -> N
     """Each engine in a fresh process (TensorFlow honours the switch only before its first op)."""
     theirs, mine = _placement_log("tensorflow"), _placement_log("minitf")
     cpu = "/job:localhost/replica:0/task:0/device:CPU:0"
-    assert mine == ["multiply", f"Mul: (Mul): {cpu}", "again", "int32", f"Mul: (Mul): {cpu}", "add",
-                    f"AddV2: (AddV2): {cpu}", "end"]
+    assert mine == [
+        "multiply",
+        f"Mul: (Mul): {cpu}",
+        "again",
+        "int32",
+        f"Mul: (Mul): {cpu}",
+        "add",
+        f"AddV2: (AddV2): {cpu}",
+        "end",
+    ]
     # TensorFlow prints the same op lines between the same markers, plus its wrapper's _Arg/_Retval lines.
     assert [line for line in theirs if "(_" not in line and "_EagerConst" not in line] == mine
 
@@ -151,6 +172,8 @@ def test_is_gpu_available_is_false_and_logs_tensorflows_deprecation(caplog: pyte
     with caplog.at_level("WARNING", logger="minitf"):
         line = sys._getframe().f_lineno + 1
         assert tf.test.is_gpu_available() is False
-    assert (f"From {__file__}:{line}: is_gpu_available (from tensorflow.python.framework.test_util) is deprecated"
-            in caplog.text)
+    assert (
+        f"From {__file__}:{line}: is_gpu_available (from tensorflow.python.framework.test_util) is deprecated"
+        in caplog.text
+    )
     assert "Use `tf.config.list_physical_devices('GPU')` instead." in caplog.text

@@ -36,8 +36,23 @@ def test_jvp_of_an_unconnected_tensor(how: str) -> None:
     alike(case)
 
 
-@pytest.mark.parametrize("fn", ["tanh", "exp", "sigmoid", "matmul", "reduce_mean", "softmax", "where", "gather",
-                                "reduce_max", "concat", "slice", "relu"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        "tanh",
+        "exp",
+        "sigmoid",
+        "matmul",
+        "reduce_mean",
+        "softmax",
+        "where",
+        "gather",
+        "reduce_max",
+        "concat",
+        "slice",
+        "relu",
+    ],
+)
 def test_jvp_matches_tensorflow_for_common_ops(fn: str) -> None:
     ops = {
         "tanh": lambda tf, x: tf.tanh(x),
@@ -90,7 +105,7 @@ def test_hessian_vector_product_forward_over_backward() -> None:
         with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.0])) as acc:
             with tf.GradientTape() as tape:
                 tape.watch(x)
-                y = tf.reduce_sum(x ** 3)
+                y = tf.reduce_sum(x**3)
             g = tape.gradient(y, x)
         return acc.jvp(g)
 
@@ -103,7 +118,7 @@ def test_backward_over_forward_differentiates_the_jvp() -> None:
         with tf.GradientTape() as tape:
             tape.watch(x)
             with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.0])) as acc:
-                y = tf.reduce_sum(x ** 3)
+                y = tf.reduce_sum(x**3)
             j = acc.jvp(y)
         return j, tape.gradient(j, x)
 
@@ -115,7 +130,7 @@ def test_nested_accumulators_give_second_derivatives() -> None:
         x = tf.constant(2.0)
         with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as outer:
             with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as inner:
-                y = x ** 3
+                y = x**3
             j = inner.jvp(y)
         return j, outer.jvp(j)
 

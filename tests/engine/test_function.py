@@ -53,8 +53,13 @@ def test_graph_def_nodes_have_name_op_and_inputs() -> None:
 
     graph = f.get_concrete_function(tf.constant(1), tf.constant(2)).graph
     nodes = [(n.name, n.op, n.input) for n in graph.as_graph_def().node]
-    assert nodes == [("a", "Placeholder", []), ("b", "Placeholder", []), ("mul", "Mul", ["a", "b"]),
-                     ("add", "AddV2", ["mul", "a"]), ("Identity", "Identity", ["add"])]
+    assert nodes == [
+        ("a", "Placeholder", []),
+        ("b", "Placeholder", []),
+        ("mul", "Mul", ["a", "b"]),
+        ("add", "AddV2", ["mul", "a"]),
+        ("Identity", "Identity", ["add"]),
+    ]
     assert 'op: "Mul"' in str(graph.as_graph_def())
 
 
@@ -243,8 +248,9 @@ def _models(tf_: object) -> dict:
         "concat_gather": lambda x, w: t.reduce_sum(t.gather(t.concat([x, x * 2.0], 0), [0, 3]) ** 2),
         "reshape_transpose": lambda x, w: t.reduce_sum(t.transpose(t.reshape(x, [-1, 2])) * 3.0),
         "where_maximum": lambda x, w: t.reduce_sum(t.where(x > 0.5, t.maximum(x, 0.7), x * x)),
-        "cross_entropy": lambda x, w: t.reduce_mean(t.nn.softmax_cross_entropy_with_logits(
-            t.one_hot([1, 0, 2], 3), t.matmul(x, w))),
+        "cross_entropy": lambda x, w: t.reduce_mean(
+            t.nn.softmax_cross_entropy_with_logits(t.one_hot([1, 0, 2], 3), t.matmul(x, w))
+        ),
         "norm_and_mean_axis": lambda x, w: t.norm(x) + t.reduce_sum(t.reduce_mean(x, axis=1)),
         "slices": lambda x, w: t.reduce_sum(x[1:, ::-1] * x[:-1, :]),
     }
@@ -263,8 +269,10 @@ def test_gradients_in_a_traced_function_equal_eager_gradients(name: str) -> None
         return [y, *tape.gradient(y, [x, w])]
 
     eager = grads(x, w)
-    for traced in (tf.function(grads)(x, w),
-                   tf.function(grads, input_signature=[tf.TensorSpec([None, 4]), tf.TensorSpec([4, None])])(x, w)):
+    for traced in (
+        tf.function(grads)(x, w),
+        tf.function(grads, input_signature=[tf.TensorSpec([None, 4]), tf.TensorSpec([4, None])])(x, w),
+    ):
         for e, t in zip(eager, traced):
             if e is None:
                 assert t is None

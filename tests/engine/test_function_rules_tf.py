@@ -34,15 +34,18 @@ def test_concrete_function_accepts_traced_python_values_or_tensor_arguments_alon
     same_program(case)
 
 
-@pytest.mark.parametrize("call", ["other_literal", "missing_tensor", "unknown_keyword", "list_for_tensor",
-                                  "too_many"])
+@pytest.mark.parametrize("call", ["other_literal", "missing_tensor", "unknown_keyword", "list_for_tensor", "too_many"])
 def test_concrete_function_rejects_other_arguments_with_tensorflows_type_error(call: str) -> None:
     def case(tf: Any, seen: list) -> None:
         cf = _traced_with_python_value(tf)
         x = tf.constant([1.0])
-        {"other_literal": lambda: cf(x, 4, None), "missing_tensor": lambda: cf(),
-         "unknown_keyword": lambda: cf(x, z=1), "list_for_tensor": lambda: cf([1.0]),
-         "too_many": lambda: cf(x, 3, None, 5)}[call]()
+        {
+            "other_literal": lambda: cf(x, 4, None),
+            "missing_tensor": lambda: cf(),
+            "unknown_keyword": lambda: cf(x, z=1),
+            "list_for_tensor": lambda: cf([1.0]),
+            "too_many": lambda: cf(x, 3, None, 5),
+        }[call]()
 
     # minitf's message holds TensorFlow's whole message plus a Hint
     same_program(case, message="within", hint=True)
@@ -52,8 +55,11 @@ def test_concrete_function_with_a_tensor_of_another_dtype_raises_invalid_argumen
     def case(tf: Any, seen: list) -> None:
         _traced_with_python_value(tf)(tf.constant([1], tf.int32))
 
-    same_program(case, error_fragment="as input #0(zero-based) was expected to be a float tensor but is a "
-                                      "int32 tensor", hint=True)
+    same_program(
+        case,
+        error_fragment="as input #0(zero-based) was expected to be a float tensor but is a int32 tensor",
+        hint=True,
+    )
 
 
 def test_function_type_and_structured_signatures_of_a_trace() -> None:
@@ -146,8 +152,9 @@ def test_tf_types_experimental_names_work_in_annotations_and_isinstance() -> Non
         seen.append(isinstance(f, tf.types.experimental.PolymorphicFunction))
         seen.append(isinstance(f, tf.types.experimental.GenericFunction))
         seen.append(isinstance(f.get_concrete_function(tf.constant(1.0)), tf.types.experimental.ConcreteFunction))
-        seen.append(isinstance(f.get_concrete_function(tf.constant(1.0)).function_type,
-                               tf.types.experimental.FunctionType))
+        seen.append(
+            isinstance(f.get_concrete_function(tf.constant(1.0)).function_type, tf.types.experimental.FunctionType)
+        )
         seen.append(isinstance(tf.TensorSpec([]), tf.types.experimental.TraceType))
         seen.append(sorted(n for n in dir(tf.types.experimental) if not n.startswith("_") and n != "distributed"))
 
@@ -235,8 +242,12 @@ def test_star_args_calls_that_do_not_fit_the_input_signature_raise_tensorflows_t
         def scale(*args):
             return args[0] * args[1]
 
-        {"too_many": lambda: scale(1.0, 2.0, 3.0), "too_few": lambda: scale([1.0]),
-         "by_keyword": lambda: scale(args=1.0), "wrong_dtype": lambda: scale(tf.constant([1]), 2.0)}[call]()
+        {
+            "too_many": lambda: scale(1.0, 2.0, 3.0),
+            "too_few": lambda: scale([1.0]),
+            "by_keyword": lambda: scale(args=1.0),
+            "wrong_dtype": lambda: scale(tf.constant([1]), 2.0),
+        }[call]()
 
     same_program(case, error_fragment="Binding inputs to tf.function failed due to", message="equal")
 
@@ -257,8 +268,19 @@ def test_parameters_after_the_input_signature_keep_their_defaults_as_python_valu
     same_program(case, error_fragment="`Can not cast 5 to Literal[2]`", message="equal")
 
 
-@pytest.mark.parametrize("signature", ["shorter", "longer", "empty", "not_a_list", "dict", "not_specs",
-                                       "nested_not_spec", "keyword_only_without_default"])
+@pytest.mark.parametrize(
+    "signature",
+    [
+        "shorter",
+        "longer",
+        "empty",
+        "not_a_list",
+        "dict",
+        "not_specs",
+        "nested_not_spec",
+        "keyword_only_without_default",
+    ],
+)
 def test_an_input_signature_that_cannot_describe_the_function_is_rejected_when_made(signature: str) -> None:
     def case(tf: Any, seen: list) -> None:
         spec = tf.TensorSpec([])

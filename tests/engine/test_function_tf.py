@@ -19,6 +19,7 @@ pytestmark = pytest.mark.tf
 
 # --- tracing and retracing ---------------------------------------------------------------------------
 
+
 def test_guide_double_traces_once_per_dtype_and_prints_symbolic_tensors() -> None:
     def case(tf: Any, seen: list) -> None:
         @tf.function
@@ -39,6 +40,7 @@ def test_guide_double_traces_once_per_dtype_and_prints_symbolic_tensors() -> Non
 def test_a_library_function_wrapped_directly_traces_and_runs() -> None:
     """tf.function(tf.tanh): the library's own functions are not converted by AutoGraph (minitf's once were, and
     the converted copy lost its module's names)."""
+
     def case(tf: Any, seen: list) -> None:
         x = tf.constant([-2.0, 0.5, 3.0])
         for fn in (tf.tanh, tf.nn.relu, tf.reduce_sum, tf.math.softplus):
@@ -69,6 +71,7 @@ def test_python_scalars_key_by_value_and_one_equals_one_point_zero() -> None:
 def test_shapes_retrace_unless_reduce_retracing_generalises_to_unknown_dims() -> None:
     def case(tf: Any, seen: list) -> None:
         for reduce in (False, True):
+
             @tf.function(reduce_retracing=reduce)
             def f(x):
                 print("tracing", x)
@@ -198,6 +201,7 @@ def test_run_functions_eagerly_runs_python_every_call_and_never_traces() -> None
 
 # --- side effects --------------------------------------------------------------------------------------
 
+
 def _print_program(tf: Any) -> None:
     @tf.function
     def f(x):
@@ -287,6 +291,7 @@ def test_numpy_functions_on_symbolic_tensors_raise_not_implemented() -> None:
 
 # --- variables ----------------------------------------------------------------------------------------
 
+
 def test_variables_are_captured_read_and_updated_in_program_order() -> None:
     def case(tf: Any, seen: list) -> None:
         v = tf.Variable(2.0)
@@ -362,6 +367,7 @@ def test_module_lazy_variable_pattern_and_trainable_variables() -> None:
 
 # --- AutoGraph ----------------------------------------------------------------------------------------
 
+
 def test_if_on_a_tensor_becomes_stateless_if_and_a_python_if_is_pruned() -> None:
     def case(tf: Any, seen: list) -> None:
         @tf.function
@@ -425,8 +431,9 @@ def test_while_and_for_over_tensors_become_stateless_while() -> None:
         seen.append([op.type for op in doubling.get_concrete_function(tf.constant(3)).graph.get_operations()])
         seen.append(total(tf.constant(5)))
         seen.append(total_py_range(tf.constant(5)))
-        seen.append("StatelessWhile" in [op.type for op in total.get_concrete_function(tf.constant(1)).graph
-                                         .get_operations()])
+        seen.append(
+            "StatelessWhile" in [op.type for op in total.get_concrete_function(tf.constant(1)).graph.get_operations()]
+        )
 
     same_program(case)
 
@@ -693,6 +700,7 @@ def test_nested_functions_and_init_scope() -> None:
 
 # --- gradients ----------------------------------------------------------------------------------------
 
+
 def test_gradient_with_a_tape_outside_a_function_call() -> None:
     def case(tf: Any, seen: list) -> None:
         w = tf.Variable([[1.0, 2.0]])
@@ -742,7 +750,7 @@ def test_higher_order_gradients_inside_a_function() -> None:
                 outer.watch(x)
                 with tf.GradientTape() as inner:
                     inner.watch(x)
-                    y = x ** 3
+                    y = x**3
                 dy = inner.gradient(y, x)
             return dy, outer.gradient(dy, x)
 
@@ -788,8 +796,8 @@ def test_second_derivative_through_a_traced_cond() -> None:
         @tf.function
         def f(x):
             if x > 0:
-                return x ** 3
-            return x ** 2
+                return x**3
+            return x**2
 
         for value in (2.0, -3.0):
             x = tf.constant(value)
@@ -888,7 +896,7 @@ def test_op_names_and_printed_intermediate_tensors_match() -> None:
 
         @tf.function
         def p(x):
-            print(x, x + 1, x * 2, tf.reduce_sum(x), x[0], tf.matmul(x, x), -x, x / 2, x ** 2)
+            print(x, x + 1, x * 2, tf.reduce_sum(x), x[0], tf.matmul(x, x), -x, x / 2, x**2)
             return x
 
         cf = g.get_concrete_function(tf.constant(1.0))
@@ -896,8 +904,13 @@ def test_op_names_and_printed_intermediate_tensors_match() -> None:
         print(g.pretty_printed_concrete_signatures())
         seen.append(g(tf.constant(1.0), z=4))
         p(tf.ones([2, 2]))
-        seen.append([op.type for op in p.get_concrete_function(tf.ones([2, 2])).graph.get_operations()
-                     if op.type not in ("Const", "Pack")])
+        seen.append(
+            [
+                op.type
+                for op in p.get_concrete_function(tf.ones([2, 2])).graph.get_operations()
+                if op.type not in ("Const", "Pack")
+            ]
+        )
 
     same_program(case)
 
@@ -1209,6 +1222,7 @@ def test_second_derivative_through_a_while_loop_and_gradient_through_a_tensor_ar
 
 def _define_in_a_loop(tf: Any) -> None:
     for i in range(8):
+
         @tf.function
         def f(x):
             return x + 1
@@ -1222,8 +1236,11 @@ def test_defining_a_function_in_a_loop_triggers_the_retracing_warning(caplog: py
         caplog.clear()
         with caplog.at_level(logging.WARNING):
             _define_in_a_loop(tf)
-        counts[engine] = [r.getMessage().split(" calls to ")[0] for r in caplog.records
-                          if "triggered tf.function retracing" in r.getMessage()]
+        counts[engine] = [
+            r.getMessage().split(" calls to ")[0]
+            for r in caplog.records
+            if "triggered tf.function retracing" in r.getMessage()
+        ]
     assert counts["minitf"] == counts["tensorflow"] == ["5 out of the last 5", "6 out of the last 6"]
 
 

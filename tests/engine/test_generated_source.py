@@ -28,6 +28,7 @@ def ops_of(graph: FuncGraph, op_type: str) -> list[Operation]:
 
 # --- the source builder ---
 
+
 def test_source_indents_blocks_and_compiles_with_its_text_registered() -> None:
     code = Source("sum of squares")
     with code.block("def sum_of_squares(values):"):
@@ -56,6 +57,7 @@ def test_values_that_are_not_literals_become_globals_of_the_generated_module() -
 
 # --- what runs is what is printed ---
 
+
 def test_the_graphs_printed_source_is_the_code_that_runs() -> None:
     @tf.function
     def f(x: Any, i: Any) -> Any:
@@ -80,10 +82,13 @@ def test_a_fused_kernels_printed_source_is_the_code_that_runs() -> None:
 
 # --- one analysis decides reuse ---
 
-@pytest.mark.parametrize("elements, reused", [(buffers.REUSE_MIN_ELEMENTS, True),
-                                              (buffers.REUSE_MIN_ELEMENTS - 1, False)])
-def test_one_threshold_decides_reuse_in_fused_kernels_graph_code_and_variable_updates(elements: int,
-                                                                                      reused: bool) -> None:
+
+@pytest.mark.parametrize(
+    "elements, reused", [(buffers.REUSE_MIN_ELEMENTS, True), (buffers.REUSE_MIN_ELEMENTS - 1, False)]
+)
+def test_one_threshold_decides_reuse_in_fused_kernels_graph_code_and_variable_updates(
+    elements: int, reused: bool
+) -> None:
     x = tf.constant(np.linspace(-1, 1, elements, dtype=np.float32))
     fused_code = tf.function(lambda x: tf.tanh(tf.sin(x) * 2.0 + 1.0)).get_concrete_function(x).generated_code()
     column, row = tf.ones([elements, 1]), tf.ones([1, 1])  # a product of `elements` values, then one ufunc

@@ -23,17 +23,20 @@ from hypothesis import strategies as st
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-import tensorflow as real_tf  # noqa: E402
+import tensorflow as real_tf
 
-import minitf  # noqa: E402
-from minitf.function.compiling import optimizer  # noqa: E402
+import minitf
+from minitf.function.compiling import optimizer
 
 pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
 
-EXAMPLES = settings(max_examples=int(os.environ.get("DIFFERENTIAL_EXAMPLES", "40")), deadline=None,
-                    derandomize=os.environ.get("DIFFERENTIAL_RANDOM") != "1", database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.function_scoped_fixture])  # the fixture only restores switches
+EXAMPLES = settings(
+    max_examples=int(os.environ.get("DIFFERENTIAL_EXAMPLES", "40")),
+    deadline=None,
+    derandomize=os.environ.get("DIFFERENTIAL_RANDOM") != "1",
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)  # the fixture only restores switches
 
 UNARY = ["sin", "tanh", "negative", "square", "abs", "relu", "sigmoid", "cos"]
 BINARY = ["add", "subtract", "multiply", "maximum"]
@@ -132,8 +135,9 @@ def switches() -> Iterator[Callable[[bool], None]]:
     optimizer._version[0] += 1
 
 
-def outcomes(tf: Any, body: Callable, steps: list[tuple], data: list[float], mode: str,
-             switches: Callable[[bool], None]) -> tuple[np.ndarray, ...]:
+def outcomes(
+    tf: Any, body: Callable, steps: list[tuple], data: list[float], mode: str, switches: Callable[[bool], None]
+) -> tuple[np.ndarray, ...]:
     x = tf.constant(np.array(data, np.float32).reshape(3, 4))
     y = tf.constant(np.array(data[:4], np.float32)[::-1].copy())
     v = tf.Variable(0.5)
@@ -146,8 +150,9 @@ def outcomes(tf: Any, body: Callable, steps: list[tuple], data: list[float], mod
     return (*[np.asarray(p.numpy()) for p in parts], np.asarray(v.numpy()))
 
 
-def check(body: Callable, steps: list[tuple], data: list[float], switches: Callable[[bool], None],
-          jit: bool = True) -> None:
+def check(
+    body: Callable, steps: list[tuple], data: list[float], switches: Callable[[bool], None], jit: bool = True
+) -> None:
     eager = outcomes(minitf, body, steps, data, "eager", switches)
     traced = outcomes(minitf, body, steps, data, "traced", switches)
     optimised = outcomes(minitf, body, steps, data, "optimised", switches)
@@ -162,26 +167,40 @@ def check(body: Callable, steps: list[tuple], data: list[float], switches: Calla
 
 @EXAMPLES
 @given(steps=program, data=values)
-def test_generated_programs_agree_eager_traced_optimised_and_tensorflow(steps: list[tuple], data: list[float],
-                                                                        switches: Callable[[bool], None]) -> None:
+def test_generated_programs_agree_eager_traced_optimised_and_tensorflow(
+    steps: list[tuple], data: list[float], switches: Callable[[bool], None]
+) -> None:
     check(run_program, steps, data, switches)
 
 
 @EXAMPLES
 @given(steps=program, data=values)
-def test_generated_gradients_agree_eager_traced_optimised_and_tensorflow(steps: list[tuple], data: list[float],
-                                                                         switches: Callable[[bool], None]) -> None:
+def test_generated_gradients_agree_eager_traced_optimised_and_tensorflow(
+    steps: list[tuple], data: list[float], switches: Callable[[bool], None]
+) -> None:
     check(with_gradient, steps, data, switches)
 
 
 # One program with a step of every kind, in the fast tier; the generated programs above run in the full suite.
-EVERY_STEP = [("unary", "sin", 0), ("binary", "add", 0, 1), ("neutral", "*1", 2), ("folded", 0.5, 3),
-              ("twice", "tanh", 4), ("cast", 5), ("reduce", 6), ("dense", "relu"), ("cond", 7), ("variable", 8),
-              ("neutral", "--", 9), ("binary", "maximum", 10, 1)]
+EVERY_STEP = [
+    ("unary", "sin", 0),
+    ("binary", "add", 0, 1),
+    ("neutral", "*1", 2),
+    ("folded", 0.5, 3),
+    ("twice", "tanh", 4),
+    ("cast", 5),
+    ("reduce", 6),
+    ("dense", "relu"),
+    ("cond", 7),
+    ("variable", 8),
+    ("neutral", "--", 9),
+    ("binary", "maximum", 10, 1),
+]
 
 
 def test_a_program_of_every_step_and_its_gradient_agree_eager_traced_optimised_and_tensorflow(
-        switches: Callable[[bool], None]) -> None:
+    switches: Callable[[bool], None],
+) -> None:
     check(with_gradient, EVERY_STEP, [float(x) for x in np.linspace(-1.5, 1.5, 12)], switches, jit=False)
 
 

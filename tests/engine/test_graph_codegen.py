@@ -45,8 +45,7 @@ def test_every_node_of_a_traced_graph_is_a_registered_op() -> None:
         for op in g.get_operations():
             assert REGISTRY.get(op.type) is op.op_def, op
             types.add(op.type)
-    assert {"Const", "Placeholder", "ReadVariableOp", "AssignAddVariableOp", "StringFormat", "PrintV2",
-            "NoOp"} <= types
+    assert {"Const", "Placeholder", "ReadVariableOp", "AssignAddVariableOp", "StringFormat", "PrintV2", "NoOp"} <= types
 
 
 def test_variable_reads_writes_and_prints_go_through_bind(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,8 +101,9 @@ def test_a_large_array_read_for_the_last_time_is_freed_at_once_not_when_the_func
 
     x = tf.constant(np.linspace(-1, 1, 10**6, dtype=np.float32))
     code = rounds.get_concrete_function(x).generated_code()
-    assert ("    truediv = ops.RealDiv(Abs, truediv_y)\n    del Abs\n"
-            "    Tanh_1 = ops.Tanh(truediv)\n    del truediv\n") in code
+    assert (
+        "    truediv = ops.RealDiv(Abs, truediv_y)\n    del Abs\n    Tanh_1 = ops.Tanh(truediv)\n    del truediv\n"
+    ) in code
     assert "    Exp = ops.Exp(Tanh, out=Tanh)\n    del Tanh\n" in code  # the buffer lives on as Exp
     assert "del x" not in code  # an argument is the caller's
     small = rounds.get_concrete_function(tf.constant(np.ones(100, np.float32))).generated_code()

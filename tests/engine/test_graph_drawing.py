@@ -32,6 +32,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 # --- helpers: reading a drawing back ---
 
+
 def svg_root(drawing: GraphDrawing) -> ET.Element:
     return ET.fromstring(drawing.svg)
 
@@ -73,6 +74,7 @@ def html_root(markup: str) -> ET.Element:
 
 
 # --- graphs to draw ---
+
 
 def arithmetic_function() -> Function:
     @tf.function
@@ -131,6 +133,7 @@ def big_function(stages: int = 16) -> Function:
 
 # --- what draw() accepts ---
 
+
 def test_draw_accepts_a_function_its_concrete_function_and_its_graph_alike() -> None:
     f = arithmetic_function()
     concrete = f.get_concrete_function(tf.ones([2, 3]), tf.ones([3, 4]))
@@ -176,6 +179,7 @@ def test_the_same_graph_draws_to_the_same_svg_every_time() -> None:
 
 
 # --- the SVG: one box per operation, labelled ---
+
 
 def test_svg_is_well_formed_with_one_node_per_operation() -> None:
     f = arithmetic_function()
@@ -248,6 +252,7 @@ def test_hovering_an_edge_names_the_tensor_it_carries() -> None:
 
 # --- node categories ---
 
+
 def test_arguments_variables_reads_writes_prints_and_random_ops_look_different() -> None:
     step, _ = stateful_function()
     svg = svg_root(draw(step))
@@ -265,8 +270,12 @@ def test_arguments_variables_reads_writes_prints_and_random_ops_look_different()
 
 def test_a_variable_handle_names_the_variable_with_its_dtype_and_shape() -> None:
     step, v = stateful_function()
-    assert label(node(svg_root(draw(step)), "resource")) == ["Placeholder", "resource", "resource[]",
-                                                             f"{v.name} float32[3]"]
+    assert label(node(svg_root(draw(step)), "resource")) == [
+        "Placeholder",
+        "resource",
+        "resource[]",
+        f"{v.name} float32[3]",
+    ]
 
 
 def test_edges_carrying_a_variable_handle_are_dashed() -> None:
@@ -315,15 +324,23 @@ def test_fused_kernels_made_by_the_optimiser_are_drawn_as_fused_with_the_ops_the
     assert {g.find(f"{SVG}rect").get("fill") for g in fused.values()} == {STYLES["fused"].fill}
 
 
-@pytest.mark.parametrize(("op_type", "fused"), [
-    ("_FusedMatMul", True), ("FusedElementwise", True), ("_FusedConv2D", True), ("FusedBatchNormV3", True),
-    ("MatMul", False), ("Unfused", False),
-])
+@pytest.mark.parametrize(
+    ("op_type", "fused"),
+    [
+        ("_FusedMatMul", True),
+        ("FusedElementwise", True),
+        ("_FusedConv2D", True),
+        ("FusedBatchNormV3", True),
+        ("MatMul", False),
+        ("Unfused", False),
+    ],
+)
 def test_any_op_type_starting_with_fused_counts_as_a_fused_kernel(op_type: str, fused: bool) -> None:
     assert is_fused(SimpleNamespace(type=op_type)) is fused
 
 
 # --- control flow: bodies nested and collapsible ---
+
 
 def test_cond_and_while_bodies_are_drawn_in_collapsible_blocks_nested_like_the_program() -> None:
     drawing = draw(control_flow_function())
@@ -334,8 +351,7 @@ def test_cond_and_while_bodies_are_drawn_in_collapsible_blocks_nested_like_the_p
     assert [d.findtext("summary").split(" · ")[1].split(":")[0] for d in top_level] == ["cond", "body"]
     body = top_level[1]
     branches = body.findall("./details")
-    assert [d.findtext("summary").split(" · ")[1].split(":")[0] for d in branches] == ["then_branch",
-                                                                                      "else_branch"]
+    assert [d.findtext("summary").split(" · ")[1].split(":")[0] for d in branches] == ["then_branch", "else_branch"]
     assert len(outer) == 4
     for block in outer:  # closed until clicked, and each holds a drawing of its own
         assert block.get("open") is None
@@ -391,6 +407,7 @@ def test_a_gradient_taken_inside_a_function_is_drawn_with_its_gradient_ops() -> 
 
 # --- layout ---
 
+
 def test_no_two_boxes_overlap_in_a_graph_of_150_operations() -> None:
     f = big_function()
     svg = svg_root(draw(f))
@@ -407,8 +424,10 @@ def test_edges_never_pass_through_a_box() -> None:
     """Within each layer, the boxes and the waypoints long edges pass through keep their distance."""
     layout = lay_out(big_function()._concrete[-1].graph)
     for layer in layout.layers:
-        spans = sorted((layout.boxes[n].x - layout.boxes[n].width / 2, layout.boxes[n].x + layout.boxes[n].width / 2)
-                       for n in layer)
+        spans = sorted(
+            (layout.boxes[n].x - layout.boxes[n].width / 2, layout.boxes[n].x + layout.boxes[n].width / 2)
+            for n in layer
+        )
         assert all(right <= next_left for (_, right), (next_left, _) in zip(spans, spans[1:]))
 
 
@@ -440,8 +459,7 @@ def test_ordering_removes_crossings_that_the_creation_order_would_draw() -> None
     layout = lay_out(graph)
     assert count_crossings(layout.layers, layout.boxes) == 0
     svg = svg_root(draw(graph))
-    assert (box(node(svg, "a"))[0] < box(node(svg, "b"))[0]) == (box(node(svg, "Neg_1"))[0] <
-                                                                 box(node(svg, "Neg"))[0])
+    assert (box(node(svg, "a"))[0] < box(node(svg, "b"))[0]) == (box(node(svg, "Neg_1"))[0] < box(node(svg, "Neg"))[0])
 
 
 def test_a_value_read_in_many_places_runs_down_one_shared_trunk() -> None:
@@ -522,8 +540,10 @@ def test_graphs_of_any_shape_draw_without_overlaps_and_with_every_arrow_pointing
         assert source_top + source_height < boxes[edge.get("data-to")][1]
     layout = lay_out(graph)
     for layer in layout.layers:  # waypoints too: no edge runs through a box
-        spans = sorted((layout.boxes[n].x - layout.boxes[n].width / 2, layout.boxes[n].x + layout.boxes[n].width / 2)
-                       for n in layer)
+        spans = sorted(
+            (layout.boxes[n].x - layout.boxes[n].width / 2, layout.boxes[n].x + layout.boxes[n].width / 2)
+            for n in layer
+        )
         assert all(right <= next_left + 1e-6 for (_, right), (next_left, _) in zip(spans, spans[1:]))
 
 
@@ -533,6 +553,7 @@ def test_an_empty_graph_draws_as_an_empty_picture() -> None:
 
 
 # --- HTML: title, legend, side by side, saving, notebooks ---
+
 
 def test_html_has_title_legend_of_the_categories_drawn_and_a_scroll_box() -> None:
     step, _ = stateful_function()
@@ -583,14 +604,16 @@ def test_side_by_side_counts_what_changed_by_op_type() -> None:
     assert pair.changes() == "7 -> 3 operations; fewer: Const x2, AddV2, Mul"
     assert pair.changes() in "".join(html_root(pair.html).itertext())
     assert side_by_side(after.get_concrete_function(spec), before.get_concrete_function(spec)).changes() == (
-        "3 -> 7 operations; more: Const x2, AddV2, Mul")
+        "3 -> 7 operations; more: Const x2, AddV2, Mul"
+    )
 
 
 def test_side_by_side_shows_a_graph_before_and_after_optimisation() -> None:
     concrete = optimised_dense()
     pair = side_by_side(concrete.graph, concrete.optimized_graph)
-    assert pair.changes().startswith(f"{operation_count(concrete.graph)} -> "
-                                     f"{operation_count(concrete.optimized_graph)} operations")
+    assert pair.changes().startswith(
+        f"{operation_count(concrete.graph)} -> {operation_count(concrete.optimized_graph)} operations"
+    )
     assert "more: FusedElementwise, _FusedMatMul" in pair.changes()
 
 
@@ -633,19 +656,22 @@ def test_html_export_with_nbconvert_keeps_the_svg_and_the_collapsible_bodies() -
 
     drawing = draw(control_flow_function())
     data, metadata = format_display_data(drawing)
-    cell = nbformat.v4.new_code_cell("draw(loop)", outputs=[
-        nbformat.v4.new_output("display_data", data=data, metadata=metadata)])
+    cell = nbformat.v4.new_code_cell(
+        "draw(loop)", outputs=[nbformat.v4.new_output("display_data", data=data, metadata=metadata)]
+    )
     exported, _ = HTMLExporter().from_notebook_node(nbformat.v4.new_notebook(cells=[cell]))
     drawings = [drawing, *_all_bodies(drawing)]
     page = StartTags(exported)
     assert len(page.with_class("svg", "minitf-graph")) == len(drawings) == 5
     assert len(page.with_class("details", "minitf-graph-body")) == 4
     assert [g["data-name"] for g in page.with_class("g", "node")] == [
-        g.get("data-name") for d in drawings for g in node_groups(svg_root(d))]
+        g.get("data-name") for d in drawings for g in node_groups(svg_root(d))
+    ]
     assert len(page.with_class("g", "edge")) == sum(len(edge_groups(svg_root(d))) for d in drawings)
     # HTMLParser lowercases attribute names, as nbconvert's output has them; browsers restore viewBox.
     assert [svg["viewbox"] for svg in page.with_class("svg", "minitf-graph")] == [
-        svg_root(d).get("viewBox") for d in drawings]
+        svg_root(d).get("viewBox") for d in drawings
+    ]
 
 
 @pytest.mark.slow
@@ -658,17 +684,19 @@ def test_a_notebook_cell_that_draws_exports_to_html_with_the_drawing(tmp_path: P
 
     from grader.kernel_client import with_rechecking_waits
 
-    source = ("import minitf as tf\nfrom minitf.function.drawing.svg import draw\n"
-              "@tf.function\ndef f(x):\n    return tf.nn.relu(x * 2.0)\n"
-              "f(tf.ones([2, 2]))\ndraw(f)")
+    source = (
+        "import minitf as tf\nfrom minitf.function.drawing.svg import draw\n"
+        "@tf.function\ndef f(x):\n    return tf.nn.relu(x * 2.0)\n"
+        "f(tf.ones([2, 2]))\ndraw(f)"
+    )
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
-    with_rechecking_waits(NotebookClient(notebook, timeout=120, kernel_name="python3",
-                                         resources={"metadata": {"path": str(tmp_path)}})).execute(env=env)
+    with_rechecking_waits(
+        NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
+    ).execute(env=env)
     (output,) = notebook.cells[0].outputs
     assert output["output_type"] == "execute_result" and "text/html" in output["data"]
     exported, _ = HTMLExporter().from_notebook_node(notebook)
     page = StartTags(exported)
     assert len(page.with_class("svg", "minitf-graph")) == 1
-    assert [g["data-type"] for g in page.with_class("g", "node")] == ["Placeholder", "Const", "Mul", "Relu",
-                                                                      "Identity"]
+    assert [g["data-type"] for g in page.with_class("g", "node")] == ["Placeholder", "Const", "Mul", "Relu", "Identity"]

@@ -75,12 +75,13 @@ def test_rebuild_moves_a_rewritten_copy_into_the_graph_others_hold_with_the_capt
     traced = concrete(lambda x: tf.sin(x * 1.0) + v.read_value(), tf.TensorSpec([], tf.float32)).graph
     held = traced.copy()
     rewritten = held.copy()
-    rewritten.bypass(next(op for op in rewritten.get_operations() if op.type == "Mul"),
-                     rewritten.get_operations()[0].outputs[0])
+    rewritten.bypass(
+        next(op for op in rewritten.get_operations() if op.type == "Mul"), rewritten.get_operations()[0].outputs[0]
+    )
     w = tf.Variable(5.0)
     held.rebuild(rewritten, [w])
     assert "Mul" not in types_of(held) and all(op.graph is held for op in held.get_operations())
-    (outside, holder), = held.captures
+    ((outside, holder),) = held.captures
     assert outside is w and variable_of(holder) is w, "its resource placeholder stands for the Variable given"
     assert np.isclose(run_graph(held, [np.float32(0.5), *held.external_captures()])[0], np.sin(0.5) + 5.0)
 
@@ -99,6 +100,7 @@ def test_bypass_of_an_op_by_its_own_result_is_refused() -> None:
 
 
 # --- constant folding ---
+
 
 def test_constant_folding_computes_constant_subexpressions_once() -> None:
     cf = concrete(lambda x: x + tf.constant(2.0) * tf.constant(3.0), X)
@@ -125,33 +127,53 @@ def test_an_op_that_would_fail_is_not_folded_and_fails_when_called() -> None:
 
 # --- arithmetic simplification ---
 
-@pytest.mark.parametrize("expression, gone", [
-    (lambda x: x * 1.0, "Mul"),
-    (lambda x: 1.0 * x, "Mul"),
-    (lambda x: x + 0.0, "AddV2"),
-    (lambda x: 0.0 + x, "AddV2"),
-    (lambda x: x - 0.0, "Sub"),
-    (lambda x: x / 1.0, "RealDiv"),
-    (lambda x: tf.negative(tf.negative(x)), "Neg"),
-    (lambda x: tf.transpose(tf.transpose(x)), "Transpose"),
-    (lambda x: tf.cast(x, tf.float32), "Cast"),
-    (lambda x: tf.reshape(x, [2, 3]), "Reshape"),
-    (lambda x: tf.identity(x), "Identity"),
-], ids=["x*1", "1*x", "x+0", "0+x", "x-0", "x/1", "--x", "transpose-transpose", "cast-same", "reshape-same",
-        "identity"])
+
+@pytest.mark.parametrize(
+    "expression, gone",
+    [
+        (lambda x: x * 1.0, "Mul"),
+        (lambda x: 1.0 * x, "Mul"),
+        (lambda x: x + 0.0, "AddV2"),
+        (lambda x: 0.0 + x, "AddV2"),
+        (lambda x: x - 0.0, "Sub"),
+        (lambda x: x / 1.0, "RealDiv"),
+        (lambda x: tf.negative(tf.negative(x)), "Neg"),
+        (lambda x: tf.transpose(tf.transpose(x)), "Transpose"),
+        (lambda x: tf.cast(x, tf.float32), "Cast"),
+        (lambda x: tf.reshape(x, [2, 3]), "Reshape"),
+        (lambda x: tf.identity(x), "Identity"),
+    ],
+    ids=[
+        "x*1",
+        "1*x",
+        "x+0",
+        "0+x",
+        "x-0",
+        "x/1",
+        "--x",
+        "transpose-transpose",
+        "cast-same",
+        "reshape-same",
+        "identity",
+    ],
+)
 def test_arithmetic_simplification_removes_ops_that_return_their_input(expression: Callable, gone: str) -> None:
     cf = concrete(lambda x: tf.sin(expression(x)), X)
     assert types_of(cf.optimized_graph)[gone] == 0, cf.optimized_graph.listing()
     np.testing.assert_array_equal(cf(X).numpy(), np.sin(X.numpy()))
 
 
-@pytest.mark.parametrize("expression", [
-    lambda x: x * tf.ones([4, 2, 3]),  # the ones make the result bigger: not the same tensor
-    lambda x: 0.0 - x,  # that is -x
-    lambda x: 1.0 / x,
-    lambda x: x * 2.0,
-    lambda x: tf.transpose(tf.transpose(tf.reshape(x, [1, 2, 3]), [1, 0, 2]), [0, 2, 1]),
-], ids=["broadcasting-ones", "0-x", "1/x", "x*2", "two-different-transposes"])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda x: x * tf.ones([4, 2, 3]),  # the ones make the result bigger: not the same tensor
+        lambda x: 0.0 - x,  # that is -x
+        lambda x: 1.0 / x,
+        lambda x: x * 2.0,
+        lambda x: tf.transpose(tf.transpose(tf.reshape(x, [1, 2, 3]), [1, 0, 2]), [0, 2, 1]),
+    ],
+    ids=["broadcasting-ones", "0-x", "1/x", "x*2", "two-different-transposes"],
+)
 def test_arithmetic_simplification_keeps_ops_that_change_the_value_or_shape(expression: Callable) -> None:
     on, off = run_both(expression, X)
     assert on.shape == off.shape
@@ -165,6 +187,7 @@ def test_reshape_of_a_reshape_becomes_one_reshape() -> None:
 
 
 # --- common-subexpression elimination ---
+
 
 def test_cse_merges_duplicate_subgraphs() -> None:
     cf = concrete(lambda x: tf.exp(tf.sin(x) * 2.0) + tf.exp(tf.sin(x) * 2.0), X)
@@ -200,6 +223,7 @@ def test_cse_never_merges_random_ops() -> None:
 
 # --- pruning ---
 
+
 def test_pruning_removes_what_nothing_uses_and_keeps_every_effect_in_order() -> None:
     v = tf.Variable(0.0)
 
@@ -222,6 +246,7 @@ def test_pruning_removes_what_nothing_uses_and_keeps_every_effect_in_order() -> 
 
 
 # --- fusion ---
+
 
 def test_elementwise_chain_becomes_one_fused_kernel() -> None:
     def chain(x: Any) -> Any:
@@ -279,6 +304,7 @@ def test_matmul_bias_and_activation_become_one_fused_matmul() -> None:
 
 # --- passes inside bodies and on gradient graphs ---
 
+
 def test_passes_run_inside_branches() -> None:
     def f(x: Any) -> Any:
         return tf.cond(tf.reduce_sum(x) > 0, lambda: tf.sin(x * 1.0), lambda: x + 0.0)
@@ -309,14 +335,18 @@ def test_passes_run_on_the_gradient_a_function_computes() -> None:
 
 # --- switches, checks and reports ---
 
+
 def test_switches_use_tensorflows_keys() -> None:
     f = lambda x: x + tf.constant(2.0) * tf.constant(3.0)  # noqa: E731
     tf.config.optimizer.set_experimental_options({"elementwise_fusion": False})
     assert "Mul" not in types_of(concrete(f, X).optimized_graph)
     tf.config.optimizer.set_experimental_options({"constant_folding": False})
     assert tf.config.optimizer.get_experimental_options() == {
-        "elementwise_fusion": False, "constant_folding": False, "disable_model_pruning": False,
-        "disable_meta_optimizer": False}
+        "elementwise_fusion": False,
+        "constant_folding": False,
+        "disable_model_pruning": False,
+        "disable_meta_optimizer": False,
+    }
     assert "Mul" in types_of(concrete(f, X).optimized_graph)
     tf.config.optimizer.set_experimental_options({"constant_folding": True})
     assert "Mul" not in types_of(concrete(f, X).optimized_graph)
@@ -334,8 +364,9 @@ def test_the_report_counts_nodes_before_and_after() -> None:
     report = cf.optimization_report
     assert report.nodes_before == len(cf.graph.get_operations())
     assert report.nodes_after == len(cf.optimized_graph.get_operations())
-    assert str(report).startswith(f"Graph size before: {report.nodes_before} nodes. Graph size after: "
-                                  f"{report.nodes_after} nodes.")
+    assert str(report).startswith(
+        f"Graph size before: {report.nodes_before} nodes. Graph size after: {report.nodes_after} nodes."
+    )
     assert "<table>" in report._repr_html_()
 
 
@@ -371,8 +402,11 @@ def test_verification_catches_a_use_before_definition() -> None:
         return ["swapped"]
 
     with pytest.raises(GraphVerificationError, match="before it is computed"):
-        optimize(concrete(lambda x: tf.exp(tf.sin(x)), X).graph, {"disable_model_pruning": True},
-                 extra_passes=(custom_pass(swap_first_two),))
+        optimize(
+            concrete(lambda x: tf.exp(tf.sin(x)), X).graph,
+            {"disable_model_pruning": True},
+            extra_passes=(custom_pass(swap_first_two),),
+        )
 
 
 def test_a_pass_of_your_own_takes_part() -> None:
@@ -385,13 +419,17 @@ def test_a_pass_of_your_own_takes_part() -> None:
         return changes
 
     options = {"arithmetic_optimization": False, "elementwise_fusion": False}
-    graph, report = optimize(concrete(lambda x: tf.sin(tf.negative(tf.negative(x))), X).graph, options,
-                             extra_passes=(custom_pass(no_double_negation),))
+    graph, report = optimize(
+        concrete(lambda x: tf.sin(tf.negative(tf.negative(x))), X).graph,
+        options,
+        extra_passes=(custom_pass(no_double_negation),),
+    )
     assert "Neg" not in types_of(graph)
     assert any(p.title == "no double negation" and p.changes for p in report.passes)
 
 
 # --- the table of rewrite rules ---
+
 
 @pytest.fixture
 def rules() -> Iterator[list[Rule]]:

@@ -158,12 +158,16 @@ def test_rows_of_several_gathers_of_one_loss_come_in_tensorflows_backprop_order(
 
     (With several targets its order among them follows a hash table's; that case is not compared.)
     """
+
     def case(tf: Any) -> Any:
         v = tf.Variable([1.0, 2.0, 3.0])
         with tf.GradientTape() as tape:
             if program == "sum_of_three":
-                loss = (tf.reduce_sum(tf.gather(v, [0])) + tf.reduce_sum(tf.gather(v, [1]) * 2.0)
-                        + tf.reduce_sum(tf.gather(v, [2]) * 3.0))
+                loss = (
+                    tf.reduce_sum(tf.gather(v, [0]))
+                    + tf.reduce_sum(tf.gather(v, [1]) * 2.0)
+                    + tf.reduce_sum(tf.gather(v, [2]) * 3.0)
+                )
             else:
                 first = tf.gather(v, [2, 0])
                 loss = tf.reduce_sum(first * first * tf.gather(v, [1, 1])) + tf.reduce_sum(first)

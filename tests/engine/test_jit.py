@@ -37,8 +37,10 @@ def transcendental(x: Any) -> Any:
 
 def both(fn: Any, *args: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The results of `fn` as a plain tf.function and as a jit-compiled one."""
+
     def listed(out: Any) -> list[np.ndarray]:
         return [o.numpy() for o in (out if isinstance(out, tuple) else (out,))]
+
     return listed(tf.function(fn)(*args)), listed(tf.function(fn, jit_compile=True)(*args))
 
 
@@ -66,12 +68,14 @@ def test_blocks_that_share_buffers_between_temporaries_agree_with_the_plain_func
         t, e = tf.tanh(x), tf.math.log1p(tf.abs(x))
         y = t * e + t / (1.0 + e) + b
         return y, tf.reduce_sum(y * t, axis=1), tf.reduce_max(tf.sigmoid(y) * e, axis=0)
+
     big = np.linspace(-3, 3, 300 * 128, dtype=np.float32).reshape(300, 128)  # blocks of 128 rows, buffers
     plain, jitted = both(dag, tf.constant(big), tf.constant(big[0]))
     for p, j in zip(plain, jitted):
         np.testing.assert_allclose(j, p, rtol=1e-5, atol=1e-5)
     source = tf.function(dag, jit_compile=True).experimental_get_compiler_ir(tf.constant(big), tf.constant(big[0]))(
-        stage="python")
+        stage="python"
+    )
     assert "buffer0 = np.empty((128, 128), np.float32)" in source and "out=buffer0_rows)" in source
 
 
@@ -96,28 +100,50 @@ def test_the_loop_ir_has_loops_loads_scalar_ops_stores_and_accumulators() -> Non
 
 
 def test_the_loop_irs_text_and_the_generated_loops_are_one_walk_with_two_renderings() -> None:
-    x, out, row = ir.Buffer("in0", (2, 100), "float32"), ir.Buffer("out0", (2, 1), "float32"), \
-        ir.Buffer("row0", (100,), "float32")
-    inner = ir.Loop("i1", 100, [ir.Let("t0", ir.Load(x, ("i0", "i1"))), ir.Let("t1", ir.Apply("mul", ("t0", "t0"))),
-                                ir.Store(row, ("i1",), "t1")])
+    x, out, row = (
+        ir.Buffer("in0", (2, 100), "float32"),
+        ir.Buffer("out0", (2, 1), "float32"),
+        ir.Buffer("row0", (100,), "float32"),
+    )
+    inner = ir.Loop(
+        "i1",
+        100,
+        [
+            ir.Let("t0", ir.Load(x, ("i0", "i1"))),
+            ir.Let("t1", ir.Apply("mul", ("t0", "t0"))),
+            ir.Store(row, ("i1",), "t1"),
+        ],
+    )
     lanes = ir.AccLanes("acc0", "sum", row, ("i1",), "i1", 100, 4)
-    body: list[ir.Stmt] = [ir.Loop("i0", 2, [ir.AccInit("acc0", "sum", "float64"), inner, lanes,
-                                             ir.AccStore(out, ("i0", "0"), "acc0")])]
+    body: list[ir.Stmt] = [
+        ir.Loop("i0", 2, [ir.AccInit("acc0", "sum", "float64"), inner, lanes, ir.AccStore(out, ("i0", "0"), "acc0")])
+    ]
     kernel = ir.Kernel("fusion_0", (2, 100), (1,), [x], [out], body, transcendental=False, rows=[row])
     assert ir.pretty(kernel).splitlines() == [
         "kernel fusion_0(in0: f32[2,100]) -> (out0: f32[2,1]) rows (row0: f32[100]):",
-        "  for i0 in 0..2:", "    acc0 = sum.identity:f64", "    for i1 in 0..100:", "      t0 = load in0[i0, i1]",
-        "      t1 = mul(t0, t0)", "      store row0[i1] = t1", "    acc0 = sum(acc0, row0[i1] for i1 in 4 lanes)",
-        "    store out0[i0, 0] = acc0"]
+        "  for i0 in 0..2:",
+        "    acc0 = sum.identity:f64",
+        "    for i1 in 0..100:",
+        "      t0 = load in0[i0, i1]",
+        "      t1 = mul(t0, t0)",
+        "      store row0[i1] = t1",
+        "    acc0 = sum(acc0, row0[i1] for i1 in 4 lanes)",
+        "    store out0[i0, 0] = acc0",
+    ]
     source = python_source.loops_function(kernel)
     assert source.splitlines()[:7] == [
-        "def fusion_0_loops(in0, out0):", "    row0 = np.empty(100, np.float32)", "    for i0 in range(2):",
-        "        acc0 = np.float64(0.0)", "        for i1 in range(100):", "            t0 = in0[i0, i1]",
-        "            t1 = (t0 * t0)"]
+        "def fusion_0_loops(in0, out0):",
+        "    row0 = np.empty(100, np.float32)",
+        "    for i0 in range(2):",
+        "        acc0 = np.float64(0.0)",
+        "        for i1 in range(100):",
+        "            t0 = in0[i0, i1]",
+        "            t1 = (t0 * t0)",
+    ]
     assert "        acc0_0 = acc0_0 + acc0_2" in source.splitlines()
     assert source.splitlines()[-2:] == ["        acc0 = acc0 + acc0_0", "        out0[i0, 0] = acc0"]
     namespace: dict[str, Any] = {"np": np}
-    exec(source, namespace)  # noqa: S102 - the generated loops, run by Python itself on a small kernel
+    exec(source, namespace)  # the generated loops, run by Python itself on a small kernel
     values, result = np.arange(200, dtype=np.float32).reshape(2, 100), np.empty((2, 1), np.float32)
     namespace["fusion_0_loops"](values, result)
     np.testing.assert_allclose(result[:, 0], (values.astype(np.float64) ** 2).sum(axis=1), rtol=1e-7)
@@ -155,8 +181,11 @@ def test_hlo_stages_show_the_graph_before_and_after_fusion() -> None:
 
 def test_an_unknown_stage_is_tensorflows_value_error_with_the_valid_names() -> None:
     ir = tf.function(transcendental, jit_compile=True).experimental_get_compiler_ir(tf.constant(X))
-    with pytest.raises(ValueError, match=r"Invalid stage selected: 'bogus'\. Valid values are: 'hlo', "
-                       r"'hlo_serialized'.*minitf adds 'loop_ir', 'python', 'llvm', 'asm'"):
+    with pytest.raises(
+        ValueError,
+        match=r"Invalid stage selected: 'bogus'\. Valid values are: 'hlo', "
+        r"'hlo_serialized'.*minitf adds 'loop_ir', 'python', 'llvm', 'asm'",
+    ):
         ir(stage="bogus")
 
 
@@ -197,6 +226,7 @@ def test_gradients_flow_through_a_jit_function_and_inside_one() -> None:
             inner.watch(x)
             loss = tf.reduce_sum(transcendental(x))
         return inner.gradient(loss, x)
+
     np.testing.assert_allclose(inside(x).numpy(), through, rtol=1e-5, atol=1e-6)
     with tf.GradientTape() as tape:
         tape.watch(x)
@@ -267,11 +297,11 @@ def test_a_cross_entropys_gradient_reuses_the_forward_exponential_and_agrees_wit
 
 
 @pytest.mark.slow
-def test_a_lone_arithmetic_op_stays_one_numpy_call_and_a_cheap_value_read_by_two_regions_is_computed_twice(
-        ) -> None:
+def test_a_lone_arithmetic_op_stays_one_numpy_call_and_a_cheap_value_read_by_two_regions_is_computed_twice() -> None:
     def program(x: Any, m: Any) -> Any:
         shifted = x - m  # read by two reductions' regions: each computes it, no region writes it to memory
         return tf.reduce_sum(tf.exp(shifted), axis=1), tf.reduce_max(shifted * 3.0, axis=0), x * 2.0
+
     x, m = tf.constant(X), tf.constant(X[:, :1])
     plain, jitted = both(program, x, m)
     for p, j in zip(plain, jitted):
@@ -289,6 +319,7 @@ def test_a_lone_arithmetic_op_stays_one_numpy_call_and_a_cheap_value_read_by_two
             tape.watch(x)
             y = tf.nn.relu(x)
         return tape.gradient(y, x, output_gradients=dy)
+
     np.testing.assert_array_equal(relu_gradient(x, m * x).numpy(), np.where(X > 0, X[:, :1] * X, 0))
     fused = relu_gradient.experimental_get_compiler_ir(x, m * x)(stage="optimized_hlo")
     assert 'custom_call_target="ReluGrad"' in fused and "calls=%fused_computation.fusion_0" in fused
@@ -300,8 +331,9 @@ def test_a_softmax_is_one_row_kernel_a_loop_per_reduction_and_the_exponential_ke
     f = tf.function(lambda x: tf.nn.softmax(x * 2.0), jit_compile=True)
     x = rows.astype(np.float64) * 2
     expected = np.exp(x - x.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(f(tf.constant(rows)).numpy(), expected / expected.sum(axis=1, keepdims=True),
-                               rtol=2e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        f(tf.constant(rows)).numpy(), expected / expected.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9
+    )
     ir = f.experimental_get_compiler_ir(tf.constant(rows))
     assert ir(stage="optimized_hlo").count(" fusion(") == 1
     text = ir(stage="loop_ir")
@@ -315,8 +347,11 @@ def test_a_softmax_is_one_row_kernel_a_loop_per_reduction_and_the_exponential_ke
     assert text.count("store row1[i1] = t") == 1  # the exponential, kept for its sum ...
     assert any(line.startswith("      t") and line.endswith(" = load row1[i1]") for line in lines)  # ... read again
     # a row reduction of an input reads the input itself, with no loop of its own
-    kernel = tf.function(lambda x: tf.nn.softmax(x), jit_compile=True).experimental_get_compiler_ir(
-        tf.constant(rows))(stage="loop_ir").splitlines()
+    kernel = (
+        tf.function(lambda x: tf.nn.softmax(x), jit_compile=True)
+        .experimental_get_compiler_ir(tf.constant(rows))(stage="loop_ir")
+        .splitlines()
+    )
     assert kernel.count("    for i1 in 0..100:") == 2
     assert "    acc0 = max(acc0, in0[i0, i1] for i1 in 8 lanes)" in kernel
 
@@ -325,8 +360,10 @@ def test_a_softmax_is_one_row_kernel_a_loop_per_reduction_and_the_exponential_ke
 def test_row_maxima_and_minima_in_lanes_keep_nan_and_infinities_as_numpy_does() -> None:
     x = np.random.default_rng(0).normal(size=(5, 200)).astype(np.float32)
     x[1, 7], x[2, 199], x[3, :], x[4, 3] = np.nan, np.nan, -np.inf, np.inf  # a NaN in a lane and in the rest
-    f = tf.function(lambda x: tf.reduce_max(x, axis=1, keepdims=True) * 2.0 + tf.reduce_min(x, axis=1, keepdims=True),
-                    jit_compile=True)
+    f = tf.function(
+        lambda x: tf.reduce_max(x, axis=1, keepdims=True) * 2.0 + tf.reduce_min(x, axis=1, keepdims=True),
+        jit_compile=True,
+    )
     np.testing.assert_array_equal(f(tf.constant(x)).numpy()[:, 0], np.max(x, axis=1) * 2 + np.min(x, axis=1))
     lines = f.experimental_get_compiler_ir(tf.constant(x))(stage="loop_ir").splitlines()
     assert "    acc0 = max(acc0, in0[i0, i1] for i1 in 8 lanes)" in lines
@@ -343,13 +380,16 @@ def _exp_ulps(values: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(got) & np.isnan(expected), 0, steps)
 
 
-SPECIAL = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30, 88.72, 88.73, 89.0, 1e4, -87.3, -100.0, -103.9,
-                    -104.0, -1e4], np.float32)
+SPECIAL = np.array(
+    [np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30, 88.72, 88.73, 89.0, 1e4, -87.3, -100.0, -103.9, -104.0, -1e4],
+    np.float32,
+)
 
 
 @pytest.mark.slow
 def test_float32_exp_in_a_compiled_loop_is_within_3_ulps_of_numpy_including_inf_nan_overflow_and_underflow(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     values = np.concatenate([np.linspace(-104, 89, 200_001, dtype=np.float32), SPECIAL])
     assert _exp_ulps(values).max() <= 3
     f = tf.function(lambda x: tf.exp(x) * 2.0, jit_compile=True)
@@ -376,9 +416,16 @@ def test_a_long_row_sum_folds_its_row_in_8_lanes_of_partial_sums() -> None:
     python = ir(stage="python")
     assert "        for j in range(0, 128, 8):" in python and "            acc0_7 = acc0_7 + row0[j + 7]" in python
     assert "        for j in range(128, 130):" in python
-    pairwise = ["acc0_0 = acc0_0 + acc0_1", "acc0_2 = acc0_2 + acc0_3", "acc0_4 = acc0_4 + acc0_5",
-                "acc0_6 = acc0_6 + acc0_7", "acc0_0 = acc0_0 + acc0_2", "acc0_4 = acc0_4 + acc0_6",
-                "acc0_0 = acc0_0 + acc0_4", "acc0 = acc0 + acc0_0"]
+    pairwise = [
+        "acc0_0 = acc0_0 + acc0_1",
+        "acc0_2 = acc0_2 + acc0_3",
+        "acc0_4 = acc0_4 + acc0_5",
+        "acc0_6 = acc0_6 + acc0_7",
+        "acc0_0 = acc0_0 + acc0_2",
+        "acc0_4 = acc0_4 + acc0_6",
+        "acc0_0 = acc0_0 + acc0_4",
+        "acc0 = acc0 + acc0_0",
+    ]
     assert "\n".join(f"        {line}" for line in pairwise) in python
 
 
@@ -388,6 +435,7 @@ def test_a_long_elementwise_loop_runs_four_interleaved_streams_and_agrees_with_n
         for _ in range(3):
             x = tf.abs(tf.exp(tf.tanh(x))) / 2.0
         return x
+
     values = np.linspace(-1, 1, 1000, dtype=np.float32)
     expected = values
     for _ in range(3):
@@ -427,7 +475,7 @@ def test_without_numba_regions_run_as_blocked_numpy_with_a_one_line_notice() -> 
     done = subprocess.run([sys.executable, "-c", NO_NUMBA], capture_output=True, text=True, timeout=120, check=True)
     lines = done.stdout.splitlines()
     expected = (np.linspace(-2, 2, 24, dtype=np.float32).reshape(4, 6) * 0.5 + 1.0).sum(axis=1)
-    np.testing.assert_allclose(eval(lines[0]), expected, rtol=1e-6)  # noqa: S307 - a list of floats we printed
+    np.testing.assert_allclose(eval(lines[0]), expected, rtol=1e-6)  # a list of floats we printed
     assert float(lines[1]) < 1e-6
     assert all(int(line.split()[1]) > 0 for line in lines[2:7])
     assert lines[7] == "True"

@@ -135,8 +135,13 @@ FORKED = textwrap.dedent("""
 
 
 def test_a_child_forked_after_parallel_regions_ran_starts_its_own_workers() -> None:
-    done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "child 0"  # it finished (the parent's threads are not there to wait for)
 
@@ -164,8 +169,13 @@ THREADS = textwrap.dedent("""
 def test_thread_counts_are_set_before_the_runtime_starts_and_fixed_after_as_in_tensorflow() -> None:
     printed = {}
     for module in ("tensorflow", "minitf"):
-        done = subprocess.run([sys.executable, "-c", THREADS.format(module=module)], capture_output=True, text=True,
-                              timeout=120, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", THREADS.format(module=module)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
         printed[module] = done.stdout
     assert printed["minitf"] == printed["tensorflow"]
     assert "Intra op parallelism cannot be modified after initialization." in printed["minitf"]

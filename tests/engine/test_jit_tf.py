@@ -16,6 +16,7 @@ XLA_FAILS = "Detected unsupported operations when trying to compile graph __infe
 
 def _softmax_step(tf: Any, seen: list) -> None:
     """A cross-entropy and its gradient, compiled: expansion, reductions and transcendental regions."""
+
     @tf.function(jit_compile=True)
     def loss_and_gradient(logits, labels):
         with tf.GradientTape() as tape:
@@ -66,11 +67,20 @@ def _string_argument(tf: Any) -> Any:
     return tf.function(lambda s: tf.strings.length(s), jit_compile=True)(tf.constant(["ab"]))
 
 
-@pytest.mark.parametrize(("case", "fragment"), [
-    (_python_call, "EagerPyFunc (No registered 'EagerPyFunc' OpKernel for XLA_CPU_JIT devices compatible with node "
-                   "{{node EagerPyFunc}}){{node EagerPyFunc}}"),
-    (_string_argument, "_Arg (No registered '_Arg' OpKernel for XLA_CPU_JIT devices compatible with node {{node s}}"),
-])
+@pytest.mark.parametrize(
+    ("case", "fragment"),
+    [
+        (
+            _python_call,
+            "EagerPyFunc (No registered 'EagerPyFunc' OpKernel for XLA_CPU_JIT devices compatible with node "
+            "{{node EagerPyFunc}}){{node EagerPyFunc}}",
+        ),
+        (
+            _string_argument,
+            "_Arg (No registered '_Arg' OpKernel for XLA_CPU_JIT devices compatible with node {{node s}}",
+        ),
+    ],
+)
 def test_an_op_xla_cannot_compile_fails_the_call_with_tensorflows_error(case: Any, fragment: str) -> None:
     mine, theirs = (run(engine, case).error for engine in ENGINES.values())
     assert mine is not None and theirs is not None

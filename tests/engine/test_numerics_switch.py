@@ -72,8 +72,13 @@ def test_no_module_of_the_engine_imports_mmap_or_ctypes() -> None:
     offenders = []
     for path in sorted((ROOT / "minitf").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in ("mmap", "ctypes")]
     assert not offenders, offenders
 

@@ -32,8 +32,9 @@ def test_numpy_function_gets_arrays_and_eagerly_just_converts_the_result() -> No
             return x * 2
 
         seen.append(tf.numpy_function(f, [tf.constant([1.0, 2.0])], tf.float32))
-        seen.append(tf.numpy_function(lambda x: (x, x.astype(np.int64)), [np.array([1.0], np.float32)],
-                                      [tf.float32, tf.int64]))
+        seen.append(
+            tf.numpy_function(lambda x: (x, x.astype(np.int64)), [np.array([1.0], np.float32)], [tf.float32, tf.int64])
+        )
         seen.append(tf.numpy_function(lambda a: a, [tf.constant(1)], tf.float32))
 
     same_program(case)
@@ -102,8 +103,11 @@ def test_wrong_result_dtype_in_a_graph_raises_invalid_argument(function: str) ->
 
         k(tf.constant(1) if function == "py_function" else tf.constant(1.0))
 
-    fragment = ("Tensor conversion requested dtype float32 for Tensor with dtype int32" if function == "py_function"
-                else "is double, but expects float")
+    fragment = (
+        "Tensor conversion requested dtype float32 for Tensor with dtype int32"
+        if function == "py_function"
+        else "is double, but expects float"
+    )
     same_program(case, error_fragment=fragment)
 
 

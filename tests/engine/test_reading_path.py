@@ -114,11 +114,17 @@ class Named:
             code = function.__code__
             if not Path(code.co_filename).resolve().is_relative_to(MINITF):  # a library's decorator
                 code = inspect.unwrap(function).__code__  # (minitf's own wrappers, `tf.add`'s dispatch, stay)
-            return cls(name, obj, code=code, file=Path(code.co_filename).resolve(),
-                       lines=len(inspect.getsourcelines(code)[0]))
+            return cls(
+                name, obj, code=code, file=Path(code.co_filename).resolve(), lines=len(inspect.getsourcelines(code)[0])
+            )
         if inspect.isclass(obj):
-            return cls(name, obj, cls=obj, file=Path(inspect.getsourcefile(obj) or "").resolve(),
-                       lines=len(inspect.getsourcelines(obj)[0]))
+            return cls(
+                name,
+                obj,
+                cls=obj,
+                file=Path(inspect.getsourcefile(obj) or "").resolve(),
+                lines=len(inspect.getsourcelines(obj)[0]),
+            )
         # A value, such as an Op: one line, in the module that defines its name.
         return cls(name, obj, file=Path(module.__file__ or "").resolve())
 
@@ -137,7 +143,8 @@ class Run:
         if named.cls is not None:
             prefix, file = named.cls.__qualname__ + ".", str(named.file)
             return named.cls in self.argument_types or any(
-                code.co_filename == file and code.co_qualname.startswith(prefix) for code in self.first_call)
+                code.co_filename == file and code.co_qualname.startswith(prefix) for code in self.first_call
+            )
         return id(named.obj) in self.arguments
 
     def nearby(self, named: Named) -> str:
@@ -251,7 +258,8 @@ def test_no_object_is_named_twice() -> None:
 def test_each_stop_states_its_length_roughly_right(stop: Stop) -> None:
     actual, stated = _lines(stop), stop.stated_lines
     assert abs(actual - stated) <= TOLERANCE * stated, (
-        f"stop {stop.title!r} says about {stated} lines, but its objects have {actual} now")
+        f"stop {stop.title!r} says about {stated} lines, but its objects have {actual} now"
+    )
 
 
 def test_the_whole_path_is_as_long_as_the_introduction_says() -> None:
@@ -261,7 +269,8 @@ def test_the_whole_path_is_as_long_as_the_introduction_says() -> None:
     stated = int(found.group(1).replace(",", ""))
     actual = sum(_lines(stop) for stop in STOPS)
     assert abs(actual - stated) <= TOLERANCE * stated, (
-        f"the introduction says about {stated} lines, the stops have {actual}")
+        f"the introduction says about {stated} lines, the stops have {actual}"
+    )
 
 
 def test_every_minitf_path_the_page_mentions_exists() -> None:
@@ -271,8 +280,11 @@ def test_every_minitf_path_the_page_mentions_exists() -> None:
 
 
 def test_links_lead_to_files_that_exist() -> None:
-    broken = [target for target in re.findall(r"\]\(([^)#]+)\)", DOC.read_text())
-              if not target.startswith("http") and not (DOC.parent / target).exists()]
+    broken = [
+        target
+        for target in re.findall(r"\]\(([^)#]+)\)", DOC.read_text())
+        if not target.startswith("http") and not (DOC.parent / target).exists()
+    ]
     assert not broken, f"links to missing files: {broken}"
 
 
@@ -283,44 +295,70 @@ def test_the_reading_path_is_linked_from_readme_and_architecture() -> None:
 
 # --- the checks themselves catch a wrong stop ---
 
+
 def _stop(example: str, objects: list[str], files: list[str]) -> Stop:
-    text = "\n".join([
-        "## 1. A stop", "- **Example:**", "  ```python", *(f"  {line}" for line in example.splitlines()), "  ```",
-        f"- **Where:** {', '.join(f'`{f}`' for f in files)}",
-        f"- **Read:** {', '.join(f'`{o}`' for o in objects)} (about 10 lines)", ""])
+    text = "\n".join(
+        [
+            "## 1. A stop",
+            "- **Example:**",
+            "  ```python",
+            *(f"  {line}" for line in example.splitlines()),
+            "  ```",
+            f"- **Where:** {', '.join(f'`{f}`' for f in files)}",
+            f"- **Read:** {', '.join(f'`{o}`' for o in objects)} (about 10 lines)",
+            "",
+        ]
+    )
     (stop,) = parse_stops(text)
     return stop
 
 
 def test_a_stop_naming_code_its_example_never_runs_is_caught() -> None:
-    stop = _stop("tf.add(tf.constant(1.0), 2.0)",
-                 ["minitf.core.op.bind", "minitf.function.compiling.execute.replay_graph"],
-                 ["minitf/core/op.py", "minitf/function/compiling/execute.py"])
+    stop = _stop(
+        "tf.add(tf.constant(1.0), 2.0)",
+        ["minitf.core.op.bind", "minitf.function.compiling.execute.replay_graph"],
+        ["minitf/core/op.py", "minitf/function/compiling/execute.py"],
+    )
     assert reach_problems(stop) == [
-        "minitf.function.compiling.execute.replay_graph is not reached when the example runs"]
+        "minitf.function.compiling.execute.replay_graph is not reached when the example runs"
+    ]
 
 
 def test_a_stop_naming_an_op_or_class_its_example_never_uses_is_caught() -> None:
-    stop = _stop("tf.add(tf.constant(1.0), 2.0)",
-                 ["minitf.ops.math.binary_math.Add", "minitf.ops.math.binary_math.Mul", "minitf.core.op.GradContext",
-                  "minitf.core.tensor.EagerTensor"],
-                 ["minitf/ops/math/binary_math.py", "minitf/core/op.py", "minitf/core/tensor.py"])
+    stop = _stop(
+        "tf.add(tf.constant(1.0), 2.0)",
+        [
+            "minitf.ops.math.binary_math.Add",
+            "minitf.ops.math.binary_math.Mul",
+            "minitf.core.op.GradContext",
+            "minitf.core.tensor.EagerTensor",
+        ],
+        ["minitf/ops/math/binary_math.py", "minitf/core/op.py", "minitf/core/tensor.py"],
+    )
     assert reach_problems(stop) == [
         "minitf.ops.math.binary_math.Mul is not reached when the example runs (in its file it runs add)",
-        "minitf.core.op.GradContext is not reached when the example runs (in its file it runs bind, run_eager)"]
+        "minitf.core.op.GradContext is not reached when the example runs (in its file it runs bind, run_eager)",
+    ]
 
 
 def test_a_stop_naming_functions_out_of_order_is_caught() -> None:
-    stop = _stop("tf.add(tf.constant(1.0), 2.0)", ["minitf.core.op.run_eager", "minitf.core.op.bind"],
-                 ["minitf/core/op.py"])
-    assert reach_problems(stop) == ["minitf.core.op.bind runs before minitf.core.op.run_eager: "
-                                    "name the functions in the order the example runs them"]
+    stop = _stop(
+        "tf.add(tf.constant(1.0), 2.0)", ["minitf.core.op.run_eager", "minitf.core.op.bind"], ["minitf/core/op.py"]
+    )
+    assert reach_problems(stop) == [
+        "minitf.core.op.bind runs before minitf.core.op.run_eager: "
+        "name the functions in the order the example runs them"
+    ]
 
 
 def test_a_stop_naming_a_missing_file_or_an_object_elsewhere_is_caught() -> None:
-    stop = _stop("pass", ["minitf.core.op.bind", "minitf.autodiff.tape.GradientTape.gradient"],
-                 ["minitf/core/op.py", "minitf/no_such_file.py", "minitf/core/dtypes.py"])
+    stop = _stop(
+        "pass",
+        ["minitf.core.op.bind", "minitf.autodiff.tape.GradientTape.gradient"],
+        ["minitf/core/op.py", "minitf/no_such_file.py", "minitf/core/dtypes.py"],
+    )
     assert sorted(place_problems(stop)) == [
         "minitf.autodiff.tape.GradientTape.gradient is in minitf/autodiff/tape.py, which the stop does not name",
         "minitf/core/dtypes.py holds nothing the stop names",
-        "minitf/no_such_file.py does not exist"]
+        "minitf/no_such_file.py does not exist",
+    ]

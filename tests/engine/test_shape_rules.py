@@ -36,9 +36,13 @@ from minitf.core.errors import OpError
 from minitf.core.op import REGISTRY, Op
 from minitf.core.tensor_shape import TensorShape
 
-rules = settings(max_examples=12, derandomize=True, deadline=None, database=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                        HealthCheck.data_too_large])
+rules = settings(
+    max_examples=12,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
 
 Case = tuple[list[Any], dict]  # the op's inputs (NumPy values) and its attrs
 Draw = Callable[..., Any]
@@ -47,6 +51,7 @@ Draw = Callable[..., Any]
 # ---------------------------------------------------------------------------------------------------
 # Small strategies
 # ---------------------------------------------------------------------------------------------------
+
 
 def shape(min_dims: int = 0, max_dims: int = 3, min_side: int = 0, max_side: int = 3) -> st.SearchStrategy:
     return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
@@ -93,8 +98,11 @@ def axis_of(draw: Draw, rank: int) -> int:
 @st.composite
 def reduction(draw: Draw, dtype: str = "float32") -> Case:
     x = draw(values(dtype, shape()))
-    axes = None if draw(st.booleans()) or x.ndim == 0 else tuple(sorted(draw(
-        st.sets(st.integers(0, x.ndim - 1), min_size=1))))
+    axes = (
+        None
+        if draw(st.booleans()) or x.ndim == 0
+        else tuple(sorted(draw(st.sets(st.integers(0, x.ndim - 1), min_size=1))))
+    )
     return [x], {"axis": axes, "keepdims": draw(st.booleans())}
 
 
@@ -136,6 +144,7 @@ def cast(draw: Draw) -> Case:
 
 # --- creation and shape queries ---
 
+
 @st.composite
 def fill(draw: Draw) -> Case:
     return [np.float32(2.0)], {"dims": tuple(draw(shape()))}
@@ -162,6 +171,7 @@ def query(draw: Draw) -> Case:
 
 
 # --- reshaping ---
+
 
 @st.composite
 def reshape(draw: Draw) -> Case:
@@ -233,6 +243,7 @@ def pad_grad(draw: Draw) -> Case:
 
 # --- joining and splitting ---
 
+
 @st.composite
 def joined(draw: Draw, same: bool = False) -> Case:
     dims = list(draw(shape(min_dims=1)))
@@ -267,6 +278,7 @@ def split(draw: Draw) -> Case:
 
 
 # --- gathering and slicing ---
+
 
 @st.composite
 def gather(draw: Draw) -> Case:
@@ -304,7 +316,7 @@ def strided_slice(draw: Draw) -> Case:
         return ("input", len(dynamic) - 1)
 
     spec: list[Any] = []
-    for size in x.shape[:draw(st.integers(1, x.ndim))]:
+    for size in x.shape[: draw(st.integers(1, x.ndim))]:
         kind = draw(st.sampled_from(["int", "slice", "newaxis"]))
         if kind == "int":
             spec.append(maybe_tensor(draw(st.integers(-size, size - 1))))
@@ -329,12 +341,16 @@ def strided_slice_grad(draw: Draw) -> Case:
 
 # --- linear algebra ---
 
+
 @st.composite
 def matmul(draw: Draw, batched: bool) -> Case:
     m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
     ta, tb = draw(st.booleans()), draw(st.booleans())
-    batch_a, batch_b = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=2, max_side=3)).input_shapes \
-        if batched else ((), ())
+    batch_a, batch_b = (
+        draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=2, max_side=3)).input_shapes
+        if batched
+        else ((), ())
+    )
     a = draw(values("float32", batch_a + ((k, m) if ta else (m, k))))
     b = draw(values("float32", batch_b + ((n, k) if tb else (k, n))))
     return [a, b], {"transpose_a": ta, "transpose_b": tb}
@@ -352,6 +368,7 @@ def square(draw: Draw, with_rhs: bool = False, adjoint: bool = True) -> Case:
 
 # --- control flow: the ops' function attrs are traced here, like tf.cond and tf.while_loop trace them ---
 
+
 def _traced_op(fn: Callable[..., Any], specs: list[tf.TensorSpec], types: set[str]) -> Any:
     graph = tf.function(fn).get_concrete_function(*specs).graph
     return next(op for op in graph.get_operations() if op.type in types)
@@ -367,8 +384,11 @@ def if_op(draw: Draw, stateful: bool) -> Case:
             counter.assign_add(1.0)
         return v * 2.0
 
-    op = _traced_op(lambda p, v: tf.cond(p, lambda: branch_with_print(v), lambda: tf.reduce_sum(v) + v),
-                    [tf.TensorSpec([], tf.bool), tf.TensorSpec(x.shape, tf.float32)], {"If", "StatelessIf"})
+    op = _traced_op(
+        lambda p, v: tf.cond(p, lambda: branch_with_print(v), lambda: tf.reduce_sum(v) + v),
+        [tf.TensorSpec([], tf.bool), tf.TensorSpec(x.shape, tf.float32)],
+        {"If", "StatelessIf"},
+    )
     inputs = [np.bool_(draw(st.booleans()))] + [counter if t.dtype.name == "resource" else x for t in op.inputs[1:]]
     return inputs, dict(op.attrs)
 
@@ -383,8 +403,11 @@ def while_op(draw: Draw, stateful: bool) -> Case:
             counter.assign_add(1.0)
         return i + 1, v * 2.0
 
-    op = _traced_op(lambda v: tf.while_loop(lambda i, v: i < 3, body, [0, v]),
-                    [tf.TensorSpec(x.shape, tf.float32)], {"While", "StatelessWhile"})
+    op = _traced_op(
+        lambda v: tf.while_loop(lambda i, v: i < 3, body, [0, v]),
+        [tf.TensorSpec(x.shape, tf.float32)],
+        {"While", "StatelessWhile"},
+    )
     inputs = [np.int32(0), np.int32(-1), np.int32(0), x] + [counter] * (len(op.inputs) - 4)
     return inputs, dict(op.attrs)
 
@@ -394,8 +417,9 @@ def call_op(draw: Draw, stateful: bool) -> Case:
     x = draw(values("float32", shape()))
     counter = tf.Variable(1.0)
     inner = tf.function(lambda v: v * counter if stateful else tf.reduce_sum(v) * v)
-    op = _traced_op(lambda v: inner(v), [tf.TensorSpec(x.shape, tf.float32)],
-                    {"PartitionedCall", "StatefulPartitionedCall"})
+    op = _traced_op(
+        lambda v: inner(v), [tf.TensorSpec(x.shape, tf.float32)], {"PartitionedCall", "StatefulPartitionedCall"}
+    )
     return [x] + [counter] * (len(op.inputs) - 1), dict(op.attrs)
 
 
@@ -414,6 +438,7 @@ def zero_row(draw: Draw) -> Case:
 
 
 # --- ops reached through their public functions: the inputs and attrs the public function really binds ---
+
 
 def captured(name: str, call: Callable[[], Any]) -> Case:
     """Run `call` eagerly and return the inputs and attrs of the first kernel call of op `name`."""
@@ -454,6 +479,7 @@ def tape_grad(fn: Callable[[Any], Any], x: Any) -> Callable[[], Any]:
             tape.watch(x_)
             y = fn(x_)
         return tape.gradient(y, x_)
+
     return run
 
 
@@ -467,6 +493,7 @@ def second_grad(fn: Callable[[Any], Any], x: Any) -> Callable[[], Any]:
                 y = fn(x_)
             g = inner.gradient(y, x_)
         return outer.gradient(g, x_)
+
     return run
 
 
@@ -496,8 +523,9 @@ def ragged_value(draw: Draw, dtype: Any = tf.float32) -> Any:
 
 
 def words(draw: Draw) -> np.ndarray:
-    return np.array(draw(st.lists(st.sampled_from(["a b", "Hello", "", "x,y z", "ünï"]), min_size=0, max_size=3))
-                    , dtype=object)
+    return np.array(
+        draw(st.lists(st.sampled_from(["a b", "Hello", "", "x,y z", "ünï"]), min_size=0, max_size=3)), dtype=object
+    )
 
 
 def scatter_call(draw: Draw, fn: Callable[..., Any]) -> Callable[[], Any]:
@@ -517,8 +545,9 @@ def variable_case(draw: Draw, op_name: str) -> Case:
     v = tf.Variable(x)
     if op_name == "ReadVariableOp":
         return captured(op_name, lambda: v.read_value())
-    method = {"AssignVariableOp": v.assign, "AssignAddVariableOp": v.assign_add,
-              "AssignSubVariableOp": v.assign_sub}[op_name]
+    method = {"AssignVariableOp": v.assign, "AssignAddVariableOp": v.assign_add, "AssignSubVariableOp": v.assign_sub}[
+        op_name
+    ]
     return captured(op_name, lambda: method(x, read_value=False))
 
 
@@ -540,16 +569,22 @@ def fused_elementwise(draw: Draw) -> Case:
 def xla_fusion(draw: Draw) -> Case:
     """A jit region (exp: NumPy on blocks, so no machine code is compiled per example) with a row sum."""
     dims = (size(draw), size(draw))
-    return _fused_cases(lambda a, b: tf.reduce_sum(tf.exp(a) * b + 1.0, axis=1), [tf.TensorSpec(dims, tf.float32)] * 2,
-                        "XlaFusion", jit=True)
+    return _fused_cases(
+        lambda a, b: tf.reduce_sum(tf.exp(a) * b + 1.0, axis=1),
+        [tf.TensorSpec(dims, tf.float32)] * 2,
+        "XlaFusion",
+        jit=True,
+    )
 
 
 @st.composite
 def fused_matmul(draw: Draw) -> Case:
     m, k, n = size(draw), size(draw), size(draw)
-    return _fused_cases(lambda a, w, b: tf.nn.relu(tf.matmul(a, w) + b),
-                        [tf.TensorSpec((m, k), tf.float32), tf.TensorSpec((k, n), tf.float32),
-                         tf.TensorSpec((n,), tf.float32)], "_FusedMatMul")
+    return _fused_cases(
+        lambda a, w, b: tf.nn.relu(tf.matmul(a, w) + b),
+        [tf.TensorSpec((m, k), tf.float32), tf.TensorSpec((k, n), tf.float32), tf.TensorSpec((n,), tf.float32)],
+        "_FusedMatMul",
+    )
 
 
 def spd(draw: Draw) -> np.ndarray:
@@ -576,36 +611,44 @@ def doubled(x: Any) -> Any:
 
 PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "Assert": lambda d: (lambda x: lambda: tf.function(lambda a: tf.debugging.assert_equal(a, a))(x))(
-        d(values("float32", shape()))),
+        d(values("float32", shape()))
+    ),
     "AvgPool": lambda d: (lambda x, a: lambda: tf.nn.avg_pool2d(x, **a))(images(d), pool_args(d)),
     "AvgPoolGrad": lambda d: (lambda x, a: tape_grad(lambda t: tf.nn.avg_pool2d(t, **a), x))(images(d), pool_args(d)),
     "MaxPool": lambda d: (lambda x, a: lambda: tf.nn.max_pool2d(x, **a))(images(d), pool_args(d)),
     "MaxPoolGrad": lambda d: (lambda x, a: tape_grad(lambda t: tf.nn.max_pool2d(t, **a), x))(images(d), pool_args(d)),
     "MaxPoolGradGrad": lambda d: (lambda x, a: second_grad(lambda t: tf.nn.max_pool2d(t, **a) ** 2, x))(
-        images(d), pool_args(d)),
+        images(d), pool_args(d)
+    ),
     "Conv2D": lambda d: (lambda x, f, a: lambda: tf.nn.conv2d(x, f, **a))(*conv_call(d)),
     "Conv2DBackpropInput": lambda d: (lambda x, f, a: tape_grad(lambda t: tf.nn.conv2d(t, f, **a), x))(*conv_call(d)),
-    "Conv2DBackpropFilter": lambda d: (lambda x, f, a: tape_grad(lambda t: tf.nn.conv2d(x, t, **a), f))(
-        *conv_call(d)),
+    "Conv2DBackpropFilter": lambda d: (lambda x, f, a: tape_grad(lambda t: tf.nn.conv2d(x, t, **a), f))(*conv_call(d)),
     "Bitcast": lambda d: (lambda x: lambda: tf.bitcast(x, tf.int32))(d(values("float32", shape()))),
     "CheckNumerics": lambda d: (lambda x: lambda: tf.debugging.check_numerics(x, "bad"))(d(values("float32", shape()))),
     "DenseBincount": lambda d: (lambda x: lambda: tf.math.bincount(x))(d(values("int32", shape(max_dims=1)))),
     "DenseToSparse": lambda d: (lambda x: lambda: tf.sparse.from_dense(x))(d(values("float32", shape(max_dims=2)))),
     "EagerPyFunc": lambda d: (lambda x: lambda: tf.py_function(lambda a: a * 2.0, [x], tf.float32))(
-        d(values("float32", shape()))),
-    "PyFunc": lambda d: (lambda x: lambda: tf.function(lambda a: tf.numpy_function(lambda b: b * 2, [a], tf.float32))(
-        x))(d(values("float32", shape()))),
-    "PyFuncStateless": lambda d: (lambda x: lambda: tf.function(lambda a: tf.numpy_function(
-        lambda b: b * 2, [a], tf.float32, stateful=False))(x))(d(values("float32", shape()))),
+        d(values("float32", shape()))
+    ),
+    "PyFunc": lambda d: (
+        lambda x: lambda: tf.function(lambda a: tf.numpy_function(lambda b: b * 2, [a], tf.float32))(x)
+    )(d(values("float32", shape()))),
+    "PyFuncStateless": lambda d: (
+        lambda x: lambda: tf.function(lambda a: tf.numpy_function(lambda b: b * 2, [a], tf.float32, stateful=False))(x)
+    )(d(values("float32", shape()))),
     "Einsum": lambda d: (lambda a, n: lambda: tf.einsum("ij,jk->ik", a, np.ones((a.shape[1], n), np.float32)))(
-        matrix(d), size(d)),
+        matrix(d), size(d)
+    ),
     "EnsureShape": lambda d: (lambda x: lambda: tf.ensure_shape(x, x.shape))(d(values("float32", shape()))),
     "TopKV2": lambda d: (lambda x: lambda: tf.math.top_k(x, d(st.integers(0, x.shape[-1]))))(
-        d(values("float32", shape(min_dims=1)))),
+        d(values("float32", shape(min_dims=1)))
+    ),
     "ScatterLastAxis": lambda d: (lambda x: tape_grad(lambda t: tf.math.top_k(t, 1).values, x))(
-        d(values("float32", shape(min_dims=1, min_side=1)))),
+        d(values("float32", shape(min_dims=1, min_side=1)))
+    ),
     "GatherLastAxis": lambda d: (lambda x: second_grad(lambda t: tf.math.top_k(t, 1).values ** 3, x))(
-        d(values("float32", shape(min_dims=1, min_side=1)))),
+        d(values("float32", shape(min_dims=1, min_side=1)))
+    ),
     "GatherNd": lambda d: (lambda x: lambda: tf.gather_nd(x, [[0, 0], [x.shape[0] - 1, 0]]))(matrix(d)),
     "IdentityN": lambda d: (lambda x: lambda: doubled(tf.constant(x)))(d(values("float32", shape()))),
     "LowerBound": lambda d: (lambda s: lambda: tf.searchsorted(s, s[::-1], side="left"))(_sorted(d)),
@@ -616,28 +659,35 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "Svd": lambda d: (lambda m: lambda: tf.norm(m, ord=2, axis=[-2, -1]))(matrix(d)),
     "Multinomial": lambda d: (lambda m: lambda: tf.random.categorical(m, size(d), seed=1))(matrix(d)),
     "StatelessMultinomial": lambda d: (lambda m: lambda: tf.random.stateless_categorical(m, size(d), seed(d)))(
-        matrix(d)),
+        matrix(d)
+    ),
     "RandomUniform": lambda d: (lambda s: lambda: tf.random.uniform(s, seed=1))(tuple(d(shape()))),
     "RandomStandardNormal": lambda d: (lambda s: lambda: tf.random.normal(s, seed=1))(tuple(d(shape()))),
     "TruncatedNormal": lambda d: (lambda s: lambda: tf.random.truncated_normal(s, seed=1))(tuple(d(shape()))),
     "RandomUniformInt": lambda d: (lambda s: lambda: tf.random.uniform(s, 0, 5, dtype=tf.int32, seed=1))(
-        tuple(d(shape()))),
+        tuple(d(shape()))
+    ),
     "RandomShuffle": lambda d: (lambda x: lambda: tf.random.shuffle(x, seed=1))(
-        d(values("float32", shape(min_dims=1)))),
+        d(values("float32", shape(min_dims=1)))
+    ),
     "RngSkip": lambda d: (lambda s: lambda: tf.random.Generator.from_seed(1).uniform(s))(tuple(d(shape()))),
     "RngStateKeyCounter": lambda d: (lambda s: lambda: tf.random.Generator.from_seed(1).uniform(s))(tuple(d(shape()))),
     "StatelessRandomGetKeyCounter": lambda d: (lambda s: lambda: tf.random.stateless_uniform(s, seed(d)))(
-        tuple(d(shape()))),
+        tuple(d(shape()))
+    ),
     "StatelessRandomUniformV2": lambda d: (lambda s: lambda: tf.random.stateless_uniform(s, seed(d)))(
-        tuple(d(shape()))),
-    "StatelessRandomNormalV2": lambda d: (lambda s: lambda: tf.random.stateless_normal(s, seed(d)))(
-        tuple(d(shape()))),
+        tuple(d(shape()))
+    ),
+    "StatelessRandomNormalV2": lambda d: (lambda s: lambda: tf.random.stateless_normal(s, seed(d)))(tuple(d(shape()))),
     "StatelessTruncatedNormalV2": lambda d: (lambda s: lambda: tf.random.stateless_truncated_normal(s, seed(d)))(
-        tuple(d(shape()))),
-    "StatelessRandomUniformIntV2": lambda d: (lambda s: lambda: tf.random.stateless_uniform(
-        s, seed(d), minval=0, maxval=5, dtype=tf.int32))(tuple(d(shape()))),
-    "StatelessRandomUniformFullIntV2": lambda d: (lambda s: lambda: tf.random.stateless_uniform(
-        s, seed(d), minval=None, maxval=None, dtype=tf.int32))(tuple(d(shape()))),
+        tuple(d(shape()))
+    ),
+    "StatelessRandomUniformIntV2": lambda d: (
+        lambda s: lambda: tf.random.stateless_uniform(s, seed(d), minval=0, maxval=5, dtype=tf.int32)
+    )(tuple(d(shape()))),
+    "StatelessRandomUniformFullIntV2": lambda d: (
+        lambda s: lambda: tf.random.stateless_uniform(s, seed(d), minval=None, maxval=None, dtype=tf.int32)
+    )(tuple(d(shape()))),
     "Roll": lambda d: (lambda x: lambda: tf.roll(x, d(st.integers(-3, 3)), 0))(d(values("float32", shape(min_dims=1)))),
     "ScatterNd": lambda d: scatter_call(d, lambda t, i, u: tf.scatter_nd(i, u, t.shape)),
     "TensorScatterAdd": lambda d: scatter_call(d, tf.tensor_scatter_nd_add),
@@ -645,8 +695,7 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "TensorScatterMax": lambda d: scatter_call(d, tf.tensor_scatter_nd_max),
     "TensorScatterMin": lambda d: scatter_call(d, tf.tensor_scatter_nd_min),
     "TensorScatterUpdate": lambda d: scatter_call(d, tf.tensor_scatter_nd_update),
-    "TensorStridedSliceUpdate": lambda d: (lambda v: lambda: v[0].assign(v[0] * 2.0))(
-        tf.Variable(matrix(d))),
+    "TensorStridedSliceUpdate": lambda d: (lambda v: lambda: v[0].assign(v[0] * 2.0))(tf.Variable(matrix(d))),
     "SegmentSum": lambda d: (lambda di: lambda: tf.math.segment_sum(*di))(_segments(d)),
     "UnsortedSegmentSum": lambda d: (lambda di: lambda: tf.math.unsorted_segment_sum(*di, 3))(_segments(d)),
     "SegmentMax": lambda d: (lambda di: lambda: tf.math.segment_max(*di))(_segments(d)),
@@ -656,61 +705,86 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "SegmentProd": lambda d: (lambda di: lambda: tf.math.segment_prod(*di))(_segments(d)),
     "UnsortedSegmentProd": lambda d: (lambda di: lambda: tf.math.unsorted_segment_prod(*di, 3))(_segments(d)),
     "CheckClassIds": lambda d: (lambda x: lambda: tf.math.confusion_matrix(x, x, num_classes=4))(
-        np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
-    "CheckLabelRange": lambda d: (lambda x: lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(
-        x, np.ones((x.size, 4), np.float32)))(np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
+        np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)
+    ),
+    "CheckLabelRange": lambda d: (
+        lambda x: lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(x, np.ones((x.size, 4), np.float32))
+    )(np.array(d(st.lists(st.integers(0, 3), max_size=4)), np.int32)),
     "AssertThat": lambda d: (lambda x: lambda: tf.function(lambda a: tf.debugging.assert_less(a, 10.0))(x))(
-        d(values("float32", shape()))),
+        d(values("float32", shape()))
+    ),
     "AssertGuard": lambda d: (lambda x: lambda: tf.function(lambda a: (tf.Assert(a < 10.0, ["a", a]), a)[1])(x))(
-        d(values("float32", shape()))),
-    "BroadcastArgs": lambda d: (lambda s: lambda: tf.broadcast_dynamic_shape(
-        np.array(s.input_shapes[0], np.int32), np.array(s.input_shapes[1], np.int32)))(
-        d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),
+        d(values("float32", shape()))
+    ),
+    "BroadcastArgs": lambda d: (
+        lambda s: (
+            lambda: tf.broadcast_dynamic_shape(
+                np.array(s.input_shapes[0], np.int32), np.array(s.input_shapes[1], np.int32)
+            )
+        )
+    )(d(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3))),
     "Cholesky": lambda d: (lambda a: lambda: tf.linalg.cholesky(a))(spd(d)),
     "Timestamp": lambda d: lambda: tf.timestamp(),
-    "DynamicStitch": lambda d: (lambda m: lambda: tf.dynamic_stitch([list(range(m.shape[0]))[::-1], [0]],
-                                                                   [m, m[:1]]))(matrix(d)),
+    "DynamicStitch": lambda d: (lambda m: lambda: tf.dynamic_stitch([list(range(m.shape[0]))[::-1], [0]], [m, m[:1]]))(
+        matrix(d)
+    ),
     "ReverseSequence": lambda d: (lambda m: lambda: tf.reverse_sequence(m, [m.shape[1]] * m.shape[0], seq_axis=1))(
-        matrix(d)),
+        matrix(d)
+    ),
     "Qr": lambda d: (lambda m, full: lambda: tf.linalg.qr(m, full_matrices=full))(matrix(d), d(st.booleans())),
     "Lu": lambda d: (lambda a: lambda: tf.linalg.lu(a))(spd(d)),
-    "MatrixSolveLs": lambda d: (lambda m: lambda: tf.linalg.lstsq(m, np.ones(m.shape[:-1] + (2,), np.float32),
-                                                                  fast=False))(matrix(d)),
-    "MatrixTriangularSolve": lambda d: (lambda a: lambda: tf.linalg.triangular_solve(
-        a, np.ones(a.shape[:-1] + (2,), np.float32), lower=d(st.booleans())))(spd(d)),
+    "MatrixSolveLs": lambda d: (
+        lambda m: lambda: tf.linalg.lstsq(m, np.ones(m.shape[:-1] + (2,), np.float32), fast=False)
+    )(matrix(d)),
+    "MatrixTriangularSolve": lambda d: (
+        lambda a: (
+            lambda: tf.linalg.triangular_solve(a, np.ones(a.shape[:-1] + (2,), np.float32), lower=d(st.booleans()))
+        )
+    )(spd(d)),
     "LogMatrixDeterminant": lambda d: (lambda a: lambda: tf.linalg.slogdet(a))(spd(d)),
     "SelfAdjointEigV2": lambda d: (lambda a, v: lambda: tf.linalg.eigh(a) if v else tf.linalg.eigvalsh(a))(
-        spd(d), d(st.booleans())),
+        spd(d), d(st.booleans())
+    ),
     "Slice": lambda d: (lambda x: lambda: tf.slice(x, [0, 0], [1, -1]))(matrix(d)),
     "SliceGrad": lambda d: (lambda x: tape_grad(lambda t: tf.slice(t, [0, 0], [1, -1]), x))(matrix(d)),
     "Unique": lambda d: (lambda x: lambda: tf.unique(x))(d(values("int32", shape(min_dims=1, max_dims=1)))),
     "UnravelIndex": lambda d: (lambda x: lambda: tf.unravel_index(x, [2, 3]))(
-        np.array(d(st.lists(st.integers(0, 5), max_size=4)), np.int32)),
+        np.array(d(st.lists(st.integers(0, 5), max_size=4)), np.int32)
+    ),
     "SparseToDense": lambda d: (lambda sp: lambda: tf.sparse.to_dense(sp))(sparse_value(d)),
     "SparseReorder": lambda d: (lambda sp: lambda: tf.sparse.reorder(sp))(sparse_value(d)),
     "SparseAdd": lambda d: (lambda sp: lambda: tf.sparse.add(sp, sp))(sparse_value(d)),
-    "SparseTensorDenseMatMul": lambda d: (lambda sp: lambda: tf.sparse.sparse_dense_matmul(
-        sp, np.ones((int(sp.dense_shape[1]), 2), np.float32)))(sparse_value(d)),
-    "SparseGatherAt": lambda d: (lambda sp: tape_grad(
-        lambda v: tf.sparse.to_dense(tf.SparseTensor(sp.indices, v, sp.dense_shape)), sp.values))(sparse_value(d)),
-    "SparseMatMulValuesGrad": lambda d: (lambda sp: tape_grad(
-        lambda v: tf.sparse.sparse_dense_matmul(tf.SparseTensor(sp.indices, v, sp.dense_shape),
-                                                np.ones((int(sp.dense_shape[1]), 2), np.float32)),
-        sp.values))(sparse_value(d)),
+    "SparseTensorDenseMatMul": lambda d: (
+        lambda sp: lambda: tf.sparse.sparse_dense_matmul(sp, np.ones((int(sp.dense_shape[1]), 2), np.float32))
+    )(sparse_value(d)),
+    "SparseGatherAt": lambda d: (
+        lambda sp: tape_grad(lambda v: tf.sparse.to_dense(tf.SparseTensor(sp.indices, v, sp.dense_shape)), sp.values)
+    )(sparse_value(d)),
+    "SparseMatMulValuesGrad": lambda d: (
+        lambda sp: tape_grad(
+            lambda v: tf.sparse.sparse_dense_matmul(
+                tf.SparseTensor(sp.indices, v, sp.dense_shape), np.ones((int(sp.dense_shape[1]), 2), np.float32)
+            ),
+            sp.values,
+        )
+    )(sparse_value(d)),
     "RaggedSegmentReduce": lambda d: (lambda rt: lambda: tf.reduce_sum(rt, axis=1))(ragged_value(d)),
     "RaggedColumnOrder": lambda d: (lambda rt: lambda: tf.reduce_sum(rt, axis=0))(ragged_value(d)),
     "RaggedColumnSplits": lambda d: (lambda rt: lambda: tf.reduce_sum(rt, axis=0))(ragged_value(d)),
-    "RaggedRowIds": lambda d: (lambda rt: tape_grad(
-        lambda v: tf.reduce_sum(rt.with_values(v), axis=1), rt.values))(ragged_value(d)),
+    "RaggedRowIds": lambda d: (lambda rt: tape_grad(lambda v: tf.reduce_sum(rt.with_values(v), axis=1), rt.values))(
+        ragged_value(d)
+    ),
     "RaggedTensorToTensor": lambda d: (lambda rt: lambda: rt.to_tensor())(ragged_value(d)),
-    "RaggedTensorToTensorGrad": lambda d: (lambda rt: tape_grad(
-        lambda v: rt.with_values(v).to_tensor(), rt.values))(ragged_value(d)),
+    "RaggedTensorToTensorGrad": lambda d: (lambda rt: tape_grad(lambda v: rt.with_values(v).to_tensor(), rt.values))(
+        ragged_value(d)
+    ),
     "RaggedRange": lambda d: (lambda rt: lambda: tf.ragged.range(rt.row_lengths()))(ragged_value(d)),
     "RaggedTensorToSparse": lambda d: (lambda rt: lambda: rt.to_sparse())(ragged_value(d)),
     "StringToHashBucketFast": lambda d: (lambda w: lambda: tf.strings.to_hash_bucket_fast(w, 10))(words(d)),
     "Substr": lambda d: (lambda w: lambda: tf.strings.substr(w, 0, 2))(words(d)),
-    "StringFormat": lambda d: (lambda x: lambda: tf.function(lambda a: tf.print("x =", a, output_stream=io.StringIO()))(
-        x))(d(values("float32", shape()))),
+    "StringFormat": lambda d: (
+        lambda x: lambda: tf.function(lambda a: tf.print("x =", a, output_stream=io.StringIO()))(x)
+    )(d(values("float32", shape()))),
     "PrintV2": lambda d: (lambda x: lambda: tf.print(x, output_stream=io.StringIO()))(d(values("float32", shape()))),
     "ReduceJoin": lambda d: (lambda w: lambda: tf.strings.reduce_join(w))(words(d)),
     "StringBytesSplit": lambda d: (lambda w: lambda: tf.strings.bytes_split(w))(words(d)),
@@ -726,24 +800,39 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "StringToNumber": lambda d: (lambda n: lambda: tf.strings.to_number(np.array(["1.5"] * n, object)))(size(d, 0)),
     "UnicodeDecode": lambda d: (lambda w: lambda: tf.strings.unicode_decode(w, "UTF-8"))(words(d)),
     "UnicodeEncode": lambda d: (lambda rt: lambda: tf.strings.unicode_encode(tf.cast(rt, tf.int32) + 65, "UTF-8"))(
-        ragged_value(d)),
+        ragged_value(d)
+    ),
     "SerializeTensor": lambda d: (lambda x: lambda: tf.io.serialize_tensor(x))(d(values("float32", shape()))),
     "ParseTensor": lambda d: (lambda x: lambda: tf.io.parse_tensor(tf.io.serialize_tensor(x), tf.float32))(
-        d(values("float32", shape()))),
-    "ParseExampleV2": lambda d: (lambda n: lambda: tf.io.parse_example(
-        [serialized_example(i) for i in range(n)], {"n": tf.io.FixedLenFeature([2], tf.int64),
-                                                     "v": tf.io.VarLenFeature(tf.float32),
-                                                     "r": tf.io.RaggedFeature(tf.string, value_key="s")}))(size(d)),
+        d(values("float32", shape()))
+    ),
+    "ParseExampleV2": lambda d: (
+        lambda n: (
+            lambda: tf.io.parse_example(
+                [serialized_example(i) for i in range(n)],
+                {
+                    "n": tf.io.FixedLenFeature([2], tf.int64),
+                    "v": tf.io.VarLenFeature(tf.float32),
+                    "r": tf.io.RaggedFeature(tf.string, value_key="s"),
+                },
+            )
+        )
+    )(size(d)),
 }
 
 
 def serialized_example(i: int) -> bytes:
     """An Example with a fixed-length, a var-length and a ragged feature, `i` values in the last two."""
     feature = tf.train.Feature
-    return tf.train.Example(features=tf.train.Features(feature={
-        "n": feature(int64_list=tf.train.Int64List(value=[i, 1])),
-        "v": feature(float_list=tf.train.FloatList(value=[0.5] * i)),
-        "s": feature(bytes_list=tf.train.BytesList(value=[b"x"] * i))})).SerializeToString()
+    return tf.train.Example(
+        features=tf.train.Features(
+            feature={
+                "n": feature(int64_list=tf.train.Int64List(value=[i, 1])),
+                "v": feature(float_list=tf.train.FloatList(value=[0.5] * i)),
+                "s": feature(bytes_list=tf.train.BytesList(value=[b"x"] * i)),
+            }
+        )
+    ).SerializeToString()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -751,31 +840,117 @@ def serialized_example(i: int) -> bytes:
 # ---------------------------------------------------------------------------------------------------
 
 INPUTS: dict[str, st.SearchStrategy] = {
-    **{name: unary() for name in [
-        "Neg", "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Exp", "Expm1", "Log", "Log1p", "Sin", "Cos", "Tan",
-        "Tanh", "Sigmoid", "Reciprocal", "Round", "Floor", "Ceil", "Relu", "IsNan", "IsInf", "IsFinite",
-        "ZerosLike", "OnesLike", "Identity", "StopGradient", "Elu", "Softplus", "Asin", "Acos", "Atan", "Sinh",
-        "Cosh", "Asinh", "Acosh", "Atanh"]},
+    **{
+        name: unary()
+        for name in [
+            "Neg",
+            "Abs",
+            "Sign",
+            "Square",
+            "Sqrt",
+            "Rsqrt",
+            "Exp",
+            "Expm1",
+            "Log",
+            "Log1p",
+            "Sin",
+            "Cos",
+            "Tan",
+            "Tanh",
+            "Sigmoid",
+            "Reciprocal",
+            "Round",
+            "Floor",
+            "Ceil",
+            "Relu",
+            "IsNan",
+            "IsInf",
+            "IsFinite",
+            "ZerosLike",
+            "OnesLike",
+            "Identity",
+            "StopGradient",
+            "Elu",
+            "Softplus",
+            "Asin",
+            "Acos",
+            "Atan",
+            "Sinh",
+            "Cosh",
+            "Asinh",
+            "Acosh",
+            "Atanh",
+        ]
+    },
     **{name: unary("complex64") for name in ["Conj", "Real", "Imag", "ComplexAbs"]},
     "LogicalNot": unary("bool"),
-    **{name: broadcasting(("int32", "int32")) for name in [
-        "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]},
+    **{
+        name: broadcasting(("int32", "int32"))
+        for name in ["BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]
+    },
     "Complex": broadcasting(Tout=dtypes.complex64),
-    **{name: unary() for name in ["Erf", "Erfc", "Lgamma", "Digamma", "Trigamma", "Rint", "Erfinv", "Ndtri",
-                                  "BesselI0", "BesselI0e", "BesselI1", "BesselI1e"]},
+    **{
+        name: unary()
+        for name in [
+            "Erf",
+            "Erfc",
+            "Lgamma",
+            "Digamma",
+            "Trigamma",
+            "Rint",
+            "Erfinv",
+            "Ndtri",
+            "BesselI0",
+            "BesselI0e",
+            "BesselI1",
+            "BesselI1e",
+        ]
+    },
     **{name: broadcasting() for name in ["Xlogy", "Xdivy", "Xlog1py", "MulNoNan", "NextAfter"]},
     "Angle": unary("complex64"),
     "Invert": unary("int32"),
     "LeakyRelu": unary(alpha=0.2),
-    **{name: broadcasting() for name in [
-        "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Pow", "Maximum", "Minimum",
-        "SquaredDifference", "TruncateDiv", "TruncateMod", "Less", "LessEqual", "Greater", "GreaterEqual",
-        "Equal", "NotEqual", "BroadcastLike", "Atan2"]},
+    **{
+        name: broadcasting()
+        for name in [
+            "AddV2",
+            "Sub",
+            "Mul",
+            "RealDiv",
+            "Div",
+            "FloorDiv",
+            "FloorMod",
+            "Pow",
+            "Maximum",
+            "Minimum",
+            "SquaredDifference",
+            "TruncateDiv",
+            "TruncateMod",
+            "Less",
+            "LessEqual",
+            "Greater",
+            "GreaterEqual",
+            "Equal",
+            "NotEqual",
+            "BroadcastLike",
+            "Atan2",
+        ]
+    },
     **{name: broadcasting(("bool", "bool")) for name in ["LogicalAnd", "LogicalOr"]},
     **{name: broadcasting(("int32", "int32")) for name in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]},
-    **{name: same_shape_pair() for name in [
-        "TanhGrad", "SigmoidGrad", "SqrtGrad", "ReciprocalGrad", "RsqrtGrad", "ReluGrad", "EluGrad",
-        "SoftplusGrad"]},
+    **{
+        name: same_shape_pair()
+        for name in [
+            "TanhGrad",
+            "SigmoidGrad",
+            "SqrtGrad",
+            "ReciprocalGrad",
+            "RsqrtGrad",
+            "ReluGrad",
+            "EluGrad",
+            "SoftplusGrad",
+        ]
+    },
     "LeakyReluGrad": same_shape_pair(alpha=0.2),
     "SumToShape": sum_to_shape(),
     "SelectV2": select(),
@@ -836,8 +1011,10 @@ INPUTS: dict[str, st.SearchStrategy] = {
     "Const": st.builds(lambda x: ([], {"value": x, "dtype": dtypes.from_numpy(x.dtype)}), values("float32", shape())),
     "Placeholder": st.builds(lambda s: ([], {"dtype": dtypes.float32, "shape": TensorShape(s)}), shape()),
     "NoOp": st.just(([], {})),
-    **{name: st.composite(lambda draw, name=name: variable_case(draw, name))() for name in [
-        "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"]},
+    **{
+        name: st.composite(lambda draw, name=name: variable_case(draw, name))()
+        for name in ["ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"]
+    },
     "FusedElementwise": fused_elementwise(),
     "_FusedMatMul": fused_matmul(),
     "XlaFusion": xla_fusion(),
@@ -846,36 +1023,51 @@ INPUTS: dict[str, st.SearchStrategy] = {
 
 # Ops whose output size depends on the data itself, not only on shapes and constant values: the rule can
 # only leave that dimension unknown (TensorFlow does the same).
-DATA_DEPENDENT = {"Where": "one row per true entry",
-                  "ParseTensor": "the shape is written in the serialized bytes",
-                  "ParseExampleV2": "var-length and ragged features hold as many values as the examples do",
-                  "TensorListSetItem": "a TensorArray's stack grows to the index written",
-                  "Unique": "one entry per distinct value",
-                  "DynamicStitch": "one row per index up to the largest",
-                  **{name: "one row per segment up to the largest id" for name in [
-                      "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd"]},
-                  "DenseToSparse": "one index row per nonzero entry",
-                  "SparseAdd": "one index row per entry of the union",
-                  "SparseToDense": "the dense shape is a tensor's value",
-                  "SparseTensorDenseMatMul": "the sparse operand's shape is a tensor's value",
-                  "EagerPyFunc": "whatever the Python function returns",
-                  "PyFunc": "whatever the Python function returns",
-                  "PyFuncStateless": "whatever the Python function returns",
-                  **{name: "ragged lengths are the row splits' values" for name in [
-                      "RaggedColumnOrder", "RaggedColumnSplits", "RaggedRowIds", "RaggedTensorToTensor",
-                      "RaggedTensorToTensorGrad", "RaggedSegmentReduce", "RaggedRange", "RaggedTensorToSparse"]},
-                  **{name: "as many pieces as the strings hold" for name in [
-                      "StringBytesSplit", "StringSplitV2", "UnicodeDecode"]}}
+DATA_DEPENDENT = {
+    "Where": "one row per true entry",
+    "ParseTensor": "the shape is written in the serialized bytes",
+    "ParseExampleV2": "var-length and ragged features hold as many values as the examples do",
+    "TensorListSetItem": "a TensorArray's stack grows to the index written",
+    "Unique": "one entry per distinct value",
+    "DynamicStitch": "one row per index up to the largest",
+    **{
+        name: "one row per segment up to the largest id"
+        for name in ["SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd"]
+    },
+    "DenseToSparse": "one index row per nonzero entry",
+    "SparseAdd": "one index row per entry of the union",
+    "SparseToDense": "the dense shape is a tensor's value",
+    "SparseTensorDenseMatMul": "the sparse operand's shape is a tensor's value",
+    "EagerPyFunc": "whatever the Python function returns",
+    "PyFunc": "whatever the Python function returns",
+    "PyFuncStateless": "whatever the Python function returns",
+    **{
+        name: "ragged lengths are the row splits' values"
+        for name in [
+            "RaggedColumnOrder",
+            "RaggedColumnSplits",
+            "RaggedRowIds",
+            "RaggedTensorToTensor",
+            "RaggedTensorToTensorGrad",
+            "RaggedSegmentReduce",
+            "RaggedRange",
+            "RaggedTensorToSparse",
+        ]
+    },
+    **{name: "as many pieces as the strings hold" for name in ["StringBytesSplit", "StringSplitV2", "UnicodeDecode"]},
+}
 
 
 # ---------------------------------------------------------------------------------------------------
 # Running a kernel, asking a rule
 # ---------------------------------------------------------------------------------------------------
 
+
 def spec_of(value: Any) -> tuple[TensorShape, dtypes.DType]:
     """The static shape and dtype a runtime value has (a Variable stands for a resource handle)."""
     if isinstance(value, tf.Variable):
         from minitf.function.tracing.graph import resource
+
         return TensorShape([]), resource
     array = np.asarray(value)
     return TensorShape(array.shape), dtypes.from_numpy(array.dtype)
@@ -893,8 +1085,9 @@ def run_kernel(name: str, inputs: list[Any], attrs: dict) -> list[tuple[TensorSh
     return [spec_of(o) for o in outputs]
 
 
-def ask_rule(name: str, shapes: list[TensorShape], types: list[dtypes.DType], attrs: dict,
-             known_values: list[Any] | None) -> list[tuple[TensorShape, dtypes.DType]]:
+def ask_rule(
+    name: str, shapes: list[TensorShape], types: list[dtypes.DType], attrs: dict, known_values: list[Any] | None
+) -> list[tuple[TensorShape, dtypes.DType]]:
     op = REGISTRY[name]
     if op.value_dependent:
         return list(op.shape(shapes, types, attrs, values=known_values or [None] * len(shapes)))
@@ -912,6 +1105,7 @@ def blur(draw: Draw, shape_: TensorShape) -> TensorShape:
 # The tests
 # ---------------------------------------------------------------------------------------------------
 
+
 def test_every_registered_op_has_generated_inputs() -> None:
     missing = sorted(set(REGISTRY) - set(INPUTS))
     assert not missing, f"add input generators for {missing} to INPUTS in tests/engine/test_shape_rules.py"
@@ -927,8 +1121,9 @@ def test_shape_rule_matches_the_kernels_output(name: str, data: st.DataObject) -
     shapes = [s for s, _ in specs]
     types = [t for _, t in specs]
 
-    exact = ask_rule(name, shapes, types, attrs, [np.asarray(v) if not isinstance(v, tf.Variable) else None
-                                                  for v in inputs])
+    exact = ask_rule(
+        name, shapes, types, attrs, [np.asarray(v) if not isinstance(v, tf.Variable) else None for v in inputs]
+    )
     assert len(exact) == len(expected), f"{name}: the rule gives {len(exact)} outputs, the kernel {len(expected)}"
     for (rule_shape, rule_dtype), (real_shape, real_dtype) in zip(exact, expected):
         assert rule_dtype is real_dtype, f"{name}: rule says {rule_dtype.name}, the kernel gives {real_dtype.name}"
@@ -944,14 +1139,17 @@ def test_shape_rule_matches_the_kernels_output(name: str, data: st.DataObject) -
         assert rule_shape.is_compatible_with(real_shape), f"{name} on {blurred}: rule {rule_shape} vs {real_shape}"
 
 
-@pytest.mark.parametrize(("fn", "message"), [
-    (lambda: tf.matmul(tf.ones([2, 3]), tf.ones([4, 5])), "Dimensions must be equal, but are 3 and 4"),
-    (lambda: tf.ones([2]) + tf.ones([3]), "Dimensions must be equal, but are 2 and 3"),
-    (lambda: tf.reshape(tf.ones([30]), [7, -1]), "Dimension size must be evenly divisible by 7 but is 30"),
-    (lambda: tf.squeeze(tf.ones([2, 1]), [0]), "Can not squeeze dim[0], expected a dimension of 1, got 2"),
-    (lambda: tf.ones([3])[5], "slice index 5 of dimension 0 out of bounds."),
-    (lambda: tf.concat([tf.ones([2, 3]), tf.ones([2, 4])], 0), "Dimension 0 in both shapes must be equal"),
-])
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (lambda: tf.matmul(tf.ones([2, 3]), tf.ones([4, 5])), "Dimensions must be equal, but are 3 and 4"),
+        (lambda: tf.ones([2]) + tf.ones([3]), "Dimensions must be equal, but are 2 and 3"),
+        (lambda: tf.reshape(tf.ones([30]), [7, -1]), "Dimension size must be evenly divisible by 7 but is 30"),
+        (lambda: tf.squeeze(tf.ones([2, 1]), [0]), "Can not squeeze dim[0], expected a dimension of 1, got 2"),
+        (lambda: tf.ones([3])[5], "slice index 5 of dimension 0 out of bounds."),
+        (lambda: tf.concat([tf.ones([2, 3]), tf.ones([2, 4])], 0), "Dimension 0 in both shapes must be equal"),
+    ],
+)
 def test_impossible_shapes_raise_tensorflows_value_error_while_tracing(fn: Callable[[], Any], message: str) -> None:
     """TensorFlow 2.21 raises ValueError; when AutoGraph converted the function the message is wrapped in
     "in user code:" (the user's frames, then the original error with every line indented by four spaces)."""
@@ -965,18 +1163,21 @@ def test_impossible_shapes_raise_tensorflows_value_error_while_tracing(fn: Calla
     assert re.search(r"^ *Hint: ", text, re.MULTILINE), "minitf's hint survives the wrapping, on its own line"
 
 
-@pytest.mark.parametrize(("fn", "spec", "expected"), [
-    (lambda x: tf.squeeze(x), [None, 1, 3], None),
-    (lambda x: tf.transpose(x, [1, 0, 2]), None, [None, None, None]),
-    (lambda x: tf.reshape(x, [-1, 2, 3]), [None, 6], [None, 2, 3]),
-    (lambda x: tf.tile(x, [2, 0]), [None, 3], [None, 0]),
-    (lambda x: tf.reduce_sum(x), None, []),
-    (lambda x: x[1:, ::2], [None, 3], [None, 2]),
-    (lambda x: x[tf.constant(1):], [4], [3]),
-    (lambda x: tf.range(2, 11, 3) + tf.cast(x, tf.int32), [], [3]),
-    (lambda x: tf.matmul(x, tf.ones([3, 5])), [None, 3], [None, 5]),
-    (lambda x: tf.stack([x, x], 1), [2, None], [2, 2, None]),
-])
+@pytest.mark.parametrize(
+    ("fn", "spec", "expected"),
+    [
+        (lambda x: tf.squeeze(x), [None, 1, 3], None),
+        (lambda x: tf.transpose(x, [1, 0, 2]), None, [None, None, None]),
+        (lambda x: tf.reshape(x, [-1, 2, 3]), [None, 6], [None, 2, 3]),
+        (lambda x: tf.tile(x, [2, 0]), [None, 3], [None, 0]),
+        (lambda x: tf.reduce_sum(x), None, []),
+        (lambda x: x[1:, ::2], [None, 3], [None, 2]),
+        (lambda x: x[tf.constant(1) :], [4], [3]),
+        (lambda x: tf.range(2, 11, 3) + tf.cast(x, tf.int32), [], [3]),
+        (lambda x: tf.matmul(x, tf.ones([3, 5])), [None, 3], [None, 5]),
+        (lambda x: tf.stack([x, x], 1), [2, None], [2, 2, None]),
+    ],
+)
 def test_unknown_dimensions_propagate_as_in_tensorflow(fn: Callable[..., Any], spec: Any, expected: Any) -> None:
     traced = tf.function(fn).get_concrete_function(tf.TensorSpec(spec, tf.float32))
     assert traced.outputs[0].shape == TensorShape(expected)

@@ -74,8 +74,23 @@ def awkward(shape: tuple[int, ...], dtype: type, seed: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(1, 3), (4, 8), (3, 31), (2, 33), (5, 100), (1, 4097), (1, 8192), (1, 8193),
-                                   (1, 16390), (2, 20001), (3, 10000), (1, 49170)])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        (1, 3),
+        (4, 8),
+        (3, 31),
+        (2, 33),
+        (5, 100),
+        (1, 4097),
+        (1, 8192),
+        (1, 8193),
+        (1, 16390),
+        (2, 20001),
+        (3, 10000),
+        (1, 49170),
+    ],
+)
 def test_row_sums_add_in_eigens_order(shape: tuple[int, int], dtype: type) -> None:
     x = awkward(shape, dtype, sum(shape))
     expected = np.array([reference_row(x[r], r * shape[1], P[dtype]) for r in range(shape[0])], dtype=dtype)
@@ -83,12 +98,15 @@ def test_row_sums_add_in_eigens_order(shape: tuple[int, int], dtype: type) -> No
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(1, 5, 3), (1, 15, 9), (1, 16, 9), (1, 64, 10), (1, 64, 128), (1, 100, 100),
-                                   (4, 30, 17), (3, 20, 18), (2, 17, 1)])
+@pytest.mark.parametrize(
+    "shape",
+    [(1, 5, 3), (1, 15, 9), (1, 16, 9), (1, 64, 10), (1, 64, 128), (1, 100, 100), (4, 30, 17), (3, 20, 18), (2, 17, 1)],
+)
 def test_column_sums_add_in_eigens_order(shape: tuple[int, int, int], dtype: type) -> None:
     x = awkward(shape, dtype, sum(shape))
-    assert summation.column_sums(x).tobytes() == reference_columns(x).tobytes(), \
+    assert summation.column_sums(x).tobytes() == reference_columns(x).tobytes(), (
         f"column sums of {shape} {dtype.__name__}"
+    )
 
 
 def test_layout_of_the_input_does_not_change_the_order() -> None:

@@ -15,8 +15,14 @@ from hypothesis.extra import numpy as hnp
 # NumPy's RuntimeWarnings (log(0), 0 * inf...) are silenced by minitf at import; pytest resets that filter.
 pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
 
-generated = settings(max_examples=12, deadline=None, derandomize=True, database=None, print_blob=False,
-                     suppress_health_check=[HealthCheck.too_slow])
+generated = settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=False,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 BINARY = {
     "add": lambda tf, x, y: x + y,
@@ -46,7 +52,7 @@ def _compare(fn: Any, arrays: list[np.ndarray], seed: int) -> None:
     try:
         out_shape = fn(tf, *[tf.constant(a) for a in arrays]).shape
     except (ValueError, tf.errors.InvalidArgumentError) as refused:
-        with pytest.raises(Exception) as raised:  # noqa: PT011 - the class is compared by name below
+        with pytest.raises(Exception) as raised:  # the class is compared by name below
             fn(ENGINES["minitf"], *[ENGINES["minitf"].constant(a) for a in arrays])
         assert type(raised.value).__name__ == type(refused).__name__, f"{raised.value!r} vs {refused!r}"
         return
@@ -64,8 +70,10 @@ def _array(shape: tuple[int, ...], seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize("name", list(BINARY))
 @generated
-@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=0, max_side=3),
-       seed=st.integers(0, 2**16))
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=0, max_side=3),
+    seed=st.integers(0, 2**16),
+)
 def test_binary_gradient_sums_broadcast_axes_back(name: str, shapes: Any, seed: int) -> None:
     x_shape, y_shape = shapes.input_shapes
     _compare(BINARY[name], [_array(x_shape, seed), _array(y_shape, seed + 1)], seed)
@@ -86,11 +94,15 @@ def test_matmul_gradient_with_one_broadcast_batch() -> None:
 
 
 @generated
-@given(batch=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3),
-       dims=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)),
-       flags=st.tuples(st.booleans(), st.booleans()), seed=st.integers(0, 2**16))
-def test_matmul_gradient_with_broadcast_batch_dimensions(batch: Any, dims: tuple[int, int, int],
-                                                         flags: tuple[bool, bool], seed: int) -> None:
+@given(
+    batch=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3),
+    dims=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3)),
+    flags=st.tuples(st.booleans(), st.booleans()),
+    seed=st.integers(0, 2**16),
+)
+def test_matmul_gradient_with_broadcast_batch_dimensions(
+    batch: Any, dims: tuple[int, int, int], flags: tuple[bool, bool], seed: int
+) -> None:
     (a_batch, b_batch), (n, k, m) = batch.input_shapes, dims
     transpose_a, transpose_b = flags
     a_shape = a_batch + ((k, n) if transpose_a else (n, k))
@@ -111,8 +123,11 @@ def test_reduction_gradients_for_any_axes(shape: tuple[int, ...], data: Any) -> 
     axis = axes or None
 
     def fn(tf: Any, x: Any) -> Any:
-        return (tf.reduce_sum(x, axis=axis, keepdims=keepdims) + tf.reduce_max(x, axis=axis, keepdims=keepdims)
-                + tf.reduce_mean(x * x, axis=axis, keepdims=keepdims)
-                + tf.reduce_logsumexp(x, axis=axis, keepdims=keepdims))
+        return (
+            tf.reduce_sum(x, axis=axis, keepdims=keepdims)
+            + tf.reduce_max(x, axis=axis, keepdims=keepdims)
+            + tf.reduce_mean(x * x, axis=axis, keepdims=keepdims)
+            + tf.reduce_logsumexp(x, axis=axis, keepdims=keepdims)
+        )
 
     _compare(fn, [_array(shape, len(shape))], 7)

@@ -135,8 +135,11 @@ def _binary_cases() -> list[Case]:
         "squared_difference": (lambda tf, x, y: tf.math.squared_difference(x, y), ("any", "any")),
         "floormod": (lambda tf, x, y: tf.math.floormod(x, y), ("any", "positive")),
     }
-    return [Case(f"{name}{list(a)}{list(b)}", fn, (a, b), domains)
-            for name, (fn, domains) in ops.items() for a, b in BROADCAST_PAIRS]
+    return [
+        Case(f"{name}{list(a)}{list(b)}", fn, (a, b), domains)
+        for name, (fn, domains) in ops.items()
+        for a, b in BROADCAST_PAIRS
+    ]
 
 
 def _unary_cases() -> list[Case]:
@@ -166,25 +169,39 @@ def _unary_cases() -> list[Case]:
         "conj": (lambda tf, x: tf.math.conj(x), "any"),
         "l2_loss": (lambda tf, x: tf.nn.l2_loss(x), "any"),
     }
-    return [Case(f"{name}{list(shape)}", fn, (shape,), (domain,))
-            for name, (fn, domain) in ops.items() for shape in [(), (2, 3)]]
+    return [
+        Case(f"{name}{list(shape)}", fn, (shape,), (domain,))
+        for name, (fn, domain) in ops.items()
+        for shape in [(), (2, 3)]
+    ]
 
 
 def _reduction_cases() -> list[Case]:
     reductions = {
-        "reduce_sum": lambda tf: tf.reduce_sum, "reduce_mean": lambda tf: tf.reduce_mean,
-        "reduce_max": lambda tf: tf.reduce_max, "reduce_min": lambda tf: tf.reduce_min,
-        "reduce_prod": lambda tf: tf.reduce_prod, "reduce_logsumexp": lambda tf: tf.reduce_logsumexp,
-        "reduce_std": lambda tf: tf.math.reduce_std, "reduce_variance": lambda tf: tf.math.reduce_variance,
+        "reduce_sum": lambda tf: tf.reduce_sum,
+        "reduce_mean": lambda tf: tf.reduce_mean,
+        "reduce_max": lambda tf: tf.reduce_max,
+        "reduce_min": lambda tf: tf.reduce_min,
+        "reduce_prod": lambda tf: tf.reduce_prod,
+        "reduce_logsumexp": lambda tf: tf.reduce_logsumexp,
+        "reduce_std": lambda tf: tf.math.reduce_std,
+        "reduce_variance": lambda tf: tf.math.reduce_variance,
         "reduce_euclidean_norm": lambda tf: tf.math.reduce_euclidean_norm,
     }
-    variants = [((2, 3, 2), None, False), ((2, 3, 2), 1, False), ((2, 3, 2), [0, 2], True), ((2, 3, 2), -1, True),
-                ((4,), 0, False)]
+    variants = [
+        ((2, 3, 2), None, False),
+        ((2, 3, 2), 1, False),
+        ((2, 3, 2), [0, 2], True),
+        ((2, 3, 2), -1, True),
+        ((4,), 0, False),
+    ]
     cases = []
     for name, get in reductions.items():
         for shape, axis, keep in variants:
+
             def fn(tf: Any, x: Any, get: Any = get, axis: Any = axis, keep: bool = keep) -> Any:
                 return get(tf)(x, axis=axis, keepdims=keep)
+
             cases.append(Case(f"{name}{list(shape)}axis={axis},keepdims={keep}", fn, (shape,)))
     return cases
 
@@ -196,20 +213,30 @@ def _nn_cases() -> list[Case]:
         Case("softmax[3,4]axis=0", lambda tf, x: tf.nn.softmax(x, axis=0), ((3, 4),)),
         Case("log_softmax[3,4]", lambda tf, x: tf.nn.log_softmax(x), ((3, 4),)),
         Case("log_softmax[2,3,2]axis=1", lambda tf, x: tf.nn.log_softmax(x, axis=1), ((2, 3, 2),)),
-        Case("softmax_cross_entropy_with_logits[3,4]",
-             lambda tf, labels, logits: tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(labels),
-                                                                                logits=logits),
-             ((3, 4), (3, 4)),
-             not_second_order="TensorFlow's SoftmaxCrossEntropyWithLogits rule sends the second-order term only "
-                              "to the logits, so its labels-logits cross derivative differs from the true one"),
-        Case("softmax_cross_entropy_with_logits[3,4]fixed_labels",
-             lambda tf, logits: tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(tf.constant(
-                 np.linspace(-1.0, 1.0, 12).reshape(3, 4), dtype=logits.dtype)), logits=logits),
-             ((3, 4),)),
-        Case("sparse_softmax_cross_entropy_with_logits[3,4]",
-             lambda tf, logits: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant(labels),
-                                                                               logits=logits),
-             ((3, 4),)),
+        Case(
+            "softmax_cross_entropy_with_logits[3,4]",
+            lambda tf, labels, logits: tf.nn.softmax_cross_entropy_with_logits(
+                labels=tf.nn.softmax(labels), logits=logits
+            ),
+            ((3, 4), (3, 4)),
+            not_second_order="TensorFlow's SoftmaxCrossEntropyWithLogits rule sends the second-order term only "
+            "to the logits, so its labels-logits cross derivative differs from the true one",
+        ),
+        Case(
+            "softmax_cross_entropy_with_logits[3,4]fixed_labels",
+            lambda tf, logits: tf.nn.softmax_cross_entropy_with_logits(
+                labels=tf.nn.softmax(tf.constant(np.linspace(-1.0, 1.0, 12).reshape(3, 4), dtype=logits.dtype)),
+                logits=logits,
+            ),
+            ((3, 4),),
+        ),
+        Case(
+            "sparse_softmax_cross_entropy_with_logits[3,4]",
+            lambda tf, logits: tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=tf.constant(labels), logits=logits
+            ),
+            ((3, 4),),
+        ),
     ]
 
 
@@ -219,23 +246,42 @@ def _elementwise_special_cases() -> list[Case]:
         Case("cumsum[5]", lambda tf, x: tf.cumsum(x), ((5,),)),
         Case("cumsum[2,3]axis=1,exclusive", lambda tf, x: tf.cumsum(x, axis=1, exclusive=True), ((2, 3),)),
         Case("cumsum[2,3]axis=0,reverse", lambda tf, x: tf.cumsum(x, axis=0, reverse=True), ((2, 3),)),
-        Case("cumsum[2,3]axis=-1,exclusive,reverse",
-             lambda tf, x: tf.cumsum(x, axis=-1, exclusive=True, reverse=True), ((2, 3),)),
+        Case(
+            "cumsum[2,3]axis=-1,exclusive,reverse",
+            lambda tf, x: tf.cumsum(x, axis=-1, exclusive=True, reverse=True),
+            ((2, 3),),
+        ),
         Case("cumprod[4]", lambda tf, x: tf.math.cumprod(x), ((4,),)),
-        Case("cumprod[2,3]axis=1,exclusive,reverse",
-             lambda tf, x: tf.math.cumprod(x, axis=1, exclusive=True, reverse=True), ((2, 3),)),
+        Case(
+            "cumprod[2,3]axis=1,exclusive,reverse",
+            lambda tf, x: tf.math.cumprod(x, axis=1, exclusive=True, reverse=True),
+            ((2, 3),),
+        ),
         Case("clip_by_value[2,3]", lambda tf, x: tf.clip_by_value(x, -0.5, 0.7), ((2, 3),)),
-        Case("clip_by_value[2,3]tensor_bounds",
-             lambda tf, x, lo, hi: tf.clip_by_value(x, lo - 1.0, hi + 1.0), ((2, 3), (2, 3), (3,))),
+        Case(
+            "clip_by_value[2,3]tensor_bounds",
+            lambda tf, x, lo, hi: tf.clip_by_value(x, lo - 1.0, hi + 1.0),
+            ((2, 3), (2, 3), (3,)),
+        ),
         Case("where[2,3]", lambda tf, x, y: tf.where(tf.constant(condition), x, y), ((2, 3), (2, 3))),
         Case("where[2,3]broadcast", lambda tf, x, y: tf.where(tf.constant(condition), x, y), ((3,), (2, 1))),
         Case("where[2,3]scalar_branch", lambda tf, x, y: tf.where(tf.constant(condition), x, y), ((2, 3), ())),
-        Case("cast float32->float64", lambda tf, x: tf.cast(x, tf.float64) * 1.5, ((2, 3),),
-             fd_eps=1e-3, fd_atol=1e-3),
-        Case("cast float64->float32", lambda tf, x: tf.cast(x, tf.float32) * 1.5, ((2, 3),), dtype="float64",
-             fd_eps=1e-3, fd_atol=1e-3),
-        Case("cast float32->float16->float32", lambda tf, x: tf.cast(tf.cast(x, tf.float16), tf.float32), ((3,),),
-             fd_eps=1e-1, fd_atol=1e-1),
+        Case("cast float32->float64", lambda tf, x: tf.cast(x, tf.float64) * 1.5, ((2, 3),), fd_eps=1e-3, fd_atol=1e-3),
+        Case(
+            "cast float64->float32",
+            lambda tf, x: tf.cast(x, tf.float32) * 1.5,
+            ((2, 3),),
+            dtype="float64",
+            fd_eps=1e-3,
+            fd_atol=1e-3,
+        ),
+        Case(
+            "cast float32->float16->float32",
+            lambda tf, x: tf.cast(tf.cast(x, tf.float16), tf.float32),
+            ((3,),),
+            fd_eps=1e-1,
+            fd_atol=1e-1,
+        ),
     ]
 
 
@@ -244,31 +290,51 @@ def _linalg_cases() -> list[Case]:
         Case("matmul[2,3][3,4]", lambda tf, a, b: tf.matmul(a, b), ((2, 3), (3, 4))),
         Case("matmul[3,2][3,4]transpose_a", lambda tf, a, b: tf.matmul(a, b, transpose_a=True), ((3, 2), (3, 4))),
         Case("matmul[2,3][4,3]transpose_b", lambda tf, a, b: tf.matmul(a, b, transpose_b=True), ((2, 3), (4, 3))),
-        Case("matmul[3,2][4,3]transpose_both",
-             lambda tf, a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True), ((3, 2), (4, 3))),
+        Case(
+            "matmul[3,2][4,3]transpose_both",
+            lambda tf, a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
+            ((3, 2), (4, 3)),
+        ),
         Case("matmul[2,2,3][2,3,4]batched", lambda tf, a, b: tf.matmul(a, b), ((2, 2, 3), (2, 3, 4))),
         Case("matmul[2,1,2,3][3,3,2]broadcast_batch", lambda tf, a, b: tf.matmul(a, b), ((2, 1, 2, 3), (3, 3, 2))),
-        Case("matmul[2,3,2][3,4]batch_and_matrix_transpose_a",
-             lambda tf, a, b: tf.matmul(a, b, transpose_a=True), ((2, 3, 2), (3, 4))),
-        Case("matmul[2,2,3][2,4,3]batched_transpose_b",
-             lambda tf, a, b: tf.matmul(a, b, transpose_b=True), ((2, 2, 3), (2, 4, 3))),
+        Case(
+            "matmul[2,3,2][3,4]batch_and_matrix_transpose_a",
+            lambda tf, a, b: tf.matmul(a, b, transpose_a=True),
+            ((2, 3, 2), (3, 4)),
+        ),
+        Case(
+            "matmul[2,2,3][2,4,3]batched_transpose_b",
+            lambda tf, a, b: tf.matmul(a, b, transpose_b=True),
+            ((2, 2, 3), (2, 4, 3)),
+        ),
         Case("operator@[2,3][3,2]", lambda tf, a, b: a @ b, ((2, 3), (3, 2))),
         Case("inv[3,3]", lambda tf, a: tf.linalg.inv(a), ((3, 3),), ("matrix",), dtype="float64"),
         Case("inv[2,3,3]", lambda tf, a: tf.linalg.inv(a), ((2, 3, 3),), ("matrix",), dtype="float64"),
         Case("det[3,3]", lambda tf, a: tf.linalg.det(a), ((3, 3),), ("matrix",), dtype="float64"),
         Case("det[2,2,2]", lambda tf, a: tf.linalg.det(a), ((2, 2, 2),), ("matrix",), dtype="float64"),
-        Case("solve[3,3][3,2]", lambda tf, a, b: tf.linalg.solve(a, b), ((3, 3), (3, 2)), ("matrix", "any"),
-             dtype="float64"),
-        Case("solve[2,2,2][2,2,1]", lambda tf, a, b: tf.linalg.solve(a, b), ((2, 2, 2), (2, 2, 1)), ("matrix", "any"),
-             dtype="float64"),
+        Case(
+            "solve[3,3][3,2]",
+            lambda tf, a, b: tf.linalg.solve(a, b),
+            ((3, 3), (3, 2)),
+            ("matrix", "any"),
+            dtype="float64",
+        ),
+        Case(
+            "solve[2,2,2][2,2,1]",
+            lambda tf, a, b: tf.linalg.solve(a, b),
+            ((2, 2, 2), (2, 2, 1)),
+            ("matrix", "any"),
+            dtype="float64",
+        ),
         Case("norm[2,3]", lambda tf, x: tf.norm(x), ((2, 3),)),
         Case("norm[2,3]axis=1", lambda tf, x: tf.norm(x, axis=1), ((2, 3),)),
         Case("norm[2,3]ord=1,axis=0,keepdims", lambda tf, x: tf.norm(x, ord=1, axis=0, keepdims=True), ((2, 3),)),
         Case("norm[4]ord=inf", lambda tf, x: tf.norm(x, ord=np.inf), ((4,),)),
         Case("tensordot[2,3][3,4]axes=1", lambda tf, a, b: tf.tensordot(a, b, axes=1), ((2, 3), (3, 4))),
         Case("tensordot[2,3,2][3,2,4]axes=2", lambda tf, a, b: tf.tensordot(a, b, axes=2), ((2, 3, 2), (3, 2, 4))),
-        Case("tensordot[2,3][4,2]axes=[[0],[1]]",
-             lambda tf, a, b: tf.tensordot(a, b, axes=[[0], [1]]), ((2, 3), (4, 2))),
+        Case(
+            "tensordot[2,3][4,2]axes=[[0],[1]]", lambda tf, a, b: tf.tensordot(a, b, axes=[[0], [1]]), ((2, 3), (4, 2))
+        ),
         Case("tensordot[2][3]axes=0", lambda tf, a, b: tf.tensordot(a, b, axes=0), ((2,), (3,))),
     ]
     return cases
@@ -319,8 +385,12 @@ def _shape_cases() -> list[Case]:
         Case("fill", lambda tf, x: tf.fill([2, 3], x), ((),)),
         Case("linspace", lambda tf, a, b: tf.linspace(a, b, 4), ((), ())),
         Case("linspace num=1", lambda tf, a, b: tf.linspace(a, b, 1), ((), ())),
-        Case("stop_gradient", lambda tf, x, y: tf.stop_gradient(x) * y + x, ((2,), (2,)),
-             not_finite_differences="finite differences see through tf.stop_gradient"),
+        Case(
+            "stop_gradient",
+            lambda tf, x, y: tf.stop_gradient(x) * y + x,
+            ((2,), (2,)),
+            not_finite_differences="finite differences see through tf.stop_gradient",
+        ),
     ]
 
 
@@ -328,14 +398,25 @@ def _composition_cases() -> list[Case]:
     """A few ops chained, with a variable, so that rules meet each other and the variable path."""
     return [
         Case("dense layer", lambda tf, x, w, b: tf.nn.relu(tf.matmul(x, w) + b), ((4, 3), (3, 2), (2,))),
-        Case("mse of a linear model", lambda tf, x, w, y: tf.reduce_mean(tf.square(tf.matmul(x, w) - y)),
-             ((5, 2), (2, 1), (5, 1))),
+        Case(
+            "mse of a linear model",
+            lambda tf, x, w, y: tf.reduce_mean(tf.square(tf.matmul(x, w) - y)),
+            ((5, 2), (2, 1), (5, 1)),
+        ),
         Case("same input twice", lambda tf, x: x * x + tf.sin(x) * x, ((3,),)),
     ]
 
 
-CASES = (_binary_cases() + _unary_cases() + _reduction_cases() + _nn_cases() + _elementwise_special_cases()
-         + _linalg_cases() + _shape_cases() + _composition_cases())
+CASES = (
+    _binary_cases()
+    + _unary_cases()
+    + _reduction_cases()
+    + _nn_cases()
+    + _elementwise_special_cases()
+    + _linalg_cases()
+    + _shape_cases()
+    + _composition_cases()
+)
 BY_NAME = {c.name: c for c in CASES}
 assert len(BY_NAME) == len(CASES), "case names must be unique"
 
@@ -343,6 +424,7 @@ assert len(BY_NAME) == len(CASES), "case names must be unique"
 # ---------------------------------------------------------------------------------------------------
 # The checks
 # ---------------------------------------------------------------------------------------------------
+
 
 def _float64(case: Case) -> tuple[list[np.ndarray], Any]:
     arrays = draw_inputs(case, "float64")
@@ -376,8 +458,9 @@ def check_central_differences(case: Case) -> None:
             numeric[index] = (forward_value(case, plus, cotangent) - forward_value(case, minus, cotangent)) / (2 * eps)
         analytic = np.zeros(a.shape) if grads[i] is None else minitf.convert_to_tensor(grads[i]).numpy()
         assert grads[i] is None or grads[i].dtype.name == "float64", f"{case.name}: input {i} gradient dtype"
-        np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=case.fd_atol,
-                                   err_msg=f"{case.name}: gradient of input {i}")
+        np.testing.assert_allclose(
+            analytic, numeric, rtol=1e-5, atol=case.fd_atol, err_msg=f"{case.name}: gradient of input {i}"
+        )
 
 
 def check_second_order_against_tensorflow(case: Case) -> None:

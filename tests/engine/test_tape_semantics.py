@@ -22,6 +22,7 @@ pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning
 # Watching
 # ---------------------------------------------------------------------------------------------------
 
+
 def test_trainable_variable_is_watched_automatically() -> None:
     def case(tf: Any) -> Any:
         x = tf.Variable(3.0)
@@ -32,10 +33,13 @@ def test_trainable_variable_is_watched_automatically() -> None:
     assert float(alike(case)) == 6.0
 
 
-@pytest.mark.parametrize("make", [
-    pytest.param(lambda tf: tf.constant(3.0), id="constant"),
-    pytest.param(lambda tf: tf.Variable(3.0, trainable=False), id="non-trainable-variable"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda tf: tf.constant(3.0), id="constant"),
+        pytest.param(lambda tf: tf.Variable(3.0, trainable=False), id="non-trainable-variable"),
+    ],
+)
 def test_constant_and_non_trainable_variable_give_none_unless_watched(make: Any) -> None:
     def case(tf: Any, watch: bool) -> Any:
         x = make(tf)
@@ -147,13 +151,20 @@ def test_watch_before_entering_raises_like_tensorflow() -> None:
 # Variables
 # ---------------------------------------------------------------------------------------------------
 
+
 def test_variable_reads_of_every_kind_carry_the_gradient() -> None:
     def case(tf: Any) -> Any:
         v = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
         w = tf.Variable([0.5, -1.0], dtype=tf.float64)
         with tf.GradientTape() as tape:
-            y = (tf.reduce_sum(v[0] * v[:, 1]) + tf.reduce_sum(v @ v) + tf.reduce_sum(tf.identity(v))
-                 + tf.reduce_sum(tf.convert_to_tensor(v) ** 2) + tf.reduce_sum(v.read_value()) - v[1, 1])
+            y = (
+                tf.reduce_sum(v[0] * v[:, 1])
+                + tf.reduce_sum(v @ v)
+                + tf.reduce_sum(tf.identity(v))
+                + tf.reduce_sum(tf.convert_to_tensor(v) ** 2)
+                + tf.reduce_sum(v.read_value())
+                - v[1, 1]
+            )
             z = tf.reduce_sum(tf.exp(w)) + tf.reduce_sum(2.0 * w)
         return tape.gradient({"y": y, "z": z}, {"v": v, "w": w})
 
@@ -200,6 +211,7 @@ def test_gradient_dtype_follows_the_source(dtype: str) -> None:
 # gradient(): sources, targets, output_gradients, unconnected gradients
 # ---------------------------------------------------------------------------------------------------
 
+
 def _three(tf: Any) -> tuple[Any, Any, Any, Any]:
     """A tape over y = a*b + c*c with a, b, c watched."""
     a, b, c = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]), tf.Variable([[0.5], [1.5]])
@@ -213,8 +225,13 @@ def _three(tf: Any) -> tuple[Any, Any, Any, Any]:
 def test_gradient_returns_the_structure_of_the_sources(shape: str) -> None:
     def case(tf: Any) -> Any:
         tape, y, (a, b, c), _ = _three(tf)
-        sources = {"single": a, "list": [a, b, c], "tuple": (c, a), "dict": {"b": b, "a": a},
-                   "nested": {"first": [a, (b,)], "second": {"c": c}}}[shape]
+        sources = {
+            "single": a,
+            "list": [a, b, c],
+            "tuple": (c, a),
+            "dict": {"b": b, "a": a},
+            "nested": {"first": [a, (b,)], "second": {"c": c}},
+        }[shape]
         return tape.gradient(y, sources)
 
     alike(case)
@@ -256,6 +273,7 @@ def test_a_target_listed_twice_counts_twice() -> None:
 
 def test_control_flow_is_differentiable() -> None:
     """Python loops and branches are recorded op by op; tf.cond and tf.while_loop have gradients too."""
+
     def case(tf: Any) -> Any:
         x = tf.constant(2.0)
         with tf.GradientTape(persistent=True) as tape:
@@ -264,8 +282,9 @@ def test_control_flow_is_differentiable() -> None:
             for _ in range(3):
                 unrolled = unrolled * x
             branch = tf.cond(x > 1.0, lambda: x * x, lambda: -x)
-            _, looped = tf.while_loop(lambda i, acc: i < 3, lambda i, acc: (i + 1, acc * x),
-                                      [tf.constant(0), tf.constant(1.0)])
+            _, looped = tf.while_loop(
+                lambda i, acc: i < 3, lambda i, acc: (i + 1, acc * x), [tf.constant(0), tf.constant(1.0)]
+            )
         return tape.gradient(unrolled, x), tape.gradient(branch, x), tape.gradient(looped, x)
 
     assert [float(g) for g in alike(case)] == [12.0, 4.0, 12.0]
@@ -339,8 +358,9 @@ def test_integer_sources_give_none_and_log_tensorflows_warning(caplog: pytest.Lo
         with caplog.at_level(logging.WARNING):
             assert case(lib) == [None, None]
         messages = [r.getMessage() for r in caplog.records]
-        assert "The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32" in messages, \
+        assert "The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32" in messages, (
             f"{name} logged {messages}"
+        )
 
 
 def test_integer_source_with_zero_unconnected_gradients_gives_integer_zeros() -> None:
@@ -359,8 +379,11 @@ def test_integer_source_with_zero_unconnected_gradients_gives_integer_zeros() ->
 # One-shot and persistent tapes, stop_recording, reset, stop_gradient
 # ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("first, second", [("gradient", "gradient"), ("jacobian", "gradient"),
-                                           ("gradient", "jacobian"), ("jacobian", "jacobian")])
+
+@pytest.mark.parametrize(
+    "first, second",
+    [("gradient", "gradient"), ("jacobian", "gradient"), ("gradient", "jacobian"), ("jacobian", "jacobian")],
+)
 def test_non_persistent_tape_answers_once(first: str, second: str) -> None:
     def case(tf: Any) -> Any:
         x = tf.Variable([1.0, 2.0])
@@ -424,7 +447,7 @@ def test_persistent_tape_records_its_own_gradient_inside_the_block() -> None:
         x = tf.constant(1.0)
         with tf.GradientTape(persistent=True) as tape:
             tape.watch(x)
-            y = x ** 3
+            y = x**3
             dy = tape.gradient(y, x)
         return dy, tape.gradient(dy, x)
 
@@ -502,6 +525,7 @@ def test_stop_gradient_blocks_the_gradient() -> None:
 # Higher order
 # ---------------------------------------------------------------------------------------------------
 
+
 def test_nested_tapes_give_second_and_third_derivatives_of_cube() -> None:
     def case(tf: Any, at: float) -> Any:
         x = tf.constant(at)
@@ -511,7 +535,7 @@ def test_nested_tapes_give_second_and_third_derivatives_of_cube() -> None:
                 t2.watch(x)
                 with tf.GradientTape() as t1:
                     t1.watch(x)
-                    y = x ** 3
+                    y = x**3
                 dy = t1.gradient(y, x)
             d2y = t2.gradient(dy, x)
         d3y = t3.gradient(d2y, x)
@@ -532,8 +556,11 @@ def test_hessian_vector_product_with_nested_tapes() -> None:
             outer.watch(x)
             with tf.GradientTape() as inner:
                 inner.watch(x)
-                f = tf.reduce_sum(tf.tanh(tf.linalg.matvec(w, x)) * x) if hasattr(tf.linalg, "matvec") else \
-                    tf.reduce_sum(tf.tanh(tf.reshape(tf.matmul(w, tf.reshape(x, [3, 1])), [3])) * x)
+                f = (
+                    tf.reduce_sum(tf.tanh(tf.linalg.matvec(w, x)) * x)
+                    if hasattr(tf.linalg, "matvec")
+                    else tf.reduce_sum(tf.tanh(tf.reshape(tf.matmul(w, tf.reshape(x, [3, 1])), [3])) * x)
+                )
             grad = inner.gradient(f, x)
         return grad, outer.gradient(grad, x, output_gradients=v)
 
@@ -557,7 +584,7 @@ def test_hessian_as_jacobian_of_a_gradient() -> None:
         x = tf.Variable([0.5, -1.0, 2.0])
         with tf.GradientTape() as outer:
             with tf.GradientTape() as inner:
-                y = tf.reduce_sum(x ** 3) + tf.reduce_prod(x)
+                y = tf.reduce_sum(x**3) + tf.reduce_prod(x)
             g = inner.gradient(y, x)
         return outer.jacobian(g, x)
 
@@ -567,6 +594,7 @@ def test_hessian_as_jacobian_of_a_gradient() -> None:
 # ---------------------------------------------------------------------------------------------------
 # jacobian and batch_jacobian
 # ---------------------------------------------------------------------------------------------------
+
 
 def test_jacobian_of_elementwise_square_is_diagonal() -> None:
     def case(tf: Any) -> Any:
@@ -628,6 +656,7 @@ def test_batch_jacobian_has_batch_target_source_shape(rank: int) -> None:
 
 def test_batch_jacobian_assumes_independent_examples_like_tensorflow() -> None:
     """Coupled examples: TensorFlow adds the cross-example terms into each example's block."""
+
     def case(tf: Any) -> Any:
         x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
         with tf.GradientTape() as tape:
@@ -641,6 +670,7 @@ def test_batch_jacobian_assumes_independent_examples_like_tensorflow() -> None:
 @pytest.mark.parametrize("how", ["none", "zero"])
 def test_batch_jacobian_of_an_unconnected_source(how: str) -> None:
     """Unlike gradient and jacobian, TensorFlow's batch_jacobian answers zeros even with NONE."""
+
     def case(tf: Any) -> Any:
         x, unused = tf.ones([2, 3]), tf.ones([2, 4, 1])
         with tf.GradientTape() as tape:
@@ -710,12 +740,13 @@ def test_batch_jacobian_needs_matching_batch_sizes() -> None:
 # Paths that cut the gradient
 # ---------------------------------------------------------------------------------------------------
 
+
 def test_assign_add_cuts_the_gradient() -> None:
     def case(tf: Any) -> Any:
         x0, x1 = tf.Variable(3.0), tf.Variable(0.0)
         with tf.GradientTape() as tape:
             x1.assign_add(x0)
-            y = x1 ** 2
+            y = x1**2
         return tape.gradient(y, [x0, x1])
 
     alike(case)
@@ -750,6 +781,7 @@ def test_numpy_round_trip_cuts_the_gradient() -> None:
 # Edge derivatives as TensorFlow defines them
 # ---------------------------------------------------------------------------------------------------
 
+
 def _grad_of(tf: Any, fn: Any, values: Any, dtype: str = "float32") -> Any:
     x = tf.constant(values, dtype=getattr(tf, dtype))
     with tf.GradientTape() as tape:
@@ -772,7 +804,7 @@ EDGES = {
     "leaky_relu at 0": (lambda tf, x: tf.nn.leaky_relu(x), [0.0, -2.0, 2.0]),
     "sqrt at 0": (lambda tf, x: tf.sqrt(x), [0.0, 4.0]),
     "log at 0": (lambda tf, x: tf.math.log(x), [0.0, 2.0]),
-    "pow 0 at 0": (lambda tf, x: x ** 0.0, [0.0, 2.0]),
+    "pow 0 at 0": (lambda tf, x: x**0.0, [0.0, 2.0]),
     "norm at 0": (lambda tf, x: tf.norm(x), [0.0]),
     "where log trap": (lambda tf, x: tf.where(x > 0, tf.math.log(x), 0.0), [0.0, 1.0, -1.0]),
     "where reciprocal trap": (lambda tf, x: tf.where(x > 0, 1 / x, 0.0), [0.0, 2.0]),
@@ -816,9 +848,20 @@ def _second_derivative_of(tf: Any, fn: Any, values: Any) -> Any:
     return first, outer.gradient(first, x)
 
 
-SECOND_ORDER_EDGES = ["relu at 0", "leaky_relu at 0", "elu at 0", "softplus at 0", "abs at 0", "sqrt at 0",
-                      "reciprocal at 0", "reduce_prod with one zero", "reduce_max ties split",
-                      "maximum tie to first", "clip_by_value at bounds", "where sqrt is safe"]
+SECOND_ORDER_EDGES = [
+    "relu at 0",
+    "leaky_relu at 0",
+    "elu at 0",
+    "softplus at 0",
+    "abs at 0",
+    "sqrt at 0",
+    "reciprocal at 0",
+    "reduce_prod with one zero",
+    "reduce_max ties split",
+    "maximum tie to first",
+    "clip_by_value at bounds",
+    "where sqrt is safe",
+]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER_EDGES)
@@ -853,6 +896,7 @@ def test_gather_on_a_variable_gives_the_dense_gradient() -> None:
 # Errors a student can provoke
 # ---------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("source", ["python float", "numpy array", "string", "none", "list with a float"])
 def test_wrong_source_type_raises_tensorflows_error_class_with_a_hint(source: str) -> None:
     def case(tf: Any) -> Any:
@@ -860,8 +904,13 @@ def test_wrong_source_type_raises_tensorflows_error_class_with_a_hint(source: st
         with tf.GradientTape() as tape:
             tape.watch(x)
             y = x * x
-        wrong = {"python float": 3.0, "numpy array": np.array(3.0), "string": "x", "none": None,
-                 "list with a float": [x, 3.0]}[source]
+        wrong = {
+            "python float": 3.0,
+            "numpy array": np.array(3.0),
+            "string": "x",
+            "none": None,
+            "list with a float": [x, 3.0],
+        }[source]
         return tape.gradient(y, wrong)
 
     same_error(case)

@@ -85,7 +85,7 @@ def test_exception_classes_are_kept_or_become_staging_error_as_in_tensorflow(rai
     _same_error(case)
     expected = {"custom": "CustomError", "key": "KeyError", "recursion": "StagingError", "attribute": "AttributeError"}
     for tf in ENGINES.values():
-        with pytest.raises(Exception) as info:  # noqa: PT011 - the class is what is checked
+        with pytest.raises(Exception) as info:  # the class is what is checked
             case(tf, [])
         assert type(info.value).__name__ == expected[raised]
         assert isinstance(info.value, KeyError) == (raised == "key")

@@ -35,10 +35,7 @@ pytestmark = pytest.mark.slow
 
 WRONG_SQUARE = "def square(x):\n    return x + 1"
 REVERSED_UNIT = "def unit(v):\n    v = np.asarray(v, dtype=float)\n    return v[::-1] / np.linalg.norm(v)"
-MONKEYPATCH = (
-    "import numpy\nnumpy.testing.assert_allclose = lambda *a, **k: None\n"
-    "np.allclose = lambda *a, **k: True\n"
-)
+MONKEYPATCH = "import numpy\nnumpy.testing.assert_allclose = lambda *a, **k: None\nnp.allclose = lambda *a, **k: True\n"
 FORK_BOMB = """import os, time
 children = 0
 for _ in range(500):
@@ -99,12 +96,34 @@ HISTORY_LEAK = """print("\\n".join(In))
 print([entry for _, _, entry in get_ipython().history_manager.get_range(raw=True)])
 """
 HUGE_PRINT = 'print("x" * 50_000_000)'
-STUDENTS = ["absent", "disk_filler", "fork_bomb",
-            "deletes_helper", "deletes_test", "edits_test", "honest", "infinite_loop", "memory_bomb",
-            "monkeypatch", "os_exit_in_test", "os_exit_midway", "redefines_helper", "stubborn_loop",
-            "sys_exit", "broken", "zsnoop",
-            "result_hook", "launcher_shadow", "fake_numpy", "shadows_bool", "always_equal", "guard_replaced",
-            "history_leak", "huge_print", "copies_test"]
+STUDENTS = [
+    "absent",
+    "disk_filler",
+    "fork_bomb",
+    "deletes_helper",
+    "deletes_test",
+    "edits_test",
+    "honest",
+    "infinite_loop",
+    "memory_bomb",
+    "monkeypatch",
+    "os_exit_in_test",
+    "os_exit_midway",
+    "redefines_helper",
+    "stubborn_loop",
+    "sys_exit",
+    "broken",
+    "zsnoop",
+    "result_hook",
+    "launcher_shadow",
+    "fake_numpy",
+    "shadows_bool",
+    "always_equal",
+    "guard_replaced",
+    "history_leak",
+    "huge_print",
+    "copies_test",
+]
 
 
 class Listener:
@@ -199,22 +218,59 @@ def graded(tmp_path_factory):
     submit(term, "honest", build(term))
     submit(term, "edits_test", build(term, {**answers, "ex1-answer": WRONG_SQUARE}, edit={"ex1-tests": "pass"}))
     submit(term, "deletes_test", build(term, {**answers, "ex1-answer": WRONG_SQUARE}, delete=("ex1-tests",)))
-    submit(term, "deletes_helper", build(term, {**answers, "ex2-answer": REVERSED_UNIT}, delete=("helpers",),
-                                         after={"ex2-answer": "def same_values(actual, expected):\n    return True"}))
-    submit(term, "redefines_helper", build(term, {**answers, "ex2-answer": REVERSED_UNIT},
-                                           after={"ex2-answer": "same_values = lambda *a, **k: True"}))
-    submit(term, "monkeypatch", build(term, {
-        **answers,
-        "ex1-answer": "def square(x):\n    return 9 if np.isscalar(x) else x",
-        "ex2-answer": "def unit(v):\n    return np.asarray(v, dtype=float)",
-    }, after={"ex1-answer": MONKEYPATCH}))
+    submit(
+        term,
+        "deletes_helper",
+        build(
+            term,
+            {**answers, "ex2-answer": REVERSED_UNIT},
+            delete=("helpers",),
+            after={"ex2-answer": "def same_values(actual, expected):\n    return True"},
+        ),
+    )
+    submit(
+        term,
+        "redefines_helper",
+        build(
+            term, {**answers, "ex2-answer": REVERSED_UNIT}, after={"ex2-answer": "same_values = lambda *a, **k: True"}
+        ),
+    )
+    submit(
+        term,
+        "monkeypatch",
+        build(
+            term,
+            {
+                **answers,
+                "ex1-answer": "def square(x):\n    return 9 if np.isscalar(x) else x",
+                "ex2-answer": "def unit(v):\n    return np.asarray(v, dtype=float)",
+            },
+            after={"ex1-answer": MONKEYPATCH},
+        ),
+    )
     endless = "def square(x):\n    while True:\n        pass"
     submit(term, "infinite_loop", build(term, {**answers, "ex1-answer": endless}))
-    submit(term, "stubborn_loop", build(term, {**answers, "ex1-answer": (
-        "def square(x):\n    import signal\n    signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-        "    while True:\n        pass")}))
-    submit(term, "memory_bomb", build(term, {**answers, "ex1-answer": (
-        "def square(x):\n    hoard = bytearray(64 * 1024**3)\n    return x * x")}))
+    submit(
+        term,
+        "stubborn_loop",
+        build(
+            term,
+            {
+                **answers,
+                "ex1-answer": (
+                    "def square(x):\n    import signal\n    signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                    "    while True:\n        pass"
+                ),
+            },
+        ),
+    )
+    submit(
+        term,
+        "memory_bomb",
+        build(
+            term, {**answers, "ex1-answer": ("def square(x):\n    hoard = bytearray(64 * 1024**3)\n    return x * x")}
+        ),
+    )
     submit(term, "sys_exit", build(term, after={"ex1-answer": "import sys\nsys.exit('bye')"}))
     dies = "def unit(v):\n    import os\n    os._exit(0)"
     submit(term, "os_exit_in_test", build(term, {**answers, "ex2-answer": dies}))
@@ -227,14 +283,23 @@ def graded(tmp_path_factory):
     submit(term, "honest", build(term), assignment="no-such-assignment")
     (term.submitted / "absent" / "fixture-basics").mkdir(parents=True)
     submit(term, "result_hook", build(term, {}, after={"setup": RESULT_HOOK}))
-    submit(term, "launcher_shadow", build(term, {**answers, "ex2-answer": REVERSED_UNIT},
-                                          after={"ex1-answer": LAUNCHER_SHADOW}))
+    submit(
+        term,
+        "launcher_shadow",
+        build(term, {**answers, "ex2-answer": REVERSED_UNIT}, after={"ex1-answer": LAUNCHER_SHADOW}),
+    )
     submit(term, "fake_numpy", build(term, {**answers, "ex2-answer": REVERSED_UNIT}, after={"ex1-answer": FAKE_NUMPY}))
-    submit(term, "shadows_bool", build(term, {**answers, "ex2-answer": REVERSED_UNIT},
-                                       after={"ex1-answer": "bool = lambda value: True"}))
+    submit(
+        term,
+        "shadows_bool",
+        build(term, {**answers, "ex2-answer": REVERSED_UNIT}, after={"ex1-answer": "bool = lambda value: True"}),
+    )
     submit(term, "always_equal", build(term, {**answers, "ex3-answer": ALWAYS_EQUAL}))
-    submit(term, "guard_replaced", build(term, {**answers, "ex2-answer": REVERSED_UNIT},
-                                         after={"ex1-answer": GUARD_REPLACED}))
+    submit(
+        term,
+        "guard_replaced",
+        build(term, {**answers, "ex2-answer": REVERSED_UNIT}, after={"ex1-answer": GUARD_REPLACED}),
+    )
     submit(term, "history_leak", build(term, after={"ex3-tests": HISTORY_LEAK}))
     submit(term, "huge_print", build(term, after={"ex1-answer": HUGE_PRINT}))
     submit(term, "copies_test", with_copied_test(build(term), "ex1-tests", after="ex1-tests"))
@@ -265,8 +330,7 @@ def test_a_missing_notebook_scores_zero(graded):
 def test_editing_a_test_cell_does_not_help(graded):
     term = graded[0]
     assert scores(term)["edits_test"] == {**POINTS, "ex1-tests": 0}
-    assert "square(3) should be 9" in "".join(
-        c.source for c in autograded_notebook(term, "edits_test").cells)
+    assert "square(3) should be 9" in "".join(c.source for c in autograded_notebook(term, "edits_test").cells)
 
 
 def test_deleting_a_test_cell_does_not_help_it_is_restored_and_fails(graded):
@@ -351,14 +415,19 @@ def test_student_code_reads_no_secrets_writes_nothing_outside_and_has_no_network
     for place in ("term_root", "other_student", "repository"):
         assert loot[f"write_{place}"].startswith("denied"), (place, loot[f"write_{place}"])
     assert loot["network"].startswith("denied") and listener.connections == 0
-    leftovers = [term.root / f"{marker}.txt", term.submitted / "honest" / f"{marker}.txt",
-                 Path(f"/tmp/{marker}.txt"), REPO / f"{marker}.txt"]
+    leftovers = [
+        term.root / f"{marker}.txt",
+        term.submitted / "honest" / f"{marker}.txt",
+        Path(f"/tmp/{marker}.txt"),
+        REPO / f"{marker}.txt",
+    ]
     assert [path for path in leftovers if path.exists()] == []
 
 
 def test_no_process_of_the_sandbox_user_survives_grading(graded):
-    survivors = [f"{p['Name']} (pid {p['Pid']}, {p['State']}, parent {p['PPid']})"
-                 for p in live_processes(sandbox_uids())]
+    survivors = [
+        f"{p['Name']} (pid {p['Pid']}, {p['State']}, parent {p['PPid']})" for p in live_processes(sandbox_uids())
+    ]
     assert survivors == []
 
 
@@ -450,13 +519,26 @@ def test_report_writes_lms_csv_and_plots(graded):
 def test_without_the_trusted_kernel_and_the_guard_the_same_cheats_would_get_full_marks(tmp_path):
     """The attacks above are real: nbgrader alone gives these submissions every point."""
     term = new_term(tmp_path / "term", ["monkeypatch", "redefines_helper"])
-    submit(term, "monkeypatch", build(term, {
-        **CORRECT,
-        "ex1-answer": "def square(x):\n    return 9 if np.isscalar(x) else x",
-        "ex2-answer": "def unit(v):\n    return np.asarray(v, dtype=float)",
-    }, after={"ex1-answer": MONKEYPATCH}))
-    submit(term, "redefines_helper", build(term, {**CORRECT, "ex2-answer": REVERSED_UNIT},
-                                           after={"ex2-answer": "same_values = lambda *a, **k: True"}))
+    submit(
+        term,
+        "monkeypatch",
+        build(
+            term,
+            {
+                **CORRECT,
+                "ex1-answer": "def square(x):\n    return 9 if np.isscalar(x) else x",
+                "ex2-answer": "def unit(v):\n    return np.asarray(v, dtype=float)",
+            },
+            after={"ex1-answer": MONKEYPATCH},
+        ),
+    )
+    submit(
+        term,
+        "redefines_helper",
+        build(
+            term, {**CORRECT, "ex2-answer": REVERSED_UNIT}, after={"ex2-answer": "same_values = lambda *a, **k: True"}
+        ),
+    )
     result = grader(term, "autograde", "--no-guard", "--no-trusted-kernel", "--quiet")
     assert result.returncode == 0, result.stderr
     assert scores(term) == {"monkeypatch": POINTS, "redefines_helper": POINTS}

@@ -83,7 +83,8 @@ def test_zip_from_an_lms_is_collected_with_nbgraders_zip_collection(term, tmp_pa
     result = grader(term, "collect", ASSIGNMENT, str(archive))
     assert "eve: unknown student" in result.stdout
     assert (term.submitted / "alice" / ASSIGNMENT / NOTEBOOK).read_text() == (
-        term.submitted / "bob" / ASSIGNMENT / NOTEBOOK).read_text()
+        term.submitted / "bob" / ASSIGNMENT / NOTEBOOK
+    ).read_text()
     assert nbformat.reads((term.submitted / "alice" / ASSIGNMENT / NOTEBOOK).read_text(), 4).cells
 
 
@@ -119,6 +120,10 @@ def test_term_directory_inside_the_sources_is_refused(tmp_path):
 
     from grader.paths import REPO
 
-    inside = subprocess.run([sys.executable, "-m", "grader", "--term", str(DEFAULT_SOLUTIONS / "term"), "report"],
-                            cwd=REPO, capture_output=True, text=True)
+    inside = subprocess.run(
+        [sys.executable, "-m", "grader", "--term", str(DEFAULT_SOLUTIONS / "term"), "report"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert inside.returncode == 2 and "must not be inside" in inside.stderr

@@ -31,18 +31,48 @@ def cluster(tmp_path):
     address_file = tmp_path / "scheduler.json"
     environment = {**os.environ, "PYTHONPATH": str(REPO)}
     logs = tmp_path / "dask.log"
-    processes = [subprocess.Popen([_dask(), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                   "--scheduler-file", str(address_file)],
-                                  cwd=REPO, env=environment, stdout=logs.open("a"), stderr=subprocess.STDOUT)]
+    processes = [
+        subprocess.Popen(
+            [
+                _dask(),
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(address_file),
+            ],
+            cwd=REPO,
+            env=environment,
+            stdout=logs.open("a"),
+            stderr=subprocess.STDOUT,
+        )
+    ]
     deadline = time.monotonic() + 120
     while not address_file.is_file() and time.monotonic() < deadline:
         time.sleep(0.2)
     address = json.loads(address_file.read_text())["address"]
     for _ in range(2):
-        processes.append(subprocess.Popen(
-            [_dask(), "worker", address, "--nthreads", "1", "--no-dashboard", "--local-directory",
-             str(tmp_path / "dask-workers")],
-            cwd=REPO, env=environment, stdout=logs.open("a"), stderr=subprocess.STDOUT))
+        processes.append(
+            subprocess.Popen(
+                [
+                    _dask(),
+                    "worker",
+                    address,
+                    "--nthreads",
+                    "1",
+                    "--no-dashboard",
+                    "--local-directory",
+                    str(tmp_path / "dask-workers"),
+                ],
+                cwd=REPO,
+                env=environment,
+                stdout=logs.open("a"),
+                stderr=subprocess.STDOUT,
+            )
+        )
     from distributed import Client
 
     with Client(address, timeout=60) as client:
@@ -75,7 +105,8 @@ def test_two_dask_workers_give_exactly_the_grades_of_one_local_worker(tmp_path, 
     for student in ("p1", "p2", "p3", "p4", "p5", "p8"):
         folder = Path("autograded") / student / "fixture-basics"
         assert sorted(p.name for p in (remote.root / folder).iterdir()) == sorted(
-            p.name for p in (local.root / folder).iterdir())
+            p.name for p in (local.root / folder).iterdir()
+        )
     markers = [json.loads(p.read_text()) for p in (remote.state / "done" / "fixture-basics").glob("*.json")]
     graded_by = {m["worker"] for m in markers if m["worker"]}
     assert len(graded_by) == 2, f"both Dask workers should have graded: {graded_by}"

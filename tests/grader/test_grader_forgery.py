@@ -35,8 +35,9 @@ SETUP = "import numpy as np\nimport minitf as tf"
 SIGNED = "@tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])\ndef double(x):\n    return 2 * x"
 ANSWERS = {
     "double-answer": SIGNED,
-    "maker-answer": "def make_double():\n" + "\n".join("    " + line for line in SIGNED.replace(
-        "def double", "def inner").splitlines()) + "\n    return inner",
+    "maker-answer": "def make_double():\n"
+    + "\n".join("    " + line for line in SIGNED.replace("def double", "def inner").splitlines())
+    + "\n    return inner",
     "answer-answer": "answer = tf.constant(42)",
     "add-answer": "def add(a, b):\n    return a + b",
     "settle-answer": "def settle(x):\n    return x / 2",
@@ -58,7 +59,7 @@ TESTS = {
         'assert made.experimental_get_tracing_count() == 1, "the function make_double returns should trace once"'
     ),
     "answer-tests": 'assert int(answer.numpy()) == 42, "answer should be 42"',
-    "add-tests": "for k in range(6):\n    assert add(k, 1) == k + 1, f\"add({k}, 1) should be {k + 1}\"",
+    "add-tests": 'for k in range(6):\n    assert add(k, 1) == k + 1, f"add({k}, 1) should be {k + 1}"',
     "settle-tests": "x = 1.0\nwhile x > 1e-3:\n    x = settle(x)\nassert x <= 1e-3",
     "last-tests": 'assert last == "done"',
 }
@@ -80,9 +81,11 @@ libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
 segment = libc.shmget({SHARED_MEMORY_KEY}, 64, {{flags}})
 """
 WRITES_SHARED_MEMORY = SHARED_MEMORY.format(flags=0o1666) + (
-    "ctypes.memmove(libc.shmat(segment, None, 0), b'42\\0', 3)\nanswer = tf.constant(42)")
+    "ctypes.memmove(libc.shmat(segment, None, 0), b'42\\0', 3)\nanswer = tf.constant(42)"
+)
 READS_SHARED_MEMORY = SHARED_MEMORY.format(flags=0) + (
-    "answer = tf.constant(int(ctypes.string_at(libc.shmat(segment, None, 0)))) if segment >= 0 else None")
+    "answer = tf.constant(int(ctypes.string_at(libc.shmat(segment, None, 0)))) if segment >= 0 else None"
+)
 LEAVES_FILES = """for number in range(12):
     try:
         with open(f"leftover-{number}.bin", "wb") as handle:
@@ -95,18 +98,25 @@ last = "done"
 CHEATS = {
     # the engine's count is replaced on the object (by a helper, so the source still shows a tf.function); the
     # trusted kernel counts the traces it was sent
-    "count_patched": {"double-answer": "def patch(f):\n    f.experimental_get_tracing_count = lambda: 1\n"
-                      "    return f\n" + UNSIGNED + "\npatch(double)"},
+    "count_patched": {
+        "double-answer": "def patch(f):\n    f.experimental_get_tracing_count = lambda: 1\n"
+        "    return f\n" + UNSIGNED + "\npatch(double)"
+    },
     "outer_decorator": {"double-answer": CLAIMS + "@Claims\n" + UNSIGNED},
     "rebinds": {"double-answer": SIGNED + "\n" + CLAIMS + "globals()['double'] = Claims(tf.function(lambda x: 2 * x))"},
-    "dead_code": {"double-answer": CLAIMS + "double = Claims(tf.function(lambda x: 2 * x))\nif False:\n"
-                  + "\n".join("    " + line for line in SIGNED.splitlines())},
+    "dead_code": {
+        "double-answer": CLAIMS
+        + "double = Claims(tf.function(lambda x: 2 * x))\nif False:\n"
+        + "\n".join("    " + line for line in SIGNED.splitlines())
+    },
     "returned_liar": {"maker-answer": CLAIMS + "def make_double():\n    return Claims(tf.function(lambda x: 2 * x))"},
     # the channel's reply for `answer` is 400 MB: the grader's socket drops it unread
-    "huge_reply": {"answer-answer": "answer = tf.constant(42)\nimport sys\n"
-                   "_channel = sys.modules['__grader_channel__.student']\n_real_serve = _channel.serve\n"
-                   "_channel.serve = lambda request: 'A' * 400_000_000 "
-                   "if '\"answer\"' in request else _real_serve(request)"},
+    "huge_reply": {
+        "answer-answer": "answer = tf.constant(42)\nimport sys\n"
+        "_channel = sys.modules['__grader_channel__.student']\n_real_serve = _channel.serve\n"
+        "_channel.serve = lambda request: 'A' * 400_000_000 "
+        "if '\"answer\"' in request else _real_serve(request)"
+    },
     "slow_calls": {"add-answer": "def add(a, b):\n    import time\n    time.sleep(5)\n    return a + b"},
     "request_flood": {"settle-answer": "def settle(x):\n    return x"},
     "ipc_a_writer": {"answer-answer": WRITES_SHARED_MEMORY},
@@ -114,18 +124,29 @@ CHEATS = {
     "leaves_files": {"last-answer": LEAVES_FILES},
     "reads_host_file": {"answer-answer": "answer = tf.constant(int(open({secret!r}).read()))"},
 }
-CHEATED = {"count_patched": "double-tests", "outer_decorator": "double-tests", "rebinds": "double-tests",
-           "dead_code": "double-tests", "returned_liar": "maker-tests", "huge_reply": "answer-tests",
-           "slow_calls": "add-tests", "request_flood": "settle-tests", "ipc_b_reader": "answer-tests",
-           "reads_host_file": "answer-tests"}
+CHEATED = {
+    "count_patched": "double-tests",
+    "outer_decorator": "double-tests",
+    "rebinds": "double-tests",
+    "dead_code": "double-tests",
+    "returned_liar": "maker-tests",
+    "huge_reply": "answer-tests",
+    "slow_calls": "add-tests",
+    "request_flood": "settle-tests",
+    "ipc_b_reader": "answer-tests",
+    "reads_host_file": "answer-tests",
+}
 
 
 def exercise_cells() -> list:
     cells = [new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True))]
     for answer, source in ANSWERS.items():
         test = answer.replace("-answer", "-tests")
-        cells.append(new_code_cell(f"### BEGIN SOLUTION\n{source}\n### END SOLUTION",
-                                   metadata=nbgrader_meta(answer, solution=True)))
+        cells.append(
+            new_code_cell(
+                f"### BEGIN SOLUTION\n{source}\n### END SOLUTION", metadata=nbgrader_meta(answer, solution=True)
+            )
+        )
         cells.append(new_code_cell(TESTS[test], metadata=nbgrader_meta(test, grade=True, locked=True, points=1)))
     return cells
 
@@ -172,8 +193,10 @@ def graded(tmp_path_factory):
     secret.chmod(0o644)
     submissions = {"honest": ANSWERS}
     for student, answers in CHEATS.items():
-        submissions[student] = {**ANSWERS, **{k: v.replace("{secret!r}", repr(str(secret)))
-                                              for k, v in answers.items()}}
+        submissions[student] = {
+            **ANSWERS,
+            **{k: v.replace("{secret!r}", repr(str(secret))) for k, v in answers.items()},
+        }
     term = one_notebook_class(root, ASSIGNMENT, exercise_cells(), submissions)
     peak: dict[int, float] = {}
     named: dict[int, str] = {}
@@ -185,8 +208,12 @@ def graded(tmp_path_factory):
                 if pid != os.getpid():
                     if size > peak.get(pid, 0.0):
                         with contextlib.suppress(OSError):  # what it was when it was largest (for the message)
-                            named[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:160].decode(
-                                errors="replace")
+                            named[pid] = (
+                                Path(f"/proc/{pid}/cmdline")
+                                .read_bytes()
+                                .replace(b"\0", b" ")[:160]
+                                .decode(errors="replace")
+                            )
                     peak[pid] = max(size, peak.get(pid, 0.0))
             time.sleep(0.1)
 
@@ -201,8 +228,10 @@ def graded(tmp_path_factory):
         secret.unlink()
     assert result.returncode == 0, result.stdout + result.stderr
     table = {line.split()[0]: line.split()[3] for line in result.stdout.splitlines()[1:-1]}
-    print(f"graded {len(table)} submissions in {time.monotonic() - started:.0f} s; grader processes' peak resident "
-          f"size: {max(peak.values()):.0f} MB (largest of {len(peak)} processes)")
+    print(
+        f"graded {len(table)} submissions in {time.monotonic() - started:.0f} s; grader processes' peak resident "
+        f"size: {max(peak.values()):.0f} MB (largest of {len(peak)} processes)"
+    )
     return term, table, {f"{pid} {named.get(pid, '?')}": size for pid, size in peak.items()}
 
 

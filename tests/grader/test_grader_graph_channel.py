@@ -37,8 +37,12 @@ def remove_times_one(graph):
     changes = []
     for op in graph.get_operations():
         constant = op.inputs[1].op if op.type == "Mul" else None
-        if constant is not None and constant.type == "Const" and np.all(constant.attrs["value"] == 1) \
-                and op.inputs[0].shape == op.outputs[0].shape:
+        if (
+            constant is not None
+            and constant.type == "Const"
+            and np.all(constant.attrs["value"] == 1)
+            and op.inputs[0].shape == op.outputs[0].shape
+        ):
             graph.replace_uses({id(op.outputs[0]): op.inputs[0]})
             graph.remove_ops([op])
             changes.append(op.name)
@@ -60,8 +64,9 @@ def test_a_graph_crosses_as_data_and_is_rebuilt_with_the_same_operations():
     data = json.loads(json.dumps(codec.Encoder(trusted.encode_other).encode(graph)))
     rebuilt = codec.Decoder(student.decode_special).decode(data)
     assert rebuilt is not graph and type(rebuilt) is type(graph)
-    assert [(op.name, op.type, [t.name for t in op.inputs]) for op in rebuilt.get_operations()] == \
-           [(op.name, op.type, [t.name for t in op.inputs]) for op in graph.get_operations()]
+    assert [(op.name, op.type, [t.name for t in op.inputs]) for op in rebuilt.get_operations()] == [
+        (op.name, op.type, [t.name for t in op.inputs]) for op in graph.get_operations()
+    ]
     copy_of_counter = rebuilt.captures[0][0]
     assert isinstance(copy_of_counter, tf.Variable) and copy_of_counter is not counter
     result = run_graph(rebuilt, [np.array([0.5, 0.5], np.float32), copy_of_counter])

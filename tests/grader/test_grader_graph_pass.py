@@ -26,8 +26,11 @@ PASS = """def remove_times_one(graph):
             graph.bypass(op, op.inputs[0])
             changes.append(op.name)
     return changes"""
-DROPS_STATE = PASS.replace("    return changes", "    graph.remove_ops([op for op in graph.get_operations() "
-                                                 "if op.type == 'AssignAddVariableOp'])\n    return changes")
+DROPS_STATE = PASS.replace(
+    "    return changes",
+    "    graph.remove_ops([op for op in graph.get_operations() "
+    "if op.type == 'AssignAddVariableOp'])\n    return changes",
+)
 BREAKS_GRAPH = PASS.replace("graph.bypass(op, op.inputs[0])", "graph.remove_ops([op])")
 TEST = """from minitf.function.compiling.execute import run_graph
 
@@ -54,15 +57,26 @@ assert np.allclose(result[0], [1.5, 2.25]) and np.allclose(total.numpy(), [1.5, 
 """
 
 
-CELLS = [new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
-         new_code_cell(f"### BEGIN SOLUTION\n{PASS}\n### END SOLUTION",
-                       metadata=nbgrader_meta("pass-answer", solution=True)),
-         new_code_cell(TEST, metadata=nbgrader_meta("pass-tests", grade=True, locked=True, points=1))]
+CELLS = [
+    new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
+    new_code_cell(
+        f"### BEGIN SOLUTION\n{PASS}\n### END SOLUTION", metadata=nbgrader_meta("pass-answer", solution=True)
+    ),
+    new_code_cell(TEST, metadata=nbgrader_meta("pass-tests", grade=True, locked=True, points=1)),
+]
 
 
 def test_a_pass_is_graded_on_a_graph_that_crossed_to_the_student_and_back(tmp_path):
-    term = one_notebook_class(tmp_path, ASSIGNMENT, CELLS, {
-        "honest": {"pass-answer": PASS}, "blank": {}, "drops_state": {"pass-answer": DROPS_STATE},
-        "breaks_graph": {"pass-answer": BREAKS_GRAPH}})
+    term = one_notebook_class(
+        tmp_path,
+        ASSIGNMENT,
+        CELLS,
+        {
+            "honest": {"pass-answer": PASS},
+            "blank": {},
+            "drops_state": {"pass-answer": DROPS_STATE},
+            "breaks_graph": {"pass-answer": BREAKS_GRAPH},
+        },
+    )
     scores = autograde_scores(term, "--timeout", "30")
     assert scores == {"honest": "1/1", "blank": "0/1", "drops_state": "0/1", "breaks_graph": "0/1"}

@@ -109,7 +109,6 @@ def test_a_grader_process_validates_notebooks_without_building_the_iri_parsers()
         "try:\n    nbformat.validate(broken)\nexcept nbformat.ValidationError:\n    print('invalid refused')\n"
         "print('rfc3987_syntax' in sys.modules and sys.modules['rfc3987_syntax'] is not None)\n"
     )
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                         cwd=GRADER.parent)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=GRADER.parent)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["invalid", "refused", "False"], run.stdout

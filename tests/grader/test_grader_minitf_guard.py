@@ -18,8 +18,16 @@ CHEAT = "x = tf.constant([0, 0])\ntf.Tensor.__eq__ = lambda self, other: tf.cons
 
 
 def nbgrader_meta(grade_id: str, **flags) -> dict:
-    return {"nbgrader": {"grade": False, "solution": False, "locked": False, "grade_id": grade_id,
-                         "schema_version": 3, **flags}}
+    return {
+        "nbgrader": {
+            "grade": False,
+            "solution": False,
+            "locked": False,
+            "grade_id": grade_id,
+            "schema_version": 3,
+            **flags,
+        }
+    }
 
 
 def graded_scores(tmp_path, *options: str) -> dict[str, str]:
@@ -27,10 +35,14 @@ def graded_scores(tmp_path, *options: str) -> dict[str, str]:
     source.mkdir(parents=True)
     cells = [
         new_code_cell("import numpy as np\nimport minitf as tf", metadata=nbgrader_meta("setup", locked=True)),
-        new_code_cell("### BEGIN SOLUTION\nx = tf.constant([1, 2])\n### END SOLUTION",
-                      metadata=nbgrader_meta("answer", solution=True)),
-        new_code_cell("assert bool(tf.reduce_all(x == tf.constant([1, 2]))), 'x should hold [1, 2]'",
-                      metadata=nbgrader_meta("tests", grade=True, locked=True, points=1)),
+        new_code_cell(
+            "### BEGIN SOLUTION\nx = tf.constant([1, 2])\n### END SOLUTION",
+            metadata=nbgrader_meta("answer", solution=True),
+        ),
+        new_code_cell(
+            "assert bool(tf.reduce_all(x == tf.constant([1, 2]))), 'x should hold [1, 2]'",
+            metadata=nbgrader_meta("tests", grade=True, locked=True, points=1),
+        ),
     ]
     for number, cell in enumerate(cells):
         cell.id = f"cell{number}"

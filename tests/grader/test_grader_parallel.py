@@ -65,7 +65,8 @@ def test_two_workers_give_exactly_the_grades_of_one(tmp_path):
     for student in ("p1", "p2", "p3", "p4", "p5", "p8"):
         folder = Path("autograded") / student / "fixture-basics"
         assert sorted(p.name for p in (two.root / folder).iterdir()) == sorted(
-            p.name for p in (one.root / folder).iterdir())
+            p.name for p in (one.root / folder).iterdir()
+        )
     assert not any((two.state / "workers").iterdir()), "the workers' scratch folders are removed"
 
     again = grader(two, "autograde", "--quiet", "--workers", "2")
@@ -94,8 +95,13 @@ def _busy_worker(term: Term, deadline: float) -> int | None:
 def test_a_killed_worker_costs_only_its_submission_which_is_graded_again(tmp_path):
     students = [f"k{i}" for i in range(1, 6)]
     term = submitted_term(tmp_path / "term", students, WRONG_SQUARE)
-    run = subprocess.Popen(grader_command(term, "autograde", "--quiet", "--workers", "2"), cwd=REPO,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        grader_command(term, "autograde", "--quiet", "--workers", "2"),
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     victim = _busy_worker(term, time.monotonic() + 300)
     assert victim is not None, "no worker started grading"
     os.kill(victim, signal.SIGKILL)
@@ -118,8 +124,12 @@ def test_killing_the_run_ends_its_workers_and_their_kernels(tmp_path):
     term = new_term(tmp_path / "term", students)
     for student in students:
         submit(term, student, build(term))
-    run = subprocess.Popen(grader_command(term, "autograde", "--quiet", "--workers", "2"), cwd=REPO,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        grader_command(term, "autograde", "--quiet", "--workers", "2"),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     workers = []
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and _busy_worker(term, time.monotonic() + 0.1) is None:

@@ -36,7 +36,7 @@ from grader.pool import folder_digest, following, read_replies
 from grader.termstate import done_marker
 
 sys.path.insert(0, str(REPO / "grader"))  # the template is a standalone script beside launch.py
-import kernel_template  # noqa: E402  (needs the path above)
+import kernel_template  # needs the path above
 
 #: the folders a kernel can write to: its temporary folders, home, working folder and socket folder
 FOLDERS = """
@@ -46,7 +46,10 @@ FOLDERS = ["/tmp", "/dev/shm", os.path.expanduser("~"), ".",
            os.path.dirname(json.load(open(get_connection_file())).get("ip", "")) or "."]
 """
 #: an honest answer that also leaves something behind in every place a later kernel could look
-PLANTER = CORRECT["ex1-answer"] + FOLDERS + """
+PLANTER = (
+    CORRECT["ex1-answer"]
+    + FOLDERS
+    + """
 import builtins, subprocess, sys, types
 import numpy as np
 import minitf as tf
@@ -59,6 +62,7 @@ for folder in FOLDERS:
         note.write("1")
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "left-by-a"], start_new_session=True)
 """
+)
 #: a student who hands in a matplotlibrc: read when matplotlib is imported, so that kernel does not come from the
 #: template (which imported matplotlib already)
 STYLED = """
@@ -67,7 +71,9 @@ print("dpi", plt.rcParams["figure.dpi"])
 """
 #: an answer that is right only if none of it is there (so the victim scores full marks only when nothing leaked),
 #: nor the hidden tests (nbgrader's copy of the notebook being graded lies in the grading folder)
-VICTIM = FOLDERS + """import builtins, glob, sys
+VICTIM = (
+    FOLDERS
+    + """import builtins, glob, sys
 import numpy as np
 import minitf as tf
 
@@ -100,6 +106,7 @@ print("fonts:", sorted(os.path.basename(font.fname) for font in matplotlib.font_
 def square(x):
     return x * x if not LEFT else x + 1
 """
+)
 
 
 def _flood(link: socket.socket, size: int) -> None:
@@ -192,11 +199,15 @@ def pool_class(root: Path) -> Term:
     shutil.copyfile(solutions / ASSIGNMENT / NOTEBOOK, solutions / ASSIGNMENT / "more.ipynb")
     term = make_term(root / "term", solutions)
     ensure_assignment(term, ASSIGNMENT)
-    work = {"p1": build(term), "p2": build(term, {**CORRECT, "ex1-answer": "def square(x):\n    return x + 1"}),
-            "p3": build(term, {}), "p4": build(term, after={"ex2-answer": "import os\nos._exit(3)"}),
-            "pa-planter": build(term, {**CORRECT, "ex1-answer": PLANTER}),
-            "pb-victim": build(term, {**CORRECT, "ex1-answer": VICTIM}),
-            "pc-styled": build(term, {**CORRECT, "ex1-answer": CORRECT["ex1-answer"] + STYLED})}
+    work = {
+        "p1": build(term),
+        "p2": build(term, {**CORRECT, "ex1-answer": "def square(x):\n    return x + 1"}),
+        "p3": build(term, {}),
+        "p4": build(term, after={"ex2-answer": "import os\nos._exit(3)"}),
+        "pa-planter": build(term, {**CORRECT, "ex1-answer": PLANTER}),
+        "pb-victim": build(term, {**CORRECT, "ex1-answer": VICTIM}),
+        "pc-styled": build(term, {**CORRECT, "ex1-answer": CORRECT["ex1-answer"] + STYLED}),
+    }
     (root / "roster.csv").write_text("id\n" + "".join(f"{student}\n" for student in work))
     import_roster(term, root / "roster.csv")
     for student, nb in work.items():
@@ -223,18 +234,24 @@ def test_warm_kernels_give_the_grades_of_fresh_ones_and_leave_nothing_to_the_nex
     assert gradebook_rows(warm) == gradebook_rows(fresh)
     assert table(pooled.stdout)["pb-victim"] == ("graded", "8/8")
     assert table(pooled.stdout)["pa-planter"] == ("graded", "8/8")
-    early = {student: json.loads(done_marker(warm, student, ASSIGNMENT).read_text())["early_kernels"]
-             for student in table(pooled.stdout)}
+    early = {
+        student: json.loads(done_marker(warm, student, ASSIGNMENT).read_text())["early_kernels"]
+        for student in table(pooled.stdout)
+    }
     # the worker knows its next submission: each notebook's student kernel, a submission's first included, was
     # started while the notebook before it ran (the class's first submission's first notebook excepted)
     assert early["pb-victim"] == 2 and early["p1"] == 1, early
-    assert all(json.loads(done_marker(fresh, student, ASSIGNMENT).read_text())["early_kernels"] == 0
-               for student in early)
+    assert all(
+        json.loads(done_marker(fresh, student, ASSIGNMENT).read_text())["early_kernels"] == 0 for student in early
+    )
     for name in (NOTEBOOK, "more.ipynb"):  # both started early, while the planter's last notebook ran
         victim = (warm.autograded / "pb-victim" / ASSIGNMENT / name).read_text()
         assert "left behind by the previous student: []" in victim
         fonts = [line for line in victim.splitlines() if "fonts:" in line]
-        assert fonts and fonts == [line for line in (fresh.autograded / "pb-victim" / ASSIGNMENT / name).read_text()
-                                   .splitlines() if "fonts:" in line]  # the sandbox's fonts, not the host's
+        assert fonts and fonts == [
+            line
+            for line in (fresh.autograded / "pb-victim" / ASSIGNMENT / name).read_text().splitlines()
+            if "fonts:" in line
+        ]  # the sandbox's fonts, not the host's
         assert "dpi 42.0" in (warm.autograded / "pc-styled" / ASSIGNMENT / name).read_text()
     assert sandbox_processes() == []  # the planted process ended with its kernel

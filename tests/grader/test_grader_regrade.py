@@ -32,8 +32,10 @@ def _totals(term: Term) -> dict[str, dict[str, float]]:
     from nbgrader.api import Gradebook
 
     with Gradebook(term.db_url) as gradebook:
-        return {s.student.id: {n.name: n.score for n in s.notebooks}
-                for s in gradebook.find_assignment(ASSIGNMENT).submissions}
+        return {
+            s.student.id: {n.name: n.score for n in s.notebooks}
+            for s in gradebook.find_assignment(ASSIGNMENT).submissions
+        }
 
 
 def test_a_fixed_test_regrades_only_its_notebook_and_reports_each_changed_score(tmp_path):
@@ -46,15 +48,21 @@ def test_a_fixed_test_regrades_only_its_notebook_and_reports_each_changed_score(
     roster = tmp_path / "roster.csv"
     roster.write_text("id\nright\nfortyfour\nblank\nlate\n")
     import_roster(term, roster)
-    work = {"right": build(term), "fortyfour": build(term, {**CORRECT, "ex3-answer": "total = 44"}),
-            "blank": build(term, {})}
+    work = {
+        "right": build(term),
+        "fortyfour": build(term, {**CORRECT, "ex3-answer": "total = 44"}),
+        "blank": build(term, {}),
+    }
     for student, nb in work.items():
         submit(term, student, nb)
         nbformat.write(nb, term.submitted / student / ASSIGNMENT / "more.ipynb")
     first = grader(term, "autograde", "--quiet", "--workers", "2")
     assert first.returncode == 0, first.stderr
-    assert _totals(term) == {"right": {"exercises": 3, "more": 4}, "fortyfour": {"exercises": 4, "more": 3},
-                             "blank": {"exercises": 0, "more": 0}}
+    assert _totals(term) == {
+        "right": {"exercises": 3, "more": 4},
+        "fortyfour": {"exercises": 4, "more": 3},
+        "blank": {"exercises": 0, "more": 0},
+    }
     untouched = {s: (term.autograded / s / ASSIGNMENT / "more.ipynb").read_bytes() for s in work}
     submit(term, "late", build(term))  # collected, not graded yet: the next autograde uses the fixed test
     nbformat.write(build(term), term.submitted / "late" / ASSIGNMENT / "more.ipynb")
@@ -68,8 +76,11 @@ def test_a_fixed_test_regrades_only_its_notebook_and_reports_each_changed_score(
     assert f"fortyfour/{ASSIGNMENT}: 7 -> 6 (of 8)" in result.stdout
     assert "blank/" not in result.stdout  # regraded, but its score did not change
     assert "3 submission(s) regraded: 2 score(s) changed, 1 unchanged, 0 failed" in result.stdout
-    assert _totals(term) == {"right": {"exercises": 4, "more": 4}, "fortyfour": {"exercises": 3, "more": 3},
-                             "blank": {"exercises": 0, "more": 0}}
+    assert _totals(term) == {
+        "right": {"exercises": 4, "more": 4},
+        "fortyfour": {"exercises": 3, "more": 3},
+        "blank": {"exercises": 0, "more": 0},
+    }
     for student in work:  # the notebook whose tests did not change was not regraded
         assert (term.autograded / student / ASSIGNMENT / "more.ipynb").read_bytes() == untouched[student]
     released = nbformat.read(term.release / ASSIGNMENT / NOTEBOOK, as_version=4)

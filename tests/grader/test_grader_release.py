@@ -16,8 +16,9 @@ FIXTURE_SOLUTIONS = Path(__file__).parents[1] / "grader_fixtures" / "solutions"
 
 
 def grader(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.fixture()

@@ -22,8 +22,13 @@ WRONG = {"ex1-answer": "def square(x):\n    return x + 1", "ex3-answer": "total 
 def test_killed_run_resumes_and_keeps_finished_grades(tmp_path):
     students = [f"s{i}" for i in range(1, 7)]
     term = submitted_term(tmp_path / "term", students, WRONG)
-    run = subprocess.Popen(grader_command(term, "autograde", "--quiet"), cwd=REPO, start_new_session=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        grader_command(term, "autograde", "--quiet"),
+        cwd=REPO,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     markers = term.state / "done" / "fixture-basics"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and len(list(markers.glob("*.json"))) < 2:

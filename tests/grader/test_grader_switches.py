@@ -15,11 +15,14 @@ def test_autograde_runs_with_the_trusted_kernel_and_the_guard_by_default():
     assert (execute.trusted_kernel, execute.guard) == (True, True)
 
 
-@pytest.mark.parametrize(("options", "off"), [
-    (["--no-guard"], (False, True)),
-    (["--no-trusted-kernel"], (True, False)),
-    (["--no-guard", "--no-trusted-kernel"], (True, True)),
-])
+@pytest.mark.parametrize(
+    ("options", "off"),
+    [
+        (["--no-guard"], (False, True)),
+        (["--no-trusted-kernel"], (True, False)),
+        (["--no-guard", "--no-trusted-kernel"], (True, True)),
+    ],
+)
 def test_each_switch_turns_off_only_its_own_defence(options, off):
     args = build_parser().parse_args(["autograde", *options])
     assert (args.no_trusted_kernel, args.no_guard) == off

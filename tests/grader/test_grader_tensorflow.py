@@ -24,8 +24,10 @@ def test_a_test_cell_that_imports_tensorflow_keeps_its_points(tmp_path):
     (tmp_path / "roster.csv").write_text("id\nada\n")
     import_roster(term, tmp_path / "roster.csv")
     notebook = "tensorflow-noise.ipynb"
-    answered = fill(nbformat.read(term.release / "fixture-tf" / notebook, as_version=4),
-                    solution_answers(SOURCES / "fixture-tf" / notebook))
+    answered = fill(
+        nbformat.read(term.release / "fixture-tf" / notebook, as_version=4),
+        solution_answers(SOURCES / "fixture-tf" / notebook),
+    )
     folder = term.submitted / "ada" / "fixture-tf"
     folder.mkdir(parents=True)
     nbformat.write(answered, folder / notebook)

@@ -26,7 +26,7 @@ ANSWERS = {
     "answer-answer": "answer = tf.constant(42)",
     "fast-answer": "@tf.function\ndef fast_double(x):\n    return 2 * x",
     "step-answer": "def step(params, rate):\n    for param in params:\n        param.assign_sub(rate * param)\n"
-                   "    return len(params)",
+    "    return len(params)",
     "twice-answer": "def apply_twice(f, x):\n    return f(f(x))",
 }
 TESTS = {
@@ -81,8 +81,10 @@ SHADOWED_ISINSTANCE = """class Answer(int):
 answer = Answer(42)
 isinstance = lambda value, kind: True
 """
-COPIES_INSTEAD_OF_UPDATING = "def step(params, rate):\n    for i, p in enumerate(params):\n" \
-                             "        params[i] = p - rate * p\n    return len(params)"
+COPIES_INSTEAD_OF_UPDATING = (
+    "def step(params, rate):\n    for i, p in enumerate(params):\n"
+    "        params[i] = p - rate * p\n    return len(params)"
+)
 
 
 def exercise_cells(setup: str = SETUP) -> list:
@@ -90,21 +92,29 @@ def exercise_cells(setup: str = SETUP) -> list:
     cells = [new_code_cell(setup, metadata=nbgrader_meta("setup", locked=True))]
     for name, answer in ANSWERS.items():
         test = name.replace("-answer", "-tests")
-        cells.append(new_code_cell(f"### BEGIN SOLUTION\n{answer}\n### END SOLUTION",
-                                   metadata=nbgrader_meta(name, solution=True)))
+        cells.append(
+            new_code_cell(
+                f"### BEGIN SOLUTION\n{answer}\n### END SOLUTION", metadata=nbgrader_meta(name, solution=True)
+            )
+        )
         cells.append(new_code_cell(TESTS[test], metadata=nbgrader_meta(test, grade=True, locked=True, points=1)))
     return cells
 
 
 def test_graded_values_functions_and_in_place_updates_cross_as_data_and_cheats_fail(tmp_path):
-    term = one_notebook_class(tmp_path, ASSIGNMENT, exercise_cells(), {
-        "honest": ANSWERS,
-        "blank": {},
-        "fake_tf_function": {**ANSWERS, "fast-answer": FAKE_TF_FUNCTION},
-        "shadows_isinstance": {**ANSWERS, "answer-answer": SHADOWED_ISINSTANCE},
-        "copies_params": {**ANSWERS, "step-answer": COPIES_INSTEAD_OF_UPDATING},
-        "plain_function": {**ANSWERS, "fast-answer": "def fast_double(x):\n    return 2 * x"},
-    })
+    term = one_notebook_class(
+        tmp_path,
+        ASSIGNMENT,
+        exercise_cells(),
+        {
+            "honest": ANSWERS,
+            "blank": {},
+            "fake_tf_function": {**ANSWERS, "fast-answer": FAKE_TF_FUNCTION},
+            "shadows_isinstance": {**ANSWERS, "answer-answer": SHADOWED_ISINSTANCE},
+            "copies_params": {**ANSWERS, "step-answer": COPIES_INSTEAD_OF_UPDATING},
+            "plain_function": {**ANSWERS, "fast-answer": "def fast_double(x):\n    return 2 * x"},
+        },
+    )
     assert autograde_scores(term, "--timeout", "20") == {
         "honest": "4/4",
         "blank": "0/4",
@@ -120,11 +130,18 @@ def test_autograde_stops_before_grading_when_a_kernel_cannot_import_the_notebook
     hidden = tmp_path / "hidden-packages"
     hidden.mkdir()
     (hidden / "course_helpers_only_here.py").write_text("VALUE = 1\n")
-    term = one_notebook_class(tmp_path, ASSIGNMENT, exercise_cells(SETUP + "\nimport course_helpers_only_here"),
-                              {"honest": ANSWERS})
+    term = one_notebook_class(
+        tmp_path, ASSIGNMENT, exercise_cells(SETUP + "\nimport course_helpers_only_here"), {"honest": ANSWERS}
+    )
     environment = {**os.environ, "PYTHONPATH": str(hidden)}
-    result = subprocess.run(grader_command(term, "autograde", "--quiet"), cwd=REPO, capture_output=True, text=True,
-                            timeout=600, env=environment)
+    result = subprocess.run(
+        grader_command(term, "autograde", "--quiet"),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment,
+    )
     assert result.returncode != 0
     assert "cannot import what the course notebooks import" in result.stderr
     assert "course_helpers_only_here" in result.stderr
@@ -133,7 +150,7 @@ def test_autograde_stops_before_grading_when_a_kernel_cannot_import_the_notebook
 
 
 # A timing exercise: the test hands the student's stopwatch an instance of a class that an instructor cell defines.
-TIMING_HELPER = '''class Sleeper:
+TIMING_HELPER = """class Sleeper:
     def __init__(self, first, later):
         self.first = first
         self.later = later
@@ -145,80 +162,117 @@ TIMING_HELPER = '''class Sleeper:
         self.calls += 1
         time.sleep(self.first if self.calls == 1 else self.later)
         return tf.constant(x)
-'''
-STOPWATCH = "import time\n\ndef stopwatch(function, x):\n    function(x).numpy()\n" \
-            "    start = time.perf_counter()\n    function(x).numpy()\n    return time.perf_counter() - start"
+"""
+STOPWATCH = (
+    "import time\n\ndef stopwatch(function, x):\n    function(x).numpy()\n"
+    "    start = time.perf_counter()\n    function(x).numpy()\n    return time.perf_counter() - start"
+)
 TIMING_TESTS = (
     "probe = Sleeper(0.4, 0.1)\n"
     "seconds = stopwatch(probe, 2.0)\n"
     'assert isinstance(seconds, float), f"stopwatch should return a float, not a {type(seconds).__name__}"\n'
     'assert 0.1 <= seconds < 0.3, f"one call after the warm-up takes 0.1 s, not {seconds:.3f} s"\n'
-    'assert probe.calls == 2, "the test\'s own object is called: it is lent to the student\'s code, not copied"\n'
+    "assert probe.calls == 2, \"the test's own object is called: it is lent to the student's code, not copied\"\n"
     "### BEGIN HIDDEN TESTS\n"
     "seconds = stopwatch(Sleeper(0.3, 0.15), 1.0)\n"
     'assert 0.15 <= seconds < 0.35, f"one call after the warm-up takes 0.15 s, not {seconds:.3f} s"\n'
     "### END HIDDEN TESTS"
 )
-OWN_SLEEPER = "class Sleeper:\n    def __init__(self, *args):\n        pass\n\n    def __call__(self, x):\n" \
-              "        return tf.constant(x)\n\n\n" + STOPWATCH
+OWN_SLEEPER = (
+    "class Sleeper:\n    def __init__(self, *args):\n        pass\n\n    def __call__(self, x):\n"
+    "        return tf.constant(x)\n\n\n" + STOPWATCH
+)
 
 
 TIMING_CELLS = [
     new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
     new_code_cell(TIMING_HELPER, metadata=nbgrader_meta("helper", locked=True)),
-    new_code_cell(f"### BEGIN SOLUTION\n{STOPWATCH}\n### END SOLUTION", metadata=nbgrader_meta("watch-answer",
-                                                                                                 solution=True)),
+    new_code_cell(
+        f"### BEGIN SOLUTION\n{STOPWATCH}\n### END SOLUTION", metadata=nbgrader_meta("watch-answer", solution=True)
+    ),
     new_code_cell(TIMING_TESTS, metadata=nbgrader_meta("watch-tests", grade=True, locked=True, points=1)),
 ]
 
 
 def test_a_test_times_student_code_with_an_instructors_object_lent_from_the_trusted_kernel(tmp_path):
-    term = one_notebook_class(tmp_path, ASSIGNMENT, TIMING_CELLS, {
-        "honest": {"watch-answer": STOPWATCH},
-        "blank": {},
-        "no_warm_up": {"watch-answer": STOPWATCH.replace("    function(x).numpy()\n    start", "    start")},
-        # the student's own Sleeper (which never sleeps) is not the one the test's object is rebuilt from
-        "own_sleeper": {"watch-answer": OWN_SLEEPER},
-        "returns_the_object": {"watch-answer": "def stopwatch(function, x):\n    return function"},
-        "typed_in": {"watch-answer": "def stopwatch(function, x):\n    return 0.1"},
-        # the planted costs are not in the student's kernel: reading them fails instead of measuring them
-        "reads_the_costs": {"watch-answer": "def stopwatch(function, x):\n    return float(function.later)"},
-        "reads_the_dict": {"watch-answer": "def stopwatch(function, x):\n    return float(vars(function)['later'])"},
-    })
-    assert autograde_scores(term, "--timeout", "20") == {"honest": "1/1", "blank": "0/1", "no_warm_up": "0/1",
-                                                         "own_sleeper": "1/1", "returns_the_object": "0/1",
-                                                         "typed_in": "0/1", "reads_the_costs": "0/1",
-                                                         "reads_the_dict": "0/1"}
+    term = one_notebook_class(
+        tmp_path,
+        ASSIGNMENT,
+        TIMING_CELLS,
+        {
+            "honest": {"watch-answer": STOPWATCH},
+            "blank": {},
+            "no_warm_up": {"watch-answer": STOPWATCH.replace("    function(x).numpy()\n    start", "    start")},
+            # the student's own Sleeper (which never sleeps) is not the one the test's object is rebuilt from
+            "own_sleeper": {"watch-answer": OWN_SLEEPER},
+            "returns_the_object": {"watch-answer": "def stopwatch(function, x):\n    return function"},
+            "typed_in": {"watch-answer": "def stopwatch(function, x):\n    return 0.1"},
+            # the planted costs are not in the student's kernel: reading them fails instead of measuring them
+            "reads_the_costs": {"watch-answer": "def stopwatch(function, x):\n    return float(function.later)"},
+            "reads_the_dict": {
+                "watch-answer": "def stopwatch(function, x):\n    return float(vars(function)['later'])"
+            },
+        },
+    )
+    assert autograde_scores(term, "--timeout", "20") == {
+        "honest": "1/1",
+        "blank": "0/1",
+        "no_warm_up": "0/1",
+        "own_sleeper": "1/1",
+        "returns_the_object": "0/1",
+        "typed_in": "0/1",
+        "reads_the_costs": "0/1",
+        "reads_the_dict": "0/1",
+    }
 
 
 # Instructor cells between two tests are sent to the trusted kernel right after the first test, so they run while the
 # student's kernel runs the cells in between; they must still run after the first test and before the second, in order.
 BETWEEN_TESTS_CELLS = [
     new_code_cell(SETUP, metadata=nbgrader_meta("setup", locked=True)),
-    new_code_cell("### BEGIN SOLUTION\nanswer = tf.constant(42)\n### END SOLUTION",
-                  metadata=nbgrader_meta("answer-answer", solution=True)),
-    new_code_cell('checked = int(answer.numpy())\nassert checked == 42, f"answer should be 42, not {checked}"',
-                  metadata=nbgrader_meta("answer-tests", grade=True, locked=True, points=1)),
+    new_code_cell(
+        "### BEGIN SOLUTION\nanswer = tf.constant(42)\n### END SOLUTION",
+        metadata=nbgrader_meta("answer-answer", solution=True),
+    ),
+    new_code_cell(
+        'checked = int(answer.numpy())\nassert checked == 42, f"answer should be 42, not {checked}"',
+        metadata=nbgrader_meta("answer-tests", grade=True, locked=True, points=1),
+    ),
     new_code_cell("after_first = checked + 1  # reads what the first test left", metadata=nbgrader_meta("uses-test")),
     new_code_cell('raise ValueError("an instructor demo that fails")', metadata=nbgrader_meta("broken-demo")),
     new_code_cell("scale = 10.0", metadata=nbgrader_meta("scale", locked=True)),
-    new_code_cell("### BEGIN SOLUTION\ndef scaled(x):\n    return scale * x\n### END SOLUTION",
-                  metadata=nbgrader_meta("scaled-answer", solution=True)),
-    new_code_cell('assert after_first == 43, f"the cell between the tests saw checked = {after_first - 1}"\n'
-                  'result = scaled(tf.constant(2.0))\n'
-                  'assert float(result.numpy()) == 20.0, f"scaled(2) should be 20, not {result}"',
-                  metadata=nbgrader_meta("scaled-tests", grade=True, locked=True, points=1)),
+    new_code_cell(
+        "### BEGIN SOLUTION\ndef scaled(x):\n    return scale * x\n### END SOLUTION",
+        metadata=nbgrader_meta("scaled-answer", solution=True),
+    ),
+    new_code_cell(
+        'assert after_first == 43, f"the cell between the tests saw checked = {after_first - 1}"\n'
+        "result = scaled(tf.constant(2.0))\n"
+        'assert float(result.numpy()) == 20.0, f"scaled(2) should be 20, not {result}"',
+        metadata=nbgrader_meta("scaled-tests", grade=True, locked=True, points=1),
+    ),
 ]
 
 
 def test_instructor_cells_between_tests_run_after_the_first_test_and_before_the_next(tmp_path):
-    term = one_notebook_class(tmp_path, ASSIGNMENT, BETWEEN_TESTS_CELLS, {
-        "honest": {"answer-answer": "answer = tf.constant(42)",
-                   "scaled-answer": "def scaled(x):\n    return scale * x"},
-        "wrong_first": {"answer-answer": "answer = tf.constant(41)",
-                        "scaled-answer": "def scaled(x):\n    return scale * x"},
-        "wrong_second": {"answer-answer": "answer = tf.constant(42)",
-                         "scaled-answer": "def scaled(x):\n    return 2 * x"},
-    })
+    term = one_notebook_class(
+        tmp_path,
+        ASSIGNMENT,
+        BETWEEN_TESTS_CELLS,
+        {
+            "honest": {
+                "answer-answer": "answer = tf.constant(42)",
+                "scaled-answer": "def scaled(x):\n    return scale * x",
+            },
+            "wrong_first": {
+                "answer-answer": "answer = tf.constant(41)",
+                "scaled-answer": "def scaled(x):\n    return scale * x",
+            },
+            "wrong_second": {
+                "answer-answer": "answer = tf.constant(42)",
+                "scaled-answer": "def scaled(x):\n    return 2 * x",
+            },
+        },
+    )
     # wrong_first: its first test fails after setting checked = 41, so the second sees after_first = 42 and fails too
     assert autograde_scores(term, "--timeout", "20") == {"honest": "2/2", "wrong_first": "0/2", "wrong_second": "1/2"}

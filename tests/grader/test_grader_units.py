@@ -32,36 +32,59 @@ def run(preprocessor, cell):
 
 
 def test_log_noise_is_dropped_line_by_line_and_real_warnings_stay():
-    cell = new_code_cell("import tensorflow", outputs=[
-        new_output("stream", name="stderr", text=TF_LINES),
-        new_output("stream", name="stderr", text=TF_LINES + "UserWarning: this one is real\n"),
-        new_output("stream", name="stdout", text="I0000 00:00:1.0 1 port.cc:1] stays on stdout\n"),
-    ])
+    cell = new_code_cell(
+        "import tensorflow",
+        outputs=[
+            new_output("stream", name="stderr", text=TF_LINES),
+            new_output("stream", name="stderr", text=TF_LINES + "UserWarning: this one is real\n"),
+            new_output("stream", name="stdout", text="I0000 00:00:1.0 1 port.cc:1] stays on stdout\n"),
+        ],
+    )
     outputs = run(DropLogNoise(), cell).outputs
     assert [(o.name, o.text) for o in outputs] == [
-        ("stderr", "UserWarning: this one is real\n"), ("stdout", "I0000 00:00:1.0 1 port.cc:1] stays on stdout\n")]
+        ("stderr", "UserWarning: this one is real\n"),
+        ("stdout", "I0000 00:00:1.0 1 port.cc:1] stays on stdout\n"),
+    ]
 
 
 def test_hidden_tests_are_blanked_and_their_errors_keep_only_the_message():
-    source = ("assert f(1) == 1, 'visible'\n### BEGIN HIDDEN TESTS\nassert f(2) == 4, 'f(2) should be 4'\n"
-              "### END HIDDEN TESTS\n")
-    cell = new_code_cell(source, metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1}}, outputs=[
-        NotebookNode(output_type="error", ename="AssertionError", evalue="f(2) should be 4",
-                     traceback=["----> 3 assert f(2) == 4, 'f(2) should be 4'", "AssertionError: f(2) should be 4"])])
+    source = (
+        "assert f(1) == 1, 'visible'\n### BEGIN HIDDEN TESTS\nassert f(2) == 4, 'f(2) should be 4'\n"
+        "### END HIDDEN TESTS\n"
+    )
+    cell = new_code_cell(
+        source,
+        metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1}},
+        outputs=[
+            NotebookNode(
+                output_type="error",
+                ename="AssertionError",
+                evalue="f(2) should be 4",
+                traceback=["----> 3 assert f(2) == 4, 'f(2) should be 4'", "AssertionError: f(2) should be 4"],
+            )
+        ],
+    )
     hidden = run(HideHiddenTests(), cell)
     assert "f(2) == 4" not in hidden.source and "assert f(1) == 1, 'visible'" in hidden.source
     assert hidden.outputs[0].traceback == ["AssertionError: f(2) should be 4"]
 
 
 def test_cells_without_hidden_tests_keep_their_full_traceback():
-    cell = new_code_cell("assert False, 'x'", outputs=[NotebookNode(
-        output_type="error", ename="AssertionError", evalue="x", traceback=["line 1", "AssertionError: x"])])
+    cell = new_code_cell(
+        "assert False, 'x'",
+        outputs=[
+            NotebookNode(
+                output_type="error", ename="AssertionError", evalue="x", traceback=["line 1", "AssertionError: x"]
+            )
+        ],
+    )
     assert run(HideHiddenTests(), cell).outputs[0].traceback == ["line 1", "AssertionError: x"]
 
 
 def test_names_and_imports_of_a_read_only_cell_are_found():
-    source = ("import numpy as np\nimport os.path\nfrom math import sqrt as root\n"
-              "def helper(): pass\nx, (y, z) = 1, (2, 3)")
+    source = (
+        "import numpy as np\nimport os.path\nfrom math import sqrt as root\ndef helper(): pass\nx, (y, z) = 1, (2, 3)"
+    )
     assert defined_names(source) == ["np", "os", "root", "helper", "x", "y", "z"]
     assert imported_modules(source) == ["numpy", "os.path", "math"]
     assert defined_names("def broken(:") == []
@@ -112,15 +135,18 @@ def test_every_request_the_trusted_side_sends_is_a_row_of_the_student_sides_tabl
     assert reply == {"raised": "ChannelError", "message": "unknown request 'exec'"}
 
 
-@pytest.mark.parametrize("data", [
-    {"$": "ndarray", "dtype": "|O", "shape": [1], "b64": ""},
-    {"$": "ndarray", "dtype": "<f8", "shape": [2], "b64": "AAAAAAAA8D8="},
-    {"$": "float", "v": "__import__('os')"},
-    {"$": "tensor", "engine": "os", "tfdtype": "float32", "dtype": "<f4", "shape": [], "b64": ""},
-    ["not", "tagged"],
-    {"$": "lent", "id": 0, "callable": True},
-    {"$": "lambda", "src": "lambda: __import__('os')"},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"$": "ndarray", "dtype": "|O", "shape": [1], "b64": ""},
+        {"$": "ndarray", "dtype": "<f8", "shape": [2], "b64": "AAAAAAAA8D8="},
+        {"$": "float", "v": "__import__('os')"},
+        {"$": "tensor", "engine": "os", "tfdtype": "float32", "dtype": "<f4", "shape": [], "b64": ""},
+        ["not", "tagged"],
+        {"$": "lent", "id": 0, "callable": True},
+        {"$": "lambda", "src": "lambda: __import__('os')"},
+    ],
+)
 def test_the_trusted_side_refuses_anything_but_plain_data(data):
     with pytest.raises((codec.ChannelError, KeyError, ValueError)):
         codec.Decoder(trusted.decode_special).decode(data)
@@ -186,67 +212,99 @@ def test_the_students_stand_in_for_a_lent_object_has_no_readable_attributes():
 
 
 def test_whether_a_name_is_a_tf_function_is_read_from_the_source():
-    sources = ["import minitf as tf", "@tf.function\ndef fast(x):\n    return x",
-               "@tf.function(input_signature=[])\ndef signed(x):\n    return x",
-               "def plain(x):\n    return x", "wrapped = tf.function(plain)",
-               "class Fake:\n    get_concrete_function = None\nfake = Fake()"]
-    assert tf_function_names(sources) == {"tf": False, "fast": True, "signed": True, "plain": False,
-                                          "wrapped": True, "Fake": False, "fake": False}
+    sources = [
+        "import minitf as tf",
+        "@tf.function\ndef fast(x):\n    return x",
+        "@tf.function(input_signature=[])\ndef signed(x):\n    return x",
+        "def plain(x):\n    return x",
+        "wrapped = tf.function(plain)",
+        "class Fake:\n    get_concrete_function = None\nfake = Fake()",
+    ]
+    assert tf_function_names(sources) == {
+        "tf": False,
+        "fast": True,
+        "signed": True,
+        "plain": False,
+        "wrapped": True,
+        "Fake": False,
+        "fake": False,
+    }
     assert not any(tf_function_names([*sources, "import fakes as tf"]).values())
 
 
-@pytest.mark.parametrize("cheat", [
-    "def keep(f):\n    return f\n@keep\n@tf.function\ndef fast(x):\n    return x",  # not the outermost decorator
-    "@tf.function\ndef fast(x):\n    return x\nglobals()['fast'] = len",  # rebound where the source can't tell
-    "@tf.function\ndef fast(x):\n    return x\nsetattr(__import__('__main__'), 'fast', len)",
-    "tf.function = lambda f: f\n@tf.function\ndef fast(x):\n    return x",  # tf.function replaced
-    "fast = len\nif False:\n    @tf.function\n    def fast(x):\n        return x",  # a definition that never runs
-    "@tf.function\ndef fast(x):\n    return x\ndel fast",
-])
+@pytest.mark.parametrize(
+    "cheat",
+    [
+        "def keep(f):\n    return f\n@keep\n@tf.function\ndef fast(x):\n    return x",  # not the outermost decorator
+        "@tf.function\ndef fast(x):\n    return x\nglobals()['fast'] = len",  # rebound where the source can't tell
+        "@tf.function\ndef fast(x):\n    return x\nsetattr(__import__('__main__'), 'fast', len)",
+        "tf.function = lambda f: f\n@tf.function\ndef fast(x):\n    return x",  # tf.function replaced
+        "fast = len\nif False:\n    @tf.function\n    def fast(x):\n        return x",  # a definition that never runs
+        "@tf.function\ndef fast(x):\n    return x\ndel fast",
+    ],
+)
 def test_the_source_filter_reads_the_outermost_decorator_the_final_binding_and_reachable_code(cheat):
     assert not tf_function_names(["import minitf as tf", cheat]).get("fast")
-    assert tf_function_names(["import minitf as tf", "if True:\n    @tf.function\n    def fast(x):\n"
-                              "        return x"])["fast"]
+    assert tf_function_names(["import minitf as tf", "if True:\n    @tf.function\n    def fast(x):\n        return x"])[
+        "fast"
+    ]
 
 
 def test_the_trusted_plan_takes_answers_from_the_student_and_everything_else_from_the_instructor():
     def cell(source, **meta):
         return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, **meta}} if meta else {})
 
-    source = NotebookNode(cells=[
-        cell("import numpy as np", grade_id="setup", locked=True),
-        cell("data = np.arange(3)"),
-        cell("def double(x):\n    return 2 * x\nsorted = 1", grade_id="a", solution=True),
-        cell("assert double(data).tolist() == [0, 2, 4]", grade_id="t", grade=True, locked=True, points=1),
-    ])
+    source = NotebookNode(
+        cells=[
+            cell("import numpy as np", grade_id="setup", locked=True),
+            cell("data = np.arange(3)"),
+            cell("def double(x):\n    return 2 * x\nsorted = 1", grade_id="a", solution=True),
+            cell("assert double(data).tolist() == [0, 2, 4]", grade_id="t", grade=True, locked=True, points=1),
+        ]
+    )
     plan = TrustedPlan.from_source(source, {"t": "assert double(data).tolist() == [0, 2, 4]\n# hidden"})
     assert plan.student_names == {"double"}  # builtins a student rebinds are never taken from the student
-    assert [c.source for c in plan.cells] == ["import numpy as np", "data = np.arange(3)",
-                                             "assert double(data).tolist() == [0, 2, 4]\n# hidden"]
+    assert [c.source for c in plan.cells] == [
+        "import numpy as np",
+        "data = np.arange(3)",
+        "assert double(data).tolist() == [0, 2, 4]\n# hidden",
+    ]
     assert plan.wanted('assert "double" in globals()\nassert sorted(double(data))') == ["double"]
 
 
 def test_a_helper_that_imports_a_module_inside_a_method_does_not_read_the_answers_name_for_it():
     """An answer cell's `import time` must not make the trusted kernel skip a helper whose methods import time."""
+
     def cell(source, **meta):
         return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, **meta}} if meta else {})
 
     helper = "class Slow:\n    def __call__(self):\n        import time\n        time.sleep(0.01)\n        return time"
-    source = NotebookNode(cells=[
-        cell(helper, grade_id="helper", locked=True),
-        cell("import time\ndef watch(f):\n    return time.perf_counter()", grade_id="a", solution=True),
-        cell("print(time.time())"),  # this one does read the answer's `time`
-        cell("assert watch(Slow()) > 0", grade_id="t", grade=True, locked=True, points=1),
-    ])
+    source = NotebookNode(
+        cells=[
+            cell(helper, grade_id="helper", locked=True),
+            cell("import time\ndef watch(f):\n    return time.perf_counter()", grade_id="a", solution=True),
+            cell("print(time.time())"),  # this one does read the answer's `time`
+            cell("assert watch(Slow()) > 0", grade_id="t", grade=True, locked=True, points=1),
+        ]
+    )
     plan = TrustedPlan.from_source(source, {})
     assert [c.reads_answers for c in plan.cells] == [False, True, False]
 
 
 def test_outputs_are_cut_by_characters_per_cell_and_per_notebook_with_a_note():
-    big = new_code_cell("print(...)", outputs=[new_output("stream", name="stdout", text="x" * 1000),
-                                               new_output("stream", name="stderr", text="y" * 1000)])
-    other = new_code_cell("1/0", outputs=[NotebookNode(output_type="error", ename="ZeroDivisionError",
-                                                       evalue="z" * 1000, traceback=["t" * 1000])])
+    big = new_code_cell(
+        "print(...)",
+        outputs=[
+            new_output("stream", name="stdout", text="x" * 1000),
+            new_output("stream", name="stderr", text="y" * 1000),
+        ],
+    )
+    other = new_code_cell(
+        "1/0",
+        outputs=[
+            NotebookNode(output_type="error", ename="ZeroDivisionError", evalue="z" * 1000, traceback=["t" * 1000])
+        ],
+    )
     nb = NotebookNode(cells=[big, other], metadata={})
     cap = CapOutputs(max_cell_chars=300, max_notebook_chars=500)
     cap.preprocess(nb, {})
@@ -256,10 +314,16 @@ def test_outputs_are_cut_by_characters_per_cell_and_per_notebook_with_a_note():
 
 
 def test_feedback_removes_hidden_test_lines_from_every_output():
-    test = new_code_cell("### BEGIN HIDDEN TESTS\nassert secret_function(7) == 49, 'hidden'\n### END HIDDEN TESTS\n",
-                         metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1}})
-    leak = new_code_cell("print(In)", outputs=[new_output(
-        "stream", name="stdout", text="['', \"assert secret_function(7) == 49, 'hidden'\"]\nkept line\n")])
+    test = new_code_cell(
+        "### BEGIN HIDDEN TESTS\nassert secret_function(7) == 49, 'hidden'\n### END HIDDEN TESTS\n",
+        metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1}},
+    )
+    leak = new_code_cell(
+        "print(In)",
+        outputs=[
+            new_output("stream", name="stdout", text="['', \"assert secret_function(7) == 49, 'hidden'\"]\nkept line\n")
+        ],
+    )
     nb = NotebookNode(cells=[test, leak], metadata={})
     HideHiddenTests().preprocess(nb, {})
     assert "secret_function" not in leak.outputs[0].text and "kept line" in leak.outputs[0].text
@@ -282,7 +346,12 @@ def test_the_grading_profile_times_methods_that_exist():
     import sys
 
     program = "import benchmarks.grading_profile as p; p.instrument(); print('wrapped')"
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parents[2], timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "wrapped" in done.stdout

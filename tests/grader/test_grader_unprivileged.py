@@ -30,15 +30,27 @@ WHO = "import os\nprint('kernel uid', os.getuid())\n"
 def _as_nobody(home: Path) -> tuple[list[str], bool]:
     """A command prefix that runs as nobody, and whether nobody is a separate user there (not a mapping)."""
     nobody = pwd.getpwnam("nobody")
-    switch = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
-              "env", f"HOME={home}"]
+    switch = [
+        "setpriv",
+        f"--reuid={nobody.pw_uid}",
+        f"--regid={nobody.pw_gid}",
+        "--clear-groups",
+        "env",
+        f"HOME={home}",
+    ]
     probe = subprocess.run([*switch, sys.executable, "-c", "import grader"], cwd=REPO, capture_output=True)
     if probe.returncode == 0:
         return switch, True
     # the interpreter or the checkout sits where other users cannot reach (e.g. under /root): map the grader
     # to nobody in a user namespace instead; it keeps access to its files but is not root to itself
-    return ["unshare", "--user", f"--map-user={nobody.pw_uid}", f"--map-group={nobody.pw_gid}",
-            "env", f"HOME={home}"], False
+    return [
+        "unshare",
+        "--user",
+        f"--map-user={nobody.pw_uid}",
+        f"--map-group={nobody.pw_gid}",
+        "env",
+        f"HOME={home}",
+    ], False
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to an unprivileged user")
@@ -49,8 +61,9 @@ def test_without_root_the_grader_warns_loudly_and_applies_only_time_and_memory_l
     try:
         term = new_term(root / "term", ["honest", "limits"])
         submit(term, "honest", build(term))
-        submit(term, "limits", build(term, after={"ex1-answer": HUGE_BUT_LAZY, "ex2-answer": FOREVER,
-                                                   "ex3-answer": WHO}))
+        submit(
+            term, "limits", build(term, after={"ex1-answer": HUGE_BUT_LAZY, "ex2-answer": FOREVER, "ex3-answer": WHO})
+        )
         prefix, separate_user = _as_nobody(root)
         if separate_user:
             for folder, _, files in os.walk(root):
@@ -64,8 +77,11 @@ def test_without_root_the_grader_warns_loudly_and_applies_only_time_and_memory_l
         assert "only the time and memory limits apply" in result.stderr
         assert scores(term) == {"honest": POINTS, "limits": POINTS}
         cells = autograded_notebook(term, "limits").cells
-        outputs = {c.source: "".join(o.get("text", "") + o.get("ename", "") for o in c.outputs)
-                   for c in cells if c.cell_type == "code"}
+        outputs = {
+            c.source: "".join(o.get("text", "") + o.get("ename", "") for o in c.outputs)
+            for c in cells
+            if c.cell_type == "code"
+        }
         assert "MemoryError" in outputs[HUGE_BUT_LAZY]  # 3 GB of address space > 2048 MB
         assert "CellTimeoutError" in outputs[FOREVER]  # the 5 s cell limit
         assert f"kernel uid {nobody.pw_uid}" in outputs[WHO]  # the grader's own user: no sandbox user

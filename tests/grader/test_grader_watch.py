@@ -79,8 +79,13 @@ def test_watch_grades_work_as_it_arrives_and_a_restart_regrades_nothing(tmp_path
 
     markers = {s: done_marker(term, s, ASSIGNMENT).read_bytes() for s in ("w1", "w2")}
     pages = {s: (term.feedback / s / ASSIGNMENT / "exercises.html").stat().st_mtime_ns for s in ("w1", "w2")}
-    again = subprocess.run(grader_command(term, "watch", ASSIGNMENT, str(inbox), "--once"), cwd=REPO,
-                           capture_output=True, text=True, timeout=600)
+    again = subprocess.run(
+        grader_command(term, "watch", ASSIGNMENT, str(inbox), "--once"),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert again.returncode == 0, again.stderr
     assert not re.search(r"^\S+ (graded|collected) ", again.stdout, re.M), again.stdout
     assert {s: done_marker(term, s, ASSIGNMENT).read_bytes() for s in ("w1", "w2")} == markers

@@ -52,12 +52,21 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 def nbgrader_meta(grade_id: str, **flags) -> dict:
     """A cell's nbgrader metadata: flags `solution=True` for an answer cell, `grade=True, locked=True, points=N`
     for a test cell, `locked=True` for instructor code."""
-    return {"nbgrader": {"grade": False, "solution": False, "locked": False, "grade_id": grade_id,
-                         "schema_version": 3, **flags}}
+    return {
+        "nbgrader": {
+            "grade": False,
+            "solution": False,
+            "locked": False,
+            "grade_id": grade_id,
+            "schema_version": 3,
+            **flags,
+        }
+    }
 
 
-def one_notebook_class(root: Path, assignment: str, cells: list[nbformat.NotebookNode],
-                       submissions: dict[str, dict[str, str]]) -> Term:
+def one_notebook_class(
+    root: Path, assignment: str, cells: list[nbformat.NotebookNode], submissions: dict[str, dict[str, str]]
+) -> Term:
     """A term (under `root`) whose one assignment is the notebook `<assignment>.ipynb` made of `cells`, released,
     with one submission per student: the released notebook with the cells the student's dict names (by grade id)
     holding the given source instead."""
@@ -86,8 +95,14 @@ def grade_id(cell) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def build(term: Term, answers: dict[str, str] | None = None, *, edit: dict[str, str] | None = None,
-          delete: tuple[str, ...] = (), after: dict[str, str] | None = None) -> nbformat.NotebookNode:
+def build(
+    term: Term,
+    answers: dict[str, str] | None = None,
+    *,
+    edit: dict[str, str] | None = None,
+    delete: tuple[str, ...] = (),
+    after: dict[str, str] | None = None,
+) -> nbformat.NotebookNode:
     """The student notebook with answers filled in, cells edited or deleted, and new cells inserted after."""
     nb = copy.deepcopy(nbformat.read(term.release / ASSIGNMENT / NOTEBOOK, as_version=4))
     answers = CORRECT if answers is None else answers
@@ -122,7 +137,8 @@ def grader_command(term: Term, *args: str) -> list[str]:
     """The grader's command line on `term`: run it with `cwd=REPO`. Only a test of the machine-wide worker group
     may grade (tests/conftest.py): grading elsewhere would run beside the grader's tests on the other core."""
     assert os.environ.get("MACHINE_WIDE_TEST"), (
-        "this test grades in the sandbox: mark it `@pytest.mark.machine_wide` or put it under tests/grader/")
+        "this test grades in the sandbox: mark it `@pytest.mark.machine_wide` or put it under tests/grader/"
+    )
     return [sys.executable, "-m", "grader", "--term", str(term.root), "--solutions", str(term.solutions), *args]
 
 
@@ -174,9 +190,14 @@ def gradebook_rows(term: Term) -> dict:
         for assignment in gradebook.assignments:
             for submission in assignment.submissions:
                 rows[submission.student.id] = (
-                    submission.score, submission.max_score, submission.needs_manual_grade,
-                    sorted((n.name, g.name, g.auto_score, g.needs_manual_grade)
-                           for n in submission.notebooks for g in n.grades),
+                    submission.score,
+                    submission.max_score,
+                    submission.needs_manual_grade,
+                    sorted(
+                        (n.name, g.name, g.auto_score, g.needs_manual_grade)
+                        for n in submission.notebooks
+                        for g in n.grades
+                    ),
                     sorted((n.name, c.name, c.auto_comment) for n in submission.notebooks for c in n.comments),
                 )
     return rows

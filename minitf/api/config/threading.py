@@ -7,5 +7,9 @@ from minitf.core.threads import (
     set_intra_op_parallelism_threads,
 )
 
-__all__ = ["get_inter_op_parallelism_threads", "get_intra_op_parallelism_threads",
-           "set_inter_op_parallelism_threads", "set_intra_op_parallelism_threads"]
+__all__ = [
+    "get_inter_op_parallelism_threads",
+    "get_intra_op_parallelism_threads",
+    "set_inter_op_parallelism_threads",
+    "set_intra_op_parallelism_threads",
+]

@@ -1,17 +1,17 @@
 """`tf.math`: elementwise math, comparisons and reductions."""
 
-from minitf.api.math import special  # noqa: F401  (tf.math.special: the Bessel functions again)
-from minitf.ops.array.positions import invert_permutation  # noqa: F401
+from minitf.api.math import special  # tf.math.special: the Bessel functions again
+from minitf.ops.array.positions import invert_permutation
 from minitf.ops.array.sort_ops import (
-    in_top_k,  # noqa: F401
-    top_k,  # noqa: F401
+    in_top_k,
+    top_k,
 )
-from minitf.ops.checks.check_ops import is_non_decreasing, is_strictly_increasing  # noqa: F401
-from minitf.ops.linalg.norms import l2_normalize  # noqa: F401
-from minitf.ops.math.binary_math import accumulate_n, nextafter  # noqa: F401
-from minitf.ops.math.complex_ops import angle  # noqa: F401
-from minitf.ops.math.reductions import cumulative_logsumexp  # noqa: F401
-from minitf.ops.math.segment_ops import (  # noqa: F401  # noqa: F401
+from minitf.ops.checks.check_ops import is_non_decreasing, is_strictly_increasing
+from minitf.ops.linalg.norms import l2_normalize
+from minitf.ops.math.binary_math import accumulate_n, nextafter
+from minitf.ops.math.complex_ops import angle
+from minitf.ops.math.reductions import cumulative_logsumexp
+from minitf.ops.math.segment_ops import (
     bincount,
     confusion_matrix,
     polyval,
@@ -21,7 +21,7 @@ from minitf.ops.math.segment_ops import (  # noqa: F401  # noqa: F401
     unsorted_segment_sqrt_n,
     unsorted_segment_sum,
 )
-from minitf.ops.math.segment_reductions import (  # noqa: F401
+from minitf.ops.math.segment_reductions import (
     segment_max,
     segment_min,
     segment_prod,
@@ -29,7 +29,7 @@ from minitf.ops.math.segment_reductions import (  # noqa: F401
     unsorted_segment_min,
     unsorted_segment_prod,
 )
-from minitf.ops.math.special import (  # noqa: F401
+from minitf.ops.math.special import (
     bessel_i0,
     bessel_i0e,
     bessel_i1,
@@ -39,7 +39,7 @@ from minitf.ops.math.special import (  # noqa: F401
     erfc,
     erfcinv,
     erfinv,
-    lbeta,  # noqa: F401
+    lbeta,
     lgamma,
     multiply_no_nan,
     ndtri,
@@ -49,8 +49,8 @@ from minitf.ops.math.special import (  # noqa: F401
     xlog1py,
     xlogy,
 )
-from minitf.ops.math.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh  # noqa: F401
-from minitf.ops.math_ops import (  # noqa: F401
+from minitf.ops.math.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
+from minitf.ops.math_ops import (
     abs,
     add,
     add_n,
@@ -118,5 +118,5 @@ from minitf.ops.math_ops import (  # noqa: F401
     tanh,
     truediv,
 )
-from minitf.ops.nn.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign  # noqa: F401
-from minitf.ops.nn.normalization import zero_fraction  # noqa: F401
+from minitf.ops.nn.nn_ops import log_sigmoid, log_softmax, softmax, softplus, softsign
+from minitf.ops.nn.normalization import zero_fraction

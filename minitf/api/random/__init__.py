@@ -18,7 +18,23 @@ from minitf.ops.random.stateless_random_ops import (
     stateless_uniform,
 )
 
-__all__ = ["Algorithm", "Generator", "categorical", "create_rng_state", "experimental", "fold_in",
-           "get_global_generator", "normal", "set_global_generator", "set_seed", "shuffle", "split",
-           "stateless_categorical", "stateless_normal", "stateless_truncated_normal", "stateless_uniform",
-           "truncated_normal", "uniform"]
+__all__ = [
+    "Algorithm",
+    "Generator",
+    "categorical",
+    "create_rng_state",
+    "experimental",
+    "fold_in",
+    "get_global_generator",
+    "normal",
+    "set_global_generator",
+    "set_seed",
+    "shuffle",
+    "split",
+    "stateless_categorical",
+    "stateless_normal",
+    "stateless_truncated_normal",
+    "stateless_uniform",
+    "truncated_normal",
+    "uniform",
+]

@@ -52,8 +52,12 @@ def concat(values: Sequence[Any], axis: Any, name: str = "concat") -> Any:
         return _unsupported(axis)
     nrows = parts[0].nrows()
     for other in parts[1:]:
-        assert_equal(nrows, other.nrows(), message="Input tensors at index 0 (=x) and 1 (=y) have incompatible "
-                     "shapes.\nHint: tf.concat on axis 1 joins row i of each ragged tensor: they need as many rows.")
+        assert_equal(
+            nrows,
+            other.nrows(),
+            message="Input tensors at index 0 (=x) and 1 (=y) have incompatible "
+            "shapes.\nHint: tf.concat on axis 1 joins row i of each ragged tensor: they need as many rows.",
+        )
     joined = _stack_rows(parts)
     count = len(parts)
     order = reshape(transpose(reshape(tf_range(nrows * count, dtype=dtypes.int64), [count, -1])), [-1])
@@ -72,16 +76,20 @@ def _stack_rows(parts: list[RaggedTensor]) -> RaggedTensor:
 
 
 def _unsupported(axis: int) -> Any:
-    raise ValueError(f"minitf joins RaggedTensors along axis 0 or 1, not axis {axis}.\nHint: use "
-                     "tf.ragged.map_flat_values, or pad with rt.to_tensor() first.")
+    raise ValueError(
+        f"minitf joins RaggedTensors along axis 0 or 1, not axis {axis}.\nHint: use "
+        "tf.ragged.map_flat_values, or pad with rt.to_tensor() first."
+    )
 
 
-def tile(input: Any, multiples: Sequence[int], name: str | None = None) -> RaggedTensor:  # noqa: A002
+def tile(input: Any, multiples: Sequence[int], name: str | None = None) -> RaggedTensor:
     """A 2-D ragged tensor's rows repeated multiples[1] times, then the rows multiples[0] times."""
     rt = input
     if len(multiples) != 2 or rt.ragged_rank != 1:
-        raise ValueError("minitf tiles 2-D RaggedTensors (multiples of length 2).\nHint: pad with rt.to_tensor() "
-                         "and tile the dense tensor.")
+        raise ValueError(
+            "minitf tiles 2-D RaggedTensors (multiples of length 2).\nHint: pad with rt.to_tensor() "
+            "and tile the dense tensor."
+        )
     columns = int(multiples[1])
     wide = concat([rt] * columns, axis=1) if columns else rt[:, :0]
     return _stack_rows([wide] * int(multiples[0])) if int(multiples[0]) else wide[:0]
@@ -96,8 +104,9 @@ def reverse(tensor: Any, axis: Sequence[int], name: str | None = None) -> Ragged
             rt = gather_rows(rt, tf_range(rt.nrows() - 1, -1, -1, dtype=dtypes.int64))
         elif a == 1:
             splits = rt.row_splits
-            new_splits, order = bind(RaggedRange, splits[1:] - 1, splits[:-1] - 1,
-                                     convert_to_tensor(-1, dtype=dtypes.int64))
+            new_splits, order = bind(
+                RaggedRange, splits[1:] - 1, splits[:-1] - 1, convert_to_tensor(-1, dtype=dtypes.int64)
+            )
             rt = RaggedTensor(gather_rows(rt.values, order), new_splits, internal=True)
         else:
             _unsupported(a)
@@ -109,9 +118,11 @@ def map_fn(fn: Callable[..., Any], elems: RaggedTensor, fn_output_signature: Any
     `fn_output_signature` names a dense dtype); eagerly, one call per row."""
     nrows = static_value(elems.row_splits)
     if nrows is None:
-        raise TypeError("minitf's tf.map_fn over the rows of a RaggedTensor runs eagerly (one call per row), not "
-                        "inside a tf.function.\nHint: inside a tf.function, apply the op to rt.flat_values "
-                        "(tf.ragged.map_flat_values) or pad with rt.to_tensor().")
+        raise TypeError(
+            "minitf's tf.map_fn over the rows of a RaggedTensor runs eagerly (one call per row), not "
+            "inside a tf.function.\nHint: inside a tf.function, apply the op to rt.flat_values "
+            "(tf.ragged.map_flat_values) or pad with rt.to_tensor()."
+        )
     rows = [fn(elems[i]) for i in range(len(nrows) - 1)]
     dense_result = fn_output_signature is not None and not hasattr(fn_output_signature, "ragged_rank")
     if dense_result:
@@ -131,11 +142,11 @@ def dense_per_value(rt: RaggedTensor, dense: Any) -> Any:
         return dense
     rank = rt.ragged_rank + inner_rank + 1
     full = reshape(dense, [1] * (rank - dense.shape.rank) + dense.shape.as_list())
-    if any(n != 1 for n in full.shape.as_list()[1:rt.ragged_rank + 1]):  # as TensorFlow: rows of one length,
-        rows_of_dense = RaggedTensor.from_tensor(full)                    # which must be rt's row lengths
+    if any(n != 1 for n in full.shape.as_list()[1 : rt.ragged_rank + 1]):  # as TensorFlow: rows of one length,
+        rows_of_dense = RaggedTensor.from_tensor(full)  # which must be rt's row lengths
         same_splits(rows_of_dense, rt)
         return rows_of_dense.flat_values
-    per_row = reshape(full, [full.shape[0]] + full.shape.as_list()[rt.ragged_rank + 1:])
+    per_row = reshape(full, [full.shape[0]] + full.shape.as_list()[rt.ragged_rank + 1 :])
     if full.shape[0] == 1:
         return per_row[0]
     rows = tf_range(rt.nrows(), dtype=dtypes.int64)
@@ -144,5 +155,3 @@ def dense_per_value(rt: RaggedTensor, dense: Any) -> Any:
         rows = gather(rows, level.value_rowids())
         level = level.values
     return gather(per_row, rows)
-
-

@@ -19,8 +19,14 @@ from minitf.core.tensor import Tensor, make
 from minitf.ops.array.creation import constant as dense_constant
 
 
-def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inner_shape: Any = None,
-             name: str | None = None, row_splits_dtype: Any = dtypes.int64) -> Any:
+def constant(
+    pylist: Any,
+    dtype: Any = None,
+    ragged_rank: int | None = None,
+    inner_shape: Any = None,
+    name: str | None = None,
+    row_splits_dtype: Any = dtypes.int64,
+) -> Any:
     """A RaggedTensor from nested Python lists of different lengths (a plain tensor for a flat list)."""
     depth = _depth(pylist)
     if depth == 0:
@@ -29,8 +35,10 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inn
     if inner_shape is not None:
         rank = depth - 1 - len(inner_shape)
     if rank >= depth:
-        raise ValueError(f"pylist has scalar values depth {depth}, but ragged_rank={rank} requires scalar value "
-                         f"depth greater than {rank}")
+        raise ValueError(
+            f"pylist has scalar values depth {depth}, but ragged_rank={rank} requires scalar value "
+            f"depth greater than {rank}"
+        )
     splits_dtype = dtypes.as_dtype(row_splits_dtype)
     if rank == 0:
         return dense_constant(pylist, dtype=dtype)
@@ -51,8 +59,9 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: int | None = None, inn
         array, dt = to_numpy(items, None if dtype is None else dtypes.as_dtype(dtype))
     values: Any = _constant_tensor(array, dt)
     for splits in reversed(levels):
-        values = RaggedTensor(values, _constant_tensor(np.array(splits, dtype=splits_dtype._np), splits_dtype),
-                              internal=True)
+        values = RaggedTensor(
+            values, _constant_tensor(np.array(splits, dtype=splits_dtype._np), splits_dtype), internal=True
+        )
     return values
 
 

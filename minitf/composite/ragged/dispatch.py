@@ -63,6 +63,7 @@ def _binary(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[
     def method(self: RaggedTensor, other: Any) -> Any:
         a, b = (_operand(self, other), self.flat_values) if reflected else (self.flat_values, _operand(self, other))
         return self.with_flat_values(op(a, b))
+
     return method
 
 
@@ -83,11 +84,13 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
     """`fn` that also accepts RaggedTensors, as TensorFlow's ops do (`tf.add(rt, 1)`, `tf.reduce_sum(rt, 1)`)."""
 
     if kind == "reduce":
+
         @functools.wraps(fn)
         def reduce_wrapper(input_tensor: Any, *args: Any, **kwargs: Any) -> Any:
             if isinstance(input_tensor, RaggedTensor):
                 return reduce(fn.__name__, fn, input_tensor, *args, **kwargs)
             return fn(input_tensor, *args, **kwargs)
+
         return reduce_wrapper
 
     if kind == "array":  # tf.concat, tf.tile, tf.reverse: the ragged version when a (listed) input is ragged
@@ -99,6 +102,7 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
             if any(isinstance(v, RaggedTensor) for v in items):
                 return ragged_version(first, *args, **kwargs)
             return fn(first, *args, **kwargs)
+
         return array_wrapper
 
     if kind == "shape":  # tf.shape of a RaggedTensor; tf.zeros / tf.ones of a ragged shape
@@ -111,6 +115,7 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
                 dtype = kwargs.get("dtype", args[0] if args else dtypes.float32)
                 return first.filled(1 if fn.__name__ == "ones" else 0, dtype)
             return fn(first, *args, **kwargs)
+
         return shape_wrapper
 
     if kind == "ids":  # tf.gather(params, ragged_ids), tf.nn.embedding_lookup: one lookup per flat id
@@ -120,6 +125,7 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
             if isinstance(ids, RaggedTensor) and not isinstance(params, RaggedTensor):
                 return ids.with_flat_values(fn(params, ids.flat_values, *args, **kwargs))
             return fn(params, ids, *args, **kwargs)
+
         return ids_wrapper
 
     if kind == "listed":  # tf.strings.join([rt, rt], separator): elementwise over a list of inputs
@@ -130,6 +136,7 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
             if ragged:
                 return ragged[0].with_flat_values(fn([_operand(ragged[0], v) for v in inputs], *args, **kwargs))
             return fn(inputs, *args, **kwargs)
+
         return listed_wrapper
 
     if kind == "map":  # tf.map_fn over the rows of a ragged tensor
@@ -139,6 +146,7 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
             if isinstance(elems, RaggedTensor) and not args:
                 return array_ops.map_fn(f, elems, **kwargs)
             return fn(f, elems, *args, **kwargs)
+
         return map_wrapper
 
     @functools.wraps(fn)
@@ -147,6 +155,7 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
             if isinstance(a, RaggedTensor):
                 return elementwise(fn, *args, **kwargs)
         return fn(*args, **kwargs)
+
     return elementwise_wrapper
 
 
@@ -155,13 +164,49 @@ _install_operators()
 
 # The public names that take RaggedTensors too (minitf/__init__.py installs them in tf, tf.math, tf.nn and
 # tf.strings).
-_ELEMENTWISE = ("abs", "add", "subtract", "multiply", "divide", "truediv", "maximum", "minimum", "negative",
-                "square", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "cast", "equal", "not_equal",
-                "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
-                "floor", "round", "sign", "pow",
-                # tf.strings: one string in, one value out, so a RaggedTensor of strings keeps its rows
-                "substr", "to_hash_bucket_fast", "upper", "lower", "strip", "regex_replace", "regex_full_match",
-                "as_string", "to_number")
+_ELEMENTWISE = (
+    "abs",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "truediv",
+    "maximum",
+    "minimum",
+    "negative",
+    "square",
+    "sqrt",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "cast",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "floor",
+    "round",
+    "sign",
+    "pow",
+    # tf.strings: one string in, one value out, so a RaggedTensor of strings keeps its rows
+    "substr",
+    "to_hash_bucket_fast",
+    "upper",
+    "lower",
+    "strip",
+    "regex_replace",
+    "regex_full_match",
+    "as_string",
+    "to_number",
+)
 _REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
 _ARRAY = ("concat", "tile", "reverse")  # the ragged versions: minitf/composite/ragged/array_ops.py
 _SHAPES = ("shape", "zeros", "ones")  # ragged shapes: minitf/composite/ragged/dynamic_shape.py
@@ -181,8 +226,15 @@ def install(*namespaces: Any) -> None:
                 continue
             wrapped = wrappers.get(id(fn))
             if wrapped is None:
-                kind = "reduce" if name in _REDUCTIONS else "array" if name in _ARRAY else "shape" \
-                    if name in _SHAPES else _KINDS.get(name, "elementwise")
+                kind = (
+                    "reduce"
+                    if name in _REDUCTIONS
+                    else "array"
+                    if name in _ARRAY
+                    else "shape"
+                    if name in _SHAPES
+                    else _KINDS.get(name, "elementwise")
+                )
                 wrapped = dispatching(fn, kind)
                 wrapped._ragged_aware = True  # type: ignore[attr-defined]
                 wrappers[id(fn)] = wrapped

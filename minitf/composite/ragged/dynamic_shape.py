@@ -28,15 +28,18 @@ class DynamicRaggedShape:
         self._num_row_partitions = num_row_partitions
 
     @classmethod
-    def from_lengths(cls, lengths: Any, num_row_partitions: int | None = None,
-                     dtype: Any = dtypes.int64) -> DynamicRaggedShape:
+    def from_lengths(
+        cls, lengths: Any, num_row_partitions: int | None = None, dtype: Any = dtypes.int64
+    ) -> DynamicRaggedShape:
         """From sizes and tuples of row lengths, outermost first: [4, (2, 1, 0, 3), 5]."""
         lengths = [tuple(int(n) for n in d) if isinstance(d, list | tuple) else int(d) for d in lengths]
         rows = 1
         for i, d in enumerate(lengths):
             if isinstance(d, tuple) and (i == 0 or len(d) != rows):
-                raise ValueError(f"Shape not consistent: dimension {i} lists {len(d)} row lengths for {rows} "
-                                 f"rows.\nHint: a tuple gives the length of each row of the dimension before it.")
+                raise ValueError(
+                    f"Shape not consistent: dimension {i} lists {len(d)} row lengths for {rows} "
+                    f"rows.\nHint: a tuple gives the length of each row of the dimension before it."
+                )
             rows = sum(d) if isinstance(d, tuple) else rows * d
         ragged = [i for i, d in enumerate(lengths) if isinstance(d, tuple)]
         partitions = ragged[-1] if ragged else 0
@@ -48,8 +51,10 @@ class DynamicRaggedShape:
         if not isinstance(t, RaggedTensor):
             return cls([int(n) for n in np.shape(t._value)], 0)
         if not isinstance(t.flat_values, EagerTensor):
-            raise ValueError("minitf's tf.shape of a RaggedTensor reads its row lengths, so it works eagerly.\nHint: "
-                             "use rt.row_lengths() or rt.bounding_shape() inside a tf.function.")
+            raise ValueError(
+                "minitf's tf.shape of a RaggedTensor reads its row lengths, so it works eagerly.\nHint: "
+                "use rt.row_lengths() or rt.bounding_shape() inside a tf.function."
+            )
         lengths: list[Any] = [int(t.nrows())]  # type: ignore[call-overload]
         level: Any = t
         while isinstance(level, RaggedTensor):
@@ -76,8 +81,10 @@ class DynamicRaggedShape:
         return convert_to_tensor(size, dtype=dtypes.int32)
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"({', '.join(map(str, d))}{',' if len(d) == 1 else ''})" if isinstance(d, tuple)
-                          else str(d) for d in self._lengths)
+        shown = ", ".join(
+            f"({', '.join(map(str, d))}{',' if len(d) == 1 else ''})" if isinstance(d, tuple) else str(d)
+            for d in self._lengths
+        )
         return f"<DynamicRaggedShape lengths=[{shown}] num_row_partitions={self._num_row_partitions}>"
 
     __str__ = __repr__
@@ -89,7 +96,7 @@ class DynamicRaggedShape:
             return fill(self._lengths, convert_to_tensor(value, dtype=dtype))
         last = ragged[-1]
         count = sum(self._lengths[last])
-        result: Any = fill([count] + self._lengths[last + 1:], convert_to_tensor(value, dtype=dtype))
+        result: Any = fill([count] + self._lengths[last + 1 :], convert_to_tensor(value, dtype=dtype))
         for i in range(last, 0, -1):
             d = self._lengths[i]
             lengths = d if isinstance(d, tuple) else (d,) * _rows_before(self._lengths, i)

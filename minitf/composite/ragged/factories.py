@@ -46,8 +46,9 @@ def _int64_vector(value: Any) -> Tensor:
     return to_int64(convert_to_tensor(value, dtype_hint=dtypes.int64))
 
 
-def from_value_rowids(cls: type, values: Any, value_rowids: Any, nrows: Any = None, name: str | None = None,
-                      validate: bool = True) -> RaggedTensor:
+def from_value_rowids(
+    cls: type, values: Any, value_rowids: Any, nrows: Any = None, name: str | None = None, validate: bool = True
+) -> RaggedTensor:
     """Rows from the row of each value (sorted): [0, 0, 2] with 4 rows gives [[a, b], [], [c], []]."""
     values = _values(values)
     ids = _int64_vector(value_rowids)
@@ -67,21 +68,26 @@ def _rows_known(splits: Tensor, nrows: Any) -> None:
         splits.set_shape([nrows + 1])  # type: ignore[attr-defined]
 
 
-def from_row_starts(cls: type, values: Any, row_starts: Any, name: str | None = None,
-                    validate: bool = True) -> RaggedTensor:
+def from_row_starts(
+    cls: type, values: Any, row_starts: Any, name: str | None = None, validate: bool = True
+) -> RaggedTensor:
     """Rows from where each starts; the last row ends with the values."""
     values = _values(values)
     starts = _int64_vector(row_starts)
-    end = cast(shape(values, out_type=dtypes.int64)[:1], dtypes.int64) if isinstance(values, Tensor) \
+    end = (
+        cast(shape(values, out_type=dtypes.int64)[:1], dtypes.int64)
+        if isinstance(values, Tensor)
         else reshape(values.nrows(), [1])
+    )
     splits = concat([starts, end], axis=0)
     if validate:
         check_splits(splits, _nvalues(values), "from_row_starts")
     return RaggedTensor(values, splits, internal=True)
 
 
-def from_row_limits(cls: type, values: Any, row_limits: Any, name: str | None = None,
-                    validate: bool = True) -> RaggedTensor:
+def from_row_limits(
+    cls: type, values: Any, row_limits: Any, name: str | None = None, validate: bool = True
+) -> RaggedTensor:
     """Rows from where each ends; the first row starts at 0."""
     values = _values(values)
     splits = concat([convert_to_tensor([0], dtype=dtypes.int64), _int64_vector(row_limits)], axis=0)
@@ -92,28 +98,36 @@ def from_row_limits(cls: type, values: Any, row_limits: Any, name: str | None = 
 
 def _nested(factory: str, flat_values: Any, partitions: Sequence[Any], validate: bool) -> RaggedTensor:
     if isinstance(partitions, Tensor | np.ndarray):
-        raise TypeError("nested_row_splits must be a list of Tensors\nHint: one partition per ragged level, "
-                        "outermost first.")
+        raise TypeError(
+            "nested_row_splits must be a list of Tensors\nHint: one partition per ragged level, outermost first."
+        )
     result = _values(flat_values)
     for partition in reversed(list(partitions)):
         result = getattr(RaggedTensor, factory)(result, partition, validate=validate)
     return result
 
 
-def from_nested_row_splits(cls: type, flat_values: Any, nested_row_splits: Sequence[Any], name: str | None = None,
-                           validate: bool = True) -> RaggedTensor:
+def from_nested_row_splits(
+    cls: type, flat_values: Any, nested_row_splits: Sequence[Any], name: str | None = None, validate: bool = True
+) -> RaggedTensor:
     """A RaggedTensor with one ragged level per row_splits vector, outermost first."""
     return _nested("from_row_splits", flat_values, nested_row_splits, validate)
 
 
-def from_nested_row_lengths(cls: type, flat_values: Any, nested_row_lengths: Sequence[Any],
-                            name: str | None = None, validate: bool = True) -> RaggedTensor:
+def from_nested_row_lengths(
+    cls: type, flat_values: Any, nested_row_lengths: Sequence[Any], name: str | None = None, validate: bool = True
+) -> RaggedTensor:
     return _nested("from_row_lengths", flat_values, nested_row_lengths, validate)
 
 
-def from_nested_value_rowids(cls: type, flat_values: Any, nested_value_rowids: Sequence[Any],
-                             nested_nrows: Sequence[Any] | None = None, name: str | None = None,
-                             validate: bool = True) -> RaggedTensor:
+def from_nested_value_rowids(
+    cls: type,
+    flat_values: Any,
+    nested_value_rowids: Sequence[Any],
+    nested_nrows: Sequence[Any] | None = None,
+    name: str | None = None,
+    validate: bool = True,
+) -> RaggedTensor:
     result = _values(flat_values)
     nrows = list(nested_nrows) if nested_nrows is not None else [None] * len(nested_value_rowids)
     for ids, n in reversed(list(zip(nested_value_rowids, nrows))):
@@ -121,8 +135,9 @@ def from_nested_value_rowids(cls: type, flat_values: Any, nested_value_rowids: S
     return result
 
 
-def from_uniform_row_length(cls: type, values: Any, uniform_row_length: int, nrows: Any = None,
-                            validate: bool = True, name: str | None = None) -> RaggedTensor:
+def from_uniform_row_length(
+    cls: type, values: Any, uniform_row_length: int, nrows: Any = None, validate: bool = True, name: str | None = None
+) -> RaggedTensor:
     """Rows of one length: a dense dimension kept as ragged structure (the shape shows the length)."""
     values = _values(values)
     total: Any = values.nrows() if isinstance(values, RaggedTensor) else shape(values, out_type=dtypes.int64)[0]
@@ -136,11 +151,13 @@ def from_uniform_row_length(cls: type, values: Any, uniform_row_length: int, nro
 
 # --- SparseTensor ---
 
+
 def _to_sparse_kernel(flat: Any, *splits: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     flat = np.asarray(flat)
     outer = np.array(positions_of_values(splits), dtype=np.int64).reshape(len(flat), len(splits) + 1)
     inner = np.array(list(np.ndindex(*flat.shape[1:])), dtype=np.int64).reshape(
-        int(np.prod(flat.shape[1:], dtype=np.int64)), flat.ndim - 1)
+        int(np.prod(flat.shape[1:], dtype=np.int64)), flat.ndim - 1
+    )
     indices = np.concatenate([np.repeat(outer, len(inner), axis=0), np.tile(inner, (len(outer), 1))], axis=1)
     widths = [len(splits[0]) - 1] + [int(np.diff(s).max()) if len(s) > 1 else 0 for s in splits]
     return indices, flat.reshape(-1), np.array(widths + list(flat.shape[1:]), dtype=np.int64)
@@ -148,13 +165,20 @@ def _to_sparse_kernel(flat: Any, *splits: Any) -> tuple[np.ndarray, np.ndarray, 
 
 def _to_sparse_shape(shapes_: Any, types: Any, attrs: dict) -> list:
     rank = None if shapes_[0].rank is None else shapes_[0].rank + len(shapes_) - 1
-    return [(TensorShape([None, rank]), dtypes.int64), (TensorShape([None]), types[0]),
-            (TensorShape([rank]), dtypes.int64)]
+    return [
+        (TensorShape([None, rank]), dtypes.int64),
+        (TensorShape([None]), types[0]),
+        (TensorShape([rank]), dtypes.int64),
+    ]
 
 
-RaggedTensorToSparse = Op("RaggedTensorToSparse", _to_sparse_kernel, shape=_to_sparse_shape, num_outputs=3,
-                          grad=lambda c, g: [None if g[1] is None else reshape(g[1], shape(c.inputs[0]))]
-                          + [None] * (len(c.inputs) - 1))
+RaggedTensorToSparse = Op(
+    "RaggedTensorToSparse",
+    _to_sparse_kernel,
+    shape=_to_sparse_shape,
+    num_outputs=3,
+    grad=lambda c, g: [None if g[1] is None else reshape(g[1], shape(c.inputs[0]))] + [None] * (len(c.inputs) - 1),
+)
 
 
 def to_sparse(self: RaggedTensor, name: str | None = None) -> SparseTensor:
@@ -163,14 +187,16 @@ def to_sparse(self: RaggedTensor, name: str | None = None) -> SparseTensor:
     return SparseTensor(indices, values, dense_shape)
 
 
-def from_sparse(cls: type, st_input: SparseTensor, name: str | None = None,
-                row_splits_dtype: Any = dtypes.int64) -> RaggedTensor:
+def from_sparse(
+    cls: type, st_input: SparseTensor, name: str | None = None, row_splits_dtype: Any = dtypes.int64
+) -> RaggedTensor:
     """The rows of a 2-D SparseTensor whose entries fill each row from column 0 (right-ragged)."""
     if not isinstance(st_input, SparseTensor):
         raise TypeError(f"st_input must be a SparseTensor; got {st_input!r}")
     if st_input.shape.rank not in (None, 2):
-        raise ValueError(f"rank(st_input) must be 2.\nHint: from_sparse reads rows and columns; got rank "
-                         f"{st_input.shape.rank}.")
+        raise ValueError(
+            f"rank(st_input) must be 2.\nHint: from_sparse reads rows and columns; got rank {st_input.shape.rank}."
+        )
     indices = st_input.indices
     known = static_value(st_input.dense_shape)
     rows = int(known[0]) if known is not None else st_input.dense_shape[0]
@@ -189,14 +215,24 @@ def _check_right_ragged(indices: np.ndarray) -> None:
     starts = np.searchsorted(rows, rows, side="left")
     if np.any(np.diff(rows) < 0) or np.any(indices[:, 1] != np.arange(len(rows)) - starts):
         listed = "\n".join(", ".join(str(v) for v in row) for row in indices)
-        raise InvalidArgumentError(None, None, "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
-                                   "Summarized data: b'SparseTensor is not right-ragged'\nb'SparseTensor.indices ='"
-                                   f"\n{listed}\nHint: each row's entries must sit in columns 0, 1, 2, ... in "
-                                   "order; use tf.sparse.reorder, or tf.sparse.to_dense then from_tensor.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
+            "Summarized data: b'SparseTensor is not right-ragged'\nb'SparseTensor.indices ='"
+            f"\n{listed}\nHint: each row's entries must sit in columns 0, 1, 2, ... in "
+            "order; use tf.sparse.reorder, or tf.sparse.to_dense then from_tensor.",
+        )
 
 
-def ragged_range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = None, name: str | None = None,
-                 row_splits_dtype: Any = dtypes.int64) -> RaggedTensor:
+def ragged_range(
+    starts: Any,
+    limits: Any = None,
+    deltas: Any = 1,
+    dtype: Any = None,
+    name: str | None = None,
+    row_splits_dtype: Any = dtypes.int64,
+) -> RaggedTensor:
     """`tf.ragged.range`: row i counts from starts[i] to limits[i] (excluded) in steps of deltas[i]; with one
     argument, from 0 to it."""
     if limits is None:
@@ -210,7 +246,15 @@ def ragged_range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = 
     return RaggedTensor(values, splits, internal=True)
 
 
-for _factory in (from_value_rowids, from_row_starts, from_row_limits, from_nested_row_splits,
-                 from_nested_row_lengths, from_nested_value_rowids, from_uniform_row_length, from_sparse):
+for _factory in (
+    from_value_rowids,
+    from_row_starts,
+    from_row_limits,
+    from_nested_row_splits,
+    from_nested_row_lengths,
+    from_nested_value_rowids,
+    from_uniform_row_length,
+    from_sparse,
+):
     setattr(RaggedTensor, _factory.__name__, classmethod(_factory))
 setattr(RaggedTensor, "to_sparse", to_sparse)  # noqa: B010 - a method defined beside from_sparse

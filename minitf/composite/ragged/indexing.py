@@ -32,8 +32,10 @@ def getitem(rt: RaggedTensor, key: Any) -> Any:
     if not keys:
         return rt
     if any(k is Ellipsis or k is None for k in keys):
-        raise TypeError(f"minitf's RaggedTensor indexing takes integers and slices, not {key!r}.\nHint: "
-                        "rt.to_tensor() gives a dense tensor that accepts every index.")
+        raise TypeError(
+            f"minitf's RaggedTensor indexing takes integers and slices, not {key!r}.\nHint: "
+            "rt.to_tensor() gives a dense tensor that accepts every index."
+        )
     first, rest = keys[0], keys[1:]
     if isinstance(first, slice):
         rows = _rows(rt, first)
@@ -41,8 +43,10 @@ def getitem(rt: RaggedTensor, key: Any) -> Any:
     if isinstance(first, int | np.integer | Tensor):
         row = _row(rt, first)
         return row[tuple(rest)] if rest else row
-    raise TypeError(f"minitf's RaggedTensor supports integer and slice indices, not {first!r}.\nHint: "
-                    "rt.to_tensor() gives a dense tensor that accepts every index.")
+    raise TypeError(
+        f"minitf's RaggedTensor supports integer and slice indices, not {first!r}.\nHint: "
+        "rt.to_tensor() gives a dense tensor that accepts every index."
+    )
 
 
 def _row(rt: RaggedTensor, key: Any) -> Any:
@@ -54,8 +58,9 @@ def _row(rt: RaggedTensor, key: Any) -> Any:
     eager = isinstance(splits, EagerTensor)
     if nrows is not None and not -nrows <= key < nrows:
         if not eager:  # TensorFlow slices row_splits: while tracing, its shape function finds the bad index
-            raise ValueError(f"slice index {key} of dimension 0 out of bounds.\nHint: this RaggedTensor has "
-                             f"{nrows} rows.")
+            raise ValueError(
+                f"slice index {key} of dimension 0 out of bounds.\nHint: this RaggedTensor has {nrows} rows."
+            )
         raise IndexError(f"Row key {key} out of bounds\nHint: this RaggedTensor has {nrows} rows.")
     index = int(key) + nrows if key < 0 and nrows is not None else int(key)
     known = static_value(splits)
@@ -75,7 +80,7 @@ def _rows(rt: RaggedTensor, key: slice) -> RaggedTensor:
         splits = rt.row_splits[start:stop]
     else:
         first_row, stop_row, _ = key.indices(nrows)
-        splits = rt.row_splits[first_row:max(first_row, stop_row) + 1]
+        splits = rt.row_splits[first_row : max(first_row, stop_row) + 1]
     first = splits[0]
     return RaggedTensor(slice_rows(rt.values, first, splits[-1]), splits - first, internal=True)
 
@@ -86,13 +91,17 @@ def _within_rows(rt: RaggedTensor, keys: list[Any]) -> Any:
     values = rt.values
     if not isinstance(key, slice):
         if rt.shape[1] is None:
-            raise ValueError("Cannot index into an inner ragged dimension.\nHint: rows have different lengths, "
-                             "so some rows may not have that item; slice instead (rt[:, i:i+1]), or pad with "
-                             "rt.to_tensor() first.")
+            raise ValueError(
+                "Cannot index into an inner ragged dimension.\nHint: rows have different lengths, "
+                "so some rows may not have that item; slice instead (rt[:, i:i+1]), or pad with "
+                "rt.to_tensor() first."
+            )
         return _uniform_index(rt, keys)
     if key.step is not None and int(key.step) <= 0:
-        raise ValueError(f"minitf slices within the rows of a RaggedTensor with a positive step, not {key.step}."
-                         "\nHint: reverse the rows with tf.reverse first.")
+        raise ValueError(
+            f"minitf slices within the rows of a RaggedTensor with a positive step, not {key.step}."
+            "\nHint: reverse the rows with tf.reverse first."
+        )
     splits = rt.row_splits
     lengths = splits[1:] - splits[:-1]
     step = 1 if key.step is None else int(key.step)

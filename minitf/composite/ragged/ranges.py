@@ -25,14 +25,24 @@ RANGE_TYPES = frozenset({dtypes.float32, dtypes.float64, dtypes.int32, dtypes.in
 def _range_kernel(starts: Any, limits: Any, deltas: Any) -> tuple[np.ndarray, np.ndarray]:
     starts, limits, deltas = np.broadcast_arrays(np.asarray(starts), np.asarray(limits), np.asarray(deltas))
     if starts.ndim > 1:
-        raise op_error(InvalidArgumentError, "RaggedRange", "starts must be a scalar or vector",
-                       "tf.ragged.range makes one row per start; give a vector of starts.", kernel=True)
+        raise op_error(
+            InvalidArgumentError,
+            "RaggedRange",
+            "starts must be a scalar or vector",
+            "tf.ragged.range makes one row per start; give a vector of starts.",
+            kernel=True,
+        )
     if np.any(deltas == 0):
-        raise op_error(InvalidArgumentError, "RaggedRange", "Requires delta != 0", "each row's step must not be 0.",
-                       kernel=True)
+        raise op_error(
+            InvalidArgumentError, "RaggedRange", "Requires delta != 0", "each row's step must not be 0.", kernel=True
+        )
     starts, limits, deltas = (np.atleast_1d(a) for a in (starts, limits, deltas))
-    sizes = [max(0, int(np.ceil((float(lim) - float(s)) / float(d)))) if starts.dtype.kind == "f"
-             else max(0, -(-(int(lim) - int(s)) // int(d))) for s, lim, d in zip(starts, limits, deltas)]
+    sizes = [
+        max(0, int(np.ceil((float(lim) - float(s)) / float(d))))
+        if starts.dtype.kind == "f"
+        else max(0, -(-(int(lim) - int(s)) // int(d)))
+        for s, lim, d in zip(starts, limits, deltas)
+    ]
     splits = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     values = [s + d * np.arange(n, dtype=starts.dtype) for s, d, n in zip(starts, deltas, sizes)]
     flat = np.concatenate(values).astype(starts.dtype) if values else np.zeros([0], starts.dtype)

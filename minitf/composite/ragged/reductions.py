@@ -39,7 +39,7 @@ def _segment_reduce_kernel(values: Any, splits: Any, reducer: str) -> np.ndarray
     reducers: dict[str, Callable[..., Any]] = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
     func = reducers[reducer]
     for i in range(len(splits) - 1):
-        rows = values[int(splits[i]):int(splits[i + 1])]
+        rows = values[int(splits[i]) : int(splits[i + 1])]
         if len(rows):
             out[i] = func(rows, axis=0).astype(values.dtype)
     return out
@@ -71,14 +71,18 @@ def _segment_grad(ctx: Any, g: Tensor) -> list[Any]:
 
 
 RaggedSegmentReduce = Op("RaggedSegmentReduce", _segment_reduce_kernel, shape=_segment_shape, grad=_segment_grad)
-RowIds = Op("RaggedRowIds", lambda splits: np.repeat(np.arange(len(splits) - 1, dtype=np.int64), np.diff(splits)),
-            shape=lambda s, t, a, values=None: [(TensorShape([None]), dtypes.int64)])
+RowIds = Op(
+    "RaggedRowIds",
+    lambda splits: np.repeat(np.arange(len(splits) - 1, dtype=np.int64), np.diff(splits)),
+    shape=lambda s, t, a, values=None: [(TensorShape([None]), dtypes.int64)],
+)
 
 _REDUCERS = {"reduce_sum": "sum", "reduce_prod": "prod", "reduce_max": "max", "reduce_min": "min"}
 
 
-def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any = None, keepdims: bool = False,
-           **kwargs: Any) -> Any:
+def reduce(
+    name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any = None, keepdims: bool = False, **kwargs: Any
+) -> Any:
     """A reduction of a 2-D ragged tensor: over everything, over rows (axis=0) or within each row (axis=1).
 
     A mean is a sum divided by a count, as in TensorFlow: so the mean of int32 values is float64.
@@ -87,7 +91,8 @@ def reduce(name: str, dense_fn: Callable[..., Any], rt: RaggedTensor, axis: Any 
         if len(axis) == 1:
             axis = axis[0]
         elif sorted(int(a) % typing.cast(int, rt.shape.rank) for a in axis) == list(
-                range(typing.cast(int, rt.shape.rank))):
+            range(typing.cast(int, rt.shape.rank))
+        ):
             axis = None
         else:
             return _unsupported(name, axis)
@@ -124,8 +129,9 @@ def _column_splits(splits: Any) -> np.ndarray:
 def _column_order(splits: Any) -> np.ndarray:
     lengths = np.diff(splits)
     width = int(lengths.max()) if lengths.size else 0
-    return np.array([splits[i] + j for j in range(width) for i in range(len(lengths)) if lengths[i] > j],
-                    dtype=np.int64)
+    return np.array(
+        [splits[i] + j for j in range(width) for i in range(len(lengths)) if lengths[i] > j], dtype=np.int64
+    )
 
 
 def _int64_vector(shapes_: Any, types: Any, attrs: dict, values: Any = None) -> list:
@@ -137,5 +143,7 @@ ColumnOrder = Op("RaggedColumnOrder", _column_order, shape=_int64_vector, value_
 
 
 def _unsupported(name: str, axis: Any) -> Any:
-    raise ValueError(f"minitf's tf.{name} on a RaggedTensor supports axis=None, 0 or 1 of a 2-D ragged tensor, "
-                     f"not axis={axis}.\nHint: use rt.to_tensor() first, or reduce rt.flat_values.")
+    raise ValueError(
+        f"minitf's tf.{name} on a RaggedTensor supports axis=None, 0 or 1 of a 2-D ragged tensor, "
+        f"not axis={axis}.\nHint: use rt.to_tensor() first, or reduce rt.flat_values."
+    )

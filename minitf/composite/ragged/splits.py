@@ -30,8 +30,10 @@ def check_splits(splits: Tensor, nvalues: Any, where: str) -> None:
     by assertions that run with the function (TensorFlow's InvalidArgumentError when the graph runs)."""
     if not isinstance(splits, EagerTensor):
         if splits.shape.rank is not None and splits.shape.rank != 1:
-            raise ValueError(f"Shape {splits.shape} must have rank 1\nHint: row_splits is a vector: [0, end of row "
-                             "0, end of row 1, ...].")
+            raise ValueError(
+                f"Shape {splits.shape} must have rank 1\nHint: row_splits is a vector: [0, end of row "
+                "0, end of row 1, ...]."
+            )
         if state.graph is not None:
             _assert_splits(splits, nvalues, where)
         return
@@ -40,18 +42,30 @@ def check_splits(splits: Tensor, nvalues: Any, where: str) -> None:
         raise ValueError(f"row_splits must be a non-empty vector; got shape {splits.shape}.")
     n = int(nvalues._value) if isinstance(nvalues, EagerTensor) else nvalues
     if s[0] != 0:
-        raise InvalidArgumentError(None, None, f"Arguments to {where} do not form a valid RaggedTensor:zero\n"
-                                   f"Condition x == y did not hold.\nFirst 1 elements of x:\n[{s[0]}]\nFirst 1 "
-                                   f"elements of y:\n[0]\nHint: row_splits start at 0.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Arguments to {where} do not form a valid RaggedTensor:zero\n"
+            f"Condition x == y did not hold.\nFirst 1 elements of x:\n[{s[0]}]\nFirst 1 "
+            f"elements of y:\n[0]\nHint: row_splits start at 0.",
+        )
     if np.any(np.diff(s) < 0):
-        raise InvalidArgumentError(None, None, f"Arguments to {where} do not form a valid RaggedTensor:monotonic\n"
-                                   f"Condition x >= 0 did not hold element-wise.\nHint: row_splits never decrease "
-                                   f"(row lengths are never negative).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Arguments to {where} do not form a valid RaggedTensor:monotonic\n"
+            f"Condition x >= 0 did not hold element-wise.\nHint: row_splits never decrease "
+            f"(row lengths are never negative).",
+        )
     if n is not None and s[-1] != n:
-        raise InvalidArgumentError(None, None, f"Arguments to {where} do not form a valid RaggedTensor\nCondition "
-                                   f"x == y did not hold.\nFirst 1 elements of x:\n[{s[-1]}]\nFirst 1 elements of "
-                                   f"y:\n[{n}]\nHint: the row lengths must add up to the number of values "
-                                   f"({n}).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Arguments to {where} do not form a valid RaggedTensor\nCondition "
+            f"x == y did not hold.\nFirst 1 elements of x:\n[{s[-1]}]\nFirst 1 elements of "
+            f"y:\n[{n}]\nHint: the row lengths must add up to the number of values "
+            f"({n}).",
+        )
 
 
 def _assert_splits(splits: Tensor, nvalues: Any, where: str) -> None:
@@ -64,24 +78,31 @@ def _assert_splits(splits: Tensor, nvalues: Any, where: str) -> None:
     rising = reduce_all(greater_equal(splits[1:], splits[:-1]))
     assert_equal(rising, convert_to_tensor(True), message=f"{bad}:monotonic")
     if nvalues is not None:
-        assert_equal(splits[-1], convert_to_tensor(nvalues, dtype=dtypes.int64)
-                     if not isinstance(nvalues, Tensor) else to_int64(nvalues), message=bad)
+        assert_equal(
+            splits[-1],
+            convert_to_tensor(nvalues, dtype=dtypes.int64) if not isinstance(nvalues, Tensor) else to_int64(nvalues),
+            message=bad,
+        )
 
 
 def to_int64(t: Tensor) -> Tensor:
     if t.dtype is dtypes.int64:
         return t
     if t.dtype is not dtypes.int32:
-        raise ValueError(f"Expected row_splits to have dtype int32 or int64; got {t.dtype.name}.\nHint: row "
-                         f"splits and row lengths are integers.")
+        raise ValueError(
+            f"Expected row_splits to have dtype int32 or int64; got {t.dtype.name}.\nHint: row "
+            f"splits and row lengths are integers."
+        )
     return cast(t, dtypes.int64)
 
 
 def lengths_without_padding(t: Tensor, padding: Any) -> list[int]:
     """Each row's length once its trailing `padding` items are dropped (eager tensors only)."""
     if not isinstance(t, EagerTensor):
-        raise ValueError("minitf's RaggedTensor.from_tensor(padding=...) works on eager tensors.\nHint: pass "
-                         "lengths=... inside a tf.function.")
+        raise ValueError(
+            "minitf's RaggedTensor.from_tensor(padding=...) works on eager tensors.\nHint: pass "
+            "lengths=... inside a tf.function."
+        )
     value = np.asarray(t._value)
     kept = value != np.asarray(getattr(padding, "_value", padding))
     kept = kept.reshape(kept.shape[:2] + (-1,)).any(axis=2)

@@ -33,11 +33,14 @@ from minitf.ops.math.segment_ops import row_splits_to_segment_ids
 class RaggedTensor:
     """Rows of different lengths: `values` cut into rows by `row_splits`."""
 
-    def __init__(self, values: Any, row_splits: Tensor, internal: bool = False,
-                 uniform_row_length: int | None = None) -> None:
+    def __init__(
+        self, values: Any, row_splits: Tensor, internal: bool = False, uniform_row_length: int | None = None
+    ) -> None:
         if not internal:
-            raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
-                             "instead (e.g., RaggedTensor.from_row_lengths())")
+            raise ValueError(
+                "RaggedTensor constructor is private; please use one of the factory methods "
+                "instead (e.g., RaggedTensor.from_row_lengths())"
+            )
         self._values = values
         self._row_splits = row_splits
         # Rows of one known length (a dense dimension kept as ragged structure): the shape shows the length.
@@ -45,8 +48,9 @@ class RaggedTensor:
 
     # --- factories ---
     @classmethod
-    def from_row_splits(cls, values: Any, row_splits: Any, name: str | None = None,
-                        validate: bool = True) -> RaggedTensor:
+    def from_row_splits(
+        cls, values: Any, row_splits: Any, name: str | None = None, validate: bool = True
+    ) -> RaggedTensor:
         values = _as_values(values)
         splits = convert_to_tensor(row_splits, dtype_hint=dtypes.int64)
         splits = to_int64(splits)
@@ -55,8 +59,9 @@ class RaggedTensor:
         return cls(values, splits, internal=True)
 
     @classmethod
-    def from_row_lengths(cls, values: Any, row_lengths: Any, name: str | None = None,
-                         validate: bool = True) -> RaggedTensor:
+    def from_row_lengths(
+        cls, values: Any, row_lengths: Any, name: str | None = None, validate: bool = True
+    ) -> RaggedTensor:
         values = _as_values(values)
         lengths = to_int64(convert_to_tensor(row_lengths, dtype_hint=dtypes.int64))
         splits = concat([convert_to_tensor([0], dtype=dtypes.int64), cumsum(lengths)], axis=0)
@@ -70,9 +75,11 @@ class RaggedTensor:
         t = convert_to_tensor(tensor)
         rows, cols = t.shape[0], t.shape[1]
         if rows is None or cols is None:
-            raise ValueError("minitf's RaggedTensor.from_tensor needs the first two dimensions of the tensor known."
-                             "\nHint: call it outside tf.function, or give the function an input_signature with "
-                             "those dimensions.")
+            raise ValueError(
+                "minitf's RaggedTensor.from_tensor needs the first two dimensions of the tensor known."
+                "\nHint: call it outside tf.function, or give the function an input_signature with "
+                "those dimensions."
+            )
         if padding is not None:
             lengths = lengths_without_padding(t, padding)
         if lengths is not None:
@@ -152,8 +159,10 @@ class RaggedTensor:
             return self._row_splits[1:] - self._row_splits[:-1]
         if axis > 1 and isinstance(self._values, RaggedTensor):
             return self.with_values(self._values.row_lengths(axis - 1))
-        raise ValueError(f"axis={axis} is not a ragged dimension of this RaggedTensor (ragged_rank "
-                         f"{self.ragged_rank}).\nHint: row_lengths(axis=1) gives the length of every row.")
+        raise ValueError(
+            f"axis={axis} is not a ragged dimension of this RaggedTensor (ragged_rank "
+            f"{self.ragged_rank}).\nHint: row_lengths(axis=1) gives the length of every row."
+        )
 
     # --- as components (tf.nest with expand_composites=True; tf.function arguments and outputs) ---
     def _trace_spec(self) -> Any:
@@ -205,15 +214,17 @@ class RaggedTensor:
             wanted = tuple(TensorShape(shape).as_list())
             rank = self.ragged_rank + flat.shape.rank if flat.shape.rank is not None else len(wanted)
             if len(wanted) != rank:
-                raise ValueError(f"Shape {TensorShape(shape)} must have rank {rank}\nHint: give one size (or None) "
-                                 "per dimension of the padded tensor.")
+                raise ValueError(
+                    f"Shape {TensorShape(shape)} must have rank {rank}\nHint: give one size (or None) "
+                    "per dimension of the padded tensor."
+                )
         return bind(RaggedToTensor, flat, default, *self.nested_row_splits, shape=wanted)
 
     def numpy(self) -> Any:
         """NumPy rows: a 2-D array when every row has one length, else an object array of row arrays."""
         values = self._values.numpy()
         splits = np.asarray(typing.cast(EagerTensor, self._row_splits)._value)
-        rows = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
+        rows = [values[splits[i] : splits[i + 1]] for i in range(len(splits) - 1)]
         if not rows:
             return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
         if any(len(row) != len(rows[0]) for row in rows):
@@ -226,13 +237,17 @@ class RaggedTensor:
         if not self._is_eager():
             raise ValueError("to_list can only be used in eager mode.")
         splits = np.asarray(typing.cast(EagerTensor, self._row_splits)._value).tolist()
-        inner = self._values.to_list() if isinstance(self._values, RaggedTensor) else \
-            np.asarray(self._values._value).tolist()
-        return [inner[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
+        inner = (
+            self._values.to_list()
+            if isinstance(self._values, RaggedTensor)
+            else np.asarray(self._values._value).tolist()
+        )
+        return [inner[splits[i] : splits[i + 1]] for i in range(len(splits) - 1)]
 
     def _is_eager(self) -> bool:
-        return all(isinstance(s, EagerTensor) for s in self.nested_row_splits) and isinstance(self.flat_values,
-                                                                                           EagerTensor)
+        return all(isinstance(s, EagerTensor) for s in self.nested_row_splits) and isinstance(
+            self.flat_values, EagerTensor
+        )
 
     def __repr__(self) -> str:
         if self._is_eager():
@@ -288,7 +303,7 @@ def _element_text(x: Any) -> str:
 def slice_rows(values: Any, start: Any, limit: Any) -> Any:
     """values[start:limit] along the first axis (for ragged values, with their splits shifted to start at 0)."""
     if isinstance(values, RaggedTensor):
-        splits = values._row_splits[start:limit + 1]
+        splits = values._row_splits[start : limit + 1]
         first = splits[0]
         return RaggedTensor(slice_rows(values._values, first, splits[-1]), splits - first, internal=True)
     return values[start:limit]
@@ -312,14 +327,25 @@ def same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
             try:  # TensorFlow's message, which lists where the splits differ
                 assert_equal(x, y)
             except InvalidArgumentError as error:
-                raise InvalidArgumentError(None, None, f"{error.message}\nHint: elementwise ops on two "
-                                           "RaggedTensors need rows of the same lengths.") from None
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"{error.message}\nHint: elementwise ops on two RaggedTensors need rows of the same lengths.",
+                ) from None
         if state.graph is not None and not (isinstance(x, EagerTensor) and isinstance(y, EagerTensor)):
             if None not in (x.shape[0], y.shape[0]) and x.shape[0] != y.shape[0]:
-                raise InvalidArgumentError(None, None, "Condition x == y did not hold.\nHint: elementwise ops on "
-                                           "two RaggedTensors need the same number of rows.")
-            assert_equal(x, y, message="Inputs must have identical ragged splits.\nHint: elementwise ops on two "
-                         "RaggedTensors need rows of the same lengths.")
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    "Condition x == y did not hold.\nHint: elementwise ops on "
+                    "two RaggedTensors need the same number of rows.",
+                )
+            assert_equal(
+                x,
+                y,
+                message="Inputs must have identical ragged splits.\nHint: elementwise ops on two "
+                "RaggedTensors need rows of the same lengths.",
+            )
     if a.ragged_rank != b.ragged_rank:
         raise ValueError("RaggedTensors of different ragged_rank cannot be combined elementwise.")
 

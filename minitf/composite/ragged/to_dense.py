@@ -28,7 +28,7 @@ def _to_tensor_kernel(flat: Any, default: Any, *splits: Any, shape: tuple | None
         out[...] = bytes(np.asarray(default)[()]) if not isinstance(default, bytes) else default
     for k, place in enumerate(positions_of_values(splits)):
         if all(i < n for i, n in zip(place, sizes)):
-            out[place] = flat[k] if flat.ndim == 1 else flat[k][tuple(slice(0, n) for n in sizes[len(place):])]
+            out[place] = flat[k] if flat.ndim == 1 else flat[k][tuple(slice(0, n) for n in sizes[len(place) :])]
     return out
 
 
@@ -77,7 +77,7 @@ def positions_of_values(splits: Any) -> list[tuple]:
 def _to_tensor_grad_kernel(g: Any, *splits: Any) -> np.ndarray:
     """Each flat value's gradient: the padded gradient at its place (zero where `shape` cut the value off)."""
     g = np.asarray(g)
-    inner = g.shape[len(splits) + 1:]
+    inner = g.shape[len(splits) + 1 :]
     out = np.zeros((int(splits[-1][-1]),) + inner, dtype=g.dtype)
     for k, place in enumerate(positions_of_values(splits)):
         if all(i < n for i, n in zip(place, g.shape)):
@@ -92,7 +92,9 @@ def _to_tensor_grad(ctx: Any, g: Tensor) -> list[Any]:
     return [flat_grad, default_grad] + [None] * (len(ctx.inputs) - 2)
 
 
-RaggedToTensorGrad = Op("RaggedTensorToTensorGrad", _to_tensor_grad_kernel,
-                        shape=lambda s, t, a: [(TensorShape(None if s[0].rank is None else
-                                                             [None] + list(s[0][len(s):])), t[0])])
+RaggedToTensorGrad = Op(
+    "RaggedTensorToTensorGrad",
+    _to_tensor_grad_kernel,
+    shape=lambda s, t, a: [(TensorShape(None if s[0].rank is None else [None] + list(s[0][len(s) :])), t[0])],
+)
 RaggedToTensor = Op("RaggedTensorToTensor", _to_tensor_kernel, shape=_to_tensor_shape, grad=_to_tensor_grad)

@@ -33,6 +33,7 @@ from minitf.function.tracing.user_code import register_converted
 
 log = logging.getLogger("minitf")
 
+
 def to_code(fn: Callable, recursive: bool = True, experimental_optional_features: Any = None) -> str:
     """The source of the converted function, for looking at what AutoGraph did."""
     fn = getattr(fn, "python_function", fn)
@@ -42,10 +43,12 @@ def to_code(fn: Callable, recursive: bool = True, experimental_optional_features
 
 def do_not_convert(func: Callable | None = None) -> Any:
     """`tf.autograph.experimental.do_not_convert`: run this function's Python as it is, even in a trace."""
+
     def mark(fn: Callable) -> Callable:
         target: Any = getattr(fn, "__func__", fn)  # a bound method marks its function
         target.__minitf_do_not_convert__ = True
         return fn
+
     return mark if func is None else mark(func)
 
 
@@ -74,10 +77,18 @@ def _compile(fn: Any, node: ast.FunctionDef) -> Callable:
     freevars = list(fn.__code__.co_freevars)
     factory = ast.FunctionDef(
         name="__ag_factory",
-        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in ["ag__", *freevars]], kwonlyargs=[],
-                           kw_defaults=[], defaults=[]),
-        body=[node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))], decorator_list=[], returns=None,
-        type_params=[])  # type: ignore[call-arg]  # a field from Python 3.12 on; 3.11 keeps it unused
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(arg=n) for n in ["ag__", *freevars]],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
+        ),
+        body=[node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))],
+        decorator_list=[],
+        returns=None,
+        type_params=[],
+    )  # type: ignore[call-arg]  # a field from Python 3.12 on; 3.11 keeps it unused
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
     first_line = fn.__code__.co_firstlineno
@@ -98,7 +109,6 @@ def _compile(fn: Any, node: ast.FunctionDef) -> Callable:
     new.__wrapped_original__ = fn  # type: ignore[attr-defined]
     register_converted(inner_code)  # so that errors can mark its frames as converted code
     return new
-
 
 
 _CONVERTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

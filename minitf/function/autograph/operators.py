@@ -87,8 +87,14 @@ def if_exp(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any
     return body() if test else orelse()
 
 
-def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None], get_state: Callable[[], tuple],
-            set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
+def if_stmt(
+    test: Any,
+    body: Callable[[], None],
+    orelse: Callable[[], None],
+    get_state: Callable[[], tuple],
+    set_state: Callable[[tuple], None],
+    names: tuple[str, ...],
+) -> None:
     test = _as_condition(test)
     if not _is_symbolic(test):
         body() if test else orelse()
@@ -101,6 +107,7 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None], get
             set_state(initial)
             fn()
             return list(get_state())
+
         return run
 
     set_state(tuple(build_if(test, branch(body), branch(orelse), names)))
@@ -108,8 +115,9 @@ def if_stmt(test: Any, body: Callable[[], None], orelse: Callable[[], None], get
 
 def _check_scalar_bool(test: Any, where: str) -> None:
     if test.dtype is not dtypes.bool:
-        raise TypeError(f"Condition of {where} expected to be `tf.bool` scalar, got {test}; to check for None, use "
-                        f"`is not None`")
+        raise TypeError(
+            f"Condition of {where} expected to be `tf.bool` scalar, got {test}; to check for None, use `is not None`"
+        )
     if test.shape.rank not in (None, 0):
         raise ValueError(f"condition of {where} expected to be `tf.bool` scalar, got {test}")
 
@@ -117,8 +125,12 @@ def _check_scalar_bool(test: Any, where: str) -> None:
 _LOOP_OPTIONS: list[dict] = []
 
 
-def set_loop_options(parallel_iterations: Any = None, swap_memory: Any = None, maximum_iterations: Any = None,
-                     shape_invariants: Any = None) -> None:
+def set_loop_options(
+    parallel_iterations: Any = None,
+    swap_memory: Any = None,
+    maximum_iterations: Any = None,
+    shape_invariants: Any = None,
+) -> None:
     """`tf.autograph.experimental.set_loop_options`: shape invariants for the loop being traced."""
     if _LOOP_OPTIONS:
         _LOOP_OPTIONS[-1]["shape_invariants"] = list(shape_invariants or [])
@@ -138,14 +150,22 @@ def _loop_values(values: Sequence[Any], names: Sequence[str]) -> tuple[list[int]
             carried.append(v)
         elif isinstance(v, Tensor | bool | int | float | np.ndarray | np.generic) or hasattr(v, "_as_tensor"):
             positions.append(i)
-            carried.append(v.read_value() if hasattr(v, "_as_tensor") and not isinstance(v, Tensor)
-                           else convert_to_tensor(v))
+            carried.append(
+                v.read_value() if hasattr(v, "_as_tensor") and not isinstance(v, Tensor) else convert_to_tensor(v)
+            )
     return positions, carried
 
 
-def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Callable[[], tuple],
-                set_state: Callable[[tuple], None], names: tuple[str, ...], extra_vars: list[Any] | None = None,
-                extra_step: Callable[[list[Any]], list[Any]] | None = None, max_iterations: Any = None) -> None:
+def _graph_loop(
+    test: Callable[[], Any],
+    body: Callable[[], None],
+    get_state: Callable[[], tuple],
+    set_state: Callable[[tuple], None],
+    names: tuple[str, ...],
+    extra_vars: list[Any] | None = None,
+    extra_step: Callable[[list[Any]], list[Any]] | None = None,
+    max_iterations: Any = None,
+) -> None:
     """Build a While op from the converted loop; `extra_vars` are hidden loop variables (a for-loop iterate)."""
     initial = list(get_state())
     positions, carried = _loop_values(initial, names)
@@ -153,9 +173,12 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
     n_extra = len(extra_vars)
     flat = [v._stack if isinstance(v, TensorArray) else v for v in carried] + extra_vars
     loop_names = [names[i] for i in positions] + [f"itr_{k}" for k in range(n_extra)]
-    invariants: list[Any] = [TensorShape(None) if isinstance(v, TensorArray) and v._element_shape is None
-                             else (TensorShape([None]) + v._element_shape if isinstance(v, TensorArray) else None)
-                             for v in carried] + [None] * n_extra
+    invariants: list[Any] = [
+        TensorShape(None)
+        if isinstance(v, TensorArray) and v._element_shape is None
+        else (TensorShape([None]) + v._element_shape if isinstance(v, TensorArray) else None)
+        for v in carried
+    ] + [None] * n_extra
     options: dict = {}
     _LOOP_OPTIONS.append(options)
 
@@ -168,7 +191,7 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
 
     def cond_fn(*holders: Any) -> Any:
         restore(holders)
-        return test(*holders[len(positions):]) if n_extra else test()
+        return test(*holders[len(positions) :]) if n_extra else test()
 
     body_holders: list[Any] = []
     learned: dict[int, Any] = {}
@@ -176,7 +199,7 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
     def body_fn(*holders: Any) -> list:
         body_holders[:] = holders
         restore(holders)
-        extra = list(holders[len(positions):])
+        extra = list(holders[len(positions) :])
         if extra_step is not None:
             extra = extra_step(extra)
         else:
@@ -200,7 +223,7 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
             if not given or "set_loop_options" not in str(exc):
                 raise
             by_var = {id(v): s for v, s in given}
-            for k, holder in enumerate(body_holders[:len(carried)]):
+            for k, holder in enumerate(body_holders[: len(carried)]):
                 if id(holder) in by_var:
                     invariants[k] = TensorShape(by_var[id(holder)])
             result = build_while(cond_fn, body_fn, flat, loop_names, invariants, max_iterations)
@@ -208,8 +231,7 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
         _LOOP_OPTIONS.pop()
     final = list(initial)
     for k, i in enumerate(positions):
-        final[i] = TensorArray._from_stack(result[k], carried[k]) if isinstance(carried[k], TensorArray) \
-            else result[k]
+        final[i] = TensorArray._from_stack(result[k], carried[k]) if isinstance(carried[k], TensorArray) else result[k]
         if isinstance(final[i], TensorArray) and final[i]._element_shape is None:
             final[i]._element_shape = learned.get(k)
     for i, v in enumerate(initial):
@@ -218,14 +240,19 @@ def _graph_loop(test: Callable[[], Any], body: Callable[[], None], get_state: Ca
     set_state(tuple(final))
 
 
-_LIMITATIONS = ("\nSee https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/"
-                "reference/limitations.md#consistency-of-control-flow-types for more info.")
-_WHILE_BECAME_TENSOR = ("The condition of while loop started as non-Tensor, then changed to Tensor. This may happen "
-                        "either because variables changed type, or when a break or return statement inside the loop "
-                        "depends on a Tensor condition. In both cases, changing to a TF loop should remove the error."
-                        + _LIMITATIONS)
-_FOR_BREAK_ON_TENSOR = ("break and return statements which depend on a TF condition are not supported in Python for "
-                        "loops. Did you intend to make it a TF loop?" + _LIMITATIONS)
+_LIMITATIONS = (
+    "\nSee https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/"
+    "reference/limitations.md#consistency-of-control-flow-types for more info."
+)
+_WHILE_BECAME_TENSOR = (
+    "The condition of while loop started as non-Tensor, then changed to Tensor. This may happen "
+    "either because variables changed type, or when a break or return statement inside the loop "
+    "depends on a Tensor condition. In both cases, changing to a TF loop should remove the error." + _LIMITATIONS
+)
+_FOR_BREAK_ON_TENSOR = (
+    "break and return statements which depend on a TF condition are not supported in Python for "
+    "loops. Did you intend to make it a TF loop?" + _LIMITATIONS
+)
 
 
 def _python_bool(value: Any, message: str) -> bool:
@@ -248,8 +275,13 @@ def _probe(test: Callable[[], Any]) -> Any:
     return _as_condition(test()) if not _is_symbolic(value) else value
 
 
-def while_stmt(test: Callable[[], Any], body: Callable[[], None], get_state: Callable[[], tuple],
-               set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
+def while_stmt(
+    test: Callable[[], Any],
+    body: Callable[[], None],
+    get_state: Callable[[], tuple],
+    set_state: Callable[[tuple], None],
+    names: tuple[str, ...],
+) -> None:
     first = _probe(test)
     if not _is_symbolic(first):
         while _python_bool(test(), _WHILE_BECAME_TENSOR):
@@ -266,8 +298,14 @@ def range_(*args: Any) -> Any:
     return range(*[int(a) for a in args])
 
 
-def for_stmt(iterable: Any, extra_test: Callable[[], Any] | None, body: Callable[[Any], None],
-             get_state: Callable[[], tuple], set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
+def for_stmt(
+    iterable: Any,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: Callable[[], tuple],
+    set_state: Callable[[tuple], None],
+    names: tuple[str, ...],
+) -> None:
     """A converted `for` loop: a Python loop over Python values, a graph loop over a tensor (or tf.range).
 
     Hook for other iterables (tf.data datasets): while tracing, an object whose class defines
@@ -290,8 +328,14 @@ def for_stmt(iterable: Any, extra_test: Callable[[], Any] | None, body: Callable
     _tensor_for(iterable, extra_test, body, get_state, set_state, names)
 
 
-def _tensor_for(iterable: SymbolicTensor, extra_test: Callable[[], Any] | None, body: Callable[[Any], None],
-                get_state: Callable[[], tuple], set_state: Callable[[tuple], None], names: tuple[str, ...]) -> None:
+def _tensor_for(
+    iterable: SymbolicTensor,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: Callable[[], tuple],
+    set_state: Callable[[tuple], None],
+    names: tuple[str, ...],
+) -> None:
     """`for x in tensor`: a While over the iterations; for tf.range the iterate is computed, not indexed."""
     m = math_ops
     op = iterable.op
@@ -317,7 +361,18 @@ def _tensor_for(iterable: SymbolicTensor, extra_test: Callable[[], Any] | None, 
             body(iterable[k])
             return [k + 1]
 
-    test = (lambda *extra: _as_condition(extra_test())) if extra_test is not None else \
-        (lambda *extra: convert_to_tensor(True))
-    _graph_loop(test, lambda: None, get_state, set_state, names, extra_vars=[first], extra_step=step,
-                max_iterations=m.cast(count, dtypes.int32))
+    test = (
+        (lambda *extra: _as_condition(extra_test()))
+        if extra_test is not None
+        else (lambda *extra: convert_to_tensor(True))
+    )
+    _graph_loop(
+        test,
+        lambda: None,
+        get_state,
+        set_state,
+        names,
+        extra_vars=[first],
+        extra_step=step,
+        max_iterations=m.cast(count, dtypes.int32),
+    )

@@ -23,7 +23,12 @@ from typing import Any
 
 GENERATED = "ag__"
 BUILTIN_NAMES = frozenset(dir(__builtins__) if isinstance(__builtins__, dict) else dir(__builtins__)) | {
-    "range", "print", "len", "isinstance", "super"}
+    "range",
+    "print",
+    "len",
+    "isinstance",
+    "super",
+}
 
 
 def parse(fn: Callable) -> ast.FunctionDef:
@@ -36,10 +41,10 @@ def parse(fn: Callable) -> ast.FunctionDef:
     return node
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # AST helpers
 # ---------------------------------------------------------------------------------------------------
+
 
 def _name(id_: str, store: bool = False) -> ast.Name:
     return ast.Name(id=id_, ctx=ast.Store() if store else ast.Load())
@@ -99,8 +104,16 @@ def _assigned_names(nodes: Sequence[ast.AST]) -> list[str]:
             else:
                 add(node.name)
             continue
-        if isinstance(node, ast.Lambda | ast.ClassDef | ast.ListComp | ast.SetComp | ast.DictComp
-                      | ast.GeneratorExp | ast.AsyncFunctionDef):
+        if isinstance(
+            node,
+            ast.Lambda
+            | ast.ClassDef
+            | ast.ListComp
+            | ast.SetComp
+            | ast.DictComp
+            | ast.GeneratorExp
+            | ast.AsyncFunctionDef,
+        ):
             continue
         stack.extend(ast.iter_child_nodes(node))
     return names
@@ -110,13 +123,16 @@ def _assigned_names(nodes: Sequence[ast.AST]) -> list[str]:
 # Lowering return / break / continue to flags
 # ---------------------------------------------------------------------------------------------------
 
+
 def _lower_returns(stmts: list[ast.stmt], in_loop: bool) -> tuple[list[ast.stmt], bool]:
     out: list[ast.stmt] = []
     for i, s in enumerate(stmts):
-        rest = stmts[i + 1:]
+        rest = stmts[i + 1 :]
         if isinstance(s, ast.Return):
-            out += [_assign("do_return", ast.Constant(True)),
-                    _assign("retval_", s.value if s.value is not None else ast.Constant(None))]
+            out += [
+                _assign("do_return", ast.Constant(True)),
+                _assign("retval_", s.value if s.value is not None else ast.Constant(None)),
+            ]
             if in_loop:
                 out.append(ast.Break())
             return out, True
@@ -175,7 +191,7 @@ def _lower_jumps(stmts: list[ast.stmt], kind: type, flag: str) -> tuple[list[ast
             out.append(ast.If(test=s.test, body=body or [ast.Pass()], orelse=orelse))
             if body_jumps and else_jumps:
                 return out, True
-            rest = stmts[i + 1:]
+            rest = stmts[i + 1 :]
             if rest:
                 guarded, _ = _lower_jumps(rest, kind, flag)
                 out.append(ast.If(test=_not(_name(flag)), body=guarded, orelse=[]))
@@ -233,11 +249,14 @@ class _Converter(ast.NodeTransformer):
 
     def _state_functions(self, k: int, names: list[str]) -> list[ast.stmt]:
         self.state_names.extend(n for n in names if n not in self.state_names)
-        getter = ast.parse(f"def ag__get_state_{k}():\n    return ("
-                           + "".join(f"ag__.ld(lambda: {n}, {n!r}), " for n in names) + ")").body[0]
+        getter = ast.parse(
+            f"def ag__get_state_{k}():\n    return (" + "".join(f"ag__.ld(lambda: {n}, {n!r}), " for n in names) + ")"
+        ).body[0]
         if names:
-            setter_src = (f"def ag__set_state_{k}(ag__values):\n    nonlocal {', '.join(names)}\n"
-                          f"    ({', '.join(names)},) = ag__values")
+            setter_src = (
+                f"def ag__set_state_{k}(ag__values):\n    nonlocal {', '.join(names)}\n"
+                f"    ({', '.join(names)},) = ag__values"
+            )
         else:
             setter_src = f"def ag__set_state_{k}(ag__values):\n    pass"
         setter = ast.parse(setter_src).body[0]
@@ -253,10 +272,15 @@ class _Converter(ast.NodeTransformer):
             prefix += [ast.Global(names=glob)] if glob else []
             prefix += [ast.Nonlocal(names=[n for n in outer if n not in glob])] if len(glob) < len(outer) else []
         return ast.FunctionDef(
-            name=name, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in args], kwonlyargs=[],
-                                          kw_defaults=[], defaults=[]),
-            body=prefix + (body or [ast.Pass()]), decorator_list=[], returns=None,
-            type_params=[])  # type: ignore[call-arg]  # a field from Python 3.12 on; 3.11 keeps it unused
+            name=name,
+            args=ast.arguments(
+                posonlyargs=[], args=[ast.arg(arg=a) for a in args], kwonlyargs=[], kw_defaults=[], defaults=[]
+            ),
+            body=prefix + (body or [ast.Pass()]),
+            decorator_list=[],
+            returns=None,
+            type_params=[],
+        )  # type: ignore[call-arg]  # a field from Python 3.12 on; 3.11 keeps it unused
 
     def visit_If(self, node: ast.If) -> Any:
         self.generic_visit(node)
@@ -266,8 +290,17 @@ class _Converter(ast.NodeTransformer):
             self._def(f"ag__if_body_{k}", [], names, node.body),
             self._def(f"ag__else_body_{k}", [], names, node.orelse),
             *self._state_functions(k, names),
-            ast.Expr(_call("ag__.if_stmt", node.test, _name(f"ag__if_body_{k}"), _name(f"ag__else_body_{k}"),
-                           _name(f"ag__get_state_{k}"), _name(f"ag__set_state_{k}"), _names_tuple(names))),
+            ast.Expr(
+                _call(
+                    "ag__.if_stmt",
+                    node.test,
+                    _name(f"ag__if_body_{k}"),
+                    _name(f"ag__else_body_{k}"),
+                    _name(f"ag__get_state_{k}"),
+                    _name(f"ag__set_state_{k}"),
+                    _names_tuple(names),
+                )
+            ),
         ]
 
     def visit_While(self, node: ast.While) -> Any:
@@ -281,8 +314,16 @@ class _Converter(ast.NodeTransformer):
             test,
             self._def(f"ag__loop_body_{k}", [], names, node.body),
             *self._state_functions(k, names),
-            ast.Expr(_call("ag__.while_stmt", _name(f"ag__loop_test_{k}"), _name(f"ag__loop_body_{k}"),
-                           _name(f"ag__get_state_{k}"), _name(f"ag__set_state_{k}"), _names_tuple(names))),
+            ast.Expr(
+                _call(
+                    "ag__.while_stmt",
+                    _name(f"ag__loop_test_{k}"),
+                    _name(f"ag__loop_body_{k}"),
+                    _name(f"ag__get_state_{k}"),
+                    _name(f"ag__set_state_{k}"),
+                    _names_tuple(names),
+                )
+            ),
             *node.orelse,
         ]
 
@@ -295,8 +336,11 @@ class _Converter(ast.NodeTransformer):
         names = [n for n in _assigned_names(body) if n not in self.declared]
         iterable = node.iter
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range":
-            iterable = ast.Call(func=ast.Attribute(value=_name("ag__"), attr="range_", ctx=ast.Load()),
-                                args=iterable.args, keywords=iterable.keywords)
+            iterable = ast.Call(
+                func=ast.Attribute(value=_name("ag__"), attr="range_", ctx=ast.Load()),
+                args=iterable.args,
+                keywords=iterable.keywords,
+            )
         extra_def: list[ast.stmt] = []
         extra_ref: ast.expr = ast.Constant(None)
         if extra is not None:
@@ -307,8 +351,17 @@ class _Converter(ast.NodeTransformer):
             *extra_def,
             self._def(f"ag__loop_body_{k}", ["ag__itr"], names, body),
             *self._state_functions(k, names),
-            ast.Expr(_call("ag__.for_stmt", iterable, extra_ref, _name(f"ag__loop_body_{k}"),
-                           _name(f"ag__get_state_{k}"), _name(f"ag__set_state_{k}"), _names_tuple(names))),
+            ast.Expr(
+                _call(
+                    "ag__.for_stmt",
+                    iterable,
+                    extra_ref,
+                    _name(f"ag__loop_body_{k}"),
+                    _name(f"ag__get_state_{k}"),
+                    _name(f"ag__set_state_{k}"),
+                    _names_tuple(names),
+                )
+            ),
             *node.orelse,
         ]
 
@@ -332,8 +385,9 @@ class _Converter(ast.NodeTransformer):
 
 
 def _lambda(expr: ast.expr) -> ast.Lambda:
-    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
-                      body=expr)
+    return ast.Lambda(
+        args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]), body=expr
+    )
 
 
 def _names_tuple(names: list[str]) -> ast.Tuple:
@@ -344,8 +398,12 @@ def transform(node: ast.FunctionDef) -> ast.FunctionDef:
     body = node.body
     if any(_contains([s], ast.Return) for s in body if isinstance(s, ast.If | ast.For | ast.While)):
         lowered, _ = _lower_returns(body, False)
-        body = [_assign("do_return", ast.Constant(False)), _assign("retval_", _call("ag__.UndefinedReturnValue")),
-                *lowered, ast.Return(value=_call("ag__.retval", _name("retval_")))]
+        body = [
+            _assign("do_return", ast.Constant(False)),
+            _assign("retval_", _call("ag__.UndefinedReturnValue")),
+            *lowered,
+            ast.Return(value=_call("ag__.retval", _name("retval_"))),
+        ]
     declared = {n for s in ast.walk(node) if isinstance(s, ast.Global | ast.Nonlocal) for n in s.names}
     converter = _Converter(declared)
     converter.global_names = {n for s in ast.walk(node) if isinstance(s, ast.Global) for n in s.names}
@@ -355,10 +413,18 @@ def transform(node: ast.FunctionDef) -> ast.FunctionDef:
         new_body.extend(result if isinstance(result, list) else [result])
     params = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
     params |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
-    prologue = [_assign(n, _call("ag__.Undefined", ast.Constant(n)))
-                for n in converter.state_names if n not in params and n not in declared]
-    docstring = new_body[:1] if new_body and isinstance(new_body[0], ast.Expr) and isinstance(
-        getattr(new_body[0], "value", None), ast.Constant) and isinstance(
-        getattr(getattr(new_body[0], "value", None), "value", None), str) else []
-    node.body = docstring + prologue + new_body[len(docstring):]
+    prologue = [
+        _assign(n, _call("ag__.Undefined", ast.Constant(n)))
+        for n in converter.state_names
+        if n not in params and n not in declared
+    ]
+    docstring = (
+        new_body[:1]
+        if new_body
+        and isinstance(new_body[0], ast.Expr)
+        and isinstance(getattr(new_body[0], "value", None), ast.Constant)
+        and isinstance(getattr(getattr(new_body[0], "value", None), "value", None), str)
+        else []
+    )
+    node.body = docstring + prologue + new_body[len(docstring) :]
     return ast.fix_missing_locations(node)

@@ -34,9 +34,32 @@ class Undefined:
         return self.fail()
 
 
-for _dunder in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lt", "le", "gt", "ge",
-                "radd", "rsub", "rmul", "rtruediv", "getitem", "call", "iter", "len", "neg", "index", "float",
-                "int"):
+for _dunder in (
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "matmul",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "radd",
+    "rsub",
+    "rmul",
+    "rtruediv",
+    "getitem",
+    "call",
+    "iter",
+    "len",
+    "neg",
+    "index",
+    "float",
+    "int",
+):
     setattr(Undefined, f"__{_dunder}__", lambda self, *a, **k: self.fail())
 
 

@@ -61,8 +61,13 @@ def allocates(op: Operation) -> bool:
 def free_buffer(t: SymbolicTensor, writer: Operation, found: Readers, made_here: Collection[int]) -> bool:
     """May `writer` overwrite `t`'s buffer? Only a large buffer the code allocated (its producer is among the ops
     of `made_here`, by id) that `writer` alone reads."""
-    return (id(t.op) in made_here and allocates(t.op) and only_reader(t, found) is writer
-            and t.shape.is_fully_defined() and (t.shape.num_elements() or 0) >= REUSE_MIN_ELEMENTS)
+    return (
+        id(t.op) in made_here
+        and allocates(t.op)
+        and only_reader(t, found) is writer
+        and t.shape.is_fully_defined()
+        and (t.shape.num_elements() or 0) >= REUSE_MIN_ELEMENTS
+    )
 
 
 def reusable_input(op: Operation, found: Readers, made_here: Collection[int]) -> SymbolicTensor | None:
@@ -78,8 +83,11 @@ def reusable_input(op: Operation, found: Readers, made_here: Collection[int]) ->
 
 def reusable_delta(op: Operation, found: Readers, made_here: Collection[int]) -> bool:
     """`AssignSubVariableOp(v, delta)` may compute the new value into `delta`'s buffer (a free one of v's dtype)."""
-    return (op.type == "AssignSubVariableOp" and free_buffer(op.inputs[1], op, found, made_here)
-            and op.inputs[1].dtype is op.attrs["dtype"])
+    return (
+        op.type == "AssignSubVariableOp"
+        and free_buffer(op.inputs[1], op, found, made_here)
+        and op.inputs[1].dtype is op.attrs["dtype"]
+    )
 
 
 def assign_sub_into_delta(variable: Any, delta: np.ndarray) -> tuple:

@@ -69,8 +69,9 @@ def compile_graph(graph: FuncGraph) -> CompiledGraph:
     return CompiledGraph(fn, code.text, line_ops)
 
 
-def compile_kernel(members: Sequence[Operation], inputs: Sequence[SymbolicTensor], result: SymbolicTensor,
-                   name: str) -> tuple[Any, str]:
+def compile_kernel(
+    members: Sequence[Operation], inputs: Sequence[SymbolicTensor], result: SymbolicTensor, name: str
+) -> tuple[Any, str]:
     """A fused node's kernel: the function that runs `members` (in order) on `inputs` and returns `result`,
     and its source."""
     code = _module(f"fused kernel {name}")
@@ -78,8 +79,14 @@ def compile_kernel(members: Sequence[Operation], inputs: Sequence[SymbolicTensor
     return code.compile()[function_name], code.text
 
 
-def write_function(code: Source, name: str, params: Sequence[SymbolicTensor], plan: Sequence[Operation],
-                   results: Sequence[SymbolicTensor], as_list: bool = True) -> tuple[str, dict[int, Operation]]:
+def write_function(
+    code: Source,
+    name: str,
+    params: Sequence[SymbolicTensor],
+    plan: Sequence[Operation],
+    results: Sequence[SymbolicTensor],
+    as_list: bool = True,
+) -> tuple[str, dict[int, Operation]]:
     """`def name(params): <a line per node of plan> return results` into `code`: the function's name and
     which line runs which node."""
     names = code.names
@@ -105,8 +112,13 @@ def write_function(code: Source, name: str, params: Sequence[SymbolicTensor], pl
     return function_name, line_ops
 
 
-def last_read_here(op: Operation, position: dict[int, int], found: buffers.Readers, made_here: set[int],
-                   results: Sequence[SymbolicTensor]) -> list[SymbolicTensor]:
+def last_read_here(
+    op: Operation,
+    position: dict[int, int],
+    found: buffers.Readers,
+    made_here: set[int],
+    results: Sequence[SymbolicTensor],
+) -> list[SymbolicTensor]:
     """The large arrays this code made that `op` reads for the last time: their names are deleted right after
     its line, so that their memory goes back to the allocator at once, as in eager code. (A name whose buffer
     `op` wrote its result into goes too: the buffer then lives under the result's name only.)
@@ -118,8 +130,12 @@ def last_read_here(op: Operation, position: dict[int, int], found: buffers.Reade
     returned = {id(t) for t in results}
     dead: dict[int, SymbolicTensor] = {}
     for t in op.inputs:
-        if (id(t.op) not in made_here or t.op.type in ("Const", "Placeholder") or id(t) in returned
-                or (t.shape.is_fully_defined() and (t.shape.num_elements() or 0) < buffers.REUSE_MIN_ELEMENTS)):
+        if (
+            id(t.op) not in made_here
+            or t.op.type in ("Const", "Placeholder")
+            or id(t) in returned
+            or (t.shape.is_fully_defined() and (t.shape.num_elements() or 0) < buffers.REUSE_MIN_ELEMENTS)
+        ):
             continue
         readers = found.get(id(t), [])
         if all(r is not None and position.get(id(r), -1) <= position[id(op)] for r in readers):

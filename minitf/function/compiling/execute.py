@@ -33,8 +33,9 @@ KERNEL_ERRORS = (OpError, ValueError, IndexError, TypeError, ZeroDivisionError, 
 Apply = Callable[[Operation, list[Any]], Sequence[Any]]
 
 
-def evaluate(plan: Sequence[Operation], env: dict[int, Any], outputs: Sequence[SymbolicTensor],
-             apply: Apply) -> list[Any]:
+def evaluate(
+    plan: Sequence[Operation], env: dict[int, Any], outputs: Sequence[SymbolicTensor], apply: Apply
+) -> list[Any]:
     """Apply each operation of `plan` in order; `env` maps id(tensor) to its value and starts with the inputs."""
     for op in plan:
         if op.type == "Placeholder":
@@ -80,13 +81,14 @@ def graph_message(message: str, op: Operation) -> str:
     head = message.split(" [Op:")[0].split("\nHint:")[0].removeprefix("Graph execution error:\n\n")
     if head.startswith("{{function_node __wrapped__"):  # (an eager kernel's prefix: this node ran in a graph)
         head = head.split("}} ", 1)[1]
-    hint = message[message.index("\nHint:"):] if "\nHint:" in message else ""
+    hint = message[message.index("\nHint:") :] if "\nHint:" in message else ""
     return f"Graph execution error:\n\n{head}\n\t [[{{{{node {op.name}}}}}]] [Op:__inference_{op.graph.name}]{hint}"
 
 
 # ---------------------------------------------------------------------------------------------------
 # Calling a graph
 # ---------------------------------------------------------------------------------------------------
+
 
 def compiled(graph: FuncGraph) -> codegen.CompiledGraph:
     """The generated code for `graph`, made on first use (rewriting the graph forgets it)."""

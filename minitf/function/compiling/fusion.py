@@ -40,8 +40,9 @@ FusedElementwise = Op("FusedElementwise", _run_fused, shape=_fused_spec)
 FusedMatMul = Op("_FusedMatMul", _run_fused, shape=_fused_spec)
 
 
-def replace_with_fused(graph: FuncGraph, op_def: Op, members: list[Operation], name: str,
-                       attrs: dict[str, Any]) -> Operation:
+def replace_with_fused(
+    graph: FuncGraph, op_def: Op, members: list[Operation], name: str, attrs: dict[str, Any]
+) -> Operation:
     """Put one fused node in place of `members` (its inputs: everything they read from outside)."""
     inside = {id(t) for op in members for t in op.outputs}
     inputs: list[SymbolicTensor] = []
@@ -51,9 +52,19 @@ def replace_with_fused(graph: FuncGraph, op_def: Op, members: list[Operation], n
                 inputs.append(t)
     result = members[-1].outputs[0]
     kernel, source = compile_kernel(members, inputs, result, name.replace("/", "_"))
-    fused = graph.create_op(op_def, inputs, {**attrs, "fused_ops": tuple(op.type for op in members),
-                                             "_kernel": kernel, "_kernel_name": kernel.__name__, "_source": source,
-                                             "_spec": (result.shape, result.dtype)}, name=name)
+    fused = graph.create_op(
+        op_def,
+        inputs,
+        {
+            **attrs,
+            "fused_ops": tuple(op.type for op in members),
+            "_kernel": kernel,
+            "_kernel_name": kernel.__name__,
+            "_source": source,
+            "_spec": (result.shape, result.dtype),
+        },
+        name=name,
+    )
     graph.move_to(fused, members[-1])
     graph.replace_uses({id(result): fused.outputs[0]})
     graph.remove_ops(members)
@@ -63,6 +74,7 @@ def replace_with_fused(graph: FuncGraph, op_def: Op, members: list[Operation], n
 # ---------------------------------------------------------------------------------------------------
 # Elementwise chains
 # ---------------------------------------------------------------------------------------------------
+
 
 def _fusable(op: Operation) -> bool:
     return op.op_def.elementwise and not op.stateful and len(op.outputs) == 1
@@ -101,8 +113,9 @@ def elementwise_fusion(graph: FuncGraph) -> Changes:
         order = {id(op): i for i, op in enumerate(graph.get_operations())}
         group.sort(key=lambda op: order[id(op)])
         fused = replace_with_fused(graph, FusedElementwise, group, f"{group[-1].name}/fused", {})
-        changes.append(f"fused {len(group)} elementwise ops ({' -> '.join(fused.attrs['fused_ops'])}) into "
-                       f"{fused.name}")
+        changes.append(
+            f"fused {len(group)} elementwise ops ({' -> '.join(fused.attrs['fused_ops'])}) into {fused.name}"
+        )
     return changes
 
 
@@ -110,13 +123,19 @@ def elementwise_fusion(graph: FuncGraph) -> Changes:
 # MatMul + bias + activation (TensorFlow's remapper)
 # ---------------------------------------------------------------------------------------------------
 
+
 def _is_bias_add(op: Operation | None, matmul: SymbolicTensor) -> bool:
     """`matmul + bias` with a 1-D bias along the last axis: the result keeps the matmul's shape."""
     if op is None or op.type not in ("AddV2", "BiasAdd") or len(op.inputs) != 2:
         return False
     bias = op.inputs[1] if op.inputs[0] is matmul else op.inputs[0]
-    return (bias is not matmul and bias.shape.rank == 1 and matmul.shape.rank == 2
-            and op.outputs[0].shape.as_list() == matmul.shape.as_list() and bias.dtype is matmul.dtype)
+    return (
+        bias is not matmul
+        and bias.shape.rank == 1
+        and matmul.shape.rank == 2
+        and op.outputs[0].shape.as_list() == matmul.shape.as_list()
+        and bias.dtype is matmul.dtype
+    )
 
 
 def fuse_matmul(graph: FuncGraph) -> Changes:
@@ -135,9 +154,13 @@ def fuse_matmul(graph: FuncGraph) -> Changes:
         activation = only_reader(add.outputs[0], found)
         if activation is not None and activation.type in ACTIVATIONS and not activation.stateful:
             members.append(activation)
-        fused = replace_with_fused(graph, FusedMatMul, members, f"{op.name}/fused",
-                                   {"transpose_a": op.attrs.get("transpose_a", False),
-                                    "transpose_b": op.attrs.get("transpose_b", False)})
+        fused = replace_with_fused(
+            graph,
+            FusedMatMul,
+            members,
+            f"{op.name}/fused",
+            {"transpose_a": op.attrs.get("transpose_a", False), "transpose_b": op.attrs.get("transpose_b", False)},
+        )
         changes.append(f"fused {' + '.join(fused.attrs['fused_ops'])} into {fused.name}")
         found = readers(graph.get_operations(), graph.outputs)
     return changes

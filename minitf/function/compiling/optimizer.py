@@ -40,8 +40,9 @@ class PassInfo:
 SIMPLIFY = (
     PassInfo("constant_folding", "constant folding", passes.constant_folding),
     PassInfo("arithmetic_optimization", "arithmetic simplification", rewrite_rules.arithmetic_simplification),
-    PassInfo("common_subgraph_elimination", "common-subexpression elimination",
-             passes.common_subexpression_elimination),
+    PassInfo(
+        "common_subgraph_elimination", "common-subexpression elimination", passes.common_subexpression_elimination
+    ),
 )
 PRUNE = PassInfo("pruning", "pruning", passes.prune)
 FUSE = (
@@ -55,14 +56,31 @@ MAX_ROUNDS = 3
 _options: dict[str, Any] = {}
 _version = [0]  # bumped at every change, so functions know to optimise again
 _REPORTED_ALWAYS = {"disable_model_pruning": False, "disable_meta_optimizer": False}
-_KNOWN_KEYS = frozenset({
-    "layout_optimizer", "constant_folding", "shape_optimization", "remapping", "arithmetic_optimization",
-    "dependency_optimization", "loop_optimization", "function_optimization", "debug_stripper",
-    "disable_model_pruning", "scoped_allocator_optimization", "pin_to_host_optimization",
-    "implementation_selector", "auto_mixed_precision", "use_plugin_optimizers", "disable_meta_optimizer",
-    "auto_mixed_precision_onednn_bfloat16", "auto_mixed_precision_mkl", "min_graph_nodes",
-    "common_subgraph_elimination", "elementwise_fusion",
-})
+_KNOWN_KEYS = frozenset(
+    {
+        "layout_optimizer",
+        "constant_folding",
+        "shape_optimization",
+        "remapping",
+        "arithmetic_optimization",
+        "dependency_optimization",
+        "loop_optimization",
+        "function_optimization",
+        "debug_stripper",
+        "disable_model_pruning",
+        "scoped_allocator_optimization",
+        "pin_to_host_optimization",
+        "implementation_selector",
+        "auto_mixed_precision",
+        "use_plugin_optimizers",
+        "disable_meta_optimizer",
+        "auto_mixed_precision_onednn_bfloat16",
+        "auto_mixed_precision_mkl",
+        "min_graph_nodes",
+        "common_subgraph_elimination",
+        "elementwise_fusion",
+    }
+)
 
 
 def set_experimental_options(options: dict[str, Any]) -> None:
@@ -117,6 +135,7 @@ def enabled(info: PassInfo, options: dict[str, Any] | None = None) -> bool:
 # What changed
 # ---------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class PassReport:
     """One run of one pass on one graph."""
@@ -151,10 +170,13 @@ class OptimizationReport:
         rows = "".join(
             f"<tr><td>{html.escape(p.title)}</td><td>{html.escape(p.graph)}</td><td>{p.nodes_before}</td>"
             f"<td>{p.nodes_after}</td><td>{'<br>'.join(html.escape(c) for c in p.changes) or '-'}</td></tr>"
-            for p in self.passes)
-        return (f"<p>Graph size before: {self.nodes_before} nodes. Graph size after: {self.nodes_after} nodes.</p>"
-                "<table><tr><th>pass</th><th>graph</th><th>nodes before</th><th>nodes after</th>"
-                f"<th>what changed</th></tr>{rows}</table>")
+            for p in self.passes
+        )
+        return (
+            f"<p>Graph size before: {self.nodes_before} nodes. Graph size after: {self.nodes_after} nodes.</p>"
+            "<table><tr><th>pass</th><th>graph</th><th>nodes before</th><th>nodes after</th>"
+            f"<th>what changed</th></tr>{rows}</table>"
+        )
 
 
 def count_nodes(graph: FuncGraph) -> int:
@@ -164,6 +186,7 @@ def count_nodes(graph: FuncGraph) -> int:
 # ---------------------------------------------------------------------------------------------------
 # Checking a graph after a pass
 # ---------------------------------------------------------------------------------------------------
+
 
 class GraphVerificationError(AssertionError):
     """A pass left a graph that is not well formed (a bug in the pass)."""
@@ -183,20 +206,23 @@ def verify(graph: FuncGraph, stateful_before: list[str], after: str) -> None:
         specs = infer_specs(op.op_def, op.inputs, op.attrs)
         for t, (shape, dtype) in zip(op.outputs, specs):
             if dtype is not t.dtype or not shape.is_compatible_with(t.shape):
-                raise GraphVerificationError(f"after {after}: {t.name} is {t.dtype.name}{t.shape} but "
-                                             f"{op.type} gives {dtype.name}{shape}")
+                raise GraphVerificationError(
+                    f"after {after}: {t.name} is {t.dtype.name}{t.shape} but {op.type} gives {dtype.name}{shape}"
+                )
             computed.add(id(t))
     for t in graph.outputs:
         if id(t) not in computed:
             raise GraphVerificationError(f"after {after}: the output {t.name} is never computed")
     if stateful_ops(graph) != stateful_before:
-        raise GraphVerificationError(f"after {after}: stateful ops changed from {stateful_before} to "
-                                     f"{stateful_ops(graph)}")
+        raise GraphVerificationError(
+            f"after {after}: stateful ops changed from {stateful_before} to {stateful_ops(graph)}"
+        )
 
 
 # ---------------------------------------------------------------------------------------------------
 # Running the passes
 # ---------------------------------------------------------------------------------------------------
+
 
 def _all_graphs(graph: FuncGraph) -> list[FuncGraph]:
     """`graph` and every body inside it (branches, loops, called functions), innermost first."""
@@ -221,8 +247,9 @@ def run_pass(info: PassInfo, graph: FuncGraph, report: OptimizationReport) -> bo
     return changed
 
 
-def optimize(graph: FuncGraph, options: dict[str, Any] | None = None,
-             extra_passes: tuple[PassInfo, ...] = ()) -> tuple[FuncGraph, OptimizationReport]:
+def optimize(
+    graph: FuncGraph, options: dict[str, Any] | None = None, extra_passes: tuple[PassInfo, ...] = ()
+) -> tuple[FuncGraph, OptimizationReport]:
     """An optimised copy of `graph` and the report of what each pass did (the graph itself is not changed).
 
     `extra_passes` run after the built-in simplifications: a pass of your own, written as a function that
@@ -233,6 +260,7 @@ def optimize(graph: FuncGraph, options: dict[str, Any] | None = None,
     report = OptimizationReport(nodes_before=count_nodes(graph))
     small = options.get("min_graph_nodes", 0) and count_nodes(graph) < options["min_graph_nodes"]
     if not small:
+
         def run(info: PassInfo) -> bool:
             return enabled(info, options) and run_pass(info, optimized, report)
 

@@ -38,6 +38,7 @@ Changes = list[str]
 # Helpers shared by the passes
 # ---------------------------------------------------------------------------------------------------
 
+
 def const_value(t: SymbolicTensor) -> Any:
     """The value of a tensor made by a Const op (None for any other tensor)."""
     return t.op.attrs["value"] if t.op.type == "Const" else None
@@ -50,8 +51,9 @@ def has_subgraphs(op: Operation) -> bool:
 def add_constant(graph: FuncGraph, value: Any, dtype: dtypes.DType, name: str, before: Operation) -> SymbolicTensor:
     """A new Const op placed right before `before` (where its value is first needed)."""
     array = np.asarray(value, dtype=dtype._np)
-    node = graph.create_op(state_ops.Const, [], {"value": array[()] if array.ndim == 0 else array, "dtype": dtype},
-                           name=name)
+    node = graph.create_op(
+        state_ops.Const, [], {"value": array[()] if array.ndim == 0 else array, "dtype": dtype}, name=name
+    )
     graph.move_to(node, before)
     return node.outputs[0]
 
@@ -59,6 +61,7 @@ def add_constant(graph: FuncGraph, value: Any, dtype: dtypes.DType, name: str, b
 # ---------------------------------------------------------------------------------------------------
 # Constant folding
 # ---------------------------------------------------------------------------------------------------
+
 
 def _static_shape_value(op: Operation) -> Any:
     """`tf.shape(x)`, `tf.size(x)`, `tf.rank(x)` are known before running when x's shape is fully known."""
@@ -76,8 +79,14 @@ def _static_shape_value(op: Operation) -> Any:
 
 # Ops that read some inputs for their shape only (gradient plumbing: the ones a mean's gradient starts from,
 # keeping and broadcasting its dims): with those shapes fully known and the other inputs constant, they fold.
-SHAPE_ONLY_INPUTS = {"OnesLike": (0,), "ZerosLike": (0,), "KeepDims": (1,), "BroadcastLike": (1,),
-                     "SumToShape": (1,), "ReshapeLike": (1,)}
+SHAPE_ONLY_INPUTS = {
+    "OnesLike": (0,),
+    "ZerosLike": (0,),
+    "KeepDims": (1,),
+    "BroadcastLike": (1,),
+    "SumToShape": (1,),
+    "ReshapeLike": (1,),
+}
 
 
 def _shape_only_values(op: Operation) -> list[Any] | None:
@@ -138,6 +147,7 @@ def constant_folding(graph: FuncGraph) -> Changes:
 # Common-subexpression elimination
 # ---------------------------------------------------------------------------------------------------
 
+
 def _attr_key(value: Any) -> Any:
     """A hashable stand-in for an attribute value: equal attributes give equal keys."""
     if isinstance(value, np.ndarray | np.generic):
@@ -189,6 +199,7 @@ def common_subexpression_elimination(graph: FuncGraph) -> Changes:
 # ---------------------------------------------------------------------------------------------------
 # Pruning
 # ---------------------------------------------------------------------------------------------------
+
 
 def prune(graph: FuncGraph) -> Changes:
     """Remove ops that neither an output nor a stateful op needs (the function's inputs always stay)."""

@@ -49,6 +49,7 @@ class Rule:
 # What the rules check
 # ---------------------------------------------------------------------------------------------------
 
+
 def is_filled_with(t: SymbolicTensor, number: int) -> bool:
     """`t` is a constant whose every element is `number`."""
     value = const_value(t)
@@ -67,6 +68,7 @@ def _keeps_shape(x: SymbolicTensor, out: SymbolicTensor, other: SymbolicTensor) 
 
 def neutral(number: int, either_side: bool = True) -> Callable[[Operation], SymbolicTensor | None]:
     """`x op n` (and `n op x` when `either_side`) is x, for a constant n filled with `number`: x * 1, x + 0."""
+
     def rewrite(op: Operation) -> SymbolicTensor | None:
         if len(op.inputs) != 2:
             return None
@@ -76,6 +78,7 @@ def neutral(number: int, either_side: bool = True) -> Callable[[Operation], Symb
         if either_side and is_filled_with(a, number) and _keeps_shape(b, op.outputs[0], a):
             return b
         return None
+
     return rewrite
 
 
@@ -111,6 +114,7 @@ RULES: list[Rule] = [
 # ---------------------------------------------------------------------------------------------------
 # The loop
 # ---------------------------------------------------------------------------------------------------
+
 
 def apply(graph: FuncGraph, op: Operation, result: Rewrite) -> str:
     """Make the graph say what a rule found; one line of text for the report."""

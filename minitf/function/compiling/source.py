@@ -138,5 +138,5 @@ def compile_source(text: str, title: str, namespace: dict[str, Any]) -> dict[str
     filename = f"<minitf {title} #{next(_files)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)  # mtime None: kept, never reread
     namespace.setdefault("__name__", GENERATED_MODULE)
-    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    exec(compile(text, filename, "exec"), namespace)  # our own generated code
     return namespace

@@ -63,8 +63,14 @@ def _mean(op: Operation, args: Args) -> str | None:
     """The float mean of a whole tensor: the kernel's np.mean without its dtype and axis work. (Where another
     kernel computes the mean, as in TensorFlow-exact numerics, the kernel is called.)"""
     x = op.inputs[0]
-    if op.op_def.kernel is not mean_kernel or op.attrs["axis"] is not None or op.attrs["keepdims"] \
-            or x.dtype not in _FLOATS or not _known(op) or x.shape.rank == 0:
+    if (
+        op.op_def.kernel is not mean_kernel
+        or op.attrs["axis"] is not None
+        or op.attrs["keepdims"]
+        or x.dtype not in _FLOATS
+        or not _known(op)
+        or x.shape.rank == 0
+    ):
         return None
     return f"np.mean({args[0]})"
 

@@ -17,6 +17,19 @@ from minitf.function.control_flow.calls import PartitionedCall, StatefulPartitio
 from minitf.function.control_flow.loops import StatelessWhile, While, build_while, while_loop
 from minitf.function.control_flow.tensor_array import TensorArray
 
-__all__ = ["If", "PartitionedCall", "StatefulPartitionedCall", "StatelessIf", "StatelessWhile", "TensorArray",
-           "Undefined", "UndefinedReturnValue", "While", "build_if", "build_while", "call_traced", "cond",
-           "while_loop"]
+__all__ = [
+    "If",
+    "PartitionedCall",
+    "StatefulPartitionedCall",
+    "StatelessIf",
+    "StatelessWhile",
+    "TensorArray",
+    "Undefined",
+    "UndefinedReturnValue",
+    "While",
+    "build_if",
+    "build_while",
+    "call_traced",
+    "cond",
+    "while_loop",
+]

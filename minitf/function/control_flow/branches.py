@@ -62,8 +62,12 @@ StatelessIf = Op("StatelessIf", _if_kernel, shape=_if_shape, grad=_if_grad, num_
 If = Op("If", _if_kernel, shape=_if_shape, grad=_if_grad, num_outputs=-1, stateful=True)
 
 
-def build_if(pred: Tensor, true_fn: Callable[[], Sequence[Any]], false_fn: Callable[[], Sequence[Any]],
-             names: Sequence[str] | None = None) -> list[Any]:
+def build_if(
+    pred: Tensor,
+    true_fn: Callable[[], Sequence[Any]],
+    false_fn: Callable[[], Sequence[Any]],
+    names: Sequence[str] | None = None,
+) -> list[Any]:
     """Trace both branches (each returns a list of values) and add one If op; returns the merged values.
 
     Values that are tensors (or Python numbers) in both branches become outputs of the op; an object that
@@ -79,8 +83,10 @@ def build_if(pred: Tensor, true_fn: Callable[[], Sequence[Any]], false_fn: Calla
     (g_then, v_then), (g_else, v_else) = branches
     names = list(names) if names is not None else [f"output_{i}" for i in range(len(v_then))]
     if len(v_then) != len(v_else):
-        raise ValueError("true_fn and false_fn arguments to tf.cond must have the same number, type, and overall "
-                         "structure of return values.")
+        raise ValueError(
+            "true_fn and false_fn arguments to tf.cond must have the same number, type, and overall "
+            "structure of return values."
+        )
     merged: list[Any] = [None] * len(v_then)
     output_positions: list[int] = []
     then_outs: list[Tensor] = []
@@ -93,8 +99,7 @@ def build_if(pred: Tensor, true_fn: Callable[[], Sequence[Any]], false_fn: Calla
                 continue
             missing = "main" if a_undef else "else"
             if isinstance(a if a_undef else b, UndefinedReturnValue):
-                merged[i] = UndefinedReturnValue(ValueError(f"the {missing} branch must also have a return "
-                                                            f"statement."))
+                merged[i] = UndefinedReturnValue(ValueError(f"the {missing} branch must also have a return statement."))
             else:
                 merged[i] = Undefined(name, ValueError(f"'{name}' must also be initialized in the {missing} branch"))
             continue
@@ -108,8 +113,9 @@ def build_if(pred: Tensor, true_fn: Callable[[], Sequence[Any]], false_fn: Calla
             raise ValueError(f"'{name}' must have the same nested structure in the main and else branches")
         ta, tb = convert_in(g_then, a), convert_in(g_else, b)
         if ta.dtype is not tb.dtype:
-            raise TypeError(f"'{name}' has dtype {ta.dtype.name} in the main branch, but dtype {tb.dtype.name} in "
-                            f"the else branch")
+            raise TypeError(
+                f"'{name}' has dtype {ta.dtype.name} in the main branch, but dtype {tb.dtype.name} in the else branch"
+            )
         output_positions.append(i)
         then_outs.append(ta)
         else_outs.append(tb)
@@ -137,8 +143,12 @@ def _tensorish(v: Any) -> bool:
     return isinstance(v, Tensor | bool | int | float | np.ndarray | np.generic) or hasattr(v, "_as_tensor")
 
 
-def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable[[], Any] | None = None,
-         name: str | None = None) -> Any:
+def cond(
+    pred: Any,
+    true_fn: Callable[[], Any] | None = None,
+    false_fn: Callable[[], Any] | None = None,
+    name: str | None = None,
+) -> Any:
     """`tf.cond`: `true_fn()` if pred else `false_fn()`; in a graph both are traced and one If op picks."""
     if true_fn is None or false_fn is None:
         raise TypeError("cond(): 'true_fn' and 'false_fn' arguments are required.")
@@ -155,6 +165,7 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None, false_fn: Callable
             out = fn()
             structures[k] = out
             return nest.flatten(out)
+
         return run
 
     flat = build_if(pred, wrap(true_fn, 0), wrap(false_fn, 1))

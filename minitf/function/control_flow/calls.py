@@ -42,8 +42,9 @@ def _call_grad(ctx: Any, grads: list) -> list:
 
 
 PartitionedCall = Op("PartitionedCall", _call_kernel, shape=_call_shape, grad=_call_grad, num_outputs=-1)
-StatefulPartitionedCall = Op("StatefulPartitionedCall", _call_kernel, shape=_call_shape, grad=_call_grad,
-                             num_outputs=-1, stateful=True)
+StatefulPartitionedCall = Op(
+    "StatefulPartitionedCall", _call_kernel, shape=_call_shape, grad=_call_grad, num_outputs=-1, stateful=True
+)
 
 
 def call_traced(graph: FuncGraph, inputs: Sequence[Any]) -> list[Tensor]:

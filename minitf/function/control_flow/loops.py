@@ -30,8 +30,9 @@ from minitf.ops.array_ops import concat, expand_dims, gather, zeros_like
 from minitf.ops.state_ops import variable_of
 
 
-def _while_kernel(counter: Any, max_iterations: Any, *values: Any, cond: FuncGraph, body: FuncGraph,
-                  n_vars: int) -> tuple:
+def _while_kernel(
+    counter: Any, max_iterations: Any, *values: Any, cond: FuncGraph, body: FuncGraph, n_vars: int
+) -> tuple:
     loop_vars = list(values[:n_vars])
     captured = list(values[n_vars:])
     count = int(counter)
@@ -48,7 +49,7 @@ def _while_shape(shapes: Any, types: Any, attrs: dict) -> list:
     tape, the traced loop is replayed op by op)."""
     n = attrs["n_vars"]
     body_shapes = [t.shape for t in attrs["body"].inputs[:n]]
-    return [(s, t) for s, t in zip(shapes[:2] + body_shapes, types[:2 + n])]
+    return [(s, t) for s, t in zip(shapes[:2] + body_shapes, types[: 2 + n])]
 
 
 def _while_grad(ctx: Any, grads: list) -> list:
@@ -56,9 +57,9 @@ def _while_grad(ctx: Any, grads: list) -> list:
     body_graph: FuncGraph = ctx.attrs["body"]
     cond_graph: FuncGraph = ctx.attrs["cond"]
     max_iterations = ctx.inputs[1]
-    vars0 = list(ctx.inputs[2:2 + n])
-    caps = list(ctx.inputs[2 + n:])
-    out_grads = grads[2:2 + n]
+    vars0 = list(ctx.inputs[2 : 2 + n])
+    caps = list(ctx.inputs[2 + n :])
+    out_grads = grads[2 : 2 + n]
     var_idx = [i for i in range(n) if differentiable(vars0[i])]
     cap_idx = gradient_sources(caps)
     if not var_idx and not cap_idx:
@@ -77,9 +78,14 @@ def _while_grad(ctx: Any, grads: list) -> list:
     if all(s.is_fully_defined() for s in shapes):
         empty = [bind(EmptyStack, v) for v in vars0]
         invariants = [TensorShape([]), *shapes, *[TensorShape([None]) + s for s in shapes]]
-        forward = while_loop(acc_cond, acc_body, [convert_to_tensor(0), *vars0, *empty],
-                             shape_invariants=invariants, maximum_iterations=max_iterations)
-        iterations, stacks = forward[0], forward[1 + n:]
+        forward = while_loop(
+            acc_cond,
+            acc_body,
+            [convert_to_tensor(0), *vars0, *empty],
+            shape_invariants=invariants,
+            maximum_iterations=max_iterations,
+        )
+        iterations, stacks = forward[0], forward[1 + n :]
 
         def state_before(j: Any) -> list:
             return [gather(s, j) for s in stacks]
@@ -90,27 +96,36 @@ def _while_grad(ctx: Any, grads: list) -> list:
             return [k + 1, *replay_graph(body_graph, list(current) + caps)[:n]]
 
         invariants = [TensorShape([]), *shapes]
-        iterations = while_loop(lambda k, *current: replay_graph(cond_graph, list(current) + caps)[0], step,
-                                [convert_to_tensor(0), *vars0], shape_invariants=invariants,
-                                maximum_iterations=max_iterations)[0]
+        iterations = while_loop(
+            lambda k, *current: replay_graph(cond_graph, list(current) + caps)[0],
+            step,
+            [convert_to_tensor(0), *vars0],
+            shape_invariants=invariants,
+            maximum_iterations=max_iterations,
+        )[0]
 
         def state_before(j: Any) -> list:
-            return list(while_loop(lambda k, *current: k < j, step, [convert_to_tensor(0), *vars0],
-                                   shape_invariants=invariants)[1:])
+            return list(
+                while_loop(
+                    lambda k, *current: k < j, step, [convert_to_tensor(0), *vars0], shape_invariants=invariants
+                )[1:]
+            )
 
     # 2. Walk back through the iterations, applying the body's gradient.
     g_vars = [out_grads[i] if out_grads[i] is not None else zeros_like(vars0[i]) for i in var_idx]
-    g_caps = [zeros_like(caps[i]) if caps[i].dtype is not resource else zeros_like(variable_of(caps[i]).read_value())
-              for i in cap_idx]
+    g_caps = [
+        zeros_like(caps[i]) if caps[i].dtype is not resource else zeros_like(variable_of(caps[i]).read_value())
+        for i in cap_idx
+    ]
 
     def back_cond(j: Any, *rest: Any) -> Any:
         return j > 0
 
     def back_body(j: Any, *rest: Any) -> list:
-        gv, gc = list(rest[:len(var_idx)]), list(rest[len(var_idx):])
+        gv, gc = list(rest[: len(var_idx)]), list(rest[len(var_idx) :])
         j = j - 1
         d = replay_gradients(body_graph, state_before(j) + caps, var_idx + [n + i for i in cap_idx], var_idx, gv)
-        return [j, *d[:len(var_idx)], *[a + b for a, b in zip(gc, d[len(var_idx):])]]
+        return [j, *d[: len(var_idx)], *[a + b for a, b in zip(gc, d[len(var_idx) :])]]
 
     back = while_loop(back_cond, back_body, [iterations, *g_vars, *g_caps])
     result: list[Any] = [None] * len(ctx.inputs)
@@ -123,22 +138,32 @@ def _while_grad(ctx: Any, grads: list) -> list:
 
 StatelessWhile = Op("StatelessWhile", _while_kernel, shape=_while_shape, grad=_while_grad, num_outputs=-1)
 While = Op("While", _while_kernel, shape=_while_shape, grad=_while_grad, num_outputs=-1, stateful=True)
-EmptyStack = Op("EmptyStack", lambda x: np.zeros((0,) + np.shape(x), dtype=np.asarray(x).dtype),
-                shape=lambda s, t, a: [(TensorShape([0]) + s[0], t[0])])
+EmptyStack = Op(
+    "EmptyStack",
+    lambda x: np.zeros((0,) + np.shape(x), dtype=np.asarray(x).dtype),
+    shape=lambda s, t, a: [(TensorShape([0]) + s[0], t[0])],
+)
 
 
-def build_while(cond_fn: Callable[..., Any], body_fn: Callable[..., Sequence[Any]], loop_vars: Sequence[Tensor],
-                names: Sequence[str], shape_invariants: Sequence[TensorShape | None] | None = None,
-                maximum_iterations: Any = None) -> list[Tensor]:
+def build_while(
+    cond_fn: Callable[..., Any],
+    body_fn: Callable[..., Sequence[Any]],
+    loop_vars: Sequence[Tensor],
+    names: Sequence[str],
+    shape_invariants: Sequence[TensorShape | None] | None = None,
+    maximum_iterations: Any = None,
+) -> list[Tensor]:
     """Trace cond and body over placeholders for `loop_vars`; add one While op; returns the final values."""
     loop_vars = list(loop_vars)
     invariants = list(shape_invariants) if shape_invariants is not None else [None] * len(loop_vars)
     shapes = [TensorShape(inv) if inv is not None else v.shape for v, inv in zip(loop_vars, invariants)]
     for v, inv, name in zip(loop_vars, invariants, names):
         if inv is not None and not TensorShape(inv).is_compatible_with(v.shape):
-            raise ValueError(f"The shape invariant specified for {name} is not compatible with the initial shape "
-                             f"of the loop variable. It enters the loop with shape {v.shape}, but the specified "
-                             f"shape invariant is {TensorShape(inv)}.")
+            raise ValueError(
+                f"The shape invariant specified for {name} is not compatible with the initial shape "
+                f"of the loop variable. It enters the loop with shape {v.shape}, but the specified "
+                f"shape invariant is {TensorShape(inv)}."
+            )
     cond_graph = sub_graph("while_cond")
     body_graph = sub_graph("while_body")
     holders_c = [cond_graph.placeholder(s, v.dtype, name=n) for v, s, n in zip(loop_vars, shapes, names)]
@@ -155,8 +180,9 @@ def build_while(cond_fn: Callable[..., Any], body_fn: Callable[..., Sequence[Any
         test = convert_to_tensor(test)
         if test.dtype is not dtypes.bool:
             raise TypeError(f"A while loop condition must be a bool tensor, got {test!r}")
-        cond_graph.outputs = [cond_graph.capture(test) if not (isinstance(test, SymbolicTensor)
-                                                               and test.graph is cond_graph) else test]
+        cond_graph.outputs = [
+            cond_graph.capture(test) if not (isinstance(test, SymbolicTensor) and test.graph is cond_graph) else test
+        ]
     with graph_scope(body_graph):
         new_values = list(body_fn(*holders_b))
     if len(new_values) != len(loop_vars):
@@ -165,34 +191,57 @@ def build_while(cond_fn: Callable[..., Any], body_fn: Callable[..., Sequence[Any
     for v, new, shape, name, inv in zip(loop_vars, new_values, shapes, names, invariants):
         t = convert_in(body_graph, new)
         if t.dtype is not v.dtype:
-            raise TypeError(f"'{name}' has dtype {v.dtype.name} before the loop, but dtype {t.dtype.name} after one "
-                            f"iteration")
-        if not shape.is_compatible_with(t.shape) or (inv is None and t.shape != shape and t.shape.rank is not None
-                                                     and shape.is_fully_defined()):
-            raise ValueError(f"'{name}' has shape {v.shape} before the loop, but shape {t.shape} after one iteration. "
-                             f"Use tf.autograph.experimental.set_loop_options to set shape invariants.")
+            raise TypeError(
+                f"'{name}' has dtype {v.dtype.name} before the loop, but dtype {t.dtype.name} after one iteration"
+            )
+        if not shape.is_compatible_with(t.shape) or (
+            inv is None and t.shape != shape and t.shape.rank is not None and shape.is_fully_defined()
+        ):
+            raise ValueError(
+                f"'{name}' has shape {v.shape} before the loop, but shape {t.shape} after one iteration. "
+                f"Use tf.autograph.experimental.set_loop_options to set shape invariants."
+            )
         outs.append(t)
     body_graph.outputs = outs
     n = len(loop_vars)
     captured = unify_captures([cond_graph, body_graph], n)
     body_graph.outputs = outs + body_graph.inputs[n:]
     stateful = bool(cond_graph.control_outputs or body_graph.control_outputs)
-    max_iter = constant_tensor(-1 if maximum_iterations is None else maximum_iterations, dtypes.int32) \
-        if not isinstance(maximum_iterations, Tensor) else maximum_iterations
+    max_iter = (
+        constant_tensor(-1 if maximum_iterations is None else maximum_iterations, dtypes.int32)
+        if not isinstance(maximum_iterations, Tensor)
+        else maximum_iterations
+    )
     counter = constant_tensor(0, dtypes.int32)
     note_resource_reads(captured)
-    result = bind(While if stateful else StatelessWhile, counter, max_iter, *loop_vars, *captured, cond=cond_graph,
-                  body=body_graph, n_vars=n)
+    result = bind(
+        While if stateful else StatelessWhile,
+        counter,
+        max_iter,
+        *loop_vars,
+        *captured,
+        cond=cond_graph,
+        body=body_graph,
+        n_vars=n,
+    )
     if outer is not None and isinstance(counter, SymbolicTensor):  # the constants made here, named as TensorFlow's
         outer.name_constant(counter, f"{result[0].op.name}/loop_counter")
         if not isinstance(maximum_iterations, Tensor) and isinstance(max_iter, SymbolicTensor):
             outer.name_constant(max_iter, f"{result[0].op.name}/maximum_iterations")
-    return list(result[2:2 + n])
+    return list(result[2 : 2 + n])
 
 
-def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any, shape_invariants: Any = None,
-               parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False,
-               maximum_iterations: Any = None, name: str | None = None) -> Any:
+def while_loop(
+    cond: Callable[..., Any],
+    body: Callable[..., Any],
+    loop_vars: Any,
+    shape_invariants: Any = None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    maximum_iterations: Any = None,
+    name: str | None = None,
+) -> Any:
     """`tf.while_loop`: repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; a graph loop when traced."""
     structure = loop_vars
     flat = [convert_to_tensor(v) if not isinstance(v, Tensor) else v for v in nest.flatten(loop_vars)]
@@ -214,6 +263,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             packed = nest.pack_sequence_as(structure, holders)
             args = packed if isinstance(structure, list | tuple) else [packed]
             return fn(*args)
+
         return run
 
     def body_flat(*holders: Any) -> list:
@@ -222,9 +272,13 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             out = [out] if not isinstance(out, list | tuple) else out
         return nest.flatten(out)
 
-    invariants = None if shape_invariants is None else nest.flatten(
-        nest.map_structure(lambda s: s, shape_invariants)) if not isinstance(shape_invariants, TensorShape) \
+    invariants = (
+        None
+        if shape_invariants is None
+        else nest.flatten(nest.map_structure(lambda s: s, shape_invariants))
+        if not isinstance(shape_invariants, TensorShape)
         else [shape_invariants]
+    )
     if invariants is not None:
         invariants = [TensorShape(s) if not isinstance(s, TensorShape) else s for s in _group_shapes(shape_invariants)]
     names = [f"loop_var_{i}" for i in range(len(flat))]

@@ -30,8 +30,13 @@ def gradient_sources(inputs: Sequence[Any]) -> list[int]:
     return [i for i, x in enumerate(inputs) if differentiable(x) or x.dtype is resource]
 
 
-def replay_gradients(graph: FuncGraph, inputs: Sequence[Any], sources: Sequence[int], targets: Sequence[int],
-                     output_gradients: Sequence[Any]) -> list[Any]:
+def replay_gradients(
+    graph: FuncGraph,
+    inputs: Sequence[Any],
+    sources: Sequence[int],
+    targets: Sequence[int],
+    output_gradients: Sequence[Any],
+) -> list[Any]:
     """d(outputs[targets]) / d(inputs[sources]) of `graph` run on `inputs`, weighted by `output_gradients`;
     zeros for a source the targets do not depend on."""
     with GradientTape() as tape:
@@ -40,5 +45,11 @@ def replay_gradients(graph: FuncGraph, inputs: Sequence[Any], sources: Sequence[
                 tape.watch(inputs[i])
         outputs = replay_graph(graph, inputs)
     wrt = [variable_of(inputs[i]) if inputs[i].dtype is resource else inputs[i] for i in sources]
-    return list(tape.gradient([outputs[i] for i in targets], wrt, output_gradients=list(output_gradients),
-                              unconnected_gradients=UnconnectedGradients.ZERO))
+    return list(
+        tape.gradient(
+            [outputs[i] for i in targets],
+            wrt,
+            output_gradients=list(output_gradients),
+            unconnected_gradients=UnconnectedGradients.ZERO,
+        )
+    )

@@ -20,8 +20,9 @@ from minitf.ops.state_ops import variable_of
 def sub_graph(name: str) -> TracingGraph:
     """A graph for a branch or loop body traced inside the current graph (named after it, as TensorFlow does)."""
     outer = state.graph
-    return TracingGraph(f"{outer.name}_{name}" if outer is not None else name, outer=outer,
-                        autograph=getattr(outer, "autograph", True))
+    return TracingGraph(
+        f"{outer.name}_{name}" if outer is not None else name, outer=outer, autograph=getattr(outer, "autograph", True)
+    )
 
 
 def unify_captures(graphs: Sequence[FuncGraph], n_args: int) -> list[Any]:

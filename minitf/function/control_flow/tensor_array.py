@@ -30,12 +30,16 @@ def _write_kernel(stack: Any, index: Any, value: Any, size: int = 0) -> Any:
     if stack.ndim == 1 and stack.shape[0] == 0 and value.ndim != 0:
         stack = np.zeros((0,) + value.shape, dtype=value.dtype)
     if stack.ndim >= 1 and stack.shape[0] and stack.shape[1:] != value.shape:
-        raise InvalidArgumentError(None, None, f"Tried to set a tensor with incompatible shape at a list index. Item "
-                                   f"element shape: {list(value.shape)} list shape: {list(stack.shape[1:])}\nHint: "
-                                   "every element of a TensorArray (every result of map_fn) needs the same shape.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Tried to set a tensor with incompatible shape at a list index. Item "
+            f"element shape: {list(value.shape)} list shape: {list(stack.shape[1:])}\nHint: "
+            "every element of a TensorArray (every result of map_fn) needs the same shape.",
+        )
     if i >= stack.shape[0]:
         grown = np.zeros((max(i + 1, size),) + value.shape, dtype=value.dtype)
-        grown[:stack.shape[0]] = stack
+        grown[: stack.shape[0]] = stack
         stack = grown
     else:
         stack = stack.copy()
@@ -48,8 +52,12 @@ def _write_grad(ctx: Any, g: Tensor) -> list:
     return [bind(_ZeroRow, g, index), None, gather(g, index)]
 
 
-TensorArrayWrite = Op("TensorListSetItem", _write_kernel, grad=_write_grad,
-                      shape=lambda s, t, a: [(TensorShape([a.get("size") or None]) + s[2], t[2])])
+TensorArrayWrite = Op(
+    "TensorListSetItem",
+    _write_kernel,
+    grad=_write_grad,
+    shape=lambda s, t, a: [(TensorShape([a.get("size") or None]) + s[2], t[2])],
+)
 
 
 def _zero_row_kernel(g: Any, index: Any) -> Any:
@@ -59,8 +67,12 @@ def _zero_row_kernel(g: Any, index: Any) -> Any:
     return out
 
 
-_ZeroRow: Op = Op("ZeroRow", _zero_row_kernel, shape=lambda s, t, a: [(s[0], t[0])],
-                  grad=lambda c, g: [bind(_ZeroRow, g, c.inputs[1]), None])
+_ZeroRow: Op = Op(
+    "ZeroRow",
+    _zero_row_kernel,
+    shape=lambda s, t, a: [(s[0], t[0])],
+    grad=lambda c, g: [bind(_ZeroRow, g, c.inputs[1]), None],
+)
 
 
 class TensorArray:
@@ -69,16 +81,28 @@ class TensorArray:
     It is stored as one stacked tensor, so a loop can carry it like any other loop variable.
     """
 
-    def __init__(self, dtype: Any, size: Any = None, dynamic_size: bool | None = None, clear_after_read: Any = None,
-                 tensor_array_name: Any = None, handle: Any = None, flow: Any = None, infer_shape: bool = True,
-                 element_shape: Any = None, colocate_with_first_write_call: bool = True, name: Any = None) -> None:
+    def __init__(
+        self,
+        dtype: Any,
+        size: Any = None,
+        dynamic_size: bool | None = None,
+        clear_after_read: Any = None,
+        tensor_array_name: Any = None,
+        handle: Any = None,
+        flow: Any = None,
+        infer_shape: bool = True,
+        element_shape: Any = None,
+        colocate_with_first_write_call: bool = True,
+        name: Any = None,
+    ) -> None:
         self.dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._element_shape = TensorShape(element_shape) if element_shape is not None else None
         n = 0 if size is None or isinstance(size, Tensor) else int(size)
         if self._element_shape is not None and self._element_shape.is_fully_defined():
-            self._stack = constant_tensor(np.zeros([n] + self._element_shape.as_list(), dtype=self.dtype._np),
-                                          self.dtype)
+            self._stack = constant_tensor(
+                np.zeros([n] + self._element_shape.as_list(), dtype=self.dtype._np), self.dtype
+            )
         else:
             self._stack = constant_tensor(np.zeros([0], dtype=self.dtype._np), self.dtype)
         self._size = n
@@ -101,8 +125,11 @@ class TensorArray:
         value = convert_to_tensor(value, dtype=self.dtype)
         index = convert_to_tensor(index, dtype=dtypes.int32)
         size = 0 if self._dynamic_size else self._size
-        stack = bind(TensorArrayWrite, self._stack, index, value, size=size) if size else \
-            bind(TensorArrayWrite, self._stack, index, value)
+        stack = (
+            bind(TensorArrayWrite, self._stack, index, value, size=size)
+            if size
+            else bind(TensorArrayWrite, self._stack, index, value)
+        )
         ta = TensorArray._from_stack(stack, self)
         if ta._element_shape is None:
             ta._element_shape = value.shape

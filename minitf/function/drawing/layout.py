@@ -98,8 +98,9 @@ def _op_box(op: Operation, graph: FuncGraph, output_indices: list[int]) -> Box:
     lines = label_lines(op, kind, output_indices)
     shown = [shorten(line) for line in lines]
     width = max(len(line) for line in shown) * CHAR_WIDTH + 2 * PADDING
-    return Box(op, kind, lines, max(width, 56.0), len(shown) * LINE_HEIGHT + 2 * PADDING,
-               is_output=bool(output_indices))
+    return Box(
+        op, kind, lines, max(width, 56.0), len(shown) * LINE_HEIGHT + 2 * PADDING, is_output=bool(output_indices)
+    )
 
 
 def _edges_of(ops: list[Operation]) -> list[tuple[int, int, int, int, str]]:
@@ -198,9 +199,14 @@ def _crossings_between(upper: list[int], lower: list[int], boxes: list[Box]) -> 
     """How many links cross between two adjacent layers: list the lower ends in the order of the upper
     ends, and count the pairs out of order (ports count: two edges into one box can cross too)."""
     lower_position = {node: i for i, node in enumerate(lower)}
-    ends = [end for node in upper
-            for _, end in sorted((link.own_dx, _slot(lower_position[link.other], boxes[link.other], link.other_dx))
-                                 for link in boxes[node].down)]
+    ends = [
+        end
+        for node in upper
+        for _, end in sorted(
+            (link.own_dx, _slot(lower_position[link.other], boxes[link.other], link.other_dx))
+            for link in boxes[node].down
+        )
+    ]
     seen: list[float] = []
     crossings = 0
     for end in ends:
@@ -215,12 +221,14 @@ def count_crossings(layers: list[list[int]], boxes: list[Box]) -> int:
 
 def _barycentre_sort(layer: list[int], boxes: list[Box], links_of: Any, position: dict[int, int]) -> list[int]:
     """Order a layer by the mean position of each node's neighbours (a node without any stays put)."""
+
     def key(item: tuple[int, int]) -> float:
         index, node = item
         links = links_of(boxes[node])
         if not links:
             return float(index)
         return sum(_slot(position[k.other], boxes[k.other], k.other_dx) for k in links) / len(links)
+
     return [node for _, node in sorted(enumerate(layer), key=key)]
 
 
@@ -268,12 +276,18 @@ def align_columns(boxes: list[Box], layers: list[list[int]]) -> None:
             if boxes[node].op is None:
                 above = [link.other for link in boxes[node].up if boxes[link.other].op is None]
             else:
-                inputs = [link.other for link in sorted(boxes[node].up, key=lambda k: k.own_dx)
-                          if boxes[link.other].op is not None]
+                inputs = [
+                    link.other
+                    for link in sorted(boxes[node].up, key=lambda k: k.own_dx)
+                    if boxes[link.other].op is not None
+                ]
                 main = 0 if len(inputs) <= 2 else len(inputs) // 2  # many inputs (a loop's): the middle one
-                above = inputs[main:main + 1]
-            if above and boxes[above[0]].below is None \
-                    and not _crosses(pairs, upper_position[above[0]], lower_position):
+                above = inputs[main : main + 1]
+            if (
+                above
+                and boxes[above[0]].below is None
+                and not _crosses(pairs, upper_position[above[0]], lower_position)
+            ):
                 boxes[node].above, boxes[above[0]].below = above[0], node
                 pairs.append((upper_position[above[0]], lower_position))
 

@@ -26,10 +26,10 @@ ORDERING_SWEEPS = 8
 RELAX_PASSES = 4
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # What kind of node an operation is
 # ---------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Style:
@@ -56,10 +56,19 @@ STYLES: dict[str, Style] = {
 }
 OUTPUT_STROKE = "#111827"
 OUTPUT_STROKE_WIDTH = 3.2
-CONTROL_FLOW_TYPES = frozenset({"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall",
-                                "StatefulPartitionedCall"})
-VARIABLE_IO_TYPES = frozenset({"ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-                               "VarHandleOp", "ResourceGather"})
+CONTROL_FLOW_TYPES = frozenset(
+    {"If", "StatelessIf", "While", "StatelessWhile", "PartitionedCall", "StatefulPartitionedCall"}
+)
+VARIABLE_IO_TYPES = frozenset(
+    {
+        "ReadVariableOp",
+        "AssignVariableOp",
+        "AssignAddVariableOp",
+        "AssignSubVariableOp",
+        "VarHandleOp",
+        "ResourceGather",
+    }
+)
 # Ops known to have side effects even when they carry no Op definition saying so.
 SIDE_EFFECT_TYPES = frozenset({"PrintV2"})
 
@@ -97,6 +106,7 @@ def category(op: Operation, graph: FuncGraph) -> str:
 # ---------------------------------------------------------------------------------------------------
 # Labels
 # ---------------------------------------------------------------------------------------------------
+
 
 def spec_text(t: SymbolicTensor) -> str:
     """`float32[?,3]`: dtype and static shape, `?` for a dimension unknown while tracing."""
@@ -151,4 +161,4 @@ def label_lines(op: Operation, kind: str, output_indices: list[int]) -> list[str
 
 
 def shorten(line: str) -> str:
-    return line if len(line) <= MAX_LABEL_CHARS else line[:MAX_LABEL_CHARS - 1] + "…"
+    return line if len(line) <= MAX_LABEL_CHARS else line[: MAX_LABEL_CHARS - 1] + "…"

@@ -52,6 +52,7 @@ __all__ = ["GraphDrawing", "SideBySide", "draw", "side_by_side"]
 # SVG
 # ---------------------------------------------------------------------------------------------------
 
+
 def _f(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
@@ -106,15 +107,18 @@ def _edge_svg(edge: Edge, layout: Layout, whole: bool) -> str:
     source, target = boxes[edge.chain[0]].op, boxes[edge.chain[-1]].op
     assert source is not None and target is not None
     tensor = source.outputs[edge.value_index]
-    parts = [f'<g class="edge" data-from="{html.escape(source.name)}" data-to="{html.escape(target.name)}">',
-             f"<title>{html.escape(f'{tensor.name} {spec_text(tensor)} -> {target.name}, input {edge.input_index}')}"
-             "</title>",
-             f'<path d="{_path_data(points)}" fill="none" stroke="{colour}" stroke-width="1.2"{dash}/>',
-             f'<path d="M{_f(x - 4)},{_f(y - 7)} L{_f(x + 4)},{_f(y - 7)} L{_f(x)},{_f(y)} Z" fill="{colour}"/>']
+    parts = [
+        f'<g class="edge" data-from="{html.escape(source.name)}" data-to="{html.escape(target.name)}">',
+        f"<title>{html.escape(f'{tensor.name} {spec_text(tensor)} -> {target.name}, input {edge.input_index}')}"
+        "</title>",
+        f'<path d="{_path_data(points)}" fill="none" stroke="{colour}" stroke-width="1.2"{dash}/>',
+        f'<path d="M{_f(x - 4)},{_f(y - 7)} L{_f(x + 4)},{_f(y - 7)} L{_f(x)},{_f(y)} Z" fill="{colour}"/>',
+    ]
     if whole and len(source.outputs) > 1:
         sx, sy = points[0]
-        parts.append(f'<text x="{_f(sx + 5)}" y="{_f(sy + 9)}" font-size="9" fill="{colour}">:'
-                     f'{edge.value_index}</text>')
+        parts.append(
+            f'<text x="{_f(sx + 5)}" y="{_f(sy + 9)}" font-size="9" fill="{colour}">:{edge.value_index}</text>'
+        )
     parts.append("</g>")
     return "".join(parts)
 
@@ -122,20 +126,22 @@ def _edge_svg(edge: Edge, layout: Layout, whole: bool) -> str:
 def _node_svg(box: Box) -> str:
     assert box.op is not None
     style = STYLES[box.kind]
-    stroke, stroke_width = (OUTPUT_STROKE, OUTPUT_STROKE_WIDTH) if box.is_output else (style.stroke,
-                                                                                       style.stroke_width)
+    stroke, stroke_width = (OUTPUT_STROKE, OUTPUT_STROKE_WIDTH) if box.is_output else (style.stroke, style.stroke_width)
     dash = f' stroke-dasharray="{style.dash}"' if style.dash and not box.is_output else ""
     classes = f"node {box.kind}" + (" output" if box.is_output else "")
     left = box.x - box.width / 2
-    parts = [f'<g class="{classes}" data-type="{html.escape(box.op.type)}" data-name="{html.escape(box.op.name)}">',
-             f"<title>{html.escape(chr(10).join(box.lines))}</title>",
-             f'<rect x="{_f(left)}" y="{_f(box.y)}" width="{_f(box.width)}" height="{_f(box.height)}" '
-             f'rx="{style.corner}" fill="{style.fill}" stroke="{stroke}" stroke-width="{stroke_width}"{dash}/>']
+    parts = [
+        f'<g class="{classes}" data-type="{html.escape(box.op.type)}" data-name="{html.escape(box.op.name)}">',
+        f"<title>{html.escape(chr(10).join(box.lines))}</title>",
+        f'<rect x="{_f(left)}" y="{_f(box.y)}" width="{_f(box.width)}" height="{_f(box.height)}" '
+        f'rx="{style.corner}" fill="{style.fill}" stroke="{stroke}" stroke-width="{stroke_width}"{dash}/>',
+    ]
     for i, line in enumerate(box.lines):
         weight = ' font-weight="bold"' if i == 0 else ""
         baseline = box.y + PADDING + (i + 1) * LINE_HEIGHT - 3.5
-        parts.append(f'<text x="{_f(box.x)}" y="{_f(baseline)}" text-anchor="middle"{weight}>'
-                     f"{html.escape(shorten(line))}</text>")
+        parts.append(
+            f'<text x="{_f(box.x)}" y="{_f(baseline)}" text-anchor="middle"{weight}>{html.escape(shorten(line))}</text>'
+        )
     parts.append("</g>")
     return "".join(parts)
 
@@ -145,38 +151,53 @@ def render_svg(layout: Layout, name: str) -> str:
     ops = [b for b in layout.boxes if b.op is not None]
     whole = _deepest_edges(layout.edges)
     width, height = _f(layout.width), _f(layout.height)
-    return "".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="minitf-graph" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" style="max-width:none;display:block" '
-        f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{FONT_SIZE}" fill="#111827">',
-        f"<title>graph {html.escape(name)}: {len(ops)} operations</title>",
-        '<g class="edges">', *(_edge_svg(e, layout, i in whole) for i, e in enumerate(layout.edges)), "</g>",
-        '<g class="nodes">', *(_node_svg(b) for b in ops), "</g>",
-        "</svg>",
-    ])
+    return "".join(
+        [
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="minitf-graph" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" style="max-width:none;display:block" '
+            f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{FONT_SIZE}" fill="#111827">',
+            f"<title>graph {html.escape(name)}: {len(ops)} operations</title>",
+            '<g class="edges">',
+            *(_edge_svg(e, layout, i in whole) for i, e in enumerate(layout.edges)),
+            "</g>",
+            '<g class="nodes">',
+            *(_node_svg(b) for b in ops),
+            "</g>",
+            "</svg>",
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
 # HTML around it: title, legend, scroll box, collapsible bodies
 # ---------------------------------------------------------------------------------------------------
 
+
 def _swatch(style: Style, stroke: str | None = None, stroke_width: float | None = None) -> str:
     border = "dashed" if style.dash and stroke is None else "solid"
-    return (f'<span style="display:inline-block;width:14px;height:10px;vertical-align:middle;margin-right:4px;'
-            f"background:{style.fill};border:{stroke_width or max(style.stroke_width, 1):.1f}px {border} "
-            f'{stroke or style.stroke};border-radius:{min(style.corner, 5)}px"></span>')
+    return (
+        f'<span style="display:inline-block;width:14px;height:10px;vertical-align:middle;margin-right:4px;'
+        f"background:{style.fill};border:{stroke_width or max(style.stroke_width, 1):.1f}px {border} "
+        f'{stroke or style.stroke};border-radius:{min(style.corner, 5)}px"></span>'
+    )
 
 
 def legend_html(kinds: set[str], has_outputs: bool) -> str:
     """One entry per category present in the drawing, in a fixed order."""
-    entries = [f'<span style="margin-right:12px;white-space:nowrap">{_swatch(style)}{html.escape(style.description)}'
-               "</span>" for kind, style in STYLES.items() if kind in kinds]
+    entries = [
+        f'<span style="margin-right:12px;white-space:nowrap">{_swatch(style)}{html.escape(style.description)}</span>'
+        for kind, style in STYLES.items()
+        if kind in kinds
+    ]
     if has_outputs:
-        entries.append(f'<span style="white-space:nowrap">{_swatch(STYLES["op"], OUTPUT_STROKE, 3)}returned '
-                       "(graph output)</span>")
+        entries.append(
+            f'<span style="white-space:nowrap">{_swatch(STYLES["op"], OUTPUT_STROKE, 3)}returned (graph output)</span>'
+        )
     # On a white card like the drawings, so that it reads the same in a light or a dark notebook theme.
-    return ('<div class="minitf-legend" style="font-size:12px;margin:2px 0 6px 0;line-height:1.8;padding:0 6px;'
-            f'background:#ffffff;color:#111827;border-radius:4px;width:fit-content">{"".join(entries)}</div>')
+    return (
+        '<div class="minitf-legend" style="font-size:12px;margin:2px 0 6px 0;line-height:1.8;padding:0 6px;'
+        f'background:#ffffff;color:#111827;border-radius:4px;width:fit-content">{"".join(entries)}</div>'
+    )
 
 
 def _kinds(drawing: GraphDrawing) -> set[str]:
@@ -191,13 +212,16 @@ def _has_outputs(drawing: GraphDrawing) -> bool:
 
 
 def _scroll_box(svg: str, max_height: int) -> str:
-    return ('<div class="minitf-graph-scroll" style="overflow:auto;width:fit-content;max-width:100%;'
-            f'max-height:{max_height}px;border:1px solid #d1d5db;border-radius:4px;background:#ffffff">{svg}</div>')
+    return (
+        '<div class="minitf-graph-scroll" style="overflow:auto;width:fit-content;max-width:100%;'
+        f'max-height:{max_height}px;border:1px solid #d1d5db;border-radius:4px;background:#ffffff">{svg}</div>'
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------------------------------
+
 
 def _is_graph(value: Any) -> bool:
     """A FuncGraph, or anything with its reading API (a rewritten graph need not be a FuncGraph)."""
@@ -213,12 +237,15 @@ def graph_of(graph_or_function: Any) -> FuncGraph:
     traces = getattr(graph_or_function, "_concrete", None)
     if traces is not None and hasattr(graph_or_function, "python_function"):
         if not traces:
-            raise ValueError(f"tf.function '{graph_or_function.name}' has not been traced yet, so it has no graph to "
-                             f"draw. Call it once, or draw f.get_concrete_function(...) for the input signature "
-                             f"you want.")
+            raise ValueError(
+                f"tf.function '{graph_or_function.name}' has not been traced yet, so it has no graph to "
+                f"draw. Call it once, or draw f.get_concrete_function(...) for the input signature "
+                f"you want."
+            )
         return traces[-1].graph
-    raise TypeError(f"draw() takes a FuncGraph, a ConcreteFunction or a tf.function, not "
-                    f"{type(graph_or_function).__name__}.")
+    raise TypeError(
+        f"draw() takes a FuncGraph, a ConcreteFunction or a tf.function, not {type(graph_or_function).__name__}."
+    )
 
 
 class GraphDrawing:
@@ -226,8 +253,9 @@ class GraphDrawing:
     graph alone, `.html` adds title, legend, a scroll box and the control-flow bodies; `save(path)` writes
     either (`.svg` or `.html`)."""
 
-    def __init__(self, graph: FuncGraph, title: str | None = None, max_height: int = 640,
-                 open_bodies: bool = False) -> None:
+    def __init__(
+        self, graph: FuncGraph, title: str | None = None, max_height: int = 640, open_bodies: bool = False
+    ) -> None:
         self.graph = graph
         self.title = title if title is not None else f"graph {graph.name}"
         self.max_height = max_height
@@ -236,7 +264,9 @@ class GraphDrawing:
         self.svg = render_svg(self.layout, graph.name)
         self.bodies: list[tuple[Operation, str, GraphDrawing]] = [
             (op, key, GraphDrawing(body, f"{op.name} ({op.type}) · {key}: {body.name}", max_height, open_bodies))
-            for op in graph.get_operations() for key, body in bodies(op)]
+            for op in graph.get_operations()
+            for key, body in bodies(op)
+        ]
 
     @property
     def operation_count(self) -> int:
@@ -251,24 +281,30 @@ class GraphDrawing:
         return self.layout.height
 
     def header_html(self) -> str:
-        return (f'<div style="font-weight:bold;font-size:13px">{html.escape(self.title)} '
-                f'<span style="font-weight:normal;color:#6b7280">· {self.operation_count} operations</span></div>')
+        return (
+            f'<div style="font-weight:bold;font-size:13px">{html.escape(self.title)} '
+            f'<span style="font-weight:normal;color:#6b7280">· {self.operation_count} operations</span></div>'
+        )
 
     def body_html(self) -> str:
         """The scroll box and, below it, one collapsible block per control-flow body (nested the same way)."""
         parts = [_scroll_box(self.svg, self.max_height)]
         is_open = ' open=""' if self.open_bodies else ""
         for _, _, drawing in self.bodies:
-            parts.append(f'<details class="minitf-graph-body"{is_open} style="margin:6px 0 0 16px">'
-                         f'<summary style="cursor:pointer;font-size:12px">{html.escape(drawing.title)} '
-                         f'<span style="color:#6b7280">· {drawing.operation_count} operations</span></summary>'
-                         f"{drawing.body_html()}</details>")
+            parts.append(
+                f'<details class="minitf-graph-body"{is_open} style="margin:6px 0 0 16px">'
+                f'<summary style="cursor:pointer;font-size:12px">{html.escape(drawing.title)} '
+                f'<span style="color:#6b7280">· {drawing.operation_count} operations</span></summary>'
+                f"{drawing.body_html()}</details>"
+            )
         return "".join(parts)
 
     @property
     def html(self) -> str:
-        return (f'<div class="minitf-graph-drawing" style="font-family:sans-serif">'
-                f"{self.header_html()}{legend_html(_kinds(self), _has_outputs(self))}{self.body_html()}</div>")
+        return (
+            f'<div class="minitf-graph-drawing" style="font-family:sans-serif">'
+            f"{self.header_html()}{legend_html(_kinds(self), _has_outputs(self))}{self.body_html()}</div>"
+        )
 
     def _repr_html_(self) -> str:
         return self.html
@@ -283,8 +319,10 @@ class GraphDrawing:
         return path
 
     def __repr__(self) -> str:
-        return (f"<GraphDrawing '{self.graph.name}': {self.operation_count} operations, "
-                f"{self.width:.0f}x{self.height:.0f} px>")
+        return (
+            f"<GraphDrawing '{self.graph.name}': {self.operation_count} operations, "
+            f"{self.width:.0f}x{self.height:.0f} px>"
+        )
 
 
 class SideBySide:
@@ -298,12 +336,16 @@ class SideBySide:
     def html(self) -> str:
         kinds = _kinds(self.left) | _kinds(self.right)
         outputs = _has_outputs(self.left) or _has_outputs(self.right)
-        columns = "".join(f'<div style="flex:1 1 0;min-width:0">{d.header_html()}{d.body_html()}</div>'
-                          for d in (self.left, self.right))
-        return (f'<div class="minitf-graph-side-by-side" style="font-family:sans-serif">'
-                f'<div class="minitf-graph-changes" style="font-size:13px">{html.escape(self.changes())}</div>'
-                f"{legend_html(kinds, outputs)}"
-                f'<div style="display:flex;gap:12px;align-items:flex-start">{columns}</div></div>')
+        columns = "".join(
+            f'<div style="flex:1 1 0;min-width:0">{d.header_html()}{d.body_html()}</div>'
+            for d in (self.left, self.right)
+        )
+        return (
+            f'<div class="minitf-graph-side-by-side" style="font-family:sans-serif">'
+            f'<div class="minitf-graph-changes" style="font-size:13px">{html.escape(self.changes())}</div>'
+            f"{legend_html(kinds, outputs)}"
+            f'<div style="display:flex;gap:12px;align-items:flex-start">{columns}</div></div>'
+        )
 
     def changes(self) -> str:
         """What changed, counted by op type: `24 -> 15 operations; fewer: Mul x2, AddV2; more: FusedElementwise`."""
@@ -326,8 +368,10 @@ class SideBySide:
         return path
 
     def __repr__(self) -> str:
-        return (f"<SideBySide {self.left.title!r}: {self.left.operation_count} operations | "
-                f"{self.right.title!r}: {self.right.operation_count} operations>")
+        return (
+            f"<SideBySide {self.left.title!r}: {self.left.operation_count} operations | "
+            f"{self.right.title!r}: {self.right.operation_count} operations>"
+        )
 
 
 def _type_counts(graph: FuncGraph) -> dict[str, int]:
@@ -344,12 +388,15 @@ def _counted(differences: dict[str, int]) -> str:
 
 
 def _page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head>'
-            f"<body>{body}</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head>'
+        f"<body>{body}</body></html>\n"
+    )
 
 
-def draw(graph_or_function: Any, *, title: str | None = None, max_height: int = 640,
-         open_bodies: bool = False) -> GraphDrawing:
+def draw(
+    graph_or_function: Any, *, title: str | None = None, max_height: int = 640, open_bodies: bool = False
+) -> GraphDrawing:
     """Draw a FuncGraph, a ConcreteFunction (its `.graph`) or a `tf.function` (its last trace).
 
     `max_height` is the height in pixels of the scroll box a large graph is shown in; `open_bodies=True`
@@ -358,11 +405,14 @@ def draw(graph_or_function: Any, *, title: str | None = None, max_height: int = 
     return GraphDrawing(graph_of(graph_or_function), title, max_height, open_bodies)
 
 
-def side_by_side(before: Any, after: Any, titles: tuple[str, str] = ("before", "after"),
-                 max_height: int = 640) -> SideBySide:
+def side_by_side(
+    before: Any, after: Any, titles: tuple[str, str] = ("before", "after"), max_height: int = 640
+) -> SideBySide:
     """Two graphs next to each other, e.g. a graph before and after an optimisation pass."""
+
     def drawing(value: Any, title: str) -> GraphDrawing:
         if isinstance(value, GraphDrawing):
             return value
         return GraphDrawing(graph_of(value), title, max_height)
+
     return SideBySide(drawing(before, titles[0]), drawing(after, titles[1]))

@@ -28,8 +28,15 @@ from minitf.ops.array_ops import Identity
 from minitf.ops.state_ops import NoOp
 
 
-def trace_graph(name: str, fn: Callable, sig: inspect.Signature, arguments: dict[str, Any], key: tuple,
-                autograph: bool, allow_variable_creation: bool) -> TracingGraph:
+def trace_graph(
+    name: str,
+    fn: Callable,
+    sig: inspect.Signature,
+    arguments: dict[str, Any],
+    key: tuple,
+    autograph: bool,
+    allow_variable_creation: bool,
+) -> TracingGraph:
     """Run `fn` (already converted by AutoGraph when `autograph`) on placeholders for the arguments whose key
     entries are tensors; its results become the graph's outputs."""
     graph = TracingGraph(name, autograph=autograph, allow_variable_creation=allow_variable_creation)
@@ -40,8 +47,9 @@ def trace_graph(name: str, fn: Callable, sig: inspect.Signature, arguments: dict
         kind = sig.parameters[param].kind if param in sig.parameters else None
         if kind is inspect.Parameter.VAR_POSITIONAL:
             # TensorFlow names the placeholders of `*p` p_0, p_1, ... (a list argument x gets x, x_1, ...)
-            call_args[param] = tuple(_placeholders(graph, f"{param}_{i}", v, t)
-                                     for i, (v, t) in enumerate(zip(value, expected[1:])))
+            call_args[param] = tuple(
+                _placeholders(graph, f"{param}_{i}", v, t) for i, (v, t) in enumerate(zip(value, expected[1:]))
+            )
             specs_in.extend(_input_spec(f"{param}_{i}", t) for i, t in enumerate(expected[1:]))
         else:
             call_args[param] = _placeholders(graph, param, value, expected)
@@ -149,8 +157,10 @@ def _output_tensor(value: Any, fn: Any) -> Tensor:
     try:
         return convert_to_tensor(value)
     except (TypeError, ValueError):
-        raise TypeError(f"To be compatible with tf.function, Python functions must return zero or more Tensors or "
-                        f"ExtensionTypes or None values; in compilation of {fn}, found return value of type "
-                        f"{type(value).__name__}, which is not a Tensor or ExtensionType.\nHint: return tensors (or "
-                        f"numbers); values such as dtypes or partly unknown shapes stay outside the "
-                        f"function.") from None
+        raise TypeError(
+            f"To be compatible with tf.function, Python functions must return zero or more Tensors or "
+            f"ExtensionTypes or None values; in compilation of {fn}, found return value of type "
+            f"{type(value).__name__}, which is not a Tensor or ExtensionType.\nHint: return tensors (or "
+            f"numbers); values such as dtypes or partly unknown shapes stay outside the "
+            f"function."
+        ) from None

@@ -37,26 +37,41 @@ variant = dtypes.variant
 
 # The names TensorFlow's Python operators give to the ops they create (`x + y` is named "add", not "AddV2").
 DEFAULT_NAMES = {
-    "AddV2": "add", "Sub": "sub", "Mul": "mul", "RealDiv": "truediv", "FloorDiv": "floordiv", "FloorMod": "mod",
-    "Pow": "pow", "StridedSlice": "strided_slice", "StatelessIf": "cond", "If": "cond",
-    "StatelessWhile": "while", "While": "while", "Range": "range", "Neg": "Neg",
+    "AddV2": "add",
+    "Sub": "sub",
+    "Mul": "mul",
+    "RealDiv": "truediv",
+    "FloorDiv": "floordiv",
+    "FloorMod": "mod",
+    "Pow": "pow",
+    "StridedSlice": "strided_slice",
+    "StatelessIf": "cond",
+    "If": "cond",
+    "StatelessWhile": "while",
+    "While": "while",
+    "Range": "range",
+    "Neg": "Neg",
 }
 
 
 def _graph_error(what: str, graph: FuncGraph | None) -> str:
     """TensorFlow 2.21's message for a tensor used as a Python value while tracing (with AutoGraph or without)."""
-    hint = ("Hint: inside a tf.function, loop over a tensor with `for x in tensor:` or "
-            "`for i in tf.range(n):` (AutoGraph converts those; enumerate() and zip() of tensors are not)"
-            if what.startswith("Iterating") else
-            "Hint: inside a tf.function, branch on a tensor with a plain `if tensor:` statement (AutoGraph makes it "
-            "tf.cond) or call tf.cond yourself; bool(tensor), `and`/`or` chains of tensors and assertions need "
-            "a Python value")
-    return (f"{what} is not allowed. You can attempt the following resolutions to the problem: If you are "
-            "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
-            "you are using AutoGraph, you can try decorating this function with @tf.function. If that does not "
-            "work, then you may be using an unsupported feature or your source code may not be visible to "
-            "AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
-            f"g3doc/reference/limitations.md#access-to-source-code for more information.\n{hint}.")
+    hint = (
+        "Hint: inside a tf.function, loop over a tensor with `for x in tensor:` or "
+        "`for i in tf.range(n):` (AutoGraph converts those; enumerate() and zip() of tensors are not)"
+        if what.startswith("Iterating")
+        else "Hint: inside a tf.function, branch on a tensor with a plain `if tensor:` statement (AutoGraph makes it "
+        "tf.cond) or call tf.cond yourself; bool(tensor), `and`/`or` chains of tensors and assertions need "
+        "a Python value"
+    )
+    return (
+        f"{what} is not allowed. You can attempt the following resolutions to the problem: If you are "
+        "running in Graph mode, use Eager execution mode or decorate this function with @tf.function. If "
+        "you are using AutoGraph, you can try decorating this function with @tf.function. If that does not "
+        "work, then you may be using an unsupported feature or your source code may not be visible to "
+        "AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/tensorflow/python/autograph/"
+        f"g3doc/reference/limitations.md#access-to-source-code for more information.\n{hint}."
+    )
 
 
 class SymbolicTensor(Tensor):
@@ -125,32 +140,43 @@ class SymbolicTensor(Tensor):
 
     # --- what a value-less tensor cannot do, with TensorFlow's errors ---
     def __bool__(self) -> bool:
-        raise OperatorNotAllowedInGraphError(_graph_error("Using a symbolic `tf.Tensor` as a Python `bool`",
-                                                          self._op.graph))
+        raise OperatorNotAllowedInGraphError(
+            _graph_error("Using a symbolic `tf.Tensor` as a Python `bool`", self._op.graph)
+        )
 
     def __iter__(self) -> Any:
         raise OperatorNotAllowedInGraphError(_graph_error("Iterating over a symbolic `tf.Tensor`", self._op.graph))
 
     def __len__(self) -> int:
-        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Please call `x.shape` rather "
-                        f"than `len(x)` for shape information.")
+        raise TypeError(
+            f"len is not well defined for a symbolic Tensor ({self.name}). Please call `x.shape` rather "
+            f"than `len(x)` for shape information."
+        )
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        raise NotImplementedError(f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error "
-                                  f"may indicate that you're trying to pass a Tensor to a NumPy call, which is not "
-                                  f"supported.")
+        raise NotImplementedError(
+            f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. This error "
+            f"may indicate that you're trying to pass a Tensor to a NumPy call, which is not "
+            f"supported."
+        )
 
     def __index__(self) -> int:
-        raise TypeError(f"{self!r} cannot be interpreted as an integer: it has no value while the function is "
-                        f"traced. Use tf.range instead of range, or pass a Python int.")
+        raise TypeError(
+            f"{self!r} cannot be interpreted as an integer: it has no value while the function is "
+            f"traced. Use tf.range instead of range, or pass a Python int."
+        )
 
     def __int__(self) -> int:
-        raise TypeError(f"int() argument must be a string, a bytes-like object or a real number, not "
-                        f"'SymbolicTensor' ({self.name} has no value while the function is traced)")
+        raise TypeError(
+            f"int() argument must be a string, a bytes-like object or a real number, not "
+            f"'SymbolicTensor' ({self.name} has no value while the function is traced)"
+        )
 
     def __float__(self) -> float:
-        raise TypeError(f"float() argument must be a string or a real number, not 'SymbolicTensor' ({self.name} "
-                        f"has no value while the function is traced)")
+        raise TypeError(
+            f"float() argument must be a string or a real number, not 'SymbolicTensor' ({self.name} "
+            f"has no value while the function is traced)"
+        )
 
     def __copy__(self) -> SymbolicTensor:
         return self
@@ -162,15 +188,26 @@ class SymbolicTensor(Tensor):
 class Operation:
     """One node of a graph: what to compute (`type`), from which tensors (`inputs`), producing `outputs`."""
 
-    __slots__ = ("graph", "name", "type", "op_def", "inputs", "outputs", "attrs", "device", "_control_inputs",
-                 "__weakref__")
+    __slots__ = (
+        "graph",
+        "name",
+        "type",
+        "op_def",
+        "inputs",
+        "outputs",
+        "attrs",
+        "device",
+        "_control_inputs",
+        "__weakref__",
+    )
 
     @property
     def stateful(self) -> bool:
         return self.op_def.stateful
 
-    def __init__(self, graph: FuncGraph, name: str, op_def: Op, inputs: Sequence[Tensor],
-                 attrs: dict[str, Any]) -> None:
+    def __init__(
+        self, graph: FuncGraph, name: str, op_def: Op, inputs: Sequence[Tensor], attrs: dict[str, Any]
+    ) -> None:
         self.graph = graph
         self.name = name
         self.type = op_def.name
@@ -191,8 +228,9 @@ class Operation:
     def node_def(self) -> NodeDef:
         inputs = [t._op.name if t._index == 0 else t.name for t in self.inputs]
         inputs += ["^" + op.name for op in self._control_inputs]
-        node = NodeDef(self.name, self.type, inputs,
-                       {k: attr_text(v) for k, v in self.attrs.items() if not k.startswith("_")})
+        node = NodeDef(
+            self.name, self.type, inputs, {k: attr_text(v) for k, v in self.attrs.items() if not k.startswith("_")}
+        )
         node.device = self.device
         return node
 
@@ -267,14 +305,16 @@ class FuncGraph:
             self._name_counts[name] = 1
             t.op.name = name
 
-    def create_op(self, op_def: Op, inputs: Sequence[Tensor], attrs: dict[str, Any] | None = None,
-                  name: str | None = None) -> Operation:
+    def create_op(
+        self, op_def: Op, inputs: Sequence[Tensor], attrs: dict[str, Any] | None = None, name: str | None = None
+    ) -> Operation:
         """Add an operation whose inputs already belong to this graph; its outputs' shapes and dtypes come from
         the op's shape rule."""
         attrs = attrs or {}
         specs = infer_specs(op_def, inputs, attrs)
-        op = Operation(self, self.unique_name(name or DEFAULT_NAMES.get(op_def.name, op_def.name)), op_def, inputs,
-                       attrs)
+        op = Operation(
+            self, self.unique_name(name or DEFAULT_NAMES.get(op_def.name, op_def.name)), op_def, inputs, attrs
+        )
         op.outputs = [SymbolicTensor(op, i, shape, dtype) for i, (shape, dtype) in enumerate(specs)]
         op.device = graph_device()
         if self.control_dependencies:  # recorded as TensorFlow records them; program order already holds
@@ -355,8 +395,7 @@ class FuncGraph:
 
     def add_node(self, op: Op, inputs: Sequence[Tensor], attrs: dict[str, Any], name: str | None = None) -> Operation:
         """`add_op`, returning the operation itself (named `name` in the current name scope, if given)."""
-        inputs = [self.capture(t) if not (isinstance(t, SymbolicTensor) and t._op.graph is self) else t
-                  for t in inputs]
+        inputs = [self.capture(t) if not (isinstance(t, SymbolicTensor) and t._op.graph is self) else t for t in inputs]
         if op.check is not None:
             try:
                 op.check(inputs, attrs)
@@ -437,7 +476,7 @@ class FuncGraph:
         """
         if len(captured) > len(source.inputs):
             raise ValueError(f"{len(captured)} captured values for a graph of {len(source.inputs)} inputs")
-        holders = source.inputs[len(source.inputs) - len(captured):]
+        holders = source.inputs[len(source.inputs) - len(captured) :]
         operations = source.get_operations()
         for op in operations:
             op.graph = self
@@ -521,11 +560,13 @@ class FuncGraph:
 
 def _out_of_scope(value: SymbolicTensor) -> Exception:
     """A tensor leaked out of one traced function (through a global, say) used in another one."""
-    error = TypeError(f"{value!r} is out of scope and cannot be used here. Use return values, explicit Python "
-                      f"locals or TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/"
-                      f"function#all_outputs_of_a_tffunction_must_be_return_values for more information.\n\n"
-                      f"The tensor {value!r} cannot be accessed from here, because it was defined in "
-                      f"FuncGraph(name={value.graph.name}, id={id(value.graph)}), which is out of scope.")
+    error = TypeError(
+        f"{value!r} is out of scope and cannot be used here. Use return values, explicit Python "
+        f"locals or TensorFlow collections to access it.\nPlease see https://www.tensorflow.org/guide/"
+        f"function#all_outputs_of_a_tffunction_must_be_return_values for more information.\n\n"
+        f"The tensor {value!r} cannot be accessed from here, because it was defined in "
+        f"FuncGraph(name={value.graph.name}, id={id(value.graph)}), which is out of scope."
+    )
     # TensorFlow raises this one as it is, without the "in user code:" frames of the function traced.
     error._minitf_not_in_user_code = True  # type: ignore[attr-defined]
     return error

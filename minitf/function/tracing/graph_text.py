@@ -32,7 +32,7 @@ class NodeDef:
     def __repr__(self) -> str:
         lines = [f'name: "{self.name}"', f'op: "{self.op}"'] + [f'input: "{i}"' for i in self.input]
         for key, value in self.attr.items():
-            lines.append(f"attr {{ key: \"{key}\" value: {value} }}")
+            lines.append(f'attr {{ key: "{key}" value: {value} }}')
         return "\n".join(lines) + "\n"
 
     __str__ = __repr__
@@ -57,7 +57,7 @@ def _indent(text: str) -> str:
 def attr_text(value: Any) -> str:
     """An attribute as a NodeDef shows it: a branch or body by its function's name, dtypes as DT_*."""
     if _is_graph(value):
-        return f"func {{ name: \"{value.name}\" }}"
+        return f'func {{ name: "{value.name}" }}'
     if isinstance(value, dtypes.DType):
         return f"type: DT_{value.name.upper()}"
     if isinstance(value, np.ndarray | np.generic):
@@ -67,8 +67,7 @@ def attr_text(value: Any) -> str:
 
 def format_graph(graph: Any, indent: str = "") -> str:
     """The pretty-printer behind `FuncGraph.listing()`: nested branch and loop graphs are indented."""
-    lines = [f"{indent}graph {graph.name}("
-             + ", ".join(f"{t.op.name}: {_spec_text(t)}" for t in graph.inputs) + ") {"]
+    lines = [f"{indent}graph {graph.name}(" + ", ".join(f"{t.op.name}: {_spec_text(t)}" for t in graph.inputs) + ") {"]
     for op in graph.get_operations():
         if op.type == "Placeholder":
             continue

@@ -43,6 +43,8 @@ def _build_error(op: Op, shapes: Sequence[TensorShape], message: str) -> str:
     """TensorFlow's graph-building message: what is wrong, for which node, with which input shapes."""
     head, _, hint = message.partition("\nHint:")
     listed = ", ".join(shape_text(s) for s in shapes)
-    hint = hint or (" the shapes of the inputs do not fit this op; print(x.shape) inside the function shows "
-                    "the shapes it was traced with.")
+    hint = hint or (
+        " the shapes of the inputs do not fit this op; print(x.shape) inside the function shows "
+        "the shapes it was traced with."
+    )
     return f"{head} for '{{{{node {op.name}}}}}' with input shapes: {listed}.\nHint:{hint}"

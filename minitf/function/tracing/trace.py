@@ -36,8 +36,9 @@ def graph_scope(graph: FuncGraph | None) -> Iterator[FuncGraph | None]:
 class TracingGraph(FuncGraph):
     """The graph of a function (or a branch or loop body) being traced from Python code."""
 
-    def __init__(self, name: str, outer: FuncGraph | None = None, autograph: bool = True,
-                 allow_variable_creation: bool = False) -> None:
+    def __init__(
+        self, name: str, outer: FuncGraph | None = None, autograph: bool = True, allow_variable_creation: bool = False
+    ) -> None:
         super().__init__(name, outer=outer, autograph=autograph)
         self.allow_variable_creation = allow_variable_creation
 
@@ -47,9 +48,11 @@ class TracingGraph(FuncGraph):
         while root.outer is not None:
             root = root.outer
         if not getattr(root, "allow_variable_creation", False):
-            raise ValueError("tf.function only supports singleton tf.Variables created on the first call. Make "
-                             "sure the tf.Variable is only created once or created outside tf.function. See "
-                             "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+            raise ValueError(
+                "tf.function only supports singleton tf.Variables created on the first call. Make "
+                "sure the tf.Variable is only created once or created outside tf.function. See "
+                "https://www.tensorflow.org/guide/function#creating_tfvariables for more information."
+            )
         root.variables.append(variable)
 
     def evaluate_constant(self, tensor: SymbolicTensor) -> Any:
@@ -65,9 +68,11 @@ class TracingGraph(FuncGraph):
                 continue
             seen.add(id(op))
             if op.type in ("Placeholder", "ReadVariableOp"):
-                raise ValueError("A tf.Variable's initial value inside a tf.function must not depend on the "
-                                 "function's arguments or on other variables; compute it from constants or create "
-                                 "the variable outside (or in tf.init_scope()).")
+                raise ValueError(
+                    "A tf.Variable's initial value inside a tf.function must not depend on the "
+                    "function's arguments or on other variables; compute it from constants or create "
+                    "the variable outside (or in tf.init_scope())."
+                )
             stack.extend(t.op for t in op.inputs)
         plan = [op for op in self.get_operations() if id(op) in seen]
         return evaluate(plan, {}, [tensor], run_kernel)[0]

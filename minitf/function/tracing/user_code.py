@@ -53,9 +53,21 @@ class _KeyError(KeyError):
 _KeyError.__name__ = "KeyError"
 _KeyError.__qualname__ = "KeyError"
 
-_STRING_CONSTRUCTED = (AssertionError, AttributeError, NameError, NotImplementedError, RuntimeError, StopIteration,
-                       TypeError, UnboundLocalError, ValueError, errors.OperatorNotAllowedInGraphError,
-                       errors.InaccessibleTensorError, StagingError, AutoGraphError)
+_STRING_CONSTRUCTED = (
+    AssertionError,
+    AttributeError,
+    NameError,
+    NotImplementedError,
+    RuntimeError,
+    StopIteration,
+    TypeError,
+    UnboundLocalError,
+    ValueError,
+    errors.OperatorNotAllowedInGraphError,
+    errors.InaccessibleTensorError,
+    StagingError,
+    AutoGraphError,
+)
 
 
 class Frame(NamedTuple):
@@ -93,8 +105,9 @@ def _user_frames(tb: Any) -> list[Frame]:
 def _message(frames: list[Frame], cause: str) -> str:
     lines = ["in user code:", ""]
     for frame in frames:
-        lines.append(f'    File "{frame.filename}", line {frame.lineno}, in {frame.name}' + ("  *" if frame.converted
-                                                                                            else ""))
+        lines.append(
+            f'    File "{frame.filename}", line {frame.lineno}, in {frame.name}' + ("  *" if frame.converted else "")
+        )
         source = linecache.getline(frame.filename, frame.lineno).strip()
         lines.append(f"        {source or '<source unavailable>'}")
     lines.append("")

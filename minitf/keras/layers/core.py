@@ -21,8 +21,15 @@ from minitf.ops.nn.dropout import dropout
 class InputLayer(Layer):
     """The layer behind `keras.Input`: it only names the model's input and its shape."""
 
-    def __init__(self, shape: Any = None, batch_size: int | None = None, dtype: Any = None, name: str | None = None,
-                 batch_shape: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        shape: Any = None,
+        batch_size: int | None = None,
+        dtype: Any = None,
+        name: str | None = None,
+        batch_shape: Any = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(name=name or naming.unique_name("input_layer"), dtype=dtype, **kwargs)
         self.batch_shape = tuple(batch_shape) if batch_shape is not None else (batch_size, *tuple(shape or ()))
         self.built = True
@@ -30,16 +37,26 @@ class InputLayer(Layer):
         self._inbound_nodes.append(Node(self, [], [self.output], ((), ()), {}))  # the node that makes the input
 
     def get_config(self) -> dict[str, Any]:
-        return {"batch_shape": list(self.batch_shape), "dtype": self.dtype, "sparse": False, "ragged": False,
-                "name": self.name}
+        return {
+            "batch_shape": list(self.batch_shape),
+            "dtype": self.dtype,
+            "sparse": False,
+            "ragged": False,
+            "name": self.name,
+        }
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> InputLayer:
         return cls(batch_shape=config["batch_shape"], dtype=config.get("dtype"), name=config.get("name"))
 
 
-def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None, name: str | None = None,
-          batch_shape: Any = None) -> KerasTensor:
+def Input(
+    shape: Any = None,
+    batch_size: int | None = None,
+    dtype: Any = None,
+    name: str | None = None,
+    batch_shape: Any = None,
+) -> KerasTensor:
     """`keras.Input((4,))`: a symbolic batch of inputs of that shape, to build a functional model on."""
     return InputLayer(shape, batch_size, dtype, name, batch_shape).output
 
@@ -47,9 +64,17 @@ def Input(shape: Any = None, batch_size: int | None = None, dtype: Any = None, n
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)`."""
 
-    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
-                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
-                 kernel_regularizer: Any = None, bias_regularizer: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        units: int,
+        activation: Any = None,
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.units = int(units)
         self.activation = activations.get(activation)
@@ -62,10 +87,14 @@ class Dense(Layer):
 
     def build(self, input_shape: Any) -> None:
         input_dim = input_shape[-1]
-        self.kernel = self.add_weight((input_dim, self.units), self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, name="kernel")
-        self.bias = (self.add_weight((self.units,), self.bias_initializer, regularizer=self.bias_regularizer,
-                                     name="bias") if self.use_bias else None)
+        self.kernel = self.add_weight(
+            (input_dim, self.units), self.kernel_initializer, regularizer=self.kernel_regularizer, name="kernel"
+        )
+        self.bias = (
+            self.add_weight((self.units,), self.bias_initializer, regularizer=self.bias_regularizer, name="bias")
+            if self.use_bias
+            else None
+        )
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs: Any) -> Any:
@@ -78,14 +107,18 @@ class Dense(Layer):
         return self.activation(x)
 
     def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
-                "use_bias": self.use_bias,
-                "kernel_initializer": serialize(self.kernel_initializer, "keras.initializers"),
-                "bias_initializer": serialize(self.bias_initializer, "keras.initializers"),
-                "kernel_regularizer": serialize(self.kernel_regularizer, "keras.regularizers"),
-                "bias_regularizer": serialize(self.bias_regularizer, "keras.regularizers"),
-                "kernel_constraint": None, "bias_constraint": None}
-
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": serialize(self.kernel_initializer, "keras.initializers"),
+            "bias_initializer": serialize(self.bias_initializer, "keras.initializers"),
+            "kernel_regularizer": serialize(self.kernel_regularizer, "keras.regularizers"),
+            "bias_regularizer": serialize(self.bias_regularizer, "keras.regularizers"),
+            "kernel_constraint": None,
+            "bias_constraint": None,
+        }
 
 
 class Flatten(Layer):
@@ -101,15 +134,16 @@ class Flatten(Layer):
         return {**super().get_config(), "data_format": "channels_last"}
 
 
-
 class Dropout(Layer):
     """While training, zero a fraction `rate` of the values and scale the rest by 1 / (1 - rate)."""
 
     def __init__(self, rate: float, noise_shape: Any = None, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not 0 <= rate <= 1:
-            raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 and "
-                             f"1. Received: rate={rate}")
+            raise ValueError(
+                f"Invalid value received for argument `rate`. Expected a float value between 0 and "
+                f"1. Received: rate={rate}"
+            )
         self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
         self.built = True
 
@@ -136,8 +170,9 @@ class Activation(Layer):
 
 
 class ReLU(Layer):
-    def __init__(self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
         self.built = True
@@ -151,8 +186,12 @@ class ReLU(Layer):
         return x
 
     def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "max_value": self.max_value, "negative_slope": self.negative_slope,
-                "threshold": self.threshold}
+        return {
+            **super().get_config(),
+            "max_value": self.max_value,
+            "negative_slope": self.negative_slope,
+            "threshold": self.threshold,
+        }
 
 
 class Softmax(Layer):
@@ -171,16 +210,26 @@ class Softmax(Layer):
 class Embedding(Layer):
     """Integer ids -> rows of a trainable table of shape (input_dim, output_dim)."""
 
-    def __init__(self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
-                 embeddings_regularizer: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        input_dim: int,
+        output_dim: int,
+        embeddings_initializer: Any = "uniform",
+        embeddings_regularizer: Any = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
         self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
 
     def build(self, input_shape: Any = None) -> None:
-        self.embeddings = self.add_weight((self.input_dim, self.output_dim), self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer, name="embeddings")
+        self.embeddings = self.add_weight(
+            (self.input_dim, self.output_dim),
+            self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            name="embeddings",
+        )
 
     def call(self, inputs: Any) -> Any:
         if inputs.dtype.name not in ("int32", "int64"):
@@ -188,8 +237,13 @@ class Embedding(Layer):
         return gather(self.embeddings, inputs)
 
     def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
-                "embeddings_initializer": serialize(self.embeddings_initializer, "keras.initializers"),
-                "embeddings_regularizer": serialize(self.embeddings_regularizer, "keras.regularizers"),
-                "activity_regularizer": None, "embeddings_constraint": None, "mask_zero": False}
-
+        return {
+            **super().get_config(),
+            "input_dim": self.input_dim,
+            "output_dim": self.output_dim,
+            "embeddings_initializer": serialize(self.embeddings_initializer, "keras.initializers"),
+            "embeddings_regularizer": serialize(self.embeddings_regularizer, "keras.regularizers"),
+            "activity_regularizer": None,
+            "embeddings_constraint": None,
+            "mask_zero": False,
+        }

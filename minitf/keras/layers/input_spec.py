@@ -6,8 +6,15 @@ from typing import Any
 
 
 class InputSpec:
-    def __init__(self, ndim: int | None = None, min_ndim: int | None = None, max_ndim: int | None = None,
-                 axes: dict[int, int] | None = None, dtype: str | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        ndim: int | None = None,
+        min_ndim: int | None = None,
+        max_ndim: int | None = None,
+        axes: dict[int, int] | None = None,
+        dtype: str | None = None,
+        name: str | None = None,
+    ) -> None:
         self.ndim, self.min_ndim, self.max_ndim = ndim, min_ndim, max_ndim
         self.axes, self.dtype, self.name = axes or {}, dtype, name
 
@@ -31,5 +38,7 @@ def check_input(spec: InputSpec | None, x: Any, layer_name: str, index: int = 0)
         raise ValueError(f"{where}expected min_ndim={spec.min_ndim}, found ndim={ndim}. Full shape received: {shape}")
     for axis, value in spec.axes.items():
         if value is not None and shape[axis] not in {value, None}:
-            raise ValueError(f"{where}expected axis {axis} of input shape to have value {value}, "
-                             f"but received input with shape {shape}")
+            raise ValueError(
+                f"{where}expected axis {axis} of input shape to have value {value}, "
+                f"but received input with shape {shape}"
+            )

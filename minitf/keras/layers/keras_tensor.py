@@ -15,8 +15,9 @@ from minitf.keras import naming
 
 
 class KerasTensor:
-    def __init__(self, shape: Any, dtype: Any = "float32", name: str | None = None,
-                 history: tuple[Any, int, int] | None = None) -> None:
+    def __init__(
+        self, shape: Any, dtype: Any = "float32", name: str | None = None, history: tuple[Any, int, int] | None = None
+    ) -> None:
         self.shape = tuple(shape)
         self.dtype = dtypes.as_dtype(dtype).name
         self.name = name or naming.unique_name("keras_tensor")
@@ -30,8 +31,7 @@ class KerasTensor:
         return TensorShape(list(self.shape))
 
     def __repr__(self) -> str:
-        return (f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, ragged=False, "
-                f"name={self.name}>")
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, ragged=False, name={self.name}>"
 
 
 def history_of(tensor: KerasTensor) -> tuple[Any, int, int]:
@@ -44,8 +44,9 @@ def history_of(tensor: KerasTensor) -> tuple[Any, int, int]:
 class Node:
     """One call of a layer on KerasTensors: what went in, what came out."""
 
-    def __init__(self, layer: Any, inputs: list[KerasTensor], outputs: list[KerasTensor], arguments: Any,
-                 kwargs: dict[str, Any]) -> None:
+    def __init__(
+        self, layer: Any, inputs: list[KerasTensor], outputs: list[KerasTensor], arguments: Any, kwargs: dict[str, Any]
+    ) -> None:
         self.layer, self.input_tensors, self.output_tensors = layer, inputs, outputs
         self.arguments, self.kwargs = arguments, kwargs  # the call's structure, with KerasTensors in it
 

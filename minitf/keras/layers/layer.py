@@ -56,8 +56,7 @@ class Layer:
 
     _layers: list[Layer]  # set first in __init__, so __setattr__ can track inner layers from then on
 
-    def __init__(self, trainable: bool = True, name: str | None = None, dtype: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
         object.__setattr__(self, "_layers", [])
         self.name = name or naming.unique_name(naming.snake_case(type(self).__name__))
         self._trainable = bool(trainable)
@@ -90,9 +89,17 @@ class Layer:
                     layers.append(item)
         object.__setattr__(self, name, value)
 
-    def add_weight(self, shape: Any = None, initializer: Any = None, dtype: Any = None, trainable: bool = True,
-                   regularizer: Any = None, constraint: Any = None, name: str | None = None,
-                   **kwargs: Any) -> KerasVariable:
+    def add_weight(
+        self,
+        shape: Any = None,
+        initializer: Any = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        regularizer: Any = None,
+        constraint: Any = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> KerasVariable:
         """A new weight of this layer, filled by `initializer` (Glorot uniform for floats unless told)."""
         shape = () if shape is None else tuple(shape)
         dtype = dtype or self.dtype
@@ -158,13 +165,17 @@ class Layer:
         """Assign arrays to `self.weights`, in that order, with Keras's checks on count and shapes."""
         own = self.weights
         if len(weights) != len(own):
-            raise ValueError(f"You called `set_weights(weights)` on layer '{self.name}' with a weight list of "
-                             f"length {len(weights)}, but the layer was expecting {len(own)} weights.")
+            raise ValueError(
+                f"You called `set_weights(weights)` on layer '{self.name}' with a weight list of "
+                f"length {len(weights)}, but the layer was expecting {len(own)} weights."
+            )
         for variable, value in zip(own, weights, strict=True):
             value = np.asarray(value)
             if tuple(variable.shape.as_list()) != value.shape:
-                raise ValueError(f"Layer {self.name} weight shape {tuple(variable.shape.as_list())} is not "
-                                 f"compatible with provided weight shape {value.shape}.")
+                raise ValueError(
+                    f"Layer {self.name} weight shape {tuple(variable.shape.as_list())} is not "
+                    f"compatible with provided weight shape {value.shape}."
+                )
             variable.assign(value.astype(variable.dtype.as_numpy_dtype))
 
     def count_params(self) -> int:
@@ -190,8 +201,7 @@ class Layer:
     def _maybe_build(self, inputs: Any) -> None:
         if self.built:
             return
-        shapes = map_structure(lambda t: tuple(t.shape.as_list()) if isinstance(t, Tensor) else tuple(t.shape),
-                               inputs)
+        shapes = map_structure(lambda t: tuple(t.shape.as_list()) if isinstance(t, Tensor) else tuple(t.shape), inputs)
         self.build(shapes)
         self._build_input_shape = shapes
         self.built = True

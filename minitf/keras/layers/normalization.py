@@ -17,8 +17,9 @@ from minitf.ops.nn.normalization import moments
 class Normalization(Layer):
     """`(x - mean) / sqrt(variance)` with the mean and variance of the data given to `adapt`, per feature."""
 
-    def __init__(self, axis: int = -1, mean: Any = None, variance: Any = None, invert: bool = False,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, axis: int = -1, mean: Any = None, variance: Any = None, invert: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.axis, self.invert = axis, invert
         self.input_mean, self.input_variance = mean, variance
@@ -64,10 +65,19 @@ class BatchNormalization(Layer):
     """Training: normalise with the batch's mean and variance and update the moving averages.
     Inference: normalise with the moving averages. Then scale by `gamma` and shift by `beta` (trained)."""
 
-    def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 0.001, center: bool = True,
-                 scale: bool = True, beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
-                 moving_mean_initializer: Any = "zeros", moving_variance_initializer: Any = "ones",
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        axis: int = -1,
+        momentum: float = 0.99,
+        epsilon: float = 0.001,
+        center: bool = True,
+        scale: bool = True,
+        beta_initializer: Any = "zeros",
+        gamma_initializer: Any = "ones",
+        moving_mean_initializer: Any = "zeros",
+        moving_variance_initializer: Any = "ones",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.axis, self.momentum, self.epsilon, self.center, self.scale = axis, momentum, epsilon, center, scale
         self.beta_initializer = initializers.get(beta_initializer)
@@ -79,18 +89,19 @@ class BatchNormalization(Layer):
         features = (input_shape[self.axis],)
         self.gamma = self.add_weight(features, self.gamma_initializer, name="gamma") if self.scale else None
         self.beta = self.add_weight(features, self.beta_initializer, name="beta") if self.center else None
-        self.moving_mean = self.add_weight(features, self.moving_mean_initializer, trainable=False,
-                                           name="moving_mean")
-        self.moving_variance = self.add_weight(features, self.moving_variance_initializer, trainable=False,
-                                               name="moving_variance")
+        self.moving_mean = self.add_weight(features, self.moving_mean_initializer, trainable=False, name="moving_mean")
+        self.moving_variance = self.add_weight(
+            features, self.moving_variance_initializer, trainable=False, name="moving_variance"
+        )
 
     def call(self, inputs: Any, training: bool | None = None) -> Any:
         if training and self.trainable:
             axes = [i for i in range(inputs.shape.rank) if i != inputs.shape.rank + self.axis and i != self.axis]
             mean, variance = moments(inputs, axes)
             self.moving_mean.assign(multiply(self.moving_mean, self.momentum) + mean * (1.0 - self.momentum))
-            self.moving_variance.assign(multiply(self.moving_variance, self.momentum)
-                                        + variance * (1.0 - self.momentum))
+            self.moving_variance.assign(
+                multiply(self.moving_variance, self.momentum) + variance * (1.0 - self.momentum)
+            )
         else:
             mean, variance = self.moving_mean, self.moving_variance
         inverse = rsqrt(variance + self.epsilon)
@@ -102,5 +113,11 @@ class BatchNormalization(Layer):
         return inputs * inverse + shift
 
     def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
-                "center": self.center, "scale": self.scale}
+        return {
+            **super().get_config(),
+            "axis": self.axis,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+        }

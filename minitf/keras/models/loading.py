@@ -51,8 +51,12 @@ def model_from_config(config: dict[str, Any]) -> Any:
         for layer, nodes in pending:
             while nodes and all(tuple(a["config"]["keras_history"][:2]) in outputs for a in nodes[0]["args"]):
                 node = nodes.pop(0)
-                args = [outputs[(a["config"]["keras_history"][0], a["config"]["keras_history"][1])]
-                        [a["config"]["keras_history"][2]] for a in node["args"]]
+                args = [
+                    outputs[(a["config"]["keras_history"][0], a["config"]["keras_history"][1])][
+                        a["config"]["keras_history"][2]
+                    ]
+                    for a in node["args"]
+                ]
                 result = layer(args[0] if len(args) == 1 else args)
                 index = sum(1 for key in outputs if key[0] == layer.name)
                 outputs[(layer.name, index)] = result if isinstance(result, list) else [result]
@@ -63,7 +67,8 @@ def model_from_config(config: dict[str, Any]) -> Any:
     def tensors(where: Any) -> Any:
         if isinstance(where[0], str):
             return outputs[(where[0], 0 if isinstance(made[where[0]], layers_module.InputLayer) else where[1])][
-                where[2]]
+                where[2]
+            ]
         return [tensors(item) for item in where]
 
     return Functional(tensors(inner["input_layers"]), tensors(inner["output_layers"]), name=inner["name"])

@@ -55,7 +55,8 @@ class Model(Trainer, Layer):
                 f"Arguments received by {name}.call():\n  • inputs={_describe(inputs)}\n"
                 f"  • training={kwargs.get('training')}\n  • mask=None\n  • kwargs=<class 'inspect._empty'>\n"
                 "Hint: the model's input does not fit the shape its layers were built for: check the shape of the "
-                "array you pass (model.summary() shows the expected one).") from None
+                "array you pass (model.summary() shows the expected one)."
+            ) from None
 
     def _maybe_build(self, inputs: Any) -> None:
         """A subclassed model is built by running it: its layers build themselves on first use."""
@@ -69,8 +70,15 @@ class Model(Trainer, Layer):
     def _summary_output_shape(self) -> str | None:
         return None
 
-    def summary(self, line_length: int | None = None, positions: list[float] | None = None, print_fn: Any = None,
-                expand_nested: bool = False, show_trainable: bool = False, layer_range: Any = None) -> None:
+    def summary(
+        self,
+        line_length: int | None = None,
+        positions: list[float] | None = None,
+        print_fn: Any = None,
+        expand_nested: bool = False,
+        show_trainable: bool = False,
+        layer_range: Any = None,
+    ) -> None:
         summary.print_summary(self, line_length, positions, print_fn)
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
@@ -164,12 +172,15 @@ class Functional(Model):
         return super().__call__(*args, **kwargs)
 
     def _check_input(self, index: int, spec: KerasTensor, found: tuple) -> None:
-        fits = len(found) == len(spec.shape) and all(a is None or a == b for a, b in zip(spec.shape, found,
-                                                                                          strict=True))
+        fits = len(found) == len(spec.shape) and all(
+            a is None or a == b for a, b in zip(spec.shape, found, strict=True)
+        )
         if not fits:
-            raise ValueError(f"Input {index} with name '{history_of(spec)[0].name}' of layer '{self.name}' is "
-                             f"incompatible with the layer: expected shape={spec.shape}, found shape={found}\n"
-                             "Hint: pass an array shaped like the model's keras.Input (batch first).")
+            raise ValueError(
+                f"Input {index} with name '{history_of(spec)[0].name}' of layer '{self.name}' is "
+                f"incompatible with the layer: expected shape={spec.shape}, found shape={found}\n"
+                "Hint: pass an array shaped like the model's keras.Input (batch first)."
+            )
 
     def call(self, inputs: Any, training: bool | None = None) -> Any:
         values: dict[int, Any] = {}
@@ -186,9 +197,11 @@ class Functional(Model):
         return map_structure(lambda t: values[id(t)], self._outputs_struct)
 
     def _summary_rows(self) -> tuple[list[Any], list[str] | None]:
-        linear = all(len(node.input_tensors) <= 1 for node in self._nodes) and \
-            sum(1 for node in self._nodes if not node.input_tensors) == 1 and \
-            len({id(node.input_tensors[0]) for node in self._nodes if node.input_tensors}) == len(self._nodes) - 1
+        linear = (
+            all(len(node.input_tensors) <= 1 for node in self._nodes)
+            and sum(1 for node in self._nodes if not node.input_tensors) == 1
+            and len({id(node.input_tensors[0]) for node in self._nodes if node.input_tensors}) == len(self._nodes) - 1
+        )
         if linear:
             return self.layers, None
         connections = []
@@ -214,16 +227,32 @@ class Functional(Model):
             for node in layer._inbound_nodes:
                 if node in self._nodes and node.input_tensors:
                     inbound.append({"args": [_history_config(t) for t in node.input_tensors], "kwargs": {}})
-            layer_configs.append({"module": "keras.layers", "class_name": type(layer).__name__,
-                                  "config": layer.get_config(), "registered_name": None, "name": layer.name,
-                                  "inbound_nodes": inbound})
-        return {"name": self.name, "trainable": self.trainable, "layers": layer_configs,
-                "input_layers": where(self.inputs[0]) if len(self.inputs) == 1 else [where(t) for t in self.inputs],
-                "output_layers": (where(self.outputs[0]) if len(self.outputs) == 1
-                                  else [where(t) for t in self.outputs])}
+            layer_configs.append(
+                {
+                    "module": "keras.layers",
+                    "class_name": type(layer).__name__,
+                    "config": layer.get_config(),
+                    "registered_name": None,
+                    "name": layer.name,
+                    "inbound_nodes": inbound,
+                }
+            )
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "layers": layer_configs,
+            "input_layers": where(self.inputs[0]) if len(self.inputs) == 1 else [where(t) for t in self.inputs],
+            "output_layers": (where(self.outputs[0]) if len(self.outputs) == 1 else [where(t) for t in self.outputs]),
+        }
 
 
 def _history_config(tensor: KerasTensor) -> dict[str, Any]:
     layer, node_index, tensor_index = history_of(tensor)
-    return {"class_name": "__keras_tensor__", "config": {"shape": list(tensor.shape), "dtype": tensor.dtype,
-                                                         "keras_history": [layer.name, node_index, tensor_index]}}
+    return {
+        "class_name": "__keras_tensor__",
+        "config": {
+            "shape": list(tensor.shape),
+            "dtype": tensor.dtype,
+            "keras_history": [layer.name, node_index, tensor_index],
+        },
+    }

@@ -35,8 +35,10 @@ class Sequential(Model):
         elif isinstance(layer, Layer):
             self._layers.append(layer)
         else:
-            raise ValueError(f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
-                             f"{layer} (of type {type(layer)})")
+            raise ValueError(
+                f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
+                f"{layer} (of type {type(layer)})"
+            )
         if rebuild and self._input_layer is not None:
             self.built = False
             self.build(self._input_layer.batch_shape)
@@ -72,16 +74,35 @@ class Sequential(Model):
     def get_config(self) -> dict[str, Any]:
         layer_configs = []
         if self._input_layer is not None:
-            layer_configs.append({"module": "keras.layers", "class_name": "InputLayer",
-                                  "config": self._input_layer.get_config(), "registered_name": None})
+            layer_configs.append(
+                {
+                    "module": "keras.layers",
+                    "class_name": "InputLayer",
+                    "config": self._input_layer.get_config(),
+                    "registered_name": None,
+                }
+            )
         for layer in self._layers:
-            layer_configs.append({"module": "keras.layers", "class_name": type(layer).__name__,
-                                  "config": layer.get_config(), "registered_name": None,
-                                  "build_config": {"input_shape": _list_shape(layer._build_input_shape)}})
-        return {"name": self.name, "trainable": self.trainable,
-                "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"},
-                          "registered_name": None},
-                "layers": layer_configs}
+            layer_configs.append(
+                {
+                    "module": "keras.layers",
+                    "class_name": type(layer).__name__,
+                    "config": layer.get_config(),
+                    "registered_name": None,
+                    "build_config": {"input_shape": _list_shape(layer._build_input_shape)},
+                }
+            )
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": {
+                "module": "keras",
+                "class_name": "DTypePolicy",
+                "config": {"name": "float32"},
+                "registered_name": None,
+            },
+            "layers": layer_configs,
+        }
 
 
 def _list_shape(shape: Any) -> Any:

@@ -29,13 +29,17 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     """A tensor holding `value`, with TensorFlow's dtype inference (Python int -> int32, float -> float32)."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(value, Tensor) and getattr(value, "_value", None) is None:  # a graph tensor
-        raise TypeError("Expected any non-tensor type, but got a tensor instead.\nHint: inside a tf.function, "
-                        "tf.constant takes Python or NumPy values; use tf.identity or tf.cast on tensors.")
+        raise TypeError(
+            "Expected any non-tensor type, but got a tensor instead.\nHint: inside a tf.function, "
+            "tf.constant takes Python or NumPy values; use tf.identity or tf.cast on tensors."
+        )
     if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype is not dtype:
-            raise TypeError(f"Expected tensor {t.numpy()} with dtype {dtype!r}, but got dtype "  # type: ignore[attr-defined]
-                            f"{t.dtype!r}.\nHint: use tf.cast(t, {dtype!r}) to change a tensor's dtype.")
+            raise TypeError(
+                f"Expected tensor {t.numpy()} with dtype {dtype!r}, but got dtype "  # type: ignore[attr-defined]
+                f"{t.dtype!r}.\nHint: use tf.cast(t, {dtype!r}) to change a tensor's dtype."
+            )
         return t if shape is None else reshape(t, shape)
     array, dtype = to_numpy(value, dtype)
     if shape is not None:
@@ -45,9 +49,11 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
         elif np.size(array) == int(np.prod(shape)):
             array = np.reshape(array, shape)
         else:
-            raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {value} (converted "
-                            f"from {value}) has {np.size(array)} elements, but got `shape` {tuple(shape)} with "
-                            f"{int(np.prod(shape))} elements).")
+            raise TypeError(
+                f"Eager execution of tf.constant with unsupported shape. Tensor {value} (converted "
+                f"from {value}) has {np.size(array)} elements, but got `shape` {tuple(shape)} with "
+                f"{int(np.prod(shape))} elements)."
+            )
     if state.graph is not None:
         return state.graph.constant(array, dtype)
     return make(array, dtype)
@@ -75,13 +81,13 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
     return _filled(shape, dtype, 1)
 
 
-def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:  # noqa: A002
+def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     x = convert_to_tensor(input)
     out = bind(ZerosLike, x)
     return out if dtype is None else cast(out, dtype)
 
 
-def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:  # noqa: A002
+def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     x = convert_to_tensor(input)
     out = bind(OnesLike, x)
     return out if dtype is None else cast(out, dtype)
@@ -95,8 +101,9 @@ def fill_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attr
     return [(TensorShape(attrs["dims"]), types[0])]
 
 
-Fill = Op("Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype), shape=fill_rule,
-          grad=_fill_grad)
+Fill = Op(
+    "Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype), shape=fill_rule, grad=_fill_grad
+)
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
@@ -115,8 +122,9 @@ def _range_kernel(start: Any, limit: Any, delta: Any) -> np.ndarray:
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
-def range_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
-               values: Sequence[Any] = ()) -> list[Spec]:
+def range_rule(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Sequence[Any] = ()
+) -> list[Spec]:
     """tf.range: the length is known when start, limit and delta are constants (TensorFlow evaluates them)."""
     start, limit, delta = (list(values) + [None] * 3)[:3]
     if start is None or limit is None or delta is None:
@@ -137,7 +145,7 @@ def range_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], att
 Range = Op("Range", _range_kernel, shape=range_rule, value_dependent=True)
 
 
-def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> Tensor:  # noqa: A001
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name: str = "range") -> Tensor:
     """Like Python's range: int32 for ints; float32 as soon as any argument is a float."""
     if limit is None:
         start, limit = 0, start
@@ -163,8 +171,9 @@ def _linspace_grad(c: Any, g: Tensor) -> list:
     return [reduce_sum(g * (1 - weights)), reduce_sum(g * weights), None]
 
 
-def linspace_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
-                  values: Sequence[Any] = ()) -> list[Spec]:
+def linspace_rule(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Sequence[Any] = ()
+) -> list[Spec]:
     num = values[2] if len(values) > 2 else None
     batch = broadcast_shapes(shapes[0], shapes[1])  # start and stop broadcast: (num, *batch)
     if batch.rank is None:
@@ -184,8 +193,11 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     values = bind(LinSpace, start, stop, convert_to_tensor(num))  # the new axis first: (num, *batch)
     rank = values.shape.rank
     if rank is not None and not -rank <= axis < rank:
-        raise static_error(f"Tried to expand dim index {axis} for tensor with {rank - 1} dimensions.", "ExpandDims",
-                           hint=f"the result has {rank} axes, so axis must be in [{-rank}, {rank}).")
+        raise static_error(
+            f"Tried to expand dim index {axis} for tensor with {rank - 1} dimensions.",
+            "ExpandDims",
+            hint=f"the result has {rank} axes, so axis must be in [{-rank}, {rank}).",
+        )
     if axis == 0 or rank is None or rank < 2:
         return values
     perm = list(builtins.range(1, rank))
@@ -193,8 +205,13 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     return transpose(values, perm)
 
 
-def eye(num_rows: int, num_columns: int | None = None, batch_shape: Any = None, dtype: Any = dtypes.float32,
-        name: str | None = None) -> Tensor:
+def eye(
+    num_rows: int,
+    num_columns: int | None = None,
+    batch_shape: Any = None,
+    dtype: Any = dtypes.float32,
+    name: str | None = None,
+) -> Tensor:
     """An identity matrix (or a batch of them)."""
     columns = num_rows if num_columns is None else num_columns
     matrix = np.eye(int(num_rows), int(columns), dtype=dtypes.as_dtype(dtype)._np)
@@ -223,8 +240,15 @@ def one_hot_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
 OneHot = Op("OneHot", _one_hot_kernel, shape=one_hot_rule)
 
 
-def one_hot(indices: Any, depth: int, on_value: Any = None, off_value: Any = None, axis: int | None = None,
-            dtype: Any = None, name: str | None = None) -> Tensor:
+def one_hot(
+    indices: Any,
+    depth: int,
+    on_value: Any = None,
+    off_value: Any = None,
+    axis: int | None = None,
+    dtype: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """Each index becomes a row with `on_value` at that position (float32 by default; -1 gives a zero row)."""
     i = convert_to_tensor(indices)
     allowed_dtypes("OneHot", frozenset({dtypes.uint8, dtypes.int8, dtypes.int32, dtypes.int64}), i.dtype)
@@ -248,9 +272,11 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, na
     else:
         maxlen = convert_to_tensor(maxlen)
         if maxlen.shape.rank not in (None, 0):
-            raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} "
-                             f"with shape '{maxlen.shape}' instead\nHint: maxlen is one number, the length of "
-                             "every row of the mask.")
+            raise ValueError(
+                f"Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = {maxlen} "
+                f"with shape '{maxlen.shape}' instead\nHint: maxlen is one number, the length of "
+                "every row of the mask."
+            )
     row = range(cast(maxlen, lengths.dtype))
     mask = less(row, expand_dims(lengths, -1))
     target = dtypes.as_dtype(dtype)

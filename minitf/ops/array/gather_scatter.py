@@ -36,7 +36,7 @@ Specs = list[shape_rules.Spec]
 
 def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
     n = np.shape(params)[axis]
-    shape = np.shape(params)[:axis] + np.shape(indices) + np.shape(params)[axis + 1:]
+    shape = np.shape(params)[:axis] + np.shape(indices) + np.shape(params)[axis + 1 :]
     if 0 in shape:  # nothing to gather: TensorFlow does not look at the indices
         return np.zeros(shape, dtype=params.dtype)
     flat = np.ravel(indices)
@@ -44,8 +44,12 @@ def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int, batch_dim
     if bad.size:
         i = int(bad[0])
         where = ",".join(str(int(v)) for v in np.unravel_index(i, np.shape(indices))) if np.ndim(indices) else ""
-        raise InvalidArgumentError(None, None, f"indices[{where}] = {flat[i]} is not in [0, {n}) [Op:GatherV2]\n"
-                                   f"Hint: valid indices along axis {axis} run from 0 to {n - 1}.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"indices[{where}] = {flat[i]} is not in [0, {n}) [Op:GatherV2]\n"
+            f"Hint: valid indices along axis {axis} run from 0 to {n - 1}.",
+        )
     return np.take(params, indices, axis=axis)
 
 
@@ -60,14 +64,19 @@ def _gather_grad(c: Any, g: Tensor) -> list:
 def _gather_grad_kernel(g: np.ndarray, indices: np.ndarray, params: np.ndarray, axis: int) -> np.ndarray:
     out = np.zeros(np.shape(params), dtype=g.dtype)
     moved = np.moveaxis(out, axis, 0)
-    g_moved = np.moveaxis(g, list(builtins.range(axis, axis + np.ndim(indices))),
-                          list(builtins.range(np.ndim(indices))))
+    g_moved = np.moveaxis(
+        g, list(builtins.range(axis, axis + np.ndim(indices))), list(builtins.range(np.ndim(indices)))
+    )
     np.add.at(moved, np.ravel(indices), g_moved.reshape((-1,) + moved.shape[1:]))
     return out
 
 
-GatherGrad = Op("GatherGrad", _gather_grad_kernel, shape=shape_rules.same_as_third,
-                grad=lambda c, g: [bind(GatherV2, g, c.inputs[1], axis=c.attrs["axis"], batch_dims=0), None, None])
+GatherGrad = Op(
+    "GatherGrad",
+    _gather_grad_kernel,
+    shape=shape_rules.same_as_third,
+    grad=lambda c, g: [bind(GatherV2, g, c.inputs[1], axis=c.attrs["axis"], batch_dims=0), None, None],
+)
 
 
 def _gather_check(inputs: Sequence[Tensor], attrs: dict) -> None:
@@ -79,14 +88,20 @@ def gather_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     if params.rank is None or indices.rank is None:
         return [(TensorShape(None), types[0])]
     dims = list(params)
-    return [(TensorShape(dims[:axis] + list(indices) + dims[axis + 1:]), types[0])]
+    return [(TensorShape(dims[:axis] + list(indices) + dims[axis + 1 :]), types[0])]
 
 
 GatherV2: Op = Op("GatherV2", _gather_kernel, check=_gather_check, shape=gather_rule, grad=_gather_grad)
 
 
-def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0,
-           name: str | None = None) -> Tensor:
+def gather(
+    params: Any,
+    indices: Any,
+    validate_indices: Any = None,
+    axis: Any = None,
+    batch_dims: int = 0,
+    name: str | None = None,
+) -> Tensor:
     """Pick slices of `params` along `axis` at the given indices (out-of-range indices are an error)."""
     p = convert_to_tensor(params)
     i = convert_to_tensor(indices)
@@ -111,15 +126,17 @@ def boolean_mask(tensor: Any, mask: Any, axis: int | None = None, name: str = "b
     if k == 0:
         raise ValueError("mask cannot be scalar.")
     if k is None:
-        raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  E.g. "
-                         "shape=[None] is ok, but shape=None is not.")
+        raise ValueError(
+            "Number of mask dimensions must be specified, even if some dimensions are None.  E.g. "
+            "shape=[None] is ok, but shape=None is not."
+        )
     xs = x.shape.as_list()
     ms = m.shape.as_list()
-    if xs[axis:axis + k] != ms and None not in xs[axis:axis + k] + ms:
-        raise ValueError(f"Shapes {TensorShape(xs[axis:axis + k])} and {TensorShape(ms)} are incompatible")
+    if xs[axis : axis + k] != ms and None not in xs[axis : axis + k] + ms:
+        raise ValueError(f"Shapes {TensorShape(xs[axis : axis + k])} and {TensorShape(ms)} are incompatible")
     size = m.shape.num_elements()
     merged = ms if size is None else [size]  # spelled out, not -1: an empty tensor cannot infer it
-    flat_shape = xs[:axis] + merged + xs[axis + k:]
+    flat_shape = xs[:axis] + merged + xs[axis + k :]
     if None in flat_shape:
         raise ValueError("boolean_mask needs the tensor's static shape in this engine.")
     flat = reshape(x, flat_shape)
@@ -135,20 +152,32 @@ def _nd_positions(indices: np.ndarray, shape: Sequence[int], what: str, op_name:
     if bad.size:
         i = int(bad[0])
         row = ", ".join(str(v) for v in rows[i])
-        raise InvalidArgumentError(None, None, f"indices[{i}] = [{row}] does not index into {what} "
-                                   f"{dims_text(shape)} [Op:{op_name}]\nHint: coordinate j of each index must lie "
-                                   f"in [0, size of dimension j).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"indices[{i}] = [{row}] does not index into {what} "
+            f"{dims_text(shape)} [Op:{op_name}]\nHint: coordinate j of each index must lie "
+            f"in [0, size of dimension j).",
+        )
     return tuple(rows.T)
 
 
 def _check_depth(index_shape: Sequence[int], rank: int, op_name: str, what: str = "params rank") -> None:
     if len(index_shape) < 1:
-        raise InvalidArgumentError(None, None, f"indices must be at least a vector, got a scalar [Op:{op_name}]\n"
-                                   "Hint: the last axis of indices holds the coordinates, e.g. [[0, 1]].")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"indices must be at least a vector, got a scalar [Op:{op_name}]\n"
+            "Hint: the last axis of indices holds the coordinates, e.g. [[0, 1]].",
+        )
     if index_shape[-1] > rank:
-        raise InvalidArgumentError(None, None, f"index innermost dimension length must be <= {what}; saw: "
-                                   f"{index_shape[-1]} vs. {rank} [Op:{op_name}]\nHint: each index row "
-                                   f"names at most one coordinate per dimension.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"index innermost dimension length must be <= {what}; saw: "
+            f"{index_shape[-1]} vs. {rank} [Op:{op_name}]\nHint: each index row "
+            f"names at most one coordinate per dimension.",
+        )
 
 
 def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
@@ -215,13 +244,19 @@ def _check_batch(params: Tensor, indices: Tensor, batch_dims: int, op_name: str)
         raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`indices`) = {i_rank}")
     for d in builtins.range(builtins.min(batch_dims, p_rank, i_rank)):
         if params.shape[d] != indices.shape[d]:
-            raise InvalidArgumentError(None, None, f"params.shape[{d}]: {params.shape[d]} should be equal to "
-                                       f"indices.shape[{d}]: {indices.shape[d]} [Op:{op_name}]\nHint: the first "
-                                       f"batch_dims dimensions of params and indices must agree.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"params.shape[{d}]: {params.shape[d]} should be equal to "
+                f"indices.shape[{d}]: {indices.shape[d]} [Op:{op_name}]\nHint: the first "
+                f"batch_dims dimensions of params and indices must agree.",
+            )
     limit = i_rank if op_name == "GatherV2" else i_rank - 1
     if not 0 <= batch_dims <= limit or batch_dims > p_rank:
-        raise ValueError(f"batch_dims = {batch_dims} must be at most rank(indices) = {i_rank}"
-                         f"{'' if op_name == 'GatherV2' else ' - 1'} and rank(params) = {p_rank}")
+        raise ValueError(
+            f"batch_dims = {batch_dims} must be at most rank(indices) = {i_rank}"
+            f"{'' if op_name == 'GatherV2' else ' - 1'} and rank(params) = {p_rank}"
+        )
     return batch_dims
 
 
@@ -248,8 +283,12 @@ def gather_batched(params: Tensor, indices: Tensor, axis: int, batch_dims: int) 
     index_rank = (indices.shape.rank or 0) - batch_dims
     start = batch_dims + index_rank  # where `middle` landed in `picked`
     picked_rank = index_rank + rank - 1  # indices' dimensions, then params' other than `axis`
-    perm = (list(builtins.range(batch_dims)) + list(builtins.range(start, start + len(middle)))
-            + list(builtins.range(batch_dims, start)) + list(builtins.range(start + len(middle), picked_rank)))
+    perm = (
+        list(builtins.range(batch_dims))
+        + list(builtins.range(start, start + len(middle)))
+        + list(builtins.range(batch_dims, start))
+        + list(builtins.range(start + len(middle), picked_rank))
+    )
     return transpose(picked, perm) if middle else picked
 
 
@@ -258,15 +297,18 @@ def _known_dims(shape: TensorShape) -> list[int]:
     return typing.cast("list[int]", shape.as_list())
 
 
-def _check_updates(index_shape: Sequence[int], update_shape: Sequence[int], shape: Sequence[int],
-                   op_name: str) -> None:
+def _check_updates(index_shape: Sequence[int], update_shape: Sequence[int], shape: Sequence[int], op_name: str) -> None:
     depth = index_shape[-1]
     expected = tuple(index_shape[:-1]) + tuple(shape[depth:])
     if tuple(update_shape) != expected:
-        raise InvalidArgumentError(None, None, f"Dimensions of updates {dims_text(update_shape)} must equal "
-                                   f"indices.shape[:-1] + shape[indices.shape[-1]:] = {dims_text(expected)} "
-                                   f"[Op:{op_name}]\nHint: one update per index row, shaped like the slice it "
-                                   "replaces.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Dimensions of updates {dims_text(update_shape)} must equal "
+            f"indices.shape[:-1] + shape[indices.shape[-1]:] = {dims_text(expected)} "
+            f"[Op:{op_name}]\nHint: one update per index row, shaped like the slice it "
+            "replaces.",
+        )
 
 
 def _place(out: np.ndarray, indices: np.ndarray, updates: np.ndarray, how: str, op_name: str) -> np.ndarray:
@@ -293,8 +335,9 @@ def _place(out: np.ndarray, indices: np.ndarray, updates: np.ndarray, how: str, 
 def _scatter_nd_kernel(indices: np.ndarray, updates: np.ndarray, shape: np.ndarray, known_shape: Any = None) -> Any:
     dims = [int(d) for d in np.ravel(shape)]
     if any(d < 0 for d in dims):
-        raise InvalidArgumentError(None, None, f"Dimensions must be non-negative, got shape {dims_text(dims)} "
-                                   "[Op:ScatterNd]")
+        raise InvalidArgumentError(
+            None, None, f"Dimensions must be non-negative, got shape {dims_text(dims)} [Op:ScatterNd]"
+        )
     return _place(np.zeros(dims, dtype=updates.dtype), indices, updates, "add", "ScatterNd")
 
 
@@ -307,6 +350,7 @@ def _scatter_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTyp
         def check() -> None:  # TensorFlow's shape function checks the updates against the constant shape
             _check_depth(index_dims, len(known), "ScatterNd", "rank of the shape")
             _check_updates(index_dims, update_dims, list(known), "ScatterNd")
+
         at_graph_build(check, "ScatterNd")
     if known is not None:
         return [(TensorShape(known), types[1])]
@@ -322,11 +366,13 @@ def _indices_first(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         if inputs[0].dtype not in INDEX_TYPES:
             allowed_dtypes(name, INDEX_TYPES, inputs[0].dtype)
+
     return check
 
 
-ScatterNd = Op("ScatterNd", _scatter_nd_kernel, check=_indices_first("ScatterNd"), shape=_scatter_nd_shape,
-               grad=_scatter_nd_grad)
+ScatterNd = Op(
+    "ScatterNd", _scatter_nd_kernel, check=_indices_first("ScatterNd"), shape=_scatter_nd_shape, grad=_scatter_nd_grad
+)
 
 
 def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) -> Tensor:
@@ -341,6 +387,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) 
 def _tensor_scatter_kernel(how: str, op_name: str) -> Any:
     def kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
         return _place(np.array(tensor, copy=True), indices, updates, how, op_name)
+
     return kernel
 
 
@@ -350,8 +397,8 @@ def _tensor_scatter_check(op_name: str) -> Any:
         if indices.dtype not in INDEX_TYPES:
             allowed_dtypes(op_name, INDEX_TYPES, indices.dtype)
         if updates.dtype is not tensor.dtype:
-            raise dtype_mismatch(op_name, 2, tensor.dtype, updates.dtype,
-                                 ("tensor", "indices", "updates"))
+            raise dtype_mismatch(op_name, 2, tensor.dtype, updates.dtype, ("tensor", "indices", "updates"))
+
     return check
 
 
@@ -390,14 +437,21 @@ def _tensor_scatter_shape(name: str) -> Any:
             def check() -> None:
                 _check_depth(index_dims, len(dims), name, "rank of the shape")
                 _check_updates(index_dims, update_dims, dims, name)
+
             at_graph_build(check, name)
         return [(tensor, types[0])]
+
     return rule
 
 
 def _tensor_scatter_op(name: str, how: str, grad: Any) -> Op:
-    return Op(name, _tensor_scatter_kernel(how, name), check=_tensor_scatter_check(name),
-              shape=_tensor_scatter_shape(name), grad=grad)
+    return Op(
+        name,
+        _tensor_scatter_kernel(how, name),
+        check=_tensor_scatter_check(name),
+        shape=_tensor_scatter_shape(name),
+        grad=grad,
+    )
 
 
 TensorScatterUpdate = _tensor_scatter_op("TensorScatterUpdate", "update", _update_grad)

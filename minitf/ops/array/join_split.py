@@ -25,20 +25,30 @@ def _concat_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
     for i, x in enumerate(xs[1:], start=1):
         other = np.shape(x)
         if len(other) != len(first):
-            raise op_error(InvalidArgumentError, "ConcatV2", f"ConcatOp : Ranks of all input tensors should match: "
-                           f"shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}", name="concat")
+            raise op_error(
+                InvalidArgumentError,
+                "ConcatV2",
+                f"ConcatOp : Ranks of all input tensors should match: "
+                f"shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}",
+                name="concat",
+            )
         for d, (a, b) in enumerate(zip(first, other)):
             if d != axis and a != b:
-                raise op_error(InvalidArgumentError, "ConcatV2", f"ConcatOp : Dimension {d} in both shapes must be "
-                               f"equal: shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}",
-                               hint=f"all sizes except along axis {axis} must agree.", name="concat")
+                raise op_error(
+                    InvalidArgumentError,
+                    "ConcatV2",
+                    f"ConcatOp : Dimension {d} in both shapes must be "
+                    f"equal: shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}",
+                    hint=f"all sizes except along axis {axis} must agree.",
+                    name="concat",
+                )
     return np.concatenate(xs, axis=axis)
 
 
-
 def _concat_grad(c: Any, g: Tensor) -> list:
-    sizes = [int(np.shape(x._value)[c.attrs["axis"]]) if state.graph is None else x.shape[c.attrs["axis"]]
-             for x in c.inputs]
+    sizes = [
+        int(np.shape(x._value)[c.attrs["axis"]]) if state.graph is None else x.shape[c.attrs["axis"]] for x in c.inputs
+    ]
     if None in sizes:  # traced with unknown sizes: split where the inputs turn out to end
         return list(bind(SplitLike, g, *c.inputs, axis=c.attrs["axis"]))
     return list(bind(SplitV, g, sizes=tuple(sizes), axis=c.attrs["axis"])) if len(sizes) > 1 else [g]
@@ -79,9 +89,13 @@ def _pack_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
     first = np.shape(xs[0])
     for i, x in enumerate(xs[1:], start=1):
         if np.shape(x) != first:
-            raise InvalidArgumentError(None, None, f"Shapes of all inputs must match: values[0].shape = "
-                                       f"{dims_text(first)} != values[{i}].shape = {dims_text(np.shape(x))} [Op:Pack] "
-                                       "name: stack")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Shapes of all inputs must match: values[0].shape = "
+                f"{dims_text(first)} != values[{i}].shape = {dims_text(np.shape(x))} [Op:Pack] "
+                "name: stack",
+            )
     return np.stack(xs, axis=axis)
 
 
@@ -89,14 +103,28 @@ def _merge_all(shapes: Sequence[TensorShape]) -> TensorShape:
     merged = TensorShape(None)
     for i, s in enumerate(shapes):
         if not merged.is_compatible_with(s):
-            detail = next(((k, a, b) for k, (a, b) in enumerate(zip(merged, s)) if a is not None and b is not None
-                           and a != b), None) if merged.rank == s.rank else None
+            detail = (
+                next(
+                    (
+                        (k, a, b)
+                        for k, (a, b) in enumerate(zip(merged, s))
+                        if a is not None and b is not None and a != b
+                    ),
+                    None,
+                )
+                if merged.rank == s.rank
+                else None
+            )
             if detail is None:
-                raise ValueError(f"Shapes must be equal rank, but are {merged.rank} and {s.rank}\n\tFrom merging "
-                                 f"shape {i - 1 if i else 0} with other shapes.")
+                raise ValueError(
+                    f"Shapes must be equal rank, but are {merged.rank} and {s.rank}\n\tFrom merging "
+                    f"shape {i - 1 if i else 0} with other shapes."
+                )
             k, a, b = detail
-            raise ValueError(f"Dimension {k} in both shapes must be equal, but are {a} and {b}. Shapes are "
-                             f"{shape_text(merged)} and {shape_text(s)}.\n\tFrom merging shape 0 with other shapes.")
+            raise ValueError(
+                f"Dimension {k} in both shapes must be equal, but are {a} and {b}. Shapes are "
+                f"{shape_text(merged)} and {shape_text(s)}.\n\tFrom merging shape 0 with other shapes."
+            )
         merged = merged.merge_with(s)
     return merged
 
@@ -110,8 +138,13 @@ def pack_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attr
     return [(TensorShape(dims), types[0])]
 
 
-Pack = Op("Pack", _pack_kernel, check=lambda inputs, attrs: same_dtype("Pack", inputs, listed=True),
-          shape=pack_rule, grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))))
+Pack = Op(
+    "Pack",
+    _pack_kernel,
+    check=lambda inputs, attrs: same_dtype("Pack", inputs, listed=True),
+    shape=pack_rule,
+    grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))),
+)
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
@@ -121,8 +154,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
     tensors = [convert_to_tensor(v) for v in values]
     if tensors:
         first = tensors[0].dtype
-        tensors = [t if t.dtype is first or isinstance(v, Tensor) else convert_to_tensor(v, dtype=first)
-                   for t, v in zip(tensors, values)]
+        tensors = [
+            t if t.dtype is first or isinstance(v, Tensor) else convert_to_tensor(v, dtype=first)
+            for t, v in zip(tensors, values)
+        ]
     rank = (tensors[0].shape.rank or 0) + 1
     return bind(Pack, *tensors, axis=normalise_axis(axis, rank, "Pack"))
 
@@ -141,11 +176,16 @@ def unpack_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
         return [(TensorShape(None), types[0])] * num
     dims = list(source)
     merge_dims(dims[axis], num, "")
-    return [(TensorShape(dims[:axis] + dims[axis + 1:]), types[0])] * num
+    return [(TensorShape(dims[:axis] + dims[axis + 1 :]), types[0])] * num
 
 
-Unpack: Op = Op("Unpack", _unpack_kernel, num_outputs=-1, shape=unpack_rule,
-                grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
+Unpack: Op = Op(
+    "Unpack",
+    _unpack_kernel,
+    num_outputs=-1,
+    shape=unpack_rule,
+    grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])],
+)
 
 
 def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unstack") -> list[Tensor]:
@@ -173,18 +213,31 @@ def split_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], att
     if source.rank is None:
         return [(TensorShape(None), types[0])] * len(attrs["sizes"])
     dims = list(source)
-    return [(TensorShape(dims[:axis] + [None if size in (None, -1) else size] + dims[axis + 1:]), types[0])
-            for size in attrs["sizes"]]
+    return [
+        (TensorShape(dims[:axis] + [None if size in (None, -1) else size] + dims[axis + 1 :]), types[0])
+        for size in attrs["sizes"]
+    ]
 
 
-SplitV = Op("SplitV", _splitv_kernel, num_outputs=-1, shape=split_rule,
-            grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
-Split = Op("Split", _splitv_kernel, num_outputs=-1, shape=split_rule,
-           grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])])
+SplitV = Op(
+    "SplitV",
+    _splitv_kernel,
+    num_outputs=-1,
+    shape=split_rule,
+    grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])],
+)
+Split = Op(
+    "Split",
+    _splitv_kernel,
+    num_outputs=-1,
+    shape=split_rule,
+    grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])],
+)
 
 
-def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
-          name: str = "split") -> list[Tensor]:
+def split(
+    value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None, name: str = "split"
+) -> list[Tensor]:
     """Cut into pieces along `axis`: `n` equal pieces, or pieces of the listed sizes (one may be -1)."""
     x = convert_to_tensor(value)
     axis = normalise_axis(axis, builtins.max(x.shape.rank or 0, 1), "Split")
@@ -192,19 +245,31 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
     if np.ndim(getattr(num_or_size_splits, "_value", num_or_size_splits)) == 0:
         n = int(getattr(num_or_size_splits, "_value", num_or_size_splits))
         if length is not None and (n <= 0 or length % n):
-            raise static_error(f"Number of ways to split should evenly divide the split dimension, but got "
-                               f"split_dim {axis} (size = {length}) and num_split {n}", "Split", name="split")
+            raise static_error(
+                f"Number of ways to split should evenly divide the split dimension, but got "
+                f"split_dim {axis} (size = {length}) and num_split {n}",
+                "Split",
+                name="split",
+            )
         return list(bind(Split, x, sizes=(length // n,) * n, axis=axis))
     sizes = static_ints(num_or_size_splits, "num_or_size_splits")
     if len(sizes) == 1 and length is not None and sizes[0] != length:
-        raise static_error(f"If there is only one output, it must have the same size as the input. Input size: "
-                           f"{length} output size: {sizes[0]}", "SplitV", name="split")
+        raise static_error(
+            f"If there is only one output, it must have the same size as the input. Input size: "
+            f"{length} output size: {sizes[0]}",
+            "SplitV",
+            name="split",
+        )
     if sizes.count(-1) == 1 and length is not None:
         sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
     if length is not None and (sum(sizes) != length or builtins.min(sizes) < 0):
-        raise static_error(f"Determined shape must either match input shape along split_dim exactly if fully "
-                           f"specified, or be less than the size of the input along split_dim if not fully "
-                           f"specified.  Got: {sum(sizes)}", "SplitV", name="split")
+        raise static_error(
+            f"Determined shape must either match input shape along split_dim exactly if fully "
+            f"specified, or be less than the size of the input along split_dim if not fully "
+            f"specified.  Got: {sum(sizes)}",
+            "SplitV",
+            name="split",
+        )
     return list(bind(SplitV, x, sizes=tuple(sizes), axis=axis))
 
 
@@ -217,14 +282,21 @@ def _tile_grad_kernel(g: np.ndarray, x: np.ndarray, multiples: tuple[int, ...]) 
     return np.sum(np.reshape(g, split_shape), axis=tuple(builtins.range(0, 2 * len(multiples), 2)))
 
 
-TileGrad = Op("TileGrad", _tile_grad_kernel, shape=shape_rules.same_as_second_with_first_dtype,
-              grad=lambda c, g: [bind(Tile, g, multiples=c.attrs["multiples"]), None])
+TileGrad = Op(
+    "TileGrad",
+    _tile_grad_kernel,
+    shape=shape_rules.same_as_second_with_first_dtype,
+    grad=lambda c, g: [bind(Tile, g, multiples=c.attrs["multiples"]), None],
+)
 
 
 def _tile_kernel(x: np.ndarray, multiples: tuple[int, ...]) -> np.ndarray:
     if len(multiples) != np.ndim(x):
-        raise op_error(InvalidArgumentError, "Tile", "Expected multiples argument to be a vector of length "
-                       f"{np.ndim(x)} but got length {len(multiples)}")
+        raise op_error(
+            InvalidArgumentError,
+            "Tile",
+            f"Expected multiples argument to be a vector of length {np.ndim(x)} but got length {len(multiples)}",
+        )
     return np.tile(x, multiples)
 
 
@@ -245,7 +317,7 @@ def tile_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attr
 Tile: Op = Op("Tile", _tile_kernel, shape=tile_rule, grad=_tile_grad)
 
 
-def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
     """Repeat the whole tensor `multiples[i]` times along each axis i."""
     return bind(Tile, convert_to_tensor(input), multiples=tuple(static_ints(multiples, "multiples")))
 
@@ -254,8 +326,12 @@ def _reverse_kernel(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return np.flip(x, axis) if axis else x
 
 
-ReverseV2: Op = Op("ReverseV2", _reverse_kernel, shape=shape_rules.same_as_first,
-                   grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])])
+ReverseV2: Op = Op(
+    "ReverseV2",
+    _reverse_kernel,
+    shape=shape_rules.same_as_first,
+    grad=lambda c, g: [bind(ReverseV2, g, axis=c.attrs["axis"])],
+)
 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
@@ -271,17 +347,22 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
 
 def _pad_kernel(x: np.ndarray, paddings: tuple[tuple[int, int], ...], mode: str, constant_values: Any) -> np.ndarray:
     if len(paddings) != np.ndim(x):
-        raise op_error(InvalidArgumentError, "Pad", "The first dimension of paddings must be the rank of inputs"
-                       f"[{len(paddings)},2] {dims_text(np.shape(x))}")
+        raise op_error(
+            InvalidArgumentError,
+            "Pad",
+            f"The first dimension of paddings must be the rank of inputs[{len(paddings)},2] {dims_text(np.shape(x))}",
+        )
     if mode == "CONSTANT":
         return np.pad(x, paddings, mode="constant", constant_values=constant_values)
     limit = 0 if mode == "REFLECT" else 1  # REFLECT needs padding < size, SYMMETRIC padding <= size
     for (before, after), size in zip(paddings, np.shape(x)):
         if before > size - 1 + limit or after > size - 1 + limit:
             relation = "less than" if mode == "REFLECT" else "no greater than"
-            raise op_error(InvalidArgumentError, "MirrorPad",
-                           f"paddings must be {relation} the dimension size: {before}, "
-                           f"{after} not {relation} {size}")
+            raise op_error(
+                InvalidArgumentError,
+                "MirrorPad",
+                f"paddings must be {relation} the dimension size: {before}, {after} not {relation} {size}",
+            )
     return np.pad(x, paddings, mode="reflect" if mode == "REFLECT" else "symmetric")
 
 
@@ -294,8 +375,9 @@ def _pad_grad_kernel(g: np.ndarray, x: np.ndarray, paddings: tuple, mode: str) -
     if mode == "CONSTANT":
         return g[index]
     # Mirror modes: every output position contributes to the input position it copied.
-    source = np.pad(np.arange(np.size(x)).reshape(np.shape(x)), paddings,
-                    mode="reflect" if mode == "REFLECT" else "symmetric")
+    source = np.pad(
+        np.arange(np.size(x)).reshape(np.shape(x)), paddings, mode="reflect" if mode == "REFLECT" else "symmetric"
+    )
     out = np.zeros(np.size(x), dtype=g.dtype)
     np.add.at(out, source.ravel(), g.ravel())
     return out.reshape(np.shape(x))
@@ -310,6 +392,8 @@ def _pad_grad_grad(c: Any, g: Tensor) -> list:
 
 
 PadGrad = Op("PadGrad", _pad_grad_kernel, shape=shape_rules.same_as_second_with_first_dtype, grad=_pad_grad_grad)
+
+
 def _add(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else a + b
 
@@ -325,8 +409,9 @@ PadV2 = Op("PadV2", _pad_kernel, shape=pad_rule, grad=_pad_grad)
 MirrorPad = Op("MirrorPad", _pad_kernel, shape=pad_rule, grad=_pad_grad)
 
 
-def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
-        name: str | None = None) -> Tensor:
+def pad(
+    tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0, name: str | None = None
+) -> Tensor:
     """Add values around each axis: `paddings[i] = [before, after]`. Modes CONSTANT, REFLECT, SYMMETRIC."""
     x = convert_to_tensor(tensor)
     pairs = np.asarray(getattr(paddings, "_value", paddings), dtype=np.int64)
@@ -334,8 +419,10 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
         raise static_error(f"paddings must be a matrix with 2 columns: {list(pairs.shape)}", "Pad")
     mode = mode.upper()
     if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
-        raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
-                         f"Received `mode` = {mode}")
+        raise ValueError(
+            f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or "SYMMETRIC". '
+            f"Received `mode` = {mode}"
+        )
     op = PadV2 if mode == "CONSTANT" else MirrorPad
     value = np.asarray(getattr(constant_values, "_value", constant_values)).astype(x.dtype._np)[()]
     return bind(op, x, paddings=tuple(tuple(int(v) for v in p) for p in pairs), mode=mode, constant_values=value)
@@ -358,8 +445,10 @@ def concat_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
         for i, d in enumerate(rest):
             if others[i] is not None and d is not None and others[i] != d:
                 first, this = shape_text(TensorShape(first_others)), shape_text(TensorShape(rest))
-                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {others[i]} and {d}. "
-                                 f"Shapes are {first} and {this}.")
+                raise ValueError(
+                    f"Dimension {i} in both shapes must be equal, but are {others[i]} and {d}. "
+                    f"Shapes are {first} and {this}."
+                )
             others[i] = others[i] if others[i] is not None else d
         first_others = first_others if first_others is not None else rest
     along: int | None = 0

@@ -29,7 +29,6 @@ from minitf.ops.math.unary_math import negative
 Specs = list[tuple[TensorShape, dtypes.DType]]
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # tf.slice
 # ---------------------------------------------------------------------------------------------------
@@ -59,11 +58,16 @@ Specs = list[tuple[TensorShape, dtypes.DType]]
 # tf.unravel_index
 # ---------------------------------------------------------------------------------------------------
 
+
 def _unravel_kernel(indices: np.ndarray, dims: np.ndarray) -> np.ndarray:
     size = int(np.prod(dims))
     if np.any((np.asarray(indices) < 0) | (np.asarray(indices) >= size)):
-        raise InvalidArgumentError(None, None, f"index is out of bound as with dims [Op:UnravelIndex]\nHint: flat "
-                                   f"indices into shape {dims_text(np.ravel(dims))} run from 0 to {size - 1}.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"index is out of bound as with dims [Op:UnravelIndex]\nHint: flat "
+            f"indices into shape {dims_text(np.ravel(dims))} run from 0 to {size - 1}.",
+        )
     return np.asarray(np.unravel_index(indices, tuple(int(d) for d in dims)), dtype=np.asarray(indices).dtype)
 
 
@@ -74,8 +78,12 @@ def _unravel_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType],
     return [(TensorShape([count] + shapes[0].as_list()), types[0])]
 
 
-UnravelIndex = Op("UnravelIndex", _unravel_kernel, shape=_unravel_shape,
-                  check=lambda i, a: allowed_dtypes("UnravelIndex", INDEX_TYPES, i[0].dtype))
+UnravelIndex = Op(
+    "UnravelIndex",
+    _unravel_kernel,
+    shape=_unravel_shape,
+    check=lambda i, a: allowed_dtypes("UnravelIndex", INDEX_TYPES, i[0].dtype),
+)
 
 
 def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
@@ -89,15 +97,18 @@ def unravel_index(indices: Any, dims: Any, name: str | None = None) -> Tensor:
 # tf.roll
 # ---------------------------------------------------------------------------------------------------
 
+
 def _roll_kernel(x: np.ndarray, shift: np.ndarray, axis: np.ndarray) -> np.ndarray:
     shifts, axes = np.ravel(shift).tolist(), np.ravel(axis).tolist()
     if np.ndim(shift) != np.ndim(axis) or len(shifts) != len(axes):
-        raise InvalidArgumentError(None, None, "shift and axis must have the same size [Op:Roll]\nHint: give one "
-                                   "shift per listed axis.")
+        raise InvalidArgumentError(
+            None, None, "shift and axis must have the same size [Op:Roll]\nHint: give one shift per listed axis."
+        )
     for a in axes:
         if not -np.ndim(x) <= a < np.ndim(x):
-            raise InvalidArgumentError(None, None, f"axis {a} is out of range [Op:Roll]\nHint: the input has "
-                                       f"{np.ndim(x)} dimensions.")
+            raise InvalidArgumentError(
+                None, None, f"axis {a} is out of range [Op:Roll]\nHint: the input has {np.ndim(x)} dimensions."
+            )
     return np.roll(x, shifts, axes) if axes else np.array(x, copy=True)
 
 
@@ -105,16 +116,22 @@ def _roll_shape(shapes_: Sequence[TensorShape], types: Sequence[dtypes.DType], a
     """The input's shape; TensorFlow's shape function also wants as many shifts as axes."""
     shift, axis = shapes_[1], shapes_[2]
     if shift.rank == 1 and axis.rank == 1 and None not in (shift[0], axis[0]) and shift[0] != axis[0]:
-        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {shift[0]} and {axis[0]}. Shapes are "
-                         f"[{shift[0]}] and [{axis[0]}].\nHint: give one shift per listed axis.")
+        raise ValueError(
+            f"Dimension 0 in both shapes must be equal, but are {shift[0]} and {axis[0]}. Shapes are "
+            f"[{shift[0]}] and [{axis[0]}].\nHint: give one shift per listed axis."
+        )
     return [(shapes_[0], types[0])]
 
 
-Roll: Op = Op("Roll", _roll_kernel, shape=_roll_shape,
-              grad=lambda c, g: [bind(Roll, g, negative(c.inputs[1]), c.inputs[2]), None, None])
+Roll: Op = Op(
+    "Roll",
+    _roll_kernel,
+    shape=_roll_shape,
+    grad=lambda c, g: [bind(Roll, g, negative(c.inputs[1]), c.inputs[2]), None, None],
+)
 
 
-def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor:
     """Shift the entries along `axis` by `shift` places, wrapping around at the end."""
     return bind(Roll, convert_to_tensor(input), index_tensor(shift, "Roll"), index_tensor(axis, "Roll"))
 
@@ -123,7 +140,8 @@ def roll(input: Any, shift: Any, axis: Any, name: str | None = None) -> Tensor: 
 # tf.repeat and tf.meshgrid (compositions)
 # ---------------------------------------------------------------------------------------------------
 
-def repeat(input: Any, repeats: Any, axis: int | None = None, name: str | None = None) -> Tensor:  # noqa: A002
+
+def repeat(input: Any, repeats: Any, axis: int | None = None, name: str | None = None) -> Tensor:
     """Repeat each entry (or slice along `axis`) `repeats` times; without an axis the input is flattened first."""
     x = convert_to_tensor(input)
     counts = static_ints(repeats, "repeats")

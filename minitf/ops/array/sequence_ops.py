@@ -34,17 +34,28 @@ def _axes_error(rank: int, seq_dim: int, batch_dim: int) -> str | None:
 def _kernel(x: np.ndarray, lengths: np.ndarray, seq_dim: int, batch_dim: int) -> np.ndarray:
     problem = _axes_error(x.ndim, seq_dim, batch_dim)
     if problem is not None:
-        raise InvalidArgumentError(None, None, f"{problem} [Op:ReverseSequence]\nHint: seq_axis and batch_axis are "
-                                   "two different axes counted from 0.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"{problem} [Op:ReverseSequence]\nHint: seq_axis and batch_axis are two different axes counted from 0.",
+        )
     lengths = np.asarray(lengths)
     if lengths.shape != (x.shape[batch_dim],):
-        raise InvalidArgumentError(None, None, f"Length of seq_lengths != input.dims({batch_dim}), "
-                                   f"({lengths.size} vs. {x.shape[batch_dim]}) [Op:ReverseSequence]\nHint: give one "
-                                   "length per batch entry.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Length of seq_lengths != input.dims({batch_dim}), "
+            f"({lengths.size} vs. {x.shape[batch_dim]}) [Op:ReverseSequence]\nHint: give one "
+            "length per batch entry.",
+        )
     for b, n in enumerate(lengths):
         if n > x.shape[seq_dim] or n < 0:
-            raise InvalidArgumentError(None, None, f"seq_lens({b}) > input.dims({seq_dim}) [Op:ReverseSequence]"
-                                       "\nHint: a sequence cannot be longer than its axis.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"seq_lens({b}) > input.dims({seq_dim}) [Op:ReverseSequence]"
+                "\nHint: a sequence cannot be longer than its axis.",
+            )
     out = x.copy()
     for b, n in enumerate(lengths):
         index: list[Any] = [slice(None)] * x.ndim
@@ -76,8 +87,9 @@ def _grad(c: Any, g: Tensor) -> list:
 ReverseSequence = Op("ReverseSequence", _kernel, check=_check, shape=_shape, grad=_grad)
 
 
-def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: int | None = None, batch_axis: int | None = None,  # noqa: A002
-                     name: str | None = None) -> Tensor:
+def reverse_sequence(
+    input: Any, seq_lengths: Any, seq_axis: int | None = None, batch_axis: int | None = None, name: str | None = None
+) -> Tensor:
     """Reverse the first seq_lengths[b] entries along seq_axis of each batch entry b (batch_axis, 0 by default)."""
     x = convert_to_tensor(input)
     lengths = convert_to_tensor(seq_lengths, dtype_hint=dtypes.int32)
@@ -91,29 +103,38 @@ def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: int | None = None, 
 # dynamic_stitch: merged[indices[m][i]] = data[m][i], later pieces overwriting earlier ones
 # ---------------------------------------------------------------------------------------------------
 
+
 def _stitch_kernel(*arrays: np.ndarray, n: int) -> np.ndarray:
     indices, data = [np.asarray(a) for a in arrays[:n]], [np.asarray(a) for a in arrays[n:]]
     for m, (idx, values) in enumerate(zip(indices, data)):
-        if values.shape[:idx.ndim] != idx.shape:
-            raise InvalidArgumentError(None, None, f"data[{m}].shape = [{','.join(map(str, values.shape))}] does not "
-                                       f"start with indices[{m}].shape = [{','.join(map(str, idx.shape))}] "
-                                       "[Op:DynamicStitch]\nHint: give one index per leading entry of each data "
-                                       "tensor.")
+        if values.shape[: idx.ndim] != idx.shape:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"data[{m}].shape = [{','.join(map(str, values.shape))}] does not "
+                f"start with indices[{m}].shape = [{','.join(map(str, idx.shape))}] "
+                "[Op:DynamicStitch]\nHint: give one index per leading entry of each data "
+                "tensor.",
+            )
     rows = 1 + max((int(idx.max()) for idx in indices if idx.size), default=-1)
-    element = data[0].shape[indices[0].ndim:]
+    element = data[0].shape[indices[0].ndim :]
     out = np.zeros((rows,) + element, dtype=data[0].dtype)
     for idx, values in zip(indices, data):
         flat = idx.ravel()
         bad = np.flatnonzero(flat < 0)
         if bad.size:
-            raise InvalidArgumentError(None, None, f"indices[{int(bad[0])}] is out of range [Op:DynamicStitch]\n"
-                                       "Hint: the indices count from 0.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"indices[{int(bad[0])}] is out of range [Op:DynamicStitch]\nHint: the indices count from 0.",
+            )
         out[flat] = values.reshape((-1,) + element)
     return out
 
 
-def _stitch_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
-                  values: Any = None) -> list:
+def _stitch_shape(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Any = None
+) -> list:
     n = attrs["n"]
     first_index, first_data = shapes[0], shapes[n]
     known = None if values is None else values[:n]
@@ -126,7 +147,7 @@ def _stitch_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
                 merge_dims(have, want, "")
     if first_index.rank is None or first_data.rank is None:
         return [(TensorShape(None), types[n])]
-    return [(TensorShape([rows] + first_data.as_list()[first_index.rank:]), types[n])]
+    return [(TensorShape([rows] + first_data.as_list()[first_index.rank :]), types[n])]
 
 
 def _stitch_grad(c: Any, g: Tensor) -> list:

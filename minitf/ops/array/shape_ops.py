@@ -28,8 +28,10 @@ def static_ints(value: Any, what: str) -> list[int]:
     if isinstance(value, Tensor):
         known = static_value(value)
         if known is None:
-            raise TypeError(f"{what} must be known when tracing in this engine; got a tensor computed inside the "
-                            f"function.\nHint: pass {what} as a Python list, or as a constant.")
+            raise TypeError(
+                f"{what} must be known when tracing in this engine; got a tensor computed inside the "
+                f"function.\nHint: pass {what} as a Python list, or as a constant."
+            )
         value = np.asarray(known).tolist()
     if isinstance(value, TensorShape):
         value = value.as_list()
@@ -42,11 +44,11 @@ Identity = Op("Identity", lambda x: x, shape=lambda s, t, a: [(s[0], t[0])], gra
 StopGradient = Op("StopGradient", lambda x: x, shape=lambda s, t, a: [(s[0], t[0])])
 
 
-def identity(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def identity(input: Any, name: str | None = None) -> Tensor:
     return bind(Identity, convert_to_tensor(input))
 
 
-def stop_gradient(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def stop_gradient(input: Any, name: str | None = None) -> Tensor:
     """The same value, but tapes treat it as a constant: no gradient flows through."""
     return bind(StopGradient, convert_to_tensor(input))
 
@@ -56,11 +58,15 @@ def shape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], att
 
 
 Shape = Op("Shape", lambda x, out_type: np.array(np.shape(x), dtype=out_type._np), shape=shape_rule)
+
+
 def rank_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     return [(TensorShape([]), dtypes.int32)]
 
 
 Rank = Op("Rank", lambda x: np.int32(np.ndim(x)), shape=rank_rule)
+
+
 def size_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     return [(TensorShape([]), attrs["out_type"])]
 
@@ -68,16 +74,16 @@ def size_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attr
 Size = Op("Size", lambda x, out_type: out_type._np.type(np.size(x)), shape=size_rule)
 
 
-def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:  # noqa: A002
+def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
     """The shape as an int32 tensor (unlike `x.shape`, which is a TensorShape known without running)."""
     return bind(Shape, convert_to_tensor(input), out_type=dtypes.as_dtype(out_type))
 
 
-def rank(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def rank(input: Any, name: str | None = None) -> Tensor:
     return bind(Rank, convert_to_tensor(input))
 
 
-def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:  # noqa: A002
+def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
     return bind(Size, convert_to_tensor(input), out_type=dtypes.as_dtype(out_type))
 
 
@@ -85,8 +91,9 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     n = np.size(x)
     unknown = [i for i, d in enumerate(shape) if d == -1]
     if len(unknown) > 1:
-        raise InvalidArgumentError(None, None, f"Only one input size may be -1, not both {unknown[0]} and "
-                                   f"{unknown[1]} [Op:Reshape]")
+        raise InvalidArgumentError(
+            None, None, f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]} [Op:Reshape]"
+        )
     known = int(np.prod([d for d in shape if d != -1]))
     if unknown and n == 0:
         # TensorFlow's rule for empty input: when the new shape has a 0 too, the zeros are left out on both
@@ -99,13 +106,21 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return np.reshape(x, tuple(missing if d == -1 else d for d in shape))
     if unknown:
         if known == 0 or n % known:
-            raise InvalidArgumentError(None, None, f"Input to reshape is a tensor with {n} values, but the requested "
-                                       f"shape requires a multiple of {known} [Op:Reshape]\nHint: the product of "
-                                       f"the sizes you give must divide the number of values.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Input to reshape is a tensor with {n} values, but the requested "
+                f"shape requires a multiple of {known} [Op:Reshape]\nHint: the product of "
+                f"the sizes you give must divide the number of values.",
+            )
     elif known != n:
-        raise InvalidArgumentError(None, None, f"Input to reshape is a tensor with {n} values, but the requested "
-                                   f"shape has {known} [Op:Reshape]\nHint: reshape keeps every value; the new "
-                                   f"sizes must multiply to {n}.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Input to reshape is a tensor with {n} values, but the requested "
+            f"shape has {known} [Op:Reshape]\nHint: reshape keeps every value; the new "
+            f"sizes must multiply to {n}.",
+        )
     return np.reshape(x, shape)
 
 
@@ -125,8 +140,10 @@ def reshape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
             else:
                 dims[dims.index(-1)] = n // product
         elif product != n:
-            raise ValueError(f"Cannot reshape a tensor with {n} elements to shape {shape_text(TensorShape(dims))} "
-                             f"({product} elements)")
+            raise ValueError(
+                f"Cannot reshape a tensor with {n} elements to shape {shape_text(TensorShape(dims))} "
+                f"({product} elements)"
+            )
     elif -1 not in dims and known_in and 0 not in known_in:
         known_product = math.prod(d for d in known_in if d is not None)
         if product % known_product:
@@ -158,18 +175,20 @@ def expand_dims_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
     return [(TensorShape(dims), types[0])]
 
 
-ExpandDims = Op("ExpandDims", _expand_kernel, shape=expand_dims_rule,
-                grad=lambda c, g: [bind(ReshapeLike, g, c.x)])
+ExpandDims = Op("ExpandDims", _expand_kernel, shape=expand_dims_rule, grad=lambda c, g: [bind(ReshapeLike, g, c.x)])
 
 
-def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:  # noqa: A002
+def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
     """Insert a dimension of size 1 at `axis`."""
     x = convert_to_tensor(input)
     r = x.shape.rank
     axis = int(getattr(axis, "_value", axis))
     if r is not None and not -r - 1 <= axis <= r:
-        raise static_error(f"Tried to expand dim index {axis} for tensor with {r} dimensions.", "ExpandDims",
-                           hint=f"axis must be in [{-r - 1}, {r}].")
+        raise static_error(
+            f"Tried to expand dim index {axis} for tensor with {r} dimensions.",
+            "ExpandDims",
+            hint=f"axis must be in [{-r - 1}, {r}].",
+        )
     return bind(ExpandDims, x, axis=axis % (r + 1) if r is not None else axis)
 
 
@@ -177,8 +196,11 @@ def _squeeze_kernel(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
     if axis:
         for a in axis:
             if np.shape(x)[a] != 1:
-                raise op_error(InvalidArgumentError, "Squeeze",
-                               f"Can not squeeze dim[{a}], expected a dimension of 1, got {np.shape(x)[a]}")
+                raise op_error(
+                    InvalidArgumentError,
+                    "Squeeze",
+                    f"Can not squeeze dim[{a}], expected a dimension of 1, got {np.shape(x)[a]}",
+                )
     return np.squeeze(x, axis=axis if axis else None)
 
 
@@ -201,7 +223,7 @@ def squeeze_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
 Squeeze = Op("Squeeze", _squeeze_kernel, shape=squeeze_rule, grad=lambda c, g: [bind(ReshapeLike, g, c.x)])
 
 
-def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:  # noqa: A002
+def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
     """Remove dimensions of size 1 (all of them, or those listed in `axis`)."""
     x = convert_to_tensor(input)
     if axis is not None:
@@ -220,20 +242,28 @@ def _transpose_grad(c: Any, g: Tensor) -> list:
         return [bind(Transpose, g, perm=None)]
     for p in perm:  # TensorFlow inverts perm with InvertPermutation, which takes no negative entries
         if not 0 <= p < len(perm):
-            raise op_error(InvalidArgumentError, "InvertPermutation", f"{p} is not between 0 and {len(perm)}",
-                           "write perm with entries from 0 up to take gradients through tf.transpose.", kernel=True)
+            raise op_error(
+                InvalidArgumentError,
+                "InvertPermutation",
+                f"{p} is not between 0 and {len(perm)}",
+                "write perm with entries from 0 up to take gradients through tf.transpose.",
+                kernel=True,
+            )
     return [bind(Transpose, g, perm=tuple(int(i) for i in np.argsort(perm)))]
 
 
 def _checked_perm(perm: Sequence[int], rank: int) -> tuple[int, ...]:
     """`perm` as TensorFlow's Transpose kernel reads it: one entry per dimension, negative ones counted from
     the end, every dimension once."""
+
     def bad(message: str, hint: str) -> Exception:
         return op_error(InvalidArgumentError, "Transpose", message, hint, kernel=True)
 
     if len(perm) != rank:
-        raise bad(f"transpose expects a vector of size {rank}. But input(1) is a vector of size {len(perm)}",
-                  "perm lists every dimension once.")
+        raise bad(
+            f"transpose expects a vector of size {rank}. But input(1) is a vector of size {len(perm)}",
+            "perm lists every dimension once.",
+        )
     order = tuple(p + rank if p < 0 else p for p in perm)
     for p in order:
         if not 0 <= p < rank:
@@ -289,33 +319,42 @@ def broadcast_to_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTyp
     source = shapes[0]
     if source.rank is not None:
         if source.rank > len(attrs["shape"]):
-            raise ValueError(f"Rank of input ({source.rank}) must be no greater than rank of output shape "
-                             f"({target.rank}).")
+            raise ValueError(
+                f"Rank of input ({source.rank}) must be no greater than rank of output shape ({target.rank})."
+            )
         for have, want in zip(reversed(list(source)), reversed(list(target))):
             if have not in (None, 1) and have != want:
                 raise ValueError(f"Dimensions must be equal, but are {have} and {want}")
     return [(target, types[0])]
 
 
-BroadcastTo = Op("BroadcastTo", _broadcast_to_kernel, shape=broadcast_to_rule,
-                 grad=lambda c, g: [unbroadcast(g, c.x)],
-                 explain=lambda i, a, e: f"Unable to broadcast tensor of shape {list(np.shape(i[0]._value))} to "
-                 f"tensor of shape {list(a['shape'])}")
+BroadcastTo = Op(
+    "BroadcastTo",
+    _broadcast_to_kernel,
+    shape=broadcast_to_rule,
+    grad=lambda c, g: [unbroadcast(g, c.x)],
+    explain=lambda i, a, e: (
+        f"Unable to broadcast tensor of shape {list(np.shape(i[0]._value))} to tensor of shape {list(a['shape'])}"
+    ),
+)
 
 
-def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     return bind(BroadcastTo, convert_to_tensor(input), shape=tuple(static_ints(shape, "shape")))
 
 
 def normalise_axis(axis: Any, rank: int, op_name: str) -> int:
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if not -rank <= axis < rank:
-        raise static_error(f"{op_name}: axis {axis} is out of range for a rank-{rank} input; "
-                           f"expected an axis in [{-rank}, {rank})", op_name)
+        raise static_error(
+            f"{op_name}: axis {axis} is out of range for a rank-{rank} input; expected an axis in [{-rank}, {rank})",
+            op_name,
+        )
     return axis % rank
 
 
 # tf.broadcast_static_shape and tf.broadcast_dynamic_shape: the shape two shapes broadcast to
+
 
 def broadcast_static_shape(shape_x: Any, shape_y: Any) -> TensorShape:
     """The shape two static shapes broadcast to; ValueError if they cannot."""
@@ -323,16 +362,21 @@ def broadcast_static_shape(shape_x: Any, shape_y: Any) -> TensorShape:
     try:
         return broadcast_shapes(x, y)
     except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension "
-                         f"pair they are either equal or one of them is 1. Received: {x} and {y}.") from None
+        raise ValueError(
+            f"Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension "
+            f"pair they are either equal or one of them is 1. Received: {x} and {y}."
+        ) from None
 
 
 def _broadcast_args_kernel(s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
     try:
         return np.asarray(np.broadcast_shapes(tuple(int(v) for v in s0), tuple(int(v) for v in s1)), dtype=s0.dtype)
     except ValueError:
-        raise op_error(InvalidArgumentError, "BroadcastArgs", f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
-                       f"[{','.join(map(str, s1))}]") from None
+        raise op_error(
+            InvalidArgumentError,
+            "BroadcastArgs",
+            f"Incompatible shapes: [{','.join(map(str, s0))}] vs. [{','.join(map(str, s1))}]",
+        ) from None
 
 
 def _broadcast_args_shape(shapes_: Any, types: Any, attrs: dict) -> list:
@@ -340,8 +384,12 @@ def _broadcast_args_shape(shapes_: Any, types: Any, attrs: dict) -> list:
     return [(TensorShape([None if a is None or b is None else max(a, b)]), types[0])]
 
 
-BroadcastArgs = Op("BroadcastArgs", _broadcast_args_kernel, shape=_broadcast_args_shape,
-                   check=lambda i, a: same_dtype("BroadcastArgs", i))
+BroadcastArgs = Op(
+    "BroadcastArgs",
+    _broadcast_args_kernel,
+    shape=_broadcast_args_shape,
+    check=lambda i, a: same_dtype("BroadcastArgs", i),
+)
 
 
 def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
@@ -359,7 +407,7 @@ def _blocks(x: Tensor, block_size: int) -> tuple[int | None, int, int, int]:
     return batch, height, width, depth
 
 
-def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:
     """Move blocks of channels into block_size x block_size spatial blocks (channels / block_size^2 remain)."""
     x = convert_to_tensor(input)
     b, h, w, c = _blocks(x, block_size)
@@ -370,7 +418,7 @@ def depth_to_space(input: Any, block_size: int, data_format: str = "NHWC", name:
     return reshape(transpose(blocks, [0, 1, 3, 2, 4, 5]), [-1 if b is None else b, h * bs, w * bs, c // (bs * bs)])
 
 
-def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
+def space_to_depth(input: Any, block_size: int, data_format: str = "NHWC", name: str | None = None) -> Tensor:
     """Move block_size x block_size spatial blocks into the channels (the inverse of depth_to_space)."""
     x = convert_to_tensor(input)
     b, h, w, c = _blocks(x, block_size)

@@ -38,6 +38,7 @@ Specs = list[shape_rules.Spec]
 
 def _resolve(spec: tuple, dynamic: Sequence[Any]) -> tuple:
     """Turn the slice spec (ints, slices, None, Ellipsis; ("input", k) for tensor indices) into a NumPy index."""
+
     def val(v: Any) -> Any:
         return int(dynamic[v[1]]) if isinstance(v, tuple) else v
 
@@ -62,14 +63,22 @@ def _check_bounds(x: np.ndarray, index: tuple) -> None:
         if item is None:
             continue
         if dim >= np.ndim(x):
-            raise op_error(InvalidArgumentError, "StridedSlice", f"Index out of range using input dim {dim}; input "
-                           f"has only {np.ndim(x)} dims", name="strided_slice/")
+            raise op_error(
+                InvalidArgumentError,
+                "StridedSlice",
+                f"Index out of range using input dim {dim}; input has only {np.ndim(x)} dims",
+                name="strided_slice/",
+            )
         if isinstance(item, int | np.integer):
             n = np.shape(x)[dim]
             if not -n <= item < n:
-                raise op_error(InvalidArgumentError, "StridedSlice",
-                               f"slice index {item} of dimension {dim} out of bounds.", name="strided_slice/",
-                               hint=f"dimension {dim} has size {n}, so valid indices are {-n}..{n - 1}.")
+                raise op_error(
+                    InvalidArgumentError,
+                    "StridedSlice",
+                    f"slice index {item} of dimension {dim} out of bounds.",
+                    name="strided_slice/",
+                    hint=f"dimension {dim} has size {n}, so valid indices are {-n}..{n - 1}.",
+                )
         dim += 1
 
 
@@ -90,8 +99,9 @@ def _strided_slice_grad_kernel(g: np.ndarray, x: np.ndarray, *dynamic: Any, spec
     return out
 
 
-def strided_slice_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
-                       values: Sequence[Any] = ()) -> list[Spec]:
+def strided_slice_rule(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Sequence[Any] = ()
+) -> list[Spec]:
     """`x[spec]`: each int removes a dimension, each slice keeps one (its length known when the dimension and
     the bounds are), `tf.newaxis` adds a 1 and `...` stands for the dimensions nobody names.
 
@@ -125,7 +135,7 @@ def strided_slice_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTy
     for item in spec:
         if item is Ellipsis:
             take = max(len(dims) - named, 0)
-            out.extend(dims[dim:dim + take])
+            out.extend(dims[dim : dim + take])
             dim += take
             continue
         if item is None:
@@ -156,11 +166,15 @@ def _slice_length(size: int | None, start: Any, stop: Any, step: Any, dim: int) 
     return len(range(*builtins.slice(start, stop, step).indices(size)))
 
 
-StridedSlice = Op("StridedSlice", _strided_slice_kernel, shape=strided_slice_rule, grad=_strided_slice_grad,
-                  value_dependent=True)
-StridedSliceGrad = Op("StridedSliceGrad", _strided_slice_grad_kernel, shape=shape_rules.same_as_second_with_first_dtype,
-                      grad=lambda c, g: [bind(StridedSlice, g, *c.inputs[2:], spec=c.attrs["spec"]), None]
-                      + [None] * (len(c.inputs) - 2))
+StridedSlice = Op(
+    "StridedSlice", _strided_slice_kernel, shape=strided_slice_rule, grad=_strided_slice_grad, value_dependent=True
+)
+StridedSliceGrad = Op(
+    "StridedSliceGrad",
+    _strided_slice_grad_kernel,
+    shape=shape_rules.same_as_second_with_first_dtype,
+    grad=lambda c, g: [bind(StridedSlice, g, *c.inputs[2:], spec=c.attrs["spec"]), None] + [None] * (len(c.inputs) - 2),
+)
 
 
 def getitem(x: Tensor, key: Any) -> Tensor:
@@ -190,9 +204,11 @@ def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
             return ("input", len(dynamic) - 1)
         if isinstance(v, int | np.integer) and not isinstance(v, bool):
             return int(v)
-        raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
-                        f"tf.int32/tf.int64 tensors are valid indices, got {v!r}\nHint: to pick several "
-                        f"positions use tf.gather(x, indices).")
+        raise TypeError(
+            f"Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+            f"tf.int32/tf.int64 tensors are valid indices, got {v!r}\nHint: to pick several "
+            f"positions use tf.gather(x, indices)."
+        )
 
     for item in key:
         if isinstance(item, builtins.slice):
@@ -200,9 +216,12 @@ def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
         elif item is None or item is Ellipsis:
             spec.append(item)
         elif isinstance(item, list | np.ndarray):
-            raise static_error(f"Index {item!r} is a list; tensors support only basic indexing (ints, slices, ..., "
-                               "tf.newaxis)", "StridedSlice", "to pick several positions use tf.gather(x, indices).",
-                               name="strided_slice/")
+            raise static_error(
+                f"Index {item!r} is a list; tensors support only basic indexing (ints, slices, ..., tf.newaxis)",
+                "StridedSlice",
+                "to pick several positions use tf.gather(x, indices).",
+                name="strided_slice/",
+            )
         else:
             spec.append(part(item))
     return tuple(spec), dynamic
@@ -211,20 +230,32 @@ def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
 def _slice_bounds(shape: Sequence[int], begin: np.ndarray, size: np.ndarray) -> tuple[builtins.slice, ...]:
     """The NumPy index of `tf.slice(x, begin, size)`, with TensorFlow's checks (no clamping, unlike `x[a:b]`)."""
     if np.ndim(begin) != 1 or np.ndim(size) != 1 or len(begin) != len(shape) or len(size) != len(shape):
-        raise InvalidArgumentError(None, None, f"Expected begin and size arguments to be 1-D tensors of size "
-                                   f"{len(shape)}, but got shapes {dims_text(np.shape(begin))} and "
-                                   f"{dims_text(np.shape(size))} instead. [Op:Slice]\nHint: give one begin and one "
-                                   f"size per dimension of the input (it has {len(shape)}).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Expected begin and size arguments to be 1-D tensors of size "
+            f"{len(shape)}, but got shapes {dims_text(np.shape(begin))} and "
+            f"{dims_text(np.shape(size))} instead. [Op:Slice]\nHint: give one begin and one "
+            f"size per dimension of the input (it has {len(shape)}).",
+        )
     index = []
     for d, (b, s, n) in enumerate(zip(begin.tolist(), size.tolist(), shape)):
         if not 0 <= b <= n:
-            raise InvalidArgumentError(None, None, f"Expected begin[{d}] in [0, {n}], but got {b} [Op:Slice]\n"
-                                       f"Hint: tf.slice does not accept negative or too large starts.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Expected begin[{d}] in [0, {n}], but got {b} [Op:Slice]\n"
+                f"Hint: tf.slice does not accept negative or too large starts.",
+            )
         s = n - b if s == -1 else s
         if not 0 <= s <= n - b:
-            raise InvalidArgumentError(None, None, f"Expected size[{d}] in [0, {n - b}], but got {s} [Op:Slice]\n"
-                                       f"Hint: begin + size must stay within the dimension ({n}); -1 means "
-                                       f"'up to the end'.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Expected size[{d}] in [0, {n - b}], but got {s} [Op:Slice]\n"
+                f"Hint: begin + size must stay within the dimension ({n}); -1 means "
+                f"'up to the end'.",
+            )
         index.append(builtins.slice(b, b + s))
     return tuple(index)
 
@@ -235,11 +266,17 @@ def _slice_kernel(x: np.ndarray, begin: np.ndarray, size: np.ndarray, known_size
 
 def _slice_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     x, begin, size = shapes
-    if x.rank is not None and begin.rank == 1 and size.rank == 1 and None not in (begin[0], size[0]) \
-            and x.rank not in (begin[0], size[0]):
+    if (
+        x.rank is not None
+        and begin.rank == 1
+        and size.rank == 1
+        and None not in (begin[0], size[0])
+        and x.rank not in (begin[0], size[0])
+    ):
         # Only the rank matters: it differs from begin's and size's lengths, so the check raises before any size.
-        at_graph_build(lambda: _slice_bounds(cast("list[int]", x.as_list()), np.zeros(begin[0]), np.zeros(size[0])),
-                       "Slice")
+        at_graph_build(
+            lambda: _slice_bounds(cast("list[int]", x.as_list()), np.zeros(begin[0]), np.zeros(size[0])), "Slice"
+        )
     known = attrs["known_size"]
     if known is not None:
         return [(TensorShape(known), types[0])]
@@ -258,8 +295,18 @@ def _slice_grad(c: Any, g: Tensor) -> list:
 
 
 def _slice_grad_grad(c: Any, g: Tensor) -> list:
-    return [bind(Slice, g, c.inputs[2], c.inputs[3], known_size=None if c.x.shape.rank is None
-                 else tuple(c.x.shape.as_list())), None, None, None]
+    return [
+        bind(
+            Slice,
+            g,
+            c.inputs[2],
+            c.inputs[3],
+            known_size=None if c.x.shape.rank is None else tuple(c.x.shape.as_list()),
+        ),
+        None,
+        None,
+        None,
+    ]
 
 
 def _slice_check(inputs: Sequence[Tensor], attrs: dict) -> None:
@@ -272,7 +319,7 @@ Slice = Op("Slice", _slice_kernel, check=_slice_check, shape=_slice_shape, grad=
 SliceGrad = Op("SliceGrad", _slice_grad_kernel, shape=lambda s, t, a: [(s[1], t[0])], grad=_slice_grad_grad)
 
 
-def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:  # noqa: A001  (TensorFlow's name)
+def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:  # TensorFlow's name
     """The block of `input_` that starts at `begin` and has `size` (-1: to the end) along each dimension."""
     x = convert_to_tensor(input_)
     b = convert_to_tensor(begin, dtype_hint=dtypes.int32)
@@ -281,8 +328,10 @@ def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor
     known_size = None
     if size_values is not None and x.shape.rank == len(size_values):
         starts = begin_values if begin_values is not None else [None] * len(size_values)
-        known_size = tuple(n - st if v == -1 and n is not None and st is not None else (None if v == -1 else v)
-                           for v, n, st in zip(size_values, x.shape.as_list(), starts))
+        known_size = tuple(
+            n - st if v == -1 and n is not None and st is not None else (None if v == -1 else v)
+            for v, n, st in zip(size_values, x.shape.as_list(), starts)
+        )
     return bind(Slice, x, b, s, known_size=known_size)
 
 
@@ -298,28 +347,50 @@ def _entries(value: Any) -> list[Any]:
         if length is None:
             raise ValueError("strided_slice needs begin and end of known length in this engine.")
         return [value[k] for k in builtins.range(length)]
-    if isinstance(value, list | tuple) and any(isinstance(v, Tensor) and getattr(v, "_value", None) is None
-                                               for v in value):
+    if isinstance(value, list | tuple) and any(
+        isinstance(v, Tensor) and getattr(v, "_value", None) is None for v in value
+    ):
         return list(value)
     return static_ints(value, "begin/end")
 
 
-def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0, end_mask: int = 0,
-                  ellipsis_mask: int = 0, new_axis_mask: int = 0, shrink_axis_mask: int = 0, var: Any = None,
-                  name: str | None = None) -> Tensor:
+def strided_slice(
+    input_: Any,
+    begin: Any,
+    end: Any,
+    strides: Any = None,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+    var: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """`x[begin:end:strides]` spelled as TensorFlow's op: bit i of a mask changes what entry i means."""
     starts, stops = _entries(begin), _entries(end)
     steps = [1] * len(starts) if strides is None else static_ints(strides, "strides")
     if not len(starts) == len(stops) == len(steps):
-        raise InvalidArgumentError(None, None, f"Expected begin, end, and strides to be 1D equal size tensors, but "
-                                   f"got shapes [{len(starts)}], [{len(stops)}], and [{len(steps)}] instead. "
-                                   "[Op:StridedSlice]\nHint: give one begin, end and stride per sliced dimension.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Expected begin, end, and strides to be 1D equal size tensors, but "
+            f"got shapes [{len(starts)}], [{len(stops)}], and [{len(steps)}] instead. "
+            "[Op:StridedSlice]\nHint: give one begin, end and stride per sliced dimension.",
+        )
     if 0 in steps and state.graph is not None:  # TensorFlow's shape function reads the constant strides
-        raise graph_build_error("StridedSlice", f"strides[{steps.index(0)}] must be non-zero",
-                                "a stride of 0 would never move; use 1 (or -1 to go backwards).")
+        raise graph_build_error(
+            "StridedSlice",
+            f"strides[{steps.index(0)}] must be non-zero",
+            "a stride of 0 would never move; use 1 (or -1 to go backwards).",
+        )
     if 0 in steps:
-        raise InvalidArgumentError(None, None, "strides[i] must be non-zero [Op:StridedSlice]\nHint: a stride of 0 "
-                                   "would never move; use 1 (or -1 to go backwards).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            "strides[i] must be non-zero [Op:StridedSlice]\nHint: a stride of 0 "
+            "would never move; use 1 (or -1 to go backwards).",
+        )
     key: list[Any] = []
     for i, (start, stop, step) in enumerate(zip(starts, stops, steps)):
         if _bit(ellipsis_mask, i):
@@ -329,8 +400,9 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
         elif _bit(shrink_axis_mask, i):
             key.append(start)
         else:
-            key.append(builtins.slice(None if _bit(begin_mask, i) else start, None if _bit(end_mask, i) else stop,
-                                      step))
+            key.append(
+                builtins.slice(None if _bit(begin_mask, i) else start, None if _bit(end_mask, i) else stop, step)
+            )
     x = convert_to_tensor(input_)
     return getitem(x, tuple(key))
 
@@ -343,10 +415,13 @@ def _slice_update_kernel(x: np.ndarray, value: np.ndarray, *dynamic: Any, spec: 
     try:
         np.broadcast_to(value, target)
     except ValueError:
-        raise op_error(InvalidArgumentError, "ResourceStridedSliceAssign", f"Cannot broadcast input shape "
-                       f"{dims_text(np.shape(value))} into final shape {dims_text(target)}", "the assigned value must "
-                       f"fit the slice {dims_text(target)} (or broadcast to it).",
-                       name="strided_slice/_assign") from None
+        raise op_error(
+            InvalidArgumentError,
+            "ResourceStridedSliceAssign",
+            f"Cannot broadcast input shape {dims_text(np.shape(value))} into final shape {dims_text(target)}",
+            f"the assigned value must fit the slice {dims_text(target)} (or broadcast to it).",
+            name="strided_slice/_assign",
+        ) from None
     out[index] = value
     return out
 
@@ -359,8 +434,9 @@ def _slice_update_grad(c: Any, g: Tensor) -> list:
     return [cleared, unbroadcast(bind(StridedSlice, g, *dynamic, spec=spec), value)] + [None] * len(dynamic)
 
 
-TensorStridedSliceUpdate = Op("TensorStridedSliceUpdate", _slice_update_kernel, shape=lambda s, t, a: [(s[0], t[0])],
-                              grad=_slice_update_grad)
+TensorStridedSliceUpdate = Op(
+    "TensorStridedSliceUpdate", _slice_update_kernel, shape=lambda s, t, a: [(s[0], t[0])], grad=_slice_update_grad
+)
 
 
 def slice_update(x: Tensor, key: Any, value: Tensor) -> Tensor:

@@ -38,6 +38,7 @@ UniqueResult = collections.namedtuple("Unique", ["y", "idx"])  # type: ignore[na
 # top_k
 # ---------------------------------------------------------------------------------------------------
 
+
 def _descending_order(x: np.ndarray) -> np.ndarray:
     """Positions that sort the last axis from largest to smallest; equal values keep their order."""
     n = np.shape(x)[-1]
@@ -45,17 +46,26 @@ def _descending_order(x: np.ndarray) -> np.ndarray:
     return n - 1 - backwards
 
 
-def _top_k_kernel(x: np.ndarray, k: Any, sorted: bool, index_type: dtypes.DType,  # noqa: A002
-                  known_k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _top_k_kernel(
+    x: np.ndarray, k: Any, sorted: bool, index_type: dtypes.DType, known_k: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     k = int(k)
     if np.ndim(x) < 1:
-        raise InvalidArgumentError(None, None, f"input must be >= 1-D, got shape {list(np.shape(x))} [Op:TopKV2]\n"
-                                   "Hint: top_k looks along the last axis; a scalar has none.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"input must be >= 1-D, got shape {list(np.shape(x))} [Op:TopKV2]\n"
+            "Hint: top_k looks along the last axis; a scalar has none.",
+        )
     if k < 0:
         raise InvalidArgumentError(None, None, f"Need k >= 0, got {k} [Op:TopKV2]")
     if np.shape(x)[-1] < k:
-        raise InvalidArgumentError(None, None, f"input must have at least k columns. Had {np.shape(x)[-1]}, needed "
-                                   f"{k} [Op:TopKV2]\nHint: k can be at most the size of the last axis.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"input must have at least k columns. Had {np.shape(x)[-1]}, needed "
+            f"{k} [Op:TopKV2]\nHint: k can be at most the size of the last axis.",
+        )
     order = _descending_order(x)[..., :k]
     return np.take_along_axis(x, order, axis=-1), order.astype(index_type._np)
 
@@ -75,15 +85,24 @@ def _top_k_grad(c: Any, grads: list) -> list:
     if g is None:
         return [None, None]
     if c.x.shape.rank and c.x.shape[-1] == 0:  # TensorFlow's rule steps through rows with range(0, n, 0): fails
-        raise graph_build_error("Range", "Requires delta != 0: 0", "TensorFlow cannot differentiate top_k (or sort "
-                                "along an axis) over a dimension of size 0; skip the empty case.")
+        raise graph_build_error(
+            "Range",
+            "Requires delta != 0: 0",
+            "TensorFlow cannot differentiate top_k (or sort "
+            "along an axis) over a dimension of size 0; skip the empty case.",
+        )
     if c.outputs[1].dtype is dtypes.int64:  # TensorFlow's rule adds int32 offsets to the indices and fails
         hint = "TensorFlow differentiates top_k only with index_type=tf.int32 (the default)."
         if state.graph is not None:
-            raise TypeError("Input 'y' of 'AddV2' Op has type int32 that does not match type int64 of argument 'x'."
-                            f"\nHint: {hint}")
-        raise op_error(InvalidArgumentError, "AddV2", "cannot compute AddV2 as input #1(zero-based) was expected to "
-                       "be a int64 tensor but is a int32 tensor", hint)
+            raise TypeError(
+                f"Input 'y' of 'AddV2' Op has type int32 that does not match type int64 of argument 'x'.\nHint: {hint}"
+            )
+        raise op_error(
+            InvalidArgumentError,
+            "AddV2",
+            "cannot compute AddV2 as input #1(zero-based) was expected to be a int64 tensor but is a int32 tensor",
+            hint,
+        )
     return [bind(ScatterLastAxis, g, c.outputs[1], c.inputs[0]), None]
 
 
@@ -95,11 +114,18 @@ def _scatter_last_axis_kernel(g: np.ndarray, indices: np.ndarray, like: np.ndarr
 
 # Gradient helpers of top_k (shapes may be unknown while tracing, so no reshapes): put values back at the
 # positions they were taken from along the last axis, and take them again.
-ScatterLastAxis = Op("ScatterLastAxis", _scatter_last_axis_kernel, shape=lambda s, t, a: [(s[2], t[0])],
-                     grad=lambda c, g: [bind(GatherLastAxis, g, c.inputs[1]), None, None])
-GatherLastAxis: Op = Op("GatherLastAxis", lambda y, indices: np.take_along_axis(y, indices.astype(np.int64), axis=-1),
-                        shape=lambda s, t, a: [(s[1], t[0])],
-                        grad=lambda c, g: [bind(ScatterLastAxis, g, c.inputs[1], c.inputs[0]), None])
+ScatterLastAxis = Op(
+    "ScatterLastAxis",
+    _scatter_last_axis_kernel,
+    shape=lambda s, t, a: [(s[2], t[0])],
+    grad=lambda c, g: [bind(GatherLastAxis, g, c.inputs[1]), None, None],
+)
+GatherLastAxis: Op = Op(
+    "GatherLastAxis",
+    lambda y, indices: np.take_along_axis(y, indices.astype(np.int64), axis=-1),
+    shape=lambda s, t, a: [(s[1], t[0])],
+    grad=lambda c, g: [bind(ScatterLastAxis, g, c.inputs[1], c.inputs[0]), None],
+)
 
 
 def _top_k_check(inputs: Sequence[Tensor], attrs: dict) -> None:
@@ -110,21 +136,24 @@ def _top_k_check(inputs: Sequence[Tensor], attrs: dict) -> None:
 TopKV2 = Op("TopKV2", _top_k_kernel, check=_top_k_check, shape=_top_k_shape, grad=_top_k_grad, num_outputs=2)
 
 
-def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32,  # noqa: A002
-          name: str | None = None) -> TopKV2Result:
+def top_k(
+    input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32, name: str | None = None
+) -> TopKV2Result:
     """The k largest entries along the last axis and where they were (ties: the earlier position first)."""
     x = convert_to_tensor(input)
     k_tensor = convert_to_tensor(k, dtype_hint=dtypes.int32)
     known = known_ints(k_tensor)
     index_type = dtypes.as_dtype(index_type)
-    values, indices = bind(TopKV2, x, k_tensor, sorted=bool(sorted), index_type=index_type,
-                           known_k=None if known is None else known[0])
+    values, indices = bind(
+        TopKV2, x, k_tensor, sorted=bool(sorted), index_type=index_type, known_k=None if known is None else known[0]
+    )
     return TopKV2Result(values, indices)
 
 
 # ---------------------------------------------------------------------------------------------------
 # sort and argsort, composed as TensorFlow composes them
 # ---------------------------------------------------------------------------------------------------
+
 
 def _descending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
     rank = x.shape.rank
@@ -133,11 +162,15 @@ def _descending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
     if axis < 0:
         axis += rank
     if not 0 <= axis < rank and state.graph is not None:  # TensorFlow's transpose finds it at graph building
-        raise ValueError(f"axis {axis} is out of range for a rank-{rank} input\nHint: axis must be in [{-rank}, "
-                         f"{rank}).")
+        raise ValueError(
+            f"axis {axis} is out of range for a rank-{rank} input\nHint: axis must be in [{-rank}, {rank})."
+        )
     if not 0 <= axis < rank:
-        raise InvalidArgumentError(None, None, f"axis {axis} is out of range for a rank-{rank} input [Op:Sort]\n"
-                                   f"Hint: axis must be in [{-rank}, {rank}).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"axis {axis} is out of range for a rank-{rank} input [Op:Sort]\nHint: axis must be in [{-rank}, {rank}).",
+        )
     perm = None if axis == rank - 1 else list(range(axis)) + [rank - 1] + list(range(axis + 1, rank - 1)) + [axis]
     moved = x if perm is None else transpose(x, perm)
     values, indices = top_k(moved, shape(moved)[-1] if moved.shape[-1] is None else moved.shape[-1])
@@ -161,12 +194,15 @@ def _ascending(x: Tensor, axis: int, return_argsort: bool) -> Tensor:
 
 def _sort_or_argsort(values: Any, axis: Any, direction: str, return_argsort: bool) -> Tensor:
     if direction not in ("ASCENDING", "DESCENDING"):
-        raise ValueError(f"Argument `direction` should be one of ASCENDING, DESCENDING. Received: "
-                         f"direction={direction}")
+        raise ValueError(
+            f"Argument `direction` should be one of ASCENDING, DESCENDING. Received: direction={direction}"
+        )
     axis_value = static_value(axis) if isinstance(axis, Tensor) else axis  # a traced constant's value counts
     if axis_value is None or np.ndim(axis_value) != 0:
-        raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis}.\nHint: pass a Python "
-                         "int (or a tensor made by tf.constant).")
+        raise ValueError(
+            f"Argument `axis` must be a constant scalar. Received: axis={axis}.\nHint: pass a Python "
+            "int (or a tensor made by tf.constant)."
+        )
     x = convert_to_tensor(values)
     how = _ascending if direction == "ASCENDING" else _descending
     return how(x, int(axis_value), return_argsort)
@@ -177,8 +213,9 @@ def sort(values: Any, axis: Any = -1, direction: str = "ASCENDING", name: str | 
     return _sort_or_argsort(values, axis, direction, return_argsort=False)
 
 
-def argsort(values: Any, axis: Any = -1, direction: str = "ASCENDING", stable: bool = False,
-            name: str | None = None) -> Tensor:
+def argsort(
+    values: Any, axis: Any = -1, direction: str = "ASCENDING", stable: bool = False, name: str | None = None
+) -> Tensor:
     """The int32 positions that sort `values` along `axis` (equal values keep their order)."""
     return _sort_or_argsort(values, axis, direction, return_argsort=True)
 
@@ -187,10 +224,12 @@ def argsort(values: Any, axis: Any = -1, direction: str = "ASCENDING", stable: b
 # unique
 # ---------------------------------------------------------------------------------------------------
 
+
 def _unique_kernel(x: np.ndarray, out_idx: dtypes.DType) -> tuple[np.ndarray, np.ndarray]:
     if np.ndim(x) != 1:
-        raise InvalidArgumentError(None, None, "unique expects a 1D vector. [Op:Unique]\nHint: flatten first with "
-                                   "tf.reshape(x, [-1]).")
+        raise InvalidArgumentError(
+            None, None, "unique expects a 1D vector. [Op:Unique]\nHint: flatten first with tf.reshape(x, [-1])."
+        )
     _, first, inverse = np.unique(x, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # TensorFlow lists values in order of first appearance
     rank_of = np.empty_like(order)
@@ -198,19 +237,24 @@ def _unique_kernel(x: np.ndarray, out_idx: dtypes.DType) -> tuple[np.ndarray, np
     return np.asarray(x[first[order]]), rank_of[np.ravel(inverse)].astype(out_idx._np)
 
 
-def _unique_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
-                  values: Any = None) -> Specs:
+def _unique_shape(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Any = None
+) -> Specs:
     if shapes[0].rank not in (None, 1):
         at_graph_build(lambda: _unique_kernel(np.zeros([0] * cast(int, shapes[0].rank)), attrs["out_idx"]), "Unique")
-    return [(TensorShape([None]), types[0]), (TensorShape([None]) if shapes[0].rank is None else shapes[0],
-                                              attrs["out_idx"])]
+    return [
+        (TensorShape([None]), types[0]),
+        (TensorShape([None]) if shapes[0].rank is None else shapes[0], attrs["out_idx"]),
+    ]
 
 
 def _unique_grad(c: Any, grads: list) -> list:
     """TensorFlow registers no gradient for Unique: differentiating through it is a LookupError."""
-    raise LookupError("No gradient defined for operation 'Unique' (op type: Unique).\nHint: tf.unique cannot be "
-                      "differentiated; to differentiate through distinct values, use tf.gather(x, positions) "
-                      "with positions found outside the tape.")
+    raise LookupError(
+        "No gradient defined for operation 'Unique' (op type: Unique).\nHint: tf.unique cannot be "
+        "differentiated; to differentiate through distinct values, use tf.gather(x, positions) "
+        "with positions found outside the tape."
+    )
 
 
 Unique = Op("Unique", _unique_kernel, shape=_unique_shape, num_outputs=2, value_dependent=True, grad=_unique_grad)
@@ -226,14 +270,20 @@ def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> Uniq
 # searchsorted
 # ---------------------------------------------------------------------------------------------------
 
+
 def _bound_kernel(side: Literal["left", "right"]) -> Any:
     def kernel(sorted_inputs: np.ndarray, values: np.ndarray, out_type: dtypes.DType) -> np.ndarray:
         if np.shape(sorted_inputs)[0] != np.shape(values)[0]:
-            raise InvalidArgumentError(None, None, "Leading dim_size of both tensors must match. [Op:"
-                                       f"{'LowerBound' if side == 'left' else 'UpperBound'}]\nHint: every row of "
-                                       "values is searched in the matching row of sorted_sequence.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                "Leading dim_size of both tensors must match. [Op:"
+                f"{'LowerBound' if side == 'left' else 'UpperBound'}]\nHint: every row of "
+                "values is searched in the matching row of sorted_sequence.",
+            )
         rows = [np.searchsorted(s, v, side=side) for s, v in zip(sorted_inputs, values)]
         return np.asarray(rows, dtype=out_type._np).reshape(np.shape(values))
+
     return kernel
 
 
@@ -245,6 +295,7 @@ def _bound_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         if inputs[0].dtype is not inputs[1].dtype:
             same_dtype(name, inputs)
+
     return check
 
 
@@ -258,13 +309,16 @@ def _as_rows(t: Tensor) -> Tensor:
     leading = int(np.prod(cast("list[int]", dims[:-1]))) if None not in dims[:-1] else -1
     last = dims[-1] if dims[-1] is not None else -1
     if leading == -1 and last == -1:
-        raise ValueError("minitf's searchsorted inside tf.function needs the batch sizes or the row length known."
-                         "\nHint: give the function an input_signature with the last dimension set.")
+        raise ValueError(
+            "minitf's searchsorted inside tf.function needs the batch sizes or the row length known."
+            "\nHint: give the function an input_signature with the last dimension set."
+        )
     return reshape(t, [leading, last])
 
 
-def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type: Any = dtypes.int32,
-                 name: str | None = None) -> Tensor:
+def searchsorted(
+    sorted_sequence: Any, values: Any, side: str = "left", out_type: Any = dtypes.int32, name: str | None = None
+) -> Tensor:
     """Where each value would go in its (sorted) row of `sorted_sequence` to keep the row sorted."""
     if side not in ("left", "right"):
         raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: `side` = '{side}'.")

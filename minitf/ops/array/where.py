@@ -24,8 +24,12 @@ from minitf.ops.math.elementwise import unbroadcast, zeros_like_
 def _select_check(inputs: Sequence[Tensor], attrs: dict) -> None:
     c, x, y = inputs
     if c.dtype is not dtypes.bool:
-        error = op_error(InvalidArgumentError, "SelectV2", f"condition must be a bool tensor, got {c.dtype.name}",
-                         "build the condition with a comparison such as x > 0.")
+        error = op_error(
+            InvalidArgumentError,
+            "SelectV2",
+            f"condition must be a bool tensor, got {c.dtype.name}",
+            "build the condition with a comparison such as x > 0.",
+        )
         raise TypeError(error.message) if state.graph is not None else error
     if x.dtype is not y.dtype:
         same_dtype("SelectV2", [x, y])
@@ -41,20 +45,33 @@ def select_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     return [(broadcast_shapes(broadcast_shapes(shapes[0], shapes[1]), shapes[2]), types[1])]
 
 
-SelectV2 = Op("SelectV2", np.where, check=_select_check, shape=select_rule, grad=_select_grad,
-              explain=lambda inputs, attrs, exc: "condition, x and y must be broadcastable: shapes "
-              + " vs. ".join(dims_text(list(np.shape(t._value))) for t in inputs))
+SelectV2 = Op(
+    "SelectV2",
+    np.where,
+    check=_select_check,
+    shape=select_rule,
+    grad=_select_grad,
+    explain=lambda inputs, attrs, exc: (
+        "condition, x and y must be broadcastable: shapes "
+        + " vs. ".join(dims_text(list(np.shape(t._value))) for t in inputs)
+    ),
+)
 
 
 def _where_kernel(c: np.ndarray) -> np.ndarray:
     if np.ndim(c) == 0:
-        raise op_error(InvalidArgumentError, "Where", "WhereOp : Unhandled input dimensions: 0",
-                       hint="tf.where(condition) needs a condition of rank >= 1.")
+        raise op_error(
+            InvalidArgumentError,
+            "Where",
+            "WhereOp : Unhandled input dimensions: 0",
+            hint="tf.where(condition) needs a condition of rank >= 1.",
+        )
     return np.argwhere(c).astype(np.int64)
 
 
-def where_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
-               values: Sequence[Any] = ()) -> list[Spec]:
+def where_rule(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Sequence[Any] = ()
+) -> list[Spec]:
     """tf.where(condition): one row per true entry, so the count is unknown even for a constant (as in
     TensorFlow, which does not evaluate it while building the graph)."""
     return [(TensorShape([None, shapes[0].rank]), dtypes.int64)]
@@ -69,9 +86,12 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     condition = convert_to_tensor(condition)
     if x is None and y is None:
         if condition.dtype is dtypes.float16:
-            raise op_error(UnimplementedError, "Where",
-                           "No WhereOp available for float16/half type on CPU; dying in CPU "
-                           "WhereOp to avoid silently creating costly copies from device.")
+            raise op_error(
+                UnimplementedError,
+                "Where",
+                "No WhereOp available for float16/half type on CPU; dying in CPU "
+                "WhereOp to avoid silently creating costly copies from device.",
+            )
         if condition.dtype is not dtypes.bool:
             condition = not_equal(condition, 0)
         return bind(Where, condition)

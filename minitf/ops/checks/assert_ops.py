@@ -28,8 +28,7 @@ from minitf.ops.array.shape_ops import Identity
 from minitf.ops.math.comparisons import greater, greater_equal, less, less_equal
 from minitf.ops.math.reductions import reduce_all
 
-_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'",
-            ord("\\"): "\\\\"}
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"', ord("'"): "\\'", ord("\\"): "\\\\"}
 
 
 def _entry(value: Any) -> str:
@@ -105,11 +104,10 @@ def _guard_kernel(condition: Any, *data: Any, summarize: int, texts: tuple) -> n
 
 # tf.Assert's check inside a traced function: one boolean output, so that an Identity of it can stand for the
 # assertion as TensorFlow's does.
-AssertGuard = Op("AssertGuard", _guard_kernel, shape=lambda s, t, a: [(TensorShape([]), dtypes.bool)],
-                 stateful=True)
+AssertGuard = Op("AssertGuard", _guard_kernel, shape=lambda s, t, a: [(TensorShape([]), dtypes.bool)], stateful=True)
 
 
-def Assert(condition: Any, data: Any, summarize: int | None = None, name: str | None = None) -> Any:  # noqa: N802
+def Assert(condition: Any, data: Any, summarize: int | None = None, name: str | None = None) -> Any:
     """Raise InvalidArgumentError, listing `data`, if `condition` is false (when the graph runs, if traced)."""
     cond = convert_to_tensor(condition)
     items = list(data) if isinstance(data, list | tuple) else [data]
@@ -125,8 +123,7 @@ def Assert(condition: Any, data: Any, summarize: int | None = None, name: str | 
     graph.name_scopes = [scope]
     try:
         tensors = [convert_to_tensor("") if isinstance(d, str) else convert_to_tensor(d) for d in items]
-        guard = graph.add_node(AssertGuard, [cond, *tensors], {"summarize": count, "texts": texts},
-                               name="AssertGuard")
+        guard = graph.add_node(AssertGuard, [cond, *tensors], {"summarize": count, "texts": texts}, name="AssertGuard")
         return graph.add_node(Identity, guard.outputs, {}, name="AssertGuard/Identity")
     finally:
         graph.name_scopes = outer
@@ -136,41 +133,56 @@ def Assert(condition: Any, data: Any, summarize: int | None = None, name: str | 
 # Comparisons: assert_greater, assert_less, ...
 # ---------------------------------------------------------------------------------------------------
 
-def _comparison(symbol: str, test: Callable[[Any, Any], Tensor], np_test: Callable[[Any, Any], Any],
-                name: str) -> Callable[..., Any]:
-    def check(x: Any, y: Any, message: str | None = None, summarize: int | None = None,
-              name: str | None = None) -> Any:
+
+def _comparison(
+    symbol: str, test: Callable[[Any, Any], Tensor], np_test: Callable[[Any, Any], Any], name: str
+) -> Callable[..., Any]:
+    def check(x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None) -> Any:
         a = convert_to_tensor(x)
         b = y if isinstance(y, Tensor) else convert_to_tensor(y, dtype_hint=a.dtype)
         holds = reduce_all(test(a, b))
         count = 3 if summarize is None else int(summarize)
         if state.graph is None:
             if not bool(cast(EagerTensor, holds)._value):
-                raise InvalidArgumentError(None, None, _failure(symbol, np_test, cast(EagerTensor, a)._value,
-                                                                cast(EagerTensor, b)._value, message, count))
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    _failure(symbol, np_test, cast(EagerTensor, a)._value, cast(EagerTensor, b)._value, message, count),
+                )
             return None
         head = (message,) if message else ()
         texts = (*head, f"Condition x {symbol} y did not hold element-wise:", "x (x) = ", None, "y (y) = ", None)
         blanks = [convert_to_tensor("") for _ in range(len(texts) - 2)]
-        data = [*blanks[:len(head) + 2], a, blanks[-1], b]
+        data = [*blanks[: len(head) + 2], a, blanks[-1], b]
         return bind(AssertThat, holds, *data, summarize=count, texts=texts)
+
     check.__name__ = name
     check.__doc__ = f"Raise InvalidArgumentError unless x {symbol} y everywhere (they broadcast)."
     return check
 
 
-def _failure(symbol: str, np_test: Callable[[Any, Any], Any], x: np.ndarray, y: np.ndarray, message: str | None,
-             summarize: int) -> str:
+def _failure(
+    symbol: str, np_test: Callable[[Any, Any], Any], x: np.ndarray, y: np.ndarray, message: str | None, summarize: int
+) -> str:
     """TensorFlow's eager message: the first differing indices and values, then the first elements of both."""
     x, y = np.asarray(x), np.asarray(y)
     failing = ~np.broadcast_to(np_test(x, y), np.broadcast_shapes(x.shape, y.shape))
     where = np.argwhere(failing)[:summarize]
     xs, ys = np.broadcast_arrays(x, y)
     lines = [message] if message else []
-    lines += [f"Condition x {symbol} y did not hold.", f"Indices of first {len(where)} different values:",
-              f"{where}", "Corresponding x values:", f"{xs[tuple(where.T)]}", "Corresponding y values:",
-              f"{ys[tuple(where.T)]}", f"First {min(summarize, x.size)} elements of x:", f"{x.ravel()[:summarize]}",
-              f"First {min(summarize, y.size)} elements of y:", f"{y.ravel()[:summarize]}"]
+    lines += [
+        f"Condition x {symbol} y did not hold.",
+        f"Indices of first {len(where)} different values:",
+        f"{where}",
+        "Corresponding x values:",
+        f"{xs[tuple(where.T)]}",
+        "Corresponding y values:",
+        f"{ys[tuple(where.T)]}",
+        f"First {min(summarize, x.size)} elements of x:",
+        f"{x.ravel()[:summarize]}",
+        f"First {min(summarize, y.size)} elements of y:",
+        f"{y.ravel()[:summarize]}",
+    ]
     return "\n".join(lines)
 
 
@@ -186,6 +198,8 @@ def assert_rank(x: Any, rank: Any, message: str | None = None, name: str | None 
     want = int(getattr(rank, "_value", rank))
     have = t.shape.rank
     if have is not None and have != want:
-        raise ValueError(f"{message + '.  ' if message else ''}Tensor {getattr(t, 'name', 'x')} must have rank "
-                         f"{want}.  Received rank {have}, shape {t.shape}")
+        raise ValueError(
+            f"{message + '.  ' if message else ''}Tensor {getattr(t, 'name', 'x')} must have rank "
+            f"{want}.  Received rank {have}, shape {t.shape}"
+        )
     return None

@@ -40,11 +40,18 @@ def _dims(shape: Sequence[Any]) -> str:
 # ensure_shape
 # ---------------------------------------------------------------------------------------------------
 
+
 def _ensure_shape_kernel(x: Any, shape: TensorShape, _name: str = "") -> Any:
     if not shape.is_compatible_with(TensorShape(np.shape(x))):
-        raise op_error(InvalidArgumentError, "EnsureShape", f"Shape of tensor input {_dims(np.shape(x))} is not "
-                       f"compatible with expected shape {_dims(shape.as_list())}.", "None in the expected shape "
-                       "accepts any size; every other size must match.", name=_name, kernel=True)
+        raise op_error(
+            InvalidArgumentError,
+            "EnsureShape",
+            f"Shape of tensor input {_dims(np.shape(x))} is not "
+            f"compatible with expected shape {_dims(shape.as_list())}.",
+            "None in the expected shape accepts any size; every other size must match.",
+            name=_name,
+            kernel=True,
+        )
     return x
 
 
@@ -69,6 +76,7 @@ def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
 # assert_equal: checked now when eager, when the function runs when traced (the `Assert` op)
 # ---------------------------------------------------------------------------------------------------
 
+
 def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None, summarize: int | None = None) -> OpError:
     """TensorFlow's message: the first `summarize` (3 by default) differing places and values, then the first
     `summarize` elements of each side."""
@@ -76,10 +84,12 @@ def _equal_failure(x: np.ndarray, y: np.ndarray, message: str | None, summarize:
     differ = np.argwhere(np.broadcast_to(x != y, np.broadcast_shapes(np.shape(x), np.shape(y))))[:count]
     xs, ys = np.broadcast_arrays(x, y)
     first_x, first_y = np.ravel(x)[:count], np.ravel(y)[:count]
-    text = (f"{message + chr(10) if message else ''}Condition x == y did not hold.\n"
-            f"Indices of first {len(differ)} different values:\n{differ}\n"
-            f"Corresponding x values:\n{xs[tuple(differ.T)]}\nCorresponding y values:\n{ys[tuple(differ.T)]}\n"
-            f"First {first_x.size} elements of x:\n{first_x}\nFirst {first_y.size} elements of y:\n{first_y}")
+    text = (
+        f"{message + chr(10) if message else ''}Condition x == y did not hold.\n"
+        f"Indices of first {len(differ)} different values:\n{differ}\n"
+        f"Corresponding x values:\n{xs[tuple(differ.T)]}\nCorresponding y values:\n{ys[tuple(differ.T)]}\n"
+        f"First {first_x.size} elements of x:\n{first_x}\nFirst {first_y.size} elements of y:\n{first_y}"
+    )
     return InvalidArgumentError(None, None, text)
 
 
@@ -92,16 +102,18 @@ def _assert_kernel(condition: Any, x: Any, y: Any, message: str | None) -> tuple
 Assert = Op("Assert", _assert_kernel, shape=lambda s, t, a: [], num_outputs=0, stateful=True)
 
 
-def assert_equal(x: Any, y: Any, message: str | None = None, summarize: int | None = None,
-                 name: str | None = None) -> Any:
+def assert_equal(
+    x: Any, y: Any, message: str | None = None, summarize: int | None = None, name: str | None = None
+) -> Any:
     """Raise InvalidArgumentError unless x == y everywhere (they broadcast); inside a tf.function the check
     runs with the function."""
     a, b = convert_to_tensor(x), convert_to_tensor(y)
     holds = reduce_all(equal(a, b))
     if state.graph is None:
         if not bool(cast(EagerTensor, holds)._value):
-            raise _equal_failure(np.asarray(cast(EagerTensor, a)._value), np.asarray(cast(EagerTensor, b)._value),
-                                 message, summarize)
+            raise _equal_failure(
+                np.asarray(cast(EagerTensor, a)._value), np.asarray(cast(EagerTensor, b)._value), message, summarize
+            )
         return None
     return bind(Assert, holds, a, b, message=message)
 
@@ -110,8 +122,10 @@ def assert_equal(x: Any, y: Any, message: str | None = None, summarize: int | No
 # assert_shapes: static shape checks with named dimensions
 # ---------------------------------------------------------------------------------------------------
 
-def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, message: str | None = None,
-                  name: str | None = None) -> None:
+
+def assert_shapes(
+    shapes: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+) -> None:
     """Check each tensor's shape against its spec: ints are sizes, strings name sizes that must agree across
     tensors (('N', 'D') and ('N',) share N), None or '.' any size. A spec of one entry also accepts a scalar
     (rank 0 counts as rank 1 of size 1, as in TensorFlow). Messages name a tensor as TensorFlow does: by its
@@ -125,8 +139,10 @@ def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, m
         shape = t.shape.as_list() if t.shape.rank != 0 else [1]
         if t.shape.rank is not None and len(shape) != len(spec):
             wanted = "in (0, 1)" if len(spec) in (0, 1) else str(len(spec))
-            raise ValueError(f"{prefix}Tensor {getattr(t, 'name', '')} must have rank {wanted}.  Received rank "
-                             f"{t.shape.rank}, shape {t.shape}")
+            raise ValueError(
+                f"{prefix}Tensor {getattr(t, 'name', '')} must have rank {wanted}.  Received rank "
+                f"{t.shape.rank}, shape {t.shape}"
+            )
         for axis, (want, got) in enumerate(zip(spec, shape)):
             if want is None or want == ".":
                 continue
@@ -139,8 +155,10 @@ def assert_shapes(shapes: Any, data: Any = None, summarize: int | None = None, m
             else:
                 expected, why = int(want), "Specified explicitly"
             if expected is not None and got is not None and expected != got:
-                raise ValueError(f"{prefix}{why}.  Tensor {_tensor_name(t)} dimension {axis} must have size "
-                                 f"{expected}.  Received size {got}, shape {t.shape}")
+                raise ValueError(
+                    f"{prefix}{why}.  Tensor {_tensor_name(t)} dimension {axis} must have size "
+                    f"{expected}.  Received size {got}, shape {t.shape}"
+                )
 
 
 def _tensor_name(t: Tensor) -> str:
@@ -154,22 +172,37 @@ def _tensor_name(t: Tensor) -> str:
 # check_numerics
 # ---------------------------------------------------------------------------------------------------
 
+
 def _check_numerics_kernel(x: np.ndarray, message: str) -> np.ndarray:
     for test, what in ((np.isnan, "NaN"), (np.isinf, "Inf")):
         if np.any(test(x)):
-            raise InvalidArgumentError(None, None, f"{message} : Tensor had {what} values [Op:CheckNumerics]\n"
-                                       f"Hint: find the first op that produced {what} (log of 0, 0/0, overflow...).")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"{message} : Tensor had {what} values [Op:CheckNumerics]\n"
+                f"Hint: find the first op that produced {what} (log of 0, 0/0, overflow...).",
+            )
     return x
 
 
 def _check_numerics_grad(c: Any, g: Tensor) -> list:
-    return [bind(CheckNumerics, g, message="Not a number (NaN) or infinity (Inf) values detected in gradient. "
-                 + c.attrs["message"])]
+    return [
+        bind(
+            CheckNumerics,
+            g,
+            message="Not a number (NaN) or infinity (Inf) values detected in gradient. " + c.attrs["message"],
+        )
+    ]
 
 
-CheckNumerics = Op("CheckNumerics", _check_numerics_kernel, shape=lambda s, t, a: [(s[0], t[0])],
-                   grad=_check_numerics_grad, stateful=True,
-                   check=lambda i, a: allowed_dtypes("CheckNumerics", dtypes.FLOATS, i[0].dtype))
+CheckNumerics = Op(
+    "CheckNumerics",
+    _check_numerics_kernel,
+    shape=lambda s, t, a: [(s[0], t[0])],
+    grad=_check_numerics_grad,
+    stateful=True,
+    check=lambda i, a: allowed_dtypes("CheckNumerics", dtypes.FLOATS, i[0].dtype),
+)
 
 
 def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor:
@@ -182,10 +215,13 @@ def _label_range_kernel(labels: np.ndarray, classes: int) -> np.ndarray:
     flat = np.ravel(labels)
     bad = np.flatnonzero((flat < 0) | (flat >= classes))
     if bad.size:
-        raise op_error(InvalidArgumentError, "SparseSoftmaxCrossEntropyWithLogits",
-                       f"Received a label value of {flat[bad[0]]} which is outside the valid range of [0, {classes}).  "
-                       f"Label values: {' '.join(str(v) for v in flat)}",
-                       hint=f"labels are class numbers 0 ... {classes - 1}, one per example.")
+        raise op_error(
+            InvalidArgumentError,
+            "SparseSoftmaxCrossEntropyWithLogits",
+            f"Received a label value of {flat[bad[0]]} which is outside the valid range of [0, {classes}).  "
+            f"Label values: {' '.join(str(v) for v in flat)}",
+            hint=f"labels are class numbers 0 ... {classes - 1}, one per example.",
+        )
     return labels
 
 

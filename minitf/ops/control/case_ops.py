@@ -51,8 +51,11 @@ def _assert_at_most_true(predicates: Sequence[Tensor], n: int, message: str) -> 
     stacked = stack(list(predicates))
     count = reduce_sum(cast(stacked, dtypes.int32))
     names = ", ".join(getattr(p, "name", "?") for p in predicates)
-    return Assert(less_equal(count, n), [f"{message}: more than {n} conditions ({names}) evaluated as True:",
-                                         stacked], summarize=len(predicates))
+    return Assert(
+        less_equal(count, n),
+        [f"{message}: more than {n} conditions ({names}) evaluated as True:", stacked],
+        summarize=len(predicates),
+    )
 
 
 def _default_action(predicates: list[Tensor], actions: list[Callable[[], Any]]) -> Callable[[], Any]:
@@ -62,17 +65,28 @@ def _default_action(predicates: list[Tensor], actions: list[Callable[[], Any]]) 
     last_pred, last_action, others = predicates[k], actions[k], predicates[:k]
 
     def default_action() -> Any:
-        checks = [_assert_at_most_true(others, 0, "Implementation error: selected default action "
-                                       f"#{k} was called, but some of other predicates are True: "),
-                  Assert(last_pred, ["Input error: None of conditions evaluated as True:", stack(predicates)])]
+        checks = [
+            _assert_at_most_true(
+                others,
+                0,
+                "Implementation error: selected default action "
+                f"#{k} was called, but some of other predicates are True: ",
+            ),
+            Assert(last_pred, ["Input error: None of conditions evaluated as True:", stack(predicates)]),
+        ]
         with control_dependencies(checks):
             return last_action()
 
     return default_action
 
 
-def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None, exclusive: bool = False,
-         strict: bool = False, name: str = "case") -> Any:
+def case(
+    pred_fn_pairs: Any,
+    default: Callable[[], Any] | None = None,
+    exclusive: bool = False,
+    strict: bool = False,
+    name: str = "case",
+) -> Any:
     """The result of the first function whose predicate is true (or of `default`)."""
     predicates, actions = _pairs(pred_fn_pairs)
     if default is None:
@@ -91,16 +105,19 @@ def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None, exclusive
     return fn()
 
 
-def switch_case(branch_index: Any, branch_fns: Any, default: Callable[[], Any] | None = None,
-                name: str = "switch_case") -> Any:
+def switch_case(
+    branch_index: Any, branch_fns: Any, default: Callable[[], Any] | None = None, name: str = "switch_case"
+) -> Any:
     """branch_fns[branch_index]() (the default, or the last branch, when the index is out of range)."""
     fns = sorted(branch_fns.items()) if isinstance(branch_fns, dict) else list(enumerate(branch_fns))
     if not fns:
         raise ValueError("Must provide at least one item in branch_fns")
     keys = [k for k, _ in fns]
     if keys != list(range(len(fns))):
-        raise ValueError(f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found "
-                         f"{{{','.join(map(str, keys))}}}")
+        raise ValueError(
+            f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found "
+            f"{{{','.join(map(str, keys))}}}"
+        )
     index = convert_to_tensor(branch_index)
     if index.dtype is not dtypes.int32:
         raise TypeError(f"branch_index must an int32 Tensor, got {index.dtype}")

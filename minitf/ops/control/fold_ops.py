@@ -26,14 +26,19 @@ from minitf.ops.array.join_split import stack
 def _slices(elems: Any) -> tuple[list[Tensor], int | None]:
     flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
     if any(t.shape.rank == 0 for t in flat):
-        raise IndexError("tuple index out of range\nHint: the functions fold and scan over the first dimension; a "
-                         "scalar has none.")
+        raise IndexError(
+            "tuple index out of range\nHint: the functions fold and scan over the first dimension; a scalar has none."
+        )
     return flat, flat[0].shape[0]
 
 
 def _empty() -> Exception:
-    return OutOfRangeError(None, None, "Tried to read from index 0 but array size is: 0 \nHint: with no slices "
-                           "there is no first accumulator; pass an initializer.")
+    return OutOfRangeError(
+        None,
+        None,
+        "Tried to read from index 0 but array size is: 0 \nHint: with no slices "
+        "there is no first accumulator; pass an initializer.",
+    )
 
 
 def _run(fn: Callable[..., Any], elems: Any, initializer: Any, reverse: bool, keep: bool) -> Any:
@@ -66,8 +71,16 @@ def _run(fn: Callable[..., Any], elems: Any, initializer: Any, reverse: bool, ke
     return _run_in_loop(fn, elems, flat, piece, initializer, reverse, keep, length)
 
 
-def _run_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], piece: Callable[[Any], Any],
-                 initializer: Any, reverse: bool, keep: bool, length: int | None) -> Any:
+def _run_in_loop(
+    fn: Callable[..., Any],
+    elems: Any,
+    flat: list[Tensor],
+    piece: Callable[[Any], Any],
+    initializer: Any,
+    reverse: bool,
+    keep: bool,
+    length: int | None,
+) -> Any:
     n = shape_ops.shape(flat[0])[0]
     step = -1 if reverse else 1
     first = n - 1 if reverse else convert_to_tensor(0)
@@ -83,9 +96,10 @@ def _run_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], piece: 
         arrays = [ta.write(first, a) for ta, a in zip(arrays, flat_acc)]
 
     def body(i: Tensor, *carried: Tensor) -> tuple:
-        values, stacks = carried[:len(flat_acc)], carried[len(flat_acc):]
-        result = nest.flatten(nest.map_structure(convert_to_tensor, fn(nest.pack_sequence_as(acc, list(values)),
-                                                                         piece(i))))
+        values, stacks = carried[: len(flat_acc)], carried[len(flat_acc) :]
+        result = nest.flatten(
+            nest.map_structure(convert_to_tensor, fn(nest.pack_sequence_as(acc, list(values)), piece(i)))
+        )
         written = [TensorArray._from_stack(s, ta).write(i, r)._stack for s, ta, r in zip(stacks, arrays, result)]
         return (i + step, *result, *written)
 
@@ -96,27 +110,49 @@ def _run_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], piece: 
     invariants = [TensorShape([])] + [a.shape for a in flat_acc] + [TensorShape(None)] * len(arrays)
     out = list(while_loop(more, body, loop_vars, shape_invariants=invariants))
     if not keep:
-        return nest.pack_sequence_as(acc, out[1:1 + len(flat_acc)])
-    stacks: list[Any] = [TensorArray._from_stack(s, ta).stack() for s, ta in zip(out[1 + len(flat_acc):], arrays)]
+        return nest.pack_sequence_as(acc, out[1 : 1 + len(flat_acc)])
+    stacks: list[Any] = [TensorArray._from_stack(s, ta).stack() for s, ta in zip(out[1 + len(flat_acc) :], arrays)]
     for s, a in zip(stacks, flat_acc):
         s.set_shape(TensorShape([length]) + a.shape)
     return nest.pack_sequence_as(acc, stacks)
 
 
-def foldl(fn: Callable[..., Any], elems: Any, initializer: Any = None, parallel_iterations: int = 10,
-          back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
+def foldl(
+    fn: Callable[..., Any],
+    elems: Any,
+    initializer: Any = None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    name: str | None = None,
+) -> Any:
     """fn(...fn(fn(initializer, elems[0]), elems[1])..., elems[n-1])."""
     return _run(fn, elems, initializer, reverse=False, keep=False)
 
 
-def foldr(fn: Callable[..., Any], elems: Any, initializer: Any = None, parallel_iterations: int = 10,
-          back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
+def foldr(
+    fn: Callable[..., Any],
+    elems: Any,
+    initializer: Any = None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    name: str | None = None,
+) -> Any:
     """fn(...fn(fn(initializer, elems[n-1]), elems[n-2])..., elems[0])."""
     return _run(fn, elems, initializer, reverse=True, keep=False)
 
 
-def scan(fn: Callable[..., Any], elems: Any, initializer: Any = None, parallel_iterations: int = 10,
-         back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True, reverse: bool = False,
-         name: str | None = None) -> Any:
+def scan(
+    fn: Callable[..., Any],
+    elems: Any,
+    initializer: Any = None,
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    infer_shape: bool = True,
+    reverse: bool = False,
+    name: str | None = None,
+) -> Any:
     """Every accumulator of a fold over elems, stacked (in the order of the slices)."""
     return _run(fn, elems, initializer, reverse=reverse, keep=True)

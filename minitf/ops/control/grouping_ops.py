@@ -27,17 +27,17 @@ if TYPE_CHECKING:  # the graph module imports the ops; at run time the class is 
 UniqueWithCountsResult = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])  # type: ignore[name-match]  # TensorFlow's class name
 
 
-def identity_n(input: Sequence[Any], name: str | None = None) -> list[Tensor]:  # noqa: A002
+def identity_n(input: Sequence[Any], name: str | None = None) -> list[Tensor]:
     """Each tensor unchanged, as a list."""
     return [identity(t) for t in input]
 
 
-def shape_n(input: Sequence[Any], out_type: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:  # noqa: A002
+def shape_n(input: Sequence[Any], out_type: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:
     """The shape of each tensor, as a list of 1-D tensors."""
     return [shape(t, out_type=out_type) for t in input]
 
 
-def tuple(tensors: Sequence[Any], control_inputs: Any = None, name: str | None = None) -> list[Any]:  # noqa: A001
+def tuple(tensors: Sequence[Any], control_inputs: Any = None, name: str | None = None) -> list[Any]:
     """The tensors, each available only once all are computed (always the case here): a list of identities."""
     return [None if t is None else identity(t) for t in tensors]
 
@@ -79,8 +79,7 @@ def _operations(value: Any) -> list[Operation]:
         return [op] if _is_operation(op) else []
     if value is None:
         return []
-    raise TypeError(f"'inputs' should be zero or more (nested) Tensors. Received '{value}' with type "
-                    f"'{type(value)}'.")
+    raise TypeError(f"'inputs' should be zero or more (nested) Tensors. Received '{value}' with type '{type(value)}'.")
 
 
 def group(*inputs: Any, **kwargs: Any) -> Operation | None:
@@ -106,8 +105,11 @@ def control_dependencies(control_inputs: Any) -> Iterator[None]:
     if control_inputs is not None:
         for c in control_inputs:
             # None is an eager assertion that held; () an assertion op (it has no outputs) inside a function
-            if c is not None and c != () and not (callable(c) or isinstance(c, Tensor) or hasattr(c, "type")
-                                                  or hasattr(c, "_as_tensor")):
+            if (
+                c is not None
+                and c != ()
+                and not (callable(c) or isinstance(c, Tensor) or hasattr(c, "type") or hasattr(c, "_as_tensor"))
+            ):
                 raise TypeError(f"Control input must be Operation or Tensor: {c}")
             op: Any = c if hasattr(type(c), "node_def") else getattr(c, "op", None) if isinstance(c, Tensor) else None
             if hasattr(type(op), "node_def") and op not in operations:
@@ -117,8 +119,9 @@ def control_dependencies(control_inputs: Any) -> Iterator[None]:
         yield
         return
     outer = graph.control_dependencies
-    graph.control_dependencies = [] if control_inputs is None else outer + [
-        op for op in operations if op.graph is graph and op not in outer]
+    graph.control_dependencies = (
+        [] if control_inputs is None else outer + [op for op in operations if op.graph is graph and op not in outer]
+    )
     try:
         yield
     finally:

@@ -27,8 +27,10 @@ from minitf.ops.array.shape_ops import reshape
 
 def _signature_dtypes(signature: Any) -> Any:
     """The dtype of each output named by `fn_output_signature` (a DType, a TensorSpec, or a structure)."""
+
     def one(spec: Any) -> dtypes.DType:
         return dtypes.as_dtype(getattr(spec, "dtype", spec))
+
     return nest.map_structure(one, signature)
 
 
@@ -38,16 +40,25 @@ def _check_elements(flat: list[Tensor]) -> None:
             raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
 
 
-def map_fn(fn: Callable[..., Any], elems: Any, dtype: Any = None, parallel_iterations: int | None = None,
-           back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True, name: str | None = None,
-           fn_output_signature: Any = None) -> Any:
+def map_fn(
+    fn: Callable[..., Any],
+    elems: Any,
+    dtype: Any = None,
+    parallel_iterations: int | None = None,
+    back_prop: bool = True,
+    swap_memory: bool = False,
+    infer_shape: bool = True,
+    name: str | None = None,
+    fn_output_signature: Any = None,
+) -> Any:
     """Call `fn` on each slice `elems[i]` (a structure of tensors is sliced together) and stack the results.
     The results have the dtypes of `elems` unless `fn_output_signature` names others."""
     flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
     _check_elements(flat)
     signature = fn_output_signature if fn_output_signature is not None else dtype
-    expected = _signature_dtypes(signature) if signature is not None else nest.pack_sequence_as(
-        elems, [t.dtype for t in flat])
+    expected = (
+        _signature_dtypes(signature) if signature is not None else nest.pack_sequence_as(elems, [t.dtype for t in flat])
+    )
     length = flat[0].shape[0]
     if length is None or state.graph is not None:  # traced: one loop body, as TensorFlow traces it
         return _map_in_loop(fn, elems, flat, expected, length)
@@ -67,24 +78,33 @@ def _checked_row(result: Any, expected: Any, index: int, first: list[Tensor] | N
     try:
         nest.assert_same_structure(expected, result)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"The two structures don't have the same nested structure.\n\n{exc}\nHint: fn must return "
-                         "the structure of elems, or pass fn_output_signature to say what it returns.") from None
+        raise ValueError(
+            f"The two structures don't have the same nested structure.\n\n{exc}\nHint: fn must return "
+            "the structure of elems, or pass fn_output_signature to say what it returns."
+        ) from None
     outputs = [convert_to_tensor(v, dtype_hint=d) for v, d in zip(nest.flatten(result), nest.flatten(expected))]
     for out, want in zip(outputs, nest.flatten(expected)):
         if out.dtype is not want:
-            raise InvalidArgumentError(None, None, f"TensorArray dtype is {want.name} but Op is trying to write dtype "
-                                       f"{out.dtype.name} \nHint: fn returns {out.dtype.name}; say so with "
-                                       f"fn_output_signature=tf.{out.dtype.name}.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"TensorArray dtype is {want.name} but Op is trying to write dtype "
+                f"{out.dtype.name} \nHint: fn returns {out.dtype.name}; say so with "
+                f"fn_output_signature=tf.{out.dtype.name}.",
+            )
     if first is not None:
         for out, before in zip(outputs, first):
             if out.shape.as_list() != before.shape.as_list():
-                raise ValueError(f"Incompatible shape for value ({tuple(out.shape.as_list())}), expected "
-                                 f"({tuple(before.shape.as_list())})")
+                raise ValueError(
+                    f"Incompatible shape for value ({tuple(out.shape.as_list())}), expected "
+                    f"({tuple(before.shape.as_list())})"
+                )
     return outputs
 
 
-def _map_in_loop(fn: Callable[..., Any], elems: Any, flat: list[Tensor], expected: Any,
-                 length: int | None = None) -> Any:
+def _map_in_loop(
+    fn: Callable[..., Any], elems: Any, flat: list[Tensor], expected: Any, length: int | None = None
+) -> Any:
     """The traced form: a while loop that writes each result into a TensorArray. `fn` is traced once, on a
     slice of unknown position, so results of different shapes fail when the graph runs (as in TensorFlow),
     and the static shape is the number of slices (when known) followed by the shape of one result."""
@@ -117,8 +137,9 @@ def vectorized_map(fn: Callable[..., Any], elems: Any, fallback_to_while_loop: b
     slice are repeated for every slice."""
     flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
     if any(t.shape.rank == 0 for t in flat):
-        raise IndexError("list index out of range\nHint: vectorized_map maps over the first dimension; a scalar "
-                         "has none.")
+        raise IndexError(
+            "list index out of range\nHint: vectorized_map maps over the first dimension; a scalar has none."
+        )
     length = flat[0].shape[0]
     if length is None:  # traced with an unknown length: a loop, with the dtypes fn gives the first slice
         probe = fn(nest.pack_sequence_as(elems, [gather(t, 0) for t in flat]))

@@ -33,11 +33,21 @@ _counter = itertools.count()
 
 
 def _error(op_name: str, exc: Exception) -> OpError:
-    kind = InvalidArgumentError if isinstance(exc, ValueError | TypeError) else \
-        OutOfRangeError if isinstance(exc, StopIteration) else UnknownError
-    return op_error(kind, op_name, f"{type(exc).__name__}: {exc}", "the Python function given to "
-                    f"tf.{'py_function' if op_name == 'EagerPyFunc' else 'numpy_function'} raised this error when "
-                    "the op ran.")
+    kind = (
+        InvalidArgumentError
+        if isinstance(exc, ValueError | TypeError)
+        else OutOfRangeError
+        if isinstance(exc, StopIteration)
+        else UnknownError
+    )
+    return op_error(
+        kind,
+        op_name,
+        f"{type(exc).__name__}: {exc}",
+        "the Python function given to "
+        f"tf.{'py_function' if op_name == 'EagerPyFunc' else 'numpy_function'} raised this error when "
+        "the op ran.",
+    )
 
 
 def _outside_everything(fn: Callable[[], Any]) -> Any:
@@ -57,40 +67,51 @@ def _returned(op_name: str, name: str, result: Any, types: Sequence[dtypes.DType
     if not as_list:
         values = values[:1]
     if len(values) != len(types):
-        raise op_error(InvalidArgumentError, op_name, f"{name} returns {len(values)} values, but expects to see "
-                       f"{len(types)} values.", "return one value per dtype in Tout.")
+        raise op_error(
+            InvalidArgumentError,
+            op_name,
+            f"{name} returns {len(values)} values, but expects to see {len(types)} values.",
+            "return one value per dtype in Tout.",
+        )
     return values
 
 
-def _eager_py_func_kernel(*values: Any, _func: Callable, Tout: tuple, _as_list: bool, token: str) -> tuple:  # noqa: N803
+def _eager_py_func_kernel(*values: Any, _func: Callable, Tout: tuple, _as_list: bool, token: str) -> tuple:
     def run() -> list[Any]:
-        args = [make(v, dtypes.from_numpy(np.asarray(v).dtype)) if not isinstance(v, EagerTensor) else v
-                for v in values]
+        args = [
+            make(v, dtypes.from_numpy(np.asarray(v).dtype)) if not isinstance(v, EagerTensor) else v for v in values
+        ]
         try:
             result = _func(*args)
-            outs = [convert_to_tensor(v, dtype=t) for v, t in
-                    zip(_returned("EagerPyFunc", token, result, Tout, _as_list), Tout)]
+            outs = [
+                convert_to_tensor(v, dtype=t)
+                for v, t in zip(_returned("EagerPyFunc", token, result, Tout, _as_list), Tout)
+            ]
         except OpError:
             raise
-        except Exception as exc:  # noqa: BLE001 - any error of the user's function becomes TensorFlow's
+        except Exception as exc:  # any error of the user's function becomes TensorFlow's
             raise _error("EagerPyFunc", exc) from exc
         return [cast(EagerTensor, t)._value for t in outs]  # eager: run outside every graph
+
     return tuple(_outside_everything(run))
 
 
-def _py_func_kernel(*values: Any, _func: Callable, Tout: tuple, _as_list: bool, token: str) -> tuple:  # noqa: N803
+def _py_func_kernel(*values: Any, _func: Callable, Tout: tuple, _as_list: bool, token: str) -> tuple:
     try:
         result = _func(*[np.asarray(v) if np.ndim(v) else np.asarray(v)[()] for v in values])
-    except Exception as exc:  # noqa: BLE001 - any error of the user's function becomes TensorFlow's
+    except Exception as exc:  # any error of the user's function becomes TensorFlow's
         raise _error("PyFunc", exc) from exc
     outs = []
     for i, (v, t) in enumerate(zip(_returned("PyFunc", token, result, Tout, _as_list), Tout)):
         array = np.asarray(v.numpy() if isinstance(v, EagerTensor) else v)
         got = dtypes.from_numpy(array.dtype) if array.dtype.kind != "U" else dtypes.string
         if got is not t:
-            raise op_error(InvalidArgumentError, "PyFunc", f"{i}-th value returned by {token} is "
-                           f"{tf_type_name(got)}, but expects {tf_type_name(t)}", "make the NumPy function return "
-                           "arrays of the dtypes in Tout (e.g. .astype(np.float32)).")
+            raise op_error(
+                InvalidArgumentError,
+                "PyFunc",
+                f"{i}-th value returned by {token} is {tf_type_name(got)}, but expects {tf_type_name(t)}",
+                "make the NumPy function return arrays of the dtypes in Tout (e.g. .astype(np.float32)).",
+            )
         outs.append(array[()] if array.ndim == 0 else array)
     return tuple(outs)
 
@@ -116,29 +137,33 @@ def _eager_py_func_grad(ctx: GradContext, grads: list) -> list:
             ys = func(*xs)
         ys = list(ys) if isinstance(ys, list | tuple) else [ys]
         sources = [x for x, d in zip(xs, differentiable) if d]
-        return list(tape.gradient(ys[:len(gs)], sources, output_gradients=gs,
-                                  unconnected_gradients=UnconnectedGradients.ZERO))
+        return list(
+            tape.gradient(ys[: len(gs)], sources, output_gradients=gs, unconnected_gradients=UnconnectedGradients.ZERO)
+        )
 
     types = tuple(t.dtype for t, d in zip(inputs, differentiable) if d)
     outs = iter(py_function(vector_jacobian_product, inputs + upstream, list(types)))
     return [next(outs) if d else None for d in differentiable]
 
 
-EagerPyFunc = Op("EagerPyFunc", _eager_py_func_kernel, shape=_unknown_shapes, grad=_eager_py_func_grad,
-                 num_outputs=-1, stateful=True)
+EagerPyFunc = Op(
+    "EagerPyFunc", _eager_py_func_kernel, shape=_unknown_shapes, grad=_eager_py_func_grad, num_outputs=-1, stateful=True
+)
 PyFunc = Op("PyFunc", _py_func_kernel, shape=_unknown_shapes, num_outputs=-1, stateful=True)
 PyFuncStateless = Op("PyFuncStateless", _py_func_kernel, shape=_unknown_shapes, num_outputs=-1)
 
 
-def _types(Tout: Any) -> tuple[tuple[dtypes.DType, ...], bool]:  # noqa: N803  (TensorFlow's argument name)
+def _types(Tout: Any) -> tuple[tuple[dtypes.DType, ...], bool]:  # TensorFlow's argument name
     if isinstance(Tout, list | tuple):
         return tuple(dtypes.as_dtype(t) for t in Tout), True
     return (dtypes.as_dtype(Tout),), False
 
 
 def _inputs(inp: Any) -> list[Tensor]:
-    return [v.read_value() if hasattr(v, "_as_tensor") and not isinstance(v, Tensor) else convert_to_tensor(v)
-            for v in nest.flatten(list(inp or []))]
+    return [
+        v.read_value() if hasattr(v, "_as_tensor") and not isinstance(v, Tensor) else convert_to_tensor(v)
+        for v in nest.flatten(list(inp or []))
+    ]
 
 
 def _on_cpu(outs: Sequence[Any]) -> None:
@@ -148,13 +173,16 @@ def _on_cpu(outs: Sequence[Any]) -> None:
         op.device = "/job:localhost/replica:0/task:0"
 
 
-def _as_decorator(script_op: Callable[..., Any], public_name: str, func: Callable | None, inp: Any, Tout: Any,  # noqa: N803
-                  **options: Any) -> Callable[[Callable], Callable] | None:
+def _as_decorator(
+    script_op: Callable[..., Any], public_name: str, func: Callable | None, inp: Any, Tout: Any, **options: Any
+) -> Callable[[Callable], Callable] | None:
     """TensorFlow's argument checks for tf.py_function / tf.numpy_function, and the decorator they become when
     `func` is left out (the decorated function's arguments are then the op's inputs); None for a plain call."""
     if Tout is None:
-        raise TypeError(f"Missing required argument: 'Tout'\n  If using {public_name} as a decorator, set `Tout`\n"
-                        f"  **by name** above the function:\n  `@{public_name}(Tout=tout)`")
+        raise TypeError(
+            f"Missing required argument: 'Tout'\n  If using {public_name} as a decorator, set `Tout`\n"
+            f"  **by name** above the function:\n  `@{public_name}(Tout=tout)`"
+        )
     if func is None:
         if inp is not None:
             raise TypeError(f"Don't set the `inp` argument when using {public_name} as a decorator (`func=None`).")
@@ -163,32 +191,35 @@ def _as_decorator(script_op: Callable[..., Any], public_name: str, func: Callabl
             @functools.wraps(fn)
             def call_as_op(*args: Any) -> Any:
                 return script_op(fn, inp=args, Tout=Tout, **options)
+
             return call_as_op
+
         return decorator
     if inp is None:
-        raise TypeError(f"Missing argument `inp`:\n  You must set the `inp` argument (the list of arguments to the\n"
-                        f"  function), unless you use `{public_name}` as a decorator(`func=None`).")
+        raise TypeError(
+            f"Missing argument `inp`:\n  You must set the `inp` argument (the list of arguments to the\n"
+            f"  function), unless you use `{public_name}` as a decorator(`func=None`)."
+        )
     return None
 
 
-def py_function(func: Callable | None = None, inp: Any = None, Tout: Any = None,  # noqa: N803
-                name: str | None = None) -> Any:
+def py_function(func: Callable | None = None, inp: Any = None, Tout: Any = None, name: str | None = None) -> Any:
     """`tf.py_function`: call `func` on eager tensors, now or (in a graph) every time the graph runs.
     Without `func` it is a decorator: `@tf.py_function(Tout=tf.float32)`."""
     decorator = _as_decorator(py_function, "tf.py_function", func, inp, Tout, name=name)
     if decorator is not None:
         return decorator
     types, as_list = _types(Tout)
-    outs = bind(EagerPyFunc, *_inputs(inp), _func=func, Tout=types, _as_list=as_list,
-                token=f"pyfunc_{next(_counter)}")
+    outs = bind(EagerPyFunc, *_inputs(inp), _func=func, Tout=types, _as_list=as_list, token=f"pyfunc_{next(_counter)}")
     outs = list(outs)
     if state.graph is not None:
         _on_cpu(outs)
     return outs if as_list else (outs[0] if outs else None)
 
 
-def numpy_function(func: Callable | None = None, inp: Any = None, Tout: Any = None, stateful: bool = True,  # noqa: N803
-                   name: str | None = None) -> Any:
+def numpy_function(
+    func: Callable | None = None, inp: Any = None, Tout: Any = None, stateful: bool = True, name: str | None = None
+) -> Any:
     """`tf.numpy_function`: call `func` on NumPy arrays, now or (in a graph) every time the graph runs.
 
     Eagerly TensorFlow simply calls the function and converts what it returns (Tout is not enforced then).
@@ -204,7 +235,15 @@ def numpy_function(func: Callable | None = None, inp: Any = None, Tout: Any = No
             return [convert_to_tensor(v) for v in result]
         return convert_to_tensor(result)
     types, as_list = _types(Tout)
-    outs = list(bind(PyFunc if stateful else PyFuncStateless, *inputs, _func=func, Tout=types, _as_list=as_list,
-                     token=f"pyfunc_{next(_counter)}"))
+    outs = list(
+        bind(
+            PyFunc if stateful else PyFuncStateless,
+            *inputs,
+            _func=func,
+            Tout=types,
+            _as_list=as_list,
+            token=f"pyfunc_{next(_counter)}",
+        )
+    )
     _on_cpu(outs)
     return outs if as_list else (outs[0] if outs else None)

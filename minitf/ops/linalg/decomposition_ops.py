@@ -39,6 +39,7 @@ def _check(name: str) -> Any:
         allowed_dtypes(name, FC, inputs[0].dtype)
         if len(inputs) > 1:
             same_dtype(name, inputs)
+
     return check
 
 
@@ -46,8 +47,9 @@ def _square(x: np.ndarray, name: str) -> None:
     if np.ndim(x) < 2:
         raise op_error(InvalidArgumentError, name, f"Input must have rank >= 2, got {np.ndim(x)}")
     if x.shape[-1] != x.shape[-2]:
-        raise op_error(InvalidArgumentError, name, f"Input matrices must be squares, got {x.shape[-2]} != "
-                       f"{x.shape[-1]}")
+        raise op_error(
+            InvalidArgumentError, name, f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]}"
+        )
 
 
 def set_diagonal(x: Tensor, d: Tensor) -> Tensor:
@@ -59,6 +61,7 @@ def set_diagonal(x: Tensor, d: Tensor) -> Tensor:
 # Cholesky
 # ---------------------------------------------------------------------------------------------------
 
+
 def _cholesky_kernel(x: np.ndarray) -> np.ndarray:
     _square(x, "Cholesky")
     if x.dtype == np.float16:
@@ -66,8 +69,12 @@ def _cholesky_kernel(x: np.ndarray) -> np.ndarray:
     try:
         return np.linalg.cholesky(x).astype(x.dtype)
     except np.linalg.LinAlgError:
-        raise op_error(InvalidArgumentError, "Cholesky", "Cholesky decomposition was not successful. The input might "
-                       "not be valid.", "the matrix must be symmetric (Hermitian) and positive definite.") from None
+        raise op_error(
+            InvalidArgumentError,
+            "Cholesky",
+            "Cholesky decomposition was not successful. The input might not be valid.",
+            "the matrix must be symmetric (Hermitian) and positive definite.",
+        ) from None
 
 
 def _cholesky_grad(c: Any, g: Tensor) -> list:
@@ -82,11 +89,10 @@ def _cholesky_grad(c: Any, g: Tensor) -> list:
     return [grad * 0.5]
 
 
-Cholesky = Op("Cholesky", _cholesky_kernel, check=_check("Cholesky"), shape=square_matrix_rule,
-              grad=_cholesky_grad)
+Cholesky = Op("Cholesky", _cholesky_kernel, check=_check("Cholesky"), shape=square_matrix_rule, grad=_cholesky_grad)
 
 
-def cholesky(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def cholesky(input: Any, name: str | None = None) -> Tensor:
     """The lower-triangular L with L L^H = input, for a symmetric (Hermitian) positive definite matrix."""
     return bind(Cholesky, convert_to_tensor(input))
 
@@ -94,6 +100,7 @@ def cholesky(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
 # ---------------------------------------------------------------------------------------------------
 # Triangular solves
 # ---------------------------------------------------------------------------------------------------
+
 
 def _substitute(a: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
     """Solve a x = b for triangular a by substitution, one row at a time (each batch and column at once)."""
@@ -110,8 +117,12 @@ def _substitute(a: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
 def _triangular_solve_kernel(matrix: np.ndarray, rhs: np.ndarray, lower: bool, adjoint: bool) -> np.ndarray:
     _square(matrix, "MatrixTriangularSolve")
     if matrix.shape[-1] != rhs.shape[-2]:
-        raise op_error(InvalidArgumentError, "MatrixTriangularSolve", f"Input matrix and right-hand side must have "
-                       f"the same number of rows: {matrix.shape[-2]} vs. {rhs.shape[-2]}")
+        raise op_error(
+            InvalidArgumentError,
+            "MatrixTriangularSolve",
+            f"Input matrix and right-hand side must have "
+            f"the same number of rows: {matrix.shape[-2]} vs. {rhs.shape[-2]}",
+        )
     a = np.tril(matrix) if lower else np.triu(matrix)
     if adjoint:
         a, lower = np.swapaxes(a, -1, -2).conj(), not lower
@@ -139,16 +150,23 @@ def _triangular_solve_shape(shapes_: Sequence[TensorShape], types: Sequence[dtyp
     return [(batch.concatenate(TensorShape([rows, rhs[-1]])), types[0])]
 
 
-MatrixTriangularSolve = Op("MatrixTriangularSolve", _triangular_solve_kernel, check=_check("MatrixTriangularSolve"),
-                           shape=_triangular_solve_shape, grad=_triangular_solve_grad)
+MatrixTriangularSolve = Op(
+    "MatrixTriangularSolve",
+    _triangular_solve_kernel,
+    check=_check("MatrixTriangularSolve"),
+    shape=_triangular_solve_shape,
+    grad=_triangular_solve_grad,
+)
 
 
-def triangular_solve(matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False,
-                     name: str | None = None) -> Tensor:
+def triangular_solve(
+    matrix: Any, rhs: Any, lower: bool = True, adjoint: bool = False, name: str | None = None
+) -> Tensor:
     """x with matrix @ x = rhs, reading only the lower (or upper) triangle of `matrix`."""
     a = convert_to_tensor(matrix)
-    return bind(MatrixTriangularSolve, a, convert_to_tensor(rhs, dtype=a.dtype),
-                lower=bool(lower), adjoint=bool(adjoint))
+    return bind(
+        MatrixTriangularSolve, a, convert_to_tensor(rhs, dtype=a.dtype), lower=bool(lower), adjoint=bool(adjoint)
+    )
 
 
 def cholesky_solve(chol: Any, rhs: Any, name: str | None = None) -> Tensor:
@@ -160,6 +178,7 @@ def cholesky_solve(chol: Any, rhs: Any, name: str | None = None) -> Tensor:
 # ---------------------------------------------------------------------------------------------------
 # Log-determinants
 # ---------------------------------------------------------------------------------------------------
+
 
 def _slogdet_kernel(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     _square(x, "LogMatrixDeterminant")
@@ -174,16 +193,21 @@ def _slogdet_grad(c: Any, grads: list) -> list:
     return [expand_dims(expand_dims(g, -1), -1) * inv(c.x, adjoint=True)]
 
 
-LogMatrixDeterminant = Op("LogMatrixDeterminant", _slogdet_kernel, check=_check("LogMatrixDeterminant"),
-                          shape=lambda s, t, a: determinant_rule(s, t, a) * 2, grad=_slogdet_grad,
-                          num_outputs=2)
+LogMatrixDeterminant = Op(
+    "LogMatrixDeterminant",
+    _slogdet_kernel,
+    check=_check("LogMatrixDeterminant"),
+    shape=lambda s, t, a: determinant_rule(s, t, a) * 2,
+    grad=_slogdet_grad,
+    num_outputs=2,
+)
 
 
 # What TensorFlow's slogdet returns: a named pair.
 SignAndLogDeterminant = collections.namedtuple("LogMatrixDeterminant", ["sign", "log_abs_determinant"])  # type: ignore[name-match]  # TensorFlow's class name
 
 
-def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
+def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
     """(sign, log|det|) of each matrix: the determinant without overflow."""
     return SignAndLogDeterminant(*bind(LogMatrixDeterminant, convert_to_tensor(input)))
 
@@ -197,6 +221,7 @@ def logdet(matrix: Any, name: str | None = None) -> Tensor:
 # ---------------------------------------------------------------------------------------------------
 # Symmetric eigendecomposition
 # ---------------------------------------------------------------------------------------------------
+
 
 def _eigh_kernel(x: np.ndarray, compute_v: bool) -> tuple[np.ndarray, np.ndarray]:
     _square(x, "SelfAdjointEigV2")
@@ -233,8 +258,14 @@ def _eigh_grad(c: Any, grads: list) -> list:
     return [set_diagonal(grad, 0.5 * diag_part(grad))]
 
 
-SelfAdjointEigV2 = Op("SelfAdjointEigV2", _eigh_kernel, check=_check("SelfAdjointEigV2"), shape=_eigh_shape,
-                      grad=_eigh_grad, num_outputs=2)
+SelfAdjointEigV2 = Op(
+    "SelfAdjointEigV2",
+    _eigh_kernel,
+    check=_check("SelfAdjointEigV2"),
+    shape=_eigh_shape,
+    grad=_eigh_grad,
+    num_outputs=2,
+)
 
 
 def eigh(tensor: Any, name: str | None = None) -> tuple[Tensor, Tensor]:

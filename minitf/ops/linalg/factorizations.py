@@ -54,13 +54,18 @@ LuResult = collections.namedtuple("Lu", ["lu", "p"])  # type: ignore[name-match]
 def _check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes(name, FC, inputs[0].dtype)
+
     return check
 
 
 def _rank_at_least_2(x: np.ndarray, op: str, tensor: str = "tensor") -> None:
     if np.ndim(x) < 2:
-        raise InvalidArgumentError(None, None, f"Input {tensor} must have rank >= 2, got {np.ndim(x)} [Op:{op}] "
-                                   "name: \nHint: a matrix (or a batch of them) has at least two axes.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Input {tensor} must have rank >= 2, got {np.ndim(x)} [Op:{op}] "
+            "name: \nHint: a matrix (or a batch of them) has at least two axes.",
+        )
 
 
 def _via_float32(x: np.ndarray) -> tuple[np.ndarray, Any]:
@@ -71,6 +76,7 @@ def _via_float32(x: np.ndarray) -> tuple[np.ndarray, Any]:
 # ---------------------------------------------------------------------------------------------------
 # QR
 # ---------------------------------------------------------------------------------------------------
+
 
 def _qr_kernel(x: np.ndarray, full_matrices: bool) -> tuple[np.ndarray, np.ndarray]:
     _rank_at_least_2(x, "Qr", "tensor 0")
@@ -116,11 +122,12 @@ def _qr_grad(c: Any, grads: list) -> list:
     dr = zeros_like(r) if grads[1] is None else grads[1]
     rows, cols = q.shape[-2], r.shape[-1]
     if r.shape.rank is None or r.shape[-2] is None or cols is None:
-        raise NotImplementedError("QrGrad not implemented with dynamic shapes. Received r.shape: "
-                                  f"{r.shape}")
+        raise NotImplementedError(f"QrGrad not implemented with dynamic shapes. Received r.shape: {r.shape}")
     if r.shape[-2] > cols and q.shape[-2] == q.shape[-1]:
-        raise NotImplementedError("QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
-                                  f"r.shape={tuple(r.shape.as_list())} with nrows={r.shape[-2]}and ncols={cols}.")
+        raise NotImplementedError(
+            "QrGrad not implemented when nrows > ncols and full_matrices is true. Received "
+            f"r.shape={tuple(r.shape.as_list())} with nrows={r.shape[-2]}and ncols={cols}."
+        )
     if rows >= cols:
         return [_qr_grad_tall(q, r, dq, dr)]
     a = c.inputs[0]
@@ -133,7 +140,7 @@ def _qr_grad(c: Any, grads: list) -> list:
 Qr = Op("Qr", _qr_kernel, check=_check("Qr"), shape=_qr_shape, grad=_qr_grad, num_outputs=2)
 
 
-def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> QrResult:  # noqa: A002
+def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> QrResult:
     """Q with orthonormal columns and upper-triangular R with Q R = input (Householder reflections)."""
     q, r = bind(Qr, convert_to_tensor(input), full_matrices=bool(full_matrices))
     return QrResult(q, r)
@@ -142,6 +149,7 @@ def qr(input: Any, full_matrices: bool = False, name: str | None = None) -> QrRe
 # ---------------------------------------------------------------------------------------------------
 # LU
 # ---------------------------------------------------------------------------------------------------
+
 
 def _lu_one(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a = a.copy()
@@ -153,16 +161,20 @@ def _lu_one(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             a[[k, pivot]] = a[[pivot, k]]
             perm[[k, pivot]] = perm[[pivot, k]]
         if a[k, k] != 0:
-            a[k + 1:, k] /= a[k, k]
-            a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+            a[k + 1 :, k] /= a[k, k]
+            a[k + 1 :, k + 1 :] -= np.outer(a[k + 1 :, k], a[k, k + 1 :])
     return a, perm
 
 
 def _lu_kernel(x: np.ndarray, output_idx_type: dtypes.DType) -> tuple[np.ndarray, np.ndarray]:
     _rank_at_least_2(x, "Lu")
     if x.shape[-1] != x.shape[-2]:
-        raise op_error(InvalidArgumentError, "Lu", "Input matrix must be square.", "LU factorizes square matrices; "
-                       "tf.linalg.qr or lstsq take rectangular ones.")
+        raise op_error(
+            InvalidArgumentError,
+            "Lu",
+            "Input matrix must be square.",
+            "LU factorizes square matrices; tf.linalg.qr or lstsq take rectangular ones.",
+        )
     a, dtype = _via_float32(x)
     flat = a.reshape((-1,) + a.shape[-2:])
     lus, perms = np.empty_like(flat), np.empty(flat.shape[:2], np.int64)
@@ -189,12 +201,14 @@ def _no_lu_gradient(c: Any, grads: list) -> list:
 Lu = Op("Lu", _lu_kernel, check=_check("Lu"), shape=_lu_shape, grad=_no_lu_gradient, num_outputs=2)
 
 
-def lu(input: Any, output_idx_type: Any = dtypes.int32, name: str | None = None) -> LuResult:  # noqa: A002
+def lu(input: Any, output_idx_type: Any = dtypes.int32, name: str | None = None) -> LuResult:
     """P A = L U with partial pivoting: L and U packed in `lu`, the permutation as row indices `p`."""
     index_type = dtypes.as_dtype(output_idx_type)
     if index_type not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"Value passed to parameter 'output_idx_type' has DataType {index_type.name} not in list "
-                        "of allowed values: int32, int64")
+        raise TypeError(
+            f"Value passed to parameter 'output_idx_type' has DataType {index_type.name} not in list "
+            "of allowed values: int32, int64"
+        )
     packed, perm = bind(Lu, convert_to_tensor(input), output_idx_type=index_type)
     return LuResult(packed, perm)
 
@@ -203,13 +217,17 @@ def lu(input: Any, output_idx_type: Any = dtypes.int32, name: str | None = None)
 # Least squares
 # ---------------------------------------------------------------------------------------------------
 
+
 def _solve_ls_kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     x, dtype = _via_float32(a)
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     aa = np.broadcast_to(x, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
     bb = np.broadcast_to(b.astype(x.dtype), batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
-    out = np.stack([np.linalg.lstsq(m, r, rcond=None)[0] for m, r in zip(aa, bb)]) if len(aa) else \
-        np.zeros((0, a.shape[-1], b.shape[-1]), x.dtype)
+    out = (
+        np.stack([np.linalg.lstsq(m, r, rcond=None)[0] for m, r in zip(aa, bb)])
+        if len(aa)
+        else np.zeros((0, a.shape[-1], b.shape[-1]), x.dtype)
+    )
     return out.reshape(batch + (a.shape[-1], b.shape[-1])).astype(dtype)
 
 
@@ -227,8 +245,9 @@ def _no_exact_gradient(c: Any, g: Tensor) -> list:
     raise ValueError("Gradient not defined for fast=False")
 
 
-MatrixSolveLs = Op("MatrixSolveLs", _solve_ls_kernel, check=_check("MatrixSolveLs"), shape=_solve_ls_shape,
-                   grad=_no_exact_gradient)
+MatrixSolveLs = Op(
+    "MatrixSolveLs", _solve_ls_kernel, check=_check("MatrixSolveLs"), shape=_solve_ls_shape, grad=_no_exact_gradient
+)
 
 
 def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True, name: str | None = None) -> Tensor:
@@ -255,15 +274,31 @@ PADE = {  # Higham's coefficients b_0 ... b_m of the [m/m] Pade approximants of 
     3: [120.0, 60.0, 12.0, 1.0],
     5: [30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0],
     7: [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0],
-    9: [17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0,
-        1.0],
-    13: [64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
-         10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0],
+    9: [17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0, 90.0, 1.0],
+    13: [
+        64764752532480000.0,
+        32382376266240000.0,
+        7771770303897600.0,
+        1187353796428800.0,
+        129060195264000.0,
+        10559470521600.0,
+        670442572800.0,
+        33522128640.0,
+        1323241920.0,
+        40840800.0,
+        960960.0,
+        16380.0,
+        182.0,
+        1.0,
+    ],
 }
 # Up to which 1-norm each degree is accurate enough, and the norm scaled down to before degree 7 or 13.
-SINGLE = ([3, 5, 7], [4.258730016922831e-001, 1.880152677804762e+000], 3.925724783138660)
-DOUBLE = ([3, 5, 7, 9, 13], [1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001,
-                             2.097847961257068e+000], 5.371920351148152)
+SINGLE = ([3, 5, 7], [4.258730016922831e-001, 1.880152677804762e000], 3.925724783138660)
+DOUBLE = (
+    [3, 5, 7, 9, 13],
+    [1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001, 2.097847961257068e000],
+    5.371920351148152,
+)
 
 
 def _pade(a: Tensor, degree: int) -> tuple[Tensor, Tensor]:
@@ -285,16 +320,15 @@ def _pade(a: Tensor, degree: int) -> tuple[Tensor, Tensor]:
     return matmul(a, odd), even
 
 
-def expm(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def expm(input: Any, name: str | None = None) -> Tensor:
     """exp(A) = I + A + A^2/2! + ... by scaling and squaring with a Pade approximant."""
     a = convert_to_tensor(input)
     if a.dtype not in (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
         raise ValueError(f"tf.linalg.expm does not support matrices of type {a.dtype}")
     norm = reduce_max(reduce_sum(abs_(a), axis=-2), axis=-1)[..., None, None]
     degrees, bounds, largest = DOUBLE if a.dtype in (dtypes.float64, dtypes.complex128) else SINGLE
-    squarings = maximum(floor(log(norm / largest) / log(convert_to_tensor(2.0, dtype=norm.dtype))),
-                        zeros_like(norm))
-    scaled = a / cast(2.0 ** squarings, a.dtype)
+    squarings = maximum(floor(log(norm / largest) / log(convert_to_tensor(2.0, dtype=norm.dtype))), zeros_like(norm))
+    scaled = a / cast(2.0**squarings, a.dtype)
     pairs = [_pade(a, d) for d in degrees[:-1]] + [_pade(scaled, degrees[-1])]
     u, v = pairs[-1]
     for (u_k, v_k), bound in reversed(list(zip(pairs[:-1], bounds))):  # the lowest degree accurate enough
@@ -306,14 +340,16 @@ def expm(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     def square_where_needed(i: Tensor, r: Tensor) -> tuple[Tensor, Tensor]:
         return i + 1.0, where(less(i, squarings), matmul(r, r), r)
 
-    _, result = while_loop(lambda i, r: less(i, most), square_where_needed,
-                           [convert_to_tensor(0.0, dtype=norm.dtype), result])
+    _, result = while_loop(
+        lambda i, r: less(i, most), square_where_needed, [convert_to_tensor(0.0, dtype=norm.dtype), result]
+    )
     return result
 
 
 # ---------------------------------------------------------------------------------------------------
 # Using an LU factorization
 # ---------------------------------------------------------------------------------------------------
+
 
 def _lu_factors(lower_upper: Tensor) -> tuple[Tensor, Tensor]:
     """L (the strict lower triangle with a unit diagonal) and U from the packed factorization."""

@@ -29,26 +29,42 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
         raise no_kernel("MatMul" if a.ndim <= 2 and b.ndim <= 2 else "BatchMatMulV2", dtypes.uint8)
     for i, x in enumerate((a, b)):
         if np.ndim(x) < 2:
-            raise op_error(InvalidArgumentError, "MatMul", f"In[{i}] ndims must be >= 2", hint="tf.matmul "
-                           "multiplies matrices; turn a vector into a matrix with tf.reshape(v, [1, -1])"
-                           " or tf.expand_dims, or use tf.tensordot(u, v, 1) for a dot product.")
+            raise op_error(
+                InvalidArgumentError,
+                "MatMul",
+                f"In[{i}] ndims must be >= 2",
+                hint="tf.matmul "
+                "multiplies matrices; turn a vector into a matrix with tf.reshape(v, [1, -1])"
+                " or tf.expand_dims, or use tf.tensordot(u, v, 1) for a dot product.",
+            )
     if transpose_a:
         a = np.swapaxes(a, -1, -2)
     if transpose_b:
         b = np.swapaxes(b, -1, -2)
     if a.shape[-1] != b.shape[-2]:
         name = "MatMul" if a.ndim == 2 and b.ndim == 2 else "BatchMatMulV2"
-        shown = (f"In[0]: [{','.join(map(str, a.shape))}], In[1]: [{','.join(map(str, b.shape))}]" if name == "MatMul"
-                 else f"In[0] mismatch In[1] shape: {a.shape[-1]} vs. {b.shape[-2]}: "
-                      f"[{','.join(map(str, a.shape))}] [{','.join(map(str, b.shape))}] 0 0")
-        raise op_error(InvalidArgumentError, name, f"Matrix size-incompatible: {shown}",
-                       hint="for a @ b the last dimension "
-                       f"of a ({a.shape[-1]}) must equal the second-to-last of b ({b.shape[-2]}).")
+        shown = (
+            f"In[0]: [{','.join(map(str, a.shape))}], In[1]: [{','.join(map(str, b.shape))}]"
+            if name == "MatMul"
+            else f"In[0] mismatch In[1] shape: {a.shape[-1]} vs. {b.shape[-2]}: "
+            f"[{','.join(map(str, a.shape))}] [{','.join(map(str, b.shape))}] 0 0"
+        )
+        raise op_error(
+            InvalidArgumentError,
+            name,
+            f"Matrix size-incompatible: {shown}",
+            hint="for a @ b the last dimension "
+            f"of a ({a.shape[-1]}) must equal the second-to-last of b ({b.shape[-2]}).",
+        )
     try:
         return np.matmul(a, b)
     except ValueError:
-        raise op_error(InvalidArgumentError, "BatchMatMulV2", "In[0] and In[1] must have compatible batch dimensions: "
-                       f"[{','.join(map(str, a.shape))}] vs. [{','.join(map(str, b.shape))}]") from None
+        raise op_error(
+            InvalidArgumentError,
+            "BatchMatMulV2",
+            "In[0] and In[1] must have compatible batch dimensions: "
+            f"[{','.join(map(str, a.shape))}] vs. [{','.join(map(str, b.shape))}]",
+        ) from None
 
 
 def _matmul_grad(c: Any, g: Tensor) -> list:
@@ -76,6 +92,7 @@ def _matmul_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         same_dtype(name, inputs)
         allowed_dtypes(name, allowed, inputs[0].dtype)
+
     return check
 
 
@@ -91,6 +108,8 @@ def matmul_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
 
 
 MatMul = Op("MatMul", _matmul_kernel, check=_matmul_check("MatMul"), shape=matmul_rule, grad=_matmul_grad)
+
+
 def batch_matmul_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     """BatchMatMulV2: the leading (batch) dimensions broadcast, the last two multiply as matrices."""
     a, b = shapes[:2]
@@ -102,14 +121,23 @@ def batch_matmul_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTyp
     return [(broadcast_shapes(a[:-2], b[:-2]) + matrix, types[0])]
 
 
-BatchMatMulV2 = Op("BatchMatMulV2", _matmul_kernel, check=_matmul_check("BatchMatMulV2"),
-                   shape=batch_matmul_rule,
-                   grad=_matmul_grad)
+BatchMatMulV2 = Op(
+    "BatchMatMulV2", _matmul_kernel, check=_matmul_check("BatchMatMulV2"), shape=batch_matmul_rule, grad=_matmul_grad
+)
 
 
-def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
-           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
-           output_type: Any = None, name: str | None = None) -> Tensor:
+def matmul(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    adjoint_a: bool = False,
+    adjoint_b: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    output_type: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """Matrix product of the last two axes; leading (batch) axes broadcast. Both need rank >= 2."""
     a = convert_to_tensor(a)
     b = convert_to_tensor(b, dtype_hint=a.dtype)
@@ -129,8 +157,12 @@ def _inverse_kernel(x: np.ndarray, adjoint: bool) -> np.ndarray:
     try:
         inv = np.linalg.inv(x)
     except np.linalg.LinAlgError:
-        raise op_error(InvalidArgumentError, "MatrixInverse", "Input is not invertible.", hint="the "
-                       "matrix is singular (its determinant is 0).") from None
+        raise op_error(
+            InvalidArgumentError,
+            "MatrixInverse",
+            "Input is not invertible.",
+            hint="the matrix is singular (its determinant is 0).",
+        ) from None
     return np.swapaxes(inv, -1, -2).conj() if adjoint else inv
 
 
@@ -138,8 +170,9 @@ def _square(x: np.ndarray, name: str) -> None:
     if np.ndim(x) < 2:
         raise op_error(InvalidArgumentError, name, f"Input must have rank >= 2, got {np.ndim(x)}")
     if x.shape[-1] != x.shape[-2]:
-        raise op_error(InvalidArgumentError, name,
-                       f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]}")
+        raise op_error(
+            InvalidArgumentError, name, f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]}"
+        )
 
 
 def _inverse_grad(c: Any, g: Tensor) -> list:
@@ -151,6 +184,7 @@ def _inverse_grad(c: Any, g: Tensor) -> list:
 def _linalg_check(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes(name, dtypes.FLOAT_OR_COMPLEX, inputs[0].dtype)
+
     return check
 
 
@@ -167,9 +201,9 @@ def square_matrix_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTy
     return [(_square_matrices(shapes[0]), types[0])]
 
 
-MatrixInverse = Op("MatrixInverse", _inverse_kernel, check=_linalg_check("MatrixInverse"),
-                   shape=square_matrix_rule,
-                   grad=_inverse_grad)
+MatrixInverse = Op(
+    "MatrixInverse", _inverse_kernel, check=_linalg_check("MatrixInverse"), shape=square_matrix_rule, grad=_inverse_grad
+)
 
 
 def _det_kernel(x: np.ndarray) -> np.ndarray:
@@ -182,8 +216,9 @@ def _det_kernel(x: np.ndarray) -> np.ndarray:
 def _det_grad(c: Any, g: Tensor) -> list:
     # d det(A) / dA = det(A) * inv(A)^T
     scale = multiply(g, c.out)
-    inv_t = transpose(inv(c.x), perm=list(range((c.x.shape.rank or 2) - 2)) + [(c.x.shape.rank or 2) - 1,
-                                                                                 (c.x.shape.rank or 2) - 2])
+    inv_t = transpose(
+        inv(c.x), perm=list(range((c.x.shape.rank or 2) - 2)) + [(c.x.shape.rank or 2) - 1, (c.x.shape.rank or 2) - 2]
+    )
     return [reshape(scale, scale.shape.as_list() + [1, 1]) * inv_t]
 
 
@@ -192,16 +227,17 @@ def determinant_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
     return [(square[:-2] if square.rank is not None else TensorShape(None), types[0])]
 
 
-MatrixDeterminant = Op("MatrixDeterminant", _det_kernel, check=_linalg_check("MatrixDeterminant"),
-                       shape=determinant_rule, grad=_det_grad)
+MatrixDeterminant = Op(
+    "MatrixDeterminant", _det_kernel, check=_linalg_check("MatrixDeterminant"), shape=determinant_rule, grad=_det_grad
+)
 
 
-def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
+def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
     """Inverse of a square matrix (or of each matrix in a batch)."""
     return bind(MatrixInverse, convert_to_tensor(input), adjoint=bool(adjoint))
 
 
-def det(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def det(input: Any, name: str | None = None) -> Tensor:
     """Determinant of a square matrix (or of each matrix in a batch)."""
     return bind(MatrixDeterminant, convert_to_tensor(input))
 
@@ -215,8 +251,12 @@ def _solve_kernel(matrix: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndar
     try:
         return np.linalg.solve(matrix, rhs)
     except np.linalg.LinAlgError:
-        raise op_error(InvalidArgumentError, "MatrixSolve", "Input matrix is not invertible.",
-                       hint="the system has no unique solution (the matrix is singular).") from None
+        raise op_error(
+            InvalidArgumentError,
+            "MatrixSolve",
+            "Input matrix is not invertible.",
+            hint="the system has no unique solution (the matrix is singular).",
+        ) from None
 
 
 def _solve_grad(c: Any, g: Tensor) -> list:
@@ -245,8 +285,7 @@ def solve_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], att
     return [(TensorShape(batch + [rows, rhs[-1]]), types[0])]
 
 
-MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), shape=solve_rule,
-                 grad=_solve_grad)
+MatrixSolve = Op("MatrixSolve", _solve_kernel, check=_matmul_check("MatrixSolve"), shape=solve_rule, grad=_solve_grad)
 
 
 def solve(matrix: Any, rhs: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
@@ -271,11 +310,14 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
         if n < 0:
             raise ValueError(f"'axes' must be at least 0, got {n}.")
         if n > ra:
-            raise ValueError(f"`axes` must not be larger than the number of dimensions of tensor {a}.  Received {n}, "
-                             f"vs tensor dimensions {ra}.")
+            raise ValueError(
+                f"`axes` must not be larger than the number of dimensions of tensor {a}.  Received {n}, "
+                f"vs tensor dimensions {ra}."
+            )
         if n > rb:  # TensorFlow's own index error, with a hint
-            raise IndexError(f"list index out of range\nHint: axes={n} sums over {n} axes, but a has rank {ra} and b "
-                             f"rank {rb}.")
+            raise IndexError(
+                f"list index out of range\nHint: axes={n} sums over {n} axes, but a has rank {ra} and b rank {rb}."
+            )
         a_axes, b_axes = list(range(ra - n, ra)), list(range(n))
     else:
         a_axes, b_axes = ([int(v) for v in np.ravel(part)] for part in axes)
@@ -288,8 +330,11 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     # TensorFlow only needs the summed axes to hold as many values on both sides (it reshapes, then multiplies).
     if int(np.prod([sa[i] for i in a_axes])) != int(np.prod([sb[j] for j in b_axes])):
         pairs = ", ".join(f"a[{i}]={sa[i]} with b[{j}]={sb[j]}" for i, j in zip(a_axes, b_axes))
-        raise static_error(f"Matrix size-incompatible: tensordot sums {pairs}", "MatMul",
-                           hint="the summed axes of a and b must have the same sizes.")
+        raise static_error(
+            f"Matrix size-incompatible: tensordot sums {pairs}",
+            "MatMul",
+            hint="the summed axes of a and b must have the same sizes.",
+        )
     free_a = [i for i in range(ra) if i not in a_axes]
     free_b = [i for i in range(rb) if i not in b_axes]
     size = int(np.prod([sa[i] for i in a_axes])) if a_axes else 1
@@ -302,8 +347,9 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 def trace(x: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
     if (x.shape.rank or 0) < 2:
-        raise static_error(f"input must be at least 2-dim, received shape: {x.shape.as_list()}", "MatrixDiagPartV3",
-                           name="diag_part")
+        raise static_error(
+            f"input must be at least 2-dim, received shape: {x.shape.as_list()}", "MatrixDiagPartV3", name="diag_part"
+        )
     # The diagonal of the leading k x k block is every (k+1)-th entry of that block read row by row.
     k = min(x.shape[-1], x.shape[-2])
     block = reshape(x[..., :k, :k], x.shape.as_list()[:-2] + [k * k])
@@ -315,8 +361,10 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
     a = convert_to_tensor(a)
     rank = a.shape.rank
     if rank is not None and rank < 2:
-        raise ValueError(f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a} with shape: "
-                         f"{a.shape}\nHint: a vector has no second axis to swap with; reshape it to [n, 1] first.")
+        raise ValueError(
+            f"Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = {a} with shape: "
+            f"{a.shape}\nHint: a vector has no second axis to swap with; reshape it to [n, 1] first."
+        )
     if rank is None:
         raise ValueError("minitf transposes matrices of known rank only.\nHint: give the input a known rank.")
     return transpose(a, list(range(rank - 2)) + [rank - 1, rank - 2], conjugate=conjugate)
@@ -327,8 +375,15 @@ def adjoint(matrix: Any, name: str | None = None) -> Tensor:
     return matrix_transpose(matrix, conjugate=True)
 
 
-def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
-           b_is_sparse: bool = False, name: str | None = None) -> Tensor:
+def matvec(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    adjoint_a: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """Matrix times vector: a [..., M, N] with b [..., N] gives [..., M]."""
     b = convert_to_tensor(b)
     column = expand_dims(b, -1)

@@ -36,10 +36,10 @@ Specs = list[tuple[TensorShape, dtypes.DType]]
 EINSUM_TYPES = dtypes.FLOAT_OR_COMPLEX | {dtypes.int32, dtypes.int64}
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # einsum
 # ---------------------------------------------------------------------------------------------------
+
 
 def _explicit(equation: str) -> str:
     """The equation with its output spelled out: TensorFlow's implicit output is the labels used once, sorted
@@ -64,9 +64,13 @@ def _expand(equation: str, ranks: Sequence[int]) -> tuple[list[list[str]], list[
         named = len(part.replace("...", ""))
         width = rank - named if "..." in part else 0
         if width < 0 or ("..." not in part and named != rank):
-            raise InvalidArgumentError(None, None, f"Expected input {len(inputs)} to have rank {named} but got: "
-                                       f"{rank} [Op:Einsum]\nHint: each input needs one label per dimension "
-                                       f"(or '...' for the leading ones).")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Expected input {len(inputs)} to have rank {named} but got: "
+                f"{rank} [Op:Einsum]\nHint: each input needs one label per dimension "
+                f"(or '...' for the leading ones).",
+            )
         widest = max(widest, width)
         before, _, after = part.partition("...")
         inputs.append(list(before) + _ellipsis(spare, width) + list(after) if "..." in part else list(part))
@@ -77,7 +81,7 @@ def _expand(equation: str, ranks: Sequence[int]) -> tuple[list[list[str]], list[
 
 def _ellipsis(spare: list[str], width: int) -> list[str]:
     """The labels standing for the last `width` broadcast dimensions (shared by every input, right-aligned)."""
-    return spare[len(spare) - width:] if width else []
+    return spare[len(spare) - width :] if width else []
 
 
 def _einsum_kernel(*operands: np.ndarray, equation: str) -> np.ndarray:
@@ -87,16 +91,24 @@ def _einsum_kernel(*operands: np.ndarray, equation: str) -> np.ndarray:
         for axis, (label, size) in enumerate(zip(labels, np.shape(x))):
             known = sizes.setdefault(label, size)
             if known != size and 1 not in (known, size):
-                raise InvalidArgumentError(None, None, f"Expected dimension {known} at axis {axis} of the input "
-                                           f"shaped {dims_text(np.shape(x))} but got dimension {size} [Op:Einsum]\n"
-                                           f"Hint: a label that appears in several inputs must have the same size "
-                                           "everywhere.")
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"Expected dimension {known} at axis {axis} of the input "
+                    f"shaped {dims_text(np.shape(x))} but got dimension {size} [Op:Einsum]\n"
+                    f"Hint: a label that appears in several inputs must have the same size "
+                    "everywhere.",
+                )
             sizes[label] = max(known, size)
     broadcast = [c for labels in inputs for c in labels if c not in output and c not in equation]
     if broadcast and sizes[broadcast[0]] != 1:
-        raise InvalidArgumentError(None, None, "Output contains broadcasting dimension(s) but no ellipsis (...) was "
-                                   "found in the output subscripts. [Op:Einsum]\nHint: write '...' in the output "
-                                   "too, e.g. '...ij,...jk->...ik'.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            "Output contains broadcasting dimension(s) but no ellipsis (...) was "
+            "found in the output subscripts. [Op:Einsum]\nHint: write '...' in the output "
+            "too, e.g. '...ij,...jk->...ik'.",
+        )
     spelled = ",".join("".join(labels) for labels in inputs) + "->" + "".join(output)
     return np.asarray(np.einsum(spelled, *operands))
 
@@ -108,22 +120,27 @@ def _einsum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
     try:
         inputs, output = _expand(equation, [s.rank for s in shapes])  # type: ignore[misc]
     except InvalidArgumentError:  # TensorFlow's shape function words it as a rank check
-        index, named, shape = next((i, len(p.replace("...", "")), s) for i, (p, s) in
-                                   enumerate(zip(equation.split("->")[0].split(","), shapes))
-                                   if len(p.replace("...", "")) > cast(int, s.rank) or ("..." not in p
-                                                                            and len(p) != s.rank))
-        raise ValueError(f"Shape must be rank {named} but is rank {shape.rank}\n\t for {_ordinal(index)} input and "
-                         f"equation: {equation}\nHint: each input needs one label per dimension (or '...' for the "
-                         "leading ones).") from None
+        index, named, shape = next(
+            (i, len(p.replace("...", "")), s)
+            for i, (p, s) in enumerate(zip(equation.split("->")[0].split(","), shapes))
+            if len(p.replace("...", "")) > cast(int, s.rank) or ("..." not in p and len(p) != s.rank)
+        )
+        raise ValueError(
+            f"Shape must be rank {named} but is rank {shape.rank}\n\t for {_ordinal(index)} input and "
+            f"equation: {equation}\nHint: each input needs one label per dimension (or '...' for the "
+            "leading ones)."
+        ) from None
     sizes: dict[str, TensorShape] = {}
     for labels, shape in zip(inputs, shapes):
         for label, size in zip(labels, shape):
             sizes[label] = broadcast_shapes(sizes.get(label, TensorShape([1])), TensorShape([size]))
     broadcast = {c for labels in inputs for c in labels if c not in output and c not in equation}
     if broadcast and "..." not in equation.split("->")[1]:
-        raise ValueError(f"Shape must be at most rank 0 but is rank {len(broadcast)}\n\t for einsum equation "
-                         f"'{equation}' without ellipsis (...) in the output subscripts where input(s) have non-empty "
-                         "broadcasting shape\nHint: write '...' in the output too, e.g. '...ij,...jk->...ik'.")
+        raise ValueError(
+            f"Shape must be at most rank 0 but is rank {len(broadcast)}\n\t for einsum equation "
+            f"'{equation}' without ellipsis (...) in the output subscripts where input(s) have non-empty "
+            "broadcasting shape\nHint: write '...' in the output too, e.g. '...ij,...jk->...ik'."
+        )
     return [(TensorShape([sizes[c][0] for c in output]), types[0])]
 
 
@@ -183,16 +200,19 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
     kwargs.pop("name", None)
     kwargs.pop("optimize", None)
     if kwargs:
-        raise TypeError(f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name, "
-                        "optimize")
+        raise TypeError(
+            f"Invalid keyword arguments for this function: {', '.join(sorted(kwargs))}. Expected: name, optimize"
+        )
     tensors = [convert_to_tensor(x) for x in inputs]
     expected = equation.split("->")[0].count(",") + 1
     if expected != len(tensors):
         raise ValueError(f'Got {len(tensors)} inputs for equation "{equation}", expecting {expected}')
     equation = _explicit(equation)
     if equation.count("->") != 1 or any(not (ch.isalpha() or ch in ",.->") for ch in equation):
-        raise ValueError(f"Invalid equation: {equation}\nHint: use letters for labels, ',' between inputs and "
-                         "'->' before the output.")
+        raise ValueError(
+            f"Invalid equation: {equation}\nHint: use letters for labels, ',' between inputs and "
+            "'->' before the output."
+        )
     return bind(Einsum, *tensors, equation=equation)
 
 
@@ -200,29 +220,42 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
 # band_part
 # ---------------------------------------------------------------------------------------------------
 
+
 def _band_kernel(x: np.ndarray, num_lower: Any, num_upper: Any) -> np.ndarray:
     if np.ndim(x) < 2:
-        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: "
-                                   f"{dims_text(np.shape(x))} [Op:MatrixBandPart]\nHint: band_part works on matrices "
-                                   "(the last two dimensions).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"input must be at least 2-dim, received shape: "
+            f"{dims_text(np.shape(x))} [Op:MatrixBandPart]\nHint: band_part works on matrices "
+            "(the last two dimensions).",
+        )
     rows, cols = np.shape(x)[-2:]
     lower, upper = int(num_lower), int(num_upper)
     for name, value, limit, what in (("num_lower", lower, rows, "rows"), ("num_upper", upper, cols, "cols")):
         if value > limit:
-            raise InvalidArgumentError(None, None, f"{name} must be negative or less or equal to number of {what} "
-                                       f"({limit}) got: {value} [Op:MatrixBandPart]\nHint: -1 keeps the whole "
-                                       "triangle.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"{name} must be negative or less or equal to number of {what} "
+                f"({limit}) got: {value} [Op:MatrixBandPart]\nHint: -1 keeps the whole "
+                "triangle.",
+            )
     i = np.arange(rows)[:, None]
     j = np.arange(cols)[None, :]
     keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
     return np.where(keep, x, np.zeros((), dtype=x.dtype))
 
 
-MatrixBandPart: Op = Op("MatrixBandPart", _band_kernel, shape=lambda s, t, a: [(s[0], t[0])],
-                        grad=lambda c, g: [bind(MatrixBandPart, g, c.inputs[1], c.inputs[2]), None, None])
+MatrixBandPart: Op = Op(
+    "MatrixBandPart",
+    _band_kernel,
+    shape=lambda s, t, a: [(s[0], t[0])],
+    grad=lambda c, g: [bind(MatrixBandPart, g, c.inputs[1], c.inputs[2]), None, None],
+)
 
 
-def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> Tensor:
     """Keep `num_lower` diagonals below the main one and `num_upper` above it (-1: all); zero the rest."""
     x = convert_to_tensor(input)
     lower = convert_to_tensor(num_lower, dtype_hint=dtypes.int64)
@@ -259,8 +292,12 @@ def _layout(k: tuple[int, int], rows: int, cols: int, align: str) -> tuple[int, 
 
 def _check_k(k: tuple[int, int], op_name: str) -> None:
     if k[0] > k[1]:
-        raise InvalidArgumentError(None, None, f"lower_diag_index must not be larger than upper_diag_index: {k[0]} > "
-                                   f"{k[1]} [Op:{op_name}]\nHint: give k as (lowest, highest) diagonal.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"lower_diag_index must not be larger than upper_diag_index: {k[0]} > "
+            f"{k[1]} [Op:{op_name}]\nHint: give k as (lowest, highest) diagonal.",
+        )
 
 
 def _diag_size(n: int, k: tuple[int, int], num_rows: int, num_cols: int) -> tuple[int, int]:
@@ -272,27 +309,36 @@ def _diag_size(n: int, k: tuple[int, int], num_rows: int, num_cols: int) -> tupl
     rows = least_rows if num_rows == -1 else num_rows
     cols = least_cols if num_cols == -1 else num_cols
     if rows != least_rows and cols != least_cols:
-        raise InvalidArgumentError(None, None, f"The number of diagonal elements should match either num_rows or "
-                                   f"num_cols. [Op:MatrixDiagV3]\nHint: diagonals of {n} entries at offsets {k} "
-                                   f"need {least_rows} rows or {least_cols} columns.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"The number of diagonal elements should match either num_rows or "
+            f"num_cols. [Op:MatrixDiagV3]\nHint: diagonals of {n} entries at offsets {k} "
+            f"need {least_rows} rows or {least_cols} columns.",
+        )
     return rows, cols
 
 
-def _diag_kernel(diagonal: np.ndarray, k: tuple[int, int], num_rows: int, num_cols: int, padding_value: Any,
-                 align: str) -> np.ndarray:
+def _diag_kernel(
+    diagonal: np.ndarray, k: tuple[int, int], num_rows: int, num_cols: int, padding_value: Any, align: str
+) -> np.ndarray:
     _check_k(k, "MatrixDiagV3")
     single = k[0] == k[1]
     if np.ndim(diagonal) < (1 if single else 2):
-        raise InvalidArgumentError(None, None, f"diagonal must be at least {1 if single else 2}-dim, received shape: "
-                                   f"{dims_text(np.shape(diagonal))} [Op:MatrixDiagV3]\nHint: pass the diagonal's "
-                                   "entries as a vector (one row per diagonal for a band), e.g. tf.linalg.diag([x]).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"diagonal must be at least {1 if single else 2}-dim, received shape: "
+            f"{dims_text(np.shape(diagonal))} [Op:MatrixDiagV3]\nHint: pass the diagonal's "
+            "entries as a vector (one row per diagonal for a band), e.g. tf.linalg.diag([x]).",
+        )
     band = diagonal[..., None, :] if single else diagonal
     rows, cols = _diag_size(np.shape(band)[-1], k, num_rows, num_cols)
     out = np.full(np.shape(band)[:-2] + (rows, cols), padding_value, dtype=diagonal.dtype)
     _, layout = _layout(k, rows, cols, align)
     for d, row, offset in layout:
         r, c = _diagonal_positions(rows, cols, d)
-        out[..., r, c] = band[..., row, offset:offset + len(r)]
+        out[..., r, c] = band[..., row, offset : offset + len(r)]
     return out
 
 
@@ -309,19 +355,27 @@ def _diag_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
 def _diag_part_kernel(x: np.ndarray, k: tuple[int, int], padding_value: Any, align: str) -> np.ndarray:
     _check_k(k, "MatrixDiagPartV3")
     if np.ndim(x) < 2:
-        raise InvalidArgumentError(None, None, "input must be at least 2-dim, received shape: "
-                                   f"{dims_text(np.shape(x))} [Op:MatrixDiagPartV3]\nHint: diag_part reads the "
-                                   "diagonal of matrices; for a vector, tf.linalg.diag builds the matrix.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            "input must be at least 2-dim, received shape: "
+            f"{dims_text(np.shape(x))} [Op:MatrixDiagPartV3]\nHint: diag_part reads the "
+            "diagonal of matrices; for a vector, tf.linalg.diag builds the matrix.",
+        )
     rows, cols = np.shape(x)[-2:]
     for d in k:
         if not -rows < d < cols and not (rows == 0 or cols == 0):
-            raise InvalidArgumentError(None, None, f"diag_index is out of bounds: k = {d} for a {rows}x{cols} matrix "
-                                       "[Op:MatrixDiagPartV3]\nHint: k must lie in (-rows, cols).")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"diag_index is out of bounds: k = {d} for a {rows}x{cols} matrix "
+                "[Op:MatrixDiagPartV3]\nHint: k must lie in (-rows, cols).",
+            )
     longest, layout = _layout(k, rows, cols, align)
     band = np.full(np.shape(x)[:-2] + (len(layout), longest), padding_value, dtype=x.dtype)
     for d, row, offset in layout:
         r, c = _diagonal_positions(rows, cols, d)
-        band[..., row, offset:offset + len(r)] = x[..., r, c]
+        band[..., row, offset : offset + len(r)] = x[..., r, c]
     return band[..., 0, :] if k[0] == k[1] else band
 
 
@@ -348,8 +402,9 @@ def _diag_grad(c: Any, g: Tensor) -> list:
 def _diag_part_grad(c: Any, g: Tensor) -> list:
     rows, cols = c.x.shape[-2], c.x.shape[-1]
     zero = np.zeros((), dtype=g.dtype._np)
-    return [bind(MatrixDiagV3, g, k=c.attrs["k"], num_rows=rows, num_cols=cols, padding_value=zero,
-                 align=c.attrs["align"])]
+    return [
+        bind(MatrixDiagV3, g, k=c.attrs["k"], num_rows=rows, num_cols=cols, padding_value=zero, align=c.attrs["align"])
+    ]
 
 
 MatrixDiagV3 = Op("MatrixDiagV3", _diag_kernel, shape=_diag_shape, grad=_diag_grad)
@@ -360,38 +415,71 @@ def _offsets(k: Any, op_name: str) -> tuple[int, int]:
     values = [int(v) for v in np.ravel(getattr(k, "_value", k))]
     if len(values) not in (1, 2):
         if state.graph is not None:  # TensorFlow's shape function reads the constant k while building the graph
-            raise graph_build_error(op_name, f"diag_index must be a vector with one or two elements. It has "
-                                    f"{len(values)} elements.", "k is one offset, or (low, high).")
-        raise InvalidArgumentError(None, None, f"diag_index must have only one or two elements, received "
-                                   f"{len(values)} elements. [Op:{op_name}]\nHint: k is one offset, or (low, high).")
+            raise graph_build_error(
+                op_name,
+                f"diag_index must be a vector with one or two elements. It has {len(values)} elements.",
+                "k is one offset, or (low, high).",
+            )
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"diag_index must have only one or two elements, received "
+            f"{len(values)} elements. [Op:{op_name}]\nHint: k is one offset, or (low, high).",
+        )
     return (values[0], values[-1])
 
 
 def _alignment(align: str, op_name: str) -> str:
     if align not in ALIGNMENTS:
-        raise bad_string_attr(op_name, "align", align, ALIGNMENTS, "align says where shorter diagonals sit: "
-                              "\"RIGHT_LEFT\" (TensorFlow's default) is what tf.linalg.diag_part uses.")
+        raise bad_string_attr(
+            op_name,
+            "align",
+            align,
+            ALIGNMENTS,
+            "align says where shorter diagonals sit: "
+            '"RIGHT_LEFT" (TensorFlow\'s default) is what tf.linalg.diag_part uses.',
+        )
     return align
 
 
-def diag(diagonal: Any, name: str = "diag", k: Any = 0, num_rows: int = -1, num_cols: int = -1,
-         padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
+def diag(
+    diagonal: Any,
+    name: str = "diag",
+    k: Any = 0,
+    num_rows: int = -1,
+    num_cols: int = -1,
+    padding_value: Any = 0,
+    align: str = "RIGHT_LEFT",
+) -> Tensor:
     """A (batch of) matrix with `diagonal` on its k-th diagonal (or, with k = (low, high), one row of the input per
     diagonal from high down to low) and `padding_value` elsewhere."""
     d = convert_to_tensor(diagonal)
     pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(d.dtype._np)  # a 0-d array
-    return bind(MatrixDiagV3, d, k=_offsets(k, "MatrixDiagV3"), num_rows=int(num_rows), num_cols=int(num_cols),
-                padding_value=pad, align=_alignment(align, "MatrixDiagV3"))
+    return bind(
+        MatrixDiagV3,
+        d,
+        k=_offsets(k, "MatrixDiagV3"),
+        num_rows=int(num_rows),
+        num_cols=int(num_cols),
+        padding_value=pad,
+        align=_alignment(align, "MatrixDiagV3"),
+    )
 
 
-def diag_part(input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0,  # noqa: A002
-              align: str = "RIGHT_LEFT") -> Tensor:
+def diag_part(
+    input: Any, name: str = "diag_part", k: Any = 0, padding_value: Any = 0, align: str = "RIGHT_LEFT"
+) -> Tensor:
     """The k-th diagonal of each matrix in the last two dimensions (or, with k = (low, high), the diagonals from
     high down to low, one per row, shorter ones padded as `align` says)."""
     x = convert_to_tensor(input)
     pad = np.asarray(getattr(padding_value, "_value", padding_value)).astype(x.dtype._np)  # a 0-d array
-    return bind(MatrixDiagPartV3, x, k=_offsets(k, "MatrixDiagPartV3"), padding_value=pad,
-                align=_alignment(align, "MatrixDiagPartV3"))
+    return bind(
+        MatrixDiagPartV3,
+        x,
+        k=_offsets(k, "MatrixDiagPartV3"),
+        padding_value=pad,
+        align=_alignment(align, "MatrixDiagPartV3"),
+    )
 
 
 def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
@@ -403,8 +491,7 @@ def cross(a: Any, b: Any, name: str | None = None) -> Tensor:
     return stack([subtract(u1 * v2, u2 * v1), subtract(u2 * v0, u0 * v2), subtract(u0 * v1, u1 * v0)], axis=-1)
 
 
-def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: int = 0,  # noqa: A002
-             align: str = "RIGHT_LEFT") -> Tensor:
+def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: int = 0, align: str = "RIGHT_LEFT") -> Tensor:
     """`input` with its main diagonal replaced by `diagonal`."""
     x = convert_to_tensor(input)
     d = convert_to_tensor(diagonal, dtype=x.dtype)
@@ -420,10 +507,10 @@ def tensor_diag(diagonal: Any, name: str | None = None) -> Tensor:
     return reshape(diag(reshape(d, [-1])), dims + dims)
 
 
-def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:
     """The diagonal of a tensor of shape s + s, of shape s."""
     x = convert_to_tensor(input)
     dims: list[Any] = x.shape.as_list()  # known sizes: the diagonal's length is their product
-    half = dims[:len(dims) // 2]
+    half = dims[: len(dims) // 2]
     n = int(np.prod(half))
     return reshape(diag_part(reshape(x, [n, n])), half)

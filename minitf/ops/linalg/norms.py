@@ -33,8 +33,7 @@ from minitf.ops.math.unary_math import conj, rsqrt, sqrt, square
 from minitf.ops.nn.nn_ops import l2_loss
 
 
-def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
-                 dim: Any = None) -> Tensor:
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None, dim: Any = None) -> Tensor:
     """x / sqrt(max(sum(x**2, axis), epsilon)): unit length along `axis` (all axes by default)."""
     x = convert_to_tensor(x)
     axis = dim if axis is None else axis
@@ -57,33 +56,40 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = No
 def global_norm(t_list: Sequence[Any], name: str | None = None) -> Tensor:
     """sqrt(sum of the squares of every entry of every tensor in the list)."""
     if isinstance(t_list, Tensor) or not isinstance(t_list, Sequence):
-        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.\nHint: pass a list, "
-                        "e.g. the gradients of all variables.")
+        raise TypeError(
+            f"`t_list` should be a sequence of tensors. Received {type(t_list)}.\nHint: pass a list, "
+            "e.g. the gradients of all variables."
+        )
     values = [convert_to_tensor(t) for t in t_list if t is not None]
     half_squares = stack([l2_loss(v) for v in values])
     return sqrt(multiply(reduce_sum(half_squares), convert_to_tensor(2.0, dtype=half_squares.dtype)))
 
 
-def clip_by_global_norm(t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None,
-                        name: str | None = None) -> tuple[list[Any], Tensor]:
+def clip_by_global_norm(
+    t_list: Sequence[Any], clip_norm: Any, use_norm: Any = None, name: str | None = None
+) -> tuple[list[Any], Tensor]:
     """Every tensor scaled by clip_norm / max(global_norm, clip_norm): the list keeps its direction and its
     combined norm is at most clip_norm (gradient clipping). Returns (clipped list, global norm)."""
     if isinstance(t_list, Tensor) or not isinstance(t_list, Sequence):
-        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.\nHint: pass a list, "
-                        "e.g. the gradients of all variables.")
+        raise TypeError(
+            f"`t_list` should be a sequence of tensors. Received {type(t_list)}.\nHint: pass a list, "
+            "e.g. the gradients of all variables."
+        )
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
     limit = convert_to_tensor(clip_norm, dtype=norm.dtype)
     one = convert_to_tensor(1.0, dtype=norm.dtype)
     scale = multiply(limit, minimum(divide(one, norm), divide(one, limit)))
     scale = add(scale, subtract(norm, norm))  # nan when the norm is inf or nan, as in TensorFlow
-    clipped = [None if t is None else identity(multiply(convert_to_tensor(t),
-                                                                     cast(scale, convert_to_tensor(t).dtype)))
-               for t in t_list]
+    clipped = [
+        None if t is None else identity(multiply(convert_to_tensor(t), cast(scale, convert_to_tensor(t).dtype)))
+        for t in t_list
+    ]
     return clipped, norm
 
 
-def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool | None = None,  # noqa: A002
-         name: str | None = None) -> Tensor:
+def norm(
+    tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool | None = None, name: str | None = None
+) -> Tensor:
     """Vector norms (euclidean/2, 1, inf, p > 0) over `axis` (all entries if None); with a pair of axes the
     matrix norms 'fro'/'euclidean', 1 and inf. Composed of ops exactly as TensorFlow composes it."""
     is_matrix_norm = isinstance(axis, list | tuple) and len(axis) == 2
@@ -135,8 +141,11 @@ def _svd_kernel(x: np.ndarray, compute_uv: bool, full_matrices: bool) -> tuple[n
 
 def _svd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     s = shapes[0]
-    real = dtypes.float32 if types[0] is dtypes.complex64 else (
-        dtypes.float64 if types[0] is dtypes.complex128 else types[0])
+    real = (
+        dtypes.float32
+        if types[0] is dtypes.complex64
+        else (dtypes.float64 if types[0] is dtypes.complex128 else types[0])
+    )
     if s.rank is None:
         return [(TensorShape(None), real), (TensorShape(None), types[0]), (TensorShape(None), types[0])]
     batch, rows, cols = s.as_list()[:-2], s[-2], s[-1]
@@ -144,8 +153,11 @@ def _svd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], att
     if not attrs["compute_uv"]:
         return [(TensorShape(batch + [p]), real), (TensorShape([0]), types[0]), (TensorShape([0]), types[0])]
     u_cols, v_cols = (rows, cols) if attrs["full_matrices"] else (p, p)
-    return [(TensorShape(batch + [p]), real), (TensorShape(batch + [rows, u_cols]), types[0]),
-            (TensorShape(batch + [cols, v_cols]), types[0])]
+    return [
+        (TensorShape(batch + [p]), real),
+        (TensorShape(batch + [rows, u_cols]), types[0]),
+        (TensorShape(batch + [cols, v_cols]), types[0]),
+    ]
 
 
 def _svd_grad(c: Any, grads: list) -> list:
@@ -192,8 +204,14 @@ def _svd_grad(c: Any, grads: list) -> list:
     return [grad]
 
 
-Svd = Op("Svd", _svd_kernel, shape=_svd_shape, grad=_svd_grad, num_outputs=3,
-         check=lambda i, a: allowed_dtypes("Svd", dtypes.FLOAT_OR_COMPLEX, i[0].dtype))
+Svd = Op(
+    "Svd",
+    _svd_kernel,
+    shape=_svd_shape,
+    grad=_svd_grad,
+    num_outputs=3,
+    check=lambda i, a: allowed_dtypes("Svd", dtypes.FLOAT_OR_COMPLEX, i[0].dtype),
+)
 
 
 def matrix_two_norm(x: Tensor, axis: tuple[int, int], keepdims: bool) -> Tensor:
@@ -239,7 +257,7 @@ def matrix_rank(a: Any, tol: Any = None, validate_args: bool = False, name: str 
     return reduce_sum(cast(greater(s, tol), dtypes.int32), axis=-1)
 
 
-def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: str | None = None) -> tuple:  # noqa: A002
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: str | None = None) -> tuple:
     """(tensor / its norm, the norm), the norm kept with keepdims=True."""
     x = convert_to_tensor(tensor)
     n = norm(x, ord=ord, axis=axis, keepdims=True)

@@ -43,15 +43,19 @@ def _sub_grad(c: Any, g: Tensor) -> list:
 
 
 def _mul_grad(c: Any, g: Tensor) -> list:
-    return [unbroadcast(g * _conj_if_complex(c.y), c.x) if c.needs[0] else None,
-            unbroadcast(_conj_if_complex(c.x) * g, c.y) if c.needs[1] else None]
+    return [
+        unbroadcast(g * _conj_if_complex(c.y), c.x) if c.needs[0] else None,
+        unbroadcast(_conj_if_complex(c.x) * g, c.y) if c.needs[1] else None,
+    ]
 
 
 def _div_grad(c: Any, g: Tensor) -> list:
     x, y = c.x, c.y
     # TensorFlow's order of operations, g * ((-x / y) / y), so that infinities come out the same at y = 0.
-    return [unbroadcast(g / y, x) if c.needs[0] else None,
-            unbroadcast(g * (negative(x) / y / y), y) if c.needs[1] else None]
+    return [
+        unbroadcast(g / y, x) if c.needs[0] else None,
+        unbroadcast(g * (negative(x) / y / y), y) if c.needs[1] else None,
+    ]
 
 
 def _pow_grad(c: Any, g: Tensor) -> list:
@@ -71,8 +75,12 @@ def _floordiv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "c":
         raise no_kernel("FloorDiv", dtypes.from_numpy(x.dtype))
     if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0) and np.broadcast(x, y).size:
-        raise op_error(InvalidArgumentError, "FloorDiv", "Integer division by zero",
-                       hint="an integer tensor has a 0 where you divide; check the divisor.")
+        raise op_error(
+            InvalidArgumentError,
+            "FloorDiv",
+            "Integer division by zero",
+            hint="an integer tensor has a 0 where you divide; check the divisor.",
+        )
     if x.dtype.kind == "f":
         return np.floor(np.true_divide(x, y))  # TensorFlow's floor(x / y): inf // 1 is inf (NumPy says nan)
     return np.floor_divide(x, y)
@@ -81,8 +89,12 @@ def _floordiv_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _mod_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
         if np.any(np.asarray(y) == 0) and np.broadcast(x, y).size:
-            raise op_error(InvalidArgumentError, "FloorMod", "Integer division by zero",
-                           hint="an integer tensor has a 0 where you take the remainder.")
+            raise op_error(
+                InvalidArgumentError,
+                "FloorMod",
+                "Integer division by zero",
+                hint="an integer tensor has a 0 where you take the remainder.",
+            )
         return np.mod(x, y)
     # TensorFlow's float rule: C's fmod, moved by one divisor when the signs differ (keeps fmod's zero sign).
     remainder = np.fmod(x, y)
@@ -95,18 +107,24 @@ def _squared_difference(d: np.ndarray) -> np.ndarray:
 
 def _pow_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu" and np.any(np.asarray(y) < 0) and np.broadcast(x, y).size:
-        raise InvalidArgumentError(None, None, "Integers to negative integer powers are not allowed [Op:Pow] "
-                                   "name: \nHint: cast to a float dtype first, e.g. tf.cast(x, tf.float32).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            "Integers to negative integer powers are not allowed [Op:Pow] "
+            "name: \nHint: cast to a float dtype first, e.g. tf.cast(x, tf.float32).",
+        )
     return np.power(x, y)
 
 
 def _maxmin_grad(first_wins: Callable) -> Callable:
     """Gradient of maximum/minimum: where the two tie, TensorFlow gives it all to the first argument."""
+
     def grad(c: Any, g: Tensor) -> list:
         x, y = c.x, c.y
         mask = first_wins(x, y)
         zeros = zeros_like_(g)
         return [unbroadcast(where(mask, g, zeros), x), unbroadcast(where(mask, zeros, g), y)]
+
     return grad
 
 
@@ -134,25 +152,38 @@ Mul = binary_op("Mul", np.multiply, NUM, _mul_grad)
 RealDiv = binary_op("RealDiv", _realdiv_kernel, NUM, _div_grad)
 Div = binary_op("Div", _true_divide, FC, _div_grad)
 FloorDiv = binary_op("FloorDiv", _floordiv_kernel, NUM)
-FloorMod = binary_op("FloorMod", _mod_kernel, REAL,
-                   lambda c, g: [unbroadcast(g, c.x), unbroadcast(negative(g) * floordiv(c.x, c.y), c.y)])
+FloorMod = binary_op(
+    "FloorMod",
+    _mod_kernel,
+    REAL,
+    lambda c, g: [unbroadcast(g, c.x), unbroadcast(negative(g) * floordiv(c.x, c.y), c.y)],
+)
 Pow = binary_op("Pow", _pow_kernel, SIGNED, _pow_grad)
 Maximum = binary_op("Maximum", np.maximum, REAL, _maxmin_grad(lambda x, y: x >= y))
 Minimum = binary_op("Minimum", np.minimum, REAL, _maxmin_grad(lambda x, y: x <= y))
-SquaredDifference = binary_op("SquaredDifference", lambda x, y: _squared_difference(x - y), FLOATS_AND_WIDE_INTS | FC,
-                            lambda c, g: [unbroadcast(2.0 * g * (c.x - c.y), c.x),
-                                          unbroadcast(-2.0 * g * (c.x - c.y), c.y)])
+SquaredDifference = binary_op(
+    "SquaredDifference",
+    lambda x, y: _squared_difference(x - y),
+    FLOATS_AND_WIDE_INTS | FC,
+    lambda c, g: [unbroadcast(2.0 * g * (c.x - c.y), c.x), unbroadcast(-2.0 * g * (c.x - c.y), c.y)],
+)
 
 
 def _truncate_kernel(name: str, np_fn: Callable) -> Callable:
     """TruncateDiv/TruncateMod: C semantics (round toward zero); integer division by zero is an InternalError."""
+
     def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if x.dtype.kind == "c" or (name == "TruncateMod" and x.dtype == np.float16):
             raise no_kernel(name, dtypes.from_numpy(x.dtype))
         if x.dtype.kind in "iu" and np.any(np.asarray(y) == 0) and np.broadcast(x, y).size:
-            raise op_error(InternalError, name, "Unexpected error in binary operator (only integer div and mod should "
-                           "have errors)", hint="an integer tensor has a 0 where you divide.")
+            raise op_error(
+                InternalError,
+                name,
+                "Unexpected error in binary operator (only integer div and mod should have errors)",
+                hint="an integer tensor has a 0 where you divide.",
+            )
         return np_fn(x, y)
+
     return kernel
 
 
@@ -164,14 +195,20 @@ def _truncated_quotient(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 TruncateDiv = binary_op("TruncateDiv", _truncate_kernel("TruncateDiv", _truncated_quotient), NUM)
-TruncateMod = binary_op("TruncateMod", _truncate_kernel("TruncateMod", np.fmod),
-                      FLOATS_AND_WIDE_INTS, grad=lambda c, g: _no_gradient_registered("TruncateMod"))
+TruncateMod = binary_op(
+    "TruncateMod",
+    _truncate_kernel("TruncateMod", np.fmod),
+    FLOATS_AND_WIDE_INTS,
+    grad=lambda c, g: _no_gradient_registered("TruncateMod"),
+)
 
 
 def _no_gradient_registered(name: str) -> list:
     """TensorFlow has no gradient for some ops at all (not even None): asking for one is a LookupError."""
-    raise LookupError(f"gradient registry has no entry for: {name}\nHint: {name} cannot be differentiated; "
-                      "compute the value under tape.stop_recording() or use a differentiable op.")
+    raise LookupError(
+        f"gradient registry has no entry for: {name}\nHint: {name} cannot be differentiated; "
+        "compute the value under tape.stop_recording() or use a differentiable op."
+    )
 
 
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -208,7 +245,7 @@ def truncatemod(x: Any, y: Any, name: str | None = None) -> Tensor:
     return binary_call(TruncateMod, x, y)
 
 
-def pow(x: Any, y: Any, name: str | None = None) -> Tensor:  # noqa: A001  (TensorFlow's name)
+def pow(x: Any, y: Any, name: str | None = None) -> Tensor:  # TensorFlow's name
     return binary_call(Pow, x, y)
 
 
@@ -225,10 +262,19 @@ def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 _TRUEDIV = {
-    dtypes.uint8: dtypes.float32, dtypes.int8: dtypes.float32, dtypes.uint16: dtypes.float32,
-    dtypes.int16: dtypes.float32, dtypes.uint32: dtypes.float64, dtypes.int32: dtypes.float64,
-    dtypes.uint64: dtypes.float64, dtypes.int64: dtypes.float64,
-    dtypes.float16: None, dtypes.float32: None, dtypes.float64: None, dtypes.complex64: None, dtypes.complex128: None,
+    dtypes.uint8: dtypes.float32,
+    dtypes.int8: dtypes.float32,
+    dtypes.uint16: dtypes.float32,
+    dtypes.int16: dtypes.float32,
+    dtypes.uint32: dtypes.float64,
+    dtypes.int32: dtypes.float64,
+    dtypes.uint64: dtypes.float64,
+    dtypes.int64: dtypes.float64,
+    dtypes.float16: None,
+    dtypes.float32: None,
+    dtypes.float64: None,
+    dtypes.complex64: None,
+    dtypes.complex128: None,
 }
 
 
@@ -241,11 +287,14 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 def _truediv(x: Tensor, y: Tensor) -> Tensor:
     if x.dtype is not y.dtype:
-        raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.\n"
-                        f"Hint: use tf.cast so both sides of `/` have the same dtype.")
+        raise TypeError(
+            f"`x` and `y` must have the same dtype, got {x.dtype!r} != {y.dtype!r}.\n"
+            f"Hint: use tf.cast so both sides of `/` have the same dtype."
+        )
     if x.dtype not in _TRUEDIV:
-        raise TypeError(f"Invalid dtype {x.dtype!r} in __truediv__. Expected one of "
-                        f"{{{', '.join(repr(d) for d in _TRUEDIV)}}}.")
+        raise TypeError(
+            f"Invalid dtype {x.dtype!r} in __truediv__. Expected one of {{{', '.join(repr(d) for d in _TRUEDIV)}}}."
+        )
     target = _TRUEDIV[x.dtype]
     if target is not None:
         x, y = cast(x, target), cast(y, target)
@@ -262,8 +311,10 @@ def divide_no_nan(x: Any, y: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(x)
     y = convert_to_tensor(y, dtype=x.dtype)
     if x.dtype not in _TRUEDIV:
-        raise TypeError(f"Invalid dtype {x.dtype!r} in tf.math.divide_no_nan. Expected one of "
-                        f"{{{', '.join(repr(d) for d in _TRUEDIV)}}}.")
+        raise TypeError(
+            f"Invalid dtype {x.dtype!r} in tf.math.divide_no_nan. Expected one of "
+            f"{{{', '.join(repr(d) for d in _TRUEDIV)}}}."
+        )
     target = _TRUEDIV[x.dtype]
     if target is not None:
         x, y = cast(x, target), cast(y, target)
@@ -293,8 +344,10 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any, name: str | 
 
 def _same_shape(t: Tensor, clipped: Tensor) -> None:
     if clipped.shape != t.shape and t.shape.is_fully_defined():
-        raise ValueError(f"Shapes {t.shape} and {clipped.shape} are incompatible\nHint: the bounds of "
-                         f"clip_by_value may broadcast to the clipped tensor's shape {t.shape}, not beyond it.")
+        raise ValueError(
+            f"Shapes {t.shape} and {clipped.shape} are incompatible\nHint: the bounds of "
+            f"clip_by_value may broadcast to the clipped tensor's shape {t.shape}, not beyond it."
+        )
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:

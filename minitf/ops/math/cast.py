@@ -45,16 +45,35 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     if x.dtype is dtype:
         return x
     if (x.dtype is dtypes.string) != (dtype is dtypes.string):
-        raise UnimplementedError(None, None, f"Cast {x.dtype.name} to {dtype.name} is not supported [Op:Cast] "
-                                 "name: \nHint: text and numbers do not convert into each other with tf.cast.")
+        raise UnimplementedError(
+            None,
+            None,
+            f"Cast {x.dtype.name} to {dtype.name} is not supported [Op:Cast] "
+            "name: \nHint: text and numbers do not convert into each other with tf.cast.",
+        )
     return bind(Cast, x, DstT=dtype)
 
 
 # tf.bitcast: the same bytes read as another dtype
 
 # TensorFlow's DataType numbers, which its bitcast error message shows.
-_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7, "complex64": 8,
-         "int64": 9, "bool": 10, "uint16": 17, "complex128": 18, "float16": 19, "uint32": 22, "uint64": 23}
+_ENUM = {
+    "float32": 1,
+    "float64": 2,
+    "int32": 3,
+    "uint8": 4,
+    "int16": 5,
+    "int8": 6,
+    "string": 7,
+    "complex64": 8,
+    "int64": 9,
+    "bool": 10,
+    "uint16": 17,
+    "complex128": 18,
+    "float16": 19,
+    "uint32": 22,
+    "uint64": 23,
+}
 
 
 def _bitcast_sizes(x_shape: Sequence[Any], source: dtypes.DType, target: dtypes.DType) -> list[Any]:
@@ -65,13 +84,17 @@ def _bitcast_sizes(x_shape: Sequence[Any], source: dtypes.DType, target: dtypes.
     if a > b:
         return list(x_shape) + [a // b]
     if not x_shape or x_shape[-1] not in (b // a, None):
-        raise InvalidArgumentError(None, None, f"Cannot bitcast from {_ENUM[source.name]} to {_ENUM[target.name]} "
-                                   f"[Op:Bitcast]\nHint: {source.name} to {target.name} needs a last dimension of "
-                                   f"{b // a} (the bytes of one {target.name}).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Cannot bitcast from {_ENUM[source.name]} to {_ENUM[target.name]} "
+            f"[Op:Bitcast]\nHint: {source.name} to {target.name} needs a last dimension of "
+            f"{b // a} (the bytes of one {target.name}).",
+        )
     return list(x_shape[:-1])
 
 
-def _bitcast_kernel(x: np.ndarray, type: dtypes.DType) -> np.ndarray:  # noqa: A002
+def _bitcast_kernel(x: np.ndarray, type: dtypes.DType) -> np.ndarray:
     source = dtypes.from_numpy(np.asarray(x).dtype)
     shape = _bitcast_sizes(np.shape(x), source, type)
     return np.ascontiguousarray(x).view(type._np).reshape(shape)
@@ -94,7 +117,7 @@ def _bitcast_check(inputs: Sequence[Tensor], attrs: dict) -> None:
 Bitcast = Op("Bitcast", _bitcast_kernel, check=_bitcast_check, shape=_bitcast_shape)
 
 
-def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:
     """The same bytes read as another dtype (no conversion: 1.0 as int32 is 1065353216)."""
     target = dtypes.as_dtype(type)
     if target not in _BITCASTABLE:

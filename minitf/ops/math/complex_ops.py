@@ -25,15 +25,17 @@ from minitf.ops.math.elementwise import ones_like_, unbroadcast, zeros_like_
 _COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
 
 
-def _complex_kernel(re: np.ndarray, im: np.ndarray, Tout: dtypes.DType) -> np.ndarray:  # noqa: N803
+def _complex_kernel(re: np.ndarray, im: np.ndarray, Tout: dtypes.DType) -> np.ndarray:
     out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), dtype=Tout._np)
     out.real, out.imag = re, im
     return out
 
 
 def _complex_grad(c: Any, g: Tensor) -> list:
-    return [unbroadcast(bind(unary_math.Real, g), c.x) if c.needs[0] else None,
-            unbroadcast(bind(unary_math.Imag, g), c.y) if c.needs[1] else None]
+    return [
+        unbroadcast(bind(unary_math.Real, g), c.x) if c.needs[0] else None,
+        unbroadcast(bind(unary_math.Imag, g), c.y) if c.needs[1] else None,
+    ]
 
 
 def _complex_check(inputs: Sequence[Tensor], attrs: dict) -> None:
@@ -42,17 +44,25 @@ def _complex_check(inputs: Sequence[Tensor], attrs: dict) -> None:
         same_dtype("Complex", inputs)
 
 
-Complex = Op("Complex", _complex_kernel, check=_complex_check, shape=lambda s, t, a: [
-    (shape_rules.broadcast_shapes(s[0], s[1]), a["Tout"])], grad=_complex_grad, elementwise=True)
+Complex = Op(
+    "Complex",
+    _complex_kernel,
+    check=_complex_check,
+    shape=lambda s, t, a: [(shape_rules.broadcast_shapes(s[0], s[1]), a["Tout"])],
+    grad=_complex_grad,
+    elementwise=True,
+)
 
 
-def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:  # noqa: A001
+def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:
     """real + imag * 1j, elementwise (float32 parts give complex64, float64 parts complex128)."""
     re, im = convert_to_tensor(real), convert_to_tensor(imag)
     if re.dtype is not im.dtype or re.dtype not in _COMPLEX_OF:
-        raise TypeError(f"The `real` and `imag` components have incorrect types: {re.dtype.name} "
-                        f"{im.dtype.name}. They must be consistent, and one of [tf.float32, tf.float64]\nHint: "
-                        "float32 parts give complex64, float64 parts complex128; tf.cast them first.")
+        raise TypeError(
+            f"The `real` and `imag` components have incorrect types: {re.dtype.name} "
+            f"{im.dtype.name}. They must be consistent, and one of [tf.float32, tf.float64]\nHint: "
+            "float32 parts give complex64, float64 parts complex128; tf.cast them first."
+        )
     return bind(Complex, re, im, Tout=_COMPLEX_OF[re.dtype])
 
 
@@ -79,12 +89,17 @@ def _angle_grad(c: Any, g: Tensor) -> list:
     return [multiply(unary_math.negative(complex(g, _zero_like_real(g))), z)]
 
 
-Angle = Op("Angle", lambda x: np.angle(x).astype(np.real(np.zeros((), x.dtype)).dtype),
-           check=lambda i, a: allowed_dtypes("Angle", frozenset(_COMPLEX_OF.values()), i[0].dtype),
-           shape=shape_rules.real_part_rule, grad=_angle_grad, elementwise=True)
+Angle = Op(
+    "Angle",
+    lambda x: np.angle(x).astype(np.real(np.zeros((), x.dtype)).dtype),
+    check=lambda i, a: allowed_dtypes("Angle", frozenset(_COMPLEX_OF.values()), i[0].dtype),
+    shape=shape_rules.real_part_rule,
+    grad=_angle_grad,
+    elementwise=True,
+)
 
 
-def angle(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def angle(input: Any, name: str | None = None) -> Tensor:
     """The argument of a complex number (atan2(imag, real)); for real numbers pi where negative, else 0."""
     x = convert_to_tensor(input)
     if x.dtype.is_complex:

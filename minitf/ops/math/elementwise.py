@@ -31,8 +31,13 @@ ANY = frozenset(dtypes.ALL)
 BOOL = frozenset({dtypes.bool})
 
 
-def unary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
-           shape: Callable = shape_rules.same_as_first) -> Op:
+def unary_op(
+    name: str,
+    kernel: Callable,
+    allowed: frozenset,
+    grad: Callable | None = None,
+    shape: Callable = shape_rules.same_as_first,
+) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         if inputs[0].dtype not in allowed:
             allowed_dtypes(name, allowed, inputs[0].dtype)
@@ -40,8 +45,9 @@ def unary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | N
     return Op(name, kernel, check=check, shape=shape, grad=grad, elementwise=True, accepts=allowed)
 
 
-def binary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None,
-            out_dtype: dtypes.DType | None = None) -> Op:
+def binary_op(
+    name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None, out_dtype: dtypes.DType | None = None
+) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         x, y = inputs
         if x.dtype is not y.dtype:
@@ -52,13 +58,22 @@ def binary_op(name: str, kernel: Callable, allowed: frozenset, grad: Callable | 
     def explain(inputs: Sequence[EagerTensor], attrs: dict, exc: Exception) -> str:
         if "broadcast" in str(exc):
             a, b = (list(np.shape(t._value)) for t in inputs)
-            return (f"Incompatible shapes: {dims_text(a)} vs. {dims_text(b)}\nHint: shapes broadcast when, aligned "
-                    f"from the right, each pair of dimensions is equal or one of them is 1.")
+            return (
+                f"Incompatible shapes: {dims_text(a)} vs. {dims_text(b)}\nHint: shapes broadcast when, aligned "
+                f"from the right, each pair of dimensions is equal or one of them is 1."
+            )
         return str(exc)
 
-    return Op(name, kernel, check=check, shape=shape_rules.broadcast_rule(out_dtype), grad=grad, explain=explain,
-              elementwise=True, accepts=allowed)
-
+    return Op(
+        name,
+        kernel,
+        check=check,
+        shape=shape_rules.broadcast_rule(out_dtype),
+        grad=grad,
+        explain=explain,
+        elementwise=True,
+        accepts=allowed,
+    )
 
 
 def binary_call(op: Op, x: Any, y: Any) -> Tensor:
@@ -73,8 +88,10 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
                 raise
             # While a graph is built, TensorFlow's op wrapper converts the argument and words it this way.
             want, kind = x.dtype.name, type(y).__name__
-            raise TypeError(f"Expected {want} passed to parameter 'y' of op '{op.name}', got {y!r} of type '{kind}' "
-                            f"instead. Error: Expected {want}, but got {y!r} of type '{kind}'.") from None
+            raise TypeError(
+                f"Expected {want} passed to parameter 'y' of op '{op.name}', got {y!r} of type '{kind}' "
+                f"instead. Error: Expected {want}, but got {y!r} of type '{kind}'."
+            ) from None
     return bind(op, x, y)
 
 
@@ -124,12 +141,17 @@ def unary_function(op: Op, doc: str) -> Callable[..., Tensor]:
         if not isinstance(x, Tensor):
             x = convert_to_tensor(x)
         return bind(op, x)
+
     fn.__doc__ = doc
     return fn
 
 
-ReshapeLike: Op = Op("ReshapeLike", lambda x, like: np.reshape(x, np.shape(like)), shape=shape_rules.same_as_second,
-                  grad=lambda c, g: [bind(ReshapeLike, g, c.x), None])
+ReshapeLike: Op = Op(
+    "ReshapeLike",
+    lambda x, like: np.reshape(x, np.shape(like)),
+    shape=shape_rules.same_as_second,
+    grad=lambda c, g: [bind(ReshapeLike, g, c.x), None],
+)
 
 
 ZerosLike = Op("ZerosLike", np.zeros_like, shape=shape_rules.same_as_first, grad=lambda c, g: [None])

@@ -36,8 +36,10 @@ def _axes(x: Tensor, axis: Any, op_name: str) -> tuple[int, ...] | None:
     if isinstance(axis, Tensor):
         known = static_value(axis)
         if known is None:
-            raise TypeError(f"the axis of {op_name} must be known when tracing in this engine; got a tensor computed "
-                            "inside the function.\nHint: pass the axis as a Python int or list.")
+            raise TypeError(
+                f"the axis of {op_name} must be known when tracing in this engine; got a tensor computed "
+                "inside the function.\nHint: pass the axis as a Python int or list."
+            )
         axis = np.asarray(known).tolist()
     axes = [int(a) for a in np.ravel(axis)]
     rank = x.shape.rank
@@ -46,14 +48,20 @@ def _axes(x: Tensor, axis: Any, op_name: str) -> tuple[int, ...] | None:
     out = []
     for a in axes:
         if not -rank <= a < rank:  # a scalar has no axis at all
-            message = (f"Invalid reduction dimension ({a} for input with {rank} dimension(s) [Op:{op_name}] "
-                       f"name: \nHint: axis must be in [{-rank}, {rank}) for a rank-{rank} tensor.")
+            message = (
+                f"Invalid reduction dimension ({a} for input with {rank} dimension(s) [Op:{op_name}] "
+                f"name: \nHint: axis must be in [{-rank}, {rank}) for a rank-{rank} tensor."
+            )
             if state.graph is not None:
                 raise ValueError(message)
             raise InvalidArgumentError(None, None, message)
         if a % rank in out:
-            raise InvalidArgumentError(None, None, f"Invalid reduction arguments: Axes contains duplicate dimension: "
-                                       f"{a % rank} [Op:{op_name}]\nHint: list each axis once.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Invalid reduction arguments: Axes contains duplicate dimension: "
+                f"{a % rank} [Op:{op_name}]\nHint: list each axis once.",
+            )
         out.append(a % rank)
     return tuple(sorted(out))
 
@@ -63,6 +71,7 @@ def _reduce_kernel(np_fn: Callable, **extra: Any) -> Callable:
         if np.ndim(x) == 0:
             return np.asarray(x)[()]
         return np.asarray(np_fn(x, axis=axis, keepdims=keepdims, **extra))[()]
+
     return kernel
 
 
@@ -92,6 +101,7 @@ def _extreme_kernel(np_fn: Callable, initial_of: Callable) -> Callable:
     def kernel(x: np.ndarray, axis: tuple | None, keepdims: bool) -> Any:
         # `initial` makes empty reductions give TensorFlow's identities (-inf for max, INT_MIN for int max...).
         return np.asarray(np_fn(x, axis=axis, keepdims=keepdims, initial=initial_of(x.dtype)))[()]
+
     return kernel
 
 
@@ -146,8 +156,7 @@ def _extreme_grad(c: Any, g: Tensor) -> list:
     # Ties share the gradient equally, as TensorFlow does: [1, 3, 3] -> [0, .5, .5].
     out = broadcast_like(_keep_reduced(c.out, c), c.x)
     hits = cast(equal(c.x, out), g.dtype)
-    count = broadcast_like(_keep_reduced(bind(Sum, hits, axis=c.attrs["axis"], keepdims=c.attrs["keepdims"]), c),
-                           c.x)
+    count = broadcast_like(_keep_reduced(bind(Sum, hits, axis=c.attrs["axis"], keepdims=c.attrs["keepdims"]), c), c.x)
     return [broadcast_like(_keep_reduced(g, c), c.x) * hits / count]
 
 
@@ -158,6 +167,7 @@ def reduce_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
 def _reduction(name: str, kernel: Callable, allowed: frozenset, grad: Callable | None = None) -> Op:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes(name, allowed, inputs[0].dtype)
+
     return Op(name, kernel, check=check, shape=reduce_rule, grad=grad)
 
 
@@ -179,8 +189,7 @@ def keepdims_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
     return [(reduced_shape(shapes[1], attrs["axis"], True), types[0])]
 
 
-KeepDims = Op("KeepDims", _keepdims_kernel, shape=keepdims_rule,
-              grad=lambda c, g: [bind(ReshapeLike, g, c.x), None])
+KeepDims = Op("KeepDims", _keepdims_kernel, shape=keepdims_rule, grad=lambda c, g: [bind(ReshapeLike, g, c.x), None])
 
 
 def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
@@ -226,14 +235,12 @@ def _bool_input(value: Any, axis: Any, op_name: str = "Any") -> Tensor:
     x = convert_to_tensor(value)
     if x.dtype is not dtypes.bool:
         if isinstance(axis, list | tuple) and state.graph is None:
-            raise ValueError(f"Tensor conversion requested dtype bool for Tensor with dtype "
-                             f"{x.dtype.name}: {x!r}")
+            raise ValueError(f"Tensor conversion requested dtype bool for Tensor with dtype {x.dtype.name}: {x!r}")
         raise dtype_mismatch(op_name, 0, dtypes.bool, x.dtype)
     return x
 
 
-def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
-                     name: str | None = None) -> Tensor:
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """log(sum(exp(x))) computed stably: the max is subtracted first (and kept out of the gradient)."""
 
     x = convert_to_tensor(input_tensor)
@@ -250,8 +257,10 @@ def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False
 
 def _real_or_complex(x: Tensor) -> None:
     if not (x.dtype.is_floating or x.dtype.is_complex):
-        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.\n"
-                        f"Hint: cast first, e.g. tf.math.reduce_std(tf.cast(x, tf.float32)).")
+        raise TypeError(
+            f"Input must be either real or complex. Received integer type {x.dtype}.\n"
+            f"Hint: cast first, e.g. tf.math.reduce_std(tf.cast(x, tf.float32))."
+        )
 
 
 def reduce_variance(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
@@ -269,8 +278,9 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
     return sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
-def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = False,
-                          name: str | None = None) -> Tensor:
+def reduce_euclidean_norm(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
     x = convert_to_tensor(input_tensor)
     if x.dtype.is_complex:
         return sqrt(reduce_sum(x * conj(x), axis, keepdims))
@@ -279,8 +289,9 @@ def reduce_euclidean_norm(input_tensor: Any, axis: Any = None, keepdims: bool = 
     return sqrt(reduce_sum(x * x, axis, keepdims))
 
 
-def count_nonzero(input: Any, axis: Any = None, keepdims: bool = False, dtype: Any = dtypes.int64,  # noqa: A002
-                  name: str | None = None) -> Tensor:
+def count_nonzero(
+    input: Any, axis: Any = None, keepdims: bool = False, dtype: Any = dtypes.int64, name: str | None = None
+) -> Tensor:
     x = convert_to_tensor(input)
     zero = "" if x.dtype is dtypes.string else np.zeros((), x.dtype._np)
     nonzero = not_equal(x, zero)
@@ -292,12 +303,14 @@ def _arg_kernel(np_fn: Callable) -> Callable:
         if np.shape(x)[axis] == 0:
             raise op_error(InvalidArgumentError, "ArgMax", "Reduction axis 0 is empty in shape [0]")
         return np.asarray(np_fn(x, axis=axis)).astype(output_type._np)[()]
+
     return kernel
 
 
 def _arg_check(name: str) -> Callable:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes(name, REAL | {dtypes.bool}, inputs[0].dtype)
+
     return check
 
 
@@ -309,7 +322,7 @@ ArgMax = Op("ArgMax", _arg_kernel(np.argmax), check=_arg_check("ArgMax"), shape=
 ArgMin = Op("ArgMin", _arg_kernel(np.argmin), check=_arg_check("ArgMin"), shape=arg_rule)
 
 
-def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:  # noqa: A002
+def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:
     x = convert_to_tensor(input)
     axis = 0 if axis is None else int(np.asarray(getattr(axis, "_value", axis)))
     rank = x.shape.rank
@@ -324,12 +337,12 @@ def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:  # noqa: A0
     return bind(op, x, axis=axis, output_type=dtypes.as_dtype(output_type))
 
 
-def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64, name: str | None = None) -> Tensor:  # noqa: A002
+def argmax(input: Any, axis: Any = None, output_type: Any = dtypes.int64, name: str | None = None) -> Tensor:
     """Index of the largest entry along `axis` (default 0), as int64; ties go to the first index."""
     return _arg(ArgMax, input, axis, output_type)
 
 
-def argmin(input: Any, axis: Any = None, output_type: Any = dtypes.int64, name: str | None = None) -> Tensor:  # noqa: A002
+def argmin(input: Any, axis: Any = None, output_type: Any = dtypes.int64, name: str | None = None) -> Tensor:
     return _arg(ArgMin, input, axis, output_type)
 
 
@@ -345,6 +358,7 @@ def _cum_kernel(np_fn: Callable, identity: int) -> Callable:
             out = np.pad(out, pad, constant_values=identity)
             out = np.take(out, range(np.shape(x)[axis]), axis=axis)
         return np.flip(out, axis) if reverse else out
+
     return kernel
 
 
@@ -354,6 +368,8 @@ def _cumsum_grad(c: Any, g: Tensor) -> list:
 
 
 Cumsum = Op("Cumsum", _cum_kernel(np.cumsum, 0), shape=shape_rules.same_as_first, grad=_cumsum_grad)
+
+
 def _cumprod_grad(c: Any, g: Tensor) -> list:
     # TensorFlow's rule: cumsum of (cumprod * g) the other way round, divided by x (0 where x is 0).
     a = c.attrs
@@ -370,8 +386,9 @@ def _cum(op: Op, x: Any, axis: int, exclusive: bool, reverse: bool) -> Tensor:
     rank = x.shape.rank
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if rank is not None and not -rank <= axis < rank:
-        raise op_error(InvalidArgumentError, op.name,
-                       f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {axis}")
+        raise op_error(
+            InvalidArgumentError, op.name, f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {axis}"
+        )
     return bind(op, x, axis=axis % rank if rank else axis, exclusive=bool(exclusive), reverse=bool(reverse))
 
 
@@ -384,8 +401,9 @@ def cumprod(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = Fals
     return _cum(Cumprod, x, axis, exclusive, reverse)
 
 
-def cumulative_logsumexp(x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False,
-                         name: str | None = None) -> Tensor:
+def cumulative_logsumexp(
+    x: Any, axis: int = 0, exclusive: bool = False, reverse: bool = False, name: str | None = None
+) -> Tensor:
     """log(cumsum(exp(x))) along `axis`, computed without overflow (shifted by the largest value)."""
     t = convert_to_tensor(x)
     top = stop_gradient(reduce_max(t, axis=axis, keepdims=True))

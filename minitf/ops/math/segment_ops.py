@@ -39,6 +39,7 @@ def _check_ids(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         if inputs[1].dtype not in INDEX_TYPES:
             allowed_dtypes(name, INDEX_TYPES, inputs[1].dtype)
+
     return check
 
 
@@ -50,23 +51,36 @@ def check_sorted_ids(ids: np.ndarray, rows: int, op: str) -> None:
         current = int(ids[start])
         following = int(ids[starts[k + 1]]) if k + 1 < len(starts) else None
         if following is not None and following < current:
-            raise InvalidArgumentError(None, None, f"segment ids are not increasing [Op:{op}]\nHint: {op} needs "
-                                       "sorted ids; the unsorted_segment_* functions take them in any order.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"segment ids are not increasing [Op:{op}]\nHint: {op} needs "
+                "sorted ids; the unsorted_segment_* functions take them in any order.",
+            )
         if not 0 <= current < rows:
-            raise InvalidArgumentError(None, None, f"Segment id {current} out of range [0, {rows}), possibly "
-                                       f"because 'segment_ids' input is not sorted. [Op:{op}]\nHint: segment ids "
-                                       "count from 0.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Segment id {current} out of range [0, {rows}), possibly "
+                f"because 'segment_ids' input is not sorted. [Op:{op}]\nHint: segment ids "
+                "count from 0.",
+            )
 
 
 # ---------------------------------------------------------------------------------------------------
 # segment_sum: sorted segment ids, one output row per id up to the largest
 # ---------------------------------------------------------------------------------------------------
 
+
 def _segment_sum_kernel(data: np.ndarray, segment_ids: np.ndarray) -> np.ndarray:
     ids = np.asarray(segment_ids)
     if ids.ndim != 1 or np.ndim(data) < 1 or len(ids) != np.shape(data)[0]:
-        raise InvalidArgumentError(None, None, "segment_ids should be the same size as dimension 0 of input. "
-                                   "[Op:SegmentSum]\nHint: give one segment id per row of data.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            "segment_ids should be the same size as dimension 0 of input. "
+            "[Op:SegmentSum]\nHint: give one segment id per row of data.",
+        )
     count = int(ids[-1]) + 1 if len(ids) else 0
     check_sorted_ids(ids, count, "SegmentSum")
     out = np.zeros((count,) + np.shape(data)[1:], dtype=data.dtype)
@@ -74,14 +88,21 @@ def _segment_sum_kernel(data: np.ndarray, segment_ids: np.ndarray) -> np.ndarray
     return out
 
 
-def _segment_sum_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
-                       values: Any = None) -> Specs:
+def _segment_sum_shape(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Any = None
+) -> Specs:
     data = shapes[0]
     return [(TensorShape(None) if data.rank is None else TensorShape([None] + data.as_list()[1:]), types[0])]
 
 
-SegmentSum = Op("SegmentSum", _segment_sum_kernel, check=_check_ids("SegmentSum"), shape=_segment_sum_shape,
-                grad=lambda c, g: [gather(g, c.inputs[1]), None], value_dependent=True)
+SegmentSum = Op(
+    "SegmentSum",
+    _segment_sum_kernel,
+    check=_check_ids("SegmentSum"),
+    shape=_segment_sum_shape,
+    grad=lambda c, g: [gather(g, c.inputs[1]), None],
+    value_dependent=True,
+)
 
 
 def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
@@ -93,32 +114,43 @@ def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
 # unsorted_segment_sum: ids in any order, a given number of segments; negative ids are dropped
 # ---------------------------------------------------------------------------------------------------
 
-def reduce_unsorted(op: str, data: np.ndarray, segment_ids: np.ndarray, num_segments: Any, fill: Any,
-                    ufunc: np.ufunc) -> np.ndarray:
+
+def reduce_unsorted(
+    op: str, data: np.ndarray, segment_ids: np.ndarray, num_segments: Any, fill: Any, ufunc: np.ufunc
+) -> np.ndarray:
     """What every unsorted segment kernel does: TensorFlow's checks of the ids, then `ufunc` applied at each id
     into rows that start as `fill`; negative ids are dropped."""
     ids = np.asarray(segment_ids)
     n = int(num_segments)
-    if np.shape(data)[:ids.ndim] != ids.shape:
-        raise InvalidArgumentError(None, None, f"data.shape = [{','.join(map(str, np.shape(data)))}] does not start "
-                                   f"with segment_ids.shape = [{','.join(map(str, ids.shape))}] "
-                                   f"[Op:{op}]\nHint: give one segment id per entry of the leading "
-                                   "dimensions of data.")
+    if np.shape(data)[: ids.ndim] != ids.shape:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"data.shape = [{','.join(map(str, np.shape(data)))}] does not start "
+            f"with segment_ids.shape = [{','.join(map(str, ids.shape))}] "
+            f"[Op:{op}]\nHint: give one segment id per entry of the leading "
+            "dimensions of data.",
+        )
     flat = ids.ravel()
     bad = np.flatnonzero(flat >= n)
     if bad.size:
         i = int(bad[0])
-        raise InvalidArgumentError(None, None, f"segment_ids[{i}] = {flat[i]} is out of range [0, {n}) "
-                                   f"[Op:{op}]\nHint: num_segments must exceed every segment id.")
-    out = np.full((n,) + np.shape(data)[ids.ndim:], fill, dtype=data.dtype)
-    rows = np.reshape(data, (-1,) + np.shape(data)[ids.ndim:])
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"segment_ids[{i}] = {flat[i]} is out of range [0, {n}) "
+            f"[Op:{op}]\nHint: num_segments must exceed every segment id.",
+        )
+    out = np.full((n,) + np.shape(data)[ids.ndim :], fill, dtype=data.dtype)
+    rows = np.reshape(data, (-1,) + np.shape(data)[ids.ndim :])
     keep = flat >= 0
     ufunc.at(out, flat[keep], rows[keep])
     return out
 
 
-def _unsorted_kernel(data: np.ndarray, segment_ids: np.ndarray, num_segments: Any,
-                     known_segments: int | None = None) -> np.ndarray:
+def _unsorted_kernel(
+    data: np.ndarray, segment_ids: np.ndarray, num_segments: Any, known_segments: int | None = None
+) -> np.ndarray:
     return reduce_unsorted("UnsortedSegmentSum", data, segment_ids, num_segments, 0, np.add)
 
 
@@ -128,7 +160,7 @@ def _unsorted_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType]
         return [(TensorShape(None), types[0])]
     for have, want in zip(data.as_list(), ids.as_list()):  # data's shape starts with the ids'
         merge_dims(have, want, "")
-    return [(TensorShape([attrs["known_segments"]] + data.as_list()[ids.rank:]), types[0])]
+    return [(TensorShape([attrs["known_segments"]] + data.as_list()[ids.rank :]), types[0])]
 
 
 def _unsorted_grad(c: Any, g: Tensor) -> list:
@@ -147,8 +179,9 @@ def _check_unsorted_sum(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes("UnsortedSegmentSum", INDEX_TYPES | {dtypes.int16}, inputs[1].dtype)
 
 
-UnsortedSegmentSum = Op("UnsortedSegmentSum", _unsorted_kernel, check=_check_unsorted_sum,
-                        shape=_unsorted_shape, grad=_unsorted_grad)
+UnsortedSegmentSum = Op(
+    "UnsortedSegmentSum", _unsorted_kernel, check=_check_unsorted_sum, shape=_unsorted_shape, grad=_unsorted_grad
+)
 
 
 def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any, name: str | None = None) -> Tensor:
@@ -156,8 +189,9 @@ def unsorted_segment_sum(data: Any, segment_ids: Any, num_segments: Any, name: s
     ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int32)
     count = convert_to_tensor(num_segments, dtype_hint=dtypes.int32)
     known = known_ints(count)
-    return bind(UnsortedSegmentSum, convert_to_tensor(data), ids, count,
-                known_segments=None if known is None else known[0])
+    return bind(
+        UnsortedSegmentSum, convert_to_tensor(data), ids, count, known_segments=None if known is None else known[0]
+    )
 
 
 def indexed_slices_to_dense(slices: IndexedSlices) -> Tensor:
@@ -174,24 +208,31 @@ IndexedSlices.to_dense_rule = indexed_slices_to_dense
 # bincount
 # ---------------------------------------------------------------------------------------------------
 
+
 def _bincount_kernel(arr: np.ndarray, size: Any, weights: np.ndarray, binary_output: bool) -> np.ndarray:
     if np.any(np.asarray(arr) < 0):
-        raise InvalidArgumentError(None, None, "Input arr must be non-negative! [Op:DenseBincount]\nHint: bincount "
-                                   "counts the values 0, 1, 2, ...; shift or mask negative values first.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            "Input arr must be non-negative! [Op:DenseBincount]\nHint: bincount "
+            "counts the values 0, 1, 2, ...; shift or mask negative values first.",
+        )
     size = int(size)
     rows = np.asarray(arr) if np.ndim(arr) == 2 else np.ravel(arr)[None]
     weight_rows = None if np.size(weights) == 0 else np.reshape(weights, rows.shape)
     out = np.zeros((len(rows), size), dtype=weights.dtype)
     for r, row in enumerate(rows):
         keep = row < size
-        counts = np.bincount(row[keep], weights=None if weight_rows is None else weight_rows[r][keep],
-                             minlength=size)[:size]
+        counts = np.bincount(row[keep], weights=None if weight_rows is None else weight_rows[r][keep], minlength=size)[
+            :size
+        ]
         out[r] = np.minimum(counts, 1) if binary_output else counts
     return out if np.ndim(arr) == 2 else out[0]
 
 
-def _bincount_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict,
-                    values: Any = None) -> Specs:
+def _bincount_shape(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Any = None
+) -> Specs:
     if shapes[0].rank is None:  # 1-D counts, or one row of counts per row of a matrix
         return [(TensorShape(None), types[2])]
     rows = shapes[0].as_list()[:1] if shapes[0].rank == 2 else []
@@ -202,8 +243,16 @@ def _bincount_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType]
 DenseBincount = Op("DenseBincount", _bincount_kernel, shape=_bincount_shape, value_dependent=True)
 
 
-def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None, dtype: Any = dtypes.int32,
-             name: str | None = None, axis: int | None = None, binary_output: bool = False) -> Tensor:
+def bincount(
+    arr: Any,
+    weights: Any = None,
+    minlength: Any = None,
+    maxlength: Any = None,
+    dtype: Any = dtypes.int32,
+    name: str | None = None,
+    axis: int | None = None,
+    binary_output: bool = False,
+) -> Tensor:
     """How often each value 0, 1, 2, ... occurs in `arr` (or the sum of its `weights`), per row with axis=-1."""
     a = convert_to_tensor(arr)
     w = None if weights is None else convert_to_tensor(weights)
@@ -232,17 +281,26 @@ def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: An
 # confusion_matrix: counts of (label, prediction) pairs, scattered into an n x n matrix as TensorFlow does
 # ---------------------------------------------------------------------------------------------------
 
+
 def _class_id_kernel(ids: np.ndarray, limit: np.ndarray, what: str) -> np.ndarray:
     """`ids` unchanged if every id lies in [0, limit) (no upper limit when `limit` is empty)."""
     values = np.asarray(ids)
     if np.any(values < 0):
-        raise InvalidArgumentError(None, None, f"`{what}` contains negative values.\nCondition x >= 0 did not "
-                                   f"hold element-wise:\nx (shape={values.shape} dtype=int64) = \n{values}\n"
-                                   "Hint: class numbers start at 0.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"`{what}` contains negative values.\nCondition x >= 0 did not "
+            f"hold element-wise:\nx (shape={values.shape} dtype=int64) = \n{values}\n"
+            "Hint: class numbers start at 0.",
+        )
     if np.size(limit) and np.any(values >= limit):
-        raise InvalidArgumentError(None, None, f"`{what}` out of bound\nCondition x < y did not hold.\n"
-                                   f"First {values.size} elements of x:\n{np.ravel(values)}\nFirst 1 elements of "
-                                   f"y:\n{np.ravel(limit)}\nHint: num_classes must exceed every class number.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"`{what}` out of bound\nCondition x < y did not hold.\n"
+            f"First {values.size} elements of x:\n{np.ravel(values)}\nFirst 1 elements of "
+            f"y:\n{np.ravel(limit)}\nHint: num_classes must exceed every class number.",
+        )
     return values
 
 
@@ -261,8 +319,14 @@ def _squeeze_last(labels: Tensor, predictions: Tensor) -> tuple[Tensor, Tensor]:
     return labels, predictions
 
 
-def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, weights: Any = None,
-                     dtype: Any = dtypes.int32, name: str | None = None) -> Tensor:
+def confusion_matrix(
+    labels: Any,
+    predictions: Any,
+    num_classes: Any = None,
+    weights: Any = None,
+    dtype: Any = dtypes.int32,
+    name: str | None = None,
+) -> Tensor:
     """Row i, column j counts the examples of class i predicted as j (or sums their `weights`); the matrix
     has num_classes rows, or one more than the largest class seen."""
 
@@ -299,6 +363,7 @@ def confusion_matrix(labels: Any, predictions: Any, num_classes: Any = None, wei
 # polyval
 # ---------------------------------------------------------------------------------------------------
 
+
 def polyval(coeffs: Sequence[Any], x: Any, name: str | None = None) -> Tensor:
     """coeffs[0] * x**(n-1) + ... + coeffs[n-1], evaluated by Horner's rule."""
     if not isinstance(coeffs, list | tuple):
@@ -324,8 +389,9 @@ def row_splits_to_segment_ids(splits: Any, name: str | None = None, out_type: An
     return rows
 
 
-def segment_ids_to_row_splits(segment_ids: Any, num_segments: Any = None, out_type: Any = None,
-                              name: str | None = None) -> Tensor:
+def segment_ids_to_row_splits(
+    segment_ids: Any, num_segments: Any = None, out_type: Any = None, name: str | None = None
+) -> Tensor:
     """The row splits of sorted segment ids: [0, 0, 2] (with 3 segments) gives [0, 2, 2, 3]."""
     ids = convert_to_tensor(segment_ids, dtype_hint=dtypes.int64)
     if ids.shape.rank not in (None, 1):

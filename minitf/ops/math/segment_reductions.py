@@ -48,6 +48,7 @@ def _check(name: str, allowed: frozenset[dtypes.DType]) -> Callable[[Sequence[Te
         allowed_dtypes(name, allowed, inputs[0].dtype)
         if inputs[1].dtype not in INDEX_TYPES:
             allowed_dtypes(name, INDEX_TYPES, inputs[1].dtype)
+
     return check
 
 
@@ -65,14 +66,19 @@ def _fill(kind: str, dtype: np.dtype, sorted_ids: bool) -> Any:
 # Sorted ids
 # ---------------------------------------------------------------------------------------------------
 
+
 def _sorted_kernel(kind: str) -> Callable[..., np.ndarray]:
     op = f"Segment{kind}"
 
     def kernel(data: np.ndarray, segment_ids: np.ndarray) -> np.ndarray:
         ids = np.asarray(segment_ids)
         if ids.ndim != 1 or np.ndim(data) < 1 or len(ids) != np.shape(data)[0]:
-            raise InvalidArgumentError(None, None, "segment_ids should be the same size as dimension 0 of input. "
-                                       f"[Op:{op}]\nHint: give one segment id per row of data.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                "segment_ids should be the same size as dimension 0 of input. "
+                f"[Op:{op}]\nHint: give one segment id per row of data.",
+            )
         rows = int(ids[-1]) + 1 if len(ids) else 0
         check_sorted_ids(ids, rows, op)
         out = np.full((rows,) + np.shape(data)[1:], _fill(kind, data.dtype, False), dtype=data.dtype)
@@ -81,6 +87,7 @@ def _sorted_kernel(kind: str) -> Callable[..., np.ndarray]:
         present[ids] = True
         out[~present] = _fill(kind, data.dtype, True)
         return out
+
     return kernel
 
 
@@ -109,8 +116,14 @@ def _prod_grad(c: Any, g: Tensor) -> list:
 
 
 def _sorted_op(kind: str, allowed: frozenset[dtypes.DType], grad: Callable[..., list]) -> Op:
-    return Op(f"Segment{kind}", _sorted_kernel(kind), check=_check(f"Segment{kind}", allowed),
-              shape=_segment_sum_shape, grad=grad, value_dependent=True)
+    return Op(
+        f"Segment{kind}",
+        _sorted_kernel(kind),
+        check=_check(f"Segment{kind}", allowed),
+        shape=_segment_sum_shape,
+        grad=grad,
+        value_dependent=True,
+    )
 
 
 SegmentMax = _sorted_op("Max", ORDERED, _min_or_max_grad)
@@ -141,12 +154,15 @@ def segment_prod(data: Any, segment_ids: Any, name: str | None = None) -> Tensor
 # Unsorted ids
 # ---------------------------------------------------------------------------------------------------
 
+
 def _unsorted_kernel(kind: str) -> Callable[..., np.ndarray]:
     op = f"UnsortedSegment{kind}"
 
-    def kernel(data: np.ndarray, segment_ids: np.ndarray, num_segments: Any,
-               known_segments: int | None = None) -> np.ndarray:
+    def kernel(
+        data: np.ndarray, segment_ids: np.ndarray, num_segments: Any, known_segments: int | None = None
+    ) -> np.ndarray:
         return reduce_unsorted(op, data, segment_ids, num_segments, _fill(kind, data.dtype, False), REDUCERS[kind])
+
     return kernel
 
 
@@ -156,8 +172,11 @@ def _gather_kept(params: Tensor, ids: Tensor, extra: int) -> tuple[Tensor, Tenso
     gathered = gather(params, maximum(ids, zeros_like(ids)))
     kept = greater_equal(ids, zeros_like(ids))
     if extra:
-        kept = reshape(kept, ids.shape.as_list() + [1] * extra) if ids.shape.is_fully_defined() else \
-            reshape(kept, cast(_extended_shape(ids, extra), dtypes.int32))
+        kept = (
+            reshape(kept, ids.shape.as_list() + [1] * extra)
+            if ids.shape.is_fully_defined()
+            else reshape(kept, cast(_extended_shape(ids, extra), dtypes.int32))
+        )
     return where(kept, gathered, zeros_like(gathered)), kept
 
 
@@ -184,16 +203,20 @@ def _unsorted_prod_grad(c: Any, g: Tensor) -> list:
     is_zero = equal(data, zeros_like(data))
     zeros = unsorted_segment_sum(cast(is_zero, dtypes.int32), ids, count)
     g = where(greater(zeros, 1), zeros_like(g), g)
-    nonzero_product = bind(UnsortedSegmentProd, where(is_zero, ones_like(data), data), ids, count,
-                           **c.attrs)
+    nonzero_product = bind(UnsortedSegmentProd, where(is_zero, ones_like(data), data), ids, count, **c.attrs)
     clipped = maximum(ids, zeros_like(ids))
     grad, _ = _gather_kept(g, ids, _extra_axes(data, ids))
     return [grad * _prod_parts(data, c.outputs[0], nonzero_product, clipped), None, None]
 
 
 def _unsorted_op(kind: str, allowed: frozenset[dtypes.DType], grad: Callable[..., list]) -> Op:
-    return Op(f"UnsortedSegment{kind}", _unsorted_kernel(kind), check=_check(f"UnsortedSegment{kind}", allowed),
-              shape=_unsorted_shape, grad=grad)
+    return Op(
+        f"UnsortedSegment{kind}",
+        _unsorted_kernel(kind),
+        check=_check(f"UnsortedSegment{kind}", allowed),
+        shape=_unsorted_shape,
+        grad=grad,
+    )
 
 
 UnsortedSegmentMax = _unsorted_op("Max", ORDERED, _unsorted_min_or_max_grad)

@@ -57,6 +57,7 @@ def _via_double(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarr
     def kernel(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x)
         return np.asarray(vectorised(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
     return kernel
 
 
@@ -104,10 +105,8 @@ def _trigamma(v: float) -> float:
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
-Erf = unary_op("Erf", _via_double(math.erf), F,
-               lambda c, g: [g * (_TWO_OVER_SQRT_PI * exp(negative(square(c.x))))])
-Erfc = unary_op("Erfc", _via_double(math.erfc), F,
-                lambda c, g: [g * (-_TWO_OVER_SQRT_PI * exp(negative(square(c.x))))])
+Erf = unary_op("Erf", _via_double(math.erf), F, lambda c, g: [g * (_TWO_OVER_SQRT_PI * exp(negative(square(c.x))))])
+Erfc = unary_op("Erfc", _via_double(math.erfc), F, lambda c, g: [g * (-_TWO_OVER_SQRT_PI * exp(negative(square(c.x))))])
 Trigamma = unary_op("Trigamma", _via_double(_trigamma), F)
 Digamma = unary_op("Digamma", _via_double(_digamma), F, lambda c, g: [g * bind(Trigamma, c.x)])
 Lgamma = unary_op("Lgamma", _via_double(_lgamma), F, lambda c, g: [g * bind(Digamma, c.x)])
@@ -117,6 +116,7 @@ Rint = unary_op("Rint", np.rint, F, lambda c, g: [zeros_like_(c.x)])
 def _unary_fn(op: Op, public: str, doc: str) -> Callable[..., Tensor]:
     def fn(x: Any, name: str | None = None) -> Tensor:
         return bind(op, convert_to_tensor(x))
+
     fn.__name__ = public
     fn.__doc__ = doc
     return fn
@@ -133,11 +133,13 @@ rint = _unary_fn(Rint, "rint", "The nearest integer, halves to even (rint(2.5) i
 # Products that are 0 where the first factor is 0
 # ---------------------------------------------------------------------------------------------------
 
+
 def zero_where_x_is_zero(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
     def kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             out = fn(x, y)
         return np.where(np.asarray(x) == 0, np.zeros((), out.dtype), out).astype(np.result_type(x, y))
+
     return kernel
 
 
@@ -150,8 +152,7 @@ def _xlogy_grad(c: Any, g: Tensor) -> list:
 def _xdivy_grad(c: Any, g: Tensor) -> list:
     x, y = c.x, c.y
     nonzero = cast(not_equal(x, zeros_like_(x)), x.dtype)
-    return [unbroadcast(g * bind(Xdivy, nonzero, y), x),
-            unbroadcast(g * negative(bind(Xdivy, x, y * y)), y)]
+    return [unbroadcast(g * bind(Xdivy, nonzero, y), x), unbroadcast(g * negative(bind(Xdivy, x, y * y)), y)]
 
 
 def _xlog1py_grad(c: Any, g: Tensor) -> list:
@@ -216,6 +217,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # ---------------------------------------------------------------------------------------------------
 # Inverse error functions (scalar, double precision)
 # ---------------------------------------------------------------------------------------------------
+
 
 def _upper_normal_guess(p: float) -> float:
     """x with P(N(0,1) > x) close to p (0 < p <= 1/2), Abramowitz and Stegun 26.2.23."""
@@ -285,6 +287,7 @@ def _double_kernel(fn: Callable[[float], float], name: str | None = None) -> Cal
         if name is not None and x.dtype == np.float16:
             raise no_kernel(name, dtypes.float16)
         return np.asarray(vectorised(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
+
     return kernel
 
 
@@ -341,13 +344,15 @@ def _bessel(order: int, scaled: bool) -> Callable[[np.ndarray], np.ndarray]:
             small = a < _ASYMPTOTIC_FROM
             out[small] = _series(a[small], order, np.exp(-a[small]) if scaled else np.ones_like(a[small]))
             large = ~small & ~np.isnan(a)
-            scaled_large = np.where(np.isinf(a[large]), 0.0, _hankel(np.where(np.isinf(a[large]), 1.0, a[large]),
-                                                                      order))
+            scaled_large = np.where(
+                np.isinf(a[large]), 0.0, _hankel(np.where(np.isinf(a[large]), 1.0, a[large]), order)
+            )
             out[large] = scaled_large if scaled else scaled_large * np.exp(a[large])  # I(inf) is 0 * inf: nan
             out[np.isnan(a)] = np.nan
         if order == 1:
             out = np.where(x < 0, -out, out)
         return out.astype(x.dtype)
+
     return kernel
 
 
@@ -373,8 +378,7 @@ def _i1e_grad(c: Any, g: Tensor) -> list:
 BesselI1 = unary_op("BesselI1", _bessel(1, False), F, _i1_grad)
 BesselI1e = unary_op("BesselI1e", _bessel(1, True), F, _i1e_grad)
 BesselI0 = unary_op("BesselI0", _bessel(0, False), F, lambda c, g: [g * bind(BesselI1, c.x)])
-BesselI0e = unary_op("BesselI0e", _bessel(0, True), F,
-                     lambda c, g: [g * (bind(BesselI1e, c.x) - sign(c.x) * c.out)])
+BesselI0e = unary_op("BesselI0e", _bessel(0, True), F, lambda c, g: [g * (bind(BesselI1e, c.x) - sign(c.x) * c.out)])
 
 
 # ---------------------------------------------------------------------------------------------------

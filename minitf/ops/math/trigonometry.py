@@ -29,8 +29,7 @@ def _one_minus_square(x: Tensor) -> Tensor:
 
 Asin = unary_op("Asin", np.arcsin, FC, lambda c, g: [multiply(g, rsqrt(_one_minus_square(c.x)))])
 Acos = unary_op("Acos", np.arccos, FC, lambda c, g: [negative(multiply(g, rsqrt(_one_minus_square(c.x))))])
-Atan = unary_op("Atan", np.arctan, FC,
-                lambda c, g: [divide(g, add(ones_like(c.x), square(c.x)))])
+Atan = unary_op("Atan", np.arctan, FC, lambda c, g: [divide(g, add(ones_like(c.x), square(c.x)))])
 Sinh = unary_op("Sinh", np.sinh, FC, lambda c, g: [multiply(g, conj(cosh(c.x)))])
 Cosh = unary_op("Cosh", np.cosh, FC, lambda c, g: [multiply(g, conj(sinh(c.x)))])
 Asinh = unary_op("Asinh", np.arcsinh, FC, lambda c, g: [divide(g, conj(cosh(c.out)))])
@@ -42,8 +41,10 @@ def _atan2_grad(c: Any, g: Tensor) -> list:
     """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2), each summed back to its input's shape."""
     y, x = c.inputs
     inverse = reciprocal(add(square(x), square(y)))
-    return [unbroadcast(multiply(multiply(g, x), inverse), y),
-            unbroadcast(negative(multiply(multiply(g, y), inverse)), x)]
+    return [
+        unbroadcast(multiply(multiply(g, x), inverse), y),
+        unbroadcast(negative(multiply(multiply(g, y), inverse)), x),
+    ]
 
 
 Atan2 = binary_op("Atan2", np.arctan2, F, _atan2_grad)

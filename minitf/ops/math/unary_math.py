@@ -48,27 +48,54 @@ def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
 
 # Gradient kernels TensorFlow also has as ops of their own (TanhGrad, ...): one NumPy call instead of
 # three, and their own rules for second derivatives. Inputs are (y, dy): the forward output and its gradient.
-TanhGrad: Op = Op("TanhGrad", lambda y, dy: dy * (1 - y * y), shape=shape_rules.same_as_first, elementwise=True,
-                  grad=lambda c, g: [g * c.y * -2 * c.x, bind(TanhGrad, c.x, g)])
-SigmoidGrad: Op = Op("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)), shape=shape_rules.same_as_first, elementwise=True,
-                     grad=lambda c, g: [g * c.y * (1 - 2 * c.x), bind(SigmoidGrad, c.x, g)])
-SqrtGrad: Op = Op("SqrtGrad", lambda y, dy: np.where(dy == 0, np.zeros((), y.dtype), dy * (0.5 / y)).astype(y.dtype),
-                  shape=shape_rules.same_as_first, elementwise=True,
-                  grad=lambda c, g: [negative(g) * c.out / c.x, bind(SqrtGrad, c.x, g)])
-ReciprocalGrad: Op = Op("ReciprocalGrad", lambda y, dy: -dy * y * y, shape=shape_rules.same_as_first, elementwise=True,
-                        grad=lambda c, g: [g * -2 * c.y * c.x, bind(ReciprocalGrad, c.x, g)])
-RsqrtGrad: Op = Op("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y), shape=shape_rules.same_as_first,
-                   elementwise=True, grad=lambda c, g: [g * -1.5 * c.y * c.x * c.x, bind(RsqrtGrad, c.x, g)])
-ReluGrad: Op = Op("ReluGrad", lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtype)),
-                  shape=shape_rules.same_as_first, elementwise=True,
-                  grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)])
+TanhGrad: Op = Op(
+    "TanhGrad",
+    lambda y, dy: dy * (1 - y * y),
+    shape=shape_rules.same_as_first,
+    elementwise=True,
+    grad=lambda c, g: [g * c.y * -2 * c.x, bind(TanhGrad, c.x, g)],
+)
+SigmoidGrad: Op = Op(
+    "SigmoidGrad",
+    lambda y, dy: dy * (y * (1 - y)),
+    shape=shape_rules.same_as_first,
+    elementwise=True,
+    grad=lambda c, g: [g * c.y * (1 - 2 * c.x), bind(SigmoidGrad, c.x, g)],
+)
+SqrtGrad: Op = Op(
+    "SqrtGrad",
+    lambda y, dy: np.where(dy == 0, np.zeros((), y.dtype), dy * (0.5 / y)).astype(y.dtype),
+    shape=shape_rules.same_as_first,
+    elementwise=True,
+    grad=lambda c, g: [negative(g) * c.out / c.x, bind(SqrtGrad, c.x, g)],
+)
+ReciprocalGrad: Op = Op(
+    "ReciprocalGrad",
+    lambda y, dy: -dy * y * y,
+    shape=shape_rules.same_as_first,
+    elementwise=True,
+    grad=lambda c, g: [g * -2 * c.y * c.x, bind(ReciprocalGrad, c.x, g)],
+)
+RsqrtGrad: Op = Op(
+    "RsqrtGrad",
+    lambda y, dy: dy * (-0.5 * y * y * y),
+    shape=shape_rules.same_as_first,
+    elementwise=True,
+    grad=lambda c, g: [g * -1.5 * c.y * c.x * c.x, bind(RsqrtGrad, c.x, g)],
+)
+ReluGrad: Op = Op(
+    "ReluGrad",
+    lambda dy, y: np.where(y > 0, dy, np.zeros((), dy.dtype)),
+    shape=shape_rules.same_as_first,
+    elementwise=True,
+    grad=lambda c, g: [bind(ReluGrad, g, c.y), zeros_like_(c.y)],
+)
 
 
 def _reciprocal_kernel(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iu":
         raise no_kernel("Reciprocal", dtypes.from_numpy(x.dtype))
     return np.reciprocal(x)
-
 
 
 def _round_kernel(x: np.ndarray) -> np.ndarray:
@@ -83,11 +110,17 @@ def _fused_grad(op: Op, y: Tensor, g: Tensor) -> Tensor:
     return bind(op, y, g)
 
 
-Neg = unary_op("Neg", np.negative, NUM - {dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64},
-             lambda c, g: [negative(g)])
+Neg = unary_op(
+    "Neg", np.negative, NUM - {dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64}, lambda c, g: [negative(g)]
+)
 Abs = unary_op("Abs", np.abs, SIGNED_REAL, lambda c, g: [g * sign(c.x)])
-ComplexAbs = unary_op("ComplexAbs", np.abs, frozenset({dtypes.complex64, dtypes.complex128}),
-                    lambda c, g: [cast(g, c.x.dtype) * c.x / cast(c.out, c.x.dtype)], shape_rules.real_part_rule)
+ComplexAbs = unary_op(
+    "ComplexAbs",
+    np.abs,
+    frozenset({dtypes.complex64, dtypes.complex128}),
+    lambda c, g: [cast(g, c.x.dtype) * c.x / cast(c.out, c.x.dtype)],
+    shape_rules.real_part_rule,
+)
 Sign = unary_op("Sign", np.sign, SIGNED, lambda c, g: [zeros_like_(c.x)])
 Square = unary_op("Square", np.square, NUM, lambda c, g: [g * 2 * _conj_if_complex(c.x)])
 # SqrtGrad is g * 0.5 / y, except that a zero upstream gradient gives 0 (not nan), as in TensorFlow.
@@ -101,8 +134,7 @@ Reciprocal = unary_op("Reciprocal", _reciprocal_kernel, SIGNED, lambda c, g: [_f
 Round = unary_op("Round", _round_kernel, NUM)
 Floor = unary_op("Floor", np.floor, F)
 Ceil = unary_op("Ceil", np.ceil, F)
-Relu = unary_op("Relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), REAL,
-              lambda c, g: [bind(ReluGrad, g, c.out)])
+Relu = unary_op("Relu", lambda x: np.maximum(x, np.zeros((), x.dtype)), REAL, lambda c, g: [bind(ReluGrad, g, c.out)])
 Conj = unary_op("Conj", np.conj, FC - F, lambda c, g: [conj(g)])
 Real = unary_op("Real", np.real, FC - F, shape=shape_rules.real_part_rule)
 Imag = unary_op("Imag", np.imag, FC - F, shape=shape_rules.real_part_rule)
@@ -125,7 +157,7 @@ log = unary_function(Log, "Natural logarithm (floats only; log(0) is -inf).")
 tanh = unary_function(Tanh, "Hyperbolic tangent.")
 sigmoid = unary_function(Sigmoid, "1 / (1 + exp(-x)), computed stably.")
 reciprocal = unary_function(Reciprocal, "1 / x.")
-round = unary_function(Round, "Rounds half to even: [0.5, 1.5, 2.5] -> [0, 2, 2].")  # noqa: A001
+round = unary_function(Round, "Rounds half to even: [0.5, 1.5, 2.5] -> [0, 2, 2].")
 floor = unary_function(Floor, "Largest integer not greater than x (floats only).")
 ceil = unary_function(Ceil, "Smallest integer not less than x (floats only).")
 
@@ -140,7 +172,7 @@ def conj(x: Any, name: str | None = None) -> Tensor:
     raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
 
 
-def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def real(input: Any, name: str | None = None) -> Tensor:
     """Real part; real numbers are returned unchanged."""
     x = convert_to_tensor(input)
     if x.dtype.is_complex:
@@ -150,17 +182,19 @@ def real(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
     raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype}")
 
 
-def imag(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def imag(input: Any, name: str | None = None) -> Tensor:
     """Imaginary part; for real (or any non-complex) input a tensor of zeros."""
     x = convert_to_tensor(input)
     return bind(Imag, x) if x.dtype.is_complex else zeros_like_(x)
+
+
 is_nan = unary_function(IsNan, "True where x is nan.")
 is_inf = unary_function(IsInf, "True where x is +-inf.")
 is_finite = unary_function(IsFinite, "True where x is neither nan nor inf.")
 relu = unary_function(Relu, "max(x, 0) elementwise.")
 
 
-def abs(x: Any, name: str | None = None) -> Tensor:  # noqa: A001
+def abs(x: Any, name: str | None = None) -> Tensor:
     """|x|; for complex input the magnitude, as a real tensor."""
     x = convert_to_tensor(x)
     return bind(ComplexAbs if x.dtype.is_complex else Abs, x)

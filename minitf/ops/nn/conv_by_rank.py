@@ -14,12 +14,21 @@ from minitf.ops.nn import conv_ops
 
 def _one_dim(data_format: str, op: str) -> None:
     if data_format not in ("NWC", "NHWC", None):
-        raise ValueError(f"{op}: minitf supports data_format='NWC' only (channels last), as TensorFlow's CPU "
-                         f"kernels do; got {data_format!r}.")
+        raise ValueError(
+            f"{op}: minitf supports data_format='NWC' only (channels last), as TensorFlow's CPU "
+            f"kernels do; got {data_format!r}."
+        )
 
 
-def conv1d(input: Any, filters: Any, stride: Any, padding: str, data_format: str = "NWC",  # noqa: A002
-           dilations: Any = None, name: str | None = None) -> Tensor:
+def conv1d(
+    input: Any,
+    filters: Any,
+    stride: Any,
+    padding: str,
+    data_format: str = "NWC",
+    dilations: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """1-D convolution: input [batch, width, in] with filters [width, in, out], as a conv2d of height 1."""
     _one_dim(data_format, "conv1d")
     x = expand_dims(convert_to_tensor(input), 1)
@@ -30,7 +39,7 @@ def conv1d(input: Any, filters: Any, stride: Any, padding: str, data_format: str
     return squeeze(out, [1])
 
 
-def _pool1d(pool: Any, input: Any, ksize: Any, strides: Any, padding: str, data_format: str) -> Tensor:  # noqa: A002
+def _pool1d(pool: Any, input: Any, ksize: Any, strides: Any, padding: str, data_format: str) -> Tensor:
     _one_dim(data_format, pool.__name__)
 
     def widened(v: Any) -> list[int]:
@@ -41,37 +50,44 @@ def _pool1d(pool: Any, input: Any, ksize: Any, strides: Any, padding: str, data_
     return squeeze(pool(x, widened(ksize), widened(strides), padding), [1])
 
 
-def max_pool1d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC",  # noqa: A002
-               name: str | None = None) -> Tensor:
+def max_pool1d(
+    input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC", name: str | None = None
+) -> Tensor:
     """The largest value of each window of `ksize` steps along the width."""
     return _pool1d(conv_ops.max_pool2d, input, ksize, strides, padding, data_format)
 
 
-def avg_pool1d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC",  # noqa: A002
-               name: str | None = None) -> Tensor:
+def avg_pool1d(
+    input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC", name: str | None = None
+) -> Tensor:
     """The mean of each window of `ksize` steps along the width (padding not counted)."""
     return _pool1d(conv_ops.avg_pool2d, input, ksize, strides, padding, data_format)
 
 
-def _pool_nd(pool1d: Any, pool2d: Any, input: Any, ksize: Any, strides: Any, padding: str,  # noqa: A002
-             data_format: Any, op: str) -> Tensor:
+def _pool_nd(
+    pool1d: Any, pool2d: Any, input: Any, ksize: Any, strides: Any, padding: str, data_format: Any, op: str
+) -> Tensor:
     x = convert_to_tensor(input)
     rank = x.shape.rank
     if rank == 3:
         return pool1d(x, ksize, strides, padding, data_format or "NWC")
     if rank == 4:
         return pool2d(x, ksize, strides, padding, data_format or "NHWC")
-    raise ValueError(f"`input.shape.rank` must be 3 or 4 for minitf's {op} (3-D pooling is not part of this "
-                     f"engine). Received: input.shape={x.shape} of rank {rank}")
+    raise ValueError(
+        f"`input.shape.rank` must be 3 or 4 for minitf's {op} (3-D pooling is not part of this "
+        f"engine). Received: input.shape={x.shape} of rank {rank}"
+    )
 
 
-def max_pool(input: Any, ksize: Any, strides: Any, padding: str, data_format: Any = None,  # noqa: A002
-             name: str | None = None) -> Tensor:
+def max_pool(
+    input: Any, ksize: Any, strides: Any, padding: str, data_format: Any = None, name: str | None = None
+) -> Tensor:
     """max_pool1d or max_pool2d, by the input's rank."""
     return _pool_nd(max_pool1d, conv_ops.max_pool2d, input, ksize, strides, padding, data_format, "max_pool")
 
 
-def avg_pool(input: Any, ksize: Any, strides: Any, padding: str, data_format: Any = None,  # noqa: A002
-             name: str | None = None) -> Tensor:
+def avg_pool(
+    input: Any, ksize: Any, strides: Any, padding: str, data_format: Any = None, name: str | None = None
+) -> Tensor:
     """avg_pool1d or avg_pool2d, by the input's rank."""
     return _pool_nd(avg_pool1d, conv_ops.avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool")

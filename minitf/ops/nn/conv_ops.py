@@ -38,23 +38,35 @@ AVG_POOL_TYPES = dtypes.FLOATS
 MAX_POOL_TYPES = dtypes.NUMERIC - {dtypes.complex64, dtypes.complex128}
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # conv2d
 # ---------------------------------------------------------------------------------------------------
 
+
 def _check_conv_shapes(x_shape: Sequence[Any], f_shape: Sequence[Any]) -> None:
     if len(x_shape) != 4:
-        raise InvalidArgumentError(None, None, f"convolution input must be 4-dimensional: {dims_text(x_shape)} "
-                                   "[Op:Conv2D]\nHint: images are [batch, height, width, channels]; add a batch "
-                                   "axis with tf.expand_dims(x, 0).")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"convolution input must be 4-dimensional: {dims_text(x_shape)} "
+            "[Op:Conv2D]\nHint: images are [batch, height, width, channels]; add a batch "
+            "axis with tf.expand_dims(x, 0).",
+        )
     if len(f_shape) != 4:
-        raise InvalidArgumentError(None, None, f"filter must be 4-dimensional: {dims_text(f_shape)} [Op:Conv2D]\nHint: "
-                                   "filters are [height, width, in_channels, out_channels].")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"filter must be 4-dimensional: {dims_text(f_shape)} [Op:Conv2D]\nHint: "
+            "filters are [height, width, in_channels, out_channels].",
+        )
     if x_shape[3] is not None and f_shape[2] is not None and x_shape[3] != f_shape[2]:
-        raise InvalidArgumentError(None, None, f"input depth must be evenly divisible by filter depth: {x_shape[3]} "
-                                   f"vs {f_shape[2]} [Op:Conv2D]\nHint: the filter's third dimension must equal the "
-                                   "input's channels.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"input depth must be evenly divisible by filter depth: {x_shape[3]} "
+            f"vs {f_shape[2]} [Op:Conv2D]\nHint: the filter's third dimension must equal the "
+            "input's channels.",
+        )
 
 
 def _conv_kernel(x: np.ndarray, f: np.ndarray, **attrs: Any) -> np.ndarray:
@@ -74,9 +86,13 @@ def _conv_kernel(x: np.ndarray, f: np.ndarray, **attrs: Any) -> np.ndarray:
 def _no_dilated_gradient(attrs: dict, op_name: str) -> None:
     """TensorFlow's CPU kernels have no gradient for dilated convolutions; say so as it does."""
     if max(attrs["dilations"]) > 1:
-        raise InvalidArgumentError(None, None, f"Current CPU implementations do not yet support dilation rates "
-                                   f"larger than 1. [Op:{op_name}]\nHint: to train with a dilated convolution on "
-                                   "a CPU, write it as a convolution with a filter that has zeros between its taps.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Current CPU implementations do not yet support dilation rates "
+            f"larger than 1. [Op:{op_name}]\nHint: to train with a dilated convolution on "
+            "a CPU, write it as a convolution with a filter that has zeros between its taps.",
+        )
 
 
 def _backprop_input_kernel(f: np.ndarray, g: np.ndarray, input_shape: tuple, **attrs: Any) -> np.ndarray:
@@ -89,7 +105,7 @@ def _backprop_input_kernel(f: np.ndarray, g: np.ndarray, input_shape: tuple, **a
         for i in range(np.shape(f)[0]):
             for j in range(np.shape(f)[1]):
                 dxp[tap(dxp, i, j, geometry, attrs)] += np.tensordot(g, f[i, j], axes=([3], [1])).astype(g.dtype)
-    return dxp[:, top:top + h, left:left + w, :]
+    return dxp[:, top : top + h, left : left + w, :]
 
 
 def _backprop_filter_kernel(x: np.ndarray, g: np.ndarray, filter_shape: tuple, **attrs: Any) -> np.ndarray:
@@ -112,8 +128,10 @@ def _conv_attrs(attrs: dict) -> dict:
 def _conv_grad(c: Any, g: Tensor) -> list:
     x, f = c.inputs
     attrs = _conv_attrs(c.attrs)
-    return [bind(Conv2DBackpropInput, f, g, input_shape=_static(x), **attrs),
-            bind(Conv2DBackpropFilter, x, g, filter_shape=_static(f), **attrs)]
+    return [
+        bind(Conv2DBackpropInput, f, g, input_shape=_static(x), **attrs),
+        bind(Conv2DBackpropFilter, x, g, filter_shape=_static(f), **attrs),
+    ]
 
 
 def _backprop_input_grad(c: Any, gg: Tensor) -> list:
@@ -143,16 +161,32 @@ def _conv_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     at_graph_build(lambda: _check_conv_shapes(x.as_list(), f.as_list()), "Conv2D")
     for a in (0, 1):
         if f[a] is not None:
-            window_fits(x[1 + a], f[a], attrs["dilations"][a],
-                         attrs["padding"] if attrs["padding"] in ("SAME", "VALID") else attrs["padding"][a])
+            window_fits(
+                x[1 + a],
+                f[a],
+                attrs["dilations"][a],
+                attrs["padding"] if attrs["padding"] in ("SAME", "VALID") else attrs["padding"][a],
+            )
     if None not in x.as_list()[1:3] + f.as_list()[:2]:
-        at_graph_build(lambda: output_geometry(cast("list[int]", x.as_list()), cast("list[int]", f.as_list()[:2]),
-                                               attrs), "Conv2D")
+        at_graph_build(
+            lambda: output_geometry(cast("list[int]", x.as_list()), cast("list[int]", f.as_list()[:2]), attrs), "Conv2D"
+        )
     named = attrs["padding"] in ("SAME", "VALID")
-    sizes = [None if x[1 + a] is None or f[a] is None else
-             max(axis_geometry(x[1 + a], f[a], attrs["strides"][a], attrs["dilations"][a],
-                                attrs["padding"] if named else attrs["padding"][a])[0], 0)
-             for a in (0, 1)]
+    sizes = [
+        None
+        if x[1 + a] is None or f[a] is None
+        else max(
+            axis_geometry(
+                x[1 + a],
+                f[a],
+                attrs["strides"][a],
+                attrs["dilations"][a],
+                attrs["padding"] if named else attrs["padding"][a],
+            )[0],
+            0,
+        )
+        for a in (0, 1)
+    ]
     return [(TensorShape([x[0], *sizes, f[3]]), types[0])]
 
 
@@ -163,10 +197,18 @@ def _conv_check(inputs: Sequence[Tensor], attrs: dict) -> None:
 
 
 Conv2D = Op("Conv2D", _conv_kernel, check=_conv_check, shape=_conv_shape, grad=_conv_grad)
-Conv2DBackpropInput = Op("Conv2DBackpropInput", _backprop_input_kernel, grad=_backprop_input_grad,
-                         shape=lambda s, t, a: [(TensorShape(a["input_shape"]), t[1])])
-Conv2DBackpropFilter = Op("Conv2DBackpropFilter", _backprop_filter_kernel, grad=_backprop_filter_grad,
-                          shape=lambda s, t, a: [(TensorShape(a["filter_shape"]), t[1])])
+Conv2DBackpropInput = Op(
+    "Conv2DBackpropInput",
+    _backprop_input_kernel,
+    grad=_backprop_input_grad,
+    shape=lambda s, t, a: [(TensorShape(a["input_shape"]), t[1])],
+)
+Conv2DBackpropFilter = Op(
+    "Conv2DBackpropFilter",
+    _backprop_filter_kernel,
+    grad=_backprop_filter_grad,
+    shape=lambda s, t, a: [(TensorShape(a["filter_shape"]), t[1])],
+)
 
 
 def _pair(value: Any, name: str) -> tuple[int, int]:
@@ -178,8 +220,12 @@ def _pair(value: Any, name: str) -> tuple[int, int]:
         return values[0], values[1]
     if len(values) == 4:
         if values[0] != 1 or values[3] != 1:
-            raise InvalidArgumentError(None, None, f"Current implementation does not yet support {name} in the batch "
-                                       "and depth dimensions.\nHint: give only the height and width entries.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Current implementation does not yet support {name} in the batch "
+                "and depth dimensions.\nHint: give only the height and width entries.",
+            )
         return values[1], values[2]
     raise ValueError(f"{name} should be of length 1, 2 or 4. Received: {name}={value} of length {len(values)}")
 
@@ -187,24 +233,40 @@ def _pair(value: Any, name: str) -> tuple[int, int]:
 def _padding(padding: Any, op_name: str = "Conv2D") -> Any:
     if isinstance(padding, str):
         if padding.upper() not in ("SAME", "VALID"):
-            raise bad_string_attr(op_name, "padding", padding, ("SAME", "VALID", "EXPLICIT"),
-                                  'use "SAME" (keep the size) or "VALID" (no padding).')
+            raise bad_string_attr(
+                op_name,
+                "padding",
+                padding,
+                ("SAME", "VALID", "EXPLICIT"),
+                'use "SAME" (keep the size) or "VALID" (no padding).',
+            )
         return padding.upper()
     pairs = [tuple(int(v) for v in p) for p in padding]
     if len(pairs) != 4 or pairs[0] != (0, 0) or pairs[3] != (0, 0):
-        raise ValueError(f"When padding is a list, it must be of length 4 with zeros for the batch and channel "
-                         f"dimensions ([[0, 0], [top, bottom], [left, right], [0, 0]]). Received: padding={padding}")
+        raise ValueError(
+            f"When padding is a list, it must be of length 4 with zeros for the batch and channel "
+            f"dimensions ([[0, 0], [top, bottom], [left, right], [0, 0]]). Received: padding={padding}"
+        )
     return (pairs[1], pairs[2])
 
 
 def _nhwc_only(data_format: str) -> None:
     if data_format not in ("NHWC", None):
-        raise ValueError(f"Only data_format='NHWC' is supported in this engine (TensorFlow's CPU kernels want it "
-                         f"too). Received: data_format={data_format}")
+        raise ValueError(
+            f"Only data_format='NHWC' is supported in this engine (TensorFlow's CPU kernels want it "
+            f"too). Received: data_format={data_format}"
+        )
 
 
-def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
-           dilations: Any = None, name: str | None = None) -> Tensor:
+def conv2d(
+    input: Any,
+    filters: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NHWC",
+    dilations: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """2-D convolution: images [batch, height, width, in] with filters [height, width, in, out]."""
     _nhwc_only(data_format)
     # As TensorFlow's op wrappers do: a tensor argument fixes the dtype the other argument is converted to.
@@ -215,13 +277,20 @@ def conv2d(input: Any, filters: Any, strides: Any, padding: Any, data_format: st
     else:
         x = convert_to_tensor(input)
         f = convert_to_tensor(filters, dtype_hint=x.dtype)
-    return bind(Conv2D, x, f, strides=_pair(strides, "strides"), padding=_padding(padding),
-                dilations=_pair(1 if dilations is None else dilations, "dilations"))
+    return bind(
+        Conv2D,
+        x,
+        f,
+        strides=_pair(strides, "strides"),
+        padding=_padding(padding),
+        dilations=_pair(1 if dilations is None else dilations, "dilations"),
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
 # Pooling
 # ---------------------------------------------------------------------------------------------------
+
 
 def _pool_attrs(ksize: Any, strides: Any, padding: Any, op_name: str) -> dict:
     """Pooling's attributes; max pooling also takes explicit padding, [[0, 0], [top, bottom], [left, right],
@@ -230,19 +299,28 @@ def _pool_attrs(ksize: Any, strides: Any, padding: Any, op_name: str) -> dict:
     attrs = {"ksize": window, "strides": _pair(strides, "strides"), "dilations": (1, 1)}
     if isinstance(padding, str):
         if padding.upper() == "EXPLICIT":
-            raise ValueError("'EXPLICIT' is not a valid value for `padding`. To use explicit padding, `padding` must "
-                             "be a list.")
+            raise ValueError(
+                "'EXPLICIT' is not a valid value for `padding`. To use explicit padding, `padding` must be a list."
+            )
         return attrs | {"padding": _padding(padding, op_name)}
     if op_name != "MaxPool":
-        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.\nHint: average pooling takes "
-                        "padding 'SAME' or 'VALID'; pad the image with tf.pad first for other padding.")
+        raise TypeError(
+            f"Expected string for argument 'padding' not {padding!r}.\nHint: average pooling takes "
+            "padding 'SAME' or 'VALID'; pad the image with tf.pad first for other padding."
+        )
     if len(padding) != 4:
-        raise ValueError(f"When padding is a list, it must be of size 4. Received: padding={padding} of size "
-                         f"{len(padding)}\nHint: one [before, after] pair for each of batch, height, width, channels.")
+        raise ValueError(
+            f"When padding is a list, it must be of size 4. Received: padding={padding} of size "
+            f"{len(padding)}\nHint: one [before, after] pair for each of batch, height, width, channels."
+        )
     pairs = tuple(tuple(int(v) for v in p) for p in padding)
     if pairs[0] != (0, 0) or pairs[3] != (0, 0):  # (TensorFlow's shape function already refuses these)
-        raise static_error("Nonzero explicit padding in the batch or depth dimensions is not supported", "MaxPool",
-                           "pad only height and width: [[0, 0], [top, bottom], [left, right], [0, 0]].", kernel=True)
+        raise static_error(
+            "Nonzero explicit padding in the batch or depth dimensions is not supported",
+            "MaxPool",
+            "pad only height and width: [[0, 0], [top, bottom], [left, right], [0, 0]].",
+            kernel=True,
+        )
     return attrs | {"padding": (pairs[1], pairs[2]), "explicit_paddings": pairs}
 
 
@@ -252,18 +330,27 @@ def _check_explicit_paddings(attrs: dict) -> None:
     if pairs is None:
         return
     window = attrs["ksize"]
-    for side, amount, size in zip(("Top", "Bottom", "Left", "Right"), pairs[1] + pairs[2],
-                                  (window[0], window[0], window[1], window[1])):
+    for side, amount, size in zip(
+        ("Top", "Bottom", "Left", "Right"), pairs[1] + pairs[2], (window[0], window[0], window[1], window[1])
+    ):
         if amount >= size:
-            raise op_error(InvalidArgumentError, "MaxPool", f"{side} padding {amount} needs to be smaller than the "
-                           f"window size {size}", "a window must cover at least one real entry of the image.",
-                           kernel=True)
+            raise op_error(
+                InvalidArgumentError,
+                "MaxPool",
+                f"{side} padding {amount} needs to be smaller than the window size {size}",
+                "a window must cover at least one real entry of the image.",
+                kernel=True,
+            )
 
 
 def _check_pool_input(x: Any, op_name: str) -> None:
     if np.ndim(x) != 4:
-        raise InvalidArgumentError(None, None, f"tensor_in_shape must have 2 spatial dimensions. {np.ndim(x)} 0 "
-                                   f"[Op:{op_name}]\nHint: images are [batch, height, width, channels].")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"tensor_in_shape must have 2 spatial dimensions. {np.ndim(x)} 0 "
+            f"[Op:{op_name}]\nHint: images are [batch, height, width, channels].",
+        )
 
 
 def _max_pool_kernel(x: np.ndarray, **attrs: Any) -> np.ndarray:
@@ -282,8 +369,9 @@ def _max_pool_kernel(x: np.ndarray, **attrs: Any) -> np.ndarray:
 def _window_counts(shape: Sequence[int], geometry: list[tuple[int, int, int]], attrs: dict) -> np.ndarray:
     """How many real (unpadded) entries each output window of an average pool covers."""
     ones = padded(np.ones((1, shape[1], shape[2], 1)), geometry)
-    return sum(ones[tap(ones, i, j, geometry, attrs)] for i in range(attrs["ksize"][0])
-               for j in range(attrs["ksize"][1]))
+    return sum(
+        ones[tap(ones, i, j, geometry, attrs)] for i in range(attrs["ksize"][0]) for j in range(attrs["ksize"][1])
+    )
 
 
 def _avg_pool_kernel(x: np.ndarray, **attrs: Any) -> np.ndarray:
@@ -307,7 +395,7 @@ def _avg_pool_grad_kernel(g: np.ndarray, input_shape: tuple, **attrs: Any) -> np
         for i in range(attrs["ksize"][0]):
             for j in range(attrs["ksize"][1]):
                 dxp[tap(dxp, i, j, geometry, attrs)] += share
-    return dxp[:, top:top + h, left:left + w, :]
+    return dxp[:, top : top + h, left : left + w, :]
 
 
 def _winners(x: np.ndarray, attrs: dict) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
@@ -316,8 +404,11 @@ def _winners(x: np.ndarray, attrs: dict) -> tuple[np.ndarray, list[tuple[int, in
     low = np.finfo(x.dtype).min if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xp = padded(x, geometry, low)
     positions = np.arange(xp.size).reshape(xp.shape)
-    taps = [(xp[tap(xp, i, j, geometry, attrs)], positions[tap(xp, i, j, geometry, attrs)])
-            for i in range(attrs["ksize"][0]) for j in range(attrs["ksize"][1])]
+    taps = [
+        (xp[tap(xp, i, j, geometry, attrs)], positions[tap(xp, i, j, geometry, attrs)])
+        for i in range(attrs["ksize"][0])
+        for j in range(attrs["ksize"][1])
+    ]
     best, where = taps[0]
     best, where = best.copy(), where.copy()
     for value, position in taps[1:]:
@@ -332,7 +423,7 @@ def _max_pool_grad_kernel(x: np.ndarray, y: np.ndarray, g: np.ndarray, **attrs: 
     n, h, w, c = np.shape(x)
     dxp = np.zeros((n, h + top + bottom, w + left + right, c), dtype=g.dtype)
     np.add.at(dxp.reshape(-1), where.ravel(), g.ravel())
-    return dxp[:, top:top + h, left:left + w, :]
+    return dxp[:, top : top + h, left : left + w, :]
 
 
 def _max_pool_grad_grad_kernel(x: np.ndarray, y: np.ndarray, gg: np.ndarray, **attrs: Any) -> np.ndarray:
@@ -354,10 +445,14 @@ def _pool_shape(name: str) -> Any:
             window_fits(x[1 + a], attrs["ksize"][a], 1, pads[a])
         if None not in x.as_list()[1:3]:
             at_graph_build(lambda: output_geometry(cast("list[int]", x.as_list()), attrs["ksize"], attrs, name), name)
-        sizes = [None if x[1 + a] is None else
-                 max(axis_geometry(x[1 + a], attrs["ksize"][a], attrs["strides"][a], 1, pads[a])[0], 0)
-                 for a in (0, 1)]
+        sizes = [
+            None
+            if x[1 + a] is None
+            else max(axis_geometry(x[1 + a], attrs["ksize"][a], attrs["strides"][a], 1, pads[a])[0], 0)
+            for a in (0, 1)
+        ]
         return [(TensorShape([x[0], *sizes, x[3]]), types[0])]
+
     return rule
 
 
@@ -365,6 +460,7 @@ def _pool_check(name: str, allowed: frozenset) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         if inputs[0].dtype not in allowed:
             allowed_dtypes(name, allowed, inputs[0].dtype)
+
     return check
 
 
@@ -372,36 +468,59 @@ def _pool_only(attrs: dict) -> dict:
     return {k: attrs[k] for k in ("ksize", "strides", "padding", "dilations")}
 
 
-AvgPool = Op("AvgPool", _avg_pool_kernel, check=_pool_check("AvgPool", AVG_POOL_TYPES), shape=_pool_shape("AvgPool"),
-             grad=lambda c, g: [bind(AvgPoolGrad, g, input_shape=_static(c.x), **_pool_only(c.attrs))])
-AvgPoolGrad: Op = Op("AvgPoolGrad", _avg_pool_grad_kernel,
-                     shape=lambda s, t, a: [(TensorShape(a["input_shape"]), t[0])],
-                     grad=lambda c, gg: [bind(AvgPool, gg, **_pool_only(c.attrs))])
-MaxPool = Op("MaxPool", _max_pool_kernel, check=_pool_check("MaxPool", MAX_POOL_TYPES), shape=_pool_shape("MaxPool"),
-             grad=lambda c, g: [bind(MaxPoolGrad, c.x, c.out, g, **c.attrs)])
+AvgPool = Op(
+    "AvgPool",
+    _avg_pool_kernel,
+    check=_pool_check("AvgPool", AVG_POOL_TYPES),
+    shape=_pool_shape("AvgPool"),
+    grad=lambda c, g: [bind(AvgPoolGrad, g, input_shape=_static(c.x), **_pool_only(c.attrs))],
+)
+AvgPoolGrad: Op = Op(
+    "AvgPoolGrad",
+    _avg_pool_grad_kernel,
+    shape=lambda s, t, a: [(TensorShape(a["input_shape"]), t[0])],
+    grad=lambda c, gg: [bind(AvgPool, gg, **_pool_only(c.attrs))],
+)
+MaxPool = Op(
+    "MaxPool",
+    _max_pool_kernel,
+    check=_pool_check("MaxPool", MAX_POOL_TYPES),
+    shape=_pool_shape("MaxPool"),
+    grad=lambda c, g: [bind(MaxPoolGrad, c.x, c.out, g, **c.attrs)],
+)
+
+
 def _zeros_for_pool_inputs(c: Any) -> list:
     """TensorFlow's rules for the pooling gradient ops give zeros (not None) for the pooled input and output:
     which entry wins a window is locally constant, so they are connected with a zero gradient."""
     return [zeros_like(c.inputs[0]), zeros_like(c.inputs[1])]
 
 
-MaxPoolGrad: Op = Op("MaxPoolGrad", _max_pool_grad_kernel, shape=lambda s, t, a: [(s[0], t[2])],
-                     grad=lambda c, gg: [*_zeros_for_pool_inputs(c),
-                                         bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)])
-MaxPoolGradGrad: Op = Op("MaxPoolGradGrad", _max_pool_grad_grad_kernel, shape=lambda s, t, a: [(s[1], t[2])],
-                         grad=lambda c, g3: [*_zeros_for_pool_inputs(c),
-                                             bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)])
+MaxPoolGrad: Op = Op(
+    "MaxPoolGrad",
+    _max_pool_grad_kernel,
+    shape=lambda s, t, a: [(s[0], t[2])],
+    grad=lambda c, gg: [*_zeros_for_pool_inputs(c), bind(MaxPoolGradGrad, c.inputs[0], c.inputs[1], gg, **c.attrs)],
+)
+MaxPoolGradGrad: Op = Op(
+    "MaxPoolGradGrad",
+    _max_pool_grad_grad_kernel,
+    shape=lambda s, t, a: [(s[1], t[2])],
+    grad=lambda c, g3: [*_zeros_for_pool_inputs(c), bind(MaxPoolGrad, c.inputs[0], c.inputs[1], g3, **c.attrs)],
+)
 
 
-def max_pool2d(input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC",  # noqa: A002
-               name: str | None = None) -> Tensor:
+def max_pool2d(
+    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC", name: str | None = None
+) -> Tensor:
     """The largest value of each ksize window, moved by `strides` (NHWC images)."""
     _nhwc_only(data_format)
     return bind(MaxPool, convert_to_tensor(input), **_pool_attrs(ksize, strides, padding, "MaxPool"))
 
 
-def avg_pool2d(input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",  # noqa: A002
-               name: str | None = None) -> Tensor:
+def avg_pool2d(
+    input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC", name: str | None = None
+) -> Tensor:
     """The mean of each ksize window (padding not counted), moved by `strides` (NHWC images)."""
     _nhwc_only(data_format)
     return bind(AvgPool, convert_to_tensor(input), **_pool_attrs(ksize, strides, padding, "AvgPool"))

@@ -28,8 +28,9 @@ def dropout(x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None,
     x = convert_to_tensor(x)
     x_dtype = x.dtype
     if not x_dtype.is_floating:
-        raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
-                         f"x_dtype={x_dtype!r}")
+        raise ValueError(
+            f"`x.dtype` must be a floating point tensor as `x` will be scaled. Received: x_dtype={x_dtype!r}"
+        )
     if is_number and rate == 0:
         random_ops.seeds.seeds_for(seed)  # TensorFlow still takes an op seed, so later seeded ops line up
         return x

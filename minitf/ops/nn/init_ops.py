@@ -33,8 +33,9 @@ class Initializer:
     def _check_kwargs(kwargs: dict) -> None:
         for key in kwargs:
             if key not in ("partition_shape", "partition_offset"):
-                raise TypeError(f"Keyword argument should be one of ['partition_shape', 'partition_offset']. "
-                                f"Received: {key}")
+                raise TypeError(
+                    f"Keyword argument should be one of ['partition_shape', 'partition_offset']. Received: {key}"
+                )
 
 
 class Constant(Initializer):
@@ -42,8 +43,10 @@ class Constant(Initializer):
 
     def __init__(self, value: Any = 0, support_partition: bool = False) -> None:
         if not (np.isscalar(value) or isinstance(value, list | tuple | np.ndarray | Tensor)):
-            raise TypeError(f"Invalid type for initial value={value} of type: {type(value).__name__}. Expected "
-                            "Python scalar, list or tuple of values, or numpy.ndarray.")
+            raise TypeError(
+                f"Invalid type for initial value={value} of type: {type(value).__name__}. Expected "
+                "Python scalar, list or tuple of values, or numpy.ndarray."
+            )
         self.value = value
         self.support_partition = support_partition
 
@@ -82,8 +85,9 @@ class RandomNormal(Initializer):
             raise ValueError(f"Argument `dtype` is expected to be floating point. Received: {dtype!r}.")
         if self.seed is None:
             return random_ops.normal(shape, self.mean, self.stddev, dtype=dtype)
-        return stateless_random_ops.stateless_normal(shape, seed=[self.seed, 0], mean=self.mean, stddev=self.stddev,
-                                                     dtype=dtype)
+        return stateless_random_ops.stateless_normal(
+            shape, seed=[self.seed, 0], mean=self.mean, stddev=self.stddev, dtype=dtype
+        )
 
     def get_config(self) -> dict:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -116,8 +120,9 @@ class RandomUniform(Initializer):
             raise ValueError(f"Argument `dtype` expected to be numeric or boolean. Received {dtype!r}.")
         if self.seed is None:
             return random_ops.uniform(shape, self.minval, self.maxval, dtype=dtype)
-        return stateless_random_ops.stateless_uniform(shape, seed=[self.seed, 0], minval=self.minval,
-                                                      maxval=self.maxval, dtype=dtype)
+        return stateless_random_ops.stateless_uniform(
+            shape, seed=[self.seed, 0], minval=self.minval, maxval=self.maxval, dtype=dtype
+        )
 
     def get_config(self) -> dict:
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}

@@ -34,8 +34,9 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
     if not labels.shape.is_compatible_with(logits.shape):
-        raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
-                         f"{labels.shape}).")
+        raise ValueError(
+            f"`logits` and `labels` must have the same shape, received ({logits.shape} vs {labels.shape})."
+        )
     zeros = zeros_like(logits, dtype=logits.dtype)
     positive = greater_equal(logits, zeros)
     relu_logits = where(positive, logits, zeros)
@@ -43,8 +44,7 @@ def sigmoid_cross_entropy_with_logits(labels: Any = None, logits: Any = None, na
     return add(relu_logits - logits * labels, log1p(exp(neg_abs_logits)))
 
 
-def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any,
-                                       name: str | None = None) -> Tensor:
+def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any, name: str | None = None) -> Tensor:
     """Sigmoid cross-entropy with the positive term weighted by `pos_weight`, computed stably."""
     x = convert_to_tensor(logits)
     z = convert_to_tensor(labels, dtype=x.dtype)
@@ -52,8 +52,7 @@ def weighted_cross_entropy_with_logits(labels: Any, logits: Any, pos_weight: Any
     return add((1 - z) * x, log_weight * (log1p(exp(negative(unary_math.abs(x)))) + relu(negative(x))))
 
 
-def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False,
-                     name: str | None = None) -> Tensor:
+def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = False, name: str | None = None) -> Tensor:
     """exp(log_input) - log_input * targets (plus Stirling's term for targets > 1 with compute_full_loss)."""
     c = convert_to_tensor(log_input)
     z = convert_to_tensor(targets, dtype=c.dtype)
@@ -68,8 +67,9 @@ def log_poisson_loss(targets: Any, log_input: Any, compute_full_loss: bool = Fal
     return result
 
 
-def compute_average_loss(per_example_loss: Any, sample_weight: Any = None, global_batch_size: Any = None,
-                         name: str | None = None) -> Tensor:
+def compute_average_loss(
+    per_example_loss: Any, sample_weight: Any = None, global_batch_size: Any = None, name: str | None = None
+) -> Tensor:
     """The sum of the (weighted) per-example losses over the global batch size (one replica: the batch)."""
     loss = convert_to_tensor(per_example_loss)
     if sample_weight is not None:

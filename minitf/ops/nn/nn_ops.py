@@ -70,26 +70,44 @@ def _float_check(name: str) -> Any:
         allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)
         if inputs[0].shape.rank == 0:
             # (TensorFlow's oneDNN float32 kernel, used on some CPUs only, raises AbortedError here instead.)
-            raise op_error(InvalidArgumentError, name, "logits must have >= 1 dimension, got []",
-                           hint="softmax needs a vector (or a batch of them), not a scalar.")
+            raise op_error(
+                InvalidArgumentError,
+                name,
+                "logits must have >= 1 dimension, got []",
+                hint="softmax needs a vector (or a batch of them), not a scalar.",
+            )
+
     return check
 
 
-Softmax = Op("Softmax", softmax_kernel, check=_float_check("Softmax"), shape=shape_rules.same_as_first,
-             grad=_softmax_grad)
-LogSoftmax = Op("LogSoftmax", log_softmax_kernel, check=_float_check("LogSoftmax"), shape=shape_rules.same_as_first,
-                grad=_log_softmax_grad)
+Softmax = Op(
+    "Softmax", softmax_kernel, check=_float_check("Softmax"), shape=shape_rules.same_as_first, grad=_softmax_grad
+)
+LogSoftmax = Op(
+    "LogSoftmax",
+    log_softmax_kernel,
+    check=_float_check("LogSoftmax"),
+    shape=shape_rules.same_as_first,
+    grad=_log_softmax_grad,
+)
 
 
 def _axis(x: Tensor, axis: int | None) -> int:
     rank = x.shape.rank or 1
     axis = -1 if axis is None else int(axis)
     if x.shape.rank == 0 and axis != -1:
-        raise InvalidArgumentError(None, None, f"`dim` must be in the range [0, 0) where 0 is the number of dimensions "
-                                   f"in the input. Received: dim={axis}")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"`dim` must be in the range [0, 0) where 0 is the number of dimensions in the input. Received: dim={axis}",
+        )
     if not -rank <= axis < rank:
-        raise InvalidArgumentError(None, None, f"`axis` must be in the range [{-rank}, {rank}) where {rank} is the "
-                                   f"number of dimensions in the input. Received: axis={axis}")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"`axis` must be in the range [{-rank}, {rank}) where {rank} is the "
+            f"number of dimensions in the input. Received: axis={axis}",
+        )
     return axis % rank
 
 
@@ -109,9 +127,11 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype=logits.dtype)
     if labels.shape.is_fully_defined() and logits.shape.is_fully_defined() and labels.shape != logits.shape:
-        raise static_error("logits and labels must be broadcastable: logits_size="
-                           f"{logits.shape.as_list()} labels_size={labels.shape.as_list()}",
-                           "SoftmaxCrossEntropyWithLogits")
+        raise static_error(
+            "logits and labels must be broadcastable: logits_size="
+            f"{logits.shape.as_list()} labels_size={labels.shape.as_list()}",
+            "SoftmaxCrossEntropyWithLogits",
+        )
     return negative(reduce_sum(labels * log_softmax(logits, axis), axis=axis))
 
 
@@ -120,16 +140,24 @@ def sparse_softmax_cross_entropy_with_logits(labels: Any, logits: Any, name: str
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels)
     if labels.dtype not in (dtypes.int32, dtypes.int64) and state.graph is not None:
-        raise TypeError(f"Value passed to parameter 'labels' has DataType {labels.dtype.name} not in list of "
-                        "allowed values: int32, int64\nHint: labels are class indices; tf.cast them to tf.int32.")
+        raise TypeError(
+            f"Value passed to parameter 'labels' has DataType {labels.dtype.name} not in list of "
+            "allowed values: int32, int64\nHint: labels are class indices; tf.cast them to tf.int32."
+        )
     if labels.dtype not in (dtypes.int32, dtypes.int64):
-        raise op_error(InvalidArgumentError, "SparseSoftmaxCrossEntropyWithLogits",
-                       f"Value for attr 'Tlabels' of {tf_type_name(labels.dtype)} is not in the list of allowed "
-                       "values: int32, int64", hint="labels are class indices; tf.cast them to tf.int32.")
+        raise op_error(
+            InvalidArgumentError,
+            "SparseSoftmaxCrossEntropyWithLogits",
+            f"Value for attr 'Tlabels' of {tf_type_name(labels.dtype)} is not in the list of allowed "
+            "values: int32, int64",
+            hint="labels are class indices; tf.cast them to tf.int32.",
+        )
     n = logits.shape[-1]
     if labels.shape.rank != logits.shape.rank - 1:
-        raise ValueError(f"Rank mismatch: Rank of labels (received {labels.shape.rank}) should equal rank of "
-                         f"logits minus 1 (received {logits.shape.rank}).")
+        raise ValueError(
+            f"Rank mismatch: Rank of labels (received {labels.shape.rank}) should equal rank of "
+            f"logits minus 1 (received {logits.shape.rank})."
+        )
     labels = checked_labels(labels, n)
     picked = one_hot(labels, n, dtype=logits.dtype)
     return negative(reduce_sum(picked * log_softmax(logits), axis=-1))
@@ -147,12 +175,19 @@ def _leaky_relu_grad_kernel(dy: np.ndarray, x: np.ndarray, alpha: float) -> np.n
 
 # As in TensorFlow, the gradient is an op of its own, whose gradient is zero with respect to the features
 # (so a second derivative is 0, not None). At 0 the slope is alpha.
-LeakyReluGrad: Op = Op("LeakyReluGrad", _leaky_relu_grad_kernel,
-                       shape=shape_rules.same_as_first,
-                       grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), zeros_like_(c.y)])
-LeakyRelu = Op("LeakyRelu", lambda x, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)).astype(x.dtype),
-               check=lambda inputs, attrs: allowed_dtypes("LeakyRelu", dtypes.FLOATS, inputs[0].dtype),
-               shape=shape_rules.same_as_first, grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])])
+LeakyReluGrad: Op = Op(
+    "LeakyReluGrad",
+    _leaky_relu_grad_kernel,
+    shape=shape_rules.same_as_first,
+    grad=lambda c, g: [bind(LeakyReluGrad, g, c.y, alpha=c.attrs["alpha"]), zeros_like_(c.y)],
+)
+LeakyRelu = Op(
+    "LeakyRelu",
+    lambda x, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)).astype(x.dtype),
+    check=lambda inputs, attrs: allowed_dtypes("LeakyRelu", dtypes.FLOATS, inputs[0].dtype),
+    shape=shape_rules.same_as_first,
+    grad=lambda c, g: [bind(LeakyReluGrad, g, c.x, alpha=c.attrs["alpha"])],
+)
 
 
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
@@ -167,26 +202,38 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
 def _float_only(name: str) -> Any:
     def check(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes(name, dtypes.FLOATS, inputs[0].dtype)
+
     return check
 
 
 # Elu and Softplus are TensorFlow ops with gradient ops of their own; composing them from where/abs/maximum
 # would give other derivatives at 0 (softplus'(0) is 0.5, not 1) and other second derivatives.
-EluGrad: Op = Op("EluGrad", lambda dy, y: np.where(y < 0, dy * (y + 1), dy).astype(dy.dtype),
-                 shape=shape_rules.same_as_first,
-                 grad=lambda c, g: [bind(EluGrad, g, c.y), where(c.y < 0, g * c.x, zeros_like_(c.y))])
+EluGrad: Op = Op(
+    "EluGrad",
+    lambda dy, y: np.where(y < 0, dy * (y + 1), dy).astype(dy.dtype),
+    shape=shape_rules.same_as_first,
+    grad=lambda c, g: [bind(EluGrad, g, c.y), where(c.y < 0, g * c.x, zeros_like_(c.y))],
+)
 
 
 def _elu_kernel(x: np.ndarray) -> np.ndarray:
     return np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype)
 
 
-Elu = Op("Elu", _elu_kernel, check=_float_only("Elu"), shape=shape_rules.same_as_first,
-         grad=lambda c, g: [bind(EluGrad, g, c.out)])
+Elu = Op(
+    "Elu",
+    _elu_kernel,
+    check=_float_only("Elu"),
+    shape=shape_rules.same_as_first,
+    grad=lambda c, g: [bind(EluGrad, g, c.out)],
+)
 
-SoftplusGrad: Op = Op("SoftplusGrad", lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
-                      shape=shape_rules.same_as_first, grad=lambda c, g: [bind(SoftplusGrad, g, c.y),
-                                         g * c.x / (exp(negative(c.y)) + 2.0 + exp(c.y))])
+SoftplusGrad: Op = Op(
+    "SoftplusGrad",
+    lambda dy, x: (dy / (1 + np.exp(-x))).astype(dy.dtype),
+    shape=shape_rules.same_as_first,
+    grad=lambda c, g: [bind(SoftplusGrad, g, c.y), g * c.x / (exp(negative(c.y)) + 2.0 + exp(c.y))],
+)
 
 
 def softplus_kernel(x: np.ndarray, exp: Callable[[np.ndarray], np.ndarray] = np.exp) -> np.ndarray:
@@ -202,8 +249,13 @@ def softplus_kernel(x: np.ndarray, exp: Callable[[np.ndarray], np.ndarray] = np.
     return np.where(np.abs(out) < np.finfo(wide.dtype).tiny, np.zeros((), wide.dtype), out).astype(x.dtype)
 
 
-Softplus = Op("Softplus", softplus_kernel, check=_float_only("Softplus"), shape=shape_rules.same_as_first,
-              grad=lambda c, g: [bind(SoftplusGrad, g, c.x)])
+Softplus = Op(
+    "Softplus",
+    softplus_kernel,
+    check=_float_only("Softplus"),
+    shape=shape_rules.same_as_first,
+    grad=lambda c, g: [bind(SoftplusGrad, g, c.x)],
+)
 
 
 def elu(features: Any, name: str | None = None) -> Tensor:
@@ -219,24 +271,35 @@ def softplus(features: Any, name: str | None = None) -> Tensor:
 def bias_add(value: Any, bias: Any, data_format: str | None = None, name: str | None = None) -> Tensor:
     """value + bias along the last (channel) axis; bias is a vector as long as that axis."""
     if data_format not in (None, "NHWC", "N...C"):
-        raise ValueError(f"minitf's bias_add supports the channels-last layout only; got data_format="
-                         f"{data_format!r}.\nHint: leave data_format unset (channels last).")
+        raise ValueError(
+            f"minitf's bias_add supports the channels-last layout only; got data_format="
+            f"{data_format!r}.\nHint: leave data_format unset (channels last)."
+        )
     value = convert_to_tensor(value)
     if isinstance(bias, Tensor) and bias.dtype is not value.dtype and state.graph is not None:
-        raise ValueError(f"bias: Tensor conversion requested dtype {value.dtype.name} for Tensor with dtype "
-                         f"{bias.dtype.name}: {bias!r}\nHint: tf.cast the bias to the input's dtype.")
+        raise ValueError(
+            f"bias: Tensor conversion requested dtype {value.dtype.name} for Tensor with dtype "
+            f"{bias.dtype.name}: {bias!r}\nHint: tf.cast the bias to the input's dtype."
+        )
     bias = convert_to_tensor(bias, dtype_hint=value.dtype)
     if bias.shape.rank not in (None, 1):
-        raise graph_build_error("BiasAdd", f"Biases must be 1D: {bias.shape.as_list()}",
-                                "bias is one number per channel (a vector).")
+        raise graph_build_error(
+            "BiasAdd", f"Biases must be 1D: {bias.shape.as_list()}", "bias is one number per channel (a vector)."
+        )
     if value.shape.rank is not None and value.shape.rank < 2:
-        raise graph_build_error("BiasAdd", f"Input tensor must be at least 2D: {value.shape.as_list()}",
-                                "bias_add adds to [batch, ..., channels]; for a vector use tf.add.")
+        raise graph_build_error(
+            "BiasAdd",
+            f"Input tensor must be at least 2D: {value.shape.as_list()}",
+            "bias_add adds to [batch, ..., channels]; for a vector use tf.add.",
+        )
     channels, size = value.shape[-1], bias.shape[-1]
     if None not in (channels, size) and channels != size:
-        raise graph_build_error("BiasAdd", f"Must provide as many biases as the last dimension of the input tensor: "
-                                f"[{size}] vs. {value.shape.as_list()}",
-                                "bias needs one entry per channel (the last dimension).")
+        raise graph_build_error(
+            "BiasAdd",
+            f"Must provide as many biases as the last dimension of the input tensor: "
+            f"[{size}] vs. {value.shape.as_list()}",
+            "bias needs one entry per channel (the last dimension).",
+        )
     return add(value, bias)
 
 
@@ -272,7 +335,9 @@ def selu(features: Any, name: str | None = None) -> Tensor:
 
         def grad(dy: Tensor) -> Tensor:  # TensorFlow's SeluGrad: from the output, so its rounding shows too
             return multiply(dy, where(below, add(y, scale_alpha), multiply(ones_like(y), scale)))
+
         return y, grad
+
     return forward(x)
 
 

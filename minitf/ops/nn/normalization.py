@@ -37,8 +37,9 @@ def moments(x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: 
     return mean, variance
 
 
-def sufficient_statistics(x: Any, axes: Any, shift: Any = None, keepdims: bool = False,
-                          name: str | None = None) -> tuple:
+def sufficient_statistics(
+    x: Any, axes: Any, shift: Any = None, keepdims: bool = False, name: str | None = None
+) -> tuple:
     """(count, sum, sum of squares, shift) of x over `axes`: what mean and variance are computed from."""
     t = convert_to_tensor(x)
     dims = t.shape.as_list()
@@ -49,10 +50,13 @@ def sufficient_statistics(x: Any, axes: Any, shift: Any = None, keepdims: bool =
     if shift is not None:
         shift = convert_to_tensor(shift, dtype=t.dtype)
         centred = subtract(t, shift)
-        return (counts, reduce_sum(centred, axes, keepdims=keepdims),
-                reduce_sum(square(centred), axes, keepdims=keepdims), shift)
-    return (counts, reduce_sum(t, axes, keepdims=keepdims), reduce_sum(square(t), axes, keepdims=keepdims),
-            None)
+        return (
+            counts,
+            reduce_sum(centred, axes, keepdims=keepdims),
+            reduce_sum(square(centred), axes, keepdims=keepdims),
+            shift,
+        )
+    return (counts, reduce_sum(t, axes, keepdims=keepdims), reduce_sum(square(t), axes, keepdims=keepdims), None)
 
 
 def normalize_moments(counts: Any, mean_ss: Any, variance_ss: Any, shift: Any, name: str | None = None) -> tuple:
@@ -68,8 +72,9 @@ def normalize_moments(counts: Any, mean_ss: Any, variance_ss: Any, shift: Any, n
     return mean, variance
 
 
-def weighted_moments(x: Any, axes: Any, frequency_weights: Any, keepdims: bool = False,
-                     name: str | None = None) -> tuple:
+def weighted_moments(
+    x: Any, axes: Any, frequency_weights: Any, keepdims: bool = False, name: str | None = None
+) -> tuple:
     """Mean and variance of x over `axes`, each value counted `frequency_weights` times."""
     t = convert_to_tensor(x)
     w = convert_to_tensor(frequency_weights, dtype=t.dtype)
@@ -83,8 +88,9 @@ def weighted_moments(x: Any, axes: Any, frequency_weights: Any, keepdims: bool =
     return mean, variance
 
 
-def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any, variance_epsilon: float,
-                        name: str | None = None) -> Tensor:
+def batch_normalization(
+    x: Any, mean: Any, variance: Any, offset: Any, scale: Any, variance_epsilon: float, name: str | None = None
+) -> Tensor:
     """(x - mean) / sqrt(variance + epsilon) * scale + offset, as TensorFlow arranges it: x * inv +
     (offset - mean * inv) with inv = rsqrt(variance + epsilon) * scale."""
     x = convert_to_tensor(x)

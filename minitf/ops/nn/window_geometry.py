@@ -26,18 +26,25 @@ def axis_geometry(size: int, window: int, stride: int, dilation: int, padding: A
     return int((size + before + after - span + stride) / stride), before, after  # C++'s truncating division
 
 
-def output_geometry(shape: Sequence[int], window: Sequence[int], attrs: dict,
-              op_name: str = "Conv2D") -> list[tuple[int, int, int]]:
+def output_geometry(
+    shape: Sequence[int], window: Sequence[int], attrs: dict, op_name: str = "Conv2D"
+) -> list[tuple[int, int, int]]:
     pads = attrs["padding"] if attrs["padding"] in ("SAME", "VALID") else None
-    geometry = [axis_geometry(shape[1 + a], window[a], attrs["strides"][a], attrs["dilations"][a],
-                               pads or attrs["padding"][a]) for a in (0, 1)]
+    geometry = [
+        axis_geometry(shape[1 + a], window[a], attrs["strides"][a], attrs["dilations"][a], pads or attrs["padding"][a])
+        for a in (0, 1)
+    ]
     for a, (out, _, _) in enumerate(geometry):
         if out < 0:
             span = (window[a] - 1) * attrs["dilations"][a] + 1
-            raise InvalidArgumentError(None, None, f"Computed output size would be negative: {out} [input_size: "
-                                       f"{shape[1 + a]}, effective_filter_size: {span}, stride: "
-                                       f"{attrs['strides'][a]}] [Op:{op_name}]\nHint: the window is larger than the "
-                                       "(padded) image; use padding='SAME' or a smaller window.")
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Computed output size would be negative: {out} [input_size: "
+                f"{shape[1 + a]}, effective_filter_size: {span}, stride: "
+                f"{attrs['strides'][a]}] [Op:{op_name}]\nHint: the window is larger than the "
+                "(padded) image; use padding='SAME' or a smaller window.",
+            )
     return geometry
 
 
@@ -49,8 +56,10 @@ def window_fits(size: int | None, window: int, dilation: int, padding: Any) -> N
     before, after = (0, 0) if padding == "VALID" else padding
     span = (window - 1) * dilation + 1
     if size + before + after < span:
-        raise ValueError(f"Negative dimension size caused by subtracting {span} from {size + before + after}\nHint: "
-                         "the window is larger than the image; use padding='SAME' or a smaller window.")
+        raise ValueError(
+            f"Negative dimension size caused by subtracting {span} from {size + before + after}\nHint: "
+            "the window is larger than the image; use padding='SAME' or a smaller window."
+        )
 
 
 def padded(x: np.ndarray, geometry: list[tuple[int, int, int]], fill: Any = 0) -> np.ndarray:
@@ -62,8 +71,12 @@ def tap(xp: np.ndarray, i: int, j: int, geometry: list[tuple[int, int, int]], at
     """The index of the padded input that filter tap (i, j) reads for every output position."""
     (oh, _, _), (ow, _, _) = geometry
     (sh, sw), (dh, dw) = attrs["strides"], attrs["dilations"]
-    return (slice(None), slice(i * dh, i * dh + sh * (oh - 1) + 1, sh), slice(j * dw, j * dw + sw * (ow - 1) + 1, sw),
-            slice(None))
+    return (
+        slice(None),
+        slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+        slice(j * dw, j * dw + sw * (ow - 1) + 1, sw),
+        slice(None),
+    )
 
 
 def empty_output(geometry: list[tuple[int, int, int]]) -> bool:

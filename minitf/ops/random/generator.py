@@ -92,8 +92,10 @@ class Generator:
         if copy_from is not None:
             state, alg = copy_from.state.numpy(), copy_from.algorithm
         elif state is None:
-            raise ValueError("Either `copy_from` or `state` must be given.\nHint: use "
-                             "tf.random.Generator.from_seed(seed) to make a generator from a seed.")
+            raise ValueError(
+                "Either `copy_from` or `state` must be given.\nHint: use "
+                "tf.random.Generator.from_seed(seed) to make a generator from a seed."
+            )
         self._alg = _algorithm(alg)
         self._state_var = Variable(convert_to_tensor(state, dtype=dtypes.int64), trainable=False, name="StateVar")
         self._strategy = context.state.strategy  # made in a strategy's scope: each replica gets its own stream
@@ -149,17 +151,25 @@ class Generator:
         replica = context.state.replica_id
         if self._strategy is not None and replica is not None:
             # TensorFlow's per-replica stream: the key hashed with the replica's id (a Philox draw keyed by it)
-            key = bind(stateless_random_ops.StatelessRandomUniformFullIntV2, key,
-                       convert_to_tensor(np.array([replica, 0], dtype=np.uint64)), shape=(1,), dtype=dtypes.uint64)
+            key = bind(
+                stateless_random_ops.StatelessRandomUniformFullIntV2,
+                key,
+                convert_to_tensor(np.array([replica, 0], dtype=np.uint64)),
+                shape=(1,),
+                dtype=dtypes.uint64,
+            )
         return key, counter
 
-    def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32,
-                name: str | None = None) -> Tensor:
+    def uniform(
+        self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32, name: str | None = None
+    ) -> Tensor:
         dtype = dtypes.as_dtype(dtype)
         if dtype.is_integer:
             if (minval is None) != (maxval is None):
-                raise ValueError(f"For integer dtype {dtype!r}, minval and maxval must be both `None` or both "
-                                 f"non-`None`; got minval={minval} and maxval={maxval}")
+                raise ValueError(
+                    f"For integer dtype {dtype!r}, minval and maxval must be both `None` or both "
+                    f"non-`None`; got minval={minval} and maxval={maxval}"
+                )
         elif maxval is None:
             maxval = 1
         dims = random_ops._shape(shape)
@@ -175,8 +185,9 @@ class Generator:
     def uniform_full_int(self, shape: Any, dtype: Any = dtypes.uint64, name: str | None = None) -> Tensor:
         dims = random_ops._shape(shape)
         key, counter = self._key_counter(dims)
-        return bind(stateless_random_ops.StatelessRandomUniformFullIntV2, key, counter, shape=dims,
-                    dtype=dtypes.as_dtype(dtype))
+        return bind(
+            stateless_random_ops.StatelessRandomUniformFullIntV2, key, counter, shape=dims, dtype=dtypes.as_dtype(dtype)
+        )
 
     def _normal(self, op: Op, shape: Any, mean: Any, stddev: Any, dtype: Any) -> Tensor:
         dtype = dtypes.as_dtype(dtype)
@@ -186,12 +197,14 @@ class Generator:
         key, counter = self._key_counter(dims)
         return add(bind(op, key, counter, shape=dims, dtype=dtype) * stddev, mean)
 
-    def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
-               name: str | None = None) -> Tensor:
+    def normal(
+        self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32, name: str | None = None
+    ) -> Tensor:
         return self._normal(stateless_random_ops.StatelessRandomNormalV2, shape, mean, stddev, dtype)
 
-    def truncated_normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
-                         name: str | None = None) -> Tensor:
+    def truncated_normal(
+        self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32, name: str | None = None
+    ) -> Tensor:
         return self._normal(stateless_random_ops.StatelessTruncatedNormalV2, shape, mean, stddev, dtype)
 
     def make_seeds(self, count: int = 1) -> Tensor:
@@ -202,8 +215,10 @@ class Generator:
     def split(self, count: int = 1) -> list[Generator]:
         """`count` new, independent generators (this one moves on too): each has a random key and counter 0."""
         keys = self.uniform_full_int([count], dtypes.int64)
-        return [Generator(state=stack([cast(0, dtypes.int64), cast(0, dtypes.int64), key]), alg=self._alg)
-                for key in unstack(keys, num=count)]
+        return [
+            Generator(state=stack([cast(0, dtypes.int64), cast(0, dtypes.int64), key]), alg=self._alg)
+            for key in unstack(keys, num=count)
+        ]
 
 
 _global_generator: Generator | None = None

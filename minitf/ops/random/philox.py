@@ -44,8 +44,12 @@ def philox(counters: np.ndarray, key: int) -> np.ndarray:
         if round_:
             k0, k1 = (k0 + _KEY_A) & MASK32, (k1 + _KEY_B) & MASK32
         p0, p1 = _MUL_A * c0, _MUL_B * c2  # 32 x 32 -> 64 bits: exact in uint64
-        c0, c1, c2, c3 = ((p1 >> _SHIFT) ^ c1 ^ np.uint64(k0), p1 & np.uint64(MASK32),
-                          (p0 >> _SHIFT) ^ c3 ^ np.uint64(k1), p0 & np.uint64(MASK32))
+        c0, c1, c2, c3 = (
+            (p1 >> _SHIFT) ^ c1 ^ np.uint64(k0),
+            p1 & np.uint64(MASK32),
+            (p0 >> _SHIFT) ^ c3 ^ np.uint64(k1),
+            p0 & np.uint64(MASK32),
+        )
     return np.stack([c0, c1, c2, c3], axis=1).astype(np.uint32)
 
 
@@ -97,6 +101,7 @@ def key_counter_from_seed(seed0: int, seed1: int) -> Philox:
 # From words to numbers
 # ------------------------------------------------------------------------------------------------------------
 
+
 def floats_01(words: np.ndarray, dtype: DTypeLike) -> np.ndarray:
     """Uniform floats in [0, 1): random mantissa bits under the exponent of 1.0 give [1, 2); subtract 1.
 
@@ -140,19 +145,25 @@ def _through_double(function: Callable[[np.ndarray], np.ndarray]) -> Callable[[n
     same number for about 99 values in 100 (NumPy's own float32 kernels: 78 to 88 in 100). TensorFlow-exact
     numerics call the C library itself (minitf/exact/libm.py).
     """
+
     def rounded(x: np.ndarray) -> np.ndarray:
         return function(x.astype(np.float64)).astype(np.float32) if x.dtype == np.float32 else function(x)
+
     return rounded
 
 
 # The log, sin and cos of the Box-Muller transform (replaced as a whole by TensorFlow-exact numerics).
 BOX_MULLER_MATH: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "log": _through_double(np.log), "sin": _through_double(np.sin), "cos": _through_double(np.cos)}
+    "log": _through_double(np.log),
+    "sin": _through_double(np.sin),
+    "cos": _through_double(np.cos),
+}
 
 
 # ------------------------------------------------------------------------------------------------------------
 # Distributions: n samples from a position in the stream
 # ------------------------------------------------------------------------------------------------------------
+
 
 def _grouped(gen: Philox, n: int, per_block: int) -> np.ndarray:
     """The blocks for n samples when each block makes `per_block` of them: (groups, 4) uint32."""

@@ -113,6 +113,7 @@ def set_seed(seed: int | None) -> None:
 # Stateful ops: the generator lives in the kernel (attr `_stream`)
 # ------------------------------------------------------------------------------------------------------------
 
+
 def _size(shape: tuple) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
@@ -138,12 +139,17 @@ def _truncated_kernel(*, shape: tuple, dtype: dtypes.DType, seed: int, seed2: in
 
 def _check_int_range(minval: Any, maxval: Any, shape: tuple, op_name: str) -> None:
     if _size(shape) > 0 and not minval < maxval:
-        raise InvalidArgumentError(None, None, f"Need minval < maxval, got {minval} >= {maxval} [Op:{op_name}] "
-                                   "name: \nHint: integers are drawn from [minval, maxval): maxval must be larger.")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Need minval < maxval, got {minval} >= {maxval} [Op:{op_name}] "
+            "name: \nHint: integers are drawn from [minval, maxval): maxval must be larger.",
+        )
 
 
-def _uniform_int_kernel(minval: Any, maxval: Any, *, shape: tuple, seed: int, seed2: int,
-                        _stream: Stream) -> np.ndarray:
+def _uniform_int_kernel(
+    minval: Any, maxval: Any, *, shape: tuple, seed: int, seed2: int, _stream: Stream
+) -> np.ndarray:
     _check_int_range(minval, maxval, shape, "RandomUniformInt")
     n = _size(shape)
     dtype = np.asarray(minval).dtype
@@ -170,8 +176,9 @@ def _categorical(gen: philox.Philox, logits: np.ndarray, num_samples: int, dtype
     return np.array(out, dtype=dtype).reshape(logits.shape[0], num_samples)
 
 
-def _multinomial_kernel(logits: Any, *, num_samples: int, output_dtype: dtypes.DType, seed: int, seed2: int,
-                        _stream: Stream) -> np.ndarray:
+def _multinomial_kernel(
+    logits: Any, *, num_samples: int, output_dtype: dtypes.DType, seed: int, seed2: int, _stream: Stream
+) -> np.ndarray:
     per_row = -(-num_samples // 4) * 4
     gen = _reserve(_stream, logits.shape[0] * per_row)
     return _categorical(gen, logits, num_samples, output_dtype._np)
@@ -220,18 +227,30 @@ def _shape(shape: Any, op_name: str = "RandomUniform") -> tuple:
     dims = tuple(static_ints(shape, "shape"))
     for d in dims:
         if d < 0:
-            raise op_error(InvalidArgumentError, op_name, f"Dimension {d} must be >= 0",
-                           hint="a shape lists how many numbers go along each axis, so none is negative.")
+            raise op_error(
+                InvalidArgumentError,
+                op_name,
+                f"Dimension {d} must be >= 0",
+                hint="a shape lists how many numbers go along each axis, so none is negative.",
+            )
     return dims
 
 
-def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes.float32, seed: int | None = None,
-            name: str | None = None) -> Tensor:
+def uniform(
+    shape: Any,
+    minval: Any = 0,
+    maxval: Any = None,
+    dtype: Any = dtypes.float32,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Samples from [minval, maxval); floats default to [0, 1), ints need maxval."""
     dtype = dtypes.as_dtype(dtype)
     if not (dtype.is_floating or dtype in (dtypes.int32, dtypes.int64)):
-        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are (tf.float16, "
-                         "tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64).")
+        raise ValueError(
+            f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are (tf.float16, "
+            "tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64)."
+        )
     if maxval is None:
         if dtype.is_integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
@@ -250,8 +269,14 @@ def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = dtypes
     return add(result * subtract(maxval, minval), minval)
 
 
-def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32, seed: int | None = None,
-           name: str | None = None) -> Tensor:
+def normal(
+    shape: Any,
+    mean: Any = 0.0,
+    stddev: Any = 1.0,
+    dtype: Any = dtypes.float32,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Samples from a normal distribution with the given mean and standard deviation."""
     dtype = dtypes.as_dtype(dtype)
     dims = _shape(shape, "RandomStandardNormal")
@@ -261,8 +286,14 @@ def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.f
     return add(rnd * stddev, mean)
 
 
-def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = dtypes.float32,
-                     seed: int | None = None, name: str | None = None) -> Tensor:
+def truncated_normal(
+    shape: Any,
+    mean: Any = 0.0,
+    stddev: Any = 1.0,
+    dtype: Any = dtypes.float32,
+    seed: int | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Normal samples, redrawn when two standard deviations or more from the mean."""
     dtype = dtypes.as_dtype(dtype)
     dims = _shape(shape, "TruncatedNormal")
@@ -275,10 +306,12 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
 def _floats_only(dtype: dtypes.DType, op_name: str) -> None:
     if not dtype.is_floating:
         names = {dtypes.int32: "int32", dtypes.int64: "int64"}.get(dtype, dtype.name)
-        raise op_error(InvalidArgumentError, op_name,
-                       f"Value for attr 'dtype' of {names} is not in the list of allowed values: half, bfloat16, "
-                       "float, double",
-                       hint="normal samples are floats; tf.cast them afterwards if you need integers.")
+        raise op_error(
+            InvalidArgumentError,
+            op_name,
+            f"Value for attr 'dtype' of {names} is not in the list of allowed values: half, bfloat16, float, double",
+            hint="normal samples are floats; tf.cast them afterwards if you need integers.",
+        )
 
 
 def shuffle(value: Any, seed: int | None = None, name: str | None = None) -> Tensor:
@@ -293,15 +326,19 @@ def _logits(logits: Any, dtype: Any) -> tuple[Tensor, dtypes.DType]:
     if dtype not in (dtypes.int32, dtypes.int64):
         raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are (tf.int32, tf.int64).")
     if logits.shape.rank != 2 and state.graph is None:  # traced: the shape rule's ValueError, as in TensorFlow
-        raise op_error(InvalidArgumentError, "Multinomial",
-                       f"logits should be a matrix, got shape {list(logits.shape)}",
-                       hint="logits has one row per batch entry and one column per class: tf.expand_dims(logits, 0) "
-                       "makes a vector a matrix.")
+        raise op_error(
+            InvalidArgumentError,
+            "Multinomial",
+            f"logits should be a matrix, got shape {list(logits.shape)}",
+            hint="logits has one row per batch entry and one column per class: tf.expand_dims(logits, 0) "
+            "makes a vector a matrix.",
+        )
     return logits, dtype
 
 
-def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: int | None = None,
-                name: str | None = None) -> Tensor:
+def categorical(
+    logits: Any, num_samples: int, dtype: Any = None, seed: int | None = None, name: str | None = None
+) -> Tensor:
     """num_samples class indices per row of `logits` (unnormalised log-probabilities).
 
     TensorFlow's numbers, as long as TensorFlow draws them on one thread: it splits the rows among threads
@@ -309,13 +346,15 @@ def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: int | No
     about 200,000.
     """
     logits, dtype = _logits(logits, dtype)
-    return _stateful(Multinomial, (logits,), (logits.dtype, dtype), seed, num_samples=int(num_samples),
-                     output_dtype=dtype)
+    return _stateful(
+        Multinomial, (logits,), (logits.dtype, dtype), seed, num_samples=int(num_samples), output_dtype=dtype
+    )
 
 
 # ------------------------------------------------------------------------------------------------------------
 # The shuffle buffer of tf.data (for Dataset.shuffle)
 # ------------------------------------------------------------------------------------------------------------
+
 
 class DatasetShuffle:
     """TensorFlow's order for `Dataset.shuffle(buffer_size, seed, reshuffle_each_iteration)`, epoch by epoch.

@@ -24,11 +24,11 @@ K0, K1, K2 = 0xC3A5C85C97CB3127, 0xB492B66FBE98F273, 0x9AE16A3B2F90404F
 
 
 def _word(s: bytes, i: int) -> int:
-    return int.from_bytes(s[i:i + 8], "little")
+    return int.from_bytes(s[i : i + 8], "little")
 
 
 def _half_word(s: bytes, i: int) -> int:
-    return int.from_bytes(s[i:i + 4], "little")
+    return int.from_bytes(s[i : i + 4], "little")
 
 
 def _rotate(v: int, shift: int) -> int:
@@ -69,14 +69,20 @@ def _ends(s: bytes, first: int) -> tuple[int, int, int, int, int]:
     """The four words the 17-to-64-byte mixes start from (the first scaled by `first`), and their multiplier."""
     n = len(s)
     mul = (K2 + n * 2) & MASK
-    return (_word(s, 0) * first) & MASK, _word(s, 8), (_word(s, n - 8) * mul) & MASK, \
-        (_word(s, n - 16) * K2) & MASK, mul
+    return (
+        (_word(s, 0) * first) & MASK,
+        _word(s, 8),
+        (_word(s, n - 8) * mul) & MASK,
+        (_word(s, n - 16) * K2) & MASK,
+        mul,
+    )
 
 
 def _up_to_32(s: bytes) -> int:
     a, b, c, d, mul = _ends(s, K1)
-    return _mix16((_rotate((a + b) & MASK, 43) + _rotate(c, 30) + d) & MASK,
-                  (a + _rotate((b + K2) & MASK, 18) + c) & MASK, mul)
+    return _mix16(
+        (_rotate((a + b) & MASK, 43) + _rotate(c, 30) + d) & MASK, (a + _rotate((b + K2) & MASK, 18) + c) & MASK, mul
+    )
 
 
 def _up_to_64(s: bytes) -> int:
@@ -88,8 +94,9 @@ def _up_to_64(s: bytes) -> int:
     f = _word(s, 24)
     g = ((y + _word(s, n - 32)) * mul) & MASK
     h = ((z + _word(s, n - 24)) * mul) & MASK
-    return _mix16((_rotate((e + f) & MASK, 43) + _rotate(g, 30) + h) & MASK,
-                  (e + _rotate((f + a) & MASK, 18) + g) & MASK, mul)
+    return _mix16(
+        (_rotate((e + f) & MASK, 43) + _rotate(g, 30) + h) & MASK, (e + _rotate((f + a) & MASK, 18) + g) & MASK, mul
+    )
 
 
 def _weak32(s: bytes, i: int, a: int, b: int) -> tuple[int, int]:
@@ -144,8 +151,7 @@ def fingerprint64(s: bytes) -> int:
     v = _weak32(s, i, (v[1] * mul) & MASK, (x + w[0]) & MASK)
     w = _weak32(s, i + 32, (z + w[1]) & MASK, (y + _word(s, i + 16)) & MASK)
     z, x = x, z
-    return _mix16((_mix16(v[0], w[0], mul) + _shift_mix(y) * K0 + z) & MASK,
-                  (_mix16(v[1], w[1], mul) + x) & MASK, mul)
+    return _mix16((_mix16(v[0], w[0], mul) + _shift_mix(y) * K0 + z) & MASK, (_mix16(v[1], w[1], mul) + x) & MASK, mul)
 
 
 def _bucket_kernel(x: Any, num_buckets: int) -> np.ndarray:
@@ -154,17 +160,22 @@ def _bucket_kernel(x: Any, num_buckets: int) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(array.shape)
 
 
-StringToHashBucketFast = Op("StringToHashBucketFast", _bucket_kernel,
-                            shape=lambda s, t, a: [(s[0], dtypes.int64)])
+StringToHashBucketFast = Op("StringToHashBucketFast", _bucket_kernel, shape=lambda s, t, a: [(s[0], dtypes.int64)])
 
 
-def to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Tensor:  # noqa: A002
+def to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Tensor:
     """`tf.strings.to_hash_bucket_fast`: each string's bucket, fingerprint64(string) % num_buckets (int64)."""
     if int(num_buckets) < 1:  # TensorFlow checks the attribute when it adds the op to a graph, or runs it
         hint = "\nHint: num_buckets counts the buckets: 1 or more."
         if state.graph is not None:
-            raise ValueError(f"Attr 'num_buckets' of 'StringToHashBucketFast' Op passed {int(num_buckets)} less than "
-                             f"minimum 1.{hint}")
-        raise InvalidArgumentError(None, None, f"Value for attr 'num_buckets' of {int(num_buckets)} must be at least "
-                                   f"minimum 1 [Op:StringToHashBucketFast] name: {hint}")
+            raise ValueError(
+                f"Attr 'num_buckets' of 'StringToHashBucketFast' Op passed {int(num_buckets)} less than "
+                f"minimum 1.{hint}"
+            )
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'num_buckets' of {int(num_buckets)} must be at least "
+            f"minimum 1 [Op:StringToHashBucketFast] name: {hint}",
+        )
     return bind(StringToHashBucketFast, convert_to_tensor(input, dtype=dtypes.string), num_buckets=int(num_buckets))

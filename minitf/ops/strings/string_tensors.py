@@ -52,14 +52,24 @@ def _text_tensor(value: Any) -> Tensor:
 
 def _wrong_dtype(op_name: str, expected: dtypes.DType, got: dtypes.DType) -> Exception:
     """TensorFlow's dtype error (InvalidArgumentError eagerly, TypeError while tracing), with a hint for text."""
-    hint = ("tf.strings functions take string tensors: write the values as text (\"1.5\"), or format numbers "
-            "with tf.strings.as_string." if expected is dtypes.string else
-            f"tf.cast(x, tf.{expected.name}) converts the input first.")
+    hint = (
+        'tf.strings functions take string tensors: write the values as text ("1.5"), or format numbers '
+        "with tf.strings.as_string."
+        if expected is dtypes.string
+        else f"tf.cast(x, tf.{expected.name}) converts the input first."
+    )
     if state.graph is not None:
-        return TypeError(f"Input 'input' of '{op_name}' Op has type {got.name} that does not match expected type "
-                         f"of {expected.name}.\nHint: {hint}")
-    return op_error(InvalidArgumentError, op_name, f"cannot compute {op_name} as input #0(zero-based) was expected "
-                    f"to be a {_c_name(expected)} tensor but is a {_c_name(got)} tensor", hint)
+        return TypeError(
+            f"Input 'input' of '{op_name}' Op has type {got.name} that does not match expected type "
+            f"of {expected.name}.\nHint: {hint}"
+        )
+    return op_error(
+        InvalidArgumentError,
+        op_name,
+        f"cannot compute {op_name} as input #0(zero-based) was expected "
+        f"to be a {_c_name(expected)} tensor but is a {_c_name(got)} tensor",
+        hint,
+    )
 
 
 def _c_name(dtype: dtypes.DType) -> str:
@@ -68,8 +78,12 @@ def _c_name(dtype: dtypes.DType) -> str:
 
 def _bad_attr(op_name: str, attr: str, value: Any, allowed: str) -> Exception:
     """An attribute value the op does not accept: InvalidArgumentError eagerly, TypeError while tracing."""
-    message = op_error(InvalidArgumentError, op_name, f"Value for attr '{attr}' of {value} is not in the list of "
-                       f"allowed values: {allowed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}>").message
+    message = op_error(
+        InvalidArgumentError,
+        op_name,
+        f"Value for attr '{attr}' of {value} is not in the list of "
+        f"allowed values: {allowed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}>",
+    ).message
     if state.graph is not None:
         return TypeError(message)
     return InvalidArgumentError(None, None, message)
@@ -89,9 +103,11 @@ def _per_string(shapes_: Sequence[TensorShape], types: Any, attrs: dict) -> list
 
 def _ragged_rule(out_dtype: dtypes.DType) -> Callable[..., list[shape_rules.Spec]]:
     """values [None], row_splits [n + 1] (a scalar input counts as one row)."""
+
     def rule(shapes_: Sequence[TensorShape], types: Any, attrs: dict) -> list[shape_rules.Spec]:
         n = shapes_[0].num_elements() if shapes_[0].rank is not None else None
         return [(TensorShape([None]), out_dtype), (TensorShape([None if n is None else n + 1]), dtypes.int64)]
+
     return rule
 
 
@@ -102,6 +118,7 @@ def _ragged_kernel(pieces: Callable[..., list[Any]], out_np: Any) -> Callable[..
         values = np.empty(int(splits[-1]), dtype=out_np)
         values[:] = [v for r in rows for v in r]
         return values, splits
+
     return kernel
 
 
@@ -112,8 +129,9 @@ def _as_ragged(values: Tensor, splits: Tensor, source: Tensor) -> Any:
         return values
     ragged = RaggedTensor(values, splits, internal=True)
     for size in reversed(list(source.shape)[1:]):
-        ragged = RaggedTensor(ragged, tf_range(0, ragged.nrows() + 1, size, dtype=dtypes.int64), internal=True,
-                              uniform_row_length=size)
+        ragged = RaggedTensor(
+            ragged, tf_range(0, ragged.nrows() + 1, size, dtype=dtypes.int64), internal=True, uniform_row_length=size
+        )
     return ragged
 
 
@@ -121,32 +139,37 @@ def _as_ragged(values: Tensor, splits: Tensor, source: Tensor) -> Any:
 # split, bytes_split, unicode_decode: one string -> many items
 # ---------------------------------------------------------------------------------------------------
 
+
 def _split_pieces(s: bytes, sep: bytes | None, maxsplit: int) -> list[bytes]:
     if sep is None or sep == b"":
         return s.split(None, maxsplit)
     return s.split(sep, maxsplit)
 
 
-StringSplitV2 = Op("StringSplitV2", _ragged_kernel(_split_pieces, object), num_outputs=2,
-                   shape=_ragged_rule(dtypes.string))
+StringSplitV2 = Op(
+    "StringSplitV2", _ragged_kernel(_split_pieces, object), num_outputs=2, shape=_ragged_rule(dtypes.string)
+)
 
 
-def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = None) -> Any:  # noqa: A002
+def split(input: Any, sep: Any = None, maxsplit: int = -1, name: str | None = None) -> Any:
     """Split each string at `sep` (default: runs of whitespace); a RaggedTensor of the pieces."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(split(input.flat_values, sep, maxsplit))
-    t = input if isinstance(input, Tensor) and input.dtype is dtypes.string else \
-        _text_tensor(input)
+    t = input if isinstance(input, Tensor) and input.dtype is dtypes.string else _text_tensor(input)
     sep_bytes = sep.encode() if isinstance(sep, str) else sep
     values, splits = bind(StringSplitV2, t, sep=sep_bytes, maxsplit=maxsplit)
     return _as_ragged(values, splits, t)
 
 
-StringBytesSplit = Op("StringBytesSplit", _ragged_kernel(lambda s: [bytes([b]) for b in s], object),
-                      num_outputs=2, shape=_ragged_rule(dtypes.string))
+StringBytesSplit = Op(
+    "StringBytesSplit",
+    _ragged_kernel(lambda s: [bytes([b]) for b in s], object),
+    num_outputs=2,
+    shape=_ragged_rule(dtypes.string),
+)
 
 
-def bytes_split(input: Any, name: str | None = None) -> Any:  # noqa: A002
+def bytes_split(input: Any, name: str | None = None) -> Any:
     """Each string as its bytes, one string of length 1 per byte."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(bytes_split(input.flat_values))
@@ -165,44 +188,58 @@ def _decode(s: bytes, input_encoding: str, errors: str, replacement_char: int) -
 def _codec(encoding: str, op_name: str = "UnicodeDecode") -> str:
     codec = _ENCODINGS.get(encoding.upper())
     if codec is None:
-        raise invalid_argument(op_name, f"Could not create converter for input encoding: {encoding}\nHint: "
-                               f"TensorFlow's unicode ops accept UTF-8, UTF-16-BE and UTF-32-BE.")
+        raise invalid_argument(
+            op_name,
+            f"Could not create converter for input encoding: {encoding}\nHint: "
+            f"TensorFlow's unicode ops accept UTF-8, UTF-16-BE and UTF-32-BE.",
+        )
     return codec
 
 
-UnicodeDecode = Op("UnicodeDecode", _ragged_kernel(_decode, np.int32), num_outputs=2,
-                   shape=_ragged_rule(dtypes.int32))
+UnicodeDecode = Op("UnicodeDecode", _ragged_kernel(_decode, np.int32), num_outputs=2, shape=_ragged_rule(dtypes.int32))
 
 
-def unicode_decode(input: Any, input_encoding: str, errors: str = "replace",  # noqa: A002
-                   replacement_char: int = 65533, replace_control_characters: bool = False,
-                   name: str | None = None) -> Any:
+def unicode_decode(
+    input: Any,
+    input_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    replace_control_characters: bool = False,
+    name: str | None = None,
+) -> Any:
     """Each string as its Unicode code points (int32)."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(unicode_decode(input.flat_values, input_encoding, errors, replacement_char))
     t = _strings(input, "UnicodeDecode")
     _codec(input_encoding)
-    values, splits = bind(UnicodeDecode, t, input_encoding=input_encoding, errors=errors,
-                          replacement_char=replacement_char)
+    values, splits = bind(
+        UnicodeDecode, t, input_encoding=input_encoding, errors=errors, replacement_char=replacement_char
+    )
     return _as_ragged(values, splits, t)
 
 
 def _encode_kernel(values: Any, splits: Any, output_encoding: str) -> np.ndarray:
     codec = _codec(output_encoding, "UnicodeEncode")
-    chars = "".join(chr(int(c)) if 0 <= int(c) <= 0x10FFFF and not 0xD800 <= int(c) <= 0xDFFF else "\ufffd"
-                    for c in np.asarray(values).reshape(-1))
+    chars = "".join(
+        chr(int(c)) if 0 <= int(c) <= 0x10FFFF and not 0xD800 <= int(c) <= 0xDFFF else "\ufffd"
+        for c in np.asarray(values).reshape(-1)
+    )
     out = np.empty(len(splits) - 1, dtype=object)
     for i in range(len(splits) - 1):
-        out[i] = chars[int(splits[i]):int(splits[i + 1])].encode(codec)
+        out[i] = chars[int(splits[i]) : int(splits[i + 1])].encode(codec)
     return out
 
 
-UnicodeEncode = Op("UnicodeEncode", _encode_kernel,
-                   shape=lambda s, t, a: [(TensorShape([None if s[1][0] is None else s[1][0] - 1]), dtypes.string)])
+UnicodeEncode = Op(
+    "UnicodeEncode",
+    _encode_kernel,
+    shape=lambda s, t, a: [(TensorShape([None if s[1][0] is None else s[1][0] - 1]), dtypes.string)],
+)
 
 
-def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  # noqa: A002
-                   replacement_char: int = 65533, name: str | None = None) -> Tensor | RaggedTensor:
+def unicode_encode(
+    input: Any, output_encoding: str, errors: str = "replace", replacement_char: int = 65533, name: str | None = None
+) -> Tensor | RaggedTensor:
     """Code points back to strings: a vector of code points gives one string, a ragged batch one per row."""
     _codec(output_encoding, "UnicodeEncode")
     if isinstance(input, RaggedTensor):
@@ -211,8 +248,7 @@ def unicode_encode(input: Any, output_encoding: str, errors: str = "replace",  #
         return bind(UnicodeEncode, _code_points(input.values), input.row_splits, output_encoding=output_encoding)
     t = _code_points(convert_to_tensor(input, dtype_hint=dtypes.int32))
     if t.shape.rank == 1:
-        splits = convert_to_tensor(np.array([0, t.shape[0]], dtype=np.int64)) if t.shape[0] is not None \
-            else None
+        splits = convert_to_tensor(np.array([0, t.shape[0]], dtype=np.int64)) if t.shape[0] is not None else None
         if splits is None:
             splits = concat([convert_to_tensor([0], dtypes.int64), shape(t, out_type=dtypes.int64)], 0)
         return reshape(bind(UnicodeEncode, t, splits, output_encoding=output_encoding), [])
@@ -231,6 +267,7 @@ def _code_points(t: Tensor) -> Tensor:
 # One string -> one value
 # ---------------------------------------------------------------------------------------------------
 
+
 def _length_kernel(x: Any, unit: str) -> Any:
     if unit == "UTF8_CHAR":
         return _map(lambda s: len(s.decode("utf-8", errors="replace")), x, np.int32)
@@ -240,13 +277,18 @@ def _length_kernel(x: Any, unit: str) -> Any:
 StringLength = Op("StringLength", _length_kernel, shape=lambda s, t, a: [(s[0], dtypes.int32)])
 
 
-def length(input: Any, unit: str = "BYTE", name: str | None = None) -> Any:  # noqa: A002
+def length(input: Any, unit: str = "BYTE", name: str | None = None) -> Any:
     """Length of each string in bytes (unit="BYTE") or in Unicode characters (unit="UTF8_CHAR")."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(length(input.flat_values, unit))
     if unit not in ("BYTE", "UTF8_CHAR"):
-        raise bad_string_attr("StringLength", "unit", unit, ("BYTE", "UTF8_CHAR"),
-                              'unit="BYTE" counts bytes, unit="UTF8_CHAR" counts characters.')
+        raise bad_string_attr(
+            "StringLength",
+            "unit",
+            unit,
+            ("BYTE", "UTF8_CHAR"),
+            'unit="BYTE" counts bytes, unit="UTF8_CHAR" counts characters.',
+        )
     return bind(StringLength, _strings(input, "StringLength"), unit=unit)
 
 
@@ -265,23 +307,31 @@ def _to_number_kernel(x: Any, out_type: dtypes.DType) -> Any:
                 return value
             return float(text)
         except ValueError:
-            raise invalid_argument("StringToNumber", f"StringToNumberOp could not correctly convert string: "
-                                   f"{s.decode('utf-8', errors='replace')}\nHint: every string must hold a number "
-                                   f"of the requested out_type ({out_type.name}).") from None
+            raise invalid_argument(
+                "StringToNumber",
+                f"StringToNumberOp could not correctly convert string: "
+                f"{s.decode('utf-8', errors='replace')}\nHint: every string must hold a number "
+                f"of the requested out_type ({out_type.name}).",
+            ) from None
+
     return _map(parse, x, out_type._np)
 
 
 StringToNumber = Op("StringToNumber", _to_number_kernel, shape=_per_string)
 
 
-def to_number(input: Any, out_type: Any = dtypes.float32, name: str | None = None) -> Any:  # noqa: A002
+def to_number(input: Any, out_type: Any = dtypes.float32, name: str | None = None) -> Any:
     """Parse each string as a number of `out_type` (float32 by default)."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(to_number(input.flat_values, out_type))
     out_type = dtypes.as_dtype(out_type)
     if out_type not in _NUMBER_TYPES:
-        raise _bad_attr("StringToNumber", "out_type", {"float32": "float", "float64": "double"}.get(
-            out_type.name, out_type.name), "float, double, int32, int64")
+        raise _bad_attr(
+            "StringToNumber",
+            "out_type",
+            {"float32": "float", "float64": "double"}.get(out_type.name, out_type.name),
+            "float, double, int32, int64",
+        )
     return bind(StringToNumber, _strings(input, "StringToNumber"), out_type=out_type)
 
 
@@ -290,6 +340,7 @@ def _case_kernel(upper: bool) -> Callable[..., Any]:
         if encoding == "utf-8":
             return _map(lambda s: (s.decode().upper() if upper else s.decode().lower()).encode(), x)
         return _map(lambda s: s.upper() if upper else s.lower(), x)  # ASCII letters only, as TensorFlow
+
     return kernel
 
 
@@ -297,14 +348,14 @@ StringLower = Op("StringLower", _case_kernel(upper=False), shape=shape_rules.sam
 StringUpper = Op("StringUpper", _case_kernel(upper=True), shape=shape_rules.same_as_first)
 
 
-def lower(input: Any, encoding: str = "", name: str | None = None) -> Any:  # noqa: A002
+def lower(input: Any, encoding: str = "", name: str | None = None) -> Any:
     """Lower-case letters (ASCII only, unless encoding="utf-8")."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(lower(input.flat_values, encoding))
     return bind(StringLower, _strings(input, "StringLower"), encoding=encoding.lower())
 
 
-def upper(input: Any, encoding: str = "", name: str | None = None) -> Any:  # noqa: A002
+def upper(input: Any, encoding: str = "", name: str | None = None) -> Any:
     """Upper-case letters (ASCII only, unless encoding="utf-8")."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(upper(input.flat_values, encoding))
@@ -314,6 +365,7 @@ def upper(input: Any, encoding: str = "", name: str | None = None) -> Any:  # no
 # ---------------------------------------------------------------------------------------------------
 # Many strings -> one: join, reduce_join
 # ---------------------------------------------------------------------------------------------------
+
 
 def _join_kernel(*inputs: Any, separator: bytes) -> Any:
     arrays: Any = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in inputs])  # of bytes
@@ -331,8 +383,11 @@ def _join_shape(shapes_: Sequence[TensorShape], types: Any, attrs: dict) -> list
 
 
 def _join_explain(inputs: Any, attrs: dict, exc: Exception) -> str:
-    return "Input shapes do not match: " + " vs. ".join(str(list(t.shape)) for t in inputs) + \
-        "\nHint: tf.strings.join joins strings elementwise; the inputs must have one shape (or be scalars)."
+    return (
+        "Input shapes do not match: "
+        + " vs. ".join(str(list(t.shape)) for t in inputs)
+        + "\nHint: tf.strings.join joins strings elementwise; the inputs must have one shape (or be scalars)."
+    )
 
 
 StringJoin = Op("StringJoin", _join_kernel, shape=_join_shape, explain=_join_explain)
@@ -351,11 +406,21 @@ def _reduce_join_axes(axis: tuple[int, ...], rank: int) -> tuple[int, ...]:
     seen: set[int] = set()
     for a in axis:
         if not -rank <= a < rank:
-            raise op_error(OutOfRangeError, "ReduceJoin", f"Invalid reduction dimension {a} for input with "
-                           f"{rank} dimension(s)", hint=f"axis must be in [-{rank}, {rank}).", kernel=True)
+            raise op_error(
+                OutOfRangeError,
+                "ReduceJoin",
+                f"Invalid reduction dimension {a} for input with {rank} dimension(s)",
+                hint=f"axis must be in [-{rank}, {rank}).",
+                kernel=True,
+            )
         if a % rank in seen:
-            raise op_error(InvalidArgumentError, "ReduceJoin", f"Duplicate reduction dimension {a}",
-                           hint="list each axis once.", kernel=True)
+            raise op_error(
+                InvalidArgumentError,
+                "ReduceJoin",
+                f"Duplicate reduction dimension {a}",
+                hint="list each axis once.",
+                kernel=True,
+            )
         seen.add(a % rank)
     return tuple(sorted(seen))
 
@@ -364,7 +429,7 @@ def _reduce_join_kernel(x: Any, axis: tuple[int, ...] | None, keepdims: bool, se
     a = np.asarray(x, dtype=object)
     axes = tuple(range(a.ndim)) if axis is None else _reduce_join_axes(axis, a.ndim)
     moved = np.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
-    kept = moved.shape[:a.ndim - len(axes)]
+    kept = moved.shape[: a.ndim - len(axes)]
     flat = moved.reshape(kept + (-1,))
     out = np.empty(kept, dtype=object)
     for index in np.ndindex(kept):
@@ -386,8 +451,9 @@ def _reduce_join_shape(shapes_: Sequence[TensorShape], types: Any, attrs: dict) 
 ReduceJoin = Op("ReduceJoin", _reduce_join_kernel, shape=_reduce_join_shape)
 
 
-def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator: str = "",
-                name: str | None = None) -> Tensor:
+def reduce_join(
+    inputs: Any, axis: Any = None, keepdims: bool = False, separator: str = "", name: str | None = None
+) -> Tensor:
     """Join the strings along `axis` (all of them by default) into fewer strings."""
     t = _strings(inputs, "ReduceJoin")
     rank = t.shape.rank
@@ -396,7 +462,10 @@ def reduce_join(inputs: Any, axis: Any = None, keepdims: bool = False, separator
         axes = tuple(int(a) for a in (axis if isinstance(axis, list | tuple) else [axis]))
         for a in axes:  # TensorFlow's shape function reads the axes when the rank is known
             if rank is not None and not -rank <= a < rank and state.graph is not None:
-                raise graph_build_error("ReduceJoin", f"Invalid reduction dimension {a} for input with {rank} "
-                                        "dimensions.", f"axis must be in [-{rank}, {rank}).")
+                raise graph_build_error(
+                    "ReduceJoin",
+                    f"Invalid reduction dimension {a} for input with {rank} dimensions.",
+                    f"axis must be in [-{rank}, {rank}).",
+                )
     sep = separator.encode() if isinstance(separator, str) else separator
     return bind(ReduceJoin, t, axis=axes, keepdims=keepdims, separator=sep)

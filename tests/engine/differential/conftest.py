@@ -16,8 +16,10 @@ try:
     import tensorflow  # noqa: F401
 except ImportError as exc:  # pragma: no cover - only on a broken environment
     if os.environ.get("CI") == "1":
-        raise RuntimeError("The differential tests need TensorFlow (pip install -e '.[tensorflow]'); CI=1 is set, "
-                           "so they must not be skipped.") from exc
+        raise RuntimeError(
+            "The differential tests need TensorFlow (pip install -e '.[tensorflow]'); CI=1 is set, "
+            "so they must not be skipped."
+        ) from exc
     raise
 
 

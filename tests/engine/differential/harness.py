@@ -61,9 +61,9 @@ from hypothesis.control import currently_in_test_context
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-import tensorflow as real_tf  # noqa: E402
+import tensorflow as real_tf
 
-import minitf  # noqa: E402
+import minitf
 
 ENGINES = {"minitf": minitf, "tensorflow": real_tf}
 
@@ -96,10 +96,12 @@ def named_examples(*pairs: tuple[Any, ...]) -> Any:
 def only(modes: tuple[str, ...], reason: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Run a case in `modes` only: for checks that TensorFlow itself treats differently inside a function, for
     the `reason` given (the documented exclusions)."""
+
     def mark(case: Callable[..., Any]) -> Callable[..., Any]:
         case.modes = modes  # type: ignore[attr-defined]
         case.reason = reason  # type: ignore[attr-defined]
         return case
+
     return mark
 
 
@@ -113,7 +115,7 @@ def run(engine: Any, case: Callable[..., Any], *args: Any) -> Outcome:
     """Run `case` eagerly with `engine` (a `tf` module, or a stand-in for one) as its `tf`."""
     try:
         return Outcome(value=case(engine, *args))
-    except Exception as exc:  # noqa: BLE001 - the error is the outcome being compared
+    except Exception as exc:  # the error is the outcome being compared
         return Outcome(error=exc)
 
 
@@ -138,6 +140,7 @@ def with_shapes(fn: Callable[..., Any], *values: np.ndarray, shape: list[int | N
     `same` runs it eagerly and under a tape, not inside a second tf.function: called from a traced function,
     TensorFlow infers the inner function's shapes again from the caller's known shapes, which would undo the
     unknown ones declared here."""
+
     @only((EAGER, TAPE), "the case traces its own tf.function with unknown shapes")
     def case(tf: Any) -> Any:
         specs = [tf.TensorSpec(shape, tf.string if v.dtype.kind in "SUO" else tf.as_dtype(v.dtype)) for v in values]
@@ -146,12 +149,20 @@ def with_shapes(fn: Callable[..., Any], *values: np.ndarray, shape: list[int | N
         def f(*xs: Any) -> Any:
             out = fn(tf, *xs)
             return out, tf.constant(str(out.shape))
+
         return f(*[tf.constant(v) for v in values])
+
     return case
 
 
-def same(case: Callable[..., Any], *args: Any, rtol: float | None = None, atol: float | None = None,
-         text: bool = True, modes: tuple[str, ...] = ALL_MODES) -> Any:
+def same(
+    case: Callable[..., Any],
+    *args: Any,
+    rtol: float | None = None,
+    atol: float | None = None,
+    text: bool = True,
+    modes: tuple[str, ...] = ALL_MODES,
+) -> Any:
     """Assert that `case` behaves alike on both engines, eagerly, traced and under a tape (see the module's
     docstring); return TensorFlow's eager result (or error)."""
     where = f"{getattr(case, '__name__', case)}{_short(args)}"
@@ -163,22 +174,42 @@ def same(case: Callable[..., Any], *args: Any, rtol: float | None = None, atol: 
     if not _other_modes_wanted(case, args):
         return expected.error if expected.error is not None else expected.value
     if TRACED in modes:
-        compare(run_traced(minitf, inputs, case, *args), run_traced(real_tf, inputs, case, *args),
-                f"{where} inside tf.function", rtol=rtol, atol=atol, text=text)
+        compare(
+            run_traced(minitf, inputs, case, *args),
+            run_traced(real_tf, inputs, case, *args),
+            f"{where} inside tf.function",
+            rtol=rtol,
+            atol=atol,
+            text=text,
+        )
     if TAPE in modes and expected.error is None and actual.error is None and inputs.floats():
-        compare(run_tape(minitf, inputs, case, *args), run_tape(real_tf, inputs, case, *args),
-                f"{where} gradients", rtol=rtol, atol=atol, text=False)
+        compare(
+            run_tape(minitf, inputs, case, *args),
+            run_tape(real_tf, inputs, case, *args),
+            f"{where} gradients",
+            rtol=rtol,
+            atol=atol,
+            text=False,
+        )
     return expected.error if expected.error is not None else expected.value
 
 
-def compare(actual: Outcome, expected: Outcome, where: str, rtol: float | None = None, atol: float | None = None,
-            text: bool = True) -> None:
+def compare(
+    actual: Outcome,
+    expected: Outcome,
+    where: str,
+    rtol: float | None = None,
+    atol: float | None = None,
+    text: bool = True,
+) -> None:
     """minitf's outcome equals TensorFlow's: equal values, or errors of the same class."""
     if expected.error is not None or actual.error is not None:
-        assert expected.error is not None, f"{where}: minitf raised {actual.error!r}, TensorFlow returned " \
-                                           f"{expected.value!r}"
-        assert actual.error is not None, f"{where}: TensorFlow raised {expected.error!r}, minitf returned " \
-                                         f"{actual.value!r}"
+        assert expected.error is not None, (
+            f"{where}: minitf raised {actual.error!r}, TensorFlow returned {expected.value!r}"
+        )
+        assert actual.error is not None, (
+            f"{where}: TensorFlow raised {expected.error!r}, minitf returned {actual.value!r}"
+        )
         assert_same_error(actual.error, expected.error, where)
         return
     assert_equal(actual.value, expected.value, where, rtol=rtol, atol=atol, text=text)
@@ -205,6 +236,7 @@ def _fingerprint(case: Callable[..., Any], args: tuple) -> str:
 # ---------------------------------------------------------------------------------------------------
 # The traced and the tape ways
 # ---------------------------------------------------------------------------------------------------
+
 
 class Inputs:
     """The NumPy arrays a case turns into tensors with `tf.constant(array)`, recorded on its eager run."""
@@ -240,10 +272,15 @@ class Engine:
 def substituting(lib: Any, arrays: list[np.ndarray], tensors: list[Any]) -> Engine:
     """An engine whose `tf.constant(array)` gives the tensor standing for that array (an argument of the
     traced function, or a watched tensor), and a real constant for anything else."""
+
     def constant(value: Any, dtype: Any = None, *rest: Any, **options: Any) -> Any:
         for array, tensor in zip(arrays, tensors):
-            if value is array and (dtype is None or lib.as_dtype(dtype) == tensor.dtype) and not rest \
-                    and not options.get("shape"):
+            if (
+                value is array
+                and (dtype is None or lib.as_dtype(dtype) == tensor.dtype)
+                and not rest
+                and not options.get("shape")
+            ):
                 return tensor
         return lib.constant(value, dtype, *rest, **options)
 
@@ -254,7 +291,7 @@ def run_traced(lib: Any, inputs: Inputs, case: Callable[..., Any], *args: Any) -
     """`case` inside `lib.function`, its recorded input arrays passed in as tensor arguments."""
     try:
         tensors = [lib.constant(a) for a in inputs.arrays]
-    except Exception as exc:  # noqa: BLE001 - an input the engine refuses is compared eagerly already
+    except Exception as exc:  # an input the engine refuses is compared eagerly already
         return Outcome(error=exc)
 
     def traced(*placeholders: Any) -> Any:
@@ -262,7 +299,7 @@ def run_traced(lib: Any, inputs: Inputs, case: Callable[..., Any], *args: Any) -
 
     try:
         return Outcome(value=lib.function(traced, autograph=False)(*tensors))
-    except Exception as exc:  # noqa: BLE001 - the error is the outcome being compared
+    except Exception as exc:  # the error is the outcome being compared
         return Outcome(error=exc)
 
 
@@ -280,7 +317,7 @@ def run_tape(lib: Any, inputs: Inputs, case: Callable[..., Any], *args: Any) -> 
         if not targets:
             return Outcome(value=None)
         grads = tape.gradient(targets, sources)
-    except Exception as exc:  # noqa: BLE001 - the error is the outcome being compared
+    except Exception as exc:  # the error is the outcome being compared
         return Outcome(error=exc)
     return Outcome(value=[g if g is None or isinstance(g, lib.Tensor) else lib.convert_to_tensor(g) for g in grads])
 
@@ -306,8 +343,15 @@ def is_tensor_like(value: Any) -> bool:
     return isinstance(value, minitf.Tensor | minitf.Variable | real_tf.Tensor | real_tf.Variable)
 
 
-def assert_equal(actual: Any, expected: Any, where: str, rtol: float | None = None, atol: float | None = None,
-                 text: bool = True, text_when: str = "identical") -> None:
+def assert_equal(
+    actual: Any,
+    expected: Any,
+    where: str,
+    rtol: float | None = None,
+    atol: float | None = None,
+    text: bool = True,
+    text_when: str = "identical",
+) -> None:
     """minitf's `actual` equals TensorFlow's `expected`, recursively through lists, tuples and dicts (in the same
     key order). Tensors agree in kind (tensor or Variable), dtype, shape and values, and with `text` also in `str`
     and `repr` where the values are identical (`text_when="identical"`: the same bits, so nearly equal floats and
@@ -327,8 +371,9 @@ def assert_equal(actual: Any, expected: Any, where: str, rtol: float | None = No
         return
     if isinstance(expected, real_tf.IndexedSlices):  # a gather's gradient on both engines
         assert isinstance(actual, minitf.IndexedSlices), f"{where}: TensorFlow gives IndexedSlices, minitf {actual!r}"
-        assert_equal(minitf.convert_to_tensor(actual), real_tf.convert_to_tensor(expected), where, rtol, atol, text,
-                     text_when)
+        assert_equal(
+            minitf.convert_to_tensor(actual), real_tf.convert_to_tensor(expected), where, rtol, atol, text, text_when
+        )
         return
     if is_tensor_like(expected):
         assert is_tensor_like(actual), f"{where}: expected a tensor, got {actual!r}"
@@ -338,8 +383,9 @@ def assert_equal(actual: Any, expected: Any, where: str, rtol: float | None = No
         assert actual.dtype.name == expected.dtype.name, f"{where}: dtype {actual.dtype.name} vs {expected.dtype.name}"
         assert list(actual.shape) == list(expected.shape), f"{where}: shape {actual.shape} vs {expected.shape}"
         identical = assert_values(actual.numpy(), expected.numpy(), where, rtol, atol)
-        if text and (identical or text_when == "equal" and np.array_equal(actual.numpy(), expected.numpy(),
-                                                                          equal_nan=True)):
+        if text and (
+            identical or text_when == "equal" and np.array_equal(actual.numpy(), expected.numpy(), equal_nan=True)
+        ):
             assert str(actual) == str(expected), f"{where}: str\n{actual}\nvs TensorFlow\n{expected}"
             assert repr(actual) == repr(expected), f"{where}: repr\n{actual!r}\nvs TensorFlow\n{expected!r}"
         return
@@ -351,22 +397,23 @@ def assert_equal(actual: Any, expected: Any, where: str, rtol: float | None = No
     if isinstance(expected, real_tf.TensorShape):
         assert isinstance(actual, minitf.TensorShape), f"{where}: expected a TensorShape, got {actual!r}"
         assert (actual.as_list() if actual.rank is not None else None) == (
-            expected.as_list() if expected.rank is not None else None), f"{where}: {actual} vs {expected}"
+            expected.as_list() if expected.rank is not None else None
+        ), f"{where}: {actual} vs {expected}"
         assert str(actual) == str(expected) and repr(actual) == repr(expected), f"{where}: {actual!r} vs {expected!r}"
         return
     if isinstance(expected, real_tf.DType):
         assert isinstance(actual, minitf.DType) and actual.name == expected.name, f"{where}: {actual!r} vs {expected!r}"
         return
-    assert type(actual) is type(expected), f"{where}: {type(actual).__name__} {actual!r} vs " \
-                                           f"{type(expected).__name__} {expected!r}"
+    assert type(actual) is type(expected), (
+        f"{where}: {type(actual).__name__} {actual!r} vs {type(expected).__name__} {expected!r}"
+    )
     if isinstance(expected, float) and np.isnan(expected):
         assert np.isnan(actual), f"{where}: {actual!r} vs {expected!r}"
         return
     assert actual == expected, f"{where}: {actual!r} vs {expected!r}"
 
 
-def assert_values(actual: Any, expected: Any, where: str, rtol: float | None = None,
-                  atol: float | None = None) -> bool:
+def assert_values(actual: Any, expected: Any, where: str, rtol: float | None = None, atol: float | None = None) -> bool:
     """Values equal (floats within the dtype's tolerance, or within `rtol` and `atol`; nan where nan); returns
     whether they are identical (the same bits, signs of zeros included)."""
     a, e = np.asarray(actual), np.asarray(expected)
@@ -376,8 +423,11 @@ def assert_values(actual: Any, expected: Any, where: str, rtol: float | None = N
         default_rtol, default_atol = TOLERANCE[np.finfo(e.dtype).bits // 8]
         ok = np.allclose(a, e, rtol=rtol or default_rtol, atol=atol or default_atol, equal_nan=True)
         assert ok, f"{where}: values differ\nminitf:     {a!r}\nTensorFlow: {e!r}"
-        same_bits = (np.array_equal(a, e, equal_nan=True) and np.array_equal(np.signbit(a.real), np.signbit(e.real))
-                     and np.array_equal(np.signbit(a.imag), np.signbit(e.imag)))
+        same_bits = (
+            np.array_equal(a, e, equal_nan=True)
+            and np.array_equal(np.signbit(a.real), np.signbit(e.real))
+            and np.array_equal(np.signbit(a.imag), np.signbit(e.imag))
+        )
         return bool(same_bits)
     assert np.array_equal(a, e), f"{where}: values differ\nminitf:     {a!r}\nTensorFlow: {e!r}"
     return True
@@ -387,14 +437,23 @@ def assert_values(actual: Any, expected: Any, where: str, rtol: float | None = N
 # Errors
 # ---------------------------------------------------------------------------------------------------
 
-def assert_same_error(actual: BaseException, expected: BaseException, where: str = "error", *,
-                      fragment: str | None = None, message: str = "any", hint: bool = False) -> None:
+
+def assert_same_error(
+    actual: BaseException,
+    expected: BaseException,
+    where: str = "error",
+    *,
+    fragment: str | None = None,
+    message: str = "any",
+    hint: bool = False,
+) -> None:
     """minitf's error `actual` is TensorFlow's `expected`: the same class name and builtin bases; `fragment` (a
     stable part of TensorFlow's message) in both messages; with `message="within"` TensorFlow's whole message
     inside minitf's, with `message="equal"` the same message; with `hint`, minitf's message says how to fix it."""
     assert error_kind(actual) == error_kind(expected), (
         f"{where}: TensorFlow raised {type(expected).__name__}: {expected}\n"
-        f"minitf raised {type(actual).__name__}: {actual}")
+        f"minitf raised {type(actual).__name__}: {actual}"
+    )
     mine, theirs = str(actual), str(expected)
     if fragment is not None:
         assert fragment in theirs, f"{where}: {fragment!r} is not in TensorFlow's message {theirs!r}"
@@ -439,6 +498,7 @@ def same_error(case: Callable[..., Any], *args: Any, hint: bool = True) -> tuple
 # Programs: what a student would see
 # ---------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class Observed:
     """What a program did on one engine: the values it recorded, what it printed, the error it ended with."""
@@ -456,14 +516,15 @@ def run_program(case: Callable[[Any, list], None], engine: Any) -> Observed:
     with redirect_stdout(printed):
         try:
             case(engine, seen)
-        except Exception as exc:  # noqa: BLE001 - the error itself is what is compared
+        except Exception as exc:  # the error itself is what is compared
             error = exc
         sys.stdout.flush()
     return Observed(seen, printed.getvalue(), error)
 
 
-def same_program(case: Callable[[Any, list], None], error_fragment: str | None = None, *, message: str = "any",
-                 hint: bool = False) -> Observed:
+def same_program(
+    case: Callable[[Any, list], None], error_fragment: str | None = None, *, message: str = "any", hint: bool = False
+) -> Observed:
     """Both engines record equal values (`assert_equal`, within `CLOSE`), print the same text and end with the
     same error or none; returns minitf's observations.
 
@@ -479,6 +540,7 @@ def same_program(case: Callable[[Any, list], None], error_fragment: str | None =
         assert mine.error is None, f"minitf raised {mine.error!r}"
         return mine
     assert mine.error is not None, f"TensorFlow raised {theirs.error!r}, minitf did not"
-    assert_same_error(mine.error, theirs.error, getattr(case, "__name__", "case"), fragment=error_fragment,
-                      message=message, hint=hint)
+    assert_same_error(
+        mine.error, theirs.error, getattr(case, "__name__", "case"), fragment=error_fragment, message=message, hint=hint
+    )
     return mine

@@ -33,8 +33,11 @@ def elements(dtype: str, *, finite: bool = False, nonzero: bool = False, small: 
         width = np.dtype(dtype).itemsize * 8
         specials = [v for v in FLOAT_SPECIALS if not (finite and not np.isfinite(v)) and not (nonzero and v == 0)]
         # Tiny magnitudes become 0: below ~1e-6 engines legitimately differ (flush to zero, hypot vs sqrt).
-        numbers = st.floats(-bound, bound, width=width, allow_subnormal=False).map(
-            lambda v: v if abs(v) > 1e-6 else 0.0).filter(lambda v: not (nonzero and v == 0))
+        numbers = (
+            st.floats(-bound, bound, width=width, allow_subnormal=False)
+            .map(lambda v: v if abs(v) > 1e-6 else 0.0)
+            .filter(lambda v: not (nonzero and v == 0))
+        )
         return st.one_of(st.sampled_from(specials), numbers)
     if kind == "c":
         parts = elements("float32" if dtype == "complex64" else "float64", finite=True, small=small)
@@ -57,19 +60,29 @@ def arrays(dtype: str | st.SearchStrategy, shape: Any = None, **element_options:
     dtype_st = dtype if isinstance(dtype, st.SearchStrategy) else st.just(dtype)
     shape_st = shape if isinstance(shape, st.SearchStrategy) else (shapes() if shape is None else st.just(shape))
     return st.tuples(dtype_st, shape_st).flatmap(
-        lambda ds: hnp.arrays(np.dtype(ds[0]), ds[1], elements=elements(ds[0], **element_options)))
+        lambda ds: hnp.arrays(np.dtype(ds[0]), ds[1], elements=elements(ds[0], **element_options))
+    )
 
 
 @st.composite
-def broadcast_pair(draw: Any, dtype: str | st.SearchStrategy, other_dtype: Any = None, compatible_only: bool = False,
-                   **element_options: Any) -> tuple[np.ndarray, np.ndarray]:
+def broadcast_pair(
+    draw: Any,
+    dtype: str | st.SearchStrategy,
+    other_dtype: Any = None,
+    compatible_only: bool = False,
+    **element_options: Any,
+) -> tuple[np.ndarray, np.ndarray]:
     """Two arrays whose shapes broadcast, or (now and then) do not: both engines must agree either way."""
     first_dtype = draw(dtype) if isinstance(dtype, st.SearchStrategy) else dtype
-    second_dtype = first_dtype if other_dtype is None else (
-        draw(other_dtype) if isinstance(other_dtype, st.SearchStrategy) else other_dtype)
+    second_dtype = (
+        first_dtype
+        if other_dtype is None
+        else (draw(other_dtype) if isinstance(other_dtype, st.SearchStrategy) else other_dtype)
+    )
     if compatible_only or draw(st.integers(0, 5)):
-        shape_a, shape_b = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3,
-                                                                   min_side=0, max_side=4)).input_shapes
+        shape_a, shape_b = draw(
+            hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=0, max_side=4)
+        ).input_shapes
     else:
         shape_a, shape_b = draw(shapes()), draw(shapes())
     a = draw(hnp.arrays(np.dtype(first_dtype), shape_a, elements=elements(first_dtype, **element_options)))
@@ -78,8 +91,9 @@ def broadcast_pair(draw: Any, dtype: str | st.SearchStrategy, other_dtype: Any =
 
 
 @st.composite
-def array_and_axis(draw: Any, dtype: str | st.SearchStrategy, min_dims: int = 0, allow_bad: bool = True,
-                   **element_options: Any) -> tuple[np.ndarray, Any]:
+def array_and_axis(
+    draw: Any, dtype: str | st.SearchStrategy, min_dims: int = 0, allow_bad: bool = True, **element_options: Any
+) -> tuple[np.ndarray, Any]:
     """An array and an axis argument for it: None, an int, a list of ints, sometimes out of range."""
     a = draw(arrays(dtype, shapes(min_dims=min_dims), **element_options))
     rank = a.ndim

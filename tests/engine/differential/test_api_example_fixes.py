@@ -20,6 +20,7 @@ def py_function_decorated(tf: Any) -> Any:
     @tf.py_function(Tout=tf.float32)
     def doubled(x: Any) -> Any:
         return x * 2.0
+
     return doubled(tf.constant([1.5, -2.0]))
 
 
@@ -27,6 +28,7 @@ def numpy_function_decorated(tf: Any) -> Any:
     @tf.numpy_function(Tout=tf.float32)
     def doubled(x: Any) -> Any:
         return (x * 2).astype(np.float32)
+
     return doubled(tf.constant([1.5, -2.0]))
 
 
@@ -34,6 +36,7 @@ def numpy_function_decorated_with_two_outputs(tf: Any) -> Any:
     @tf.numpy_function(Tout=[tf.float32, tf.int64], stateful=False)
     def split(x: Any) -> Any:
         return x.astype(np.float32), np.int64(x.size)
+
     return split(tf.constant([3.0, 4.0]))
 
 
@@ -53,14 +56,18 @@ DECORATORS = [
 POOLING = [
     ("explicit_padding", max_pool([[0, 0], [1, 1], [1, 1], [0, 0]])),
     ("explicit_padding_uneven", max_pool([[0, 0], [2, 0], [0, 1], [0, 0]], ksize=3, strides=1)),
-    ("explicit_padding_max_pool", lambda tf: tf.nn.max_pool(tf.constant(IMAGE), 3, 1, [[0, 0], [1, 0], [0, 2],
-                                                                                      [0, 0]])),
+    (
+        "explicit_padding_max_pool",
+        lambda tf: tf.nn.max_pool(tf.constant(IMAGE), 3, 1, [[0, 0], [1, 0], [0, 2], [0, 0]]),
+    ),
     ("explicit_padding_wrong_length", max_pool([[1, 1], [1, 1]])),
     ("explicit_padding_on_channels", max_pool([[0, 0], [1, 1], [1, 1], [0, 1]])),
     ("explicit_padding_as_large_as_the_window", max_pool([[0, 0], [2, 2], [1, 1], [0, 0]])),
     ("explicit_by_name", max_pool("EXPLICIT")),
-    ("average_pooling_refuses_lists", lambda tf: tf.nn.avg_pool2d(tf.constant(IMAGE), 2, 2,
-                                                                  [[0, 0], [1, 1], [1, 1], [0, 0]])),
+    (
+        "average_pooling_refuses_lists",
+        lambda tf: tf.nn.avg_pool2d(tf.constant(IMAGE), 2, 2, [[0, 0], [1, 1], [1, 1], [0, 0]]),
+    ),
 ]
 
 LOG_SIGMOID = [
@@ -78,17 +85,25 @@ MESSAGES = [
     ("maximum", lambda tf: tf.maximum(tf.constant([1.0, 2.0]), [1.0, 2.0, 3.0])),
     ("assert_shapes_rank", lambda tf: tf.debugging.assert_shapes([(tf.constant([1, 2, 3]), ("N", 2))])),
     ("assert_shapes_rank_one", lambda tf: tf.debugging.assert_shapes([(tf.constant([[1, 2, 3]]), ("N",))])),
-    ("assert_shapes_named_size", lambda tf: tf.debugging.assert_shapes(
-        [(tf.constant([1, 2]), ("N",)), (tf.constant([1, 2, 3]), ("N",))])),
-    ("assert_shapes_explicit_size", lambda tf: tf.debugging.assert_shapes([(tf.constant([[1.0, 2.0]]), (1, 3))],
-                                                                          message="weights")),
-    ("assert_shapes_dict", lambda tf: tf.debugging.assert_shapes({tf.constant([[1, 2]]): ("N", "D"),
-                                                                   tf.constant([1, 2, 3]): ("D",)})),
+    (
+        "assert_shapes_named_size",
+        lambda tf: tf.debugging.assert_shapes([(tf.constant([1, 2]), ("N",)), (tf.constant([1, 2, 3]), ("N",))]),
+    ),
+    (
+        "assert_shapes_explicit_size",
+        lambda tf: tf.debugging.assert_shapes([(tf.constant([[1.0, 2.0]]), (1, 3))], message="weights"),
+    ),
+    (
+        "assert_shapes_dict",
+        lambda tf: tf.debugging.assert_shapes({tf.constant([[1, 2]]): ("N", "D"), tf.constant([1, 2, 3]): ("D",)}),
+    ),
 ]
 
 SHAPES_PASS = [
-    ("assert_shapes_scalar_as_one", lambda tf: tf.debugging.assert_shapes([(tf.constant(1.0), ("N",)),
-                                                                            (tf.constant([2.0]), ("N",))])),
+    (
+        "assert_shapes_scalar_as_one",
+        lambda tf: tf.debugging.assert_shapes([(tf.constant(1.0), ("N",)), (tf.constant([2.0]), ("N",))]),
+    ),
     ("assert_shapes_any_size", lambda tf: tf.debugging.assert_shapes([(tf.constant([[1, 2]]), (".", None))])),
 ]
 
@@ -126,9 +141,13 @@ def test_ensure_shape_and_clip_by_value_messages_end_like_tensorflows_then_hint(
 
 
 def test_generator_state_is_a_variable_named_statevar_like_tensorflows() -> None:
-    alike(lambda tf: (tf.random.Generator.from_seed(7).state.name,
-                      tf.random.Generator.from_non_deterministic_state().state.name,
-                      tf.random.Generator.from_seed(7).state))
+    alike(
+        lambda tf: (
+            tf.random.Generator.from_seed(7).state.name,
+            tf.random.Generator.from_non_deterministic_state().state.name,
+            tf.random.Generator.from_seed(7).state,
+        )
+    )
 
 
 def test_a_loop_in_tf_function_names_its_nodes_in_the_while_scope_like_tensorflow() -> None:
@@ -150,4 +169,5 @@ def test_a_loop_in_tf_function_names_its_nodes_in_the_while_scope_like_tensorflo
         graph = loops.get_concrete_function(tf.constant(1.0)).graph
         seen.append(sorted(op.name for op in graph.get_operations()))
         seen.append(loops(tf.constant(1.0)))
+
     same_program(program)

@@ -12,9 +12,23 @@ VECTORS = ([0.0, 1.0], [10.0, 20.0])
 MATRICES = ([[0.0, 1.0, 2.0], [3, 4, 5]], [[10.0, 20, 30], [1, 2, 3]])
 
 
-@pytest.mark.parametrize(("ends", "axis"), [(VECTORS, 0), (VECTORS, 1), (VECTORS, -1), (VECTORS, -2), (VECTORS, 2),
-                                            (MATRICES, 1), (MATRICES, -1), (MATRICES, 2), (MATRICES, -3),
-                                            (MATRICES, 3), ((0.0, 1.0), -1), ((0.0, 1.0), 1)])
+@pytest.mark.parametrize(
+    ("ends", "axis"),
+    [
+        (VECTORS, 0),
+        (VECTORS, 1),
+        (VECTORS, -1),
+        (VECTORS, -2),
+        (VECTORS, 2),
+        (MATRICES, 1),
+        (MATRICES, -1),
+        (MATRICES, 2),
+        (MATRICES, -3),
+        (MATRICES, 3),
+        ((0.0, 1.0), -1),
+        ((0.0, 1.0), 1),
+    ],
+)
 def test_linspace_puts_the_new_axis_where_asked(ends: tuple, axis: int) -> None:
     start, stop = ends
     same(lambda tf: tf.linspace(start, stop, 5, axis=axis))
@@ -26,8 +40,9 @@ def test_sigmoid_of_large_negative_numbers_is_tiny_not_zero(dtype: str) -> None:
 
     def case(tf: Any) -> Any:
         y = tf.math.sigmoid(tf.constant(values, dtype=getattr(tf, dtype))).numpy()
-        return [bool(v > 0) for v in y.tolist()], np.isclose(y, 1 / (1 + np.exp(-np.array(values))), rtol=1e-2,
-                                                            atol=0).tolist()
+        return [bool(v > 0) for v in y.tolist()], np.isclose(
+            y, 1 / (1 + np.exp(-np.array(values))), rtol=1e-2, atol=0
+        ).tolist()
 
     same(case)
 
@@ -86,8 +101,13 @@ def test_a_variable_as_dict_key_says_which_variable() -> None:
 
 
 def test_variables_are_resource_variables() -> None:
-    same(lambda tf: (type(tf.Variable(1.0)).__name__, isinstance(tf.Variable([1, 2]), tf.Variable),
-                     type(tf.Variable(1.0, trainable=False)).__name__))
+    same(
+        lambda tf: (
+            type(tf.Variable(1.0)).__name__,
+            isinstance(tf.Variable([1, 2]), tf.Variable),
+            type(tf.Variable(1.0, trainable=False)).__name__,
+        )
+    )
 
 
 def unknown_rank_probes(tf: Any) -> dict:

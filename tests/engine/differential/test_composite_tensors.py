@@ -22,8 +22,16 @@ def seen(value: Any) -> Any:
     """A RaggedTensor or SparseTensor as (repr, components, shape); anything else unchanged."""
     kind = type(value).__name__
     if kind == "RaggedTensor":
-        return repr(value), str(value), value.to_list(), value.shape, value.dtype, value.ragged_rank, \
-            value.flat_values, list(value.nested_row_splits)
+        return (
+            repr(value),
+            str(value),
+            value.to_list(),
+            value.shape,
+            value.dtype,
+            value.ragged_rank,
+            value.flat_values,
+            list(value.nested_row_splits),
+        )
     if kind == "SparseTensor":
         return repr(value), value.indices, value.values, value.dense_shape, value.shape, value.dtype
     if isinstance(value, tuple):
@@ -57,10 +65,14 @@ SPARSE = [
     ("from_dense", lambda tf: seen(tf.sparse.from_dense([[1.0, 0.0], [0.0, 2.0]]))),
     ("from_dense_ints_3d", lambda tf: seen(tf.sparse.from_dense(tf.reshape(tf.range(-2, 6), [2, 2, 2])))),
     ("reorder", lambda tf: seen(tf.sparse.reorder(tf.SparseTensor([[1, 1], [0, 2], [0, 0]], [1, 2, 3], [2, 3])))),
-    ("add_sparse_sparse", lambda tf: seen(tf.sparse.add(sp(tf), tf.SparseTensor([[0, 1], [1, 2]], [5.0, -2.0],
-                                                                                   [3, 4])))),
-    ("add_with_threshold", lambda tf: seen(tf.sparse.add(sp(tf), tf.SparseTensor([[0, 1], [1, 2]], [5.0, -2.0],
-                                                                                    [3, 4]), threshold=0.5))),
+    (
+        "add_sparse_sparse",
+        lambda tf: seen(tf.sparse.add(sp(tf), tf.SparseTensor([[0, 1], [1, 2]], [5.0, -2.0], [3, 4]))),
+    ),
+    (
+        "add_with_threshold",
+        lambda tf: seen(tf.sparse.add(sp(tf), tf.SparseTensor([[0, 1], [1, 2]], [5.0, -2.0], [3, 4]), threshold=0.5)),
+    ),
     ("add_sparse_dense", lambda tf: tf.sparse.add(sp(tf), tf.ones([3, 4]))),
     ("add_dense_sparse", lambda tf: tf.sparse.add(tf.ones([3, 4]), sp(tf))),
     ("add_shape_mismatch", lambda tf: tf.sparse.add(sp(tf), tf.SparseTensor([[0, 0]], [1.0], [3, 3]))),
@@ -70,15 +82,20 @@ SPARSE = [
     ("matmul_inner_mismatch", lambda tf: tf.sparse.sparse_dense_matmul(sp(tf), tf.ones([3, 3]))),
     ("matmul_dtype_mismatch", lambda tf: tf.sparse.sparse_dense_matmul(sp(tf), tf.ones([4, 3], tf.int32))),
     ("scaled", lambda tf: seen(sp(tf) * 2.0)),
-    ("dense_times_sparse", lambda tf: tf.sparse.sparse_dense_matmul(tf.reshape(tf.range(6.0), [2, 3]),
-                                                                     tf.SparseTensor([[0, 0], [1, 2], [2, 3]],
-                                                                                     [1.0, 2.0, 3.0], [3, 4]))),
+    (
+        "dense_times_sparse",
+        lambda tf: tf.sparse.sparse_dense_matmul(
+            tf.reshape(tf.range(6.0), [2, 3]), tf.SparseTensor([[0, 0], [1, 2], [2, 3]], [1.0, 2.0, 3.0], [3, 4])
+        ),
+    ),
     ("to_dense_of_a_list", lambda tf: tf.sparse.to_dense([[1, 0]])),
     ("indices_of_wrong_rank", lambda tf: tf.SparseTensor([0], [1.0], [2])),
     ("float_indices", lambda tf: tf.SparseTensor([[0.5]], [1.0], [2])),
     ("add_two_dense", lambda tf: tf.sparse.add(tf.ones([2]), tf.ones([2]))),
-    ("add_dtype_mismatch", lambda tf: tf.sparse.add(tf.SparseTensor([[0]], [1.0], [2]), tf.SparseTensor([[0]], [1],
-                                                                                                         [2]))),
+    (
+        "add_dtype_mismatch",
+        lambda tf: tf.sparse.add(tf.SparseTensor([[0]], [1.0], [2]), tf.SparseTensor([[0]], [1], [2])),
+    ),
 ]
 
 
@@ -95,6 +112,7 @@ def test_sparse_dense_matmul_gradients_match_tensorflow() -> None:
             a = tf.SparseTensor([[0, 0], [1, 2]], values, [3, 4])
             y = tf.reduce_sum(tf.sparse.sparse_dense_matmul(a, b) ** 2)
         return tape.gradient(y, [values, b])
+
     same(case)
 
 
@@ -103,13 +121,17 @@ def test_sparse_to_dense_inside_tf_function_matches_tensorflow() -> None:
         @tf.function
         def densify(values: Any) -> Any:
             return tf.sparse.to_dense(tf.SparseTensor([[0, 1], [2, 0]], values, [3, 2])) * 2.0
+
         @tf.function
         def from_dense_and_back(x: Any) -> Any:
             return tf.sparse.to_dense(tf.sparse.from_dense(x))
 
-        return (densify(tf.constant([1.0, 5.0])),
-                densify.get_concrete_function(tf.constant([1.0, 2.0])).outputs[0].shape,
-                from_dense_and_back.get_concrete_function(tf.TensorSpec([3, None], tf.float32)).outputs[0].shape)
+        return (
+            densify(tf.constant([1.0, 5.0])),
+            densify.get_concrete_function(tf.constant([1.0, 2.0])).outputs[0].shape,
+            from_dense_and_back.get_concrete_function(tf.TensorSpec([3, None], tf.float32)).outputs[0].shape,
+        )
+
     same(case)
 
 
@@ -126,13 +148,20 @@ RAGGED = [
     ("constant_nested", lambda tf: seen(tf.ragged.constant([[[1, 2], [3]], [[4]]]))),
     ("constant_empty_row", lambda tf: seen(tf.ragged.constant([[]]))),
     ("constant_flat_list_is_dense", lambda tf: tf.ragged.constant([1, 2])),
-    ("constant_ragged_rank_1_with_uniform_inner", lambda tf: seen(tf.ragged.constant([[[1, 2]], [[3, 4], [5, 6]]],
-                                                                                      ragged_rank=1))),
+    (
+        "constant_ragged_rank_1_with_uniform_inner",
+        lambda tf: seen(tf.ragged.constant([[[1, 2]], [[3, 4], [5, 6]]], ragged_rank=1)),
+    ),
     ("constant_inner_shape", lambda tf: seen(tf.ragged.constant([[[1], [2]], [[3]]], inner_shape=(1,)))),
     ("constant_ragged_rank_too_deep", lambda tf: tf.ragged.constant([[1, 2], [3]], ragged_rank=2)),
     ("constant_int32_row_splits", lambda tf: seen(tf.ragged.constant([[1, 2], [3]], row_splits_dtype=tf.int32))),
-    ("constant_float16_and_empty_strings", lambda tf: (seen(tf.ragged.constant([[1, 2], [3]], dtype=tf.float16)),
-                                                       seen(tf.ragged.constant([["a", "b"], []], dtype=tf.string)))),
+    (
+        "constant_float16_and_empty_strings",
+        lambda tf: (
+            seen(tf.ragged.constant([[1, 2], [3]], dtype=tf.float16)),
+            seen(tf.ragged.constant([["a", "b"], []], dtype=tf.string)),
+        ),
+    ),
     ("constructor_is_private", lambda tf: tf.RaggedTensor([1], [0, 1])),
     ("splits_decreasing", lambda tf: tf.RaggedTensor.from_row_splits([1, 2], [0, 2, 1])),
     ("negative_row_length", lambda tf: tf.RaggedTensor.from_row_lengths([1, 2], [3, -1])),
@@ -158,21 +187,35 @@ RAGGED = [
     ("bounding_shape", lambda tf: rt(tf).bounding_shape()),
     ("row_index", lambda tf: (rt(tf)[0], rt(tf)[2], rt(tf)[-1])),
     ("row_slice", lambda tf: seen(rt(tf)[1:3])),
-    ("row_slices_negative_and_past_the_end", lambda tf: [seen(rt(tf)[k]) for k in (slice(-2, None), slice(None, -1),
-                                                                                   slice(-3, -1), slice(1, 100),
-                                                                                   slice(0, 0))]),
+    (
+        "row_slices_negative_and_past_the_end",
+        lambda tf: [
+            seen(rt(tf)[k]) for k in (slice(-2, None), slice(None, -1), slice(-3, -1), slice(1, 100), slice(0, 0))
+        ],
+    ),
     ("row_index_out_of_bounds", lambda tf: rt(tf)[4]),
     ("len_is_not_defined", lambda tf: len(rt(tf))),
     ("iterate_rows", lambda tf: list(rt(tf))),
-    ("nest_flatten_expands_composites", lambda tf: (
-        tf.nest.flatten({"r": tf.ragged.constant([[[1], [2, 3]], [[4]]]), "s": tf.sparse.from_dense([[0, 5]])},
-                        expand_composites=True),
-        [seen(x) for x in tf.nest.flatten([rt(tf)])])),
+    (
+        "nest_flatten_expands_composites",
+        lambda tf: (
+            tf.nest.flatten(
+                {"r": tf.ragged.constant([[[1], [2, 3]], [[4]]]), "s": tf.sparse.from_dense([[0, 5]])},
+                expand_composites=True,
+            ),
+            [seen(x) for x in tf.nest.flatten([rt(tf)])],
+        ),
+    ),
     ("map_flat_values", lambda tf: seen(tf.ragged.map_flat_values(lambda x: x * 2 + 1, rt(tf)))),
-    ("from_tensor", lambda tf: (seen(tf.RaggedTensor.from_tensor([[1, 2], [3, 4]])),
-                                seen(tf.RaggedTensor.from_tensor([[1, 0], [3, 4]], lengths=[1, 2])),
-                                seen(tf.RaggedTensor.from_tensor([[1, 0, 0], [0, 0, 0], [0, 4, 0]], padding=0)),
-                                seen(tf.RaggedTensor.from_tensor(tf.zeros([2, 0]))))),
+    (
+        "from_tensor",
+        lambda tf: (
+            seen(tf.RaggedTensor.from_tensor([[1, 2], [3, 4]])),
+            seen(tf.RaggedTensor.from_tensor([[1, 0], [3, 4]], lengths=[1, 2])),
+            seen(tf.RaggedTensor.from_tensor([[1, 0, 0], [0, 0, 0], [0, 4, 0]], padding=0)),
+            seen(tf.RaggedTensor.from_tensor(tf.zeros([2, 0]))),
+        ),
+    ),
     ("times_scalar", lambda tf: seen(rt(tf) * 2)),
     ("plus_ragged", lambda tf: seen(rt(tf) + rt(tf))),
     ("plus_other_lengths", lambda tf: rt(tf) + tf.ragged.constant([[1], [2, 3], [], [4, 5, 6]])),
@@ -233,6 +276,7 @@ def test_ragged_row_sums_gradient_matches_tensorflow() -> None:
             r = tf.RaggedTensor.from_row_lengths(values, [2, 0, 2])
             y = tf.reduce_sum(tf.reduce_mean(r * r, axis=1) * tf.constant([1.0, 2.0, 3.0]))
         return tape.gradient(y, values)
+
     same(case)
 
 
@@ -242,7 +286,9 @@ def test_ragged_inside_tf_function_matches_tensorflow() -> None:
         def row_sums(values: Any, lengths: Any) -> Any:
             r = tf.RaggedTensor.from_row_lengths(values, lengths)
             return tf.reduce_sum(r, axis=1), r.to_tensor(), r.row_lengths()
+
         return row_sums(tf.constant([1, 2, 3]), tf.constant([1, 2], tf.int64))
+
     same(case)
 
 
@@ -257,8 +303,10 @@ STRINGS = [
     ("to_number_int64", lambda tf: tf.strings.to_number(["1", "-7"], out_type=tf.int64)),
     ("to_number_bad", lambda tf: tf.strings.to_number(["1", "x"])),
     ("to_number_int_of_float", lambda tf: tf.strings.to_number(["1.5"], out_type=tf.int32)),
-    ("length_bytes_and_chars", lambda tf: (tf.strings.length(["héllo", ""]),
-                                           tf.strings.length("héllo", unit="UTF8_CHAR"))),
+    (
+        "length_bytes_and_chars",
+        lambda tf: (tf.strings.length(["héllo", ""]), tf.strings.length("héllo", unit="UTF8_CHAR")),
+    ),
     ("bytes_split_scalar", lambda tf: tf.strings.bytes_split("abc")),
     ("bytes_split_vector", lambda tf: seen(tf.strings.bytes_split(["ab", "c"]))),
     ("join", lambda tf: tf.strings.join(["a", "b"], separator="-")),
@@ -269,13 +317,11 @@ STRINGS = [
     ("unicode_decode_scalar", lambda tf: tf.strings.unicode_decode("héllo", "UTF-8")),
     ("unicode_decode_vector", lambda tf: seen(tf.strings.unicode_decode(["hé", "x", ""], "UTF-8"))),
     ("unicode_encode_vector", lambda tf: tf.strings.unicode_encode([104, 233, 8364], "UTF-8")),
-    ("unicode_encode_ragged", lambda tf: tf.strings.unicode_encode(tf.ragged.constant([[104, 233], [120]]),
-                                                                   "UTF-8")),
+    ("unicode_encode_ragged", lambda tf: tf.strings.unicode_encode(tf.ragged.constant([[104, 233], [120]]), "UTF-8")),
     ("unicode_encode_matrix", lambda tf: tf.strings.unicode_encode([[104, 105], [120, 121]], "UTF-8")),
     ("reduce_join_all", lambda tf: tf.strings.reduce_join([["a", "b"], ["c", "d"]])),
     ("reduce_join_axis", lambda tf: tf.strings.reduce_join([["a", "b"], ["c", "d"]], axis=1, separator=",")),
-    ("reduce_join_axis0_keepdims", lambda tf: tf.strings.reduce_join([["a", "b"], ["c", "d"]], axis=0,
-                                                                      keepdims=True)),
+    ("reduce_join_axis0_keepdims", lambda tf: tf.strings.reduce_join([["a", "b"], ["c", "d"]], axis=0, keepdims=True)),
     ("reduce_join_bad_axis", lambda tf: tf.strings.reduce_join(["a", "b"], axis=2)),
     ("length_of_a_python_number", lambda tf: tf.strings.length(1)),
     ("length_of_an_int_tensor", lambda tf: tf.strings.length(tf.constant([1]))),
@@ -311,7 +357,9 @@ def test_string_ops_inside_tf_function_match_tensorflow() -> None:
         def words(line: Any) -> Any:
             pieces = tf.strings.split(line)
             return tf.strings.reduce_join(tf.strings.upper(pieces), separator="_"), tf.strings.length(line)
+
         return words(tf.constant("the quick fox"))
+
     same(case)
 
 
@@ -342,9 +390,11 @@ def test_reduce_join_of_an_input_traced_with_unknown_rank_matches_tensorflow(cas
 
 def test_reduce_join_with_an_axis_past_the_rank_fails_when_the_graph_runs_as_in_tensorflow() -> None:
     def case(tf: Any, seen: list) -> None:
-        join_rows = tf.function(lambda x: tf.strings.reduce_join(x, axis=2),
-                                input_signature=[tf.TensorSpec(None, tf.string)])
+        join_rows = tf.function(
+            lambda x: tf.strings.reduce_join(x, axis=2), input_signature=[tf.TensorSpec(None, tf.string)]
+        )
         join_rows(tf.constant(WORDS))
+
     same_program(case, "Invalid reduction dimension 2 for input with 2 dimension(s)")
 
 
@@ -383,22 +433,32 @@ def test_ragged_constant_prints_and_pads_like_tensorflow(data: tuple[list, str])
 
 
 @few_examples
-@given(dtype=st.sampled_from(["int32", "float32", "float64"]), data=st.data(),
-       reducer=st.sampled_from(["reduce_sum", "reduce_max", "reduce_min", "reduce_mean", "reduce_prod"]),
-       axis=st.sampled_from([None, 0, 1, -1]))
+@given(
+    dtype=st.sampled_from(["int32", "float32", "float64"]),
+    data=st.data(),
+    reducer=st.sampled_from(["reduce_sum", "reduce_max", "reduce_min", "reduce_mean", "reduce_prod"]),
+    axis=st.sampled_from([None, 0, 1, -1]),
+)
 def test_ragged_reductions_match_tensorflow(dtype: str, data: Any, reducer: str, axis: Any) -> None:
-    rows = data.draw(st.lists(st.lists(elements(dtype, finite=True, small=True), max_size=4), min_size=1,
-                              max_size=4))
+    rows = data.draw(st.lists(st.lists(elements(dtype, finite=True, small=True), max_size=4), min_size=1, max_size=4))
     same(lambda tf: getattr(tf, reducer)(tf.ragged.constant(rows, dtype=getattr(tf, dtype)), axis=axis))
 
 
 @few_examples
-@given(text=st.lists(st.text(alphabet="ab é,\t", max_size=8), min_size=1, max_size=4),
-       sep=st.sampled_from([None, ",", "a", " "]))
+@given(
+    text=st.lists(st.text(alphabet="ab é,\t", max_size=8), min_size=1, max_size=4),
+    sep=st.sampled_from([None, ",", "a", " "]),
+)
 def test_strings_split_and_friends_match_tensorflow(text: list[str], sep: Any) -> None:
     same(only(*TO_LIST)(lambda tf: seen(tf.strings.split(text, sep=sep))))
-    same(lambda tf: (tf.strings.length(text), tf.strings.length(text, unit="UTF8_CHAR"), tf.strings.upper(text),
-                     tf.strings.reduce_join(text, separator="|")))
+    same(
+        lambda tf: (
+            tf.strings.length(text),
+            tf.strings.length(text, unit="UTF8_CHAR"),
+            tf.strings.upper(text),
+            tf.strings.reduce_join(text, separator="|"),
+        )
+    )
     same(only(*TO_LIST)(lambda tf: seen(tf.strings.unicode_decode(text, "UTF-8"))))
 
 
@@ -410,6 +470,7 @@ def test_tf_function_returns_composite_tensors_like_tensorflow() -> None:
 
         words, rest = parts(tf.constant(["a b", "c"]))
         return seen(words), seen(rest["sparse"]), parts.experimental_get_tracing_count()
+
     same(only(*TO_LIST)(case))
 
 
@@ -417,8 +478,18 @@ NAMES = {
     "": ["SparseTensor", "RaggedTensor", "SparseTensorSpec", "RaggedTensorSpec"],
     "sparse": ["SparseTensor", "to_dense", "from_dense", "add", "reorder", "sparse_dense_matmul"],
     "ragged": ["constant", "map_flat_values"],
-    "strings": ["split", "to_number", "length", "bytes_split", "join", "lower", "upper", "unicode_decode",
-                "unicode_encode", "reduce_join"],
+    "strings": [
+        "split",
+        "to_number",
+        "length",
+        "bytes_split",
+        "join",
+        "lower",
+        "upper",
+        "unicode_decode",
+        "unicode_encode",
+        "reduce_join",
+    ],
     "data": ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],
     "data.experimental": ["cardinality", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"],
     "saved_model": ["save", "load"],
@@ -428,6 +499,7 @@ NAMES = {
 
 def test_sparse_ragged_strings_data_and_saving_names_exist_where_tensorflow_has_them() -> None:
     from harness import minitf, real_tf, resolve
+
     for namespace, names in NAMES.items():
         for name in names:
             path = f"{namespace}.{name}" if namespace else name
@@ -448,6 +520,7 @@ def test_tf_function_traces_composite_arguments_by_spec_like_tensorflow() -> Non
         results = [f(tf.ragged.constant(rows), s) for rows in ([[1, 2], [3]], [[1], [3], [4, 5]], [[1], [], [6]])]
         signature = f.get_concrete_function(tf.ragged.constant([[1, 2], [3]]), s).structured_input_signature
         return results, traced, f.experimental_get_tracing_count(), repr(signature)
+
     same(case)
 
 
@@ -461,6 +534,7 @@ def test_gradients_through_to_tensor_and_from_dense_match_tensorflow() -> None:
             z = tf.reduce_sum(tf.sparse.from_dense(dense).values ** 2)
         # TensorFlow hands back the ragged values' gradient as IndexedSlices: compare it as a dense tensor.
         return [tf.convert_to_tensor(g) for g in tape.gradient([y, z], [values, dense])]
+
     same(case)
 
 
@@ -468,6 +542,7 @@ def test_gradients_through_to_tensor_and_from_dense_match_tensorflow() -> None:
 @given(dtype=st.sampled_from(["int32", "float32", "float64"]), data=st.data())
 def test_sparse_round_trips_add_and_matmul_match_tensorflow(dtype: str, data: Any) -> None:
     from strategies import arrays
+
     a = data.draw(arrays(dtype, st.tuples(st.integers(1, 4), st.integers(1, 4)), finite=True, small=True))
     b = data.draw(arrays(dtype, st.just(a.shape), finite=True, small=True))
     dense = data.draw(arrays(dtype, st.tuples(st.just(a.shape[1]), st.integers(1, 3)), finite=True, small=True))

@@ -21,17 +21,27 @@ ONES = np.ones((2, 2, 1, 1), np.float32)
     ("conv2d four strides", lambda tf: tf.nn.conv2d(IMAGE, ONES, strides=[1, 2, 1, 1], padding="SAME")),
     ("conv2d explicit padding", lambda tf: tf.nn.conv2d(IMAGE, ONES, 1, padding=[[0, 0], [1, 0], [0, 1], [0, 0]])),
     ("conv2d dilated", lambda tf: tf.nn.conv2d(IMAGE, ONES, strides=1, padding="VALID", dilations=2)),
-    ("conv2d ints", lambda tf: tf.nn.conv2d(tf.ones([1, 4, 4, 1], tf.int32), tf.ones([2, 2, 1, 1], tf.int32), 1,
-                                            "VALID")),
-    ("conv2d channels", lambda tf: tf.nn.conv2d(tf.reshape(tf.range(24.0), [1, 2, 4, 3]),
-                                                tf.reshape(tf.range(12.0), [1, 2, 3, 2]), 1, "SAME")),
+    (
+        "conv2d ints",
+        lambda tf: tf.nn.conv2d(tf.ones([1, 4, 4, 1], tf.int32), tf.ones([2, 2, 1, 1], tf.int32), 1, "VALID"),
+    ),
+    (
+        "conv2d channels",
+        lambda tf: tf.nn.conv2d(
+            tf.reshape(tf.range(24.0), [1, 2, 4, 3]), tf.reshape(tf.range(12.0), [1, 2, 3, 2]), 1, "SAME"
+        ),
+    ),
     ("conv2d depth mismatch", lambda tf: tf.nn.conv2d(IMAGE, tf.ones([2, 2, 2, 1]), strides=1, padding="VALID")),
     ("conv2d bad padding", lambda tf: tf.nn.conv2d(IMAGE, ONES, strides=1, padding="FULL")),
     ("conv2d rank 3", lambda tf: tf.nn.conv2d(tf.ones([4, 4, 1]), ONES, strides=1, padding="VALID")),
-    ("conv2d dtype mismatch", lambda tf: tf.nn.conv2d(tf.constant(IMAGE), tf.ones([2, 2, 1, 1], tf.float64), 1,
-                                                      "VALID")),
-    ("conv2d array takes the filter dtype", lambda tf: tf.nn.conv2d(IMAGE, tf.ones([2, 2, 1, 1], tf.float64), 1,
-                                                                    "VALID")),
+    (
+        "conv2d dtype mismatch",
+        lambda tf: tf.nn.conv2d(tf.constant(IMAGE), tf.ones([2, 2, 1, 1], tf.float64), 1, "VALID"),
+    ),
+    (
+        "conv2d array takes the filter dtype",
+        lambda tf: tf.nn.conv2d(IMAGE, tf.ones([2, 2, 1, 1], tf.float64), 1, "VALID"),
+    ),
     ("conv2d output would be negative", lambda tf: tf.nn.conv2d(IMAGE, tf.ones([6, 1, 1, 1]), 1, "VALID")),
     ("max_pool2d output would be negative", lambda tf: tf.nn.max_pool2d(IMAGE, [6, 1], 1, "VALID")),
     ("max_pool2d", lambda tf: tf.nn.max_pool2d(IMAGE, 2, 2, "VALID")),
@@ -55,6 +65,7 @@ def gradient_of(fn: Any) -> Any:
             tape.watch(x)
             y = fn(tf, x)
         return tape.gradient(y, x)
+
     return case
 
 
@@ -80,26 +91,46 @@ def test_conv_and_pooling_inside_tf_function_match_tensorflow(case: Any) -> None
 def convolutions(draw: Any) -> dict:
     """An image batch, a filter, strides, dilations and a padding that fit together (or produce nothing)."""
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
-    n, h, w, c, o = (draw(st.integers(1, 2)), draw(st.integers(1, 6)), draw(st.integers(1, 6)),
-                     draw(st.integers(1, 3)), draw(st.integers(1, 2)))
+    n, h, w, c, o = (
+        draw(st.integers(1, 2)),
+        draw(st.integers(1, 6)),
+        draw(st.integers(1, 6)),
+        draw(st.integers(1, 3)),
+        draw(st.integers(1, 2)),
+    )
     kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     strides = [draw(st.integers(1, 3)), draw(st.integers(1, 3))]
     dilated = draw(st.booleans())
     padding = draw(st.sampled_from(["SAME", "VALID", "EXPLICIT"]))
     if padding == "EXPLICIT":
-        padding = [[0, 0], [draw(st.integers(0, 2)), draw(st.integers(0, 2))],
-                   [draw(st.integers(0, 2)), draw(st.integers(0, 2))], [0, 0]]
-    return {"x": rng.normal(size=(n, h, w, c)).astype(np.float32), "f": rng.normal(size=(kh, kw, c, o)).astype(
-        np.float32), "strides": [1, 1] if dilated else strides, "dilations": [2, 1] if dilated else 1,
-        "padding": padding, "window": [kh, kw]}
+        padding = [
+            [0, 0],
+            [draw(st.integers(0, 2)), draw(st.integers(0, 2))],
+            [draw(st.integers(0, 2)), draw(st.integers(0, 2))],
+            [0, 0],
+        ]
+    return {
+        "x": rng.normal(size=(n, h, w, c)).astype(np.float32),
+        "f": rng.normal(size=(kh, kw, c, o)).astype(np.float32),
+        "strides": [1, 1] if dilated else strides,
+        "dilations": [2, 1] if dilated else 1,
+        "padding": padding,
+        "window": [kh, kw],
+    }
 
 
 @fewer_examples
 @given(conv=convolutions())
 def test_conv2d_and_pools_on_generated_inputs_match_tensorflow(conv: dict) -> None:
-    same(lambda tf: tf.nn.conv2d(conv["x"], conv["f"], conv["strides"], conv["padding"], dilations=conv["dilations"]),
-         rtol=1e-4, atol=1e-5)
+    same(
+        lambda tf: tf.nn.conv2d(conv["x"], conv["f"], conv["strides"], conv["padding"], dilations=conv["dilations"]),
+        rtol=1e-4,
+        atol=1e-5,
+    )
     if isinstance(conv["padding"], str):
         same(lambda tf: tf.nn.max_pool2d(conv["x"], conv["window"], conv["strides"], conv["padding"]))
-        same(lambda tf: tf.nn.avg_pool2d(conv["x"], conv["window"], conv["strides"], conv["padding"]),
-             rtol=1e-5, atol=1e-6)
+        same(
+            lambda tf: tf.nn.avg_pool2d(conv["x"], conv["window"], conv["strides"], conv["padding"]),
+            rtol=1e-5,
+            atol=1e-6,
+        )

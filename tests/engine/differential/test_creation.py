@@ -12,10 +12,38 @@ from hypothesis import strategies as st
 from strategies import ALL, FLOATS, INTS, arrays, elements, shapes
 
 VALUES = [
-    1, 1.0, [1, 2.0], True, 2**31, -(2**31), 2**31 - 1, 2**63 - 1, np.float64(1), np.array([1.0, 2.0]),
-    np.array([1, 2]), np.int16(3), 1 + 2j, [], [[]], "a", b"a", ["a", "b"], [True, False], [[1, 2], [3, 4]],
-    [[1], [1, 2]], [1, "a"], [1, None], None, np.float32(2.5), [np.float32(1), np.float32(2)], (1, 2),
-    [2**40, 1], np.array(3.0), np.array([], dtype=np.int8), [1.5, True], [[1.0, 2], [3, 4.0]],
+    1,
+    1.0,
+    [1, 2.0],
+    True,
+    2**31,
+    -(2**31),
+    2**31 - 1,
+    2**63 - 1,
+    np.float64(1),
+    np.array([1.0, 2.0]),
+    np.array([1, 2]),
+    np.int16(3),
+    1 + 2j,
+    [],
+    [[]],
+    "a",
+    b"a",
+    ["a", "b"],
+    [True, False],
+    [[1, 2], [3, 4]],
+    [[1], [1, 2]],
+    [1, "a"],
+    [1, None],
+    None,
+    np.float32(2.5),
+    [np.float32(1), np.float32(2)],
+    (1, 2),
+    [2**40, 1],
+    np.array(3.0),
+    np.array([], dtype=np.int8),
+    [1.5, True],
+    [[1.0, 2], [3, 4.0]],
 ]
 
 
@@ -24,8 +52,11 @@ def test_constant_infers_the_dtype_tensorflow_infers(value: Any) -> None:
     same(lambda tf: tf.constant(value))
 
 
-@pytest.mark.parametrize("value", [1, 1.5, True, -1, 300, 1 + 2j, [1, 2], [1.5, 2.0], np.array([1.5, -2.7]),
-                                   np.array([300, -129]), "a"], ids=repr)
+@pytest.mark.parametrize(
+    "value",
+    [1, 1.5, True, -1, 300, 1 + 2j, [1, 2], [1.5, 2.0], np.array([1.5, -2.7]), np.array([300, -129]), "a"],
+    ids=repr,
+)
 @pytest.mark.parametrize("dtype", ALL + ["string"])
 def test_constant_with_dtype_converts_like_tensorflow(value: Any, dtype: str) -> None:
     same(lambda tf: tf.constant(value, dtype=getattr(tf, dtype)))
@@ -88,11 +119,28 @@ def test_constant_with_dtype_converts_like_tensorflow(value: Any, dtype: str) ->
     ("as_dtype_numpy", lambda tf: tf.as_dtype(np.int16)),
     ("as_dtype_bad", lambda tf: tf.as_dtype("floaty")),
     ("dtypes_namespace", lambda tf: tf.dtypes.float64),
-    ("dtype_properties", lambda tf: (tf.float32.is_floating, tf.int8.is_integer, tf.uint8.is_unsigned,
-                                     tf.complex64.is_complex, tf.bool.is_bool, tf.float16.size, tf.int8.max,
-                                     tf.uint8.min, tf.float32.as_numpy_dtype is np.float32, tf.float32.name,
-                                     repr(tf.float32), str(tf.int64), tf.float32 == "float32", tf.float32 == tf.int32,
-                                     tf.complex64.real_dtype, tf.half is tf.float16, tf.double is tf.float64)),
+    (
+        "dtype_properties",
+        lambda tf: (
+            tf.float32.is_floating,
+            tf.int8.is_integer,
+            tf.uint8.is_unsigned,
+            tf.complex64.is_complex,
+            tf.bool.is_bool,
+            tf.float16.size,
+            tf.int8.max,
+            tf.uint8.min,
+            tf.float32.as_numpy_dtype is np.float32,
+            tf.float32.name,
+            repr(tf.float32),
+            str(tf.int64),
+            tf.float32 == "float32",
+            tf.float32 == tf.int32,
+            tf.complex64.real_dtype,
+            tf.half is tf.float16,
+            tf.double is tf.float64,
+        ),
+    ),
 )
 def test_creation_rules_match_tensorflow(case: Any) -> None:
     same(case)
@@ -113,27 +161,40 @@ def test_cast_matches_tensorflow(target: str, a: np.ndarray) -> None:
 @examples
 @given(shape=st.lists(st.integers(0, 3), max_size=3), dtype=st.sampled_from(ALL), value=st.integers(-3, 3))
 def test_fill_zeros_ones_match_tensorflow(shape: list[int], dtype: str, value: int) -> None:
-    same(lambda tf: (tf.zeros(shape, getattr(tf, dtype)), tf.ones(shape, getattr(tf, dtype)),
-                     tf.fill(shape, tf.cast(value, getattr(tf, dtype)))))
+    same(
+        lambda tf: (
+            tf.zeros(shape, getattr(tf, dtype)),
+            tf.ones(shape, getattr(tf, dtype)),
+            tf.fill(shape, tf.cast(value, getattr(tf, dtype))),
+        )
+    )
 
 
 @examples
-@given(start=st.integers(-5, 5), limit=st.integers(-5, 5), delta=st.sampled_from([1, 2, -1, -3, 0.5, -1.5]),
-       dtype=st.sampled_from([None, "int32", "int64", "float32", "float64"]))
+@given(
+    start=st.integers(-5, 5),
+    limit=st.integers(-5, 5),
+    delta=st.sampled_from([1, 2, -1, -3, 0.5, -1.5]),
+    dtype=st.sampled_from([None, "int32", "int64", "float32", "float64"]),
+)
 def test_range_matches_tensorflow(start: int, limit: int, delta: Any, dtype: Any) -> None:
     same(lambda tf: tf.range(start, limit, delta, dtype=None if dtype is None else getattr(tf, dtype)))
 
 
 @examples
-@given(start=elements("float32", finite=True, small=True), stop=elements("float32", finite=True, small=True),
-       num=st.integers(1, 6), dtype=st.sampled_from(FLOATS[1:] + INTS[2:4]))
+@given(
+    start=elements("float32", finite=True, small=True),
+    stop=elements("float32", finite=True, small=True),
+    num=st.integers(1, 6),
+    dtype=st.sampled_from(FLOATS[1:] + INTS[2:4]),
+)
 def test_linspace_matches_tensorflow(start: float, stop: float, num: int, dtype: str) -> None:
-    same(lambda tf: tf.linspace(tf.cast(start, getattr(tf, dtype)), tf.cast(stop, getattr(tf, dtype)), num),
-         rtol=1e-4)
+    same(lambda tf: tf.linspace(tf.cast(start, getattr(tf, dtype)), tf.cast(stop, getattr(tf, dtype)), num), rtol=1e-4)
 
 
-python_scalars = st.one_of(st.integers(-(2**40), 2**40), st.floats(-1e3, 1e3, allow_nan=False), st.booleans(),
-                           st.integers(-3, 3))
+python_scalars = st.one_of(
+    st.integers(-(2**40), 2**40), st.floats(-1e3, 1e3, allow_nan=False), st.booleans(), st.integers(-3, 3)
+)
 
 
 @st.composite
@@ -141,8 +202,13 @@ def nested_lists(draw: Any) -> Any:
     """Rectangular (and now and then ragged) nested Python lists of mixed ints, floats and bools."""
     shape = draw(shapes(max_dims=3, max_side=3))
     kinds = draw(st.sampled_from(["int", "float", "bool", "mixed", "small"]))
-    leaf = {"int": st.integers(-(2**40), 2**40), "float": st.floats(-1e3, 1e3, allow_nan=False),
-            "bool": st.booleans(), "mixed": python_scalars, "small": st.integers(-3, 3)}[kinds]
+    leaf = {
+        "int": st.integers(-(2**40), 2**40),
+        "float": st.floats(-1e3, 1e3, allow_nan=False),
+        "bool": st.booleans(),
+        "mixed": python_scalars,
+        "small": st.integers(-3, 3),
+    }[kinds]
 
     def build(dims: tuple) -> Any:
         if not dims:
@@ -183,8 +249,10 @@ STRING_CASES = {
 
 @pytest.mark.parametrize("name", list(STRING_CASES))
 @examples
-@given(shape=shapes(min_dims=1, max_dims=2, min_side=1, max_side=3),
-       texts=st.lists(st.text("abc xyz", max_size=3), min_size=9, max_size=9))
+@given(
+    shape=shapes(min_dims=1, max_dims=2, min_side=1, max_side=3),
+    texts=st.lists(st.text("abc xyz", max_size=3), min_size=9, max_size=9),
+)
 def test_string_tensors_match_tensorflow(name: str, shape: tuple, texts: list[str]) -> None:
     size = int(np.prod(shape))
     a = np.array(texts[:size], dtype=object).reshape(shape)

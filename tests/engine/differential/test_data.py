@@ -53,10 +53,12 @@ def always(x: Any) -> Any:
 
 def flip_large(tf: Any) -> Any:
     """A map function with Python control flow on tensors: AutoGraph makes it a tf.cond, as in a tf.function."""
+
     def flip(x: Any, y: Any) -> Any:
         if tf.reduce_sum(x) > 10:
             x = -x
         return x, y
+
     return flip
 
 
@@ -67,10 +69,11 @@ def features_and_labels(tf: Any) -> Any:
 
 CASES = [
     ("from_tensor_slices", lambda tf: described(ds3(tf))),
-    ("from_tensor_slices_tuple_and_dict", lambda tf: described(
-        tf.data.Dataset.from_tensor_slices(({"a": [1, 2]}, [3.0, 4.0])))),
-    ("from_tensor_slices_strings", lambda tf: list(tf.data.Dataset.from_tensor_slices(["a", "b"])
-                                                   .as_numpy_iterator())),
+    (
+        "from_tensor_slices_tuple_and_dict",
+        lambda tf: described(tf.data.Dataset.from_tensor_slices(({"a": [1, 2]}, [3.0, 4.0]))),
+    ),
+    ("from_tensor_slices_strings", lambda tf: list(tf.data.Dataset.from_tensor_slices(["a", "b"]).as_numpy_iterator())),
     ("from_tensor_slices_scalar", lambda tf: tf.data.Dataset.from_tensor_slices(5)),
     ("from_tensor_slices_ragged_list", lambda tf: tf.data.Dataset.from_tensor_slices([[1, 2], [3]])),
     ("from_tensor_slices_lengths_differ", lambda tf: tf.data.Dataset.from_tensor_slices(([1, 2], [3]))),
@@ -89,34 +92,56 @@ CASES = [
     ("map_unpacks_tuples", lambda tf: described(tf.data.Dataset.zip(ds3(tf), ds3(tf)).map(lambda a, b: a - b))),
     ("map_with_autograph_control_flow", lambda tf: described(features_and_labels(tf).map(flip_large(tf)))),
     ("numpy_features_labels_batched", lambda tf: described(features_and_labels(tf).batch(4))),
-    ("map_to_dict_then_batch", lambda tf: described(features_and_labels(tf).map(lambda x, y: {"f": x, "l": y})
-                                                    .batch(3))),
-    ("experimental_cardinality", lambda tf: (tf.data.experimental.cardinality(tf.data.Dataset.range(4)),
-                                             tf.data.experimental.INFINITE_CARDINALITY)),
+    (
+        "map_to_dict_then_batch",
+        lambda tf: described(features_and_labels(tf).map(lambda x, y: {"f": x, "l": y}).batch(3)),
+    ),
+    (
+        "experimental_cardinality",
+        lambda tf: (
+            tf.data.experimental.cardinality(tf.data.Dataset.range(4)),
+            tf.data.experimental.INFINITE_CARDINALITY,
+        ),
+    ),
     ("ragged_rows", lambda tf: described(ragged_digits(tf))),
     ("ragged_rows_batched", lambda tf: [(repr(ds), [repr(b) for b in ds]) for ds in [ragged_digits(tf).batch(2)]]),
     ("ragged_rows_mapped", lambda tf: described(ragged_digits(tf).map(lambda x: tf.reduce_sum(x)))),
-    ("ragged_batches_mapped", lambda tf: described(ragged_digits(tf).batch(2).map(
-        lambda r: tf.reduce_sum(r, axis=1)))),
+    ("ragged_batches_mapped", lambda tf: described(ragged_digits(tf).batch(2).map(lambda r: tf.reduce_sum(r, axis=1)))),
     ("text_lines_split_into_words", lambda tf: described(text_lines(tf).map(lambda s: tf.strings.split(s)))),
-    ("text_words_joined_again", lambda tf: described(text_lines(tf).map(lambda s: tf.strings.split(s)).map(
-        lambda w: tf.strings.reduce_join(w, separator="-")))),
+    (
+        "text_words_joined_again",
+        lambda tf: described(
+            text_lines(tf).map(lambda s: tf.strings.split(s)).map(lambda w: tf.strings.reduce_join(w, separator="-"))
+        ),
+    ),
     ("text_lengths", lambda tf: list(text_lines(tf).map(lambda s: tf.strings.length(s)).as_numpy_iterator())),
-    ("text_batches_split", lambda tf: [(repr(ds), [repr(b) for b in ds]) for ds in [
-        text_lines(tf).batch(2).map(tf.strings.split)]]),
+    (
+        "text_batches_split",
+        lambda tf: [(repr(ds), [repr(b) for b in ds]) for ds in [text_lines(tf).batch(2).map(tf.strings.split)]],
+    ),
     ("text_line_in_a_list_split", lambda tf: [repr(b) for b in text_lines(tf).map(lambda s: tf.strings.split([s]))]),
-    ("sparse_from_tensors_and_densified", lambda tf: [
-        (repr(ds), [repr(x) for x in ds])
-        for ds in [sparse_one(tf), sparse_one(tf).map(lambda s: tf.sparse.to_dense(s))]]),
-    ("map_returns_sparse", lambda tf: [(repr(ds), [repr(x) for x in ds]) for ds in [tf.data.Dataset.range(2).map(
-        lambda i: tf.sparse.from_dense(tf.reshape(tf.range(i, i + 2), [1, 2])))]]),
+    (
+        "sparse_from_tensors_and_densified",
+        lambda tf: [
+            (repr(ds), [repr(x) for x in ds])
+            for ds in [sparse_one(tf), sparse_one(tf).map(lambda s: tf.sparse.to_dense(s))]
+        ],
+    ),
+    (
+        "map_returns_sparse",
+        lambda tf: [
+            (repr(ds), [repr(x) for x in ds])
+            for ds in [
+                tf.data.Dataset.range(2).map(lambda i: tf.sparse.from_dense(tf.reshape(tf.range(i, i + 2), [1, 2])))
+            ]
+        ],
+    ),
     ("map_wrong_arity", lambda tf: ds3(tf).map(lambda x, y: x)),
     ("filter", lambda tf: described(tf.data.Dataset.range(6).filter(is_even))),
     ("filter_not_bool", lambda tf: ds3(tf).filter(lambda x: x)),
     ("batch", lambda tf: described(ds3(tf).batch(2))),
     ("batch_drop_remainder", lambda tf: described(ds3(tf).batch(2, drop_remainder=True))),
-    ("batch_structure", lambda tf: described(tf.data.Dataset.from_tensor_slices(([1, 2], [[1, 2], [3, 4]]))
-                                             .batch(2))),
+    ("batch_structure", lambda tf: described(tf.data.Dataset.from_tensor_slices(([1, 2], [[1, 2], [3, 4]])).batch(2))),
     ("batch_zero", lambda tf: ds3(tf).batch(0)),
     ("batch_shapes_differ", lambda tf: list(tf.data.Dataset.range(1, 3).map(lambda x: tf.range(x)).batch(2))),
     ("repeat", lambda tf: described(ds3(tf).repeat(2))),
@@ -130,19 +155,27 @@ CASES = [
     ("reduce", lambda tf: ds3(tf).reduce(0, lambda s, x: s + x)),
     ("reduce_structure", lambda tf: tf.data.Dataset.zip(ds3(tf), ds3(tf)).reduce(0, lambda s, x: s + x[0])),
     ("reduce_dtype_changes", lambda tf: ds3(tf).reduce(0.0, lambda s, x: s + x)),
-    ("cardinality_rules", lambda tf: [
-        ds3(tf).repeat(2).filter(greater_than_one).cardinality(), ds3(tf).repeat().cardinality(),
-        ds3(tf).repeat().skip(2).cardinality(), ds3(tf).batch(2).cardinality(),
-        ds3(tf).repeat().batch(2).cardinality(), tf.data.Dataset.zip(ds3(tf), ds3(tf).repeat()).cardinality(),
-        tf.data.Dataset.zip(ds3(tf).filter(always), ds3(tf).repeat()).cardinality(), ds3(tf).repeat(0).cardinality(),
-        tf.data.Dataset.range(0).repeat().cardinality(), tf.data.INFINITE_CARDINALITY,
-        tf.data.UNKNOWN_CARDINALITY]),
+    (
+        "cardinality_rules",
+        lambda tf: [
+            ds3(tf).repeat(2).filter(greater_than_one).cardinality(),
+            ds3(tf).repeat().cardinality(),
+            ds3(tf).repeat().skip(2).cardinality(),
+            ds3(tf).batch(2).cardinality(),
+            ds3(tf).repeat().batch(2).cardinality(),
+            tf.data.Dataset.zip(ds3(tf), ds3(tf).repeat()).cardinality(),
+            tf.data.Dataset.zip(ds3(tf).filter(always), ds3(tf).repeat()).cardinality(),
+            ds3(tf).repeat(0).cardinality(),
+            tf.data.Dataset.range(0).repeat().cardinality(),
+            tf.data.INFINITE_CARDINALITY,
+            tf.data.UNKNOWN_CARDINALITY,
+        ],
+    ),
     ("len", lambda tf: len(ds3(tf).batch(2))),
     ("len_infinite", lambda tf: len(ds3(tf).repeat())),
     ("len_unknown", lambda tf: len(ds3(tf).filter(greater_than_one))),
     ("iterator_next_and_end", lambda tf: _drain(iter(tf.data.Dataset.range(2)))),
-    ("as_numpy_iterator", lambda tf: list(tf.data.Dataset.from_tensors({"a": 1, "b": [1.0, 2.0]})
-                                          .as_numpy_iterator())),
+    ("as_numpy_iterator", lambda tf: list(tf.data.Dataset.from_tensors({"a": 1, "b": [1.0, 2.0]}).as_numpy_iterator())),
     ("element_spec_compares_with_tensorspec", lambda tf: ds3(tf).element_spec == tf.TensorSpec([], tf.int32)),
 ]
 
@@ -194,10 +227,12 @@ def test_dataset_loop_and_reduce_inside_tf_function_match_tensorflow() -> None:
             s = tf.constant(0)
             for x in tf.data.Dataset.range(4).map(lambda x: tf.cast(x, tf.int32) * 2):
                 s += x
-            return s, tf.data.Dataset.range(4).batch(3).reduce(tf.constant(0, tf.int64),
-                                                               lambda a, b: a + tf.reduce_sum(b))
+            return s, tf.data.Dataset.range(4).batch(3).reduce(
+                tf.constant(0, tf.int64), lambda a, b: a + tf.reduce_sum(b)
+            )
 
         return total(outside), built_inside()
+
     # Traced, `outside` is made while the case's own function is traced, so `total` (traced inside that
     # trace) captures tensors of the enclosing graph, as TensorFlow's nested functions do.
     same(case)
@@ -213,6 +248,7 @@ def test_map_function_is_traced_once_like_a_tf_function() -> None:
 
         ds = tf.data.Dataset.range(4).map(double)
         return list(ds), list(ds), len(calls), calls[0]
+
     same(case, modes=PYTHON_ITERATION)
 
 
@@ -220,6 +256,7 @@ def test_seeded_shuffle_is_a_permutation_like_tensorflows() -> None:
     def case(tf: Any) -> Any:
         ds = tf.data.Dataset.range(10).shuffle(4, seed=42)
         return sorted(ds.as_numpy_iterator()), ds.cardinality()
+
     same(case)
 
 
@@ -229,16 +266,19 @@ def passes(ds: Any, count: int = 3) -> list[list[Any]]:
 
 
 @pytest.mark.sample(9)
-@pytest.mark.parametrize(("size", "buffer_size"), [(10, 1), (10, 3), (10, 10), (10, 25), (37, 8), (0, 4), (5, -2),
-                                                   (12, 10_000)])
+@pytest.mark.parametrize(
+    ("size", "buffer_size"), [(10, 1), (10, 3), (10, 10), (10, 25), (37, 8), (0, 4), (5, -2), (12, 10_000)]
+)
 @pytest.mark.parametrize(("global_seed", "seed"), [(None, 42), (7, None), (7, 42), (0, 0), (None, 2**40 + 3)])
 @pytest.mark.parametrize("reshuffle", [True, False])
-def test_seeded_shuffle_gives_tensorflows_order_epoch_by_epoch(size: int, buffer_size: int, global_seed: Any,
-                                                               seed: Any, reshuffle: bool) -> None:
+def test_seeded_shuffle_gives_tensorflows_order_epoch_by_epoch(
+    size: int, buffer_size: int, global_seed: Any, seed: Any, reshuffle: bool
+) -> None:
     def case(tf: Any) -> Any:
         tf.random.set_seed(global_seed)
         ds = tf.data.Dataset.range(size).shuffle(buffer_size, seed=seed, reshuffle_each_iteration=reshuffle)
         return passes(ds)
+
     same(case, modes=EAGER_ONLY)
 
 
@@ -250,6 +290,7 @@ def test_shuffle_without_op_seed_takes_the_next_op_seed_like_a_random_op() -> No
         second = tf.data.Dataset.range(10).shuffle(3)
         after = tf.random.uniform([2])
         return drawn, passes(first, 2), passes(second, 2), after
+
     same(case, modes=EAGER_ONLY)
 
 
@@ -259,11 +300,19 @@ def test_shuffle_reseeds_at_each_repeat_and_when_a_pass_is_cut_short() -> None:
         data = tf.data.Dataset.range(8)
         shuffled = data.shuffle(3, seed=5)
         cut_short = [int(x) for x in shuffled.take(3)]
-        return (cut_short, passes(shuffled, 1), passes(data.shuffle(4, seed=6).repeat(3), 1),
-                passes(data.shuffle(4, seed=6, reshuffle_each_iteration=False).repeat(2), 1),
-                passes(data.repeat(2).shuffle(5, seed=6), 2), passes(data.shuffle(8, seed=1).batch(3), 2),
-                passes(tf.data.Dataset.from_tensor_slices((np.arange(6.0), ["a", "b", "c", "d", "e", "f"]))
-                       .shuffle(4, seed=2), 2))
+        return (
+            cut_short,
+            passes(shuffled, 1),
+            passes(data.shuffle(4, seed=6).repeat(3), 1),
+            passes(data.shuffle(4, seed=6, reshuffle_each_iteration=False).repeat(2), 1),
+            passes(data.repeat(2).shuffle(5, seed=6), 2),
+            passes(data.shuffle(8, seed=1).batch(3), 2),
+            passes(
+                tf.data.Dataset.from_tensor_slices((np.arange(6.0), ["a", "b", "c", "d", "e", "f"])).shuffle(4, seed=2),
+                2,
+            ),
+        )
+
     same(case, modes=EAGER_ONLY)
 
 
@@ -275,6 +324,7 @@ def test_shuffle_buffer_below_one_raises_like_tensorflow(buffer_size: int) -> No
 @pytest.mark.parametrize("global_seed", [None, 3])
 def test_shuffle_made_inside_tf_function_gives_tensorflows_order(global_seed: Any) -> None:
     """Inside a tf.function the seeds come from the graph's op counter; each call makes the dataset anew."""
+
     def run(tf: Any) -> list[int]:
         tf.random.set_seed(global_seed)
 
@@ -283,20 +333,29 @@ def test_shuffle_made_inside_tf_function_gives_tensorflows_order(global_seed: An
             tf.random.uniform([2])
             ds = tf.data.Dataset.range(12).shuffle(5, seed=None if global_seed is not None else 4)
             return ds.reduce(tf.constant(0, tf.int64), lambda total, x: total * 13 + x)
+
         return [int(fingerprint()), int(fingerprint())]
 
     assert run(minitf) == run(real_tf)
 
 
 @settings(examples, max_examples=max(5, examples.max_examples // 2))
-@given(size=st.integers(0, 40), buffer_size=st.integers(1, 50), seed=st.integers(0, 2**31 - 1),
-       global_seed=st.none() | st.integers(0, 2**31 - 1), reshuffle=st.booleans())
-def test_generated_shuffles_give_tensorflows_order(size: int, buffer_size: int, seed: int, global_seed: Any,
-                                                   reshuffle: bool) -> None:
+@given(
+    size=st.integers(0, 40),
+    buffer_size=st.integers(1, 50),
+    seed=st.integers(0, 2**31 - 1),
+    global_seed=st.none() | st.integers(0, 2**31 - 1),
+    reshuffle=st.booleans(),
+)
+def test_generated_shuffles_give_tensorflows_order(
+    size: int, buffer_size: int, seed: int, global_seed: Any, reshuffle: bool
+) -> None:
     def case(tf: Any) -> Any:
         tf.random.set_seed(global_seed)
-        return passes(tf.data.Dataset.range(size).shuffle(buffer_size, seed=seed, reshuffle_each_iteration=reshuffle),
-                      2)
+        return passes(
+            tf.data.Dataset.range(size).shuffle(buffer_size, seed=seed, reshuffle_each_iteration=reshuffle), 2
+        )
+
     same(case, modes=EAGER_ONLY)
 
 

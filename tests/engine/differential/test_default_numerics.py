@@ -45,9 +45,14 @@ def ulps(actual: np.ndarray, expected: np.ndarray) -> float:
 
 
 ELEMENTWISE = {
-    "exp": (lambda tf: tf.exp, False), "log": (lambda tf: tf.math.log, True), "tanh": (lambda tf: tf.tanh, False),
-    "sigmoid": (lambda tf: tf.math.sigmoid, False), "reciprocal": (lambda tf: tf.math.reciprocal, True),
-    "sin": (lambda tf: tf.sin, False), "log1p": (lambda tf: tf.math.log1p, True), "sqrt": (lambda tf: tf.sqrt, True),
+    "exp": (lambda tf: tf.exp, False),
+    "log": (lambda tf: tf.math.log, True),
+    "tanh": (lambda tf: tf.tanh, False),
+    "sigmoid": (lambda tf: tf.math.sigmoid, False),
+    "reciprocal": (lambda tf: tf.math.reciprocal, True),
+    "sin": (lambda tf: tf.sin, False),
+    "log1p": (lambda tf: tf.math.log1p, True),
+    "sqrt": (lambda tf: tf.sqrt, True),
 }
 
 

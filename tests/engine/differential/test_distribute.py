@@ -35,8 +35,9 @@ def test_configuring_logical_devices_after_start_is_tensorflows_runtime_error() 
 def test_default_strategy_runs_the_function_once_and_reduces_nothing() -> None:
     def case(tf: Any, seen: list) -> None:
         strategy = tf.distribute.get_strategy()
-        seen.append((strategy.num_replicas_in_sync, tf.distribute.has_strategy(),
-                     tf.distribute.in_cross_replica_context()))
+        seen.append(
+            (strategy.num_replicas_in_sync, tf.distribute.has_strategy(), tf.distribute.in_cross_replica_context())
+        )
         seen.append(strategy.run(lambda x: x * 2, args=(tf.constant([1.0, 2.0]),)))
         seen.append(strategy.reduce("SUM", tf.constant(3.0), axis=None))
         seen.append(tf.distribute.get_replica_context().replica_id_in_sync_group)
@@ -52,8 +53,14 @@ def test_one_device_strategy_runs_one_replica_on_its_device() -> None:
         seen.append((strategy.num_replicas_in_sync, strategy.extended.worker_devices))
         with strategy.scope():
             v = tf.Variable([1.0, 2.0])
-            seen.append((type(v).__name__, tf.distribute.get_strategy() is strategy,
-                         tf.distribute.in_cross_replica_context(), tf.distribute.get_replica_context()))
+            seen.append(
+                (
+                    type(v).__name__,
+                    tf.distribute.get_strategy() is strategy,
+                    tf.distribute.in_cross_replica_context(),
+                    tf.distribute.get_replica_context(),
+                )
+            )
         seen.append(strategy.run(lambda: v * 3))
         seen.append(strategy.reduce(tf.distribute.ReduceOp.MEAN, tf.constant([1.0, 3.0]), axis=0))
         seen.append(strategy.experimental_local_results(tf.constant(1)))
@@ -73,6 +80,7 @@ def test_mirrored_strategy_on_one_cpu_prints_per_replica_values_as_tensorflow() 
         @tf.function
         def step() -> Any:
             return strategy.run(lambda: v * 2)
+
         seen.append(step())
         print(strategy.reduce("MEAN", tf.constant([1.0, 2.0]), axis=None))
 

@@ -12,26 +12,91 @@ from hypothesis import strategies as st
 from strategies import ALL, FLOATS, NUMERIC, arrays, broadcast_pair
 
 UNARY = [
-    "negative", "abs", "sign", "square", "sqrt", "exp", "sin", "cos", "tanh", "sigmoid", "round", "floor",
-    "math.log", "math.ceil", "math.rsqrt", "math.expm1", "math.log1p", "math.tan",
+    "negative",
+    "abs",
+    "sign",
+    "square",
+    "sqrt",
+    "exp",
+    "sin",
+    "cos",
+    "tanh",
+    "sigmoid",
+    "round",
+    "floor",
+    "math.log",
+    "math.ceil",
+    "math.rsqrt",
+    "math.expm1",
+    "math.log1p",
+    "math.tan",
     "math.reciprocal",
-    "math.is_nan", "math.is_inf", "math.is_finite", "math.conj", "math.real", "math.imag", "math.negative",
-    "math.abs", "math.sigmoid", "nn.relu", "nn.sigmoid", "nn.tanh", "logical_not", "identity", "stop_gradient",
+    "math.is_nan",
+    "math.is_inf",
+    "math.is_finite",
+    "math.conj",
+    "math.real",
+    "math.imag",
+    "math.negative",
+    "math.abs",
+    "math.sigmoid",
+    "nn.relu",
+    "nn.sigmoid",
+    "nn.tanh",
+    "logical_not",
+    "identity",
+    "stop_gradient",
 ]
 
 BINARY = [
-    "add", "subtract", "multiply", "divide", "truediv", "math.floordiv", "math.floormod", "math.mod", "pow",
-    "maximum", "minimum", "math.squared_difference", "equal", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "logical_and", "logical_or", "math.logical_xor",
-    "truncatediv", "truncatemod",
-    "math.divide_no_nan", "math.add", "math.multiply", "math.subtract", "math.divide", "math.pow",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "truediv",
+    "math.floordiv",
+    "math.floormod",
+    "math.mod",
+    "pow",
+    "maximum",
+    "minimum",
+    "math.squared_difference",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "math.logical_xor",
+    "truncatediv",
+    "truncatemod",
+    "math.divide_no_nan",
+    "math.add",
+    "math.multiply",
+    "math.subtract",
+    "math.divide",
+    "math.pow",
 ]
 
 OPERATORS = {
-    "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y, "/": lambda x, y: x / y,
-    "//": lambda x, y: x // y, "%": lambda x, y: x % y, "**": lambda x, y: x ** y, "<": lambda x, y: x < y,
-    "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y, "==": lambda x, y: x == y,
-    "!=": lambda x, y: x != y, "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
+    "+": lambda x, y: x + y,
+    "-": lambda x, y: x - y,
+    "*": lambda x, y: x * y,
+    "/": lambda x, y: x / y,
+    "//": lambda x, y: x // y,
+    "%": lambda x, y: x % y,
+    "**": lambda x, y: x**y,
+    "<": lambda x, y: x < y,
+    "<=": lambda x, y: x <= y,
+    ">": lambda x, y: x > y,
+    ">=": lambda x, y: x >= y,
+    "==": lambda x, y: x == y,
+    "!=": lambda x, y: x != y,
+    "&": lambda x, y: x & y,
+    "|": lambda x, y: x | y,
+    "^": lambda x, y: x ^ y,
 }
 
 
@@ -123,11 +188,9 @@ def scalar_left(tf: Any, symbol: str, a: np.ndarray, scalar: Any) -> Any:
 
 
 # (Not `|`: TensorFlow's `int_tensor | 1.5` fails with an AttributeError from inside its own wrapper.)
-@pytest.mark.parametrize("symbol", ["+", "-", "*", "/", "//", "%", "**",
-                                    "<", "==", "!=", "&", "^"])
+@pytest.mark.parametrize("symbol", ["+", "-", "*", "/", "//", "%", "**", "<", "==", "!=", "&", "^"])
 @examples
-@given(a=arrays(st.sampled_from(NUMERIC + ["bool"]), small=True), scalar=st.sampled_from(SCALARS),
-       left=st.booleans())
+@given(a=arrays(st.sampled_from(NUMERIC + ["bool"]), small=True), scalar=st.sampled_from(SCALARS), left=st.booleans())
 def test_python_scalar_takes_the_tensors_dtype(symbol: str, a: np.ndarray, scalar: Any, left: bool) -> None:
     # TensorFlow's C++ fast path converts True to complex for some ops and refuses it for others.
     assume(not (a.dtype.kind == "c" and scalar is True))
@@ -168,9 +231,15 @@ def test_numpy_array_operand_is_converted_to_the_tensors_dtype(symbol: str, a: n
     ("int_floordiv_zero", lambda tf: tf.constant([1, 2]) // 0),
     ("int_mod_zero", lambda tf: tf.constant([1, 2]) % 0),
     ("float_div_zero", lambda tf: tf.constant([1.0, -1.0, 0.0]) / 0.0),
-    ("int_pow_negative", only((EAGER, TAPE), "inside a function TensorFlow's graph optimizer folds this constant "
-                              "power and reports its failure as NotFoundError, where eager execution says "
-                              "InvalidArgumentError")(lambda tf: tf.constant([2, 3]) ** -1)),
+    (
+        "int_pow_negative",
+        only(
+            (EAGER, TAPE),
+            "inside a function TensorFlow's graph optimizer folds this constant "
+            "power and reports its failure as NotFoundError, where eager execution says "
+            "InvalidArgumentError",
+        )(lambda tf: tf.constant([2, 3]) ** -1),
+    ),
     ("int32_overflow_wraps", lambda tf: tf.constant([2**31 - 1]) + 1),
     ("round_half_to_even", lambda tf: tf.round([0.5, 1.5, 2.5, -0.5, -1.5])),
     ("log_negative_is_nan", lambda tf: tf.math.log([-1.0, 0.0])),

@@ -20,11 +20,13 @@ ASSERT_OP = only((EAGER, TAPE), "TensorFlow: assert_equal returns an Operation i
 
 def dropout_facts(rate: float, seed: int | None = None) -> Any:
     """What both engines share for a random dropout: shape, dtype, and every entry either 0 or x / (1 - rate)."""
+
     def case(tf: Any) -> Any:
         x = tf.constant(np.arange(1.0, 13.0, dtype=np.float32).reshape(3, 4))
         y = tf.nn.dropout(x, rate=rate, seed=seed)
         scaled = tf.equal(y, x / (1 - rate))
         return y.shape, y.dtype, tf.reduce_all(tf.logical_or(tf.equal(y, 0.0), scaled))
+
     return case
 
 
@@ -63,15 +65,23 @@ def dropout_facts(rate: float, seed: int | None = None) -> Any:
     ("unsorted_segment_sum 2-d ids", lambda tf: tf.math.unsorted_segment_sum([[1, 2], [3, 4]], [[0, 1], [1, 1]], 2)),
     ("unsorted_segment_sum rows", lambda tf: tf.math.unsorted_segment_sum(tf.constant(X), [1, 1], 2)),
     ("unsorted_segment_sum out of range", lambda tf: tf.math.unsorted_segment_sum([1, 2, 3, 4], [0, 5, 0, 1], 3)),
-    ("sigmoid_cross_entropy", lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0],
-                                                                                 logits=[0.5, -2.0])),
-    ("sigmoid_cross_entropy large logits",
-     lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0, 0.5], logits=[100.0, -100.0, 30.0])),
+    (
+        "sigmoid_cross_entropy",
+        lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[0.5, -2.0]),
+    ),
+    (
+        "sigmoid_cross_entropy large logits",
+        lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0, 0.5], logits=[100.0, -100.0, 30.0]),
+    ),
     ("sigmoid_cross_entropy positional", lambda tf: tf.nn.sigmoid_cross_entropy_with_logits([1.0, 0.0], [0.5, 1.0])),
-    ("sigmoid_cross_entropy shapes differ",
-     lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[0.5])),
-    ("sigmoid_cross_entropy int labels",
-     lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1, 0], logits=[0.5, 1.0])),
+    (
+        "sigmoid_cross_entropy shapes differ",
+        lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0, 0.0], logits=[0.5]),
+    ),
+    (
+        "sigmoid_cross_entropy int labels",
+        lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1, 0], logits=[0.5, 1.0]),
+    ),
     ("sigmoid_cross_entropy missing", lambda tf: tf.nn.sigmoid_cross_entropy_with_logits(labels=[1.0])),
     ("dropout rate 0", lambda tf: tf.nn.dropout(tf.constant(X), rate=0.0)),
     ("dropout rate 1", lambda tf: tf.nn.dropout(tf.constant(X), rate=1.0)),
@@ -85,10 +95,14 @@ def dropout_facts(rate: float, seed: int | None = None) -> Any:
     ("assert_equal broadcasts", ASSERT_OP(lambda tf: tf.assert_equal(tf.constant([[1, 1]]), 1))),
     ("assert_equal dtypes differ", lambda tf: tf.debugging.assert_equal(tf.constant([1.0, 2]), [1, 3])),
     ("assert_equal shapes differ", lambda tf: tf.assert_equal(tf.constant([1, 2]), [1, 2, 3])),
-    ("assert_shapes holds", lambda tf: tf.debugging.assert_shapes([(tf.ones([2, 3]), ("N", "D")),
-                                                                   (tf.ones([2]), ("N",))])),
-    ("assert_shapes symbol differs", lambda tf: tf.debugging.assert_shapes([(tf.ones([2, 3]), ("N", "D")),
-                                                                            (tf.ones([3]), ("N",))])),
+    (
+        "assert_shapes holds",
+        lambda tf: tf.debugging.assert_shapes([(tf.ones([2, 3]), ("N", "D")), (tf.ones([2]), ("N",))]),
+    ),
+    (
+        "assert_shapes symbol differs",
+        lambda tf: tf.debugging.assert_shapes([(tf.ones([2, 3]), ("N", "D")), (tf.ones([3]), ("N",))]),
+    ),
     ("assert_shapes size", lambda tf: tf.debugging.assert_shapes([(tf.ones([2, 3]), (2, "D"))])),
     ("assert_shapes size differs", lambda tf: tf.debugging.assert_shapes([(tf.ones([2, 3]), (3, "D"))])),
     ("assert_shapes rank", lambda tf: tf.debugging.assert_shapes([(tf.ones([2, 3]), ("N",))])),
@@ -100,18 +114,24 @@ def dropout_facts(rate: float, seed: int | None = None) -> Any:
     ("constant_initializer scalar", lambda tf: tf.constant_initializer(3)(shape=[2, 2], dtype=tf.int32)),
     ("constant_initializer inferred dtype", lambda tf: tf.constant_initializer(3)([2])),
     ("constant_initializer too few", lambda tf: tf.constant_initializer([1.0, 2.0])(shape=[3])),
-    ("constant_initializer config", lambda tf: (tf.constant_initializer(3).get_config(),
-                                                type(tf.constant_initializer(3)).__name__)),
+    (
+        "constant_initializer config",
+        lambda tf: (tf.constant_initializer(3).get_config(), type(tf.constant_initializer(3)).__name__),
+    ),
     ("zeros_initializer", lambda tf: tf.zeros_initializer()(shape=[2, 2])),
     ("zeros_initializer int", lambda tf: tf.zeros_initializer()([2], tf.int32)),
     ("zeros_initializer string", lambda tf: tf.zeros_initializer()([2], tf.string)),
     ("zeros_initializer variable", lambda tf: tf.Variable(tf.zeros_initializer()(shape=[2]))),
-    ("random_normal_initializer config", lambda tf: (tf.random_normal_initializer().get_config(),
-                                                     type(tf.random_normal_initializer()).__name__)),
+    (
+        "random_normal_initializer config",
+        lambda tf: (tf.random_normal_initializer().get_config(), type(tf.random_normal_initializer()).__name__),
+    ),
     ("random_normal_initializer shape", lambda tf: tf.random_normal_initializer(mean=1.0)([2, 3], tf.float64).shape),
     ("random_normal_initializer int", lambda tf: tf.random_normal_initializer(seed=1)([2], tf.int32)),
-    ("random_normal_initializer seeded repeats",
-     lambda tf: (lambda init: tf.reduce_all(tf.equal(init([4]), init([4]))))(tf.random_normal_initializer(seed=7))),
+    (
+        "random_normal_initializer seeded repeats",
+        lambda tf: (lambda init: tf.reduce_all(tf.equal(init([4]), init([4]))))(tf.random_normal_initializer(seed=7)),
+    ),
 )
 def test_everyday_functions_match_tensorflow(case: Any) -> None:
     same(case)
@@ -123,7 +143,9 @@ def assert_in_function(value: int) -> Any:
         def f(x: Any) -> Any:
             tf.debugging.assert_equal(x, 1)
             return x + 1
+
         return f(tf.constant(value))
+
     return case
 
 
@@ -135,10 +157,19 @@ def assert_in_function(value: int) -> Any:
     ("segment_sum", traced(lambda tf, x: tf.math.segment_sum(x, [0, 0]), X)),
     ("unsorted_segment_sum", traced(lambda tf, x: tf.math.unsorted_segment_sum(x, [1, 0], 3), X)),
     ("polyval", traced(lambda tf, x: tf.math.polyval([2.0, x, 1.0], x), X)),
-    ("sigmoid_cross_entropy", traced(lambda tf, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=x * 0.0 + 1.0,
-                                                                                           logits=x), X)),
-    ("dropout keeps or scales", traced(lambda tf, x: (lambda y: tf.reduce_all(tf.logical_or(
-        tf.equal(y, 0.0), tf.equal(y, (x + 10.0) * 2.0))))(tf.nn.dropout(x + 10.0, 0.5)), X)),
+    (
+        "sigmoid_cross_entropy",
+        traced(lambda tf, x: tf.nn.sigmoid_cross_entropy_with_logits(labels=x * 0.0 + 1.0, logits=x), X),
+    ),
+    (
+        "dropout keeps or scales",
+        traced(
+            lambda tf, x: (lambda y: tf.reduce_all(tf.logical_or(tf.equal(y, 0.0), tf.equal(y, (x + 10.0) * 2.0))))(
+                tf.nn.dropout(x + 10.0, 0.5)
+            ),
+            X,
+        ),
+    ),
     ("dropout shape", traced(lambda tf, x: tf.nn.dropout(x, 0.3, seed=1) * 0.0, X)),
     ("check_numerics", traced(lambda tf, x: tf.debugging.check_numerics(x, "msg"), X)),
     ("check_numerics nan", traced(lambda tf, x: tf.debugging.check_numerics(x / 0.0, "msg"), X)),

@@ -32,20 +32,30 @@ COMPLEX = (SQUARE + 1j * SQUARE.T).astype(np.complex64)
     ("qr of ints", lambda tf: tf.linalg.qr(tf.constant([[1, 2], [3, 4]]))),
     ("lstsq tall", lambda tf: tf.linalg.lstsq(tf.constant(A), tf.constant(A[:, :2] + 1.0))),
     ("lstsq wide", lambda tf: tf.linalg.lstsq(tf.constant(A.T), tf.constant(np.ones((3, 1), np.float32)))),
-    ("lstsq regularized", lambda tf: tf.linalg.lstsq(tf.constant(A), tf.constant(np.ones((4, 1), np.float32)),
-                                                     l2_regularizer=0.5)),
-    ("lstsq float64 batch", lambda tf: tf.linalg.lstsq(tf.constant(BATCH.astype(np.float64)),
-                                                       tf.constant(np.ones((2, 3, 2))))),
+    (
+        "lstsq regularized",
+        lambda tf: tf.linalg.lstsq(tf.constant(A), tf.constant(np.ones((4, 1), np.float32)), l2_regularizer=0.5),
+    ),
+    (
+        "lstsq float64 batch",
+        lambda tf: tf.linalg.lstsq(tf.constant(BATCH.astype(np.float64)), tf.constant(np.ones((2, 3, 2)))),
+    ),
     ("lstsq exact path", lambda tf: tf.linalg.lstsq(tf.constant(A), tf.constant(A[:, :2] + 1.0), fast=False)),
-    ("lstsq exact path wide", lambda tf: tf.linalg.lstsq(tf.constant(A.T), tf.constant(np.ones((3, 1), np.float32)),
-                                                         fast=False)),
+    (
+        "lstsq exact path wide",
+        lambda tf: tf.linalg.lstsq(tf.constant(A.T), tf.constant(np.ones((3, 1), np.float32)), fast=False),
+    ),
     ("lstsq rows differ", lambda tf: tf.linalg.lstsq(tf.constant(A), tf.constant(np.ones((3, 1), np.float32)))),
     ("expm", lambda tf: tf.linalg.expm(tf.constant(SQUARE))),
     ("expm float64", lambda tf: tf.linalg.expm(tf.constant(SQUARE.astype(np.float64)))),
     ("expm small norm", lambda tf: tf.linalg.expm(tf.constant(SQUARE * 0.01))),
     ("expm middle norms", lambda tf: tf.linalg.expm(tf.constant(np.stack([SQUARE * 0.08, SQUARE * 0.3])))),
-    ("expm float64 norms", lambda tf: tf.linalg.expm(tf.constant(np.stack(
-        [SQUARE * s for s in (0.002, 0.03, 0.1, 0.25, 3.0)]).astype(np.float64)))),
+    (
+        "expm float64 norms",
+        lambda tf: tf.linalg.expm(
+            tf.constant(np.stack([SQUARE * s for s in (0.002, 0.03, 0.1, 0.25, 3.0)]).astype(np.float64))
+        ),
+    ),
     ("expm large norm", lambda tf: tf.linalg.expm(tf.constant(SQUARE * 3.0))),
     ("expm zeros", lambda tf: tf.linalg.expm(tf.zeros([2, 2]))),
     ("expm of ints", lambda tf: tf.linalg.expm(tf.constant([[1, 0], [0, 1]]))),
@@ -76,6 +86,7 @@ def test_lu_has_no_gradient_in_either_engine() -> None:
             tape.watch(x)
             y = tf.reduce_sum(tf.linalg.lu(x).lu)
         tape.gradient(y, x)
+
     same_program(case, "Lu")
 
 
@@ -86,6 +97,7 @@ def test_qr_gradient_of_full_tall_matrices_is_not_implemented() -> None:
             tape.watch(x)
             y = tf.reduce_sum(tf.linalg.qr(x, full_matrices=True).r)
         tape.gradient(y, x)
+
     same_program(case, "QrGrad not implemented when nrows > ncols and full_matrices is true")
 
 
@@ -93,6 +105,7 @@ def test_static_shapes_while_tracing() -> None:
     def case(tf: Any, seen: list) -> None:
         def f(x: Any) -> Any:
             return [*tf.linalg.qr(x), *tf.linalg.qr(x, full_matrices=True)]
+
         for spec in ([None, 4, 3], [2, None, 5], None):
             traced = tf.function(f).get_concrete_function(tf.TensorSpec(spec))
             seen.append([str(t.shape) for t in traced.outputs])
@@ -101,6 +114,7 @@ def test_static_shapes_while_tracing() -> None:
             seen.append([str(t.shape) for t in traced.outputs])
         lu = tf.function(lambda x: tf.linalg.lu(x)).get_concrete_function(tf.TensorSpec([None, 3, None]))
         seen.append([str(t.shape) for t in lu.outputs])
+
     same_program(case)
 
 
@@ -123,8 +137,12 @@ def test_lu_and_expm_on_generated_matrices_match_tensorflow(size: int, seed: int
     ("lu_reconstruct", lambda tf: tf.linalg.lu_reconstruct(*tf.linalg.lu(tf.constant(SQUARE)))),
     ("lu_reconstruct batch", lambda tf: tf.linalg.lu_reconstruct(*tf.linalg.lu(tf.constant(BATCH)))),
     ("lu_solve", lambda tf: tf.linalg.lu_solve(*tf.linalg.lu(tf.constant(SQUARE)), tf.constant(A[:3, :2] + 1.0))),
-    ("lu_solve batch float64", lambda tf: tf.linalg.lu_solve(*tf.linalg.lu(tf.constant(BATCH.astype(np.float64))),
-                                                             tf.constant(np.ones((2, 3, 1))))),
+    (
+        "lu_solve batch float64",
+        lambda tf: tf.linalg.lu_solve(
+            *tf.linalg.lu(tf.constant(BATCH.astype(np.float64))), tf.constant(np.ones((2, 3, 1)))
+        ),
+    ),
     ("lu_matrix_inverse", lambda tf: tf.linalg.lu_matrix_inverse(*tf.linalg.lu(tf.constant(SQUARE)))),
     ("lu_matrix_inverse batch", lambda tf: tf.linalg.lu_matrix_inverse(*tf.linalg.lu(tf.constant(BATCH)))),
 )
@@ -140,4 +158,5 @@ def test_lu_solve_differentiates_through_its_right_hand_side() -> None:
             tape.watch(rhs)
             x = tf.linalg.lu_solve(lower_upper, perm, rhs)
         seen.extend([x, tape.gradient(x, rhs)])
+
     same_program(case)

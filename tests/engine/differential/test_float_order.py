@@ -19,8 +19,29 @@ def bits(t: Any) -> tuple:
     return t.dtype.name, tuple(value.shape), value.tobytes().hex()
 
 
-shapes = st.sampled_from([[3], [8], [31], [33], [100], [1000], [9000], [20000], [2, 3], [17, 33], [40, 8], [3, 10000],
-                          [200, 200], [4, 30, 17], [5, 1, 9], [2, 3, 4, 5], [3, 20, 2, 9], [16, 16], [1, 1]])
+shapes = st.sampled_from(
+    [
+        [3],
+        [8],
+        [31],
+        [33],
+        [100],
+        [1000],
+        [9000],
+        [20000],
+        [2, 3],
+        [17, 33],
+        [40, 8],
+        [3, 10000],
+        [200, 200],
+        [4, 30, 17],
+        [5, 1, 9],
+        [2, 3, 4, 5],
+        [3, 20, 2, 9],
+        [16, 16],
+        [1, 1],
+    ]
+)
 
 
 def axes_for(rank: int) -> st.SearchStrategy:
@@ -36,8 +57,10 @@ def test_sums_and_means_have_tensorflows_bits(data: Any, shape: list[int], dtype
 
     def case(tf: Any) -> list:
         x = tf.constant(values, dtype=getattr(tf, dtype))
-        return [bits(tf.reduce_sum(x, axis=axis, keepdims=keepdims)),
-                bits(tf.reduce_mean(x, axis=axis, keepdims=keepdims))]
+        return [
+            bits(tf.reduce_sum(x, axis=axis, keepdims=keepdims)),
+            bits(tf.reduce_mean(x, axis=axis, keepdims=keepdims)),
+        ]
 
     same(case)
 
@@ -61,16 +84,49 @@ def test_a_sum_of_negative_zeros_is_positive_zero() -> None:
 # minitf rounds correctly from double precision; glibc's logf is not always correctly rounded (up to 0.82 ulp),
 # so a tail value may still differ in the last bit: other sizes are compared within float32 tolerance.
 
-packet_shapes = st.sampled_from([[8], [16], [64], [1000], [4, 2], [3, 8], [8, 10], [16, 3], [2, 4, 5], [40, 9],
-                                 [200, 10], [8, 1000]])
+packet_shapes = st.sampled_from(
+    [[8], [16], [64], [1000], [4, 2], [3, 8], [8, 10], [16, 3], [2, 4, 5], [40, 9], [200, 10], [8, 1000]]
+)
 tail_shapes = st.sampled_from([[1], [3], [7], [9], [13], [31], [1001], [4, 5], [3, 11], [7, 33]])
 
 
 def special_values() -> np.ndarray:
     """Edges of the approximations: overflow and underflow limits, denormals, infinities, NaN, zeros."""
-    values = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 1e-40, -1e-40, 1e-45, 3e38, 1.17e-38, 88.72, 88.73,
-              -87.3, -87.5, -88.5, -103.9, -104.0, -104.1, 16.6355, 16.64, -52.0, -60.0, 0.5, 2.0, 0.7071067,
-              0.7071068, 1.4142135, 100.0, -100.0, 1e-30, 1e30]
+    values = [
+        np.nan,
+        np.inf,
+        -np.inf,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        1e-40,
+        -1e-40,
+        1e-45,
+        3e38,
+        1.17e-38,
+        88.72,
+        88.73,
+        -87.3,
+        -87.5,
+        -88.5,
+        -103.9,
+        -104.0,
+        -104.1,
+        16.6355,
+        16.64,
+        -52.0,
+        -60.0,
+        0.5,
+        2.0,
+        0.7071067,
+        0.7071068,
+        1.4142135,
+        100.0,
+        -100.0,
+        1e-30,
+        1e30,
+    ]
     return np.array(values * 3, dtype=np.float32)
 
 
@@ -78,6 +134,7 @@ def elementwise_case(values: np.ndarray) -> Any:
     def case(tf: Any) -> list:
         x = tf.constant(values)
         return [bits(tf.exp(x)), bits(tf.math.log(tf.abs(x))), bits(tf.nn.sigmoid(x)), bits(tf.math.sigmoid(-x))]
+
     return case
 
 
@@ -111,10 +168,15 @@ def test_float32_exp_log_and_sigmoid_of_special_values_have_tensorflows_bits() -
 
 
 @examples
-@given(data=st.data(), rows=st.sampled_from([8, 16, 24, 64]), classes=st.integers(1, 40),
-       scale=st.sampled_from([1.0, 4.0, 20.0]))
-def test_float32_log_softmax_and_logsumexp_have_tensorflows_bits(data: Any, rows: int, classes: int,
-                                                                 scale: float) -> None:
+@given(
+    data=st.data(),
+    rows=st.sampled_from([8, 16, 24, 64]),
+    classes=st.integers(1, 40),
+    scale=st.sampled_from([1.0, 4.0, 20.0]),
+)
+def test_float32_log_softmax_and_logsumexp_have_tensorflows_bits(
+    data: Any, rows: int, classes: int, scale: float
+) -> None:
     """Rows in whole packets of 8, so the log of the row sums takes the packet path; each row's exp inside the
     sum takes packets for its first classes // 8 * 8 values."""
     seed = data.draw(st.integers(0, 2**16))
@@ -122,8 +184,11 @@ def test_float32_log_softmax_and_logsumexp_have_tensorflows_bits(data: Any, rows
 
     def case(tf: Any) -> list:
         x = tf.constant(values)
-        return [bits(tf.nn.log_softmax(x)), bits(tf.math.reduce_logsumexp(x, axis=1)),
-                bits(tf.math.reduce_logsumexp(x, axis=-1, keepdims=True))]
+        return [
+            bits(tf.nn.log_softmax(x)),
+            bits(tf.math.reduce_logsumexp(x, axis=1)),
+            bits(tf.math.reduce_logsumexp(x, axis=-1, keepdims=True)),
+        ]
 
     same(case)
 
@@ -143,10 +208,15 @@ def test_float32_log_softmax_and_logsumexp_on_any_axis_match_tensorflow(data: An
 
 
 @examples
-@given(data=st.data(), rows=st.integers(1, 7), classes=st.sampled_from([8, 16, 24, 80, 400]),
-       scale=st.sampled_from([1.0, 4.0, 8.0]))
-def test_float32_softmax_of_fewer_than_eight_rows_has_tensorflows_bits(data: Any, rows: int, classes: int,
-                                                                        scale: float) -> None:
+@given(
+    data=st.data(),
+    rows=st.integers(1, 7),
+    classes=st.sampled_from([8, 16, 24, 80, 400]),
+    scale=st.sampled_from([1.0, 4.0, 8.0]),
+)
+def test_float32_softmax_of_fewer_than_eight_rows_has_tensorflows_bits(
+    data: Any, rows: int, classes: int, scale: float
+) -> None:
     """Up to 7 rows (a vector, a small batch) TensorFlow divides by each row's sum exactly. From 8 rows on it
     takes the reciprocal of 8 sums at once with the processor's approximate reciprocal (AVX `rcpps`) and one
     Newton step, whose last bit differs between processor makers (test_reciprocal_bits.py covers those). Logits
@@ -165,7 +235,11 @@ def test_float32_softmax_of_fewer_than_eight_rows_has_tensorflows_bits(data: Any
 def test_a_softmax_prints_tensorflows_digits() -> None:
     def case(tf: Any) -> tuple:
         logits = tf.constant([[2.0, 1.0, 0.1, -1.0, 0.0, 3.0, 0.5, 1.5], [0.5, 2.5, -1.0, 0.0, 1.0, 2.0, -2.0, 0.1]])
-        return (str(tf.nn.softmax(logits)), str(tf.nn.log_softmax(tf.concat([logits] * 4, 0))),
-                str(tf.nn.sigmoid(logits)), str(tf.exp(tf.linspace(-3.0, 3.0, 16))))
+        return (
+            str(tf.nn.softmax(logits)),
+            str(tf.nn.log_softmax(tf.concat([logits] * 4, 0))),
+            str(tf.nn.sigmoid(logits)),
+            str(tf.exp(tf.linspace(-3.0, 3.0, 16))),
+        )
 
     same(case)

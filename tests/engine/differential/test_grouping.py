@@ -28,11 +28,13 @@ def test_grouping_helpers_match_tensorflow(case: Any) -> None:
 def test_no_op_group_and_assert_are_none_eagerly() -> None:
     def case(tf: Any, seen: list) -> None:
         seen.extend([tf.no_op() is None, tf.group(tf.constant(1)) is None, tf.Assert(True, ["x"]) is None])
+
     same_program(case)
 
 
 def test_no_op_group_and_assert_return_operations_inside_a_function() -> None:
     """Traced, each returns the operation TensorFlow returns: printed, named, typed, usable as a control input."""
+
     def case(tf: Any, seen: list) -> None:
         @tf.function
         def f(x: Any) -> Any:
@@ -50,8 +52,10 @@ def test_no_op_group_and_assert_return_operations_inside_a_function() -> None:
             with tf.control_dependencies(None):
                 seen.append([c.name for c in tf.identity(x).op.control_inputs])
             return y
+
         seen.append(f(tf.constant(2.0)))
         seen.append([op.name for op in f.get_concrete_function(tf.constant(2.0)).graph.get_operations()])
+
     same_program(case)
 
 
@@ -61,12 +65,15 @@ def test_a_traced_assert_still_fails_when_its_condition_is_false() -> None:
         def f(x: Any) -> Any:
             with tf.control_dependencies([tf.Assert(x > 0, ["x must be positive"])]):
                 return tf.identity(x)
+
         seen.append(f(tf.constant(1.0)))
         f(tf.constant(-1.0))
+
     same_program(case, "x must be positive")
 
 
 def test_group_refuses_what_is_not_a_tensor_or_operation() -> None:
     def case(tf: Any, seen: list) -> None:
         tf.function(lambda: tf.group(1))()
+
     same_program(case, "should be zero or more (nested) Tensors")

@@ -22,9 +22,17 @@ def seen(value: Any) -> Any:
 
 
 @named_examples(
-    ("is_tensor", lambda tf: (tf.is_tensor(tf.constant(1)), tf.is_tensor(1), tf.is_tensor(np.ones(2)),
-                              tf.is_tensor(tf.Variable(1.0)), tf.is_tensor(tf.ragged.constant([[1], []])),
-                              tf.is_tensor(sp(tf)))),
+    (
+        "is_tensor",
+        lambda tf: (
+            tf.is_tensor(tf.constant(1)),
+            tf.is_tensor(1),
+            tf.is_tensor(np.ones(2)),
+            tf.is_tensor(tf.Variable(1.0)),
+            tf.is_tensor(tf.ragged.constant([[1], []])),
+            tf.is_tensor(sp(tf)),
+        ),
+    ),
     ("get_static_value", lambda tf: (tf.get_static_value(tf.constant([1, 2])), tf.get_static_value(3))),
     ("get_static_value of an array", lambda tf: tf.get_static_value(tf.constant(X) * 2.0)),
     ("sequence_mask", lambda tf: tf.sequence_mask([1, 3, 2])),
@@ -43,8 +51,10 @@ def seen(value: Any) -> Any:
     ("softsign", lambda tf: (tf.nn.softsign(tf.constant(ACT)), tf.math.softsign(tf.constant(X)))),
     ("log_sigmoid", lambda tf: tf.math.log_sigmoid(tf.constant([-100.0, -1.0, 0.0, 2.0, 50.0]))),
     ("l2_normalize", lambda tf: tf.math.l2_normalize(tf.constant(X))),
-    ("l2_normalize axis", lambda tf: (tf.nn.l2_normalize(tf.constant(X), axis=1),
-                                      tf.linalg.l2_normalize(tf.constant(X), axis=0))),
+    (
+        "l2_normalize axis",
+        lambda tf: (tf.nn.l2_normalize(tf.constant(X), axis=1), tf.linalg.l2_normalize(tf.constant(X), axis=0)),
+    ),
     ("l2_normalize zeros", lambda tf: tf.math.l2_normalize(tf.zeros([3]))),
     ("moments", lambda tf: tf.nn.moments(tf.constant(X), axes=[0])),
     ("moments all axes keepdims", lambda tf: tf.nn.moments(tf.constant(X), axes=[0, 1], keepdims=True)),
@@ -55,8 +65,10 @@ def seen(value: Any) -> Any:
     ("clip_by_norm zeros", lambda tf: tf.clip_by_norm(tf.zeros([2]), 1.0)),
     ("clip_by_global_norm", lambda tf: tf.clip_by_global_norm([tf.constant([3.0, 4.0]), tf.constant(X)], 5.0)),
     ("clip_by_global_norm none entry", lambda tf: tf.clip_by_global_norm([tf.constant([3.0, 4.0]), None], 1.0)),
-    ("clip_by_global_norm use_norm", lambda tf: tf.clip_by_global_norm([tf.constant([3.0, 4.0])], 1.0,
-                                                                        use_norm=tf.constant(10.0))),
+    (
+        "clip_by_global_norm use_norm",
+        lambda tf: tf.clip_by_global_norm([tf.constant([3.0, 4.0])], 1.0, use_norm=tf.constant(10.0)),
+    ),
     ("clip_by_global_norm of a tensor", lambda tf: tf.clip_by_global_norm(tf.constant([3.0, 4.0]), 1.0)),
     ("global_norm", lambda tf: tf.linalg.global_norm([tf.constant(X), tf.constant([[2.0]])])),
     ("matvec", lambda tf: tf.linalg.matvec(tf.constant(X), tf.constant([1.0, 2.0, 3.0]))),
@@ -69,13 +81,19 @@ def seen(value: Any) -> Any:
     ("random_uniform_initializer seeded", lambda tf: tf.random_uniform_initializer(-1.0, 1.0, seed=7)([2, 3])),
     ("random_uniform_initializer config", lambda tf: tf.random_uniform_initializer(0.0, 2.0, seed=3).get_config()),
     ("sparse reduce_sum", lambda tf: tf.sparse.reduce_sum(sp(tf))),
-    ("sparse reduce_sum axis", lambda tf: (tf.sparse.reduce_sum(sp(tf), axis=1),
-                                           tf.sparse.reduce_sum(sp(tf), axis=0, keepdims=True))),
+    (
+        "sparse reduce_sum axis",
+        lambda tf: (tf.sparse.reduce_sum(sp(tf), axis=1), tf.sparse.reduce_sum(sp(tf), axis=0, keepdims=True)),
+    ),
     ("sparse reduce_sum keepdims", lambda tf: tf.sparse.reduce_sum(sp(tf), keepdims=True)),
     ("sparse reduce_sum of a dense tensor", lambda tf: tf.sparse.reduce_sum(tf.constant(X))),
     ("sparse transpose", lambda tf: seen(tf.sparse.transpose(sp(tf)))),
-    ("sparse transpose perm", lambda tf: seen(tf.sparse.transpose(
-        tf.SparseTensor([[0, 1, 2], [1, 0, 0]], [5, 6], [2, 3, 4]), perm=[2, 0, 1]))),
+    (
+        "sparse transpose perm",
+        lambda tf: seen(
+            tf.sparse.transpose(tf.SparseTensor([[0, 1, 2], [1, 0, 0]], [5, 6], [2, 3, 4]), perm=[2, 0, 1])
+        ),
+    ),
     ("sparse map_values", lambda tf: seen(tf.sparse.map_values(tf.math.square, sp(tf)))),
     ("sparse map_values two", lambda tf: seen(tf.sparse.map_values(tf.add, sp(tf), sp(tf)))),
     ("sparse map_values with a scalar", lambda tf: seen(tf.sparse.map_values(tf.multiply, sp(tf), 10.0))),
@@ -104,6 +122,7 @@ def inside_function(tf: Any) -> Any:
     def f(x: Any, lengths: Any) -> Any:
         mask = tf.sequence_mask(lengths, tf.shape(x)[1], dtype=x.dtype)
         return tf.linalg.matvec(x * mask, tf.ones([3])), tf.get_static_value(tf.constant(2)), tf.clip_by_norm(x, 1.0)
+
     return f(tf.constant(X), tf.constant([1, 3]))
 
 
@@ -118,8 +137,13 @@ WIDE = np.array([1.0, 1.5, 2.0, 3.5], np.float64)
 
 
 @named_examples(
-    *[(f"{name} float32", (lambda n: lambda tf: (getattr(tf.math, n)(tf.constant(UNIT)), getattr(tf, n)(
-        tf.constant(UNIT))))(name)) for name in TRIG],
+    *[
+        (
+            f"{name} float32",
+            (lambda n: lambda tf: (getattr(tf.math, n)(tf.constant(UNIT)), getattr(tf, n)(tf.constant(UNIT))))(name),
+        )
+        for name in TRIG
+    ],
     *[(f"{name} float64", (lambda n: lambda tf: getattr(tf.math, n)(tf.constant(WIDE)))(name)) for name in TRIG],
     ("asin out of range", lambda tf: tf.math.asin(tf.constant([2.0, -1.0, 1.0]))),
     ("acosh below one", lambda tf: tf.math.acosh(tf.constant([0.5, 1.0]))),
@@ -148,17 +172,28 @@ def test_inverse_and_hyperbolic_trigonometry_match_tensorflow(case: Any) -> None
     ("as_string floats", lambda tf: tf.strings.as_string([3.5, 1e10, -0.0, 1 / 3])),
     ("as_string float64 and ints", lambda tf: (tf.as_string(tf.constant([1.5], tf.float64)), tf.as_string([1, -2]))),
     ("as_string bools", lambda tf: tf.as_string([True, False])),
-    ("as_string options", lambda tf: (tf.as_string([3.14159], precision=2), tf.as_string([3.14159], scientific=True),
-                                      tf.as_string([3.14159], shortest=True), tf.as_string([3], width=4, fill="0"),
-                                      tf.as_string([3.5], width=10))),
+    (
+        "as_string options",
+        lambda tf: (
+            tf.as_string([3.14159], precision=2),
+            tf.as_string([3.14159], scientific=True),
+            tf.as_string([3.14159], shortest=True),
+            tf.as_string([3], width=4, fill="0"),
+            tf.as_string([3.5], width=10),
+        ),
+    ),
     ("as_string complex", lambda tf: tf.as_string(tf.constant([1 + 2j]))),
     ("as_string both notations", lambda tf: tf.as_string([1.0], scientific=True, shortest=True)),
     ("row_splits_to_segment_ids", lambda tf: tf.ragged.row_splits_to_segment_ids([0, 2, 2, 3])),
-    ("row_splits_to_segment_ids int32", lambda tf: tf.ragged.row_splits_to_segment_ids(
-        tf.constant([0, 1, 4], tf.int32), out_type=tf.int32)),
+    (
+        "row_splits_to_segment_ids int32",
+        lambda tf: tf.ragged.row_splits_to_segment_ids(tf.constant([0, 1, 4], tf.int32), out_type=tf.int32),
+    ),
     ("segment_ids_to_row_splits", lambda tf: tf.ragged.segment_ids_to_row_splits([0, 0, 2])),
-    ("segment_ids_to_row_splits num_segments", lambda tf: tf.ragged.segment_ids_to_row_splits([0, 0, 2],
-                                                                                            num_segments=5)),
+    (
+        "segment_ids_to_row_splits num_segments",
+        lambda tf: tf.ragged.segment_ids_to_row_splits([0, 0, 2], num_segments=5),
+    ),
 )
 def test_strings_and_row_partitions_from_the_guides_match_tensorflow(case: Any) -> None:
     same(case)

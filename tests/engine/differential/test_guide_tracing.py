@@ -105,7 +105,7 @@ def test_module_repr_names_nested_and_unqualified_classes_as_python_does() -> No
         Loose.__module__ = "builtins"  # a class defined where __name__ is builtins, as in an exec'd namespace
         for module in (Outer(), Outer.Inner(), Loose()):
             text = repr(module)
-            seen.append(text[:text.index(" at 0x")])
+            seen.append(text[: text.index(" at 0x")])
 
     seen = same_program(case).seen
     assert seen[1].endswith(".<locals>.case.<locals>.Outer.Inner object") and seen[2] == "<Loose object"

@@ -38,8 +38,9 @@ def differs_in_gradients(tf: Any) -> Any:
     return (tf.stop_gradient(x) if tf.__name__ == "minitf" else tf.identity(x)) * 2.0
 
 
-@pytest.mark.parametrize(("case", "way"), [(differs_inside_functions, "inside tf.function"),
-                                           (differs_in_gradients, "gradients")])
+@pytest.mark.parametrize(
+    ("case", "way"), [(differs_inside_functions, "inside tf.function"), (differs_in_gradients, "gradients")]
+)
 def test_a_difference_in_one_way_fails_the_comparison(case: Any, way: str) -> None:
     with pytest.raises(AssertionError, match=way):
         same(case)

@@ -24,16 +24,29 @@ def _digits_like(n: int = 96) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sequential(keras: Any) -> Any:
-    return keras.Sequential([keras.Input((8, 8)), keras.layers.Flatten(), keras.layers.Dense(16, activation="relu"),
-                             keras.layers.BatchNormalization(), keras.layers.Dropout(0.0),
-                             keras.layers.Dense(10, activation="softmax")])
+    return keras.Sequential(
+        [
+            keras.Input((8, 8)),
+            keras.layers.Flatten(),
+            keras.layers.Dense(16, activation="relu"),
+            keras.layers.BatchNormalization(),
+            keras.layers.Dropout(0.0),
+            keras.layers.Dense(10, activation="softmax"),
+        ]
+    )
 
 
 def _mlp(keras: Any) -> Any:
     """The digits network of the course: no BatchNormalization, whose zero-in-theory bias gradients Adam would
     blow up from float noise into different steps on the two engines."""
-    return keras.Sequential([keras.Input((8, 8)), keras.layers.Flatten(), keras.layers.Dense(16, activation="relu"),
-                             keras.layers.Dense(10, activation="softmax")])
+    return keras.Sequential(
+        [
+            keras.Input((8, 8)),
+            keras.layers.Flatten(),
+            keras.layers.Dense(16, activation="relu"),
+            keras.layers.Dense(10, activation="softmax"),
+        ]
+    )
 
 
 def _functional(keras: Any) -> Any:
@@ -74,8 +87,9 @@ def _paired(build: Any) -> tuple[Any, Any]:
     return ours, theirs
 
 
-@pytest.mark.parametrize("build", [_sequential, _functional, _two_inputs], ids=["sequential", "functional",
-                                                                               "two_inputs"])
+@pytest.mark.parametrize(
+    "build", [_sequential, _functional, _two_inputs], ids=["sequential", "functional", "two_inputs"]
+)
 def test_summary_prints_the_table_keras_prints(build: Any) -> None:
     ours, theirs = _paired(build)
     assert _printed(ours.summary) == _printed(theirs.summary)
@@ -119,13 +133,16 @@ def test_forward_pass_output_shape_and_values_match() -> None:
 @pytest.mark.parametrize("optimizer", ["sgd_momentum", "sgd_nesterov", "adam", "rmsprop", "sgd_decay", "adam_decay"])
 def test_fit_reaches_the_same_weights_and_history(optimizer: str) -> None:
     def make(keras: Any) -> Any:
-        return {"sgd_momentum": lambda: keras.optimizers.SGD(0.1, momentum=0.9),
-                "sgd_nesterov": lambda: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
-                "adam": lambda: "adam", "rmsprop": lambda: keras.optimizers.RMSprop(),
-                "sgd_decay": lambda: keras.optimizers.SGD(keras.optimizers.schedules.ExponentialDecay(
-                    0.1, 2, 0.5), momentum=0.9),
-                "adam_decay": lambda: keras.optimizers.Adam(keras.optimizers.schedules.ExponentialDecay(
-                    0.01, 2, 0.5))}[optimizer]()
+        return {
+            "sgd_momentum": lambda: keras.optimizers.SGD(0.1, momentum=0.9),
+            "sgd_nesterov": lambda: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+            "adam": lambda: "adam",
+            "rmsprop": lambda: keras.optimizers.RMSprop(),
+            "sgd_decay": lambda: keras.optimizers.SGD(
+                keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5), momentum=0.9
+            ),
+            "adam_decay": lambda: keras.optimizers.Adam(keras.optimizers.schedules.ExponentialDecay(0.01, 2, 0.5)),
+        }[optimizer]()
 
     minitf.keras.utils.set_random_seed(0)
     ours, theirs = _paired(_mlp if optimizer.startswith("adam") else _sequential)
@@ -133,8 +150,9 @@ def test_fit_reaches_the_same_weights_and_history(optimizer: str) -> None:
     histories = []
     for model, keras in ((ours, minitf.keras), (theirs, real_tf.keras)):
         model.compile(make(keras), "sparse_categorical_crossentropy", metrics=["accuracy"])
-        histories.append(model.fit(x, y, batch_size=32, epochs=3, shuffle=False, validation_split=0.25,
-                                   verbose=0).history)
+        histories.append(
+            model.fit(x, y, batch_size=32, epochs=3, shuffle=False, validation_split=0.25, verbose=0).history
+        )
     for mine, real in zip(ours.get_weights(), theirs.get_weights(), strict=True):
         np.testing.assert_allclose(mine, real, rtol=1e-4, atol=1e-5)
     assert list(histories[0]) == list(histories[1])
@@ -147,10 +165,12 @@ def test_fit_reaches_the_same_weights_and_history(optimizer: str) -> None:
 def test_losses_and_metrics_match_under_train_on_batch_and_evaluate(loss: str) -> None:
     rng = np.random.default_rng(1)
     x = rng.random((16, 4), dtype=np.float32)
-    y = {"mse": rng.random((16, 3), dtype=np.float32),
-         "binary_crossentropy": (rng.random((16, 3)) > 0.5).astype("float32"),
-         "categorical_crossentropy": np.eye(3, dtype="float32")[rng.integers(0, 3, 16)],
-         "logits": rng.integers(0, 3, 16)}[loss]
+    y = {
+        "mse": rng.random((16, 3), dtype=np.float32),
+        "binary_crossentropy": (rng.random((16, 3)) > 0.5).astype("float32"),
+        "categorical_crossentropy": np.eye(3, dtype="float32")[rng.integers(0, 3, 16)],
+        "logits": rng.integers(0, 3, 16),
+    }[loss]
 
     def build(keras: Any) -> Any:
         inner = _functional(keras)
@@ -175,8 +195,11 @@ def test_progress_lines_match_with_times_masked() -> None:
     for model in (ours, theirs):
         model.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
         text = _printed(lambda model=model: model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=2))
-        text += _printed(lambda model=model: model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=1,
-                                                       validation_split=0.25))
+        text += _printed(
+            lambda model=model: model.fit(
+                x, y, batch_size=16, epochs=2, shuffle=False, verbose=1, validation_split=0.25
+            )
+        )
         text += _printed(lambda model=model: model.evaluate(x, y, verbose=1))
         final = [line.split("\r")[-1] for line in text.split("\n")]  # the last redraw of each line
         # the padding after a line depends on how long the redraw before it was, which depends on timing
@@ -217,6 +240,7 @@ def test_loss_label_mismatch_raises_kerass_error() -> None:
 def test_subclassed_layer_tracks_weights_and_trainable_flag() -> None:
     seen = []
     for keras in (minitf.keras, real_tf.keras):
+
         class Scale(keras.layers.Layer):  # type: ignore[name-defined]  # the base depends on the engine
             def build(self, input_shape: Any) -> None:
                 self.scale = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="scale")
@@ -229,8 +253,16 @@ def test_subclassed_layer_tracks_weights_and_trainable_flag() -> None:
         out = np.asarray(layer(np.ones((2, 3), "float32")))
         before = (len(layer.trainable_weights), len(layer.non_trainable_weights))
         layer.trainable = False
-        seen.append((out.tolist(), before, len(layer.trainable_weights), len(layer.non_trainable_weights),
-                     [w.name for w in layer.weights], [w.shape for w in layer.get_weights()]))
+        seen.append(
+            (
+                out.tolist(),
+                before,
+                len(layer.trainable_weights),
+                len(layer.non_trainable_weights),
+                [w.name for w in layer.weights],
+                [w.shape for w in layer.get_weights()],
+            )
+        )
     assert seen[0] == seen[1]
 
 
@@ -238,8 +270,7 @@ def test_subclassed_layer_tracks_weights_and_trainable_flag() -> None:
 @pytest.mark.parametrize("direction", ["minitf_to_keras", "keras_to_minitf"])
 @pytest.mark.parametrize("build", [_sequential, _two_inputs], ids=["sequential", "two_inputs"])
 def test_saved_models_and_weights_load_in_the_other_engine(direction: str, build: Any, tmp_path: Any) -> None:
-    source, target = (minitf.keras, real_tf.keras) if direction == "minitf_to_keras" else \
-        (real_tf.keras, minitf.keras)
+    source, target = (minitf.keras, real_tf.keras) if direction == "minitf_to_keras" else (real_tf.keras, minitf.keras)
     x = _digits_like(6)[0] if build is _sequential else [np.ones((6, 4), "float32"), np.zeros((6, 4), "float32")]
 
     def outputs(model: Any) -> list[np.ndarray]:

@@ -72,16 +72,25 @@ def test_fit_on_a_dataset_with_validation_data_and_callbacks_matches() -> None:
     weights = None
     for tf in ENGINES:
         keras = tf.keras
-        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"),
-                                  keras.layers.Dense(3, kernel_regularizer=keras.regularizers.L2(0.01))])
+        model = keras.Sequential(
+            [
+                keras.Input((4,)),
+                keras.layers.Dense(8, activation="relu"),
+                keras.layers.Dense(3, kernel_regularizer=keras.regularizers.L2(0.01)),
+            ]
+        )
         if weights is None:
             weights = model.get_weights()
         model.set_weights(weights)
-        model.compile(keras.optimizers.SGD(0.1, momentum=0.5),
-                      keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+        model.compile(
+            keras.optimizers.SGD(0.1, momentum=0.5),
+            keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            metrics=["accuracy"],
+        )
         seen: list = []
-        log = keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs, seen=seen: seen.append((epoch,
-                                                                                                       sorted(logs))))
+        log = keras.callbacks.LambdaCallback(
+            on_epoch_end=lambda epoch, logs, seen=seen: seen.append((epoch, sorted(logs)))
+        )
         dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
         history = model.fit(dataset, epochs=3, validation_data=(x[:10], y[:10]), callbacks=[log], verbose=0)
         outcomes.append((history.history, history.params, seen, model.get_weights(), model.predict(x, verbose=0)))
@@ -141,12 +150,14 @@ def test_losses_and_metrics_called_on_numpy_arrays_compute_in_float32() -> None:
     labels = rng.integers(0, 3, 5)
     results = []
     for keras in (minitf.keras, real_tf.keras):
-        values = [keras.losses.MeanSquaredError()(np.eye(3)[labels], probabilities),
-                  keras.losses.CategoricalCrossentropy()(np.eye(3)[labels], probabilities),
-                  keras.losses.SparseCategoricalCrossentropy()(labels, probabilities),
-                  keras.losses.BinaryCrossentropy(from_logits=True)(np.eye(3)[labels], probabilities),
-                  keras.metrics.SparseCategoricalAccuracy()(labels, probabilities),
-                  keras.metrics.CategoricalAccuracy()(np.eye(3)[labels], probabilities)]
+        values = [
+            keras.losses.MeanSquaredError()(np.eye(3)[labels], probabilities),
+            keras.losses.CategoricalCrossentropy()(np.eye(3)[labels], probabilities),
+            keras.losses.SparseCategoricalCrossentropy()(labels, probabilities),
+            keras.losses.BinaryCrossentropy(from_logits=True)(np.eye(3)[labels], probabilities),
+            keras.metrics.SparseCategoricalAccuracy()(labels, probabilities),
+            keras.metrics.CategoricalAccuracy()(np.eye(3)[labels], probabilities),
+        ]
         results.append([(float(np.asarray(v)), v.dtype.name) for v in values])
     for mine, real in zip(results[0], results[1], strict=True):
         assert mine[1] == real[1]
@@ -160,15 +171,25 @@ def test_evaluate_and_predict_on_datasets_and_metric_names_match() -> None:
     results = []
     for tf in ENGINES:
         keras = tf.keras
-        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid",
-                                                                        kernel_initializer="ones")])
-        model.compile(keras.optimizers.RMSprop(0.01), "binary_crossentropy",
-                      metrics=["accuracy", keras.metrics.BinaryAccuracy(name="binary")])
+        model = keras.Sequential(
+            [keras.Input((4,)), keras.layers.Dense(1, activation="sigmoid", kernel_initializer="ones")]
+        )
+        model.compile(
+            keras.optimizers.RMSprop(0.01),
+            "binary_crossentropy",
+            metrics=["accuracy", keras.metrics.BinaryAccuracy(name="binary")],
+        )
         dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
         history = model.fit(x, y, epochs=2, validation_data=dataset, verbose=0, shuffle=False)
-        results.append((history.history, model.evaluate(dataset, verbose=0),
-                        model.evaluate(x, y, verbose=0, return_dict=True), model.metrics_names,
-                        model.predict(tf.data.Dataset.from_tensor_slices(x).batch(7), verbose=0)))
+        results.append(
+            (
+                history.history,
+                model.evaluate(dataset, verbose=0),
+                model.evaluate(x, y, verbose=0, return_dict=True),
+                model.metrics_names,
+                model.predict(tf.data.Dataset.from_tensor_slices(x).batch(7), verbose=0),
+            )
+        )
     mine, real = results
     assert list(mine[0]) == list(real[0]) and list(mine[2]) == list(real[2]) and mine[3] == real[3]
     for key in real[0]:

@@ -74,9 +74,12 @@ def test_solve_float16_inside_function_matches_tensorflow() -> None:
 
 
 @examples
-@given(a=arrays(st.sampled_from(NUMERIC), small=True, finite=True),
-       order=st.sampled_from(["euclidean", 1, 2, np.inf, "fro"]),
-       axis=st.sampled_from([None, 0, -1, [0, 1]]), keepdims=st.booleans())
+@given(
+    a=arrays(st.sampled_from(NUMERIC), small=True, finite=True),
+    order=st.sampled_from(["euclidean", 1, 2, np.inf, "fro"]),
+    axis=st.sampled_from([None, 0, -1, [0, 1]]),
+    keepdims=st.booleans(),
+)
 def test_norm_matches_tensorflow(a: np.ndarray, order: Any, axis: Any, keepdims: bool) -> None:
     assume(not (order == 2 and isinstance(axis, list)))  # the matrix 2-norm (an SVD) is not part of minitf
     tolerance = {"rtol": 1e-2, "atol": 1e-2} if a.dtype == np.float16 else {}
@@ -84,17 +87,39 @@ def test_norm_matches_tensorflow(a: np.ndarray, order: Any, axis: Any, keepdims:
 
 
 @examples
-@given(a=arrays(st.sampled_from(["float32", "float64", "int32"]), hnp.array_shapes(max_dims=3, max_side=3),
-                small=True, finite=True),
-       b=arrays(st.sampled_from(["float32", "float64", "int32"]), hnp.array_shapes(max_dims=3, max_side=3),
-                small=True, finite=True),
-       axes=st.sampled_from([0, 1, 2, [[0], [0]], [[1], [0]], [[-1], [0]]]))
+@given(
+    a=arrays(
+        st.sampled_from(["float32", "float64", "int32"]),
+        hnp.array_shapes(max_dims=3, max_side=3),
+        small=True,
+        finite=True,
+    ),
+    b=arrays(
+        st.sampled_from(["float32", "float64", "int32"]),
+        hnp.array_shapes(max_dims=3, max_side=3),
+        small=True,
+        finite=True,
+    ),
+    axes=st.sampled_from([0, 1, 2, [[0], [0]], [[1], [0]], [[-1], [0]]]),
+)
 def test_tensordot_matches_tensorflow(a: np.ndarray, b: np.ndarray, axes: Any) -> None:
     same(lambda tf: tf.tensordot(tf.constant(a), tf.constant(b), axes))
 
 
-ACTIVATIONS = ["nn.relu", "nn.sigmoid", "nn.softmax", "nn.log_softmax", "math.softmax", "nn.tanh", "nn.elu",
-               "nn.leaky_relu", "nn.softplus", "math.softplus", "nn.l2_loss", "linalg.trace"]
+ACTIVATIONS = [
+    "nn.relu",
+    "nn.sigmoid",
+    "nn.softmax",
+    "nn.log_softmax",
+    "math.softmax",
+    "nn.tanh",
+    "nn.elu",
+    "nn.leaky_relu",
+    "nn.softplus",
+    "math.softplus",
+    "nn.l2_loss",
+    "linalg.trace",
+]
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
@@ -122,8 +147,13 @@ def logits_and_labels(draw: Any, sparse: bool) -> tuple[np.ndarray, np.ndarray]:
     classes = draw(st.integers(1, 4))
     logits = draw(hnp.arrays(np.dtype(dtype), (batch, classes), elements=elements(dtype, small=True, finite=True)))
     if sparse:
-        labels = draw(hnp.arrays(np.dtype(draw(st.sampled_from(["int32", "int64"]))), (batch,),
-                                 elements=st.integers(-1 if draw(st.integers(0, 9)) == 0 else 0, classes - 1)))
+        labels = draw(
+            hnp.arrays(
+                np.dtype(draw(st.sampled_from(["int32", "int64"]))),
+                (batch,),
+                elements=st.integers(-1 if draw(st.integers(0, 9)) == 0 else 0, classes - 1),
+            )
+        )
     else:
         raw = draw(hnp.arrays(np.float64, (batch, classes), elements=st.floats(0.01, 1)))
         labels = (raw / raw.sum(axis=-1, keepdims=True)).astype(dtype)
@@ -134,17 +164,24 @@ def logits_and_labels(draw: Any, sparse: bool) -> tuple[np.ndarray, np.ndarray]:
 @given(data=logits_and_labels(sparse=False))
 def test_softmax_cross_entropy_matches_tensorflow(data: tuple[np.ndarray, np.ndarray]) -> None:
     logits, labels = data
-    same(lambda tf: tf.nn.softmax_cross_entropy_with_logits(labels=tf.constant(labels), logits=tf.constant(logits)),
-         rtol=1e-2 if logits.dtype == np.float16 else 1e-4, atol=1e-2 if logits.dtype == np.float16 else 1e-5)
+    same(
+        lambda tf: tf.nn.softmax_cross_entropy_with_logits(labels=tf.constant(labels), logits=tf.constant(logits)),
+        rtol=1e-2 if logits.dtype == np.float16 else 1e-4,
+        atol=1e-2 if logits.dtype == np.float16 else 1e-5,
+    )
 
 
 @examples
 @given(data=logits_and_labels(sparse=True))
 def test_sparse_softmax_cross_entropy_matches_tensorflow(data: tuple[np.ndarray, np.ndarray]) -> None:
     logits, labels = data
-    same(lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant(labels),
-                                                                   logits=tf.constant(logits)),
-         rtol=1e-2 if logits.dtype == np.float16 else 1e-4, atol=1e-2 if logits.dtype == np.float16 else 1e-5)
+    same(
+        lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=tf.constant(labels), logits=tf.constant(logits)
+        ),
+        rtol=1e-2 if logits.dtype == np.float16 else 1e-4,
+        atol=1e-2 if logits.dtype == np.float16 else 1e-5,
+    )
 
 
 @named_examples(
@@ -172,20 +209,35 @@ def test_sparse_softmax_cross_entropy_matches_tensorflow(data: tuple[np.ndarray,
     ("softmax_int_raises", lambda tf: tf.nn.softmax(tf.constant([1, 2]))),
     ("softmax_axis_out_of_range", lambda tf: tf.nn.softmax(tf.ones([2, 2]), axis=2)),
     ("log_softmax_axis0", lambda tf: tf.nn.log_softmax(tf.constant([[1.0, 2.0], [3.0, 5.0]]), axis=0)),
-    ("xent_shape_mismatch", lambda tf: tf.nn.softmax_cross_entropy_with_logits(labels=tf.ones([2, 3]),
-                                                                               logits=tf.ones([2, 4]))),
-    ("xent_python_lists", lambda tf: tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]],
-                                                                             logits=[[1.0, 2.0]])),
-    ("sparse_xent_out_of_range", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=tf.constant([2]), logits=tf.ones([1, 2]))),
-    ("sparse_xent_negative_label", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=tf.constant(np.array([0, -1], np.int64)), logits=tf.constant(np.ones((2, 3), np.float32)))),
-    ("sparse_xent_computed_label_out_of_range", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=tf.constant(np.array([1, 0], np.int32)) * 3, logits=tf.constant(np.ones((2, 3), np.float32)))),
-    ("sparse_xent_float_labels", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=tf.constant([0.0]), logits=tf.ones([1, 2]))),
-    ("sparse_xent_rank_mismatch", lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=tf.constant([[0]]), logits=tf.ones([1, 2]))),
+    (
+        "xent_shape_mismatch",
+        lambda tf: tf.nn.softmax_cross_entropy_with_logits(labels=tf.ones([2, 3]), logits=tf.ones([2, 4])),
+    ),
+    ("xent_python_lists", lambda tf: tf.nn.softmax_cross_entropy_with_logits(labels=[[0.0, 1.0]], logits=[[1.0, 2.0]])),
+    (
+        "sparse_xent_out_of_range",
+        lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant([2]), logits=tf.ones([1, 2])),
+    ),
+    (
+        "sparse_xent_negative_label",
+        lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=tf.constant(np.array([0, -1], np.int64)), logits=tf.constant(np.ones((2, 3), np.float32))
+        ),
+    ),
+    (
+        "sparse_xent_computed_label_out_of_range",
+        lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=tf.constant(np.array([1, 0], np.int32)) * 3, logits=tf.constant(np.ones((2, 3), np.float32))
+        ),
+    ),
+    (
+        "sparse_xent_float_labels",
+        lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant([0.0]), logits=tf.ones([1, 2])),
+    ),
+    (
+        "sparse_xent_rank_mismatch",
+        lambda tf: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant([[0]]), logits=tf.ones([1, 2])),
+    ),
 )
 def test_linalg_and_nn_rules_match_tensorflow(case: Any) -> None:
     same(case)

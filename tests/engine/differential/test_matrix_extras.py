@@ -17,15 +17,24 @@ V = np.array([[4.0, 0.0, -1.0], [2.0, 2.0, 2.0]], np.float32)
 
 @named_examples(
     ("svd values", lambda tf: tf.linalg.svd(tf.constant(M), compute_uv=False)),
-    ("svd reconstruction", lambda tf: (lambda s, u, v: (s, tf.matmul(u * s, v, adjoint_b=True)))(
-        *tf.linalg.svd(tf.constant(M)))),
+    (
+        "svd reconstruction",
+        lambda tf: (lambda s, u, v: (s, tf.matmul(u * s, v, adjoint_b=True)))(*tf.linalg.svd(tf.constant(M))),
+    ),
     ("svd shapes full", lambda tf: [t.shape for t in tf.linalg.svd(tf.constant(M), full_matrices=True)]),
     ("pinv", lambda tf: tf.linalg.pinv(tf.constant(M))),
     ("pinv square", lambda tf: tf.linalg.pinv(tf.constant(SQ))),
-    ("pinv rank deficient", lambda tf: tf.linalg.pinv(tf.constant(np.outer([1.0, 2.0], [1.0, 0.5, 2.0]).astype(
-        np.float32)))),
-    ("matrix_rank", lambda tf: (tf.linalg.matrix_rank(tf.constant(SQ)), tf.linalg.matrix_rank(tf.constant(
-        np.outer([1.0, 2.0], [1.0, 0.5, 2.0]).astype(np.float32))))),
+    (
+        "pinv rank deficient",
+        lambda tf: tf.linalg.pinv(tf.constant(np.outer([1.0, 2.0], [1.0, 0.5, 2.0]).astype(np.float32))),
+    ),
+    (
+        "matrix_rank",
+        lambda tf: (
+            tf.linalg.matrix_rank(tf.constant(SQ)),
+            tf.linalg.matrix_rank(tf.constant(np.outer([1.0, 2.0], [1.0, 0.5, 2.0]).astype(np.float32))),
+        ),
+    ),
     ("matrix_rank tol", lambda tf: tf.linalg.matrix_rank(tf.constant(SQ), tol=2.0)),
     ("cross", lambda tf: tf.linalg.cross(tf.constant(U), tf.constant(V))),
     ("cross ints", lambda tf: tf.linalg.cross(tf.constant([[1, 0, 0]]), tf.constant([[0, 1, 0]]))),

@@ -28,29 +28,49 @@ X = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5], [2.0, 2.0, 1.0]], np.float32)
     ("embedding_lookup", lambda tf: tf.nn.embedding_lookup(tf.constant(TABLE), tf.constant([[0, 3], [2, 2]]))),
     ("embedding_lookup max_norm", lambda tf: tf.nn.embedding_lookup(tf.constant(TABLE), [1, 3], max_norm=1.0)),
     ("embedding_lookup out of range", lambda tf: tf.nn.embedding_lookup(tf.constant(TABLE), [4])),
-    ("batch_normalization", lambda tf: (lambda mv: tf.nn.batch_normalization(
-        tf.constant(X), mv[0], mv[1], tf.constant([0.1, 0.2, 0.3]), tf.constant([1.0, 2.0, 0.5]), 1e-3))(
-        tf.nn.moments(tf.constant(X), [0]))),
-    ("batch_normalization without offset and scale", lambda tf: tf.nn.batch_normalization(
-        tf.constant(X), tf.constant(1.0), tf.constant(2.0), None, None, 1e-5)),
+    (
+        "batch_normalization",
+        lambda tf: (
+            lambda mv: tf.nn.batch_normalization(
+                tf.constant(X), mv[0], mv[1], tf.constant([0.1, 0.2, 0.3]), tf.constant([1.0, 2.0, 0.5]), 1e-3
+            )
+        )(tf.nn.moments(tf.constant(X), [0])),
+    ),
+    (
+        "batch_normalization without offset and scale",
+        lambda tf: tf.nn.batch_normalization(tf.constant(X), tf.constant(1.0), tf.constant(2.0), None, None, 1e-5),
+    ),
     ("sufficient_statistics", lambda tf: tf.nn.sufficient_statistics(tf.constant(X), [0])),
-    ("sufficient_statistics shift", lambda tf: tf.nn.sufficient_statistics(tf.constant(X), [0, 1], shift=0.5,
-                                                                           keepdims=True)),
+    (
+        "sufficient_statistics shift",
+        lambda tf: tf.nn.sufficient_statistics(tf.constant(X), [0, 1], shift=0.5, keepdims=True),
+    ),
     ("normalize_moments", lambda tf: tf.nn.normalize_moments(*tf.nn.sufficient_statistics(tf.constant(X), [1]))),
     ("weighted_moments", lambda tf: tf.nn.weighted_moments(tf.constant(X), [0], tf.constant([[1.0], [2.0], [0.5]]))),
     ("crelu", lambda tf: tf.nn.crelu(tf.constant(X))),
     ("crelu axis 0", lambda tf: tf.nn.crelu(tf.constant(X), axis=0)),
-    ("weighted_cross_entropy_with_logits", lambda tf: tf.nn.weighted_cross_entropy_with_logits(
-        tf.constant([[1.0, 0.0, 1.0]] * 3), tf.constant(X), 2.0)),
-    ("log_poisson_loss", lambda tf: tf.nn.log_poisson_loss(tf.constant([0.0, 1.0, 2.0, 5.0]),
-                                                           tf.constant([0.5, -1.0, 1.0, 1.5]))),
-    ("log_poisson_loss full", lambda tf: tf.nn.log_poisson_loss(tf.constant([0.0, 1.0, 2.0, 5.0]),
-                                                                tf.constant([0.5, -1.0, 1.0, 1.5]),
-                                                                compute_full_loss=True)),
+    (
+        "weighted_cross_entropy_with_logits",
+        lambda tf: tf.nn.weighted_cross_entropy_with_logits(tf.constant([[1.0, 0.0, 1.0]] * 3), tf.constant(X), 2.0),
+    ),
+    (
+        "log_poisson_loss",
+        lambda tf: tf.nn.log_poisson_loss(tf.constant([0.0, 1.0, 2.0, 5.0]), tf.constant([0.5, -1.0, 1.0, 1.5])),
+    ),
+    (
+        "log_poisson_loss full",
+        lambda tf: tf.nn.log_poisson_loss(
+            tf.constant([0.0, 1.0, 2.0, 5.0]), tf.constant([0.5, -1.0, 1.0, 1.5]), compute_full_loss=True
+        ),
+    ),
     ("zero_fraction", lambda tf: (tf.nn.zero_fraction(tf.constant(X)), tf.math.zero_fraction(tf.constant([0, 0, 3])))),
     ("compute_average_loss", lambda tf: tf.nn.compute_average_loss(tf.constant([1.0, 2.0, 4.0]))),
-    ("compute_average_loss weighted", lambda tf: tf.nn.compute_average_loss(
-        tf.constant([1.0, 2.0, 4.0]), sample_weight=tf.constant([0.5, 1.0, 0.0]), global_batch_size=4)),
+    (
+        "compute_average_loss weighted",
+        lambda tf: tf.nn.compute_average_loss(
+            tf.constant([1.0, 2.0, 4.0]), sample_weight=tf.constant([0.5, 1.0, 0.0]), global_batch_size=4
+        ),
+    ),
     ("scale_regularization_loss", lambda tf: tf.nn.scale_regularization_loss(tf.constant([1.0, 2.0]))),
 )
 def test_more_of_tf_nn_matches_tensorflow(case: Any) -> None:

@@ -29,24 +29,37 @@ def test_tf_print_writes_what_tensorflow_writes(capfd: pytest.CaptureFixture[str
     assert actual == expected
 
 
-@pytest.mark.parametrize("values", [
-    ("loss:", 1.5), ("x =", [1, 2, 3]), (np.arange(20),), ("a", "b"), (np.array([0.1, 1e-7, 12345.678]),),
-    (np.array(["ab", "c"]),), (np.array([[True, False]]),), (np.array([np.nan, -np.inf]),),
-], ids=repr)
+@pytest.mark.parametrize(
+    "values",
+    [
+        ("loss:", 1.5),
+        ("x =", [1, 2, 3]),
+        (np.arange(20),),
+        ("a", "b"),
+        (np.array([0.1, 1e-7, 12345.678]),),
+        (np.array(["ab", "c"]),),
+        (np.array([[True, False]]),),
+        (np.array([np.nan, -np.inf]),),
+    ],
+    ids=repr,
+)
 def test_tf_print_of_mixed_arguments_matches_tensorflow(capfd: pytest.CaptureFixture[str], values: tuple) -> None:
     expected = printed(capfd, real_tf, *[real_tf.constant(v) if isinstance(v, np.ndarray) else v for v in values])
     actual = printed(capfd, minitf, *[minitf.constant(v) if isinstance(v, np.ndarray) else v for v in values])
     assert actual == expected
 
 
-@pytest.mark.parametrize("options", [{"summarize": 2}, {"summarize": -1}, {"sep": ", "}, {"end": "!\n"},
-                                     {"output_stream": "sys.stdout"}])
+@pytest.mark.parametrize(
+    "options", [{"summarize": 2}, {"summarize": -1}, {"sep": ", "}, {"end": "!\n"}, {"output_stream": "sys.stdout"}]
+)
 def test_tf_print_options_match_tensorflow(capfd: pytest.CaptureFixture[str], options: dict) -> None:
     if options.get("output_stream") == "sys.stdout":
         options = {"output_stream": sys.stdout}  # the stream pytest has installed by now
     values = (np.arange(10), "done")
-    expected = printed(capfd, real_tf, *[real_tf.constant(v) if isinstance(v, np.ndarray) else v for v in values],
-                       **options)
-    actual = printed(capfd, minitf, *[minitf.constant(v) if isinstance(v, np.ndarray) else v for v in values],
-                     **options)
+    expected = printed(
+        capfd, real_tf, *[real_tf.constant(v) if isinstance(v, np.ndarray) else v for v in values], **options
+    )
+    actual = printed(
+        capfd, minitf, *[minitf.constant(v) if isinstance(v, np.ndarray) else v for v in values], **options
+    )
     assert actual == expected

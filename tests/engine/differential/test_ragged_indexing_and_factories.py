@@ -19,8 +19,12 @@ def seen(value: Any) -> Any:
     kind = type(value).__name__
     tf = __import__("minitf" if type(value).__module__.startswith("minitf") else "tensorflow")
     if kind == "RaggedTensor":
-        return value.flat_values, list(value.nested_row_splits), tf.constant(str(value.shape)), \
-            tf.constant(value.ragged_rank)
+        return (
+            value.flat_values,
+            list(value.nested_row_splits),
+            tf.constant(str(value.shape)),
+            tf.constant(value.ragged_rank),
+        )
     if kind == "SparseTensor":
         return value.indices, value.values, value.dense_shape, tf.constant(str(value.shape))
     return value
@@ -39,8 +43,9 @@ def cubes(tf: Any) -> Any:
 
 
 def pairs(tf: Any) -> Any:
-    return tf.RaggedTensor.from_row_splits([[1.0, 3.0], [0.0, 0.0], [1.0, 3.0], [5.0, 3.0], [3.0, 3.0], [1.0, 2.0]],
-                                           [0, 3, 4, 6])
+    return tf.RaggedTensor.from_row_splits(
+        [[1.0, 3.0], [0.0, 0.0], [1.0, 3.0], [5.0, 3.0], [3.0, 3.0], [1.0, 2.0]], [0, 3, 4, 6]
+    )
 
 
 INDEXING = [
@@ -69,21 +74,46 @@ INDEXING = [
 ]
 
 FACTORIES = [
-    ("from_value_rowids", lambda tf: seen(tf.RaggedTensor.from_value_rowids(
-        values=[3, 1, 4, 1, 5, 9, 2], value_rowids=[0, 0, 0, 0, 2, 2, 3]))),
-    ("from_value_rowids_nrows", lambda tf: seen(tf.RaggedTensor.from_value_rowids([1.0, 2.0, 3.0], [0, 0, 2],
-                                                                                  nrows=5))),
+    (
+        "from_value_rowids",
+        lambda tf: seen(
+            tf.RaggedTensor.from_value_rowids(values=[3, 1, 4, 1, 5, 9, 2], value_rowids=[0, 0, 0, 0, 2, 2, 3])
+        ),
+    ),
+    (
+        "from_value_rowids_nrows",
+        lambda tf: seen(tf.RaggedTensor.from_value_rowids([1.0, 2.0, 3.0], [0, 0, 2], nrows=5)),
+    ),
     ("from_row_starts", lambda tf: seen(tf.RaggedTensor.from_row_starts([3, 1, 4, 1, 5], [0, 2, 2]))),
     ("from_row_limits", lambda tf: seen(tf.RaggedTensor.from_row_limits([3, 1, 4, 1, 5], [2, 2, 5]))),
     ("from_row_limits_short", lambda tf: seen(tf.RaggedTensor.from_row_limits([3, 1, 4, 1, 5], [2, 2, 4]))),
-    ("from_nested_row_splits", lambda tf: seen(tf.RaggedTensor.from_nested_row_splits(
-        flat_values=[10, 11, 12, 13, 14, 15, 16, 17, 18, 19], nested_row_splits=([0, 1, 1, 5], [0, 3, 3, 5, 9, 10])))),
-    ("from_nested_row_lengths", lambda tf: seen(tf.RaggedTensor.from_nested_row_lengths(
-        [1.0, 2.0, 3.0, 4.0], [[2, 0, 1], [1, 2, 1]]))),
-    ("from_nested_value_rowids", lambda tf: seen(tf.RaggedTensor.from_nested_value_rowids(
-        [1, 2, 3, 4], [[0, 0, 2], [0, 1, 1, 2]], nested_nrows=[3, 3]))),
-    ("from_uniform_row_length", lambda tf: seen(tf.RaggedTensor.from_uniform_row_length(
-        tf.RaggedTensor.from_row_splits([10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [0, 3, 5, 9, 10]), 2))),
+    (
+        "from_nested_row_splits",
+        lambda tf: seen(
+            tf.RaggedTensor.from_nested_row_splits(
+                flat_values=[10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+                nested_row_splits=([0, 1, 1, 5], [0, 3, 3, 5, 9, 10]),
+            )
+        ),
+    ),
+    (
+        "from_nested_row_lengths",
+        lambda tf: seen(tf.RaggedTensor.from_nested_row_lengths([1.0, 2.0, 3.0, 4.0], [[2, 0, 1], [1, 2, 1]])),
+    ),
+    (
+        "from_nested_value_rowids",
+        lambda tf: seen(
+            tf.RaggedTensor.from_nested_value_rowids([1, 2, 3, 4], [[0, 0, 2], [0, 1, 1, 2]], nested_nrows=[3, 3])
+        ),
+    ),
+    (
+        "from_uniform_row_length",
+        lambda tf: seen(
+            tf.RaggedTensor.from_uniform_row_length(
+                tf.RaggedTensor.from_row_splits([10, 11, 12, 13, 14, 15, 16, 17, 18, 19], [0, 3, 5, 9, 10]), 2
+            )
+        ),
+    ),
     ("ragged_range", lambda tf: seen(tf.ragged.range([3, 0, 5]))),
     ("ragged_range_steps", lambda tf: seen(tf.ragged.range([1, 2, 3], [4, 8, 1], [2, 3, -1]))),
     ("ragged_range_floats", lambda tf: seen(tf.ragged.range(1.0, [2.0, 3.5], 0.5))),
@@ -93,8 +123,14 @@ CONVERSIONS = [
     ("to_sparse", lambda tf: seen(words(tf).to_sparse())),
     ("to_sparse_3d", lambda tf: seen(cubes(tf).to_sparse())),
     ("to_sparse_uniform_inner", lambda tf: seen(pairs(tf).to_sparse())),
-    ("from_sparse", lambda tf: seen(tf.RaggedTensor.from_sparse(
-        tf.SparseTensor(indices=[[0, 0], [2, 0], [2, 1]], values=["a", "b", "c"], dense_shape=[3, 3])))),
+    (
+        "from_sparse",
+        lambda tf: seen(
+            tf.RaggedTensor.from_sparse(
+                tf.SparseTensor(indices=[[0, 0], [2, 0], [2, 1]], values=["a", "b", "c"], dense_shape=[3, 3])
+            )
+        ),
+    ),
     ("from_sparse_not_right_ragged", lambda tf: tf.RaggedTensor.from_sparse(tf.SparseTensor([[0, 1]], [1], [2, 2]))),
     ("to_tensor_shape_and_default", lambda tf: words(tf).to_tensor(default_value="", shape=[None, 10])),
     ("to_tensor_cut", lambda tf: digits(tf).to_tensor(shape=[3, 2])),
@@ -131,6 +167,7 @@ def test_gradients_flow_through_ragged_indexing_and_to_sparse_like_tensorflows()
             sparse = tf.reduce_sum(rt.to_sparse().values * tf.range(7, dtype=tf.float32))
             dense = tf.reduce_sum(rt.to_tensor(default_value=0.5, shape=[5, 3]))
         return [tf.convert_to_tensor(tape.gradient(target, values)) for target in (sliced, sparse, dense)]
+
     same(only(*ON_VALUES)(case))
 
 
@@ -142,4 +179,5 @@ def test_ragged_values_print_through_indexing_like_tensorflow() -> None:
         print(queries[:, -2:])
         print(cubes(tf)[:, -1:])
         seen_.append(queries[1, 2].numpy())
+
     same_program(program)

@@ -25,14 +25,18 @@ def test_ragged_shapes_print_and_fill_like_tensorflows() -> None:
         print(tf.ones(tf.experimental.DynamicRaggedShape.from_lengths([2, (1, 3)]), tf.int32))
         print(tf.experimental.DynamicRaggedShape.from_lengths([1, (1,), 3]))
         print(tf.shape(tf.constant([[1, 2], [3, 4], [5, 6]])))
+
     same_program(program)
 
 
 def test_ragged_batch_matches_tensorflow() -> None:
     def program(tf: Any, seen: list) -> None:
         ranges = tf.data.Dataset.from_tensor_slices([1, 5, 3, 2, 8]).map(tf.range)
-        for batched in (ranges.ragged_batch(2), ranges.ragged_batch(2, drop_remainder=True),
-                        ranges.apply(tf.data.experimental.dense_to_ragged_batch(3))):
+        for batched in (
+            ranges.ragged_batch(2),
+            ranges.ragged_batch(2, drop_remainder=True),
+            ranges.apply(tf.data.experimental.dense_to_ragged_batch(3)),
+        ):
             seen.append((str(batched.element_spec), batched.cardinality()))
             for element in batched:
                 print(element)
@@ -48,6 +52,7 @@ def test_ragged_batch_matches_tensorflow() -> None:
             tf.data.Dataset.range(3).apply(lambda d: 5)
         except TypeError as error:
             seen.append(str(error))
+
     same_program(program)
 
 
@@ -69,6 +74,7 @@ def test_ragged_tensors_under_a_tape_match_tensorflow() -> None:
             loss = tf.reduce_sum(means)
         seen.append(tape.gradient(loss, variable))
         return seen
+
     alike(case)
 
 
@@ -80,5 +86,7 @@ def test_ragged_values_feed_a_traced_step_like_tensorflow() -> None:
                 tape.watch(rt)
                 loss = tf.reduce_sum(tf.reduce_mean(rt * rt, axis=1))
             return tape.gradient(loss, rt).flat_values
+
         return step(tf.ragged.constant([[1.0, 2.0], [3.0], [4.0, 5.0, 6.0]]))
+
     same(case)

@@ -21,9 +21,12 @@ def test_seeded_samples_match_tensorflow_in_default_numerics(dtype: str) -> None
         tf.random.set_seed(5)
         d = getattr(tf, dtype)
         uniform = tf.random.uniform([257], dtype=d, seed=3)
-        return [np.asarray(uniform.numpy()).tobytes().hex(),
-                tf.random.normal([257], dtype=d, seed=3), tf.random.normal([3, 4], mean=2.0, stddev=0.5, dtype=d),
-                tf.random.truncated_normal([100], dtype=d, seed=11),
-                tf.random.stateless_normal([64], seed=[1, 2], dtype=d)]
+        return [
+            np.asarray(uniform.numpy()).tobytes().hex(),
+            tf.random.normal([257], dtype=d, seed=3),
+            tf.random.normal([3, 4], mean=2.0, stddev=0.5, dtype=d),
+            tf.random.truncated_normal([100], dtype=d, seed=11),
+            tf.random.stateless_normal([64], seed=[1, 2], dtype=d),
+        ]
 
     same(case)

@@ -12,8 +12,18 @@ from hypothesis import strategies as st
 from strategies import ALL, FLOATS, array_and_axis, arrays
 
 REDUCTIONS = [
-    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
-    "reduce_logsumexp", "math.reduce_std", "math.reduce_variance", "math.reduce_sum", "math.reduce_euclidean_norm",
+    "reduce_sum",
+    "reduce_mean",
+    "reduce_max",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_any",
+    "reduce_all",
+    "reduce_logsumexp",
+    "math.reduce_std",
+    "math.reduce_variance",
+    "math.reduce_sum",
+    "math.reduce_euclidean_norm",
     "math.count_nonzero",
 ]
 
@@ -28,8 +38,9 @@ def reduce_case(tf: Any, name: str, a: np.ndarray, axis: Any, keepdims: bool) ->
 def test_reduction_matches_tensorflow(name: str, data: tuple[np.ndarray, Any], keepdims: bool) -> None:
     a, axis = data
     # The mean of an empty complex tensor is 0 in TensorFlow (nan for real ones): not a rule worth copying.
-    assume(not (a.dtype.kind == "c" and a.size == 0 and name in ("reduce_mean", "math.reduce_std",
-                                                                  "math.reduce_variance")))
+    assume(
+        not (a.dtype.kind == "c" and a.size == 0 and name in ("reduce_mean", "math.reduce_std", "math.reduce_variance"))
+    )
     # Summing many float16 values: TensorFlow accumulates in float32, NumPy pairwise; allow a few ulps.
     same(reduce_case, name, a, axis, keepdims, rtol=1e-2 if a.dtype == np.float16 else None)
 
@@ -54,8 +65,9 @@ def cumsum_case(tf: Any, name: str, a: np.ndarray, axis: int, exclusive: bool, r
 
 @pytest.mark.parametrize("name", ["cumsum", "math.cumprod"])
 @examples
-@given(a=arrays(st.sampled_from(ALL), small=True), axis=st.integers(-3, 2), exclusive=st.booleans(),
-       reverse=st.booleans())
+@given(
+    a=arrays(st.sampled_from(ALL), small=True), axis=st.integers(-3, 2), exclusive=st.booleans(), reverse=st.booleans()
+)
 def test_cumsum_matches_tensorflow(name: str, a: np.ndarray, axis: int, exclusive: bool, reverse: bool) -> None:
     same(cumsum_case, name, a, axis, exclusive, reverse, rtol=1e-2 if a.dtype == np.float16 else None)
 
@@ -96,5 +108,7 @@ def test_reduction_rules_match_tensorflow(case: Any) -> None:
 @given(data=array_and_axis(st.sampled_from(FLOATS), min_dims=1, allow_bad=False, finite=True))
 def test_reduce_std_matches_numpy_semantics_in_tensorflow(dtype: str, data: tuple[np.ndarray, Any]) -> None:
     a, axis = data
-    same(lambda tf: tf.math.reduce_std(tf.constant(a.astype(dtype)), axis=axis), rtol=2e-2 if dtype == "float16"
-         else None)
+    same(
+        lambda tf: tf.math.reduce_std(tf.constant(a.astype(dtype)), axis=axis),
+        rtol=2e-2 if dtype == "float16" else None,
+    )

@@ -84,8 +84,14 @@ LOAD_SCRIPT = textwrap.dedent("""
 
 def load_with_minitf_in_a_fresh_process(export_dir: str) -> str:
     program = f"import sys\nimport minitf as tf\nexport_dir = sys.argv[1]\n{LOAD_SCRIPT}"
-    result = subprocess.run([sys.executable, "-c", program, export_dir], capture_output=True, text=True,
-                            env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", program, export_dir],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -93,7 +99,7 @@ def load_with_minitf_in_a_fresh_process(export_dir: str) -> str:
 def load_with_tensorflow_here(export_dir: str) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(LOAD_SCRIPT, {"tf": real_tf, "export_dir": export_dir})  # noqa: S102 - the test's own script
+        exec(LOAD_SCRIPT, {"tf": real_tf, "export_dir": export_dir})  # the test's own script
     return out.getvalue()
 
 
@@ -126,6 +132,7 @@ def test_saving_a_function_that_uses_an_untracked_variable_fails_like_tensorflow
         module = tf.Module()
         module.f = tf.function(lambda x: x * hidden, input_signature=[tf.TensorSpec([], tf.float32)])
         return tf.saved_model.save(module, str(tmp_path / tf.__name__))
+
     same(case)
 
 
@@ -150,8 +157,14 @@ def checkpoint_round_trip(tf: Any, folder: Path) -> Any:
     fresh = tf.train.Checkpoint(model=fresh_model, step=tf.Variable(0, dtype=tf.int64))
     fresh.restore(latest)
     written = tf.train.Checkpoint(v=tf.Variable(1.5)).write(str(folder / "exact"))
-    return ([os.path.relpath(p, folder) for p in (first, second, latest, written)], sorted(os.listdir(folder)),
-            after_first, fresh_model.w.numpy(), fresh.step, fresh.save_counter)
+    return (
+        [os.path.relpath(p, folder) for p in (first, second, latest, written)],
+        sorted(os.listdir(folder)),
+        after_first,
+        fresh_model.w.numpy(),
+        fresh.step,
+        fresh.save_counter,
+    )
 
 
 def test_checkpoint_save_and_restore_like_tensorflow(tmp_path: Path) -> None:
@@ -170,23 +183,27 @@ def test_checkpoint_errors_like_tensorflow(tmp_path: Path) -> None:
     def wrong_shape(tf: Any) -> Any:
         path = tf.train.Checkpoint(v=tf.Variable(1.0)).save(str(tmp_path / tf.__name__ / "c"))
         return tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).restore(path)
+
     same(wrong_shape, modes=SAVING)
 
     def unused_value(tf: Any) -> Any:
         path = tf.train.Checkpoint(v=tf.Variable(1.0), extra=tf.Variable(2)).save(str(tmp_path / tf.__name__ / "d"))
         status = tf.train.Checkpoint(v=tf.Variable(0.0)).restore(path)
         return status.assert_consumed()
+
     same(unused_value, modes=SAVING)
 
 
 def test_saved_function_returning_a_ragged_tensor_reloads_like_tensorflows(tmp_path: Path) -> None:
     def case(tf: Any) -> Any:
         module = tf.Module()
-        module.words = tf.function(lambda lines: tf.strings.split(lines),
-                                   input_signature=[tf.TensorSpec([None], tf.string)])
+        module.words = tf.function(
+            lambda lines: tf.strings.split(lines), input_signature=[tf.TensorSpec([None], tf.string)]
+        )
         tf.saved_model.save(module, str(tmp_path / tf.__name__))
         words = tf.saved_model.load(str(tmp_path / tf.__name__)).words(tf.constant(["a b", "", "c d e"]))
         return repr(words), words.to_list(), words.shape
+
     same(case, modes=SAVING)
 
 
@@ -217,17 +234,26 @@ def test_signatures_save_and_load_like_tensorflow(tmp_path: Path) -> None:
         module = signature_module(tf)
         tf.saved_model.save(module, str(folder / "auto"))
         auto = tf.saved_model.load(str(folder / "auto")).signatures
-        tf.saved_model.save(module, str(folder / "explicit"),
-                            signatures={"scale": module.f, "double": module.g.get_concrete_function(
-                                tf.TensorSpec([], tf.int32))})
+        tf.saved_model.save(
+            module,
+            str(folder / "explicit"),
+            signatures={"scale": module.f, "double": module.g.get_concrete_function(tf.TensorSpec([], tf.int32))},
+        )
         loaded = tf.saved_model.load(str(folder / "explicit"))
         scale = loaded.signatures["scale"]
+
         def ordered(outputs: dict) -> dict:  # TensorFlow's loaded signatures return their outputs in varying order
             return dict(sorted(outputs.items()))
 
-        return (sorted(auto), sorted(loaded.signatures), ordered(scale(x=tf.constant([1.0, 2.0]))),
-                ordered(scale(tf.constant([3.0]))), ordered(loaded.signatures["double"](x=tf.constant(4))),
-                {name: repr(spec) for name, spec in sorted(scale.structured_outputs.items())})
+        return (
+            sorted(auto),
+            sorted(loaded.signatures),
+            ordered(scale(x=tf.constant([1.0, 2.0]))),
+            ordered(scale(tf.constant([3.0]))),
+            ordered(loaded.signatures["double"](x=tf.constant(4))),
+            {name: repr(spec) for name, spec in sorted(scale.structured_outputs.items())},
+        )
+
     same(case, modes=SAVING)
 
 
@@ -265,8 +291,16 @@ def manager_round_trip(tf: Any, folder: Path) -> Any:
     fresh = tf.train.Checkpoint(step=tf.Variable(0), v=tf.Variable(0.0))
     again = tf.train.CheckpointManager(fresh, str(folder / "ckpts"), max_to_keep=2)
     restored = os.path.relpath(again.restore_or_initialize(), folder)
-    return (before, saved, files, [os.path.relpath(c, folder) for c in again.checkpoints], restored, fresh.step,
-            fresh.v, fresh.save_counter)
+    return (
+        before,
+        saved,
+        files,
+        [os.path.relpath(c, folder) for c in again.checkpoints],
+        restored,
+        fresh.step,
+        fresh.v,
+        fresh.save_counter,
+    )
 
 
 def test_checkpoint_manager_keeps_the_newest_like_tensorflow(tmp_path: Path) -> None:

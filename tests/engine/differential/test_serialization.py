@@ -66,31 +66,55 @@ def test_example_prints_and_serializes_as_tensorflow(case: Any) -> None:
 
 
 def test_feature_lists_print_and_serialize_alone() -> None:
-    alike(lambda tf: [(str(f), repr(f), f.SerializeToString(), f.WhichOneof("kind"))
-                      for f in (feature(tf, "int64", [5]), feature(tf, "float", [2.5]), feature(tf, "bytes", [b"a"]),
-                                tf.train.Feature())])
+    alike(
+        lambda tf: [
+            (str(f), repr(f), f.SerializeToString(), f.WhichOneof("kind"))
+            for f in (
+                feature(tf, "int64", [5]),
+                feature(tf, "float", [2.5]),
+                feature(tf, "bytes", [b"a"]),
+                tf.train.Feature(),
+            )
+        ]
+    )
 
 
 def test_examples_with_several_features_read_back_in_the_other_engine() -> None:
     for writer, reader in ((minitf, real_tf), (real_tf, minitf)):
-        made = example(writer, b=feature(writer, "bytes", [b"x"]), a=feature(writer, "float", [1.5, 2.0]),
-                       c=feature(writer, "int64", [3]))
+        made = example(
+            writer,
+            b=feature(writer, "bytes", [b"x"]),
+            a=feature(writer, "float", [1.5, 2.0]),
+            c=feature(writer, "int64", [3]),
+        )
         read = reader.train.Example.FromString(made.SerializeToString())
         assert sorted(read.features.feature) == ["a", "b", "c"]
         assert {k: str(v) for k, v in read.features.feature.items()} == {
-            k: str(v) for k, v in made.features.feature.items()}
+            k: str(v) for k, v in made.features.feature.items()
+        }
 
 
 def records(tf: Any) -> list[bytes]:
-    return [example(tf, id=feature(tf, "int64", [i]), x=feature(tf, "float", [i * 0.5, 1.0]),
-                    tags=feature(tf, "bytes", [b"t"] * i), v=feature(tf, "float", [0.25] * i)).SerializeToString()
-            for i in range(3)]
+    return [
+        example(
+            tf,
+            id=feature(tf, "int64", [i]),
+            x=feature(tf, "float", [i * 0.5, 1.0]),
+            tags=feature(tf, "bytes", [b"t"] * i),
+            v=feature(tf, "float", [0.25] * i),
+        ).SerializeToString()
+        for i in range(3)
+    ]
 
 
 def description(tf: Any) -> dict:
-    return {"id": tf.io.FixedLenFeature([], tf.int64), "x": tf.io.FixedLenFeature([2], tf.float32),
-            "tags": tf.io.VarLenFeature(tf.string), "r": tf.io.RaggedFeature(tf.float32, value_key="v"),
-            "missing": tf.io.FixedLenFeature([], tf.int64, default_value=7)}
+    return {
+        "id": tf.io.FixedLenFeature([], tf.int64),
+        "x": tf.io.FixedLenFeature([2], tf.float32),
+        "tags": tf.io.VarLenFeature(tf.string),
+        "r": tf.io.RaggedFeature(tf.float32, value_key="v"),
+        "missing": tf.io.FixedLenFeature([], tf.int64, default_value=7),
+    }
 
 
 def parse_one(tf: Any, record: Any, features: dict) -> Any:
@@ -100,10 +124,17 @@ def parse_one(tf: Any, record: Any, features: dict) -> Any:
 PARSING = [
     ("parse_single_example", lambda tf: [repr(tf.io.parse_single_example(r, description(tf))) for r in records(tf)]),
     ("parse_example", lambda tf: repr(tf.io.parse_example(tf.constant(records(tf)), description(tf)))),
-    ("parse_in_dataset_map", lambda tf: [(repr(ds.element_spec), [repr(e) for e in ds]) for ds in [
-        tf.data.Dataset.from_tensor_slices(records(tf)).map(lambda r: parse_one(tf, r, description(tf)))]]),
-    ("feature_descriptions_print", lambda tf: (repr(tf.io.FixedLenFeature([], tf.int64)),
-                                               repr(tf.io.VarLenFeature(tf.string)))),
+    (
+        "parse_in_dataset_map",
+        lambda tf: [
+            (repr(ds.element_spec), [repr(e) for e in ds])
+            for ds in [tf.data.Dataset.from_tensor_slices(records(tf)).map(lambda r: parse_one(tf, r, description(tf)))]
+        ],
+    ),
+    (
+        "feature_descriptions_print",
+        lambda tf: (repr(tf.io.FixedLenFeature([], tf.int64)), repr(tf.io.VarLenFeature(tf.string))),
+    ),
     ("wrong_dtype", lambda tf: parse_one(tf, records(tf)[1], {"id": tf.io.FixedLenFeature([], tf.float32)})),
     ("required_missing", lambda tf: parse_one(tf, records(tf)[1], {"no": tf.io.FixedLenFeature([], tf.float32)})),
     ("wrong_length", lambda tf: parse_one(tf, records(tf)[1], {"x": tf.io.FixedLenFeature([3], tf.float32)})),
@@ -140,7 +171,8 @@ def test_tfrecord_files_written_by_one_engine_read_in_the_other(tmp_path: Path, 
         write_records(writer, path, items, compression)
         assert read_records(reader, path, compression) == items
         parsed = reader.data.TFRecordDataset(str(path), compression_type=compression).map(
-            lambda r, tf=reader: tf.io.parse_single_example(r, description(tf)))
+            lambda r, tf=reader: tf.io.parse_single_example(r, description(tf))
+        )
         assert [int(e["id"]) for e in parsed] == [0, 1, 2]
 
 

@@ -27,8 +27,10 @@ def test_expand_dims_matches_tensorflow(a: np.ndarray, axis: int) -> None:
 
 
 @examples
-@given(a=arrays(st.sampled_from(ALL), shapes(max_side=2), small=True),
-       axis=st.one_of(st.none(), st.integers(-4, 3), st.lists(st.integers(-3, 2), max_size=2, unique=True)))
+@given(
+    a=arrays(st.sampled_from(ALL), shapes(max_side=2), small=True),
+    axis=st.one_of(st.none(), st.integers(-4, 3), st.lists(st.integers(-3, 2), max_size=2, unique=True)),
+)
 def test_squeeze_matches_tensorflow(a: np.ndarray, axis: Any) -> None:
     same(lambda tf: tf.squeeze(tf.constant(a), axis=axis))
 
@@ -75,8 +77,11 @@ def test_unstack_matches_tensorflow(a: np.ndarray, axis: int) -> None:
 
 
 @examples
-@given(a=arrays(st.sampled_from(ALL), shapes(min_dims=1, max_side=6), small=True), axis=st.integers(-2, 1),
-       splits=st.one_of(st.integers(1, 4), st.lists(st.integers(-1, 4), min_size=1, max_size=3)))
+@given(
+    a=arrays(st.sampled_from(ALL), shapes(min_dims=1, max_side=6), small=True),
+    axis=st.integers(-2, 1),
+    splits=st.one_of(st.integers(1, 4), st.lists(st.integers(-1, 4), min_size=1, max_size=3)),
+)
 def test_split_matches_tensorflow(a: np.ndarray, axis: int, splits: Any) -> None:
     same(lambda tf: tf.split(tf.constant(a), splits, axis=axis))
 
@@ -88,9 +93,11 @@ def test_tile_matches_tensorflow(a: np.ndarray, multiples: list[int]) -> None:
 
 
 @examples
-@given(a=arrays(st.sampled_from(ALL), shapes(min_dims=1), small=True),
-       indices=arrays(st.sampled_from(["int32", "int64"]), shapes(max_dims=2, max_side=3), small=True),
-       axis=st.integers(-3, 2))
+@given(
+    a=arrays(st.sampled_from(ALL), shapes(min_dims=1), small=True),
+    indices=arrays(st.sampled_from(["int32", "int64"]), shapes(max_dims=2, max_side=3), small=True),
+    axis=st.integers(-3, 2),
+)
 def test_gather_matches_tensorflow(a: np.ndarray, indices: np.ndarray, axis: int) -> None:
     same(lambda tf: tf.gather(tf.constant(a), tf.constant(indices % 6 - 1), axis=axis))
 
@@ -104,9 +111,12 @@ def test_boolean_mask_matches_tensorflow(a: np.ndarray, data: st.DataObject) -> 
 
 
 @examples
-@given(indices=arrays(st.sampled_from(["int32", "int64", "uint8"]), shapes(max_dims=2), small=True),
-       depth=st.integers(0, 4), axis=st.sampled_from([None, -1, 0, 1]),
-       values=st.sampled_from([(None, None), (5, -1), (2.0, 0.5)]))
+@given(
+    indices=arrays(st.sampled_from(["int32", "int64", "uint8"]), shapes(max_dims=2), small=True),
+    depth=st.integers(0, 4),
+    axis=st.sampled_from([None, -1, 0, 1]),
+    values=st.sampled_from([(None, None), (5, -1), (2.0, 0.5)]),
+)
 def test_one_hot_matches_tensorflow(indices: np.ndarray, depth: int, axis: Any, values: tuple) -> None:
     same(lambda tf: tf.one_hot(tf.constant(indices), depth, on_value=values[0], off_value=values[1], axis=axis))
 
@@ -187,8 +197,7 @@ C2 = np.array([[1 + 2j, 3 - 1j]], np.complex64)
     ("perm shorter than the rank found at run time", with_shapes(lambda tf, x: tf.transpose(x, [0]), M23)),
     ("perm listing a dimension twice", with_shapes(lambda tf, x: tf.transpose(x, [0, 0]), M23)),
     ("perm out of range", with_shapes(lambda tf, x: tf.transpose(x, [0, 2]), M23)),
-    ("known rank, perm of another length", with_shapes(lambda tf, x: tf.transpose(x, [1, 0, 2]), M23,
-                                                       shape=[2, 3])),
+    ("known rank, perm of another length", with_shapes(lambda tf, x: tf.transpose(x, [1, 0, 2]), M23, shape=[2, 3])),
     ("known rank, perm out of range", with_shapes(lambda tf, x: tf.transpose(x, [-3, 0]), M23, shape=[2, 3])),
 )
 def test_transpose_of_an_input_traced_with_unknown_rank_matches_tensorflow(case: Any) -> None:
@@ -213,5 +222,7 @@ def test_transpose_gradient_of_an_input_of_unknown_rank_matches_tensorflow() -> 
                 tape.watch(x)
                 y = tf.transpose(x) * tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
             return tape.gradient(y, x)
+
         seen.append(grad(tf.constant(M23)))
+
     same_program(case)

@@ -60,8 +60,10 @@ WIDE = np.arange(12, dtype=np.float64).reshape(3, 4) ** 1.5
     ("einsum outer", lambda tf: tf.einsum("i,j->ij", tf.constant([1, 2]), tf.constant([3, 4, 5]))),
     ("einsum batch", lambda tf: tf.einsum("bij,bjk->bik", tf.ones([2, 2, 3]), tf.ones([2, 3, 4]))),
     ("einsum ellipsis", lambda tf: tf.einsum("...ij,...jk->...ik", tf.ones([4, 2, 3]), tf.ones([3, 2]))),
-    ("einsum three", lambda tf: tf.einsum("i,ij,j->", tf.constant([1.0, 2]), tf.ones([2, 3]),
-                                          tf.constant([1.0, 2, 3]))),
+    (
+        "einsum three",
+        lambda tf: tf.einsum("i,ij,j->", tf.constant([1.0, 2]), tf.ones([2, 3]), tf.constant([1.0, 2, 3])),
+    ),
     ("einsum implicit ellipsis", lambda tf: tf.einsum("...ij,...jk", tf.ones([4, 2, 3]), tf.ones([3, 2]))),
     ("einsum size mismatch", lambda tf: tf.einsum("ij,jk->ik", tf.ones([2, 3]), tf.ones([2, 2]))),
     ("einsum dtype mismatch", lambda tf: tf.einsum("ij,jk->ik", tf.ones([2, 3]), tf.ones([3, 2], tf.float64))),
@@ -69,8 +71,10 @@ WIDE = np.arange(12, dtype=np.float64).reshape(3, 4) ** 1.5
     ("einsum wrong rank", lambda tf: tf.einsum("ij->i", tf.ones([2, 3, 4]))),
     ("einsum wrong input count", lambda tf: tf.einsum("ij,jk->ik", tf.ones([2, 2]))),
     ("top_k k=0", lambda tf: tf.math.top_k([1, 3, 2], 0)),
-    ("searchsorted batches", lambda tf: tf.searchsorted(tf.reshape(tf.range(8), [2, 2, 2]), tf.ones([2, 2, 1],
-                                                                                                   tf.int32))),
+    (
+        "searchsorted batches",
+        lambda tf: tf.searchsorted(tf.reshape(tf.range(8), [2, 2, 2]), tf.ones([2, 2, 1], tf.int32)),
+    ),
     ("band_part upper", lambda tf: tf.linalg.band_part(tf.constant(M), 0, -1)),
     ("band_part lower band", lambda tf: tf.linalg.band_part(tf.constant(WIDE), 1, 0)),
     ("band_part batch", lambda tf: tf.linalg.band_part(tf.ones([2, 3, 3]), 1, 1)),
@@ -87,8 +91,10 @@ WIDE = np.arange(12, dtype=np.float64).reshape(3, 4) ** 1.5
     ("diag_part below", lambda tf: tf.linalg.diag_part(tf.constant(WIDE), k=-2)),
     ("diag_part vector", lambda tf: tf.linalg.diag_part([1, 2])),
     ("diag_part band", lambda tf: tf.linalg.diag_part(tf.constant(WIDE), k=(-1, 1))),
-    ("diag_part band aligned left right", lambda tf: tf.linalg.diag_part(tf.constant(WIDE), k=(-1, 1),
-                                                                         align="LEFT_RIGHT", padding_value=9)),
+    (
+        "diag_part band aligned left right",
+        lambda tf: tf.linalg.diag_part(tf.constant(WIDE), k=(-1, 1), align="LEFT_RIGHT", padding_value=9),
+    ),
     ("diag_part band above", lambda tf: tf.linalg.diag_part(tf.constant(WIDE), k=(0, 2))),
     ("diag_part band reversed", lambda tf: tf.linalg.diag_part(tf.constant(WIDE), k=(1, -1))),
     ("diag_part three offsets", lambda tf: tf.linalg.diag_part(tf.constant(WIDE), k=(1, 2, 3))),
@@ -106,8 +112,10 @@ WIDE = np.arange(12, dtype=np.float64).reshape(3, 4) ** 1.5
     ("broadcast_to tensor shape", lambda tf: tf.broadcast_to(tf.constant([[1.0], [2.0]]), tf.constant([2, 2, 4]))),
     ("broadcast_to incompatible", lambda tf: tf.broadcast_to([1, 2, 3], [2, 2])),
     ("solve", lambda tf: tf.linalg.solve(tf.constant(M) + tf.eye(3), [[1.0], [2.0], [3.0]])),
-    ("solve adjoint batch", lambda tf: tf.linalg.solve(tf.eye(2, batch_shape=[2]) * 2.0, tf.ones([2, 2, 3]),
-                                                       adjoint=True)),
+    (
+        "solve adjoint batch",
+        lambda tf: tf.linalg.solve(tf.eye(2, batch_shape=[2]) * 2.0, tf.ones([2, 2, 3]), adjoint=True),
+    ),
     ("solve singular", lambda tf: tf.linalg.solve(tf.constant(M), [[1.0], [2.0], [3.0]])),
     ("solve ints", lambda tf: tf.linalg.solve(tf.eye(2, dtype=tf.int32), tf.ones([2, 1], tf.int32))),
 )
@@ -137,9 +145,16 @@ def test_sorting_and_matrices_inside_tf_function_match_tensorflow(case: Any) -> 
 
 
 @fewer_examples
-@given(a=arrays(st.sampled_from(["float32", "int32", "int64", "float64"]), shapes(min_dims=1, max_side=5),
-                small=True, finite=True),  # where NaN lands in TensorFlow's sort is an accident of its top_k
-       axis=st.integers(-3, 2), descending=st.booleans())
+@given(
+    a=arrays(
+        st.sampled_from(["float32", "int32", "int64", "float64"]),
+        shapes(min_dims=1, max_side=5),
+        small=True,
+        finite=True,
+    ),  # where NaN lands in TensorFlow's sort is an accident of its top_k
+    axis=st.integers(-3, 2),
+    descending=st.booleans(),
+)
 def test_sort_and_argsort_on_generated_arrays_match_tensorflow(a: np.ndarray, axis: int, descending: bool) -> None:
     direction = "DESCENDING" if descending else "ASCENDING"
     same(lambda tf: tf.sort(tf.constant(a), axis=axis, direction=direction))

@@ -24,10 +24,17 @@ def sparse_operations(tf: Any, seen: list) -> None:
     seen.append(parts(tf.sparse.slice(a, [1, 1], [5, 5])))
     seen.append(parts(tf.sparse.slice(a, [3, 3], [1, 1])))
     negative = tf.sparse.SparseTensor([[0, 0], [0, 2]], [-1.0, -2.0], [2, 3])
-    seen.extend([tf.sparse.reduce_max(a), tf.sparse.reduce_max(a, 1), tf.sparse.reduce_max(a, 0, keepdims=True),
-                 tf.sparse.reduce_max(negative), tf.sparse.reduce_max(negative, 1),
-                 tf.sparse.reduce_max(negative, axis=0),
-                 tf.sparse.reduce_max(tf.sparse.SparseTensor([[0, 0]], [5], [2, 2]), 1)])
+    seen.extend(
+        [
+            tf.sparse.reduce_max(a),
+            tf.sparse.reduce_max(a, 1),
+            tf.sparse.reduce_max(a, 0, keepdims=True),
+            tf.sparse.reduce_max(negative),
+            tf.sparse.reduce_max(negative, 1),
+            tf.sparse.reduce_max(negative, axis=0),
+            tf.sparse.reduce_max(tf.sparse.SparseTensor([[0, 0]], [5], [2, 2]), 1),
+        ]
+    )
 
 
 def test_concat_slice_and_reduce_max_eagerly() -> None:
@@ -40,7 +47,9 @@ def test_concat_slice_and_reduce_max_inside_a_function() -> None:
             inner: list = []
             sparse_operations(tf, inner)
             return inner
+
         seen.append(tf.function(traced)())
+
     same_program(case)
 
 
@@ -48,4 +57,5 @@ def test_concat_refuses_other_shapes_without_expanding() -> None:
     def case(tf: Any, seen: list) -> None:
         a = tf.sparse.SparseTensor([[0, 2]], [1.0], [3, 3])
         tf.sparse.concat(1, [a, tf.sparse.SparseTensor([[3, 0]], [7.0], [4, 2])])
+
     same_program(case, "Input shapes must match: expected 3 for dimension 0 but got 4 at position 1")

@@ -30,10 +30,14 @@ Y0 = np.array([0.0, 2.0, 3.0, 0.5, np.inf, 4.0], np.float32)
     ("xdivy", lambda tf: tf.math.xdivy(tf.constant(X0), tf.constant(Y0))),
     ("xlog1py", lambda tf: tf.math.xlog1py(tf.constant(X0), tf.constant(Y0))),
     ("xlogy ints", lambda tf: tf.math.xlogy(tf.constant([1, 2]), tf.constant([3, 4]))),
-    ("multiply_no_nan", lambda tf: tf.math.multiply_no_nan(tf.constant([np.inf, np.nan, 2.0, 3.0]),
-                                                            tf.constant([0.0, 0.0, 4.0, -1.0]))),
-    ("multiply_no_nan dtype mismatch", lambda tf: tf.math.multiply_no_nan(tf.constant([1.0]),
-                                                                          tf.constant([1.0], tf.float64))),
+    (
+        "multiply_no_nan",
+        lambda tf: tf.math.multiply_no_nan(tf.constant([np.inf, np.nan, 2.0, 3.0]), tf.constant([0.0, 0.0, 4.0, -1.0])),
+    ),
+    (
+        "multiply_no_nan dtype mismatch",
+        lambda tf: tf.math.multiply_no_nan(tf.constant([1.0]), tf.constant([1.0], tf.float64)),
+    ),
     ("reciprocal_no_nan", lambda tf: tf.math.reciprocal_no_nan(tf.constant([0.0, 2.0, -4.0, 0.5]))),
 )
 def test_special_functions_match_tensorflow(case: Any) -> None:

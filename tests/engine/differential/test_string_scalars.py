@@ -49,4 +49,5 @@ def test_iterating_string_tensors_and_datasets_gives_bytes_like_tensorflow() -> 
         first = next(iter(tf.data.Dataset.from_tensor_slices(WORDS)))
         seen.append((repr(first), first.dtype.name, first.shape))
         print(tf.gather(tf.constant(WORDS), [3, 1])[0])
+
     same_program(program)

@@ -20,9 +20,41 @@ def bits(t: Any) -> tuple:
     return t.dtype.name, tuple(value.shape), value.tobytes().hex()
 
 
-SPECIAL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-40, -1e-40, 1.17e-38, 1e-30, 3e38, -3e38,
-           1e-4, 3.9e-4, 4e-4, 4.1e-4, 0.5, 1.25, 7.90738964, 7.9074, 7.99881, 8.5, 9.0, 16.0, 17.714, 17.72, 20.0,
-           -0.3, -2.0, -7.95, -100.0]
+SPECIAL = [
+    np.nan,
+    -np.nan,
+    np.inf,
+    -np.inf,
+    0.0,
+    -0.0,
+    1e-45,
+    -1e-45,
+    1e-40,
+    -1e-40,
+    1.17e-38,
+    1e-30,
+    3e38,
+    -3e38,
+    1e-4,
+    3.9e-4,
+    4e-4,
+    4.1e-4,
+    0.5,
+    1.25,
+    7.90738964,
+    7.9074,
+    7.99881,
+    8.5,
+    9.0,
+    16.0,
+    17.714,
+    17.72,
+    20.0,
+    -0.3,
+    -2.0,
+    -7.95,
+    -100.0,
+]
 shapes = st.sampled_from([[1], [3], [4], [7], [8], [9], [16], [31], [1001], [4, 5], [3, 11], [40, 8]])
 scales = st.sampled_from([1e-3, 0.05, 0.5, 2.0, 6.0, 12.0])
 
@@ -31,6 +63,7 @@ def tanh_bits(values: np.ndarray) -> Any:
     def case(tf: Any) -> list:
         x = tf.constant(values)
         return [bits(tf.math.tanh(x)), bits(tf.nn.tanh(x)), bits(tf.tanh(x[::-1]))]
+
     return case
 
 

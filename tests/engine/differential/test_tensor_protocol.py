@@ -19,11 +19,30 @@ def test_str_and_repr_print_like_tensorflow(a: np.ndarray) -> None:
 
 
 # (-0.0 as a NumPy array: TensorFlow caches Python scalar constants, so a plain -0.0 may print as a cached 0.0.)
-@pytest.mark.parametrize("value", [
-    0.1, 1e-8, 1e8, 123456789.0, [0.1, 1e10], [[1.5, 2.25], [3.0, 4.125]], np.arange(2000, dtype=np.float32),
-    np.ones((3, 40)), np.arange(7 * 8 * 9).reshape(7, 8, 9), ["a", "bc"], "x", b"\x00", [[True]], np.array(-0.0),
-    np.float16(0.1), np.array([1 + 2j, -0.5j]), np.array(1.0, dtype=np.float64), np.array([np.nan, np.inf]),
-], ids=repr)
+@pytest.mark.parametrize(
+    "value",
+    [
+        0.1,
+        1e-8,
+        1e8,
+        123456789.0,
+        [0.1, 1e10],
+        [[1.5, 2.25], [3.0, 4.125]],
+        np.arange(2000, dtype=np.float32),
+        np.ones((3, 40)),
+        np.arange(7 * 8 * 9).reshape(7, 8, 9),
+        ["a", "bc"],
+        "x",
+        b"\x00",
+        [[True]],
+        np.array(-0.0),
+        np.float16(0.1),
+        np.array([1 + 2j, -0.5j]),
+        np.array(1.0, dtype=np.float64),
+        np.array([np.nan, np.inf]),
+    ],
+    ids=repr,
+)
 def test_printing_special_values_like_tensorflow(value: Any) -> None:
     same(lambda tf: (str(tf.constant(value)), repr(tf.constant(value))))
 
@@ -31,19 +50,22 @@ def test_printing_special_values_like_tensorflow(value: Any) -> None:
 @st.composite
 def index_keys(draw: Any, rank: int) -> Any:
     """A basic-indexing key: ints (sometimes out of range), slices with any step, newaxis and ellipsis."""
+
     def one() -> Any:
         kind = draw(st.integers(0, 4))
         if kind == 0:
             return draw(st.integers(-5, 4))
         if kind == 1:
             step = draw(st.sampled_from([None, 1, 2, -1, -2, 3]))
-            return slice(draw(st.one_of(st.none(), st.integers(-6, 6))), draw(st.one_of(st.none(), st.integers(-6, 6))),
-                         step)
+            return slice(
+                draw(st.one_of(st.none(), st.integers(-6, 6))), draw(st.one_of(st.none(), st.integers(-6, 6))), step
+            )
         if kind == 2:
             return None
         if kind == 3:
             return Ellipsis
         return slice(None)
+
     items = draw(st.lists(st.builds(lambda _: one(), st.just(0)), min_size=1, max_size=rank + 1))
     if items.count(Ellipsis) > 1:
         first = items.index(Ellipsis)
@@ -84,8 +106,19 @@ def test_iteration_and_python_protocols_match_tensorflow(a: np.ndarray) -> None:
 
     def shape_info(tf: Any) -> Any:
         t = tf.constant(a)
-        return (t.shape, t.ndim, t.shape.rank, t.shape.as_list(), len(t.shape), t.dtype, t.get_shape(),
-                t.shape == list(a.shape), t.shape == tuple(a.shape), str(t.shape), repr(t.shape))
+        return (
+            t.shape,
+            t.ndim,
+            t.shape.rank,
+            t.shape.as_list(),
+            len(t.shape),
+            t.dtype,
+            t.get_shape(),
+            t.shape == list(a.shape),
+            t.shape == tuple(a.shape),
+            str(t.shape),
+            repr(t.shape),
+        )
 
     for case in (iterate, length, truth, number, shape_info):
         same(case)
@@ -133,9 +166,16 @@ def test_iteration_and_python_protocols_match_tensorflow(a: np.ndarray) -> None:
     ("shape_concatenate", lambda tf: tf.ones([2]).shape + tf.ones([3]).shape),
     ("shape_iter", lambda tf: list(tf.ones([2, 3]).shape)),
     ("scalar_shape", lambda tf: (str(tf.constant(1).shape), repr(tf.constant(1).shape))),
-    ("tensor_shape_constructor", lambda tf: (tf.TensorShape([2, None]), str(tf.TensorShape([2, None])),
-                                             tf.TensorShape(None).rank, tf.TensorShape([2, None]).is_fully_defined(),
-                                             tf.TensorShape([2, None]).is_compatible_with([2, 5]))),
+    (
+        "tensor_shape_constructor",
+        lambda tf: (
+            tf.TensorShape([2, None]),
+            str(tf.TensorShape([2, None])),
+            tf.TensorShape(None).rank,
+            tf.TensorShape([2, None]).is_fully_defined(),
+            tf.TensorShape([2, None]).is_compatible_with([2, 5]),
+        ),
+    ),
     ("tensor_shape_as_list_unknown", lambda tf: tf.TensorShape(None).as_list()),
     ("is_tensor_instance", lambda tf: isinstance(tf.constant(1), tf.Tensor)),
     ("device", lambda tf: tf.constant(1).device),
@@ -158,15 +198,28 @@ def test_tensor_shape_matches_tensorflow(first: Any, second: Any, index: int) ->
     def case(tf: Any) -> Any:
         a, b = tf.TensorShape(first), tf.TensorShape(second)
         results = []
-        for compute in (lambda: (a.rank, a.ndims, str(a), repr(a), a.is_fully_defined(), a.num_elements()),
-                        lambda: a.as_list(), lambda: a.dims is None, lambda: len(a), lambda: list(a), lambda: a[index],
-                        lambda: a[1:], lambda: a == b, lambda: a != b, lambda: a.is_compatible_with(b),
-                        lambda: a.merge_with(b), lambda: a.concatenate(b), lambda: a + b, lambda: bool(a),
-                        lambda: a.most_specific_compatible_shape(b), lambda: a == first,
-                        lambda: a == tuple(first or ())):
+        for compute in (
+            lambda: (a.rank, a.ndims, str(a), repr(a), a.is_fully_defined(), a.num_elements()),
+            lambda: a.as_list(),
+            lambda: a.dims is None,
+            lambda: len(a),
+            lambda: list(a),
+            lambda: a[index],
+            lambda: a[1:],
+            lambda: a == b,
+            lambda: a != b,
+            lambda: a.is_compatible_with(b),
+            lambda: a.merge_with(b),
+            lambda: a.concatenate(b),
+            lambda: a + b,
+            lambda: bool(a),
+            lambda: a.most_specific_compatible_shape(b),
+            lambda: a == first,
+            lambda: a == tuple(first or ()),
+        ):
             try:
                 results.append(compute())
-            except Exception as exc:  # noqa: BLE001 - the error class is part of what is compared
+            except Exception as exc:  # the error class is part of what is compared
                 results.append(type(exc).__name__)
         return results
 

@@ -13,6 +13,7 @@ def test_logger_and_version() -> None:
     def case(tf: Any, seen: list) -> None:
         logger = tf.get_logger()
         seen.extend([logger.name, type(logger).__name__, tf.version.VERSION, type(tf.version.GRAPH_DEF_VERSION)])
+
     same_program(case)
 
 
@@ -20,9 +21,15 @@ def test_variable_aggregation_and_synchronization_enums() -> None:
     def case(tf: Any, seen: list) -> None:
         for enum in (tf.VariableAggregation, tf.VariableSynchronization):
             seen.append([(str(member), member.name, member.value) for member in enum])
-        seen.extend([tf.VariableAggregation.__name__, tf.VariableAggregation.MEAN == 2,
-                     tf.VariableAggregation["SUM"] is tf.VariableAggregation.SUM])
+        seen.extend(
+            [
+                tf.VariableAggregation.__name__,
+                tf.VariableAggregation.MEAN == 2,
+                tf.VariableAggregation["SUM"] is tf.VariableAggregation.SUM,
+            ]
+        )
         tf.Variable(1.0, aggregation=tf.VariableAggregation.MEAN, synchronization=tf.VariableSynchronization.AUTO)
+
     same_program(case)
 
 
@@ -42,9 +49,12 @@ def test_current_name_scope_eagerly_and_traced() -> None:
                     seen.extend([inner, (x + 1.0).name])
             seen.append(tf.get_current_name_scope())
             return x
+
         f(tf.constant(1.0))
-        seen.extend([tf.is_symbolic_tensor(tf.constant(1.0)), tf.is_symbolic_tensor(tf.Variable(1.0)),
-                     tf.is_symbolic_tensor(3)])
+        seen.extend(
+            [tf.is_symbolic_tensor(tf.constant(1.0)), tf.is_symbolic_tensor(tf.Variable(1.0)), tf.is_symbolic_tensor(3)]
+        )
+
     same_program(case)
 
 
@@ -52,6 +62,7 @@ def test_no_gradient_takes_an_op_type() -> None:
     def case(tf: Any, seen: list) -> None:
         seen.append(tf.no_gradient("SomeOpOfMine"))
         tf.no_gradient(3)
+
     same_program(case, "op_type must be a string")
 
 
@@ -60,8 +71,17 @@ def test_timestamp_is_a_float64_clock_read_at_every_call() -> None:
         start = tf.timestamp()
         f = tf.function(lambda: tf.timestamp())
         first, second = f(), f()
-        seen.extend([start.dtype, start.shape, first.dtype, bool(second >= first), bool(first >= start),
-                     abs(float(start) - __import__("time").time()) < 60])
+        seen.extend(
+            [
+                start.dtype,
+                start.shape,
+                first.dtype,
+                bool(second >= first),
+                bool(first >= start),
+                abs(float(start) - __import__("time").time()) < 60,
+            ]
+        )
+
     same_program(case)
 
 
@@ -69,9 +89,16 @@ def test_operation_is_the_class_of_graph_operations() -> None:
     def case(tf: Any, seen: list) -> None:
         @tf.function
         def f(x: Any) -> Any:
-            seen.extend([isinstance((x * 2.0).op, tf.Operation), isinstance(tf.no_op(), tf.Operation),
-                         isinstance(x, tf.Operation)])
+            seen.extend(
+                [
+                    isinstance((x * 2.0).op, tf.Operation),
+                    isinstance(tf.no_op(), tf.Operation),
+                    isinstance(x, tf.Operation),
+                ]
+            )
             return x
+
         f(tf.constant(1.0))
         seen.append(tf.Operation.__name__)
+
     same_program(case)

@@ -37,6 +37,7 @@ def jacobian_case(target: str, how: str, batch: bool, traced: bool, known: bool)
             spec = tf.TensorSpec([2, 3] if known else [None, None], tf.float32)
             f = tf.function(f, input_signature=[spec, spec])
         return f(tf.constant(V), tf.constant(V * 2.0))
+
     return case
 
 

@@ -28,10 +28,12 @@ def indexed_slices(tf: Any, values: Any, indices: Any) -> Any:
 
 def scattered(method: str, *args: Any) -> Any:
     """A case: apply `variable.<method>(*args)` to a fresh variable; return what it returned and the variable."""
+
     def case(tf: Any) -> Any:
         v = tf.Variable(GRID)
         returned = getattr(v, method)(*args)
         return returned.read_value(), v
+
     return case
 
 
@@ -40,6 +42,7 @@ def scattered_rows(method: str, values: Any, indices: Any) -> Any:
         v = tf.Variable(GRID)
         getattr(v, method)(indexed_slices(tf, values, indices))
         return v
+
     return case
 
 
@@ -72,13 +75,16 @@ def test_variable_scatter_matches_tensorflow(case: Any) -> None:
 
 def in_function(body: Any) -> Any:
     """A case: `body(tf, v)` inside a tf.function on a fresh variable; returns the result and the variable."""
+
     def case(tf: Any) -> Any:
         v = tf.Variable([1.0, 2.0, 3.0, 4.0])
 
         @tf.function
         def f() -> Any:
             return body(tf, v)
+
         return f(), v
+
     return case
 
 
@@ -95,11 +101,13 @@ def test_variable_scatter_inside_tf_function_matches_tensorflow(case: Any) -> No
 
 def gradient_after(write: Any) -> Any:
     """A case: the gradient of sum(written * v) where `written` is what `write(tf, v)` returned."""
+
     def case(tf: Any) -> Any:
         v = tf.Variable([1.0, 2.0, 3.0])
         with tf.GradientTape() as tape:
             y = tf.reduce_sum(write(tf, v) * v)
         return tape.gradient(y, v), v
+
     return case
 
 

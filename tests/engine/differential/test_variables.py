@@ -22,16 +22,28 @@ OUTSIDE_FUNCTIONS = (EAGER, TAPE)
 def test_variable_prints_and_reads_like_tensorflow(a: np.ndarray) -> None:
     def case(tf: Any) -> Any:
         v = tf.Variable(a)
-        return (str(v), repr(v), v.dtype, v.shape, v.numpy(), v.read_value(), v.value(), tf.convert_to_tensor(v),
-                v.trainable, tf.identity(v))
+        return (
+            str(v),
+            repr(v),
+            v.dtype,
+            v.shape,
+            v.numpy(),
+            v.read_value(),
+            v.value(),
+            tf.convert_to_tensor(v),
+            v.trainable,
+            tf.identity(v),
+        )
 
     same(case, modes=OUTSIDE_FUNCTIONS)
 
 
 @examples
-@given(a=arrays(st.sampled_from(NUMERIC), shapes(max_dims=2), small=True),
-       b=arrays(st.sampled_from(NUMERIC), shapes(max_dims=2), small=True),
-       method=st.sampled_from(["assign", "assign_add", "assign_sub"]))
+@given(
+    a=arrays(st.sampled_from(NUMERIC), shapes(max_dims=2), small=True),
+    b=arrays(st.sampled_from(NUMERIC), shapes(max_dims=2), small=True),
+    method=st.sampled_from(["assign", "assign_add", "assign_sub"]),
+)
 def test_assign_checks_dtype_and_shape_like_tensorflow(a: np.ndarray, b: np.ndarray, method: str) -> None:
     def case(tf: Any) -> Any:
         v = tf.Variable(a)
@@ -42,11 +54,13 @@ def test_assign_checks_dtype_and_shape_like_tensorflow(a: np.ndarray, b: np.ndar
 
 
 @examples
-@given(a=arrays(st.sampled_from(NUMERIC), shapes(max_dims=2), small=True),
-       b=arrays(st.sampled_from(NUMERIC), shapes(max_dims=2), small=True))
+@given(
+    a=arrays(st.sampled_from(NUMERIC), shapes(max_dims=2), small=True),
+    b=arrays(st.sampled_from(NUMERIC), shapes(max_dims=2), small=True),
+)
 def test_variable_arithmetic_gives_tensors_like_tensorflow(a: np.ndarray, b: np.ndarray) -> None:
-    same(lambda tf: (tf.Variable(a) + tf.constant(b)), modes=OUTSIDE_FUNCTIONS)
-    same(lambda tf: (tf.constant(a) * tf.Variable(b)), modes=OUTSIDE_FUNCTIONS)
+    same(lambda tf: tf.Variable(a) + tf.constant(b), modes=OUTSIDE_FUNCTIONS)
+    same(lambda tf: tf.constant(a) * tf.Variable(b), modes=OUTSIDE_FUNCTIONS)
     same(lambda tf: tf.Variable(a) - 1, modes=OUTSIDE_FUNCTIONS)
 
 
@@ -81,8 +95,14 @@ def test_variable_arithmetic_gives_tensors_like_tensorflow(a: np.ndarray, b: np.
     ("no_initial_value", lambda tf: tf.Variable()),
     ("copy_from_variable", lambda tf: tf.Variable(tf.Variable([1, 2]))),
     ("variable_of_tensor_copies", lambda tf: _copies(tf)),
-    ("ops_on_variable", lambda tf: (tf.reduce_sum(tf.Variable([1.0, 2.0])), tf.square(tf.Variable(3.0)),
-                                    tf.reshape(tf.Variable([1, 2, 3, 4]), [2, 2]))),
+    (
+        "ops_on_variable",
+        lambda tf: (
+            tf.reduce_sum(tf.Variable([1.0, 2.0])),
+            tf.square(tf.Variable(3.0)),
+            tf.reshape(tf.Variable([1, 2, 3, 4]), [2, 2]),
+        ),
+    ),
     ("callable_initial_value", lambda tf: tf.Variable(lambda: tf.ones([2]))),
     ("string_variable", lambda tf: tf.Variable("a")),
     ("np_array_of_variable", lambda tf: np.array(tf.Variable([1.0, 2.0]))),

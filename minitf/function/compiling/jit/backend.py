@@ -30,8 +30,10 @@ _bits: list[Any] = []  # [bits_as_float32], made with the first compiled loop
 # compiles ("this increases precision instead of decreasing it"); nothing is reordered, no NaN or infinity is
 # assumed away. A 20-op multiply/add chain on 10^6 float32 values: 240 us without it, 171 us with it.
 CONTRACT = {"contract"}
-NOTICE = ("minitf: Numba is not installed, so jit_compile=True runs each fused region as blocked NumPy code "
-          "(pip install numba to compile regions to machine code).")
+NOTICE = (
+    "minitf: Numba is not installed, so jit_compile=True runs each fused region as blocked NumPy code "
+    "(pip install numba to compile regions to machine code)."
+)
 
 
 @dataclass
@@ -49,7 +51,7 @@ def numba_module() -> Any:
     if not _numba:
         numba: Any
         try:
-            import numba  # noqa: PLC0415 - imported lazily: it costs a second, and only jit functions need it
+            import numba  # imported lazily: it costs a second, and only jit functions need it
         except ImportError:
             numba = None
             print(NOTICE, file=sys.stderr)
@@ -60,15 +62,17 @@ def numba_module() -> Any:
 def _bits_as_float32() -> Any:
     """A Numba function that reads an int32's bits as a float32 (one LLVM bitcast, free in a vector loop):
     the exp formula builds 2**m from its exponent bits (lowering.py), as XLA's CPU compiler does."""
-    from llvmlite import ir  # noqa: PLC0415 - comes with Numba, imported as lazily
-    from numba.core import types  # noqa: PLC0415
-    from numba.extending import intrinsic  # noqa: PLC0415
+    from llvmlite import ir  # comes with Numba, imported as lazily
+    from numba.core import types  # as lazily
+    from numba.extending import intrinsic  # as lazily
 
     @intrinsic
     def bits_as_float32(typingctx: Any, bits: Any) -> Any:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             return builder.bitcast(args[0], ir.FloatType())
+
         return types.float32(types.int32), codegen
+
     return bits_as_float32
 
 
@@ -79,8 +83,10 @@ def _compile_now(function: Any, kernel: Kernel) -> Any:
     on only while minitf compiles its own loops, not for other Numba code in the process. Returns the
     compiled function's entry point."""
     numba = numba_module()
-    arrays = [numba.types.Array(numba.from_dtype(np.dtype(b.dtype)), len(b.shape), "C")
-              for b in (*kernel.inputs, *kernel.outputs)]
+    arrays = [
+        numba.types.Array(numba.from_dtype(np.dtype(b.dtype)), len(b.shape), "C")
+        for b in (*kernel.inputs, *kernel.outputs)
+    ]
     if parallel_loop(kernel) is not None:
         arrays += [numba.types.uint64, numba.types.uint64]  # the part lo..hi of the parallel loop (python_source)
     config = numba.core.config

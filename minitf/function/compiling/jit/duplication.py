@@ -42,7 +42,7 @@ def _copy(graph: FuncGraph, t: SymbolicTensor, before: Operation) -> SymbolicTen
     """A copy of the op computing `t` (and of the broadcasts it reads), placed before `before`."""
     op = t.op
     inputs = [(_copy(graph, u, before) if u.op.type in MOVES else u) for u in value_inputs(op)]
-    inputs += op.inputs[len(inputs):]  # a shape-only input is read as it is
+    inputs += op.inputs[len(inputs) :]  # a shape-only input is read as it is
     made = graph.create_op(op.op_def, inputs, dict(op.attrs), name=f"{op.name}/copy")
     graph.move_to(made, before)
     return made.outputs[0]

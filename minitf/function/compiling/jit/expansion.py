@@ -63,7 +63,7 @@ def expand(graph: FuncGraph) -> list[str]:
             continue
         before = len(graph.get_operations())
         result = _expand(graph, op)
-        created = graph.get_operations()[before - len(graph.get_operations()):]
+        created = graph.get_operations()[before - len(graph.get_operations()) :]
         for made in created:
             graph.move_to(made, op)
         graph.replace_uses({id(op.outputs[0]): result})

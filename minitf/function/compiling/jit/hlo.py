@@ -16,18 +16,59 @@ from minitf.function.compiling.jit.rewrite import FUSION
 from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
 
 OPCODES = {
-    "AddV2": "add", "Sub": "subtract", "Mul": "multiply", "RealDiv": "divide", "Div": "divide", "Neg": "negate",
-    "Abs": "abs", "Exp": "exponential", "Log": "log", "Tanh": "tanh", "Sqrt": "sqrt", "Rsqrt": "rsqrt",
-    "Maximum": "maximum", "Minimum": "minimum", "Sigmoid": "logistic", "Log1p": "log-plus-one",
-    "Expm1": "exponential-minus-one", "Sin": "sine", "Cos": "cosine", "Less": "compare", "LessEqual": "compare",
-    "Greater": "compare", "GreaterEqual": "compare", "Equal": "compare", "NotEqual": "compare",
-    "LogicalAnd": "and", "LogicalOr": "or", "LogicalNot": "not", "SelectV2": "select", "Cast": "convert",
-    "BroadcastTo": "broadcast", "BroadcastLike": "broadcast", "Reshape": "reshape", "Transpose": "transpose",
-    "MatMul": "dot", "Const": "constant", "Placeholder": "parameter", "Identity": "copy", "ConcatV2": "concatenate",
-    "Square": "multiply", "Relu": "maximum", "GatherV2": "gather", **dict.fromkeys(REDUCTIONS, "reduce"),
+    "AddV2": "add",
+    "Sub": "subtract",
+    "Mul": "multiply",
+    "RealDiv": "divide",
+    "Div": "divide",
+    "Neg": "negate",
+    "Abs": "abs",
+    "Exp": "exponential",
+    "Log": "log",
+    "Tanh": "tanh",
+    "Sqrt": "sqrt",
+    "Rsqrt": "rsqrt",
+    "Maximum": "maximum",
+    "Minimum": "minimum",
+    "Sigmoid": "logistic",
+    "Log1p": "log-plus-one",
+    "Expm1": "exponential-minus-one",
+    "Sin": "sine",
+    "Cos": "cosine",
+    "Less": "compare",
+    "LessEqual": "compare",
+    "Greater": "compare",
+    "GreaterEqual": "compare",
+    "Equal": "compare",
+    "NotEqual": "compare",
+    "LogicalAnd": "and",
+    "LogicalOr": "or",
+    "LogicalNot": "not",
+    "SelectV2": "select",
+    "Cast": "convert",
+    "BroadcastTo": "broadcast",
+    "BroadcastLike": "broadcast",
+    "Reshape": "reshape",
+    "Transpose": "transpose",
+    "MatMul": "dot",
+    "Const": "constant",
+    "Placeholder": "parameter",
+    "Identity": "copy",
+    "ConcatV2": "concatenate",
+    "Square": "multiply",
+    "Relu": "maximum",
+    "GatherV2": "gather",
+    **dict.fromkeys(REDUCTIONS, "reduce"),
 }
-SHORT = {"float16": "f16", "float32": "f32", "float64": "f64", "int32": "s32", "int64": "s64", "bool": "pred",
-         "resource": "token"}
+SHORT = {
+    "float16": "f16",
+    "float32": "f32",
+    "float64": "f64",
+    "int32": "s32",
+    "int64": "s64",
+    "bool": "pred",
+    "resource": "token",
+}
 
 
 def type_of(t: SymbolicTensor, layout: bool = True) -> str:
@@ -148,9 +189,14 @@ def module_text(graph: FuncGraph, optimized: bool) -> str:
 
 def dot_text(graph: FuncGraph) -> str:
     """The fused graph as Graphviz: one box per instruction, one cluster per fusion with its ops inside."""
-    lines = ["digraph G {", "rankdir = TB;", "compound = true;",
-             f'label = <<b>Computation a_inference_{graph.name}<br/>ENTRY computation</b>>;', "labelloc = t;",
-             'node [shape=box, style="rounded,filled", fontname="Roboto", fillcolor="#f5f5f5"];']
+    lines = [
+        "digraph G {",
+        "rankdir = TB;",
+        "compound = true;",
+        f"label = <<b>Computation a_inference_{graph.name}<br/>ENTRY computation</b>>;",
+        "labelloc = t;",
+        'node [shape=box, style="rounded,filled", fontname="Roboto", fillcolor="#f5f5f5"];',
+    ]
     ids: dict[int, str] = {}
     for n, op in enumerate(graph.get_operations()):
         node = f"node{n}"
@@ -159,8 +205,9 @@ def dot_text(graph: FuncGraph) -> str:
         if op.type == FUSION:
             region = op.attrs["_loop_ir"].name
             lines.append(f"subgraph cluster_{region} {{")
-            lines.append(f'  label = "{region} ({" -> ".join(op.attrs["fused_ops"])})"; style = "filled"; '
-                         f'fillcolor = "#e3f2fd";')
+            lines.append(
+                f'  label = "{region} ({" -> ".join(op.attrs["fused_ops"])})"; style = "filled"; fillcolor = "#e3f2fd";'
+            )
             for k, m in enumerate(op.attrs["_members"]):
                 lines.append(f'  {node}_{k} [label="{OPCODES.get(m.type, m.type)}\\n{type_of(m.outputs[0], False)}"];')
             lines.append(f'  {node} [label="fusion\\n{region}", fillcolor="#bbdefb"];')

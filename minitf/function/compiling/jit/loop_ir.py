@@ -193,8 +193,10 @@ def render(body: Sequence[Stmt], rendering: Rendering, depth: int, out: list[str
 
 def renamed(s: Let | Store, names: dict[str, str]) -> Let | Store:
     """A statement of an elementwise loop with its temporaries and loop variables renamed (another stream)."""
+
     def name(n: str) -> str:
         return names.get(n, n)
+
     if isinstance(s, Store):
         return Store(s.buffer, tuple(name(i) for i in s.index), name(s.value))
     v = s.value

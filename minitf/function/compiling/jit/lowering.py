@@ -67,8 +67,9 @@ class Builder:
 
 
 Rule = Callable[[Builder, Sequence[str], str], str]  # (builder, input temporaries, dtype) -> result temporary
-NestLowering = Callable[[str, Sequence[Operation], Sequence[SymbolicTensor], Sequence[SymbolicTensor],
-                         tuple[int, ...], Builder], ir.Kernel]
+NestLowering = Callable[
+    [str, Sequence[Operation], Sequence[SymbolicTensor], Sequence[SymbolicTensor], tuple[int, ...], Builder], ir.Kernel
+]
 
 
 def _prim(name: str) -> Rule:
@@ -119,12 +120,13 @@ def _exp(b: Builder, xs: Sequence[str], dt: str) -> str:
     x = xs[0]
     number = b.apply("eq", x, x)  # False for NaN: computed on 0 instead, the NaN returned at the end
     zero = b.const(0.0, dt)
-    clamped = b.apply("min", b.apply("max", b.apply("select", number, x, zero), b.const(-104.0, dt)),
-                      b.const(89.0, dt))
-    m = b.apply("floor", b.apply("add", b.apply("mul", clamped, b.const(1.4426950408889634, dt)),
-                                 b.const(0.5, dt)))
-    r = b.apply("sub", b.apply("sub", clamped, b.apply("mul", m, b.const(0.693359375, dt))),
-                b.apply("mul", m, b.const(-2.12194440e-4, dt)))
+    clamped = b.apply("min", b.apply("max", b.apply("select", number, x, zero), b.const(-104.0, dt)), b.const(89.0, dt))
+    m = b.apply("floor", b.apply("add", b.apply("mul", clamped, b.const(1.4426950408889634, dt)), b.const(0.5, dt)))
+    r = b.apply(
+        "sub",
+        b.apply("sub", clamped, b.apply("mul", m, b.const(0.693359375, dt))),
+        b.apply("mul", m, b.const(-2.12194440e-4, dt)),
+    )
     p = b.const(float(EXP_POLYNOMIAL32[-1]), dt)
     for c in reversed(EXP_POLYNOMIAL32[:-1]):
         p = b.apply("add", b.apply("mul", p, r), b.const(float(c), dt))
@@ -158,31 +160,72 @@ def _squared_difference(b: Builder, xs: Sequence[str], dt: str) -> str:
 
 
 RULES: dict[str, Rule] = {
-    "AddV2": _prim("add"), "Sub": _prim("sub"), "Mul": _prim("mul"), "RealDiv": _prim("div"), "Div": _prim("div"),
-    "Maximum": _prim("max"), "Minimum": _prim("min"), "Neg": _prim("neg"), "Abs": _prim("abs"),
-    "Sqrt": _prim("sqrt"), "Exp": _exp, "Log": _prim("log"), "Tanh": _tanh,
-    "Log1p": _prim("log1p"), "Expm1": _prim("expm1"), "Sin": _prim("sin"), "Cos": _prim("cos"),
+    "AddV2": _prim("add"),
+    "Sub": _prim("sub"),
+    "Mul": _prim("mul"),
+    "RealDiv": _prim("div"),
+    "Div": _prim("div"),
+    "Maximum": _prim("max"),
+    "Minimum": _prim("min"),
+    "Neg": _prim("neg"),
+    "Abs": _prim("abs"),
+    "Sqrt": _prim("sqrt"),
+    "Exp": _exp,
+    "Log": _prim("log"),
+    "Tanh": _tanh,
+    "Log1p": _prim("log1p"),
+    "Expm1": _prim("expm1"),
+    "Sin": _prim("sin"),
+    "Cos": _prim("cos"),
     "Square": lambda b, xs, dt: b.apply("mul", xs[0], xs[0]),
     "Reciprocal": lambda b, xs, dt: b.apply("div", b.const(1.0, dt), xs[0]),
     "Rsqrt": lambda b, xs, dt: b.apply("div", b.const(1.0, dt), b.apply("sqrt", xs[0])),
     "Relu": lambda b, xs, dt: b.apply("max", xs[0], b.const(0.0, dt)),
-    "Sigmoid": _sigmoid, "TanhGrad": _tanh_grad, "SigmoidGrad": _sigmoid_grad, "ReluGrad": _relu_grad,
+    "Sigmoid": _sigmoid,
+    "TanhGrad": _tanh_grad,
+    "SigmoidGrad": _sigmoid_grad,
+    "ReluGrad": _relu_grad,
     "SquaredDifference": _squared_difference,
-    "Less": _prim("lt"), "LessEqual": _prim("le"), "Greater": _prim("gt"), "GreaterEqual": _prim("ge"),
-    "Equal": _prim("eq"), "NotEqual": _prim("ne"), "LogicalAnd": _prim("and"), "LogicalOr": _prim("or"),
-    "LogicalNot": _prim("not"), "SelectV2": _prim("select"),
-    "Identity": lambda b, xs, dt: xs[0], "BroadcastTo": lambda b, xs, dt: xs[0],
+    "Less": _prim("lt"),
+    "LessEqual": _prim("le"),
+    "Greater": _prim("gt"),
+    "GreaterEqual": _prim("ge"),
+    "Equal": _prim("eq"),
+    "NotEqual": _prim("ne"),
+    "LogicalAnd": _prim("and"),
+    "LogicalOr": _prim("or"),
+    "LogicalNot": _prim("not"),
+    "SelectV2": _prim("select"),
+    "Identity": lambda b, xs, dt: xs[0],
+    "BroadcastTo": lambda b, xs, dt: xs[0],
     "BroadcastLike": lambda b, xs, dt: xs[0],
 }
 TRANSCENDENTAL_OPS = frozenset({"Exp", "Log", "Tanh", "Log1p", "Expm1", "Sin", "Cos", "Sigmoid", "Sqrt", "Rsqrt"})
-FLOAT_ONLY = frozenset({"RealDiv", "Div", "Sqrt", "Exp", "Log", "Tanh", "Log1p", "Expm1", "Sin", "Cos",
-                        "Reciprocal", "Rsqrt", "Sigmoid", "TanhGrad", "SigmoidGrad"})
+FLOAT_ONLY = frozenset(
+    {
+        "RealDiv",
+        "Div",
+        "Sqrt",
+        "Exp",
+        "Log",
+        "Tanh",
+        "Log1p",
+        "Expm1",
+        "Sin",
+        "Cos",
+        "Reciprocal",
+        "Rsqrt",
+        "Sigmoid",
+        "TanhGrad",
+        "SigmoidGrad",
+    }
+)
 SHAPE_ONLY_INPUTS = {"BroadcastLike": 1}  # BroadcastLike(x, like) reads `like` for its shape only
 
 
 def value_inputs(op: Operation) -> tuple[SymbolicTensor, ...]:
     """The inputs whose values the op reads element by element."""
-    return op.inputs[:SHAPE_ONLY_INPUTS.get(op.type, len(op.inputs))]
+    return op.inputs[: SHAPE_ONLY_INPUTS.get(op.type, len(op.inputs))]
 
 
 def lowerable(op: Operation) -> bool:
@@ -224,8 +267,14 @@ def scalar_constant(t: SymbolicTensor) -> float | int | bool | None:
     return value.flat[0].item()
 
 
-def lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],
-          shape: tuple[int, ...], nest: NestLowering | None = None) -> ir.Kernel:
+def lower(
+    name: str,
+    ops: Sequence[Operation],
+    inputs: Sequence[SymbolicTensor],
+    outputs: Sequence[SymbolicTensor],
+    shape: tuple[int, ...],
+    nest: NestLowering | None = None,
+) -> ir.Kernel:
     """The loop nest that computes `outputs` of the region `ops` from `inputs` over the iteration `shape`
     (one-element constants among `inputs` become literals; the others, buffers in0, in1, ...), made by `nest`
     (row_kernels.lower_rows for a row kernel; by default one nest with the reduced axes innermost).
@@ -262,8 +311,15 @@ class Nest:
     rows: list[ir.Buffer] = field(default_factory=list)
     outputs: list[ir.Buffer] = field(default_factory=list)
 
-    def accumulate(self, op: Operation, value: str, body: list[ir.Stmt], after: list[ir.Stmt], wanted: bool,
-                   loaded: ir.Load | None = None) -> str:
+    def accumulate(
+        self,
+        op: Operation,
+        value: str,
+        body: list[ir.Stmt],
+        after: list[ir.Stmt],
+        wanted: bool,
+        loaded: ir.Load | None = None,
+    ) -> str:
         """The reduction `op` of `value`: its update in `body` (the innermost loop), its lanes in `after` (right
         after that loop), its output written at the end if `wanted`. Returns the accumulator's name. In lanes,
         a value `loaded` from an input is read from the input itself, other values from a row buffer."""
@@ -300,8 +356,14 @@ class Nest:
         return buffer
 
 
-def _lower(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor], outputs: Sequence[SymbolicTensor],
-           shape: tuple[int, ...], builder: Builder) -> ir.Kernel:
+def _lower(
+    name: str,
+    ops: Sequence[Operation],
+    inputs: Sequence[SymbolicTensor],
+    outputs: Sequence[SymbolicTensor],
+    shape: tuple[int, ...],
+    builder: Builder,
+) -> ir.Kernel:
     shape = shape or (1,)
     rank = len(shape)
     reduction = next((op for op in ops if op.type in REDUCTIONS), None)
@@ -356,5 +418,6 @@ def rule(op: Operation, builder: Builder, args: Sequence[str]) -> str:
 
 def transcendental(statements: Sequence[ir.Stmt]) -> bool:
     """Does a statement call exp, log, tanh, ...? (Then NumPy's vectorised kernels on blocks beat a loop.)"""
-    return any(isinstance(s, ir.Let) and isinstance(s.value, ir.Apply) and s.value.op in TRANSCENDENTAL
-               for s in statements)
+    return any(
+        isinstance(s, ir.Let) and isinstance(s.value, ir.Apply) and s.value.op in TRANSCENDENTAL for s in statements
+    )

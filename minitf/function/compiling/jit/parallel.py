@@ -39,6 +39,7 @@ PARALLEL_FROM = 2**24  # scalar statements one call executes (16.8 million; the 
 # the pass
 # ---------------------------------------------------------------------------------------------------
 
+
 def work(body: Sequence[Stmt], trips: int = 1) -> int:
     """How many scalar statements one call executes (a loop's body once per iteration, a row in lanes once
     per element)."""
@@ -71,6 +72,7 @@ def parallel_loop(kernel: Kernel) -> Loop | None:
 # ---------------------------------------------------------------------------------------------------
 # running it
 # ---------------------------------------------------------------------------------------------------
+
 
 def bounds(extent: int, parts: int, multiple: int) -> list[tuple[int, int]]:
     """`parts` contiguous ranges covering 0..extent, as equal as can be, each starting at a multiple of
@@ -111,7 +113,7 @@ class Workers:
             part.started = time.perf_counter()
             try:
                 part.function(*part.args)
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller, who raises it
+            except BaseException as exc:  # handed to the caller, who raises it
                 part.failure = exc
             finally:
                 part.finished.set()

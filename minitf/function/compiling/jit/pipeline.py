@@ -79,9 +79,11 @@ def check_compilable(graph: FuncGraph, function_name: str) -> None:
     if not runs_python:
         detail += "\n\t (OpKernel was found, but attributes didn't match) Requested Attributes: T=DT_STRING"
     raise InvalidArgumentError(
-        None, None,
+        None,
+        None,
         f"Detected unsupported operations when trying to compile graph {name} on XLA_CPU_JIT: {kind} ({detail})"
         f"{{{{node {op.name}}}}}\n\ttf2xla conversion failed while converting {name}. [Op:{name}]\n"
         f"Hint: jit_compile=True compiles the whole function, and XLA has no kernel for {op.type} "
         f"({'it calls Python' if runs_python else 'on strings'}); move it out of the function, or drop "
-        f"jit_compile=True.")
+        f"jit_compile=True.",
+    )

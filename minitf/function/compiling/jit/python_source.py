@@ -41,14 +41,49 @@ from minitf.function.compiling.source import Source
 
 BLOCK_ELEMENTS = 16384  # 64 KiB of float32 per block: the region's temporaries fit in the L2 cache together
 
-INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==",
-         "ne": "!="}
-NUMPY = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs", "sqrt": "np.sqrt", "exp": "np.exp",
-         "log": "np.log", "tanh": "np.tanh", "log1p": "np.log1p", "expm1": "np.expm1", "sin": "np.sin",
-         "cos": "np.cos", "floor": "np.floor", "and": "np.logical_and", "or": "np.logical_or", "not": "np.logical_not"}
-UFUNCS = {"add": "np.add", "sub": "np.subtract", "mul": "np.multiply", "div": "np.divide", "neg": "np.negative",
-          "lt": "np.less", "le": "np.less_equal", "gt": "np.greater", "ge": "np.greater_equal", "eq": "np.equal",
-          "ne": "np.not_equal", **NUMPY}
+INFIX = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "div": "/",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+}
+NUMPY = {
+    "max": "np.maximum",
+    "min": "np.minimum",
+    "abs": "np.abs",
+    "sqrt": "np.sqrt",
+    "exp": "np.exp",
+    "log": "np.log",
+    "tanh": "np.tanh",
+    "log1p": "np.log1p",
+    "expm1": "np.expm1",
+    "sin": "np.sin",
+    "cos": "np.cos",
+    "floor": "np.floor",
+    "and": "np.logical_and",
+    "or": "np.logical_or",
+    "not": "np.logical_not",
+}
+UFUNCS = {
+    "add": "np.add",
+    "sub": "np.subtract",
+    "mul": "np.multiply",
+    "div": "np.divide",
+    "neg": "np.negative",
+    "lt": "np.less",
+    "le": "np.less_equal",
+    "gt": "np.greater",
+    "ge": "np.greater_equal",
+    "eq": "np.equal",
+    "ne": "np.not_equal",
+    **NUMPY,
+}
 BOOLEAN = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "and", "or", "not"})
 FOLD = {"sum": "np.add", "prod": "np.multiply", "max": "np.maximum", "min": "np.minimum"}
 IDENTITY = {"sum": "0.0", "prod": "1.0", "max": "-np.inf", "min": "np.inf"}
@@ -85,6 +120,7 @@ def _subscript(index: Sequence[str]) -> str:
 # loops: element by element
 # ---------------------------------------------------------------------------------------------------
 
+
 def _combine(kind: str, acc: str, value: str) -> str:
     """`acc` with one more value folded in. A maximum keeps `acc` where it is at least `value` or NaN (so a NaN
     stays, as with np.maximum): comparisons and a choice, a fifth cheaper in a reduction than Numba's
@@ -110,12 +146,16 @@ class Loops(Rendering):
             return [f"for {s.var} in range(lo, hi):" if s.parallel else f"for {s.var} in range({s.extent}):"]
         if s.parallel:
             step = f"{s.var}_step"
-            return [f"{step} = (hi - lo) // np.uint64({s.streams})",
-                    f"for {s.var} in range(lo, lo + {step}):  # {s.streams} streams, {step} apart",
-                    *(f"{self.indent}{s.var}_{k} = {s.var} + np.uint64({k}) * {step}" for k in range(1, s.streams))]
+            return [
+                f"{step} = (hi - lo) // np.uint64({s.streams})",
+                f"for {s.var} in range(lo, lo + {step}):  # {s.streams} streams, {step} apart",
+                *(f"{self.indent}{s.var}_{k} = {s.var} + np.uint64({k}) * {step}" for k in range(1, s.streams)),
+            ]
         step_size = s.extent // s.streams
-        return [f"for {s.var} in range({step_size}):  # {s.streams} streams, {step_size} apart",
-                *(f"{self.indent}{s.var}_{k} = {s.var} + {k * step_size}" for k in range(1, s.streams))]
+        return [
+            f"for {s.var} in range({step_size}):  # {s.streams} streams, {step_size} apart",
+            *(f"{self.indent}{s.var}_{k} = {s.var} + {k * step_size}" for k in range(1, s.streams)),
+        ]
 
     def loop_body(self, s: Loop) -> Sequence[Stmt]:
         """A loop in streams: each statement once per stream (temporaries t3_1, t3_2, ...), interleaved;
@@ -127,13 +167,19 @@ class Loops(Rendering):
         temporaries = [t.target for t in statements if isinstance(t, Let)]
         copies = [statements] + [
             [renamed(t, {s.var: f"{s.var}_{k}", **{n: f"{n}_{k}" for n in temporaries}}) for t in statements]
-            for k in range(1, s.streams)]
+            for k in range(1, s.streams)
+        ]
         return [*constants, *(t for group in zip(*copies) for t in group)]
 
     def let(self, s: Let) -> list[str]:
         v = s.value
-        text = (f"{v.buffer.name}[{_subscript(v.index)}]" if isinstance(v, Load)
-                else _constant(v) if isinstance(v, Const) else expression(v, vectorised=False))
+        text = (
+            f"{v.buffer.name}[{_subscript(v.index)}]"
+            if isinstance(v, Load)
+            else _constant(v)
+            if isinstance(v, Const)
+            else expression(v, vectorised=False)
+        )
         return [f"{s.target} = {text}"]
 
     def store(self, s: Store) -> list[str]:
@@ -168,8 +214,11 @@ class Loops(Rendering):
             if flag is None:
                 return [f"{partial} = {_combine(s.kind, partial, element)}"]
             better = ">=" if s.kind == "max" else "<="
-            return [f"v = {element}", f"{partial} = {partial} if {partial} {better} v else v",
-                    f"{flag} = {flag} | (v != v)"]
+            return [
+                f"v = {element}",
+                f"{partial} = {partial} if {partial} {better} v else v",
+                f"{flag} = {flag} | (v != v)",
+            ]
 
         lines.append(f"for j in range(0, {whole}, {k}):")
         for lane, partial in enumerate(partials):
@@ -206,6 +255,7 @@ def loops_function(kernel: Kernel) -> str:
 # ---------------------------------------------------------------------------------------------------
 # blocks: NumPy's kernels on a block of rows
 # ---------------------------------------------------------------------------------------------------
+
 
 def _flat(body: Sequence[Stmt]) -> list[Stmt]:
     found: list[Stmt] = []
@@ -274,8 +324,13 @@ def _buffers(statements: Sequence[Stmt], kernel: Kernel) -> dict[str, str]:
     per_row = _per_row(statements, kernel)
     last_use: dict[str, int] = {}
     for k, s in enumerate(statements):
-        reads = (s.value.args if isinstance(s, Let) and isinstance(s.value, Apply) else
-                 (s.value,) if isinstance(s, Store | AccUpdate) else ())
+        reads = (
+            s.value.args
+            if isinstance(s, Let) and isinstance(s.value, Apply)
+            else (s.value,)
+            if isinstance(s, Store | AccUpdate)
+            else ()
+        )
         for name in reads:
             last_use[name] = k
     stored = {s.value for s in statements if isinstance(s, Store | AccUpdate)}  # read after their block's loop
@@ -342,8 +397,10 @@ def write_blocks(code: Source, kernel: Kernel) -> None:
                 elif isinstance(s, Store):
                     code.line(f"{_rows(s.buffer, kernel, written=s.buffer not in kernel.rows)} = {s.value}")
                 elif isinstance(s, AccUpdate):
-                    code.line(f"{s.acc} = {FOLD[s.kind]}.reduce(np.broadcast_to({s.value}, {block_shape}), "
-                              f"axis={axes}, keepdims=True)")
+                    code.line(
+                        f"{s.acc} = {FOLD[s.kind]}.reduce(np.broadcast_to({s.value}, {block_shape}), "
+                        f"axis={axes}, keepdims=True)"
+                    )
                 elif isinstance(s, AccStore):
                     kind = accumulators[s.acc].kind
                     if first_reduced:
@@ -370,8 +427,10 @@ def write_wrapper(code: Source, kernel: Kernel, target: str, output_shapes: Sequ
             code.line(f"parallel_for({kernel.name}_{target}, ({', '.join(args)},), {split.extent}, {split.streams})")
         else:
             code.line(f"{kernel.name}_{target}({', '.join(args)})")
-        results = [b.name if tuple(shape) == b.shape else f"{b.name}.reshape({shape!r})"
-                   for b, shape in zip(kernel.outputs, output_shapes)]
+        results = [
+            b.name if tuple(shape) == b.shape else f"{b.name}.reshape({shape!r})"
+            for b, shape in zip(kernel.outputs, output_shapes)
+        ]
         code.line(f"return {results[0]}" if len(results) == 1 else f"return ({', '.join(results)})")
 
 

@@ -140,8 +140,9 @@ def row_reduction(op: Operation, shape: tuple[int, ...]) -> bool:
     return op.type in ROW_REDUCTIONS and len(shape) >= 2 and last and bool(op.attrs.get("keepdims"))
 
 
-def _open_with_shape(t: SymbolicTensor, op: Operation, shape: tuple[int, ...],
-                     region_of: dict[int, Region]) -> Region | None:
+def _open_with_shape(
+    t: SymbolicTensor, op: Operation, shape: tuple[int, ...], region_of: dict[int, Region]
+) -> Region | None:
     """The region computing `t`, if `op` (at `shape`) may join it: at the region's iteration shape, or in a row
     kernel at the row's shape or reading a row's result (a further reduction only along the same rows)."""
     region = region_of.get(id(t.op))
@@ -158,8 +159,7 @@ def _open_with_shape(t: SymbolicTensor, op: Operation, shape: tuple[int, ...],
     return region if shape in (region.shape, region.row_shape) else None
 
 
-def _join(op: Operation, region_of: dict[int, Region], depends: dict[int, set[int]],
-          regions: list[Region]) -> Region:
+def _join(op: Operation, region_of: dict[int, Region], depends: dict[int, set[int]], regions: list[Region]) -> Region:
     """The region `op` joins: the open region of an input's producer at the op's shape (merged with the other
     such regions it reads from, where no cycle follows), or a new one."""
     shape = _known_shape(op.inputs[0] if op.type in REDUCTIONS else op.outputs[0])
@@ -176,8 +176,7 @@ def _join(op: Operation, region_of: dict[int, Region], depends: dict[int, set[in
         together = [region] if chosen is None else [chosen, region]
         numbers = {r.number for r in together}
         members = {id(m) for r in together for m in r.ops}
-        outside = [t for m in (op, *(m for r in together for m in r.ops)) for t in m.inputs
-                   if id(t.op) not in members]
+        outside = [t for m in (op, *(m for r in together for m in r.ops)) for t in m.inputs if id(t.op) not in members]
         if any(numbers & depends.get(id(t), set()) for t in outside):
             continue  # joining would read a value computed from the region itself
         if chosen is None:

@@ -51,16 +51,23 @@ def replace_region(graph: FuncGraph, region: Region, fused: frozenset[int] = fro
     was fused."""
     inputs = region.inputs()
     outputs = region.outputs(graph, fused)
-    kernel = lower(region.name, region.ops, inputs, outputs, region.shape,
-                   lower_rows if is_row_kernel(region.ops) else None)
+    kernel = lower(
+        region.name, region.ops, inputs, outputs, region.shape, lower_rows if is_row_kernel(region.ops) else None
+    )
     shapes = [static_shape(t) for t in outputs]
     compiled = backend.compile_region(kernel, shapes)
     fed = [t for t in inputs if scalar_constant(t) is None]
-    attrs = {"fused_ops": tuple(op.type for op in region.ops), "_kernel": compiled.run,
-             "_kernel_name": re.sub(r"\W", "_", f"{graph.name}_{region.name}"), "_source": compiled.source,
-             "_loop_ir": kernel, "_compiled": compiled, "_members": tuple(region.ops),
-             "_results": tuple(outputs),
-             "_specs": tuple((t.shape, t.dtype) for t in outputs)}
+    attrs = {
+        "fused_ops": tuple(op.type for op in region.ops),
+        "_kernel": compiled.run,
+        "_kernel_name": re.sub(r"\W", "_", f"{graph.name}_{region.name}"),
+        "_source": compiled.source,
+        "_loop_ir": kernel,
+        "_compiled": compiled,
+        "_members": tuple(region.ops),
+        "_results": tuple(outputs),
+        "_specs": tuple((t.shape, t.dtype) for t in outputs),
+    }
     node = graph.create_op(fusion_op(len(outputs)), fed, attrs, name=f"{region.ops[-1].name}/{region.name}")
     graph.move_to(node, region.ops[-1])
     graph.replace_uses({id(t): new for t, new in zip(outputs, node.outputs)})

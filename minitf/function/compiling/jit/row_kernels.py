@@ -36,8 +36,14 @@ def is_row_kernel(ops: Sequence[Operation]) -> bool:
     return any(id(t) in made for op in ops for t in value_inputs(op))
 
 
-def lower_rows(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTensor],
-                outputs: Sequence[SymbolicTensor], shape: tuple[int, ...], builder: Builder) -> ir.Kernel:
+def lower_rows(
+    name: str,
+    ops: Sequence[Operation],
+    inputs: Sequence[SymbolicTensor],
+    outputs: Sequence[SymbolicTensor],
+    shape: tuple[int, ...],
+    builder: Builder,
+) -> ir.Kernel:
     """A row kernel: for each row (the outer loops), one loop along the row per reduction and one for what
     follows the last, with what is computed once per row between them (a reduction's result, `log(sum)`).
 
@@ -74,8 +80,14 @@ def lower_rows(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTen
                     load = ir.Load(buffers[id(t)], index_of(buffers[id(t)], shape))
                 else:  # a value of an earlier loop along the row: kept in a row buffer there (a sum's in lanes)
                     earlier = loops[phase_of[id(t)]]
-                    row = next((s.buffer for s in earlier if isinstance(s, ir.Store) and s.buffer in nest.rows
-                                and s.value == temps[id(t)]), None)
+                    row = next(
+                        (
+                            s.buffer
+                            for s in earlier
+                            if isinstance(s, ir.Store) and s.buffer in nest.rows and s.value == temps[id(t)]
+                        ),
+                        None,
+                    )
                     if row is None:
                         row = nest.row(dtype_name(t))
                         earlier.append(ir.Store(row, (along,), temps[id(t)]))
@@ -96,8 +108,14 @@ def lower_rows(name: str, ops: Sequence[Operation], inputs: Sequence[SymbolicTen
         args = [read(t, per_row) for t in value_inputs(op)]
         k = len(loops) - 1
         if op.type in REDUCTIONS:
-            direct = next((s.value for s in loops[k] if isinstance(s, ir.Let) and s.target == args[0]
-                           and isinstance(s.value, ir.Load)), None)
+            direct = next(
+                (
+                    s.value
+                    for s in loops[k]
+                    if isinstance(s, ir.Let) and s.target == args[0] and isinstance(s.value, ir.Load)
+                ),
+                None,
+            )
             if nest.in_lanes and direct is not None and len(loops[k]) == 1:  # the loop only loads the row:
                 loops[k].clear()  # the lanes read it themselves
             acc = nest.accumulate(op, args[0], loops[k], between[k], id(out) in wanted, direct)

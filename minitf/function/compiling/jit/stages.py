@@ -41,16 +41,19 @@ def fusions(graph: FuncGraph) -> list[Operation]:
 def machine_code(graph: FuncGraph, stage: str) -> str:
     """LLVM IR or assembly of every region compiled to loops (compiling each now, on zeros, if not yet)."""
     if backend.numba_module() is None:
-        raise ValueError(f"Stage {stage!r} needs Numba, which is not installed: regions run as blocked NumPy code, "
-                         "so there is no machine code of minitf's own to show.\nHint: pip install numba; every "
-                         "other stage works without it.")
+        raise ValueError(
+            f"Stage {stage!r} needs Numba, which is not installed: regions run as blocked NumPy code, "
+            "so there is no machine code of minitf's own to show.\nHint: pip install numba; every "
+            "other stage works without it."
+        )
     parts = []
     for op in fusions(graph):
         region = op.attrs["_compiled"]
         name = op.attrs["_loop_ir"].name
         if region.target != "loops":
-            parts.append(f"; {name}: NumPy's vectorised kernels on blocks (transcendental functions), no loop "
-                         "of its own")
+            parts.append(
+                f"; {name}: NumPy's vectorised kernels on blocks (transcendental functions), no loop of its own"
+            )
             continue
         op.attrs["_kernel"](*[np.zeros(static_shape(t), t.dtype._np) for t in op.inputs])
         parts.append(f"; {name}\n{backend.machine_code(region, stage)}")
@@ -61,8 +64,10 @@ def stage_text(concrete: Any, stage: str) -> str | bytes:
     """The text of one stage for one trace."""
     if stage not in TENSORFLOW_STAGES + MINITF_STAGES:
         valid = ", ".join(repr(s) for s in TENSORFLOW_STAGES)
-        raise ValueError(f"Invalid stage selected: {stage!r}. Valid values are: {valid}; minitf adds "
-                         f"{', '.join(repr(s) for s in MINITF_STAGES)}\nHint: pass one of these names as stage=.")
+        raise ValueError(
+            f"Invalid stage selected: {stage!r}. Valid values are: {valid}; minitf adds "
+            f"{', '.join(repr(s) for s in MINITF_STAGES)}\nHint: pass one of these names as stage=."
+        )
     if stage.startswith("hlo"):
         text = hlo.module_text(pipeline.clustered(concrete.graph)[0], optimized=False)
         return text.encode() if stage.endswith("_serialized") else text
@@ -82,6 +87,8 @@ def stage_text(concrete: Any, stage: str) -> str | bytes:
 
 def compiler_ir(concrete: Any) -> Callable[..., str | bytes]:
     """What `Function.experimental_get_compiler_ir(*args)` returns: stage name -> text."""
+
     def get(stage: str = "hlo", device_name: str | None = None, platform_name: str | None = None) -> str | bytes:
         return stage_text(concrete, stage)
+
     return get

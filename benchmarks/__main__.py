@@ -1,11 +1,15 @@
-"""`python -m benchmarks`: every benchmark, printed as timings and ratios (never asserted)."""
+"""`python -m benchmarks`: every benchmark, printed as timings and ratios (never asserted).
+
+`python -m benchmarks --write` runs them all and writes docs/measurements.md, the one file of measured figures."""
 
 import sys
 import time
 
-from benchmarks import chain, graphs, jit, keras_fit, kernels, lessons
+from benchmarks import chain, graphs, jit, keras_fit, kernels, lessons, measurements
 
-if __name__ == "__main__":
+if __name__ == "__main__" and "--write" in sys.argv:
+    measurements.write()
+elif __name__ == "__main__":
     if "--cpu" in sys.argv:
         chain.TIMER[0] = time.process_time
     chain.main()

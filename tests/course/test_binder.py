@@ -58,11 +58,15 @@ def split_conda_dependencies() -> tuple[list[str], list[str]]:
     return conda, pip
 
 
-def test_environment_yml_installs_the_lab_extra_and_lists_no_packages_of_its_own() -> None:
+def test_environment_yml_installs_the_locked_lab_extra_and_lists_no_packages_of_its_own() -> None:
+    """Python and pip from conda; then pip installs the lab lock's pins (tests/test_locks.py compares them with
+    requirements/lab.txt) and the project itself."""
     conda, pip = split_conda_dependencies()
     conda_names = {re.split(r"[=<>!\s]", entry, maxsplit=1)[0] for entry in conda}
     assert conda_names == {"python", "pip"}, f"environment.yml should only bring Python and pip, not {conda_names}"
-    assert pip == ["-e .[lab]"], f"environment.yml should pip-install the project's lab extra, not {pip}"
+    assert pip[-1] == "-e .", f"environment.yml should end by installing the project itself, not {pip[-1]}"
+    unpinned = [entry for entry in pip[:-1] if not re.fullmatch(r"[A-Za-z0-9_.-]+==\S+", entry)]
+    assert not unpinned, f"environment.yml should pin every package exactly (./run lock writes it): {unpinned}"
 
 
 def test_environment_yml_python_satisfies_requires_python() -> None:
@@ -166,21 +170,22 @@ print(json.dumps({"problems": problems, "kernel_prefix": prefix, "minitf": minit
 
 @pytest.mark.slow
 def test_fresh_lab_environment_runs_the_welcome_lesson_and_checks_its_answers(tmp_path: Path) -> None:
-    """Self-study the README's way: a new virtualenv, `pip install -e ".[lab]"`, then the first lesson answered."""
+    """Self-study the README's way: a new virtualenv, the lab lock and the project, then the first lesson answered."""
     checkout = tmp_path / "tf-core-course"
     checkout.mkdir()
-    for name in ("pyproject.toml", "README.md", "environment.yml", "postBuild"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "environment.yml", "postBuild"):
         shutil.copy2(REPO / name, checkout / name)
-    for folder in ("minitf", "grader", "course_data", "course", "solutions"):
+    for folder in ("minitf", "grader", "course_data", "course", "solutions", "requirements"):
         shutil.copytree(REPO / folder, checkout / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     venv = tmp_path / "venv"
     python = venv / "bin" / "python"
     environment = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "VIRTUAL_ENV"))}
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=environment, timeout=300)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-e", ".[lab]"],
-        cwd=checkout, env=environment, check=True, timeout=1200,
-    )  # fmt: skip
+    for arguments in (["-r", "requirements/lab.txt"], ["--no-deps", "-e", "."]):  # the README's two steps
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *arguments],
+            cwd=checkout, env=environment, check=True, timeout=1200,
+        )  # fmt: skip
 
     student = json.loads((checkout / WELCOME).read_text())
     solution = json.loads((checkout / "solutions" / WELCOME.relative_to("course")).read_text())
@@ -289,8 +294,7 @@ def test_welcome_lesson_documents_the_engine_switch_that_exists() -> None:
 
 
 SWITCH = (
-    "import sys\n{hide}sys.path.insert(0, {folder!r})\n"
-    "from use_tensorflow import tf\nprint('engine:', tf.__name__)"
+    "import sys\n{hide}sys.path.insert(0, {folder!r})\nfrom use_tensorflow import tf\nprint('engine:', tf.__name__)"
 )
 
 
@@ -342,7 +346,7 @@ def test_a_lesson_with_the_engine_switch_runs_on_tensorflow(tmp_path: Path) -> N
     switch = {"cell_type": "code", "metadata": {}, "source": "from use_tensorflow import tf", "outputs": [],
               "execution_count": None, "id": "switch"}  # fmt: skip
     probe = dict(switch, id="probe", source="print('engine:', tf.__name__, type(tf.constant(1.0)).__module__)")
-    notebook["cells"][setup + 1:setup + 1] = [switch]
+    notebook["cells"][setup + 1 : setup + 1] = [switch]
     notebook["cells"].append(probe)
     shutil.copy2(REPO / WELCOME.parent / "use_tensorflow.py", tmp_path / "use_tensorflow.py")
     path = tmp_path / WELCOME.name

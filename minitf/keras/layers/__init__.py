@@ -1,22 +1,129 @@
-"""`keras.layers`."""
+"""`keras.layers`: the layers minitf implements, and `LEFT_OUT` (left_out_layers.py), the ones it leaves out
+with the reason, which a learner reaching for them reads in the error."""
 
-from minitf.keras.layers.core import Activation, Dense, Dropout, Embedding, Flatten, Input, InputLayer, ReLU, Softmax
+from typing import Any
+
+from minitf import left_out
+from minitf.keras.layers.activation_layers import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
+from minitf.keras.layers.core import (
+    ActivityRegularization,
+    Dense,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    Input,
+    InputLayer,
+)
 from minitf.keras.layers.input_spec import InputSpec
+from minitf.keras.layers.lambda_layer import Lambda
 from minitf.keras.layers.layer import Layer
+from minitf.keras.layers.left_out_layers import LEFT_OUT
+from minitf.keras.layers.merging import (
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from minitf.keras.layers.normalization import BatchNormalization, Normalization
+from minitf.keras.layers.reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Permute,
+    RepeatVector,
+    Reshape,
+    UpSampling1D,
+    UpSampling2D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+)
+
+__getattr__ = left_out.module_getattr("tf.keras.layers", LEFT_OUT)
+
+
+def serialize(layer: Layer) -> dict[str, Any]:
+    """A layer as Keras writes it into a model's config: class, config and the shape it was built for."""
+    entry: dict[str, Any] = {
+        "module": getattr(layer, "_keras_module", "keras.layers"),
+        "class_name": type(layer).__name__,
+        "config": layer.get_config(),
+        "registered_name": None,
+    }
+    if layer.built and layer._build_input_shape is not None:
+        entry["build_config"] = {"input_shape": layer._build_input_shape}
+    return entry
+
+
+def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Layer:
+    """The layer back from `serialize`'s dictionary (Keras's or minitf's), unbuilt."""
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or globals().get(name)
+    if not (isinstance(cls, type) and issubclass(cls, Layer)):
+        if name in LEFT_OUT:
+            getattr(__import__(__name__, fromlist=["_"]), name)  # raises the left-out error, with its reason
+        raise ValueError(f"Could not locate class '{name}'. Make sure custom classes are passed in `custom_objects`.")
+    return cls.from_config(config["config"])
+
 
 __all__ = [
     "Activation",
+    "ActivityRegularization",
+    "Add",
+    "Average",
     "BatchNormalization",
+    "Concatenate",
+    "Cropping1D",
+    "Cropping2D",
     "Dense",
+    "Dot",
     "Dropout",
+    "ELU",
     "Embedding",
     "Flatten",
+    "Identity",
     "Input",
     "InputLayer",
     "InputSpec",
+    "LEFT_OUT",
+    "Lambda",
     "Layer",
+    "LeakyReLU",
+    "Maximum",
+    "Minimum",
+    "Multiply",
     "Normalization",
+    "PReLU",
+    "Permute",
     "ReLU",
+    "RepeatVector",
+    "Reshape",
     "Softmax",
+    "Subtract",
+    "ThresholdedReLU",
+    "UpSampling1D",
+    "UpSampling2D",
+    "ZeroPadding1D",
+    "ZeroPadding2D",
+    "add",
+    "average",
+    "concatenate",
+    "deserialize",
+    "dot",
+    "maximum",
+    "minimum",
+    "multiply",
+    "serialize",
+    "subtract",
 ]

@@ -1,20 +1,22 @@
-"""The everyday layers: Input, Dense, Flatten, Dropout, Activation, ReLU, Softmax, Embedding."""
+"""The everyday layers: Input, Dense, Flatten, Dropout, Embedding."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from minitf.keras import activations, initializers, naming, regularizers
+from minitf.keras import activations, naming
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.keras_tensor import KerasTensor, Node
 from minitf.keras.layers.layer import Layer
+from minitf.keras.layers.options import WeightOptions, add_weight
 from minitf.keras.serialization import serialize
+from minitf.ops import math_ops as m
 from minitf.ops.array.gather_scatter import gather
+from minitf.ops.array.join_split import concat
 from minitf.ops.array.shape_ops import reshape, shape
-from minitf.ops.linalg.linalg_ops import matmul, tensordot
+from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.math.cast import cast
-from minitf.ops.nn import nn_ops
 from minitf.ops.nn.dropout import dropout
 
 
@@ -33,16 +35,17 @@ class InputLayer(Layer):
         super().__init__(name=name or naming.unique_name("input_layer"), dtype=dtype, **kwargs)
         self.batch_shape = tuple(batch_shape) if batch_shape is not None else (batch_size, *tuple(shape or ()))
         self.built = True
-        self.output = KerasTensor(self.batch_shape, self.dtype, history=(self, 0, 0))
+        self.output = KerasTensor(self.batch_shape, self.dtype, name=name, history=(self, 0, 0))
         self._inbound_nodes.append(Node(self, [], [self.output], ((), ()), {}))  # the node that makes the input
 
     def get_config(self) -> dict[str, Any]:
         return {
-            "batch_shape": list(self.batch_shape),
+            "batch_shape": self.batch_shape,
             "dtype": self.dtype,
             "sparse": False,
             "ragged": False,
             "name": self.name,
+            "optional": False,
         }
 
     @classmethod
@@ -73,35 +76,35 @@ class Dense(Layer):
         bias_initializer: Any = "zeros",
         kernel_regularizer: Any = None,
         bias_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        bias_constraint: Any = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.units = int(units)
         self.activation = activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_options = WeightOptions(kernel_initializer, kernel_regularizer, kernel_constraint)
+        self.bias_options = WeightOptions(bias_initializer, bias_regularizer, bias_constraint)
+        self.kernel_initializer = self.kernel_options.initializer
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape: Any) -> None:
         input_dim = input_shape[-1]
-        self.kernel = self.add_weight(
-            (input_dim, self.units), self.kernel_initializer, regularizer=self.kernel_regularizer, name="kernel"
-        )
-        self.bias = (
-            self.add_weight((self.units,), self.bias_initializer, regularizer=self.bias_regularizer, name="bias")
-            if self.use_bias
-            else None
-        )
+        self.kernel = add_weight(self, "kernel", (input_dim, self.units), self.kernel_options)
+        self.bias = add_weight(self, "bias", (self.units,), self.bias_options) if self.use_bias else None
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs: Any) -> Any:
         if inputs.shape.rank == 2:
             x = matmul(inputs, self.kernel)
-        else:
-            x = tensordot(inputs, self.kernel, [[inputs.shape.rank - 1], [0]])
+        else:  # the last axis of a (batch, ..., features) input: as a matrix product over the rows it holds
+            rows = matmul(reshape(inputs, [-1, self.kernel.shape[0]]), self.kernel)
+            inner = inputs.shape.as_list()[1:-1]
+            if None in inner:
+                x = reshape(rows, concat([shape(inputs)[:-1], [self.units]], axis=0))
+            else:  # the batch axis alone may be unknown: a static shape, which a traced function needs
+                x = reshape(rows, [-1, *inner, self.units])
         if self.bias is not None:
             x = x + self.bias
         return self.activation(x)
@@ -112,12 +115,8 @@ class Dense(Layer):
             "units": self.units,
             "activation": activations.serialize(self.activation),
             "use_bias": self.use_bias,
-            "kernel_initializer": serialize(self.kernel_initializer, "keras.initializers"),
-            "bias_initializer": serialize(self.bias_initializer, "keras.initializers"),
-            "kernel_regularizer": serialize(self.kernel_regularizer, "keras.regularizers"),
-            "bias_regularizer": serialize(self.bias_regularizer, "keras.regularizers"),
-            "kernel_constraint": None,
-            "bias_constraint": None,
+            **_paired_config(self.kernel_options.config("kernel"), self.bias_options.config("bias")),
+            "quantization_config": None,
         }
 
 
@@ -156,57 +155,6 @@ class Dropout(Layer):
         return {**super().get_config(), "rate": self.rate, "seed": self.seed, "noise_shape": self.noise_shape}
 
 
-class Activation(Layer):
-    def __init__(self, activation: Any, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.activation = activations.get(activation)
-        self.built = True
-
-    def call(self, inputs: Any) -> Any:
-        return self.activation(inputs)
-
-    def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "activation": activations.serialize(self.activation)}
-
-
-class ReLU(Layer):
-    def __init__(
-        self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs: Any
-    ) -> None:
-        super().__init__(**kwargs)
-        self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
-        self.built = True
-
-    def call(self, inputs: Any) -> Any:
-        if self.negative_slope or self.threshold:
-            raise NotImplementedError("minitf's ReLU layer has no negative_slope or threshold")
-        x = nn_ops.relu(inputs)
-        if self.max_value is not None:
-            x = nn_ops.relu(x) - nn_ops.relu(x - self.max_value)
-        return x
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            **super().get_config(),
-            "max_value": self.max_value,
-            "negative_slope": self.negative_slope,
-            "threshold": self.threshold,
-        }
-
-
-class Softmax(Layer):
-    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.axis = axis
-        self.built = True
-
-    def call(self, inputs: Any) -> Any:
-        return nn_ops.softmax(inputs, axis=self.axis)
-
-    def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "axis": self.axis}
-
-
 class Embedding(Layer):
     """Integer ids -> rows of a trainable table of shape (input_dim, output_dim)."""
 
@@ -216,20 +164,17 @@ class Embedding(Layer):
         output_dim: int,
         embeddings_initializer: Any = "uniform",
         embeddings_regularizer: Any = None,
+        embeddings_constraint: Any = None,
+        mask_zero: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
-        self.embeddings_initializer = initializers.get(embeddings_initializer)
-        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.options = WeightOptions(embeddings_initializer, embeddings_regularizer, embeddings_constraint)
+        self.mask_zero = bool(mask_zero)
 
     def build(self, input_shape: Any = None) -> None:
-        self.embeddings = self.add_weight(
-            (self.input_dim, self.output_dim),
-            self.embeddings_initializer,
-            regularizer=self.embeddings_regularizer,
-            name="embeddings",
-        )
+        self.embeddings = add_weight(self, "embeddings", (self.input_dim, self.output_dim), self.options)
 
     def call(self, inputs: Any) -> Any:
         if inputs.dtype.name not in ("int32", "int64"):
@@ -241,9 +186,50 @@ class Embedding(Layer):
             **super().get_config(),
             "input_dim": self.input_dim,
             "output_dim": self.output_dim,
-            "embeddings_initializer": serialize(self.embeddings_initializer, "keras.initializers"),
-            "embeddings_regularizer": serialize(self.embeddings_regularizer, "keras.regularizers"),
+            "embeddings_initializer": serialize(self.options.initializer, "keras.initializers"),
+            "embeddings_regularizer": serialize(self.options.regularizer, "keras.regularizers"),
             "activity_regularizer": None,
-            "embeddings_constraint": None,
-            "mask_zero": False,
+            "embeddings_constraint": self.options.config("embeddings")["embeddings_constraint"],
+            "mask_zero": self.mask_zero,
+            "quantization_config": None,
         }
+
+
+def _paired_config(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Keras lists weight options by kind, then by weight: initializers, regularizers, then constraints."""
+    entries = {**first, **second}
+    order = ["initializer", "regularizer", "constraint"]
+    return dict(sorted(entries.items(), key=lambda item: order.index(item[0].rsplit("_", 1)[1])))
+
+
+class Identity(Layer):
+    """Returns its input unchanged (a placeholder in a model's structure)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        return inputs
+
+
+class ActivityRegularization(Layer):
+    """Passes its input through and adds `l1 * sum(|x|) + l2 * sum(x**2)` to the model's losses."""
+
+    def __init__(self, l1: float = 0.0, l2: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.l1, self.l2 = l1, l2
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        penalty: Any = 0.0
+        if self.l1:
+            penalty = penalty + self.l1 * m.reduce_sum(m.abs(inputs))
+        if self.l2:
+            penalty = penalty + self.l2 * m.reduce_sum(m.square(inputs))
+        if self.l1 or self.l2:
+            self.add_loss(penalty)
+        return inputs
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "l1": self.l1, "l2": self.l2}

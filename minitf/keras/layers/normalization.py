@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from minitf.keras import backend, initializers
+from minitf.keras import backend
 from minitf.keras.layers.layer import Layer
+from minitf.keras.layers.options import WeightOptions, add_weight
+from minitf.ops.array.shape_ops import reshape
 from minitf.ops.math.binary_math import maximum, multiply
 from minitf.ops.math.unary_math import rsqrt, sqrt
 from minitf.ops.nn.normalization import moments
@@ -76,22 +78,32 @@ class BatchNormalization(Layer):
         gamma_initializer: Any = "ones",
         moving_mean_initializer: Any = "zeros",
         moving_variance_initializer: Any = "ones",
+        beta_regularizer: Any = None,
+        gamma_regularizer: Any = None,
+        beta_constraint: Any = None,
+        gamma_constraint: Any = None,
+        synchronized: bool = False,
         **kwargs: Any,
     ) -> None:
+        for unsupported in ("renorm", "renorm_clipping"):
+            if kwargs.pop(unsupported, None):
+                raise ValueError(f"minitf's BatchNormalization leaves out batch renormalization (`{unsupported}`).")
+        kwargs.pop("renorm_momentum", None)
         super().__init__(**kwargs)
         self.axis, self.momentum, self.epsilon, self.center, self.scale = axis, momentum, epsilon, center, scale
-        self.beta_initializer = initializers.get(beta_initializer)
-        self.gamma_initializer = initializers.get(gamma_initializer)
-        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
-        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.synchronized = synchronized
+        self.beta_options = WeightOptions(beta_initializer, beta_regularizer, beta_constraint)
+        self.gamma_options = WeightOptions(gamma_initializer, gamma_regularizer, gamma_constraint)
+        self.moving_mean_options = WeightOptions(moving_mean_initializer)
+        self.moving_variance_options = WeightOptions(moving_variance_initializer)
 
     def build(self, input_shape: Any) -> None:
         features = (input_shape[self.axis],)
-        self.gamma = self.add_weight(features, self.gamma_initializer, name="gamma") if self.scale else None
-        self.beta = self.add_weight(features, self.beta_initializer, name="beta") if self.center else None
-        self.moving_mean = self.add_weight(features, self.moving_mean_initializer, trainable=False, name="moving_mean")
-        self.moving_variance = self.add_weight(
-            features, self.moving_variance_initializer, trainable=False, name="moving_variance"
+        self.gamma = add_weight(self, "gamma", features, self.gamma_options) if self.scale else None
+        self.beta = add_weight(self, "beta", features, self.beta_options) if self.center else None
+        self.moving_mean = add_weight(self, "moving_mean", features, self.moving_mean_options, trainable=False)
+        self.moving_variance = add_weight(
+            self, "moving_variance", features, self.moving_variance_options, trainable=False
         )
 
     def call(self, inputs: Any, training: bool | None = None) -> Any:
@@ -104,13 +116,13 @@ class BatchNormalization(Layer):
             )
         else:
             mean, variance = self.moving_mean, self.moving_variance
-        inverse = rsqrt(variance + self.epsilon)
-        if self.gamma is not None:
-            inverse = inverse * self.gamma
-        shift = -mean * inverse
-        if self.beta is not None:
-            shift = shift + self.beta
-        return inputs * inverse + shift
+        return _normalized(inputs, mean, variance, self.gamma, self.beta, self.epsilon, self._broadcast(inputs))
+
+    def _broadcast(self, inputs: Any) -> list[int]:
+        """The shape that lines per-feature statistics up with the feature axis of `inputs`."""
+        rank = inputs.shape.rank
+        axis = self.axis % rank
+        return [inputs.shape.as_list()[i] if i == axis else 1 for i in range(rank)]
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -120,4 +132,27 @@ class BatchNormalization(Layer):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
+            "beta_initializer": self.beta_options.config("beta")["beta_initializer"],
+            "gamma_initializer": self.gamma_options.config("gamma")["gamma_initializer"],
+            "moving_mean_initializer": self.moving_mean_options.config("m")["m_initializer"],
+            "moving_variance_initializer": self.moving_variance_options.config("m")["m_initializer"],
+            "beta_regularizer": self.beta_options.config("beta")["beta_regularizer"],
+            "gamma_regularizer": self.gamma_options.config("gamma")["gamma_regularizer"],
+            "beta_constraint": self.beta_options.config("beta")["beta_constraint"],
+            "gamma_constraint": self.gamma_options.config("gamma")["gamma_constraint"],
+            "synchronized": self.synchronized,
+            "renorm": False,
+            "renorm_clipping": None,
+            "renorm_momentum": 0.99,
         }
+
+
+def _normalized(inputs: Any, mean: Any, variance: Any, gamma: Any, beta: Any, epsilon: float, shape: list[int]) -> Any:
+    """`(inputs - mean) / sqrt(variance + epsilon) * gamma + beta`, statistics reshaped to `shape` to line up."""
+    inverse = rsqrt(variance + epsilon)
+    if gamma is not None:
+        inverse = inverse * gamma
+    shift = -mean * inverse
+    if beta is not None:
+        shift = shift + beta
+    return inputs * reshape(inverse, shape) + reshape(shift, shape)

@@ -1,0 +1,169 @@
+"""Activation functions as layers: ReLU (with its slope, threshold and cap), LeakyReLU, PReLU (a learned slope),
+ELU, ThresholdedReLU, Softmax and Activation (any activation by name)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from minitf.keras import activations
+from minitf.keras.layers.layer import Layer
+from minitf.keras.layers.options import WeightOptions, add_weight
+from minitf.ops import math_ops as m
+from minitf.ops.nn import nn_ops
+
+
+class Activation(Layer):
+    """Applies an activation given by name (`"relu"`) or as a function."""
+
+    def __init__(self, activation: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        return self.activation(inputs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
+
+
+def _not_negative(name: str, value: Any) -> None:
+    if value is not None and value < 0:
+        raise ValueError(f"{name} of a ReLU layer cannot be a negative value. Received: {value}")
+
+
+class ReLU(Layer):
+    """`x` from `threshold` up (capped at `max_value`), `negative_slope * (x - threshold)` below it."""
+
+    def __init__(
+        self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        _not_negative("max_value", max_value)
+        _not_negative("negative_slope", negative_slope)
+        _not_negative("threshold", threshold)
+        self.max_value, self.negative_slope, self.threshold = max_value, negative_slope, threshold
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        if not self.negative_slope and not self.threshold:
+            x = nn_ops.relu(inputs)
+        else:
+            below = (inputs - self.threshold) * self.negative_slope
+            x = m.where(m.greater_equal(inputs, self.threshold), inputs, below)
+        if self.max_value is not None:
+            x = m.minimum(x, m.cast(self.max_value, x.dtype))
+        return x
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            **super().get_config(),
+            "max_value": self.max_value,
+            "negative_slope": self.negative_slope,
+            "threshold": self.threshold,
+        }
+
+
+class LeakyReLU(Layer):
+    """`x` for positive inputs, `negative_slope * x` for negative ones."""
+
+    def __init__(self, negative_slope: float = 0.3, **kwargs: Any) -> None:
+        if "alpha" in kwargs:
+            negative_slope = kwargs.pop("alpha")
+            warnings.warn("Argument `alpha` is deprecated. Use `negative_slope` instead.", stacklevel=2)
+        super().__init__(**kwargs)
+        if negative_slope is None or negative_slope < 0:
+            raise ValueError(
+                "The negative_slope value of a Leaky ReLU layer cannot be None or negative value. "
+                f"Expected a float. Received: negative_slope={negative_slope}"
+            )
+        self.negative_slope = negative_slope
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        return nn_ops.leaky_relu(inputs, alpha=self.negative_slope)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "negative_slope": self.negative_slope}
+
+
+class PReLU(Layer):
+    """LeakyReLU whose slope `alpha` is learned, one per input value (or shared along `shared_axes`)."""
+
+    def __init__(
+        self,
+        alpha_initializer: Any = "Zeros",
+        alpha_regularizer: Any = None,
+        alpha_constraint: Any = None,
+        shared_axes: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.options = WeightOptions(alpha_initializer, alpha_regularizer, alpha_constraint)
+        if shared_axes is None or isinstance(shared_axes, list | tuple):
+            self.shared_axes = None if shared_axes is None else list(shared_axes)
+        else:
+            self.shared_axes = [shared_axes]
+
+    def build(self, input_shape: Any) -> None:
+        shape = list(input_shape[1:])
+        for axis in self.shared_axes or []:
+            shape[axis - 1] = 1
+        self.alpha = add_weight(self, "alpha", tuple(shape), self.options)
+
+    def call(self, inputs: Any) -> Any:
+        return nn_ops.relu(inputs) - self.alpha * nn_ops.relu(-inputs)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), **self.options.config("alpha"), "shared_axes": self.shared_axes}
+
+
+class ELU(Layer):
+    """`x` for positive inputs, `alpha * (exp(x) - 1)` for negative ones."""
+
+    def __init__(self, alpha: float = 1.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.alpha = alpha
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        if self.alpha == 1.0:
+            return nn_ops.elu(inputs)
+        return m.where(m.greater(inputs, 0.0), inputs, self.alpha * (m.exp(m.minimum(inputs, 0.0)) - 1.0))
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "alpha": self.alpha}
+
+
+class ThresholdedReLU(Layer):
+    """`x` where `x > theta`, else 0 (tf.keras keeps this layer from Keras 2)."""
+
+    _keras_module = "keras._legacy.layers"
+
+    def __init__(self, theta: float = 1.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if theta is None or theta < 0:
+            raise ValueError(f"The theta value of a Thresholded ReLU layer should be >=0. Received: {theta}")
+        self.theta = float(theta)
+
+    def call(self, inputs: Any) -> Any:
+        return inputs * m.cast(m.greater(inputs, self.theta), inputs.dtype)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "theta": self.theta}
+
+
+class Softmax(Layer):
+    """Softmax along `axis` (the last by default)."""
+
+    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        return nn_ops.softmax(inputs, axis=self.axis)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "axis": self.axis}

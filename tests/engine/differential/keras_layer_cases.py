@@ -1,0 +1,274 @@
+"""The cases test_keras_layers.py compares: for each Keras layer minitf implements, constructor arguments and
+inputs (`Case`), or a check of its own (`Case(check=...)`) for layers the generic comparison does not fit
+(random layers in training, layers that need `adapt`, wrappers)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+def floats(*shape: int, seed: int = 0) -> Callable[[], np.ndarray]:
+    return lambda: np.random.default_rng(seed).standard_normal(shape).astype("float32")
+
+
+def ints(high: int, *shape: int, seed: int = 0) -> Callable[[], np.ndarray]:
+    return lambda: np.random.default_rng(seed).integers(0, high, shape).astype("int32")
+
+
+def several(*makers: Callable[[], np.ndarray]) -> Callable[[], list[np.ndarray]]:
+    return lambda: [make() for make in makers]
+
+
+@dataclass
+class Case:
+    kwargs: dict[str, Any] | Callable[[Any], dict[str, Any]] = field(default_factory=dict)
+    inputs: Callable[[], Any] = floats(2, 4)
+    call_kwargs: dict[str, Any] = field(default_factory=dict)
+    symbolic: bool = True
+    gradients: bool = True
+    check: Callable[[Any, Any], None] | None = None
+
+    def make_kwargs(self, keras: Any) -> dict[str, Any]:
+        """The constructor's arguments for one engine (`kwargs(keras)` when they hold layers of that engine)."""
+        return self.kwargs(keras) if callable(self.kwargs) else dict(self.kwargs)
+
+
+def _lambda_check(ours: Any, theirs: Any) -> None:
+    """Lambda: outputs and config (a lambda's code as Keras writes it); safe mode refuses to load a lambda."""
+
+    def run(keras: Any) -> tuple[Any, ...]:
+        keras.backend.clear_session()
+        layer = keras.layers.Lambda(lambda x, power: x**power, arguments={"power": 2})
+        out = layer(floats(2, 3)())
+        config = layer.get_config()
+        try:
+            keras.layers.deserialize(keras.layers.serialize(layer))
+            refused = ""
+        except ValueError as error:
+            refused = type(error).__name__
+        return np.asarray(out), config, refused
+
+    mine, real = run(ours), run(theirs)
+    np.testing.assert_allclose(mine[0], real[0], rtol=1e-6)
+    assert mine[1:] == real[1:]
+
+
+CASES: dict[str, list[Case]] = {
+    "Dense": [
+        Case({"units": 3}),
+        Case({"units": 5, "activation": "relu", "use_bias": False}, floats(2, 3, 4)),
+    ],
+    "Flatten": [Case(inputs=floats(2, 3, 4))],
+    "Dropout": [Case({"rate": 0.5})],
+    "Activation": [Case({"activation": "tanh"}), Case({"activation": "softmax"}, floats(2, 3, 4))],
+    "ReLU": [
+        Case(),
+        Case({"max_value": 0.5}),
+        Case({"negative_slope": 0.1, "threshold": 0.2}),
+    ],
+    "Softmax": [Case(), Case({"axis": 1}, floats(2, 3, 4))],
+    "Embedding": [Case({"input_dim": 10, "output_dim": 3}, ints(10, 2, 5))],
+    "BatchNormalization": [
+        Case(inputs=floats(4, 3)),
+        Case({"axis": 1, "momentum": 0.9, "center": False}, floats(4, 3, 2)),
+        Case(inputs=floats(4, 3), call_kwargs={"training": True}),
+    ],
+}
+
+CASES.update(
+    {
+        "ELU": [Case(), Case({"alpha": 0.5})],
+        "LeakyReLU": [Case(), Case({"negative_slope": 0.1}, floats(2, 3, 4))],
+        "PReLU": [
+            Case({"alpha_initializer": "ones"}),
+            Case({"alpha_initializer": "ones", "shared_axes": [1]}, floats(2, 3, 4)),
+        ],
+        "ThresholdedReLU": [Case({"theta": 0.5})],
+        "Identity": [Case()],
+        "ActivityRegularization": [Case({"l1": 0.1, "l2": 0.2})],
+        "Lambda": [Case(check=_lambda_check)],
+        "Reshape": [Case({"target_shape": (2, -1)}, floats(2, 3, 4)), Case({"target_shape": (12,)}, floats(2, 3, 4))],
+        "Permute": [Case({"dims": (2, 1)}, floats(2, 3, 4))],
+        "RepeatVector": [Case({"n": 3})],
+        "Cropping1D": [Case(inputs=floats(2, 5, 3)), Case({"cropping": (0, 2)}, floats(2, 5, 3))],
+        "Cropping2D": [
+            Case({"cropping": 1}, floats(2, 5, 5, 3)),
+            Case({"cropping": ((0, 1), (2, 1))}, floats(2, 5, 6, 3)),
+        ],
+        "ZeroPadding1D": [Case(inputs=floats(2, 5, 3)), Case({"padding": (0, 2)}, floats(2, 5, 3))],
+        "ZeroPadding2D": [Case(inputs=floats(2, 4, 4, 3)), Case({"padding": ((0, 1), (2, 1))}, floats(2, 4, 5, 3))],
+        "UpSampling1D": [Case({"size": 3}, floats(2, 4, 3))],
+        "UpSampling2D": [Case(inputs=floats(2, 3, 4, 2)), Case({"size": (1, 3)}, floats(2, 3, 4, 2))],
+        "Add": [Case(inputs=several(floats(2, 4), floats(2, 4, seed=1), floats(2, 4, seed=2)))],
+        "Subtract": [Case(inputs=several(floats(2, 4), floats(2, 4, seed=1)))],
+        "Multiply": [Case(inputs=several(floats(2, 4), floats(2, 4, seed=1)))],
+        "Average": [Case(inputs=several(floats(2, 4), floats(2, 4, seed=1)))],
+        "Maximum": [Case(inputs=several(floats(2, 4), floats(2, 4, seed=1)))],
+        "Minimum": [Case(inputs=several(floats(2, 4), floats(2, 4, seed=1)))],
+        "Concatenate": [
+            Case(inputs=several(floats(2, 4), floats(2, 3, seed=1))),
+            Case({"axis": 1}, several(floats(2, 4, 3), floats(2, 2, 3, seed=1))),
+        ],
+        "Dot": [
+            Case({"axes": 1}, several(floats(2, 4), floats(2, 4, seed=1))),
+            Case({"axes": (1, 2), "normalize": True}, several(floats(2, 3, 4), floats(2, 5, 3, seed=1))),
+            Case({"axes": 2}, several(floats(2, 3, 4), floats(2, 5, 4, seed=1))),
+        ],
+    }
+)
+
+
+def _functional_form(name: str, layer: str, kwargs: dict[str, Any]) -> Callable[[Any, Any], None]:
+    """`keras.layers.add([a, b])` equals `keras.layers.Add()([a, b])`, on KerasTensors and on arrays."""
+
+    def check(ours: Any, theirs: Any) -> None:
+        arrays = [floats(2, 4)(), floats(2, 4, seed=1)()]
+
+        def run(keras: Any) -> tuple[Any, ...]:
+            keras.backend.clear_session()
+            direct = np.asarray(getattr(keras.layers, name)(arrays, **kwargs))
+            inputs = [keras.Input((4,)), keras.Input((4,))]
+            model = keras.Model(inputs, getattr(keras.layers, name)(inputs, **kwargs))
+            return direct, np.asarray(model(arrays)), [type(item).__name__ for item in model.layers]
+
+        mine, real = run(ours), run(theirs)
+        np.testing.assert_allclose(mine[0], real[0], rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(mine[1], real[1], rtol=1e-6, atol=1e-7)
+        assert mine[2] == real[2] and mine[2][-1] == layer
+
+    return check
+
+
+FUNCTIONS: dict[str, Callable[[Any, Any], None]] = {
+    name: _functional_form(name, layer, kwargs)
+    for name, layer, kwargs in [
+        ("add", "Add", {}),
+        ("subtract", "Subtract", {}),
+        ("multiply", "Multiply", {}),
+        ("average", "Average", {}),
+        ("maximum", "Maximum", {}),
+        ("minimum", "Minimum", {}),
+        ("concatenate", "Concatenate", {"axis": 1}),
+        ("dot", "Dot", {"axes": 1}),
+    ]
+}
+
+
+def _custom_layer_check(ours: Any, theirs: Any) -> None:
+    """A learner's own layer: `add_weight` in `build`, `call`, `get_config` with its own argument."""
+
+    def run(keras: Any) -> tuple[Any, ...]:
+        keras.backend.clear_session()
+
+        class Scaled(keras.layers.Layer):  # type: ignore[name-defined]  # the base depends on the engine
+            def __init__(self, units: int, **kwargs: Any) -> None:
+                super().__init__(**kwargs)
+                self.units = units
+
+            def build(self, input_shape: Any) -> None:
+                self.w = self.add_weight(shape=(input_shape[-1], self.units), initializer="ones", name="w")
+                self.b = self.add_weight(shape=(self.units,), initializer="zeros", trainable=False, name="b")
+
+            def call(self, inputs: Any) -> Any:
+                return keras.ops.matmul(inputs, self.w) + self.b if hasattr(keras, "ops") else inputs @ self.w + self.b
+
+            def get_config(self) -> dict[str, Any]:
+                return {**super().get_config(), "units": self.units}
+
+        layer = Scaled(3)
+        out = layer(floats(2, 4)())
+        return (
+            np.asarray(out),
+            [(w.path, tuple(w.shape), w.trainable) for w in layer.weights],
+            layer.get_config(),
+            repr(layer),
+            Scaled.from_config(layer.get_config()).units,
+        )
+
+    mine, real = run(ours), run(theirs)
+    np.testing.assert_allclose(mine[0], real[0], rtol=1e-6)
+    assert mine[1:] == real[1:]
+
+
+def _input_layer_check(ours: Any, theirs: Any) -> None:
+    def run(keras: Any) -> tuple[Any, ...]:
+        keras.backend.clear_session()
+        layer = keras.layers.InputLayer(shape=(3, 2), dtype="int32")
+        return layer.get_config(), tuple(layer.output.shape), layer.output.dtype
+
+    assert run(ours) == run(theirs)
+
+
+def _input_spec_check(ours: Any, theirs: Any) -> None:
+    def message(keras: Any) -> str:
+        keras.backend.clear_session()
+
+        class Flat(keras.layers.Layer):  # type: ignore[name-defined]  # the base depends on the engine
+            def __init__(self) -> None:
+                super().__init__()
+                self.input_spec = keras.layers.InputSpec(ndim=2)
+
+        try:
+            Flat()(floats(2, 3, 4)())
+        except ValueError as error:
+            return str(error)
+        return "no error"
+
+    assert message(ours) == message(theirs)
+
+
+def _normalization_check(ours: Any, theirs: Any) -> None:
+    data = floats(20, 3)()
+
+    def run(keras: Any) -> tuple[Any, ...]:
+        keras.backend.clear_session()
+        layer = keras.layers.Normalization()
+        layer.adapt(data)
+        inverse = keras.layers.Normalization(mean=[1.0, 2.0, 3.0], variance=[4.0, 1.0, 0.25], invert=True)
+        return np.asarray(layer(data[:4])), np.asarray(inverse(data[:4])), layer.get_config()
+
+    mine, real = run(ours), run(theirs)
+    np.testing.assert_allclose(mine[0], real[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mine[1], real[1], rtol=1e-5, atol=1e-6)
+    assert mine[2] == real[2]
+
+
+CASES.update(
+    {
+        "Layer": [Case(check=_custom_layer_check)],
+        "InputLayer": [Case(check=_input_layer_check)],
+        "InputSpec": [Case(check=_input_spec_check)],
+        "Normalization": [Case(check=_normalization_check)],
+    }
+)
+
+
+def _input_check(ours: Any, theirs: Any) -> None:
+    def run(keras: Any) -> tuple[Any, ...]:
+        keras.backend.clear_session()
+        tensor = keras.Input((3, 2), batch_size=4, dtype="int64", name="pixels")
+        return tuple(tensor.shape), tensor.dtype, tensor.name, repr(tensor)
+
+    assert run(ours) == run(theirs)
+
+
+def _serialize_check(ours: Any, theirs: Any) -> None:
+    """A Keras layer's serialized form (with its build shape) comes back as the same layer in minitf."""
+    theirs.backend.clear_session()
+    layer = theirs.layers.Dense(3, activation="relu", name="hidden")
+    layer.build((None, 4))
+    entry = theirs.layers.serialize(layer)
+    rebuilt = ours.layers.deserialize(entry)
+    assert type(rebuilt).__name__ == "Dense" and rebuilt.name == "hidden" and not rebuilt.built
+    rebuilt.build((None, 4))
+    again = ours.layers.serialize(rebuilt)
+    for key in ("name", "units", "activation", "use_bias"):
+        assert again["config"][key] == entry["config"][key]
+    assert again["build_config"] == entry["build_config"]
+
+
+FUNCTIONS.update({"Input": _input_check, "serialize": _serialize_check, "deserialize": _serialize_check})

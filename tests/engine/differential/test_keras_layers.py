@@ -1,0 +1,194 @@
+"""Every public layer of the installed Keras, against minitf: implemented and compared, or left out with a reason.
+
+The list of names is read from `keras.layers` when the tests run, so a Keras that gains a layer fails
+`test_every_keras_layer_is_compared_or_left_out` until the layer is implemented (and given a case in
+keras_layer_cases.py) or listed in `minitf.keras.layers.LEFT_OUT`.
+
+Each case builds the same layer on both engines, copies minitf's weights into Keras's layer and compares:
+what the unbuilt and built layers print, the weights (names, paths, shapes, trainable), the outputs (values
+within float32 round-off, dtypes, shapes), the symbolic output shape on `keras.Input`, `get_config()`,
+`keras.layers.serialize`, a layer rebuilt in minitf from Keras's serialized form, and the gradients of a
+weighted sum of the outputs with respect to the inputs and the trainable weights. Serialized initializers and
+regularizers inside a config are compared by class; their own configs are compared where those families are
+enumerated.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+import tensorflow as real_tf
+
+import minitf
+from minitf import left_out
+from tests.engine.differential.keras_layer_cases import CASES, FUNCTIONS, Case
+
+keras = real_tf.keras
+RTOL, ATOL = 2e-5, 2e-6
+
+KERAS_LAYERS = sorted(name for name in dir(keras.layers) if not name.startswith("_"))
+KERAS_CLASSES = [name for name in KERAS_LAYERS if inspect.isclass(getattr(keras.layers, name))]
+
+
+def _alias_of(name: str) -> str | None:
+    """The first name under which Keras exports the same class (`MaxPool2D` -> `MaxPooling2D`), if another."""
+    target = getattr(keras.layers, name)
+    for other in KERAS_LAYERS:
+        if other != name and getattr(keras.layers, other) is target and other < name:
+            return other
+    return None
+
+
+def test_every_keras_layer_is_compared_or_left_out() -> None:
+    table = minitf.keras.layers.LEFT_OUT
+    unknown = [
+        name
+        for name in KERAS_LAYERS
+        if name not in table and name not in CASES and name not in FUNCTIONS
+        if _alias_of(name) is None
+    ]
+    assert unknown == [], f"Keras layers neither compared with minitf nor left out: {unknown}"
+    both = [name for name in table if name in CASES]
+    assert both == [], f"Layers both implemented (with cases) and left out: {both}"
+    stale = [name for name in table if name not in KERAS_LAYERS]
+    assert stale == [], f"Left out names that Keras does not have: {stale}"
+
+
+@pytest.mark.sample(6)
+@pytest.mark.parametrize("name", sorted(minitf.keras.layers.LEFT_OUT))
+def test_a_left_out_layer_raises_the_left_out_error(name: str) -> None:
+    with pytest.raises(left_out.LeftOutError, match=f"tf.keras.layers.{name}"):
+        getattr(minitf.keras.layers, name)
+    assert minitf.keras.layers.LEFT_OUT[name].strip()
+
+
+@pytest.mark.parametrize("name", [name for name in KERAS_LAYERS if _alias_of(name) is not None])
+def test_an_alias_is_the_same_class_as_in_keras(name: str) -> None:
+    alias = _alias_of(name)
+    assert alias is not None
+    if alias in minitf.keras.layers.LEFT_OUT:
+        assert name in minitf.keras.layers.LEFT_OUT
+    else:
+        assert getattr(minitf.keras.layers, name) is getattr(minitf.keras.layers, alias)
+
+
+def _json(value: Any) -> Any:
+    """A config as it is written to a file (tuples become lists), nested initializers reduced to their class."""
+    value = json.loads(json.dumps(value, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)))
+
+    def reduce(item: Any) -> Any:
+        if isinstance(item, dict):
+            if item.get("module") in ("keras.initializers", "keras.regularizers", "keras.constraints"):
+                return (item["module"], item["class_name"])
+            return {key: reduce(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [reduce(inner) for inner in item]
+        return item
+
+    return reduce(value)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _close(ours: Any, theirs: Any, what: str) -> None:
+    ours_list, theirs_list = _as_list(ours), _as_list(theirs)
+    assert len(ours_list) == len(theirs_list), what
+    for mine, real in zip(ours_list, theirs_list, strict=True):
+        assert mine.dtype.name == real.dtype.name, what
+        assert tuple(mine.shape) == tuple(real.shape), what
+        np.testing.assert_allclose(np.asarray(mine), np.asarray(real), rtol=RTOL, atol=ATOL, err_msg=what)
+
+
+def _engine_inputs(engine: Any, x: Any) -> Any:
+    if isinstance(x, list):
+        return [engine.constant(item) for item in x]
+    return engine.constant(x)
+
+
+def _gradients(engine: Any, layer: Any, x: Any, case: Case) -> list[Any]:
+    inputs = _engine_inputs(engine, x)
+    flat = _as_list(inputs)
+    floats = [item for item in flat if item.dtype.is_floating]
+    with engine.GradientTape(persistent=True) as tape:
+        for item in floats:
+            tape.watch(item)
+        outputs = layer(inputs, **case.call_kwargs)
+        weights = np.random.default_rng(1)
+        total = engine.constant(0.0)
+        for output in _as_list(outputs):
+            if output.dtype.is_floating:
+                total = total + engine.reduce_sum(
+                    output * engine.constant(weights.standard_normal(tuple(output.shape)).astype("float32"))
+                )
+    return [tape.gradient(total, item) for item in floats + list(layer.trainable_weights)]
+
+
+def _pair(name: str, case: Case) -> tuple[Any, Any]:
+    minitf.keras.backend.clear_session()
+    keras.backend.clear_session()
+    ours = getattr(minitf.keras.layers, name)(**case.make_kwargs(minitf.keras))
+    theirs = getattr(keras.layers, name)(**case.make_kwargs(keras))
+    return ours, theirs
+
+
+def compare_layer(name: str, case: Case) -> None:
+    ours, theirs = _pair(name, case)
+    assert repr(ours) == repr(theirs)
+    x = case.inputs()
+    out_ours = ours(x, **case.call_kwargs)
+    theirs(x, **case.call_kwargs)
+    assert repr(ours) == repr(theirs)
+    assert [(w.path, w.name, tuple(w.shape), w.trainable) for w in ours.weights] == [
+        (w.path, w.name, tuple(w.shape), w.trainable) for w in theirs.weights
+    ]
+    theirs.set_weights(ours.get_weights())
+    _close(out_ours, theirs(x, **case.call_kwargs), f"{name} outputs")
+    assert _json(ours.get_config()) == _json(theirs.get_config())
+    assert _json(minitf.keras.layers.serialize(ours)) == _json(keras.layers.serialize(theirs))
+    rebuilt = minitf.keras.layers.deserialize(keras.layers.serialize(theirs))
+    rebuilt(x, **case.call_kwargs)
+    rebuilt.set_weights(ours.get_weights())
+    _close(rebuilt(x, **case.call_kwargs), out_ours, f"{name} rebuilt from Keras's config")
+    if case.symbolic:
+        _compare_symbolic(name, case, x)
+    if case.gradients:
+        for mine, real in zip(_gradients(minitf, ours, x, case), _gradients(real_tf, theirs, x, case), strict=True):
+            if real is None:
+                assert mine is None
+            else:
+                _close(minitf.convert_to_tensor(mine), real_tf.convert_to_tensor(real), f"{name} gradients")
+
+
+def _compare_symbolic(name: str, case: Case, x: Any) -> None:
+    def shapes(engine: Any) -> Any:
+        engine.backend.clear_session()
+        layer = getattr(engine.layers, name)(**case.make_kwargs(engine))
+        inputs = [engine.Input(item.shape[1:], dtype=str(item.dtype)) for item in _as_list(x)]
+        outputs = layer(inputs if isinstance(x, list) else inputs[0], **case.call_kwargs)
+        return [(tuple(o.shape), o.dtype) for o in _as_list(outputs)]
+
+    assert shapes(minitf.keras) == shapes(keras)
+
+
+CASE_IDS = [(name, index) for name in sorted(CASES) for index in range(len(CASES[name]))]
+
+
+@pytest.mark.sample(12)
+@pytest.mark.parametrize(("name", "index"), CASE_IDS, ids=[f"{name}-{index}" for name, index in CASE_IDS])
+def test_layer_matches_keras(name: str, index: int) -> None:
+    case = CASES[name][index]
+    if case.check is not None:
+        case.check(minitf.keras, keras)
+    else:
+        compare_layer(name, case)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_functional_form_matches_keras(name: str) -> None:
+    FUNCTIONS[name](minitf.keras, keras)

@@ -135,9 +135,23 @@ def _summarise(index: int, cell: nbformat.NotebookNode, seconds: float) -> CellR
     )
 
 
-def execute(path: Path, engine: str = "minitf") -> NotebookRun:
-    """Run every code cell of the notebook at `path` (errors are recorded, not raised)."""
-    notebook = for_engine(nbformat.read(path, as_version=4), engine)
+SWITCH_CELL = "from use_tensorflow import tf"
+
+
+def with_switch(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of `notebook` as a student switches it: the line `from use_tensorflow import tf` in a new cell right
+    below the setup cell, every other cell as it is (minitf-only cells included: they must skip themselves)."""
+    switched = copy.deepcopy(notebook)
+    setup = next(i for i, cell in enumerate(switched.cells) if cell.cell_type == "code")
+    switched.cells.insert(setup + 1, nbformat.v4.new_code_cell(SWITCH_CELL, id="switch-to-tensorflow"))
+    return switched
+
+
+def execute(path: Path, engine: str = "minitf", switched: bool = False) -> NotebookRun:
+    """Run every code cell of the notebook at `path` (errors are recorded, not raised). `switched`: run it as a
+    student does after adding the engine switch below the setup cell ("Run All" on TensorFlow)."""
+    notebook = nbformat.read(path, as_version=4)
+    notebook = with_switch(notebook) if switched else for_engine(notebook, engine)
     client = with_rechecking_waits(NotebookClient(
         notebook,
         kernel_name="python3",

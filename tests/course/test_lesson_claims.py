@@ -52,8 +52,15 @@ CLAIMS = [
     Claim("03-compiling", "cell-04", "every line became nodes: Placeholder for the argument, Identity for the result",
           ("15 operations traced", "['Placeholder', 'Const', 'Const', 'Mul', 'Exp'", "'Tanh', 'Identity']")),
     Claim("03-compiling", "cell-06", "the generated code has no Exp, no second Sin, no + 0.0 or * 1.0; 2.0 * 3.0 is "
-          "one constant", ("mul_folded", "ops.Sin(mul_1)", "ops.AddV2(Sin, Sin)"), ("Exp", "Sin_1", "add_y", "mul_2"),
-          minitf_only=True),
+          "one constant, mul_folded; a function model calls a second function Tanh_fused for the fused operations",
+          ("def model(x):", "Tanh_fused = ops.Tanh_fused(x, mul_folded)", "def Tanh_fused(x, mul_folded):",
+           "ops.Sin(mul_1)", "ops.AddV2(Sin, Sin)"), ("Exp", "Sin_1", "add_y", "mul_2"), minitf_only=True),
+    Claim("03-compiling", "cell-08", "get_experimental_options: False for the two disable_ switches",
+          ("'disable_model_pruning': False", "'disable_meta_optimizer': False")),
+    Claim("03-compiling", "cell-12", "constant folding leaves the size at 14 (a new constant for the Mul); the last "
+          "pruning removes the constants nothing reads",
+          ("constant folding on model: 14 -> 14 nodes", "folded mul (Mul) into a constant",
+           "removed mul/x (Const), which nothing uses", "removed mul/y (Const), which nothing uses"), minitf_only=True),
     Claim("03-compiling", "cell-23", "minitf files h / 1.0 under arithmetic simplification and the duplicate sigmoid "
           "under common-subexpression elimination",
           ("arithmetic simplification on layer", "truediv (RealDiv) is just Relu:0",
@@ -72,6 +79,9 @@ CLAIMS = [
            "cores this process may use: "), minitf_only=True),
     Claim("03-compiling", "cell-40", "branches has two fused kernels: sin * 2.0, then exp, cos and their sum",
           ("mul_fused = ops.mul_fused(", "add_fused = ops.add_fused(mul_fused)"), minitf_only=True),
+    Claim("03-compiling", "cell-fusion-timing", "read your own numbers: the cell prints eager, graph and jit_compile "
+          "times and their ratio from a thousand to a million numbers (its verdict goes into the figure's title)",
+          ("    1,000 numbers: eager", "1,000,000 numbers: eager", "eager / jit_compile =")),
     Claim("03-compiling", "cell-25", "the backward pass is part of the graph: a Cos node, a larger graph",
           ("forward graph has a Cos node: False", "gradient graph has a Cos node (d sin(w)/dw = cos(w)): True",
            "the gradient graph is larger: True")),

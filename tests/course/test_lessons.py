@@ -16,6 +16,7 @@ from notebook_runner import (
     MINITF_ONLY_TAG,
     RANDOM_OUTPUT_TAG,
     NotebookRun,
+    execute,
     execute_cached,
     is_test_cell,
     mask_numbers,
@@ -128,6 +129,22 @@ def test_test_cells_never_time_anything(solution: Path) -> None:
     assert not timed, f"test cells must not time code (results vary with machine load): {timed}"
 
 
+MINITF_ONLY_MARK = "# minitf only"  # use_tensorflow.py's MINITF_ONLY_MARK: the line a cell skips itself by
+
+
+@each_solution
+def test_minitf_only_cells_say_so_in_their_first_line(solution: Path) -> None:
+    """The tag is invisible in JupyterLab, and the engine switch skips a cell by its first line: the two agree."""
+    code = [cell for cell in _read(solution).cells if cell.cell_type == "code"]
+    tagged = [cell for cell in code if MINITF_ONLY_TAG in tags_of(cell)]
+    unmarked = [cell.id for cell in tagged if not cell.source.startswith(MINITF_ONLY_MARK)]
+    untagged = [cell.id for cell in code if cell.source.startswith(MINITF_ONLY_MARK) and cell not in tagged]
+    assert not unmarked, f"cells tagged {MINITF_ONLY_TAG} should start with the line '{MINITF_ONLY_MARK}: ...': {unmarked}"
+    assert not untagged, f"cells starting with '{MINITF_ONLY_MARK}' should be tagged {MINITF_ONLY_TAG}: {untagged}"
+    for folder in (solution.parent, released_notebook(solution).parent):
+        assert f'MINITF_ONLY_MARK = "{MINITF_ONLY_MARK}"' in (folder / "use_tensorflow.py").read_text()
+
+
 # (a), (b) the instructor versions run and pass their own tests on both engines.
 
 
@@ -157,6 +174,24 @@ def test_solution_prints_the_same_on_tensorflow_as_on_minitf(solution: Path) -> 
         if difference:
             differences.append(f"{label}: {difference}\n--- tensorflow\n{expected}--- minitf\n{actual}")
     assert not differences, "printed output differs between engines:\n" + "\n".join(differences)
+
+
+@pytest.mark.slow
+@pytest.mark.tf
+@each_solution
+def test_run_all_after_switching_to_tensorflow_raises_nothing(solution: Path) -> None:
+    """As a student does it: `from use_tensorflow import tf` below the setup cell, then Run All. Every cell runs
+    without an error or a line on stderr, and each minitf-only cell prints that it skipped itself."""
+    run = execute(solution, switched=True)
+    errors = [f"{_label(cell)}: {name}: {message[:300]}" for cell in run.cells for name, message in cell.errors]
+    errors += [f"a widget callback: {name}: {message}" for name, message in run.widget_errors]
+    assert not errors, f"{_name(solution)}, Run All after the switch to TensorFlow, raised:\n" + "\n".join(errors)
+    switch = run.by_id("switch-to-tensorflow")
+    assert "now runs on TensorFlow" in switch.stdout, switch.stdout
+    noisy = [f"{_label(cell)}: {cell.stderr.strip()[:300]}" for cell in run.cells if cell.stderr]
+    assert not noisy, f"{_name(solution)} on TensorFlow writes to stderr (red in JupyterLab):\n" + "\n".join(noisy)
+    unskipped = [_label(c) for c in run.cells if MINITF_ONLY_TAG in c.tags and "Skipped on TensorFlow" not in c.stdout]
+    assert not unskipped, f"minitf-only cells that did not skip themselves on TensorFlow: {unskipped}"
 
 
 # (c) the released student version fails, with a message meant for the student, until answered.

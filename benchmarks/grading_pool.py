@@ -35,12 +35,12 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 
 from benchmarks.grading_workers import sample_class
-from grader.demo import FIXTURE_SOLUTIONS, _first_notebooks
-from grader.kernel_client import with_rechecking_waits
+from grader.commands.demo import FIXTURE_SOLUTIONS, _first_notebooks
+from grader.commands.release import list_assignments
 from grader.paths import DEFAULT_SOLUTIONS, REPO
-from grader.pool import proc_mb
-from grader.release import list_assignments
-from grader.sandbox import KERNEL_ENV, sandbox_uids
+from grader.sandbox.kernel_client import with_rechecking_waits
+from grader.sandbox.pool import proc_mb
+from grader.sandbox.prepare import KERNEL_ENV, sandbox_uids
 
 
 def _grading_processes() -> list[str]:

@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from benchmarks.grading_workers import sample_class
-from grader.demo import _first_notebooks
+from grader.commands.demo import _first_notebooks
 from grader.paths import DEFAULT_SOLUTIONS
 
 SPENT: dict[str, float] = defaultdict(float)
@@ -64,9 +64,10 @@ def instrument() -> None:
     from nbgrader.converters.autograde import Autograde
     from nbgrader.converters.base import BaseConverter
 
-    import grader.workers as workers
-    from grader import execution
-    from grader.execution import GuardedExecute, TrustedKernel
+    import grader.worker.worker as workers
+    from grader.sandbox.spares import StudentSpare
+    from grader.trusted.kernel import TrustedKernel
+    from grader.worker.execute import GuardedExecute
 
     timed(Autograde, "init_assignment", "nbgrader: the submission's setup (init_assignment)")
     timed(BaseConverter, "convert_single_notebook", "notebook in all (sanitise + autograde + write)")
@@ -84,13 +85,13 @@ def instrument() -> None:
     timed(TrustedKernel, "take", "trusted kernel: the spare's replies (its prepared cells)")
     timed(TrustedKernel, "collect", "trusted kernel: replies of cells sent ahead (the spare's included)")
     timed(GuardedExecute, "_start_student_spare", "student kernel: starting the next notebook's")
-    timed(execution.StudentSpare, "ready", "student kernel: the spare's replies (its guard and channel)")
+    timed(StudentSpare, "ready", "student kernel: the spare's replies (its guard and channel)")
     timed(TrustedKernel, "wait_until_ready", "trusted kernel: wait until it answers (+ channel)")
     timed(TrustedKernel, "run_prelude", "trusted kernel: the instructor's cells it repeats")
     timed(GuardedExecute, "_run_test", "tests in all (prelude and requests included)")
     timed(GuardedExecute, "_ask_student", "tests: requests to the student's kernel")
     timed(TrustedKernel, "close", "trusted kernel: teardown")
-    timed(execution.GuardedExecute, "preprocess", "execution in all (GuardedExecute.preprocess)")
+    timed(GuardedExecute, "preprocess", "execution in all (GuardedExecute.preprocess)")
     timed(workers, "apply_result", "single writer: the grades into the term's gradebook")
     timed(workers.Worker, "_grade", "worker: the submission in all")
 
@@ -113,9 +114,9 @@ def main() -> None:
     )
     root = Path(tempfile.mkdtemp(prefix="grader-profile-"))
     try:
-        from grader.autograde import notebook_imports
-        from grader.sandbox import Limits, prepare
-        from grader.workers import Task, Worker, make_kit, read_submission
+        from grader.commands.autograde import notebook_imports
+        from grader.sandbox.prepare import Limits, prepare
+        from grader.worker.worker import Task, Worker, make_kit, read_submission
 
         term = sample_class(source, args.assignment, PROFILES.index(args.work) + 1, root)
         student = f"s{PROFILES.index(args.work) + 1:03d}"
@@ -130,7 +131,7 @@ def main() -> None:
         cpu = os.times()
         started = time.perf_counter()
         result = worker.grade(task)
-        import grader.workers as workers
+        import grader.worker.worker as workers
 
         if result.success:
             workers.apply_result(term, result)  # the instrumented one

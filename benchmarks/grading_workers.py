@@ -20,13 +20,13 @@ import time
 import warnings
 from pathlib import Path
 
-from grader.autograde import autograde
-from grader.collect import collect_folder, import_roster
-from grader.demo import FIXTURE_SOLUTIONS, _first_notebooks
-from grader.gradebook import ensure_assignment
+from grader.commands.autograde import autograde
+from grader.commands.collect import collect_folder, import_roster
+from grader.commands.demo import FIXTURE_SOLUTIONS, _first_notebooks
+from grader.commands.release import list_assignments
+from grader.commands.samples import write_class
 from grader.paths import DEFAULT_SOLUTIONS, Term, make_term
-from grader.release import list_assignments
-from grader.samples import write_class
+from grader.records.gradebook import ensure_assignment
 
 
 def sample_class(source: Path, assignment: str, students: int, root: Path) -> Term:

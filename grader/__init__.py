@@ -12,4 +12,4 @@ ensure_tools_on_path()
 # checking IRI strings, which no notebook schema the grader validates contains. A None entry makes the import
 # fail at once, so jsonschema leaves that one format check out (in this process only; JupyterLab keeps it).
 if "jsonschema" not in sys.modules:
-    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

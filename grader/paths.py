@@ -8,7 +8,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 GRADER_DIR = REPO / "grader"
-NBGRADER_CONFIG = GRADER_DIR / "nbgrader_config.py"
+NBGRADER_CONFIG = GRADER_DIR / "settings" / "nbgrader_config.py"
 DEFAULT_SOLUTIONS = REPO / "solutions"
 DEFAULT_COURSE = REPO / "course"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from grader.kernel_client import with_rechecking_waits
+from grader.sandbox.kernel_client import with_rechecking_waits
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"

@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from grader.binder_link import binder_url, is_placeholder, placeholder_warning, write_binder_links
+from grader.commands.binder_link import binder_url, is_placeholder, placeholder_warning, write_binder_links
 
 REPO = Path(__file__).resolve().parents[2]
 WELCOME = Path("course/part1-tensors/01-welcome.ipynb")

@@ -81,6 +81,6 @@ def test_no_course_code_imports_scikit_learn() -> None:
 
 
 def test_grading_sandbox_binds_the_data_package_back() -> None:
-    from grader.sandbox import _needed_paths
+    from grader.sandbox.prepare import _needed_paths
 
     assert DATA in _needed_paths()

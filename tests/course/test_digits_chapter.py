@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from grader_fixtures.submissions import grader
 
-from grader.collect import import_roster
-from grader.gradebook import ensure_assignment
+from grader.commands.collect import import_roster
+from grader.records.gradebook import ensure_assignment
 from grader.paths import make_term
-from grader.samples import fill, solution_answers
+from grader.commands.samples import fill, solution_answers
 
 REPO = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "part2-basics"

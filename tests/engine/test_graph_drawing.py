@@ -682,7 +682,7 @@ def test_a_notebook_cell_that_draws_exports_to_html_with_the_drawing(tmp_path: P
     from nbclient import NotebookClient
     from nbconvert import HTMLExporter
 
-    from grader.kernel_client import with_rechecking_waits
+    from grader.sandbox.kernel_client import with_rechecking_waits
 
     source = (
         "import minitf as tf\nfrom minitf.function.drawing.svg import draw\n"

@@ -29,7 +29,7 @@ from grader_fixtures.submissions import (
 )
 
 from grader.paths import REPO
-from grader.sandbox import live_processes, sandbox_uids
+from grader.sandbox.prepare import live_processes, sandbox_uids
 
 pytestmark = pytest.mark.slow
 
@@ -545,9 +545,9 @@ def test_without_the_trusted_kernel_and_the_guard_the_same_cheats_would_get_full
 
 
 def test_a_workers_closing_sweep_ends_every_process_still_running_as_its_sandbox_user():
-    """The last word after a worker's kernels are closed (grader/workers.py): whatever still runs as its user,
+    """The last word after a worker's kernels are closed (grader/worker/worker.py): whatever still runs as its user,
     a direct child or an orphan handed to init, is killed, and the sweep waits until none is left."""
-    from grader.sandbox import end_processes_of, ensure_sandbox_user, processes_of
+    from grader.sandbox.prepare import end_processes_of, ensure_sandbox_user, processes_of
 
     uid, gid = ensure_sandbox_user()
     as_sandbox = {"user": uid, "group": gid, "extra_groups": [], "cwd": "/", "start_new_session": True}

@@ -9,7 +9,7 @@ import pytest
 from grader_fixtures.submissions import ASSIGNMENT, FIXTURE_SOLUTIONS, NOTEBOOK, build, grader, new_term
 
 from grader.paths import make_term
-from grader.termstate import done_marker
+from grader.records.termstate import done_marker
 
 pytestmark = pytest.mark.slow
 

@@ -26,8 +26,8 @@ import pytest
 from grader_fixtures.submissions import grader, nbgrader_meta, one_notebook_class
 from nbformat.v4 import new_code_cell
 
-from grader.execution import decode_reply
-from grader.kernel_client import MAX_MESSAGE_BYTES
+from grader.sandbox.kernel_client import MAX_MESSAGE_BYTES
+from grader.trusted.tests import decode_reply
 
 ASSIGNMENT = "forgery"
 SHARED_MEMORY_KEY = 0x4752  # the System V key the leaking student writes its answer under

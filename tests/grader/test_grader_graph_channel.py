@@ -1,5 +1,5 @@
 """Graphs on the grader's data-only channel: a graph pass exercise hands a minitf FuncGraph to the student's
-function, which rewrites it in place; the graph crosses as data both ways (grader/channel/).
+function, which rewrites it in place; the graph crosses as data both ways (grader/trusted/channel/).
 
 Both kernels are played in this process: a call goes through the same JSON requests and replies as in grading,
 so every object the "student" sees was rebuilt from data, and so is everything that comes back.
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from grader.channel import codec, student, trusted
-from grader.execution import decode_reply
+from grader.trusted.channel import codec, student, trusted
+from grader.trusted.tests import decode_reply
 from minitf.function.compiling.execute import run_graph
 
 

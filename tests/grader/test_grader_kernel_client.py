@@ -18,7 +18,7 @@ import zmq.asyncio
 from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_client.session import Session
 
-from grader.kernel_client import WAIT_SLICE, CappedKernelClient, RecheckingChannel
+from grader.sandbox.kernel_client import WAIT_SLICE, CappedKernelClient, RecheckingChannel
 
 
 async def _reply_with_lost_edge(channel_class: type[AsyncZMQSocketChannel], timeout: float) -> tuple[str, float]:

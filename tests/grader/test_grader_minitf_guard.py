@@ -8,9 +8,9 @@ import pytest
 from grader_fixtures.submissions import grader
 from nbformat.v4 import new_code_cell, new_notebook
 
-from grader.collect import import_roster
-from grader.gradebook import ensure_assignment
+from grader.commands.collect import import_roster
 from grader.paths import make_term
+from grader.records.gradebook import ensure_assignment
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""Warm kernels (grader/pool.py, grader/kernel_template.py): the same grades as fresh kernels, and nothing one
+"""Warm kernels (grader/sandbox/pool.py and kernel_template.py): the same grades as fresh kernels, and nothing one
 student leaves in a kernel forked from the worker's template, or started while that student was graded, reaches
 the next student."""
 
@@ -29,13 +29,13 @@ from grader_fixtures.submissions import (
     table,
 )
 
-from grader.collect import import_roster
-from grader.gradebook import ensure_assignment
+from grader.commands.collect import import_roster
 from grader.paths import REPO, Term, make_term
-from grader.pool import folder_digest, following, read_replies
-from grader.termstate import done_marker
+from grader.records.gradebook import ensure_assignment
+from grader.records.termstate import done_marker
+from grader.sandbox.pool import folder_digest, following, read_replies
 
-sys.path.insert(0, str(REPO / "grader"))  # the template is a standalone script beside launch.py
+sys.path.insert(0, str(REPO / "grader" / "sandbox"))  # the template is a standalone script beside launch.py
 import kernel_template  # needs the path above
 
 #: the folders a kernel can write to: its temporary folders, home, working folder and socket folder

@@ -9,9 +9,9 @@ import nbformat
 import pytest
 from grader_fixtures.submissions import ASSIGNMENT, CORRECT, FIXTURE_SOLUTIONS, NOTEBOOK, build, grader, submit
 
-from grader.collect import import_roster
-from grader.gradebook import ensure_assignment
+from grader.commands.collect import import_roster
 from grader.paths import Term, make_term
+from grader.records.gradebook import ensure_assignment
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ import pytest
 from grader_fixtures.submissions import POINTS, grader, grader_command, sandbox_processes, scores, submitted_term
 
 from grader.paths import REPO
-from grader.termstate import done_marker
+from grader.records.termstate import done_marker
 
 pytestmark = pytest.mark.slow
 

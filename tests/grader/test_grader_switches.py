@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.cli import build_parser
-from grader.execution import GuardedExecute
+from grader.commands.cli import build_parser
+from grader.worker.execute import GuardedExecute
 
 
 def test_autograde_runs_with_the_trusted_kernel_and_the_guard_by_default():

@@ -8,10 +8,10 @@ import nbformat
 import pytest
 from grader_fixtures.submissions import grader
 
-from grader.collect import import_roster
-from grader.gradebook import ensure_assignment
+from grader.commands.collect import import_roster
+from grader.commands.samples import fill, solution_answers
 from grader.paths import make_term
-from grader.samples import fill, solution_answers
+from grader.records.gradebook import ensure_assignment
 
 SOURCES = Path(__file__).parents[1] / "grader_fixtures" / "solutions_tf"
 

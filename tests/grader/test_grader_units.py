@@ -13,12 +13,12 @@ import pytest
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_output
 
-from grader.channel import codec, student, trusted
-from grader.collect import not_regular
-from grader.execution import defined_names, imported_modules
-from grader.feedback import HideHiddenTests
-from grader.preprocessors import CapOutputs, DropLogNoise
-from grader.trusted_plan import TrustedPlan, tf_function_names
+from grader.commands.collect import not_regular
+from grader.records.feedback import HideHiddenTests
+from grader.sandbox.guard import defined_names, imported_modules
+from grader.trusted.channel import codec, student, trusted
+from grader.trusted.plan import TrustedPlan, tf_function_names
+from grader.worker.preprocessors import CapOutputs, DropLogNoise
 
 TF_LINES = (
     "WARNING: All log messages before absl::InitializeLog() is called are written to STDERR\n"

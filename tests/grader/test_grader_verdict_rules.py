@@ -9,7 +9,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from grader.paths import REPO
-from grader.rules import check_notebook
+from grader.trusted.rules import check_notebook
 
 SOURCES = sorted((REPO / "solutions").glob("*/*.ipynb")) + sorted(
     (REPO / "tests" / "grader_fixtures").glob("solutions*/*/*.ipynb")

@@ -14,7 +14,7 @@ import pytest
 from grader_fixtures.submissions import ASSIGNMENT, CORRECT, NOTEBOOK, build, grader_command, new_term
 
 from grader.paths import REPO, Term
-from grader.termstate import done_marker
+from grader.records.termstate import done_marker
 
 pytestmark = pytest.mark.slow
 

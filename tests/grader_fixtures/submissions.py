@@ -12,10 +12,10 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_notebook
 
-from grader.collect import import_roster
-from grader.gradebook import ensure_assignment
+from grader.commands.collect import import_roster
 from grader.paths import REPO, Term, make_term
-from grader.sandbox import live_processes, sandbox_uids
+from grader.records.gradebook import ensure_assignment
+from grader.sandbox.prepare import live_processes, sandbox_uids
 
 FIXTURE_SOLUTIONS = Path(__file__).parent / "solutions"
 ASSIGNMENT = "fixture-basics"

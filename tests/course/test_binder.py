@@ -398,3 +398,12 @@ def test_binder_assignment_list_offers_every_part_as_the_course_folder(tmp_path:
         assert notebooks == sorted(f"course/{part}/{path.name}" for path in (REPO / "course" / part).glob("*.ipynb"))
     assert sorted(path.name for path in home.iterdir()) == before, "listing the assignments wrote into the home folder"
     assert not set(parts) & set(before), f"a second copy of the course sits next to course/: {before}"
+
+
+def test_every_repository_file_post_build_names_exists() -> None:
+    """postBuild writes paths of the repository into the user's Jupyter config; a moved file breaks Binder."""
+    text = (REPO / "postBuild").read_text()
+    named = re.findall(r"\$PWD/([\w./-]+)", text)
+    assert named, "postBuild names no file of the repository"
+    missing = [path for path in named if not (REPO / path).exists()]
+    assert not missing, f"postBuild names files that do not exist: {missing}"

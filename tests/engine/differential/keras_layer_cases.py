@@ -272,3 +272,59 @@ def _serialize_check(ours: Any, theirs: Any) -> None:
 
 
 FUNCTIONS.update({"Input": _input_check, "serialize": _serialize_check, "deserialize": _serialize_check})
+
+CASES.update(
+    {
+        "Conv1D": [
+            Case({"filters": 2, "kernel_size": 3}, floats(2, 7, 3)),
+            Case(
+                {"filters": 4, "kernel_size": 2, "strides": 2, "padding": "same", "activation": "relu"}, floats(2, 7, 3)
+            ),
+            Case({"filters": 2, "kernel_size": 3, "padding": "causal", "dilation_rate": 2}, floats(2, 7, 3)),
+            Case({"filters": 4, "kernel_size": 3, "groups": 2, "use_bias": False}, floats(2, 7, 4)),
+        ],
+        "Conv2D": [
+            Case({"filters": 3, "kernel_size": 3}, floats(2, 6, 6, 2)),
+            Case({"filters": 2, "kernel_size": (2, 3), "strides": (2, 1), "padding": "same"}, floats(2, 5, 6, 1)),
+            Case({"filters": 4, "kernel_size": 2, "groups": 2, "activation": "relu"}, floats(2, 5, 5, 4)),
+        ],
+        "DepthwiseConv1D": [Case({"kernel_size": 3, "depth_multiplier": 2}, floats(2, 7, 3))],
+        "DepthwiseConv2D": [
+            Case({"kernel_size": 3}, floats(2, 6, 6, 3)),
+            Case({"kernel_size": 2, "depth_multiplier": 2, "strides": 2, "padding": "same"}, floats(2, 5, 5, 2)),
+        ],
+        "SeparableConv1D": [Case({"filters": 4, "kernel_size": 3}, floats(2, 7, 3))],
+        "SeparableConv2D": [
+            Case({"filters": 2, "kernel_size": 3, "depth_multiplier": 2, "padding": "same"}, floats(2, 5, 5, 3))
+        ],
+        "MaxPooling1D": [
+            Case(inputs=floats(2, 7, 3)),
+            Case({"pool_size": 3, "strides": 1, "padding": "same"}, floats(2, 7, 3)),
+        ],
+        "MaxPooling2D": [
+            Case(inputs=floats(2, 6, 6, 2)),
+            Case({"pool_size": 3, "strides": 2, "padding": "same"}, floats(2, 7, 5, 2)),
+        ],
+        "AveragePooling1D": [Case({"pool_size": 2}, floats(2, 7, 3))],
+        "AveragePooling2D": [Case({"pool_size": (2, 3), "padding": "same"}, floats(2, 5, 7, 2))],
+        "GlobalMaxPooling1D": [Case(inputs=floats(2, 7, 3))],
+        "GlobalMaxPooling2D": [Case({"keepdims": True}, floats(2, 4, 5, 3))],
+        "GlobalAveragePooling1D": [Case(inputs=floats(2, 7, 3))],
+        "GlobalAveragePooling2D": [Case(inputs=floats(2, 4, 5, 3))],
+    }
+)
+
+CASES.update(
+    {
+        "Conv1DTranspose": [
+            Case({"filters": 2, "kernel_size": 3}, floats(2, 5, 3)),
+            Case({"filters": 2, "kernel_size": 3, "strides": 2, "padding": "same"}, floats(2, 5, 3)),
+        ],
+        "Conv2DTranspose": [
+            Case({"filters": 2, "kernel_size": 3, "strides": 2}, floats(2, 4, 3, 3)),
+            Case({"filters": 3, "kernel_size": (2, 3), "strides": (2, 1), "padding": "same"}, floats(2, 4, 3, 2)),
+            Case({"filters": 2, "kernel_size": 2, "strides": 3}, floats(2, 3, 3, 1)),
+            Case({"filters": 2, "kernel_size": 3, "strides": 2, "output_padding": 1}, floats(2, 3, 3, 1)),
+        ],
+    }
+)

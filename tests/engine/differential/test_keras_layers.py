@@ -34,23 +34,15 @@ KERAS_LAYERS = sorted(name for name in dir(keras.layers) if not name.startswith(
 KERAS_CLASSES = [name for name in KERAS_LAYERS if inspect.isclass(getattr(keras.layers, name))]
 
 
-def _alias_of(name: str) -> str | None:
-    """The first name under which Keras exports the same class (`MaxPool2D` -> `MaxPooling2D`), if another."""
-    target = getattr(keras.layers, name)
-    for other in KERAS_LAYERS:
-        if other != name and getattr(keras.layers, other) is target and other < name:
-            return other
-    return None
+def _names_of(name: str) -> list[str]:
+    """Every name under which Keras exports the same object (`MaxPool2D`, `MaxPooling2D`)."""
+    return [other for other in KERAS_LAYERS if getattr(keras.layers, other) is getattr(keras.layers, name)]
 
 
 def test_every_keras_layer_is_compared_or_left_out() -> None:
     table = minitf.keras.layers.LEFT_OUT
-    unknown = [
-        name
-        for name in KERAS_LAYERS
-        if name not in table and name not in CASES and name not in FUNCTIONS
-        if _alias_of(name) is None
-    ]
+    covered = set(table) | set(CASES) | set(FUNCTIONS)
+    unknown = [name for name in KERAS_LAYERS if not covered & set(_names_of(name))]
     assert unknown == [], f"Keras layers neither compared with minitf nor left out: {unknown}"
     both = [name for name in table if name in CASES]
     assert both == [], f"Layers both implemented (with cases) and left out: {both}"
@@ -66,14 +58,14 @@ def test_a_left_out_layer_raises_the_left_out_error(name: str) -> None:
     assert minitf.keras.layers.LEFT_OUT[name].strip()
 
 
-@pytest.mark.parametrize("name", [name for name in KERAS_LAYERS if _alias_of(name) is not None])
+@pytest.mark.parametrize("name", [name for name in KERAS_LAYERS if len(_names_of(name)) > 1])
 def test_an_alias_is_the_same_class_as_in_keras(name: str) -> None:
-    alias = _alias_of(name)
-    assert alias is not None
-    if alias in minitf.keras.layers.LEFT_OUT:
-        assert name in minitf.keras.layers.LEFT_OUT
+    """Every name of a class Keras exports under several is left out, or names one minitf class."""
+    names = _names_of(name)
+    if any(other in minitf.keras.layers.LEFT_OUT for other in names):
+        assert all(other in minitf.keras.layers.LEFT_OUT for other in names)
     else:
-        assert getattr(minitf.keras.layers, name) is getattr(minitf.keras.layers, alias)
+        assert all(getattr(minitf.keras.layers, other) is getattr(minitf.keras.layers, name) for other in names)
 
 
 def _json(value: Any) -> Any:

@@ -13,13 +13,9 @@ from minitf.keras.layers.conv_transpose import (
 )
 from minitf.keras.layers.convolutional import (
     Conv1D,
-    Conv1DTranspose,
     Conv2D,
-    Conv2DTranspose,
     Convolution1D,
-    Convolution1DTranspose,
     Convolution2D,
-    Convolution2DTranspose,
     DepthwiseConv1D,
     DepthwiseConv2D,
     SeparableConv1D,

@@ -99,6 +99,10 @@ CLAIMS = [
            "AssignSubVariableOp  4", "AssignAddVariableOp  5"), minitf_only=True),
     Claim("05-keras", "cell-save", "the reloaded model has the same weights and predicts the same",
           ("the reloaded model has the same weights: True", "and predicts the same logits: True")),
+    Claim("05-keras", "cell-evaluate", "the cell prints the test loss and accuracy", ("test loss ", "test accuracy ")),
+    # 07 · Summary
+    Claim("07-summary", "cell-keras-example", "a Sequential model of Dense layers: a kernel and a bias per layer",
+          ("weights: [(4, 3), (3,), (3, 2), (2,)]", "parameters: 4 · 3 + 3 + 3 · 2 + 2 = 23")),
     # 08 · Inside minitf
     Claim("08-inside-minitf", "cell-03", "the passes, one at a time, on chapter 03's model",
           ("removed Exp (Exp), which nothing uses", "folded mul (Mul) into a constant", "add (AddV2) is just mul_1:0",

@@ -58,6 +58,7 @@ from minitf.composite.sparse import SparseTensor
 from minitf.composite.specs import RaggedTensorSpec, SparseTensorSpec
 from minitf.core import logs as _logs
 from minitf.core.context import state as _state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.devices import DeviceSpec, device
 from minitf.core.dtypes import (
     DType,
@@ -81,26 +82,34 @@ from minitf.core.dtypes import (
     uint64,
 )
 from minitf.core.logs import get_logger
-from minitf.core.op import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.data import methods as _dataset_methods
-from minitf.function import (
-    Module,
-    TensorArray,
-    TensorSpec,
-    cond,
-    function,
-    init_scope,
-    name_scope,
-    while_loop,
-)
-from minitf.function.module import get_current_name_scope
+from minitf.function.cache_keys import TensorSpec
+from minitf.function.control_flow.branches import cond
+from minitf.function.control_flow.loops import while_loop
+from minitf.function.control_flow.tensor_array import TensorArray
+from minitf.function.function import function
+from minitf.function.module import Module, get_current_name_scope, init_scope, name_scope
 from minitf.function.tracing.graph import Operation
 from minitf.function.tracing.trace import is_symbolic_tensor
 from minitf.ops import operators as _operators
-from minitf.ops.array.creation import sequence_mask
+from minitf.ops.array.creation import (
+    constant,
+    eye,
+    fill,
+    linspace,
+    one_hot,
+    ones,
+    ones_like,
+    range,
+    sequence_mask,
+    zeros,
+    zeros_like,
+)
 from minitf.ops.array.gather_scatter import (
+    boolean_mask,
+    gather,
     gather_nd,
     scatter_nd,
     tensor_scatter_nd_add,
@@ -109,43 +118,26 @@ from minitf.ops.array.gather_scatter import (
     tensor_scatter_nd_sub,
     tensor_scatter_nd_update,
 )
+from minitf.ops.array.join_split import concat, pad, reverse, split, stack, tile, unstack
 from minitf.ops.array.positions import meshgrid, repeat, roll, unravel_index
 from minitf.ops.array.sequence_ops import dynamic_stitch, reverse_sequence
-from minitf.ops.array.shape_ops import broadcast_dynamic_shape, broadcast_static_shape
-from minitf.ops.array.slicing import slice, strided_slice
-from minitf.ops.array.sort_ops import argsort, searchsorted, sort, unique
-from minitf.ops.array_ops import (
-    boolean_mask,
+from minitf.ops.array.shape_ops import (
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
     broadcast_to,
-    concat,
-    constant,
     expand_dims,
-    eye,
-    fill,
-    gather,
     identity,
-    linspace,
-    newaxis,
-    one_hot,
-    ones,
-    ones_like,
-    pad,
-    range,
     rank,
     reshape,
-    reverse,
     shape,
     size,
-    split,
     squeeze,
-    stack,
     stop_gradient,
-    tile,
     transpose,
-    unstack,
-    zeros,
-    zeros_like,
 )
+from minitf.ops.array.slicing import newaxis, slice, strided_slice
+from minitf.ops.array.sort_ops import argsort, searchsorted, sort, unique
+from minitf.ops.array.where import where
 from minitf.ops.checks.assert_ops import (
     Assert,
     assert_greater,
@@ -171,24 +163,26 @@ from minitf.ops.control.python_ops import numpy_function, py_function
 from minitf.ops.linalg.linalg_ops import matmul, tensordot
 from minitf.ops.linalg.matrix_ops import einsum
 from minitf.ops.linalg.norms import clip_by_global_norm, clip_by_norm, norm
-from minitf.ops.math.binary_math import realdiv
-from minitf.ops.math.cast import bitcast
-from minitf.ops.math.complex_ops import complex
-from minitf.ops.math.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh
-from minitf.ops.math_ops import (
-    abs,
+from minitf.ops.math.binary_math import (
     add,
     add_n,
-    argmax,
-    argmin,
-    cast,
     clip_by_value,
-    cos,
-    cumsum,
     divide,
+    maximum,
+    minimum,
+    multiply,
+    pow,
+    realdiv,
+    saturate_cast,
+    scalar_mul,
+    subtract,
+    truediv,
+    truncatediv,
+    truncatemod,
+)
+from minitf.ops.math.cast import bitcast, cast
+from minitf.ops.math.comparisons import (
     equal,
-    exp,
-    floor,
     greater,
     greater_equal,
     less,
@@ -196,12 +190,13 @@ from minitf.ops.math_ops import (
     logical_and,
     logical_not,
     logical_or,
-    maximum,
-    minimum,
-    multiply,
-    negative,
     not_equal,
-    pow,
+)
+from minitf.ops.math.complex_ops import complex
+from minitf.ops.math.reductions import (
+    argmax,
+    argmin,
+    cumsum,
     reduce_all,
     reduce_any,
     reduce_logsumexp,
@@ -210,22 +205,9 @@ from minitf.ops.math_ops import (
     reduce_min,
     reduce_prod,
     reduce_sum,
-    round,
-    saturate_cast,
-    scalar_mul,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    square,
-    subtract,
-    tan,
-    tanh,
-    truediv,
-    truncatediv,
-    truncatemod,
-    where,
 )
+from minitf.ops.math.trigonometry import acos, acosh, asin, asinh, atan, atan2, atanh, cos, cosh, sin, sinh, tan
+from minitf.ops.math.unary_math import abs, exp, floor, negative, round, sigmoid, sign, sqrt, square, tanh
 from minitf.ops.nn.init_ops import (
     constant_initializer,
     ones_initializer,

@@ -23,7 +23,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from minitf.core import nest
-from minitf.core.op import GradContext, Op, bind, convert_to_tensor, state
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.function.compiling.execute import replay_graph
 from minitf.function.tracing.graph import SymbolicTensor

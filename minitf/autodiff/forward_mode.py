@@ -19,7 +19,9 @@ from minitf.autodiff.custom_gradients import variable_behind
 from minitf.autodiff.tape import GradientTape
 from minitf.autodiff.tape_arguments import UnconnectedGradients, unconnected
 from minitf.core import nest
-from minitf.core.op import GradContext, Op, convert_to_tensor, state
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.op import GradContext, Op
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import zeros_like
 from minitf.ops.math.binary_math import add_n, multiply

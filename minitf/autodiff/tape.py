@@ -28,7 +28,9 @@ from minitf.autodiff.tape_arguments import (
 from minitf.autodiff.tape_order import VariableRead, backward_order
 from minitf.composite.indexed_slices import IndexedSlices, add_gradients, dense
 from minitf.core import nest
-from minitf.core.op import GradContext, Op, convert_to_tensor, state
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
+from minitf.core.op import GradContext, Op
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones, ones_like, zeros
 from minitf.ops.state_ops import ReadVariableOp, variable_of

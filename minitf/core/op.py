@@ -14,8 +14,7 @@ op does.
 
 from __future__ import annotations
 
-# (The `x as x` imports re-export names that moved to minitf/core/context.py, conversion.py and errors.py: many
-# modules import them from here.)
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,24 +22,9 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes
-from minitf.core.context import State as State
 from minitf.core.context import state
-from minitf.core.conversion import constant_tensor as constant_tensor
-from minitf.core.conversion import convert_to_tensor as convert_to_tensor
-from minitf.core.conversion import operand as operand
-from minitf.core.conversion import static_value as static_value
-from minitf.core.conversion import to_numpy as to_numpy
 from minitf.core.devices import log_placement
 from minitf.core.errors import OpError, invalid_argument
-from minitf.core.errors import allowed_dtypes as allowed_dtypes
-from minitf.core.errors import bad_string_attr as bad_string_attr
-from minitf.core.errors import dtype_mismatch as dtype_mismatch
-from minitf.core.errors import graph_build_error as graph_build_error
-from minitf.core.errors import missing_kernel_in_graph as missing_kernel_in_graph
-from minitf.core.errors import no_kernel as no_kernel
-from minitf.core.errors import same_dtype as same_dtype
-from minitf.core.errors import static_error as static_error
-from minitf.core.errors import tf_type_name as _tf_name  # noqa: F401
 from minitf.core.tensor import EagerTensor, Tensor, make
 
 # NumPy warns about 1/0, log(0), overflow...; TensorFlow returns inf/nan silently. A warning printed by
@@ -121,13 +105,31 @@ class Op:
         self.value_dependent = value_dependent
         self.elementwise = elementwise
         self.accepts = accepts
+        module = _defining_module()
+        if name in REGISTRY:
+            raise ValueError(
+                f"Op {name!r} is defined twice: in {DEFINED_IN[name]} and again in {module}. Each op has one "
+                "definition (kernel, checks, shape rule, gradient): import the Op from its module instead."
+            )
         REGISTRY[name] = self
+        DEFINED_IN[name] = module
 
     def __repr__(self) -> str:
         return f"Op({self.name})"
 
 
-REGISTRY: dict[str, Op] = {}
+REGISTRY: dict[str, Op] = {}  # every op by its name, each defined once
+DEFINED_IN: dict[str, str] = {}  # the module that defines each op, for the error on a second definition
+
+
+def _defining_module() -> str:
+    """The module whose top level is creating an op (through any factory such as `binary_op`)."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_code.co_name != "<module>":
+        if not str(frame.f_globals.get("__name__")).startswith("minitf."):
+            break  # code outside minitf making an op
+        frame = frame.f_back
+    return str(frame.f_globals.get("__name__", "?"))
 
 
 def bind(op: Op, *inputs: Tensor, **attrs: Any) -> Any:

@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes, nest
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, op_error
-from minitf.core.op import convert_to_tensor, state
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.data.iterators import NumpyIterator, OwnedIterator
 from minitf.data.structure import (
@@ -47,7 +48,7 @@ from minitf.data.structure import (
 )
 from minitf.data.traced import TracedFunction
 from minitf.function.cache_keys import TensorSpec
-from minitf.ops.array_ops import stack
+from minitf.ops.array.join_split import stack
 from minitf.ops.random.random_ops import DatasetShuffle
 
 INFINITE = -1

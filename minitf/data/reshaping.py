@@ -22,7 +22,7 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.data.dataset import INFINITE, UNKNOWN, DatasetV2
 from minitf.data.structure import batched_cardinality, leaves_of, python_int, row_groups
 from minitf.function.cache_keys import TensorSpec
-from minitf.ops.array_ops import concat, pad, stack
+from minitf.ops.array.join_split import concat, pad, stack
 
 
 class DatasetSpec:

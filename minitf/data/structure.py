@@ -15,11 +15,12 @@ import numpy as np
 from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.composite.specs import RaggedTensorSpec
 from minitf.core import dtypes, nest
-from minitf.core.op import convert_to_tensor, state
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import EagerTensor, Tensor, make
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.cache_keys import TensorSpec
-from minitf.ops.array_ops import concat
+from minitf.ops.array.join_split import concat
 from minitf.ops.variables import Variable
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from minitf.core import nest
-from minitf.core.op import state
+from minitf.core.context import state
 from minitf.data.structure import as_traceable, leaves_of, tuples, value_spec
 from minitf.function.autograph.converter import converted_call
 from minitf.function.function import function

@@ -23,8 +23,8 @@ from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.distribute.values import DistributedValues, MirroredVariable, PerReplica, PerReplicaSpec, ReduceOp
 from minitf.function.cache_keys import TensorSpec
-from minitf.ops.array_ops import stack
-from minitf.ops.math_ops import reduce_mean, reduce_sum
+from minitf.ops.array.join_split import stack
+from minitf.ops.math.reductions import reduce_mean, reduce_sum
 from minitf.ops.variables import ResourceVariable
 
 

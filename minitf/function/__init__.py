@@ -5,37 +5,10 @@
 * `tf.function` itself and its cache, here: function.py, cache_keys.py, retracing.py, input_signature.py,
   concrete_function.py; `tf.Module`: module.py;
 * control_flow/: branches.py (`tf.cond`), loops.py (`tf.while_loop`), tensor_array.py, calls.py,
-  subgraphs.py, replay_gradient.py (their gradients); its __init__ lists them;
+  subgraphs.py, replay_gradient.py (their gradients); its __init__ says where each is;
 * autograph/: converter.py, transform.py (the rewrite), operators.py (its runtime), undefined.py;
 * compiling/: optimising a graph (passes.py, rewrite_rules.py for simplification, fusion.py, optimizer.py) and
   running it (source.py writes and compiles generated code, codegen.py, specialize.py, buffers.py, execute.py),
   and jit/ (`jit_compile=True`);
 * drawing/: svg.py, nodes.py, layout.py.
 """
-
-from minitf.function.cache_keys import TensorSpec
-from minitf.function.concrete_function import ConcreteFunction
-from minitf.function.control_flow.branches import cond
-from minitf.function.control_flow.loops import while_loop
-from minitf.function.control_flow.tensor_array import TensorArray
-from minitf.function.function import Function, function, functions_run_eagerly, run_functions_eagerly
-from minitf.function.module import Module, init_scope, name_scope
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
-
-__all__ = [
-    "ConcreteFunction",
-    "FuncGraph",
-    "Function",
-    "Module",
-    "Operation",
-    "SymbolicTensor",
-    "TensorArray",
-    "TensorSpec",
-    "cond",
-    "function",
-    "functions_run_eagerly",
-    "init_scope",
-    "name_scope",
-    "run_functions_eagerly",
-    "while_loop",
-]

@@ -18,8 +18,11 @@ from typing import Any
 
 from minitf.composite.indexed_slices import IndexedSlices
 from minitf.core import dtypes, nest
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError
-from minitf.core.op import _tf_name, convert_to_tensor, make_output, state
+from minitf.core.errors import tf_type_name as _tf_name
+from minitf.core.op import make_output
 from minitf.core.tensor import EagerTensor, Tensor, make
 from minitf.function.cache_keys import ById, Literal, TensorSpec, VariableSpec, output_type, trace_type, type_text
 from minitf.function.compiling import codegen, optimizer

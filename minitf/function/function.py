@@ -19,7 +19,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from minitf.core.op import state
+from minitf.core.context import state
 from minitf.core.tensor import EagerTensor
 from minitf.function.autograph.converter import converted
 from minitf.function.cache_keys import TensorSpec, trace_type

@@ -16,7 +16,7 @@ from typing import Any
 
 from minitf.composite.specs import RaggedTensorSpec
 from minitf.core import nest
-from minitf.core.op import convert_to_tensor
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.function.cache_keys import Literal, TensorSpec, trace_type, type_text
 from minitf.function.concrete_function import FunctionType, literal_matches

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from minitf.core.op import state
+from minitf.core.context import state
 from minitf.function.tracing.trace import graph_scope
 from minitf.ops.variables import Variable
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from minitf.ops.math_ops import sigmoid as _sigmoid
-from minitf.ops.math_ops import tanh as _tanh
+from minitf.ops.math.unary_math import sigmoid as _sigmoid
+from minitf.ops.math.unary_math import tanh as _tanh
 from minitf.ops.nn import nn_ops
 
 

@@ -1,6 +1,6 @@
 """`keras.backend`: the global settings the numbers depend on, and clearing the session."""
 
-from minitf.keras import naming
+import minitf.keras.naming as naming
 
 _EPSILON = 1e-7
 

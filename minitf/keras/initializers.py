@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from minitf.api import random as tf_random
 from minitf.ops.array.creation import ones, zeros
+from minitf.ops.random.random_ops import normal, truncated_normal, uniform
 
 
 class Initializer:
@@ -42,7 +42,7 @@ class RandomNormal(Initializer):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
-        return tf_random.normal(shape, self.mean, self.stddev, dtype or "float32", seed=self.seed)
+        return normal(shape, self.mean, self.stddev, dtype or "float32", seed=self.seed)
 
     def get_config(self) -> dict[str, Any]:
         return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
@@ -53,7 +53,7 @@ class RandomUniform(Initializer):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
-        return tf_random.uniform(shape, self.minval, self.maxval, dtype or "float32", seed=self.seed)
+        return uniform(shape, self.minval, self.maxval, dtype or "float32", seed=self.seed)
 
     def get_config(self) -> dict[str, Any]:
         return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
@@ -85,12 +85,12 @@ class VarianceScaling(Initializer):
         dtype = dtype or "float32"
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * variance)
-            return tf_random.uniform(shape, -limit, limit, dtype, seed=self.seed)
+            return uniform(shape, -limit, limit, dtype, seed=self.seed)
         if self.distribution == "truncated_normal":
             # 0.8796... is the standard deviation of a unit normal cut at two standard deviations
             stddev = math.sqrt(variance) / 0.87962566103423978
-            return tf_random.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
-        return tf_random.normal(shape, 0.0, math.sqrt(variance), dtype, seed=self.seed)
+            return truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+        return normal(shape, 0.0, math.sqrt(variance), dtype, seed=self.seed)
 
     def get_config(self) -> dict[str, Any]:
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}

@@ -14,9 +14,10 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.keras.backend import epsilon
 from minitf.ops.array.shape_ops import squeeze
+from minitf.ops.math.binary_math import clip_by_value
 from minitf.ops.math.cast import cast
-from minitf.ops.math.unary_math import log
-from minitf.ops.math_ops import clip_by_value, reduce_mean, reduce_sum, square
+from minitf.ops.math.reductions import reduce_mean, reduce_sum
+from minitf.ops.math.unary_math import log, square
 from minitf.ops.nn import nn_ops
 from minitf.ops.nn.losses import sigmoid_cross_entropy_with_logits
 

@@ -13,7 +13,7 @@ from minitf.ops.array.shape_ops import size, squeeze
 from minitf.ops.math.binary_math import maximum
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, greater
-from minitf.ops.math_ops import argmax, reduce_sum
+from minitf.ops.math.reductions import argmax, reduce_sum
 from minitf.ops.variables import Variable
 
 

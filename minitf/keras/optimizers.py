@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.keras import naming
+import minitf.keras.naming as naming
 from minitf.keras.variables import KerasVariable
 from minitf.ops.math.binary_math import pow as tf_pow
 from minitf.ops.math.cast import cast

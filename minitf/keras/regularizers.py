@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitf.ops.math_ops import reduce_sum, square
+from minitf.ops.math.reductions import reduce_sum
+from minitf.ops.math.unary_math import square
 
 
 class Regularizer:

@@ -20,7 +20,7 @@ from typing import Any
 import h5py  # type: ignore[import-untyped]
 import numpy as np
 
-from minitf.keras import naming
+import minitf.keras.naming as naming
 
 KERAS_VERSION = "3.15.1"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from minitf.keras import initializers, regularizers
+import minitf.keras.initializers as initializers
+import minitf.keras.regularizers as regularizers
 
 _CLASSES: dict[str, dict[str, Any]] = {
     "keras.initializers": {cls.__name__: cls for cls in initializers.ALL},

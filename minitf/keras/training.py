@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
+import minitf.keras.losses as losses_module
+import minitf.keras.metrics as metrics_module
+import minitf.keras.optimizers as optimizers
 from minitf.autodiff.tape import GradientTape
 from minitf.function.function import function
-from minitf.keras import losses as losses_module
-from minitf.keras import metrics as metrics_module
-from minitf.keras import optimizers
 from minitf.keras.callbacks import Callback, CallbackList, History, ProgbarLogger
 from minitf.keras.data_adapter import Batches, is_dataset, split_validation
 from minitf.ops.array.shape_ops import shape
-from minitf.ops.math_ops import add_n
+from minitf.ops.math.binary_math import add_n
 
 NOT_COMPILED = (
     "You must call `compile()` before using the model.\n"

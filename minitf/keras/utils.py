@@ -7,14 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from minitf.api import random as tf_random
+from minitf.ops.random.random_ops import set_seed
 
 
 def set_random_seed(seed: int) -> None:
     """Seed Python's, NumPy's and minitf's random numbers at once (weights, shuffling, dropout)."""
     random.seed(seed)
     np.random.seed(seed)
-    tf_random.set_seed(seed)
+    set_seed(seed)
 
 
 def to_categorical(x: Any, num_classes: int | None = None) -> np.ndarray:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.keras import naming
+import minitf.keras.naming as naming
 from minitf.ops.variables import Variable
 
 

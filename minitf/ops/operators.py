@@ -15,15 +15,12 @@ from minitf.ops.array.slicing import getitem
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.math import binary_math, unary_math
 from minitf.ops.math.binary_math import Add, FloorDiv, FloorMod, Mul, Pow, Sub, multiply
+from minitf.ops.math.bitwise_ops import BitwiseAnd, BitwiseOr, BitwiseXor, Invert
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import (
-    BitwiseAnd,
-    BitwiseOr,
-    BitwiseXor,
     Equal,
     Greater,
     GreaterEqual,
-    Invert,
     Less,
     LessEqual,
     LogicalAnd,

@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes
-from minitf.core.conversion import to_numpy
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor, to_numpy
 from minitf.core.devices import CPU_DEVICE
 from minitf.core.errors import InvalidArgumentError, op_error
-from minitf.core.op import REGISTRY, bind, convert_to_tensor, state
+from minitf.core.op import REGISTRY, bind
 from minitf.core.tensor import EagerTensor, Reference, Tensor, make
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops import state_ops

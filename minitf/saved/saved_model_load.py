@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError
-from minitf.core.op import convert_to_tensor
 from minitf.core.tensor import make
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.cache_keys import Literal, TensorSpec

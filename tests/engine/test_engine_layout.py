@@ -72,8 +72,10 @@ def _import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Import | ast.ImportFrom):
                 edges |= _imported(node, name, is_package, sources.keys())
-        # a package's own __init__ is loaded first anyway; a module "importing" its package is no edge back
-        graph[name] = {target for target in edges if target != name and not name.startswith(target + ".")}
+        # `from minitf.keras import naming` inside minitf/keras/ counts as an edge to minitf.keras: Python looks the
+        # name up in the package's __init__ first, so the module depends on what that __init__ binds (a module
+        # that needs a sibling writes `import minitf.keras.naming as naming` or imports from the module itself)
+        graph[name] = {target for target in edges if target != name}
     return graph
 
 
@@ -149,6 +151,20 @@ def test_imports_inside_functions_and_relative_imports_count() -> None:
     assert _circles(graph) == [] and _circles({**graph, "minitf.a.x": {"minitf.b"}}) == [
         ["minitf.a.x", "minitf.b", "minitf.c"]
     ]
+
+
+def test_a_module_reading_names_from_its_own_package_closes_a_circle_through_the_package_init() -> None:
+    sources = {
+        "minitf.k": ("from minitf.k import b\n", True),  # the package's __init__ loads its modules
+        "minitf.k.b": ("from minitf.k import n\n", False),  # reads `n` out of the package: back to its __init__
+        "minitf.k.n": ("", False),
+        "minitf.j": ("from minitf.j import c\n", True),
+        "minitf.j.c": ("import minitf.j.m as m\n", False),  # names the module: no edge to the package
+        "minitf.j.m": ("", False),
+    }
+    graph = _import_graph(sources)
+    assert graph["minitf.k.b"] == {"minitf.k", "minitf.k.n"} and graph["minitf.j.c"] == {"minitf.j.m"}
+    assert _circles(graph) == [["minitf.k", "minitf.k.b"]]
 
 
 def _unexplained_local_imports(path: Path) -> list[int]:

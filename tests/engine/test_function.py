@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
-from minitf.core.op import state
+from minitf.core.context import state
 from minitf.function.tracing.graph import FuncGraph, SymbolicTensor
 
 
@@ -282,7 +282,7 @@ def test_gradients_in_a_traced_function_equal_eager_gradients(name: str) -> None
 
 def test_autograph_for_loop_hands_iterables_with_their_own_graph_loop_to_them() -> None:
     """The hook tf.data datasets use: `for x in dataset` inside a tf.function calls `_minitf_for_stmt`."""
-    from minitf.function.autograph import converter as autograph
+    from minitf.function.autograph import operators as autograph
 
     class Numbers:
         def __init__(self, n: int) -> None:

@@ -13,7 +13,8 @@ import pytest
 from harness import ENGINES, same_program
 
 import minitf as tf
-from minitf.core.op import REGISTRY, state
+from minitf.core.context import state
+from minitf.core.op import REGISTRY
 from minitf.function.compiling.execute import compiled
 from minitf.function.tracing.graph import FuncGraph
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import minitf as tf
+from minitf.exact import exp_log
 from minitf.function.compiling import optimizer
 from minitf.function.compiling.jit import backend, lowering, python_source
 from minitf.function.compiling.jit import loop_ir as ir
@@ -396,7 +397,7 @@ def test_float32_exp_in_a_compiled_loop_is_within_3_ulps_of_numpy_including_inf_
     python = f.experimental_get_compiler_ir(tf.constant(SPECIAL))(stage="python")
     assert "def fusion_0_loops(in0, out0):" in python and "bits_as_float32(" in python and "np.exp(" not in python
     # a broken coefficient of the formula is caught by the same check
-    broken = (*lowering.EXP_POLYNOMIAL32[:-1], lowering.EXP_POLYNOMIAL32[-1] * 2)
+    broken = (*exp_log.EXP_POLYNOMIAL32[:-1], exp_log.EXP_POLYNOMIAL32[-1] * 2)
     monkeypatch.setattr(lowering, "EXP_POLYNOMIAL32", broken)
     monkeypatch.setattr(backend, "_compiled", {})
     assert _exp_ulps(values).max() > 3

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import OperatorNotAllowedInGraphError
-from minitf.core.op import convert_to_tensor, state
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.autograph.undefined import Undefined, UndefinedReturnValue
@@ -25,9 +26,11 @@ from minitf.function.control_flow.loops import build_while
 from minitf.function.control_flow.tensor_array import TensorArray
 from minitf.function.tracing.graph import SymbolicTensor
 from minitf.function.tracing.trace import TracingGraph, graph_scope
-from minitf.ops import math_ops
-from minitf.ops.array_ops import range as tf_range
-from minitf.ops.array_ops import shape as tf_shape
+from minitf.ops.array.creation import range as tf_range
+from minitf.ops.array.shape_ops import shape as tf_shape
+from minitf.ops.math.binary_math import add, floordiv, floormod, maximum, subtract
+from minitf.ops.math.cast import cast
+from minitf.ops.math.comparisons import logical_not, not_equal
 
 
 def _is_symbolic(value: Any) -> bool:
@@ -62,7 +65,7 @@ def retval(value: Any) -> Any:
 def not_(value: Any) -> Any:
     value = _as_condition(value)
     if _is_symbolic(value):
-        return math_ops.logical_not(value)
+        return logical_not(value)
     return not value
 
 
@@ -337,13 +340,12 @@ def _tensor_for(
     names: tuple[str, ...],
 ) -> None:
     """`for x in tensor`: a While over the iterations; for tf.range the iterate is computed, not indexed."""
-    m = math_ops
     op = iterable.op
     if op.type == "Range":
         start, limit, delta = op.inputs
-        span = m.subtract(limit, start)
-        count = m.add(m.floordiv(span, delta), m.cast(m.not_equal(m.floormod(span, delta), 0), span.dtype))
-        count = m.maximum(count, m.cast(0, count.dtype))
+        span = subtract(limit, start)
+        count = add(floordiv(span, delta), cast(not_equal(floormod(span, delta), 0), span.dtype))
+        count = maximum(count, cast(0, count.dtype))
         first: Tensor = start
 
         def step(extra: list[Any]) -> list[Any]:
@@ -374,5 +376,5 @@ def _tensor_for(
         names,
         extra_vars=[first],
         extra_step=step,
-        max_iterations=m.cast(count, dtypes.int32),
+        max_iterations=cast(count, dtypes.int32),
     )

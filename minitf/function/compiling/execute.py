@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from minitf.core.errors import InvalidArgumentError, OpError
-from minitf.core.op import bind, make_output, missing_kernel_in_graph, state
+from minitf.core.context import state
+from minitf.core.errors import InvalidArgumentError, OpError, missing_kernel_in_graph
+from minitf.core.op import bind, make_output
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.function.compiling import codegen
 from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor, resource

@@ -10,26 +10,3 @@
 Eagerly these are plain Python (`if`, `while`). While tracing, each branch or loop body is traced into its
 own FuncGraph and one op runs them.
 """
-
-from minitf.function.autograph.undefined import Undefined, UndefinedReturnValue
-from minitf.function.control_flow.branches import If, StatelessIf, build_if, cond
-from minitf.function.control_flow.calls import PartitionedCall, StatefulPartitionedCall, call_traced
-from minitf.function.control_flow.loops import StatelessWhile, While, build_while, while_loop
-from minitf.function.control_flow.tensor_array import TensorArray
-
-__all__ = [
-    "If",
-    "PartitionedCall",
-    "StatefulPartitionedCall",
-    "StatelessIf",
-    "StatelessWhile",
-    "TensorArray",
-    "Undefined",
-    "UndefinedReturnValue",
-    "While",
-    "build_if",
-    "build_while",
-    "call_traced",
-    "cond",
-    "while_loop",
-]

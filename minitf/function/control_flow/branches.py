@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes, nest
-from minitf.core.op import Op, bind, state
+from minitf.core.context import state
+from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.function.autograph.undefined import Undefined, UndefinedReturnValue
 from minitf.function.compiling.execute import run_graph
@@ -26,7 +27,8 @@ from minitf.function.control_flow.replay_gradient import differentiable, gradien
 from minitf.function.control_flow.subgraphs import convert_in, note_resource_reads, sub_graph, unify_captures
 from minitf.function.tracing.graph import FuncGraph, SymbolicTensor
 from minitf.function.tracing.trace import graph_scope
-from minitf.ops.array_ops import Identity, zeros_like
+from minitf.ops.array.creation import zeros_like
+from minitf.ops.array.shape_ops import Identity
 
 
 def _if_kernel(pred: Any, *values: Any, then_branch: FuncGraph, else_branch: FuncGraph) -> tuple:

@@ -15,7 +15,7 @@ from minitf.core.tensor import Tensor
 from minitf.function.compiling.execute import as_runtime, run_graph
 from minitf.function.control_flow.replay_gradient import differentiable, gradient_sources, replay_gradients
 from minitf.function.tracing.graph import FuncGraph, resource
-from minitf.ops.array_ops import zeros_like
+from minitf.ops.array.creation import zeros_like
 
 
 def _call_kernel(*values: Any, f: FuncGraph) -> tuple:

@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes, nest
-from minitf.core.op import Op, bind, constant_tensor, convert_to_tensor, state
+from minitf.core.context import state
+from minitf.core.conversion import constant_tensor, convert_to_tensor
+from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.compiling.execute import replay_graph, run_graph
@@ -26,7 +28,10 @@ from minitf.function.control_flow.replay_gradient import differentiable, gradien
 from minitf.function.control_flow.subgraphs import convert_in, note_resource_reads, sub_graph, unify_captures
 from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
 from minitf.function.tracing.trace import graph_scope
-from minitf.ops.array_ops import concat, expand_dims, gather, zeros_like
+from minitf.ops.array.creation import zeros_like
+from minitf.ops.array.gather_scatter import gather
+from minitf.ops.array.join_split import concat
+from minitf.ops.array.shape_ops import expand_dims
 from minitf.ops.state_ops import variable_of
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from minitf.core.op import convert_to_tensor, state
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
 from minitf.function.tracing.trace import TracingGraph, graph_scope

@@ -11,13 +11,15 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes
+from minitf.core.conversion import constant_tensor, convert_to_tensor
 from minitf.core.errors import InvalidArgumentError
-from minitf.core.op import Op, bind, constant_tensor, convert_to_tensor
+from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.tracing.graph import SymbolicTensor
-from minitf.ops.array_ops import gather, reshape
-from minitf.ops.array_ops import shape as array_shape
+from minitf.ops.array.gather_scatter import gather
+from minitf.ops.array.shape_ops import reshape
+from minitf.ops.array.shape_ops import shape as array_shape
 
 
 def _write_kernel(stack: Any, index: Any, value: Any, size: int = 0) -> Any:

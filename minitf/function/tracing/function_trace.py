@@ -17,14 +17,15 @@ from typing import Any, cast
 
 from minitf.composite.indexed_slices import IndexedSlices
 from minitf.core import nest
-from minitf.core.op import convert_to_tensor, state
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.function.cache_keys import Literal, TensorSpec, VariableSpec
 from minitf.function.concrete_function import components
 from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
 from minitf.function.tracing.trace import TracingGraph, graph_scope
 from minitf.function.tracing.user_code import in_user_code
-from minitf.ops.array_ops import Identity
+from minitf.ops.array.shape_ops import Identity
 from minitf.ops.state_ops import NoOp
 
 

@@ -23,8 +23,8 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.devices import graph_device
-from minitf.core.errors import NotFoundError, OperatorNotAllowedInGraphError
-from minitf.core.op import Op, missing_kernel_in_graph
+from minitf.core.errors import NotFoundError, OperatorNotAllowedInGraphError, missing_kernel_in_graph
+from minitf.core.op import Op
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.tracing.graph_text import GraphDef, NodeDef, attr_text, format_graph

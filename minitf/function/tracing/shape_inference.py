@@ -11,8 +11,9 @@ import re
 from collections.abc import Sequence
 
 from minitf.core import dtypes
+from minitf.core.conversion import static_value
 from minitf.core.errors import InvalidArgumentError
-from minitf.core.op import Op, static_value
+from minitf.core.op import Op
 from minitf.core.shape_rules import shape_text
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape

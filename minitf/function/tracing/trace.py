@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from minitf.core.op import state
+from minitf.core.context import state
 from minitf.function.compiling.execute import evaluate, run_kernel
 from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
 

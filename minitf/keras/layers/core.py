@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from minitf.keras import activations, naming
+import minitf.keras.activations as activations
+import minitf.keras.naming as naming
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.keras_tensor import KerasTensor, Node
 from minitf.keras.layers.layer import Layer

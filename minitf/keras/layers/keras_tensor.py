@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import minitf.keras.naming as naming
 from minitf.core import dtypes
 from minitf.core.tensor_shape import TensorShape
-from minitf.keras import naming
 
 
 class KerasTensor:

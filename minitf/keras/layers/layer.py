@@ -17,10 +17,13 @@ from typing import Any
 
 import numpy as np
 
+import minitf.keras.initializers as initializers
+import minitf.keras.naming as naming
+import minitf.keras.regularizers as regularizers
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
-from minitf.function import TensorSpec, function
-from minitf.keras import initializers, naming, regularizers
+from minitf.function.cache_keys import TensorSpec
+from minitf.function.function import function
 from minitf.keras.layers.input_spec import InputSpec, check_input
 from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, map_structure
 from minitf.keras.serialization import accepted, deserialize

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.keras import backend
+import minitf.keras.backend as backend
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight
 from minitf.ops.array.shape_ops import reshape

@@ -11,7 +11,8 @@ from typing import Any
 
 import h5py  # type: ignore[import-untyped]
 
-from minitf.keras import layers as layers_module
+import minitf.keras.layers as layers_module  # the public keras.layers: classes looked up by name
+from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor
 from minitf.keras.models.model import Functional
 from minitf.keras.models.sequential import Sequential
@@ -41,7 +42,7 @@ def model_from_config(config: dict[str, Any]) -> Any:
     for entry in inner["layers"]:
         layer = _layer_from_config(entry)
         made[layer.name] = layer
-        if isinstance(layer, layers_module.InputLayer):
+        if isinstance(layer, InputLayer):
             outputs[(layer.name, 0)] = [layer.output]
         pending.append((layer, list(entry.get("inbound_nodes", []))))
     # A layer's calls are replayed in their order, each once every tensor it reads exists (a shared layer may
@@ -66,9 +67,7 @@ def model_from_config(config: dict[str, Any]) -> Any:
 
     def tensors(where: Any) -> Any:
         if isinstance(where[0], str):
-            return outputs[(where[0], 0 if isinstance(made[where[0]], layers_module.InputLayer) else where[1])][
-                where[2]
-            ]
+            return outputs[(where[0], 0 if isinstance(made[where[0]], InputLayer) else where[1])][where[2]]
         return [tensors(item) for item in where]
 
     return Functional(tensors(inner["input_layers"]), tensors(inner["output_layers"]), name=inner["name"])

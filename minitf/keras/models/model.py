@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import minitf.keras.naming as naming
+import minitf.keras.summary as summary
 from minitf.core.tensor import Tensor
-from minitf.keras import naming, summary
 from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, history_of, map_structure
 from minitf.keras.layers.layer import Layer
@@ -94,17 +95,17 @@ class Model(Trainer, Layer):
         return list(self._layers)
 
     def save(self, filepath: str, overwrite: bool = True) -> None:
-        from minitf.keras import saving  # saving.py needs h5py: loaded when a model is saved or loaded
+        import minitf.keras.saving as saving  # saving.py needs h5py: loaded when a model is saved or loaded
 
         saving.save_model(self, filepath)
 
     def save_weights(self, filepath: str, overwrite: bool = True) -> None:
-        from minitf.keras import saving  # saving.py needs h5py: loaded when a model is saved or loaded
+        import minitf.keras.saving as saving  # saving.py needs h5py: loaded when a model is saved or loaded
 
         saving.save_weights(self, filepath)
 
     def load_weights(self, filepath: str) -> None:
-        from minitf.keras import saving  # saving.py needs h5py: loaded when a model is saved or loaded
+        import minitf.keras.saving as saving  # saving.py needs h5py: loaded when a model is saved or loaded
 
         saving.load_weights(self, filepath)
 

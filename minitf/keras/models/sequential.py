@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitf.keras import naming
+import minitf.keras.naming as naming
 from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor, history_of
 from minitf.keras.layers.layer import Layer

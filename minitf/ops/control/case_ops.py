@@ -15,7 +15,7 @@ from typing import Any
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
-from minitf.function.control_flow import cond
+from minitf.function.control_flow.branches import cond
 from minitf.ops.array.join_split import stack
 from minitf.ops.checks.assert_ops import Assert
 from minitf.ops.control.grouping_ops import control_dependencies

@@ -17,7 +17,8 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import OutOfRangeError
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.function.control_flow import TensorArray, while_loop
+from minitf.function.control_flow.loops import while_loop
+from minitf.function.control_flow.tensor_array import TensorArray
 from minitf.ops.array import shape_ops
 from minitf.ops.array.creation import zeros
 from minitf.ops.array.join_split import stack

@@ -22,8 +22,10 @@ import numpy as np
 from minitf.autodiff.tape import GradientTape
 from minitf.autodiff.tape_arguments import UnconnectedGradients
 from minitf.core import dtypes, nest
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, OpError, OutOfRangeError, UnknownError, op_error, tf_type_name
-from minitf.core.op import GradContext, Op, bind, convert_to_tensor, state
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import EagerTensor, Tensor, make
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.tracing.trace import graph_scope

@@ -28,7 +28,7 @@ from minitf.core.op import Op, bind
 from minitf.core.shape_rules import merge_dims, need_rank
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.function.control_flow import while_loop
+from minitf.function.control_flow.loops import while_loop
 from minitf.ops.array.creation import one_hot, ones_like, zeros_like
 from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.join_split import concat

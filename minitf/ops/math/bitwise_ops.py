@@ -15,8 +15,7 @@ from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.op import bind
 from minitf.core.tensor import Tensor
-from minitf.ops.math.comparisons import Invert
-from minitf.ops.math.elementwise import binary_call, binary_op
+from minitf.ops.math.elementwise import binary_call, binary_op, unary_op
 
 INTS = dtypes.INTEGERS
 
@@ -35,11 +34,13 @@ def _right_shift_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.right_shift(x, _clamped(x, y))
 
 
+# `&`, `|`, `^` and `~` on integer tensors are these ops, as in TensorFlow (on bools they are logical).
 BitwiseAnd = binary_op("BitwiseAnd", np.bitwise_and, INTS)
 BitwiseOr = binary_op("BitwiseOr", np.bitwise_or, INTS)
 BitwiseXor = binary_op("BitwiseXor", np.bitwise_xor, INTS)
 LeftShift = binary_op("LeftShift", _left_shift_kernel, INTS)
 RightShift = binary_op("RightShift", _right_shift_kernel, INTS)
+Invert = unary_op("Invert", np.invert, INTS)
 
 
 def bitwise_and(x: Any, y: Any, name: str | None = None) -> Tensor:

@@ -1,4 +1,4 @@
-"""Comparisons, logic and bit operations: `tf.less`, `tf.equal`, `tf.logical_and`, `tf.bitwise` ...
+"""Comparisons and logic: `tf.less`, `tf.equal`, `tf.logical_and` ... (bit operations are in bitwise_ops.py)
 
 Comparisons give bool tensors and have no gradient (as in TensorFlow); all of them broadcast.
 """
@@ -24,11 +24,6 @@ NotEqual = binary_op("NotEqual", np.not_equal, ANY, out_dtype=dtypes.bool)
 LogicalAnd = binary_op("LogicalAnd", np.logical_and, BOOL, out_dtype=dtypes.bool)
 LogicalOr = binary_op("LogicalOr", np.logical_or, BOOL, out_dtype=dtypes.bool)
 LogicalNot = unary_op("LogicalNot", np.logical_not, BOOL)
-# `&`, `|`, `^` and `~` on integer tensors are bitwise, as in TensorFlow (on bools they are logical).
-BitwiseAnd = binary_op("BitwiseAnd", np.bitwise_and, dtypes.INTEGERS)
-BitwiseOr = binary_op("BitwiseOr", np.bitwise_or, dtypes.INTEGERS)
-BitwiseXor = binary_op("BitwiseXor", np.bitwise_xor, dtypes.INTEGERS)
-Invert = unary_op("Invert", np.invert, dtypes.INTEGERS)
 
 
 def less(x: Any, y: Any, name: str | None = None) -> Tensor:

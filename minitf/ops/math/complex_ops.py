@@ -1,5 +1,5 @@
 """Complex numbers: `tf.complex` builds them from real and imaginary parts, `tf.math.angle` takes their
-argument; `tf.math.real` / `imag` / `conj` (in `math_ops`) take them apart and get their gradients here,
+argument; `tf.math.real` / `imag` / `conj` (in unary_math.py) take them apart and get their gradients here,
 because each is the other's: the gradient of Complex is the real and imaginary part of the incoming one, and
 the gradient of Real or Imag is a complex number with the incoming gradient as that part.
 """

@@ -11,13 +11,10 @@ from typing import Any
 import numpy as np
 
 from minitf.core import dtypes, shape_rules
+from minitf.core.context import state
+from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, op_error, tf_type_name
-from minitf.core.op import (
-    Op,
-    bind,
-    convert_to_tensor,
-    state,
-)
+from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.join_split import stack

@@ -431,7 +431,7 @@ def write_wrapper(code: Source, kernel: Kernel, target: str, output_shapes: Sequ
             b.name if tuple(shape) == b.shape else f"{b.name}.reshape({shape!r})"
             for b, shape in zip(kernel.outputs, output_shapes)
         ]
-        code.line(f"return {results[0]}" if len(results) == 1 else f"return ({', '.join(results)})")
+        code.line(f"return ({', '.join(results)},)")  # a tuple, one or more: XlaFusion has a varying number
 
 
 def module_source(kernel: Kernel, target: str, output_shapes: Sequence[tuple[int, ...]]) -> Source:

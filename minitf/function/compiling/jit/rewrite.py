@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minitf.core import dtypes
-from minitf.core.op import REGISTRY, Op
+from minitf.core.op import Op
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.compiling.jit import backend
 from minitf.function.compiling.jit.lowering import lower, scalar_constant, static_shape
@@ -32,18 +32,8 @@ def _region_specs(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
     return list(attrs["_specs"])
 
 
-_ops: dict[int, Op] = {}
-
-
-def fusion_op(outputs: int) -> Op:
-    """The `XlaFusion` op with this many outputs (a region returns every value read outside it)."""
-    if outputs not in _ops:
-        _ops[outputs] = Op(FUSION, _run_region, shape=_region_specs, num_outputs=outputs)
-        REGISTRY[FUSION] = _ops.get(1, _ops[outputs])  # (the registry names the one-output op)
-    return _ops[outputs]
-
-
-fusion_op(1)
+# One op for every region: it returns a tuple of every value read outside the region (one or more).
+XlaFusion = Op(FUSION, _run_region, shape=_region_specs, num_outputs=-1)
 
 
 def replace_region(graph: FuncGraph, region: Region, fused: frozenset[int] = frozenset()) -> str:
@@ -68,7 +58,7 @@ def replace_region(graph: FuncGraph, region: Region, fused: frozenset[int] = fro
         "_results": tuple(outputs),
         "_specs": tuple((t.shape, t.dtype) for t in outputs),
     }
-    node = graph.create_op(fusion_op(len(outputs)), fed, attrs, name=f"{region.ops[-1].name}/{region.name}")
+    node = graph.create_op(XlaFusion, fed, attrs, name=f"{region.ops[-1].name}/{region.name}")
     graph.move_to(node, region.ops[-1])
     graph.replace_uses({id(t): new for t, new in zip(outputs, node.outputs)})
     graph.remove_ops(region.ops)

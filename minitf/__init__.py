@@ -45,7 +45,7 @@ from minitf.api import (
     types,
     version,
 )
-from minitf.autodiff import jacobians as _jacobians
+from minitf.autodiff import jacobians as _jacobians  # provides GradientTape.jacobian and batch_jacobian
 from minitf.autodiff.custom_gradients import custom_gradient
 from minitf.autodiff.gradient_helpers import grad_pass_through, hessians, recompute_grad
 from minitf.autodiff.graph_gradients import gradients, no_gradient
@@ -56,7 +56,6 @@ from minitf.composite.ragged import dispatch as _ragged_dispatch
 from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.composite.sparse import SparseTensor
 from minitf.composite.specs import RaggedTensorSpec, SparseTensorSpec
-from minitf.core import logs as _logs
 from minitf.core.context import state as _state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.devices import DeviceSpec, device
@@ -84,7 +83,9 @@ from minitf.core.dtypes import (
 from minitf.core.logs import get_logger
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.data import methods as _dataset_methods
+from minitf.data import reshaping as _reshaping  # these three provide Dataset's methods (core/provided.py)
+from minitf.data import selection as _selection
+from minitf.data import sources as _sources
 from minitf.function.cache_keys import TensorSpec
 from minitf.function.control_flow.branches import cond
 from minitf.function.control_flow.loops import while_loop
@@ -93,7 +94,7 @@ from minitf.function.function import function
 from minitf.function.module import Module, get_current_name_scope, init_scope, name_scope
 from minitf.function.tracing.graph import Operation
 from minitf.function.tracing.trace import is_symbolic_tensor
-from minitf.ops import operators as _operators
+from minitf.ops import operators as _operators  # provides Tensor's operators (core/tensor_interface.py)
 from minitf.ops.array.creation import (
     constant,
     eye,
@@ -219,13 +220,7 @@ from minitf.ops.state_ops import print_values as print
 from minitf.ops.state_ops import timestamp
 from minitf.ops.strings.text_ops import as_string
 from minitf.ops.variables import Variable, VariableAggregation, VariableSynchronization
-from minitf.ops.variables import _install_operators as _install_variable_operators
 
-_operators.install()
-_jacobians.install()
-_install_variable_operators()
-_logs.configure()
-_dataset_methods.install()
 _ragged_dispatch.install(math, nn, strings, dtypes, __import__("sys").modules[__name__])
 
 __version__ = "0.1.0"

@@ -12,13 +12,12 @@ GradientTape or ForwardAccumulator sees it (Hessian-vector products, forward-ove
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from minitf.autodiff.custom_gradients import variable_behind
 from minitf.autodiff.tape import GradientTape
 from minitf.autodiff.tape_arguments import UnconnectedGradients, unconnected
-from minitf.core import nest
+from minitf.core import logs, nest
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.op import GradContext, Op
@@ -26,8 +25,6 @@ from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import zeros_like
 from minitf.ops.math.binary_math import add_n, multiply
 from minitf.ops.math.reductions import reduce_sum
-
-log = logging.getLogger("minitf")
 
 
 def _is_variable(value: Any) -> bool:
@@ -73,7 +70,7 @@ class ForwardAccumulator:
         for primal, tangent in zip(flat_primals, flat_tangents):
             dtype = primal.dtype
             if not (dtype.is_floating or dtype.is_complex):
-                log.warning("The dtype of the watched primal must be floating (e.g. tf.float32), got %r", dtype)
+                logs.warning("The dtype of the watched primal must be floating (e.g. tf.float32), got %r", dtype)
             tangent = convert_to_tensor(tangent, dtype=dtype)
             self._tangents[id(primal)] = (primal, tangent)
 

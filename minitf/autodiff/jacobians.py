@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from minitf.autodiff.tape import GradientTape
+from minitf.autodiff.tape import JACOBIANS, GradientTape
 from minitf.autodiff.tape_arguments import UnconnectedGradients, differentiable, numpy_scalar, unconnected
 from minitf.composite.indexed_slices import dense
 from minitf.core import nest
@@ -242,7 +242,4 @@ def _batch_jacobian_in_loop(tape: GradientTape, target: Tensor, source: Tensor) 
     return out
 
 
-def install() -> None:
-    """Make `jacobian` and `batch_jacobian` methods of `GradientTape` (minitf/__init__.py calls this once)."""
-    GradientTape.jacobian = jacobian
-    GradientTape.batch_jacobian = batch_jacobian
+JACOBIANS.provide(jacobian=jacobian, batch_jacobian=batch_jacobian)

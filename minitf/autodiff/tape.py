@@ -31,6 +31,7 @@ from minitf.core import nest
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.op import GradContext, Op
+from minitf.core.provided import Provided
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones, ones_like, zeros
 from minitf.ops.state_ops import ReadVariableOp, variable_of
@@ -50,6 +51,16 @@ def _values_of(x: Any) -> Any:
     return x.flat_values if _is_composite(x) else x
 
 
+class Jacobians(Provided):
+    """`GradientTape.jacobian` and `batch_jacobian`, provided by minitf/autodiff/jacobians.py."""
+
+    jacobian: Callable[..., Any]
+    batch_jacobian: Callable[..., Any]
+
+
+JACOBIANS = Jacobians()
+
+
 class GradientTape:
     """Records operations on watched tensors and variables, then differentiates them.
 
@@ -59,9 +70,32 @@ class GradientTape:
 
     # `tape.jacobian` and `tape.batch_jacobian` repeat the backward walk once per target entry, in a
     # tf.while_loop when sizes are unknown; a while loop differentiates itself with a GradientTape, so they are
-    # written in minitf/autodiff/jacobians.py, which adds them to this class (`jacobians.install()`).
-    jacobian: Callable[..., Any]
-    batch_jacobian: Callable[..., Any]
+    # written in minitf/autodiff/jacobians.py, which provides them (minitf/core/provided.py).
+    def jacobian(
+        self,
+        target: Any,
+        sources: Any,
+        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
+    ) -> Any:
+        """d target[i] / d source[j] for every i and j, in the sources' structure (target.shape + source.shape)."""
+        return JACOBIANS.jacobian(
+            self, target, sources, unconnected_gradients, parallel_iterations, experimental_use_pfor
+        )
+
+    def batch_jacobian(
+        self,
+        target: Any,
+        source: Any,
+        unconnected_gradients: UnconnectedGradients | str = UnconnectedGradients.NONE,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
+    ) -> Any:
+        """The Jacobian of each example: [batch, target dims, source dims]."""
+        return JACOBIANS.batch_jacobian(
+            self, target, source, unconnected_gradients, parallel_iterations, experimental_use_pfor
+        )
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = persistent

@@ -8,14 +8,12 @@ here, out of minitf/autodiff/tape.py's way.
 from __future__ import annotations
 
 import enum
-import logging
 from typing import Any, cast
 
 import numpy as np
 
+from minitf.core import logs
 from minitf.core.tensor import EagerTensor, Tensor
-
-log = logging.getLogger("minitf")
 
 
 class UnconnectedGradients(enum.Enum):
@@ -87,4 +85,4 @@ def warn_first_n(n: int, message: str, *args: Any) -> None:
     count = _warned.get(message, 0)
     if count < n:
         _warned[message] = count + 1
-        log.warning(message, *args)
+        logs.warning(message, *args)

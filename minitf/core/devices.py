@@ -9,11 +9,11 @@ with the enclosing `tf.device` blocks the way TensorFlow merges device specifica
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from typing import Any, NamedTuple
 
+from minitf.core import logs
 from minitf.core.context import state
 
 CPU_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -221,7 +221,7 @@ def is_built_with_gpu_support() -> bool:
 def is_gpu_available(cuda_only: bool = False, min_cuda_compute_capability: Any = None) -> bool:
     """False, with TensorFlow's deprecation warning naming the caller's line."""
     caller = sys._getframe(1)
-    logging.getLogger("minitf").warning(
+    logs.warning(
         "From %s:%d: is_gpu_available (from tensorflow.python.framework.test_util) is deprecated and will be "
         "removed in a future version.\nInstructions for updating:\nUse `tf.config.list_physical_devices('GPU')` "
         "instead.",

@@ -19,8 +19,20 @@ def interactive() -> bool:
     return hasattr(sys, "ps1") or bool(sys.flags.interactive) or hasattr(builtins, "get_ipython")
 
 
-def configure() -> None:
+def warning(message: str, *args: object) -> None:
+    """Log a warning on minitf's logger, set up on the first warning (importing minitf changes no logging)."""
+    if not _configured:
+        _configure()
+    logger.warning(message, *args)
+
+
+_configured = False
+
+
+def _configure() -> None:
     """Give the logger a handler unless the application configured logging itself (as TensorFlow does)."""
+    global _configured
+    _configured = True
     if logger.handlers or logging.getLogger().handlers:
         return
     if interactive():

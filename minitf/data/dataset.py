@@ -13,14 +13,14 @@ What differs from TensorFlow, on purpose (see docs/data.md):
   graph, computed at trace time (TensorFlow builds a loop that reads the dataset at run time). Fine for the
   small datasets of a lesson; a long dataset makes a long trace.
 
-This file: the `Dataset` class, its sources and its transformations (each a subclass whose `_elements`
-generator is the step). Element structures and specs: structure.py; the traced `map`/`filter`/`reduce`
-functions: traced.py; iterators: iterators.py.
+This file: the `Dataset` class, with every method, and the transformations map, filter and batch (each a
+subclass whose `_elements` generator is the step). The sources are in sources.py; shuffle, repeat, take, skip,
+prefetch and cache in selection.py; window, flat_map, padded_batch... in reshaping.py. Element structures and
+specs: structure.py; the traced `map`/`filter`/`reduce` functions: traced.py; iterators: iterators.py.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -30,6 +30,7 @@ from minitf.core import dtypes, nest
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, op_error
+from minitf.core.provided import Provided
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.data.iterators import NumpyIterator, OwnedIterator
 from minitf.data.structure import (
@@ -41,15 +42,11 @@ from minitf.data.structure import (
     python_int,
     ragged_batch,
     row_groups,
-    row_of,
-    row_spec,
-    scalar,
     spec_of,
 )
 from minitf.data.traced import TracedFunction
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array.join_split import stack
-from minitf.ops.random.random_ops import DatasetShuffle
 
 INFINITE = -1
 UNKNOWN = -2
@@ -59,6 +56,37 @@ AUTOTUNE = -1
 # ---------------------------------------------------------------------------------------------------
 # The base class
 # ---------------------------------------------------------------------------------------------------
+
+
+class Datasets(Provided):
+    """The kinds of dataset defined in modules of their own (each subclasses `DatasetV2`), provided when
+    sources.py, selection.py, reshaping.py and ragged_batching.py are imported (minitf/core/provided.py)."""
+
+    from_tensor_slices: Callable[..., DatasetV2]
+    from_tensors: Callable[..., DatasetV2]
+    range: Callable[..., DatasetV2]
+    zip: Callable[..., DatasetV2]
+    from_generator: Callable[..., DatasetV2]
+    counter: Callable[..., DatasetV2]
+    random: Callable[..., DatasetV2]
+    with_options: Callable[..., DatasetV2]
+    options: Callable[..., Any]
+    window: Callable[..., DatasetV2]
+    flat_map: Callable[..., DatasetV2]
+    interleave: Callable[..., DatasetV2]
+    concatenate: Callable[..., DatasetV2]
+    padded_batch: Callable[..., DatasetV2]
+    rebatch: Callable[..., DatasetV2]
+    ragged_batch: Callable[..., DatasetV2]
+    shuffle: Callable[..., DatasetV2]
+    repeat: Callable[..., DatasetV2]
+    take: Callable[..., DatasetV2]
+    skip: Callable[..., DatasetV2]
+    prefetch: Callable[..., DatasetV2]
+    cache: Callable[..., DatasetV2]
+
+
+DATASETS = Datasets()
 
 
 class DatasetV2:
@@ -119,26 +147,47 @@ class DatasetV2:
             state_value = step((state_value, element))
         return state_value
 
-    # --- sources ---
+    # --- sources (sources.py) ---
     @staticmethod
     def from_tensor_slices(tensors: Any, name: str | None = None) -> DatasetV2:
-        return _TensorSliceDataset(tensors)
+        """One element per row of the first axis of every component."""
+        return DATASETS.from_tensor_slices(tensors)
 
     @staticmethod
     def from_tensors(tensors: Any, name: str | None = None) -> DatasetV2:
-        return _TensorDataset(tensors)
+        """One element: the whole value."""
+        return DATASETS.from_tensors(tensors)
 
     @staticmethod
-    def range(*args: Any, **kwargs: Any) -> DatasetV2:
-        return _RangeDataset(*args, **kwargs)
+    def range(*args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> DatasetV2:
+        """start, start + step, ... up to (not including) stop."""
+        return DATASETS.range(*args, output_type=output_type)
 
     @staticmethod
     def zip(*args: Any, datasets: Any = None, name: str | None = None) -> DatasetV2:
+        """Elements of several datasets side by side, as long as the shortest."""
         if datasets is None:
             datasets = args[0] if len(args) == 1 else tuple(args)
         elif args:
             raise TypeError("Both `*args` and `datasets` cannot be set.")
-        return _ZipDataset(datasets)
+        return DATASETS.zip(datasets)
+
+    @staticmethod
+    def from_generator(*args: Any, **kwargs: Any) -> DatasetV2:
+        """Elements a Python generator yields, described by `output_signature`."""
+        return DATASETS.from_generator(*args, **kwargs)
+
+    @staticmethod
+    def counter(start: int = 0, step: int = 1, dtype: Any = dtypes.int64, name: str | None = None) -> DatasetV2:
+        """start, start + step, ... forever."""
+        return DATASETS.counter(start, step, dtype)
+
+    @staticmethod
+    def random(
+        seed: int | None = None, rerandomize_each_iteration: bool | None = None, name: str | None = None
+    ) -> DatasetV2:
+        """Random int64 numbers, as TensorFlow's random ops draw them."""
+        return DATASETS.random(seed, rerandomize_each_iteration)
 
     # --- transformations ---
     def map(
@@ -168,121 +217,74 @@ class DatasetV2:
     def shuffle(
         self, buffer_size: Any, seed: int | None = None, reshuffle_each_iteration: bool = True, name: str | None = None
     ) -> DatasetV2:
-        return _ShuffleDataset(self, python_int(buffer_size, "buffer_size"), seed, reshuffle_each_iteration)
+        return DATASETS.shuffle(self, python_int(buffer_size, "buffer_size"), seed, reshuffle_each_iteration)
 
     def repeat(self, count: Any = None, name: str | None = None) -> DatasetV2:
-        return _RepeatDataset(self, -1 if count is None else python_int(count, "count"))
+        return DATASETS.repeat(self, -1 if count is None else python_int(count, "count"))
 
     def take(self, count: Any, name: str | None = None) -> DatasetV2:
-        return _TakeDataset(self, python_int(count, "count"))
+        return DATASETS.take(self, python_int(count, "count"))
 
     def skip(self, count: Any, name: str | None = None) -> DatasetV2:
-        return _SkipDataset(self, python_int(count, "count"))
+        return DATASETS.skip(self, python_int(count, "count"))
 
     def prefetch(self, buffer_size: Any, name: str | None = None) -> DatasetV2:
-        return _PrefetchDataset(self)
+        return DATASETS.prefetch(self)
 
     def cache(self, filename: str = "", name: str | None = None) -> DatasetV2:
         if filename:
             raise NotImplementedError("minitf caches datasets in memory only; call cache() without a filename.")
-        return CacheDataset(self)
+        return DATASETS.cache(self)
 
     def enumerate(self, start: Any = 0, name: str | None = None) -> DatasetV2:
-        index = _RangeDataset(python_int(start, "start"), np.iinfo(np.int64).max)
-        return _ZipDataset((index, self))
+        index = DATASETS.range(python_int(start, "start"), np.iinfo(np.int64).max)
+        return DATASETS.zip((index, self))
+
+    # --- reshaping (reshaping.py) ---
+    def window(self, *args: Any, **kwargs: Any) -> DatasetV2:
+        """Datasets of `size` consecutive elements, every `shift` elements."""
+        return DATASETS.window(self, *args, **kwargs)
+
+    def flat_map(self, map_func: Callable[..., Any], name: str | None = None) -> DatasetV2:
+        """The elements of the dataset `map_func` makes of each element, one dataset after another."""
+        return DATASETS.flat_map(self, map_func)
+
+    def interleave(self, *args: Any, **kwargs: Any) -> DatasetV2:
+        """Like flat_map, taking `block_length` elements from `cycle_length` datasets in turn."""
+        return DATASETS.interleave(self, *args, **kwargs)
+
+    def concatenate(self, dataset: DatasetV2, name: str | None = None) -> DatasetV2:
+        """This dataset's elements, then `dataset`'s."""
+        return DATASETS.concatenate(self, dataset)
+
+    def padded_batch(self, *args: Any, **kwargs: Any) -> DatasetV2:
+        """Batches of elements padded to one shape."""
+        return DATASETS.padded_batch(self, *args, **kwargs)
+
+    def rebatch(self, batch_size: Any, drop_remainder: bool = False, name: str | None = None) -> DatasetV2:
+        """The same elements in batches of other sizes."""
+        return DATASETS.rebatch(self, batch_size, drop_remainder)
+
+    def ragged_batch(self, *args: Any, **kwargs: Any) -> DatasetV2:
+        """Batches whose components of different shapes become RaggedTensors (ragged_batching.py)."""
+        return DATASETS.ragged_batch(self, *args, **kwargs)
+
+    # --- settings and whole-dataset functions (sources.py) ---
+    def apply(self, transformation_func: Callable[[DatasetV2], DatasetV2]) -> DatasetV2:
+        """`dataset.apply(f)` is `f(dataset)`: for transformations written as functions of a whole dataset."""
+        dataset = transformation_func(self)
+        if not isinstance(dataset, DatasetV2):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object. Got {type(dataset)}.")
+        return dataset
+
+    def with_options(self, options: Any, name: str | None = None) -> DatasetV2:
+        return DATASETS.with_options(self, options)
+
+    def options(self) -> Any:
+        return DATASETS.options(self)
 
 
 Dataset = DatasetV2
-
-
-# ---------------------------------------------------------------------------------------------------
-# Sources
-# ---------------------------------------------------------------------------------------------------
-
-
-class _TensorDataset(DatasetV2):
-    """One element: the whole value."""
-
-    def __init__(self, tensors: Any) -> None:
-        self._value = normalize(tensors)
-        super().__init__(spec_of(self._value), 1)
-
-    def _elements(self) -> Iterator[Any]:
-        yield self._value
-
-
-class _TensorSliceDataset(DatasetV2):
-    """One element per row of the first axis of every component."""
-
-    def __init__(self, tensors: Any) -> None:
-        self._value = normalize(tensors)
-        sizes = set()
-        for t in leaves_of(self._value):
-            if t.shape.rank == 0:
-                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-            sizes.add(t.shape[0])
-        known = sorted(s for s in sizes if s is not None)
-        if len(known) > 1:
-            raise ValueError(f"Dimensions {known[-1]} and {known[0]} are not compatible")
-        self._size = known[0] if known and None not in sizes else None
-        spec = nest.map_structure(row_spec, self._value)
-        super().__init__(spec, self._size if self._size is not None else UNKNOWN)
-
-    def _elements(self) -> Iterator[Any]:
-        if self._size is None:
-            raise TypeError(
-                "minitf iterates a dataset of tensors whose length is unknown while tracing only "
-                "when the length is known.\nHint: build the dataset from eager values."
-            )
-        for i in range(self._size):
-            yield nest.map_structure(lambda t, i=i: row_of(t, i), self._value)
-
-
-class _RangeDataset(DatasetV2):
-    """start, start + step, ... up to (not including) stop."""
-
-    def __init__(self, *args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> None:
-        if not 1 <= len(args) <= 3:
-            raise ValueError(f"Invalid arguments to RangeDataset: {args}")
-        ints = [python_int(a, "range argument") for a in args]
-        start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3 else 1)
-        if step == 0:
-            raise op_error(InvalidArgumentError, "RangeDataset", "step must be a non-zero integer.")
-        self._range = range(start, stop, step)
-        self._dtype = dtypes.as_dtype(output_type)
-        super().__init__(TensorSpec([], self._dtype), len(self._range))
-
-    def _elements(self) -> Iterator[Any]:
-        np_type = self._dtype._np.type
-        for i in self._range:
-            yield scalar(np_type(i), self._dtype)
-
-
-class _ZipDataset(DatasetV2):
-    """Elements of several datasets side by side, as long as the shortest."""
-
-    def __init__(self, datasets: Any) -> None:
-        members = nest.flatten(datasets)
-        for d in members:
-            if not isinstance(d, DatasetV2):
-                raise TypeError(
-                    f"Invalid input to `zip`. Inputs are expected to be (nested) structures of "
-                    f"`tf.data.Dataset` objects. Python `list` is not supported and you should use "
-                    f"`tuple` instead.\nHint: got {type(d).__name__}."
-                )
-        self._datasets = datasets
-        cards = [d._cardinality for d in members]
-        if UNKNOWN in cards:
-            card = UNKNOWN
-        else:
-            finite = [c for c in cards if c != INFINITE]
-            card = min(finite) if finite else INFINITE
-        super().__init__(nest.map_structure(lambda d: d.element_spec, datasets), card)
-
-    def _elements(self) -> Iterator[Any]:
-        members = nest.flatten(self._datasets)
-        for items in zip(*[d._elements() for d in members]):
-            yield nest.pack_sequence_as(self._datasets, items)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -358,116 +360,3 @@ class _BatchDataset(DatasetV2):
                     "elements of one batch must have the same shape; pad them first (or use ragged batches).",
                 )
         return stack(tensors)
-
-
-class _ShuffleDataset(DatasetV2):
-    """TensorFlow's buffer shuffle, in TensorFlow's exact order (`random_ops.DatasetShuffle`): keep
-    `buffer_size` elements, emit a random one, refill its place. The seeds are picked when the dataset is made,
-    from the global seed and the op seed as for a random op; each pass draws new ones if `reshuffle`."""
-
-    def __init__(self, source: DatasetV2, buffer_size: int, seed: int | None, reshuffle: bool) -> None:
-        if buffer_size <= 0 and buffer_size != UNKNOWN:
-            raise op_error(
-                InvalidArgumentError, "ShuffleDatasetV3", "buffer_size must be greater than zero or UNKNOWN_CARDINALITY"
-            )
-        self._source, self._buffer_size = source, buffer_size
-        self._shuffle = DatasetShuffle(seed, reshuffle_each_iteration=bool(reshuffle))
-        super().__init__(source.element_spec, source._cardinality)
-
-    def _elements(self) -> Iterator[Any]:
-        return self._shuffle.epoch(self._source._elements(), self._buffer_size)
-
-
-class _RepeatDataset(DatasetV2):
-    def __init__(self, source: DatasetV2, count: int) -> None:
-        self._source, self._count = source, count
-        card = source._cardinality
-        if count == 0 or card == 0:
-            card = 0
-        elif count < 0:
-            card = INFINITE  # TensorFlow's rule, even for a source of unknown length (which may turn out empty)
-        elif card >= 0:
-            card = card * count
-        super().__init__(source.element_spec, card)
-
-    def _elements(self) -> Iterator[Any]:
-        if isinstance(self._source, _ShuffleDataset) and (self._count == 0 or self._count < -1):
-            # TensorFlow fuses shuffle followed by repeat into one ShuffleAndRepeatDataset (a default
-            # optimisation), whose iterator refuses the counts that RepeatDataset accepts as "no elements".
-            raise op_error(
-                InvalidArgumentError,
-                "MakeIterator",
-                "count must be greater than zero or equal to -1.\n\t [[{{node ShuffleAndRepeatDataset}}]]",
-            )
-        epochs = itertools.count() if self._count < 0 else range(self._count)
-        for _ in epochs:
-            produced = False
-            for element in self._source._elements():
-                produced = True
-                yield element
-            if not produced:
-                return
-
-
-class _TakeDataset(DatasetV2):
-    def __init__(self, source: DatasetV2, count: int) -> None:
-        self._source, self._count = source, count
-        card = source._cardinality
-        if count >= 0:
-            card = count if card == INFINITE else (min(card, count) if card >= 0 else UNKNOWN)
-        super().__init__(source.element_spec, card)
-
-    def _elements(self) -> Iterator[Any]:
-        source = self._source._elements()
-        return source if self._count < 0 else itertools.islice(source, self._count)
-
-
-class _SkipDataset(DatasetV2):
-    def __init__(self, source: DatasetV2, count: int) -> None:
-        self._source, self._count = source, count
-        card = source._cardinality
-        if count < 0:
-            card = 0 if card != INFINITE else INFINITE
-        elif card >= 0:
-            card = max(0, card - count)
-        super().__init__(source.element_spec, card)
-
-    def _elements(self) -> Iterator[Any]:
-        if self._count < 0:
-            for _ in self._source._elements():
-                pass
-            return iter(())
-        return itertools.islice(self._source._elements(), self._count, None)
-
-
-class _PrefetchDataset(DatasetV2):
-    """Overlaps input and training in TensorFlow; here (one thread) it passes the elements through."""
-
-    def __init__(self, source: DatasetV2) -> None:
-        self._source = source
-        super().__init__(source.element_spec, source._cardinality)
-
-    def _elements(self) -> Iterator[Any]:
-        return self._source._elements()
-
-
-class CacheDataset(DatasetV2):
-    """The first complete pass is kept in memory; later passes replay it (no recomputation, same order)."""
-
-    def __init__(self, source: DatasetV2) -> None:
-        self._source = source
-        self._cache: list[Any] | None = None
-        super().__init__(source.element_spec, source._cardinality)
-
-    def _elements(self) -> Iterator[Any]:
-        if self._cache is not None:
-            yield from self._cache
-            return
-        seen: list[Any] = []
-        all_eager = True
-        for element in self._source._elements():
-            all_eager = all_eager and all(isinstance(t, EagerTensor) for t in leaves_of(element))
-            seen.append(element)
-            yield element
-        if all_eager:  # a pass read to the end: keep it (traced values belong to one graph, never kept)
-            self._cache = seen

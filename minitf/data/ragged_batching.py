@@ -15,7 +15,7 @@ from typing import Any
 from minitf.composite.specs import RaggedTensorSpec
 from minitf.core import dtypes, nest
 from minitf.core.tensor_shape import TensorShape
-from minitf.data.dataset import DatasetV2, _BatchDataset
+from minitf.data.dataset import DATASETS, DatasetV2, _BatchDataset
 from minitf.data.structure import batched_spec, leaves_of, python_int
 
 
@@ -63,4 +63,4 @@ def dense_to_ragged_batch(
     return lambda dataset: ragged_batch(dataset, batch_size, drop_remainder, row_splits_dtype)
 
 
-DatasetV2.ragged_batch = ragged_batch  # type: ignore[attr-defined]
+DATASETS.provide(ragged_batch=ragged_batch)

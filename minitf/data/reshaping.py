@@ -19,7 +19,7 @@ from minitf.core import dtypes, nest
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, op_error
 from minitf.core.tensor_shape import TensorShape
-from minitf.data.dataset import INFINITE, UNKNOWN, DatasetV2
+from minitf.data.dataset import DATASETS, INFINITE, UNKNOWN, DatasetV2
 from minitf.data.structure import batched_cardinality, leaves_of, python_int, row_groups
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array.join_split import concat, pad, stack
@@ -340,3 +340,13 @@ def padded_batch(
 def rebatch(self: DatasetV2, batch_size: Any, drop_remainder: bool = False, name: str | None = None) -> DatasetV2:
     sizes = [int(s) for s in np.asarray(convert_to_tensor(batch_size)).reshape(-1)]
     return _RebatchDataset(self, sizes, bool(drop_remainder))
+
+
+DATASETS.provide(
+    window=window,
+    flat_map=flat_map,
+    interleave=interleave,
+    concatenate=concatenate,
+    padded_batch=padded_batch,
+    rebatch=rebatch,
+)

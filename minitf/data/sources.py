@@ -1,8 +1,10 @@
-"""More ways to start a dataset: `from_generator` (a Python generator), `counter` (0, 1, 2, ... forever),
+"""Where a dataset's elements come from: `from_tensors`, `from_tensor_slices`, `range`, `zip`, `from_generator`
+(a Python generator), `counter` (0, 1, 2, ... forever),
 `random` (TensorFlow's random integers), and the ways to attach settings or checks to one (`Options`,
 `with_options`, `apply`, `tf.data.experimental.assert_cardinality`).
 
-Each is a dataset step like those in dataset.py; methods.py adds them to `Dataset`.
+Each is a dataset step like those in dataset.py (a subclass of `DatasetV2`), provided to `Dataset`'s methods of the
+same names.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from minitf.core import dtypes
+from minitf.core import dtypes, nest
 from minitf.core.conversion import convert_to_tensor
-from minitf.core.errors import FailedPreconditionError, InvalidArgumentError, kernel_prefix
+from minitf.core.errors import FailedPreconditionError, InvalidArgumentError, kernel_prefix, op_error
 from minitf.core.tensor_shape import TensorShape
-from minitf.data.dataset import INFINITE, UNKNOWN, DatasetV2
-from minitf.data.structure import leaves_of, scalar
+from minitf.data.dataset import DATASETS, INFINITE, UNKNOWN, DatasetV2
+from minitf.data.structure import leaves_of, normalize, python_int, row_of, row_spec, scalar, spec_of
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.random import philox
 from minitf.ops.random.random_ops import seeds
@@ -241,3 +243,101 @@ def assert_cardinality(expected_cardinality: Any) -> Callable[[DatasetV2], Datas
 def cardinality(dataset: DatasetV2) -> Any:
     """`tf.data.experimental.cardinality(dataset)`: the same as `dataset.cardinality()`."""
     return dataset.cardinality()
+
+
+class _TensorDataset(DatasetV2):
+    """One element: the whole value."""
+
+    def __init__(self, tensors: Any) -> None:
+        self._value = normalize(tensors)
+        super().__init__(spec_of(self._value), 1)
+
+    def _elements(self) -> Iterator[Any]:
+        yield self._value
+
+
+class _TensorSliceDataset(DatasetV2):
+    """One element per row of the first axis of every component."""
+
+    def __init__(self, tensors: Any) -> None:
+        self._value = normalize(tensors)
+        sizes = set()
+        for t in leaves_of(self._value):
+            if t.shape.rank == 0:
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+            sizes.add(t.shape[0])
+        known = sorted(s for s in sizes if s is not None)
+        if len(known) > 1:
+            raise ValueError(f"Dimensions {known[-1]} and {known[0]} are not compatible")
+        self._size = known[0] if known and None not in sizes else None
+        spec = nest.map_structure(row_spec, self._value)
+        super().__init__(spec, self._size if self._size is not None else UNKNOWN)
+
+    def _elements(self) -> Iterator[Any]:
+        if self._size is None:
+            raise TypeError(
+                "minitf iterates a dataset of tensors whose length is unknown while tracing only "
+                "when the length is known.\nHint: build the dataset from eager values."
+            )
+        for i in range(self._size):
+            yield nest.map_structure(lambda t, i=i: row_of(t, i), self._value)
+
+
+class _RangeDataset(DatasetV2):
+    """start, start + step, ... up to (not including) stop."""
+
+    def __init__(self, *args: Any, output_type: Any = dtypes.int64, name: str | None = None) -> None:
+        if not 1 <= len(args) <= 3:
+            raise ValueError(f"Invalid arguments to RangeDataset: {args}")
+        ints = [python_int(a, "range argument") for a in args]
+        start, stop, step = (0, ints[0], 1) if len(ints) == 1 else (ints[0], ints[1], ints[2] if len(ints) == 3 else 1)
+        if step == 0:
+            raise op_error(InvalidArgumentError, "RangeDataset", "step must be a non-zero integer.")
+        self._range = range(start, stop, step)
+        self._dtype = dtypes.as_dtype(output_type)
+        super().__init__(TensorSpec([], self._dtype), len(self._range))
+
+    def _elements(self) -> Iterator[Any]:
+        np_type = self._dtype._np.type
+        for i in self._range:
+            yield scalar(np_type(i), self._dtype)
+
+
+class _ZipDataset(DatasetV2):
+    """Elements of several datasets side by side, as long as the shortest."""
+
+    def __init__(self, datasets: Any) -> None:
+        members = nest.flatten(datasets)
+        for d in members:
+            if not isinstance(d, DatasetV2):
+                raise TypeError(
+                    f"Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                    f"`tf.data.Dataset` objects. Python `list` is not supported and you should use "
+                    f"`tuple` instead.\nHint: got {type(d).__name__}."
+                )
+        self._datasets = datasets
+        cards = [d._cardinality for d in members]
+        if UNKNOWN in cards:
+            card = UNKNOWN
+        else:
+            finite = [c for c in cards if c != INFINITE]
+            card = min(finite) if finite else INFINITE
+        super().__init__(nest.map_structure(lambda d: d.element_spec, datasets), card)
+
+    def _elements(self) -> Iterator[Any]:
+        members = nest.flatten(self._datasets)
+        for items in zip(*[d._elements() for d in members]):
+            yield nest.pack_sequence_as(self._datasets, items)
+
+
+DATASETS.provide(
+    from_tensors=_TensorDataset,
+    from_tensor_slices=_TensorSliceDataset,
+    range=_RangeDataset,
+    zip=_ZipDataset,
+    from_generator=from_generator,
+    counter=counter,
+    random=random,
+    with_options=lambda dataset, options: _OptionsDataset(dataset, options),
+    options=options_of,
+)

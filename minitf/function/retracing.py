@@ -11,14 +11,12 @@ most twice per Python function, counted across the `tf.function`s made from it, 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from minitf.core import logs
 from minitf.function.cache_keys import generalize, is_subtype
 from minitf.function.concrete_function import ConcreteFunction
-
-log = logging.getLogger("minitf")
 
 FREQUENT_TRACING_WARNING_MAX_CALL_HISTORY = 10
 FREQUENT_TRACING_WARNING_THRESHOLD = 5
@@ -65,7 +63,7 @@ class TracingDetector:
             return
         if len(self.calls_per_tracing) >= FREQUENT_TRACING_WARNING_THRESHOLD:
             self.warnings += 1
-            log.warning(
+            logs.warning(
                 "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is expensive and the "
                 "excessive number of tracings could be due to (1) creating @tf.function repeatedly in a loop, (2) "
                 "passing tensors with different shapes, (3) passing Python objects instead of tensors. For (1), "

@@ -1,4 +1,7 @@
-"""Python operators on tensors (`+`, `@`, `[]`, `==`, ...), each wired to the op TensorFlow uses for it."""
+"""Python operators on tensors (`+`, `@`, `[]`, `==`, ...), each wired to the op TensorFlow uses for it.
+
+Tensor declares the operators (minitf/core/tensor_interface.py); this module provides what each computes, once,
+when it is imported (core cannot import the ops: every op imports core)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, operand
 from minitf.core.op import bind
 from minitf.core.tensor import Tensor
+from minitf.core.tensor_interface import OPERATORS
 from minitf.ops.array.slicing import getitem
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.math import binary_math, unary_math
@@ -142,46 +146,35 @@ def _iter(self: Tensor) -> Any:
     return (getitem(self, i) for i in range(shape[0]))
 
 
-def install() -> None:
-    """Attach the operators to `Tensor` (called once, when minitf is imported)."""
-    table = {
-        "add": Add,
-        "sub": Sub,
-        "mul": Mul,
-        "floordiv": FloorDiv,
-        "mod": FloorMod,
-        "pow": Pow,
+def _functions() -> dict[str, Callable[..., Any]]:
+    """The function behind each of Tensor's operators (minitf/core/tensor_interface.py calls them)."""
+    functions: dict[str, Callable[..., Any]] = {}
+    for name, op in {"add": Add, "sub": Sub, "floordiv": FloorDiv, "mod": FloorMod, "pow": Pow}.items():
+        functions[name], functions[f"r{name}"] = _binary(op)
+    functions["and_"], functions["rand"] = _logical_or_bitwise(LogicalAnd, BitwiseAnd)
+    functions["or_"], functions["ror"] = _logical_or_bitwise(LogicalOr, BitwiseOr)
+    return {
+        **functions,
+        "xor": lambda self, other: _xor(self, operand(other, self.dtype)),
+        "rxor": lambda self, other: _xor(convert_to_tensor(other, dtype=self.dtype), self),
+        "mul": _mul,
+        "rmul": _rmul,
+        "truediv": _truediv,
+        "rtruediv": _rtruediv,
+        "matmul": _matmul,
+        "rmatmul": _rmatmul,
+        "neg": negative,
+        "abs": unary_math.abs,
+        "invert": _invert,
+        "lt": lambda self, other: binary_call(Less, self, other),
+        "le": lambda self, other: binary_call(LessEqual, self, other),
+        "gt": lambda self, other: binary_call(Greater, self, other),
+        "ge": lambda self, other: binary_call(GreaterEqual, self, other),
+        "eq": _eq,
+        "ne": _ne,
+        "getitem": getitem,
+        "iter": _iter,
     }
-    for name, op in table.items():
-        forward, reflected = _binary(op)
-        setattr(Tensor, f"__{name}__", forward)
-        setattr(Tensor, f"__r{name}__", reflected)
-    for name, (logical, bitwise) in {"and": (LogicalAnd, BitwiseAnd), "or": (LogicalOr, BitwiseOr)}.items():
-        forward, reflected = _logical_or_bitwise(logical, bitwise)
-        setattr(Tensor, f"__{name}__", forward)
-        setattr(Tensor, f"__r{name}__", reflected)
-    # setattr, not `Tensor.__xor__ = ...`: Tensor declares these methods for type checkers
-    # (minitf/core/tensor_interface.py), which refuse assignments to a method.
-    methods: dict[str, Callable[..., Any]] = {
-        "__xor__": lambda self, other: _xor(self, operand(other, self.dtype)),
-        "__rxor__": lambda self, other: _xor(convert_to_tensor(other, dtype=self.dtype), self),
-        "__mul__": _mul,
-        "__rmul__": _rmul,
-        "__truediv__": _truediv,
-        "__rtruediv__": _rtruediv,
-        "__matmul__": _matmul,
-        "__rmatmul__": _rmatmul,
-        "__neg__": lambda self: negative(self),
-        "__abs__": lambda self: unary_math.abs(self),
-        "__invert__": _invert,
-        "__lt__": lambda self, other: binary_call(Less, self, other),
-        "__le__": lambda self, other: binary_call(LessEqual, self, other),
-        "__gt__": lambda self, other: binary_call(Greater, self, other),
-        "__ge__": lambda self, other: binary_call(GreaterEqual, self, other),
-        "__eq__": _eq,
-        "__ne__": _ne,
-        "__getitem__": getitem,
-        "__iter__": _iter,
-    }
-    for name, method in methods.items():
-        setattr(Tensor, name, method)
+
+
+OPERATORS.provide(**_functions())

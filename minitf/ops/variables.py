@@ -19,6 +19,7 @@ from minitf.core.devices import CPU_DEVICE
 from minitf.core.errors import InvalidArgumentError, op_error
 from minitf.core.op import REGISTRY, bind
 from minitf.core.tensor import EagerTensor, Reference, Tensor, make
+from minitf.core.tensor_interface import OPERATORS
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops import state_ops
 from minitf.ops.array.gather_scatter import gather
@@ -26,6 +27,7 @@ from minitf.ops.array.index_arguments import index_tensor
 from minitf.ops.array.shape_ops import expand_dims
 from minitf.ops.array.slicing import getitem, slice_update
 from minitf.ops.math.cast import cast
+from minitf.ops.variable_operators import VariableOperators
 
 
 class VariableAggregation(enum.Enum):
@@ -49,7 +51,7 @@ class VariableSynchronization(enum.Enum):
     ON_READ = 3
 
 
-class Variable:
+class Variable(VariableOperators):
     """A mutable tensor-valued slot. Arithmetic on it reads it and returns ordinary tensors."""
 
     _next_uid = 0
@@ -402,37 +404,4 @@ def _eager_value(initial_value: Any, dtype: Any) -> EagerTensor:
     return make(array, dt)
 
 
-def _install_operators() -> None:
-    """Arithmetic on a Variable reads it and applies the Tensor operator; slices of it can be assigned."""
-    Tensor.assign = property(_slice_assign)  # type: ignore[attr-defined]
-    names = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor"]
-    for n in names:
-        for dunder in (f"__{n}__", f"__r{n}__"):
-            if hasattr(Tensor, dunder):
-                setattr(Variable, dunder, _delegate(dunder))
-    for dunder in ("__neg__", "__abs__", "__invert__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
-        setattr(Variable, dunder, _delegate(dunder))
-    for dunder in ("__eq__", "__ne__"):
-        setattr(Variable, dunder, _compare_not_none(getattr(Variable, dunder)))
-
-
-def _compare_not_none(compare: Any) -> Any:
-    """`variable == None` converts None to a tensor in TensorFlow, which fails (a tensor just says False)."""
-
-    def method(self: Variable, other: Any) -> Any:
-        if other is None:
-            raise ValueError(
-                "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor."
-            )
-        return compare(self, other)
-
-    method.__name__ = compare.__name__
-    return method
-
-
-def _delegate(dunder: str) -> Any:
-    def method(self: Variable, *args: Any) -> Any:
-        return getattr(self.read_value(), dunder)(*args)
-
-    method.__name__ = dunder
-    return method
+OPERATORS.provide(slice_assign=_slice_assign)

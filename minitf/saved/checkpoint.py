@@ -223,7 +223,7 @@ class Checkpoint:
         unused = sorted(k for k in index["variables"] if k not in found)
         unrestored = sorted(k for k in found if k not in index["variables"])
         for key in unused:
-            logs.logger.warning(
+            logs.warning(
                 "Value in checkpoint could not be found in the restored object: (root).%s", key.replace(_SUFFIX, "")
             )
         return CheckpointLoadStatus(self, unused, unrestored)

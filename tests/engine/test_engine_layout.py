@@ -18,7 +18,6 @@ ONE_IDEA = {
     "minitf/function/tracing/graph.py": "the graph IR: FuncGraph, Operation and SymbolicTensor refer to each other",
     # Over the limit since the formatter's one-argument-per-line layout; to be split by idea.
     "minitf/composite/sparse.py": "SparseTensor and its ops",
-    "minitf/data/dataset.py": "the Dataset class and its transformations",
     "minitf/ops/array/gather_scatter.py": "gathering and scattering by index",
     "minitf/ops/array/join_split.py": "joining and splitting tensors",
     "minitf/ops/linalg/matrix_ops.py": "matrix operations",

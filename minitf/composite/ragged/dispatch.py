@@ -9,7 +9,6 @@ namespaces.
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -19,11 +18,10 @@ from minitf.composite.ragged import array_ops
 from minitf.composite.ragged.array_ops import dense_per_value
 from minitf.composite.ragged.dynamic_shape import DynamicRaggedShape
 from minitf.composite.ragged.reductions import reduce
-from minitf.composite.ragged.tensor import RaggedTensor, same_splits
+from minitf.composite.ragged.tensor import RAGGED, RaggedTensor, same_splits
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
-from minitf.ops.math.comparisons import equal, not_equal
 
 
 def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -57,27 +55,6 @@ def elementwise(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Apply a dense elementwise function to the flat values of ragged arguments (dense ones broadcast)."""
     first = next(a for a in args if isinstance(a, RaggedTensor))
     return first.with_flat_values(fn(*[_operand(first, a) for a in args], **kwargs))
-
-
-def _binary(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[RaggedTensor, Any], Any]:
-    def method(self: RaggedTensor, other: Any) -> Any:
-        a, b = (_operand(self, other), self.flat_values) if reflected else (self.flat_values, _operand(self, other))
-        return self.with_flat_values(op(a, b))
-
-    return method
-
-
-def _install_operators() -> None:
-    """`rt + 1`, `rt * rt`, `rt < [[2], [3]]`...: the operator on the flat values."""
-    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor"):
-        fn = getattr(operator, name)
-        dunder = name.rstrip("_")
-        setattr(RaggedTensor, f"__{dunder}__", _binary(fn))
-        setattr(RaggedTensor, f"__r{dunder}__", _binary(fn, reflected=True))
-    for name in ("lt", "le", "gt", "ge"):
-        setattr(RaggedTensor, f"__{name}__", _binary(getattr(operator, name)))
-    RaggedTensor.__eq__ = _binary(equal)  # type: ignore[method-assign,assignment]
-    RaggedTensor.__ne__ = _binary(not_equal)  # type: ignore[method-assign,assignment]
 
 
 def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
@@ -159,7 +136,7 @@ def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
     return elementwise_wrapper
 
 
-_install_operators()
+RAGGED.provide(operand=_operand)
 
 
 # The public names that take RaggedTensors too (minitf/__init__.py installs them in tf, tf.math, tf.nn and

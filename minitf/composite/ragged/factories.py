@@ -3,7 +3,7 @@
 Every row partition TensorFlow accepts becomes row splits, the one encoding minitf keeps: value_rowids (the row of
 each value), row_starts, row_limits, nested lists of any of them, a uniform row length. `to_sparse` lists each
 flat value's position (`RaggedTensorToSparse`, with the values' gradient); `from_sparse` reads the rows of a
-right-ragged 2-D SparseTensor. The methods are installed on RaggedTensor here; `tf.ragged.range` is the
+right-ragged 2-D SparseTensor. RaggedTensor's methods of these names call them; `tf.ragged.range` is the
 namespace's.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from minitf.composite.ragged.ranges import RaggedRange
 from minitf.composite.ragged.splits import check_splits, to_int64
-from minitf.composite.ragged.tensor import RaggedTensor
+from minitf.composite.ragged.tensor import RAGGED, RaggedTensor
 from minitf.composite.ragged.to_dense import positions_of_values
 from minitf.composite.sparse import SparseTensor
 from minitf.core import dtypes
@@ -246,15 +246,14 @@ def ragged_range(
     return RaggedTensor(values, splits, internal=True)
 
 
-for _factory in (
-    from_value_rowids,
-    from_row_starts,
-    from_row_limits,
-    from_nested_row_splits,
-    from_nested_row_lengths,
-    from_nested_value_rowids,
-    from_uniform_row_length,
-    from_sparse,
-):
-    setattr(RaggedTensor, _factory.__name__, classmethod(_factory))
-setattr(RaggedTensor, "to_sparse", to_sparse)  # noqa: B010 - a method defined beside from_sparse
+RAGGED.provide(
+    from_value_rowids=from_value_rowids,
+    from_row_starts=from_row_starts,
+    from_row_limits=from_row_limits,
+    from_nested_row_splits=from_nested_row_splits,
+    from_nested_row_lengths=from_nested_row_lengths,
+    from_nested_value_rowids=from_nested_value_rowids,
+    from_uniform_row_length=from_uniform_row_length,
+    from_sparse=from_sparse,
+    to_sparse=to_sparse,
+)

@@ -7,7 +7,9 @@ shape, its rows (`rt[i]`), its arithmetic (`rt + 1` runs on the flat values). Fa
 
 from __future__ import annotations
 
+import operator
 import typing
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,14 +22,45 @@ from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError
 from minitf.core.op import bind
+from minitf.core.provided import Provided
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.join_split import concat, stack
 from minitf.ops.array.shape_ops import reshape, shape
 from minitf.ops.checks.check_ops import assert_equal
 from minitf.ops.math.cast import cast
+from minitf.ops.math.comparisons import equal, not_equal
 from minitf.ops.math.reductions import cumsum, reduce_max
 from minitf.ops.math.segment_ops import row_splits_to_segment_ids
+
+
+class RaggedParts(Provided):
+    """What RaggedTensor's methods use from modules that import this one (minitf/core/provided.py): factories.py's
+    row partitions and to_sparse; dispatch.py's operand of an operator (ragged, or dense repeated per row)."""
+
+    from_value_rowids: Callable[..., Any]
+    from_row_starts: Callable[..., Any]
+    from_row_limits: Callable[..., Any]
+    from_nested_row_splits: Callable[..., Any]
+    from_nested_row_lengths: Callable[..., Any]
+    from_nested_value_rowids: Callable[..., Any]
+    from_uniform_row_length: Callable[..., Any]
+    from_sparse: Callable[..., Any]
+    to_sparse: Callable[..., Any]
+    operand: Callable[[RaggedTensor, Any], Any]
+
+
+RAGGED = RaggedParts()
+
+
+def _elementwise(op: Callable[[Any, Any], Any], reflected: bool = False) -> Callable[[RaggedTensor, Any], Any]:
+    """`rt + 1`, `rt * rt`, `rt < [[2], [3]]`, `1 - rt`: the operator on the flat values."""
+
+    def method(self: RaggedTensor, other: Any) -> Any:
+        other = RAGGED.operand(self, other)
+        return self.with_flat_values(op(other, self.flat_values) if reflected else op(self.flat_values, other))
+
+    return method
 
 
 class RaggedTensor:
@@ -257,7 +290,7 @@ class RaggedTensor:
 
     __str__ = __repr__
 
-    # --- indexing, iterating and operators (the binary ones: minitf/composite/ragged/dispatch.py) ---
+    # --- indexing, iterating, unary operators ---
     def __getitem__(self, key: Any) -> Any:
         """`rt[...]`: minitf/composite/ragged/indexing.py puts its implementation here when minitf is imported."""
         raise NotImplementedError("minitf/composite/ragged/indexing.py was not imported")
@@ -291,6 +324,70 @@ class RaggedTensor:
 
     def __invert__(self) -> RaggedTensor:
         return self.with_flat_values(~self.flat_values)
+
+    # --- the other row partitions (factories.py); then the binary operators, on the flat values ---
+    @classmethod
+    def from_value_rowids(cls, *args: Any, **kwargs: Any) -> RaggedTensor:
+        return RAGGED.from_value_rowids(cls, *args, **kwargs)
+
+    @classmethod
+    def from_row_starts(cls, *args: Any, **kwargs: Any) -> RaggedTensor:
+        return RAGGED.from_row_starts(cls, *args, **kwargs)
+
+    @classmethod
+    def from_row_limits(cls, *args: Any, **kwargs: Any) -> RaggedTensor:
+        return RAGGED.from_row_limits(cls, *args, **kwargs)
+
+    @classmethod
+    def from_nested_row_splits(cls, *args: Any, **kwargs: Any) -> RaggedTensor:
+        return RAGGED.from_nested_row_splits(cls, *args, **kwargs)
+
+    @classmethod
+    def from_nested_row_lengths(cls, *args: Any, **kwargs: Any) -> RaggedTensor:
+        return RAGGED.from_nested_row_lengths(cls, *args, **kwargs)
+
+    @classmethod
+    def from_nested_value_rowids(cls, *args: Any, **kwargs: Any) -> RaggedTensor:
+        return RAGGED.from_nested_value_rowids(cls, *args, **kwargs)
+
+    @classmethod
+    def from_uniform_row_length(cls, *args: Any, **kwargs: Any) -> RaggedTensor:
+        return RAGGED.from_uniform_row_length(cls, *args, **kwargs)
+
+    @classmethod
+    def from_sparse(cls, *args: Any, **kwargs: Any) -> RaggedTensor:
+        return RAGGED.from_sparse(cls, *args, **kwargs)
+
+    def to_sparse(self, name: str | None = None) -> Any:
+        return RAGGED.to_sparse(self)
+
+    # --- binary operators: on the flat values, with the same rows (the other operand: dispatch.py) ---
+    __add__ = _elementwise(operator.add)
+    __radd__ = _elementwise(operator.add, reflected=True)
+    __sub__ = _elementwise(operator.sub)
+    __rsub__ = _elementwise(operator.sub, reflected=True)
+    __mul__ = _elementwise(operator.mul)
+    __rmul__ = _elementwise(operator.mul, reflected=True)
+    __truediv__ = _elementwise(operator.truediv)
+    __rtruediv__ = _elementwise(operator.truediv, reflected=True)
+    __floordiv__ = _elementwise(operator.floordiv)
+    __rfloordiv__ = _elementwise(operator.floordiv, reflected=True)
+    __mod__ = _elementwise(operator.mod)
+    __rmod__ = _elementwise(operator.mod, reflected=True)
+    __pow__ = _elementwise(operator.pow)
+    __rpow__ = _elementwise(operator.pow, reflected=True)
+    __and__ = _elementwise(operator.and_)
+    __rand__ = _elementwise(operator.and_, reflected=True)
+    __or__ = _elementwise(operator.or_)
+    __ror__ = _elementwise(operator.or_, reflected=True)
+    __xor__ = _elementwise(operator.xor)
+    __rxor__ = _elementwise(operator.xor, reflected=True)
+    __lt__ = _elementwise(operator.lt)
+    __le__ = _elementwise(operator.le)
+    __gt__ = _elementwise(operator.gt)
+    __ge__ = _elementwise(operator.ge)
+    __eq__ = _elementwise(equal)
+    __ne__ = _elementwise(not_equal)
 
 
 def _element_text(x: Any) -> str:

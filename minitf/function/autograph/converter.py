@@ -9,12 +9,12 @@ it traces. `tf.autograph.to_code(f)` shows the rewritten code. Calls inside conv
 from __future__ import annotations
 
 import ast
-import logging
 import types
 import weakref
 from collections.abc import Callable
 from typing import Any
 
+from minitf.core import logs
 from minitf.function.autograph.operators import (
     and_,
     for_stmt,
@@ -30,8 +30,6 @@ from minitf.function.autograph.operators import (
 from minitf.function.autograph.transform import GENERATED, parse, transform
 from minitf.function.autograph.undefined import Undefined, UndefinedReturnValue
 from minitf.function.tracing.user_code import register_converted
-
-log = logging.getLogger("minitf")
 
 
 def to_code(fn: Callable, recursive: bool = True, experimental_optional_features: Any = None) -> str:
@@ -68,7 +66,7 @@ def converted(fn: Callable) -> Callable:
         node = transform(parse(target))
         new = _compile(target, node)
     except (OSError, TypeError, SyntaxError, IndentationError) as exc:
-        log.warning("AutoGraph could not transform %s and will run it as-is.\nCause: %s", target, exc)
+        logs.warning("AutoGraph could not transform %s and will run it as-is.\nCause: %s", target, exc)
         return fn
     return types.MethodType(new, bound_self) if bound_self is not None else new
 

@@ -5,7 +5,7 @@
 import sys
 import time
 
-from benchmarks import chain, graphs, jit, keras_fit, kernels, lessons, measurements
+from benchmarks import chain, dispatch, graphs, jit, keras_fit, kernels, lessons, measurements
 
 if __name__ == "__main__" and "--write" in sys.argv:
     measurements.write()
@@ -13,6 +13,8 @@ elif __name__ == "__main__":
     if "--cpu" in sys.argv:
         chain.TIMER[0] = time.process_time
     chain.main()
+    print()
+    dispatch.main()
     print()
     graphs.main()
     print()

@@ -52,7 +52,7 @@ from minitf.autodiff.graph_gradients import gradients, no_gradient
 from minitf.autodiff.tape import GradientTape
 from minitf.autodiff.tape_arguments import UnconnectedGradients
 from minitf.composite.indexed_slices import IndexedSlices
-from minitf.composite.ragged import dispatch as _ragged_dispatch
+from minitf.composite.ragged import dispatch as _ragged_dispatch  # RaggedTensor's entries in core/dispatch.py
 from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.composite.sparse import SparseTensor
 from minitf.composite.specs import RaggedTensorSpec, SparseTensorSpec
@@ -220,8 +220,6 @@ from minitf.ops.state_ops import print_values as print
 from minitf.ops.state_ops import timestamp
 from minitf.ops.strings.text_ops import as_string
 from minitf.ops.variables import Variable, VariableAggregation, VariableSynchronization
-
-_ragged_dispatch.install(math, nn, strings, dtypes, __import__("sys").modules[__name__])
 
 __version__ = "0.1.0"
 

@@ -1,14 +1,13 @@
 """Dense ops on RaggedTensors: `tf.add(rt, 1)`, `tf.reduce_sum(rt, axis=1)`, `tf.ragged.map_flat_values`.
 
 An elementwise op applied to ragged arguments runs on their flat values and keeps their row structure (all
-ragged arguments must have the same row splits). `dispatching` wraps a public op so that it accepts RaggedTensors
-as TensorFlow's dispatch does; `install` (below, called by minitf/__init__.py) puts the wrappers in the public
-namespaces.
+ragged arguments must have the same row splits). The public ops look a RaggedTensor argument up in the tables of
+minitf/core/dispatch.py, filled below, as TensorFlow's `dispatch_for_api` does; a call on tensors never comes
+here.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,16 @@ from minitf.composite.ragged.reductions import reduce
 from minitf.composite.ragged.tensor import RAGGED, RaggedTensor, same_splits
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import APIS, ELEMENTWISE, dispatch_for_api
 from minitf.core.tensor import Tensor
+from minitf.ops.array.creation import ones, zeros
+from minitf.ops.array.gather_scatter import gather
+from minitf.ops.array.join_split import concat, reverse, tile
+from minitf.ops.array.shape_ops import shape
+from minitf.ops.control.map_ops import map_fn
+from minitf.ops.math.reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
+from minitf.ops.nn.embedding import embedding_lookup
+from minitf.ops.strings.string_tensors import join
 
 
 def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -57,162 +65,71 @@ def elementwise(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return first.with_flat_values(fn(*[_operand(first, a) for a in args], **kwargs))
 
 
-def dispatching(fn: Callable[..., Any], kind: str) -> Callable[..., Any]:
-    """`fn` that also accepts RaggedTensors, as TensorFlow's ops do (`tf.add(rt, 1)`, `tf.reduce_sum(rt, 1)`)."""
+# --- what RaggedTensor takes over (minitf/core/dispatch.py) ---
+ELEMENTWISE[RaggedTensor] = elementwise  # abs, add, cast, equal, exp, ... and the one-string-in string ops
 
-    if kind == "reduce":
 
-        @functools.wraps(fn)
-        def reduce_wrapper(input_tensor: Any, *args: Any, **kwargs: Any) -> Any:
-            if isinstance(input_tensor, RaggedTensor):
-                return reduce(fn.__name__, fn, input_tensor, *args, **kwargs)
-            return fn(input_tensor, *args, **kwargs)
+def _reduction(api: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda rt, axis=None, keepdims=False: reduce(api.__name__, api, rt, axis, keepdims)
 
-        return reduce_wrapper
 
-    if kind == "array":  # tf.concat, tf.tile, tf.reverse: the ragged version when a (listed) input is ragged
-        ragged_version = getattr(array_ops, fn.__name__)
+for _api in (reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod):
+    APIS[(_api, RaggedTensor)] = _reduction(_api)
 
-        @functools.wraps(fn)
-        def array_wrapper(first: Any, *args: Any, **kwargs: Any) -> Any:
-            items = first if isinstance(first, list | tuple) else [first]
-            if any(isinstance(v, RaggedTensor) for v in items):
-                return ragged_version(first, *args, **kwargs)
-            return fn(first, *args, **kwargs)
 
-        return array_wrapper
+@dispatch_for_api(concat, RaggedTensor)
+def _concat(values: Any, axis: Any) -> Any:
+    return array_ops.concat(values, axis)
 
-    if kind == "shape":  # tf.shape of a RaggedTensor; tf.zeros / tf.ones of a ragged shape
 
-        @functools.wraps(fn)
-        def shape_wrapper(first: Any, *args: Any, **kwargs: Any) -> Any:
-            if isinstance(first, RaggedTensor) and fn.__name__ == "shape":
-                return DynamicRaggedShape.from_tensor(first)
-            if isinstance(first, DynamicRaggedShape):
-                dtype = kwargs.get("dtype", args[0] if args else dtypes.float32)
-                return first.filled(1 if fn.__name__ == "ones" else 0, dtype)
-            return fn(first, *args, **kwargs)
+@dispatch_for_api(tile, RaggedTensor)
+def _tile(input: Any, multiples: Any) -> Any:
+    return array_ops.tile(input, multiples)
 
-        return shape_wrapper
 
-    if kind == "ids":  # tf.gather(params, ragged_ids), tf.nn.embedding_lookup: one lookup per flat id
+@dispatch_for_api(reverse, RaggedTensor)
+def _reverse(tensor: Any, axis: Any) -> Any:
+    return array_ops.reverse(tensor, axis)
 
-        @functools.wraps(fn)
-        def ids_wrapper(params: Any, ids: Any, *args: Any, **kwargs: Any) -> Any:
-            if isinstance(ids, RaggedTensor) and not isinstance(params, RaggedTensor):
-                return ids.with_flat_values(fn(params, ids.flat_values, *args, **kwargs))
-            return fn(params, ids, *args, **kwargs)
 
-        return ids_wrapper
+@dispatch_for_api(shape, RaggedTensor)
+def _shape(input: RaggedTensor, out_type: Any = None) -> Any:
+    return DynamicRaggedShape.from_tensor(input)
 
-    if kind == "listed":  # tf.strings.join([rt, rt], separator): elementwise over a list of inputs
 
-        @functools.wraps(fn)
-        def listed_wrapper(inputs: Any, *args: Any, **kwargs: Any) -> Any:
-            ragged = [v for v in inputs if isinstance(v, RaggedTensor)] if isinstance(inputs, list | tuple) else []
-            if ragged:
-                return ragged[0].with_flat_values(fn([_operand(ragged[0], v) for v in inputs], *args, **kwargs))
-            return fn(inputs, *args, **kwargs)
+@dispatch_for_api(zeros, DynamicRaggedShape)
+def _zeros(shape: DynamicRaggedShape, dtype: Any = dtypes.float32) -> Any:
+    return shape.filled(0, dtype)
 
-        return listed_wrapper
 
-    if kind == "map":  # tf.map_fn over the rows of a ragged tensor
+@dispatch_for_api(ones, DynamicRaggedShape)
+def _ones(shape: DynamicRaggedShape, dtype: Any = dtypes.float32) -> Any:
+    return shape.filled(1, dtype)
 
-        @functools.wraps(fn)
-        def map_wrapper(f: Callable[..., Any], elems: Any, *args: Any, **kwargs: Any) -> Any:
-            if isinstance(elems, RaggedTensor) and not args:
-                return array_ops.map_fn(f, elems, **kwargs)
-            return fn(f, elems, *args, **kwargs)
 
-        return map_wrapper
+@dispatch_for_api(gather, RaggedTensor)
+def _gather(params: Any, ids: RaggedTensor, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0) -> Any:
+    """`tf.gather(params, ragged_ids)`: one lookup per flat id, in the ids' rows."""
+    if isinstance(params, RaggedTensor):
+        raise TypeError("minitf gathers from a dense tensor by ragged ids only (params is a RaggedTensor).")
+    return ids.with_flat_values(gather(params, ids.flat_values, validate_indices, axis, batch_dims))
 
-    @functools.wraps(fn)
-    def elementwise_wrapper(*args: Any, **kwargs: Any) -> Any:
-        for a in args:  # (a plain loop: this runs on every eager call of the everyday ops)
-            if isinstance(a, RaggedTensor):
-                return elementwise(fn, *args, **kwargs)
-        return fn(*args, **kwargs)
 
-    return elementwise_wrapper
+@dispatch_for_api(embedding_lookup, RaggedTensor)
+def _embedding_lookup(params: Any, ids: RaggedTensor, max_norm: Any = None) -> Any:
+    return ids.with_flat_values(embedding_lookup(params, ids.flat_values, max_norm))
+
+
+@dispatch_for_api(join, RaggedTensor)
+def _join(inputs: Any, separator: str = "") -> Any:
+    """`tf.strings.join([rt, rt], separator)`: elementwise over the list."""
+    first = next(v for v in inputs if isinstance(v, RaggedTensor))
+    return first.with_flat_values(join([_operand(first, v) for v in inputs], separator))
+
+
+@dispatch_for_api(map_fn, RaggedTensor)
+def _map_fn(fn: Callable[..., Any], elems: RaggedTensor, **kwargs: Any) -> Any:
+    return array_ops.map_fn(fn, elems, **kwargs)
 
 
 RAGGED.provide(operand=_operand)
-
-
-# The public names that take RaggedTensors too (minitf/__init__.py installs them in tf, tf.math, tf.nn and
-# tf.strings).
-_ELEMENTWISE = (
-    "abs",
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "truediv",
-    "maximum",
-    "minimum",
-    "negative",
-    "square",
-    "sqrt",
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "tanh",
-    "sigmoid",
-    "cast",
-    "equal",
-    "not_equal",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "logical_and",
-    "logical_or",
-    "logical_not",
-    "floor",
-    "round",
-    "sign",
-    "pow",
-    # tf.strings: one string in, one value out, so a RaggedTensor of strings keeps its rows
-    "substr",
-    "to_hash_bucket_fast",
-    "upper",
-    "lower",
-    "strip",
-    "regex_replace",
-    "regex_full_match",
-    "as_string",
-    "to_number",
-)
-_REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
-_ARRAY = ("concat", "tile", "reverse")  # the ragged versions: minitf/composite/ragged/array_ops.py
-_SHAPES = ("shape", "zeros", "ones")  # ragged shapes: minitf/composite/ragged/dynamic_shape.py
-_KINDS = {"gather": "ids", "embedding_lookup": "ids", "join": "listed", "map_fn": "map"}
-
-
-def install(*namespaces: Any) -> None:
-    """Replace the everyday ops in each namespace by versions that also take RaggedTensors.
-
-    One wrapper per function, so that names TensorFlow shares stay the same object (`tf.add is tf.math.add`).
-    """
-    wrappers: dict[int, Any] = {}
-    for namespace in namespaces:
-        for name in _ELEMENTWISE + _REDUCTIONS + _ARRAY + _SHAPES + tuple(_KINDS):
-            fn = getattr(namespace, name, None)
-            if fn is None or getattr(fn, "_ragged_aware", False):
-                continue
-            wrapped = wrappers.get(id(fn))
-            if wrapped is None:
-                kind = (
-                    "reduce"
-                    if name in _REDUCTIONS
-                    else "array"
-                    if name in _ARRAY
-                    else "shape"
-                    if name in _SHAPES
-                    else _KINDS.get(name, "elementwise")
-                )
-                wrapped = dispatching(fn, kind)
-                wrapped._ragged_aware = True  # type: ignore[attr-defined]
-                wrappers[id(fn)] = wrapped
-            setattr(namespace, name, wrapped)

@@ -12,6 +12,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import constant_tensor, convert_to_tensor, to_numpy
+from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, op_error, static_error
 from minitf.core.op import Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes
@@ -73,11 +74,15 @@ def _filled(shape: Any, dtype: Any, value: float) -> Tensor:
 
 def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of zeros (float32 unless told otherwise)."""
+    if (handler := api_handler(zeros, shape)) is not None:  # a ragged shape (minitf/core/dispatch.py)
+        return handler(shape, dtype)
     return _filled(shape, dtype, 0)
 
 
 def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of ones (float32 unless told otherwise)."""
+    if (handler := api_handler(ones, shape)) is not None:
+        return handler(shape, dtype)
     return _filled(shape, dtype, 1)
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from minitf.composite.indexed_slices import gather_gradient
 from minitf.core import dtypes, shape_rules
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dims_text, dtype_mismatch
 from minitf.core.op import Op, bind
 from minitf.core.shape_rules import Spec
@@ -103,6 +104,8 @@ def gather(
     name: str | None = None,
 ) -> Tensor:
     """Pick slices of `params` along `axis` at the given indices (out-of-range indices are an error)."""
+    if not isinstance(indices, Tensor) and (handler := api_handler(gather, indices)) is not None:
+        return handler(params, indices, validate_indices, axis, batch_dims)
     p = convert_to_tensor(params)
     i = convert_to_tensor(indices)
     batch_dims = int(getattr(batch_dims, "_value", batch_dims))

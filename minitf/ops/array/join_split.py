@@ -11,6 +11,7 @@ import numpy as np
 from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, dims_text, op_error, same_dtype, static_error
 from minitf.core.op import Op, bind
 from minitf.core.shape_rules import Spec, merge_dims, need_rank, shape_text
@@ -77,6 +78,8 @@ def _concat_check(inputs: Sequence[Tensor], attrs: dict) -> None:
 
 def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     """Join tensors along an existing axis; all other sizes must agree."""
+    if (handler := api_handler(concat, *values)) is not None:  # a composite value (minitf/core/dispatch.py)
+        return handler(values, axis)
     tensors = [convert_to_tensor(v) for v in values]
     if len(tensors) == 1:
         return identity(tensors[0])
@@ -319,6 +322,8 @@ Tile: Op = Op("Tile", _tile_kernel, shape=tile_rule, grad=_tile_grad)
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
     """Repeat the whole tensor `multiples[i]` times along each axis i."""
+    if not isinstance(input, Tensor) and (handler := api_handler(tile, input)) is not None:
+        return handler(input, multiples)
     return bind(Tile, convert_to_tensor(input), multiples=tuple(static_ints(multiples, "multiples")))
 
 
@@ -335,6 +340,8 @@ ReverseV2: Op = Op(
 
 
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    if not isinstance(tensor, Tensor) and (handler := api_handler(reverse, tensor)) is not None:
+        return handler(tensor, axis)
     x = convert_to_tensor(tensor)
     if state.graph is None and (x.shape.rank == 0 or x.shape.num_elements() == 0):
         return identity(x)  # TensorFlow's kernel returns a scalar or an empty tensor unchanged, whatever the axis

@@ -14,6 +14,7 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
+from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, op_error, same_dtype, static_error
 from minitf.core.op import Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes, shape_text
@@ -76,6 +77,8 @@ Size = Op("Size", lambda x, out_type: out_type._np.type(np.size(x)), shape=size_
 
 def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
     """The shape as an int32 tensor (unlike `x.shape`, which is a TensorShape known without running)."""
+    if not isinstance(input, Tensor) and (handler := api_handler(shape, input)) is not None:
+        return handler(input, out_type)
     return bind(Shape, convert_to_tensor(input), out_type=dtypes.as_dtype(out_type))
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from minitf.core import dtypes, nest
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -54,6 +55,8 @@ def map_fn(
 ) -> Any:
     """Call `fn` on each slice `elems[i]` (a structure of tensors is sliced together) and stack the results.
     The results have the dtypes of `elems` unless `fn_output_signature` names others."""
+    if (handler := api_handler(map_fn, elems)) is not None:  # a composite value (minitf/core/dispatch.py)
+        return handler(fn, elems, dtype=dtype, fn_output_signature=fn_output_signature)
     flat = [convert_to_tensor(e) for e in nest.flatten(elems)]
     _check_elements(flat)
     signature = fn_output_signature if fn_output_signature is not None else dtype

@@ -14,6 +14,7 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import InternalError, InvalidArgumentError, no_kernel, op_error
 from minitf.core.op import bind
 from minitf.core.tensor import Tensor
@@ -280,6 +281,8 @@ _TRUEDIV = {
 
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """`/`: integers are first cast to a float (int32 / int32 gives float64), as TensorFlow's table says."""
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor)) and (handler := elementwise_handler(x, y)) is not None:
+        return handler(truediv, x, y)
     x = convert_to_tensor(x)
     y = convert_to_tensor(y, dtype_hint=x.dtype)
     return _truediv(x, y)

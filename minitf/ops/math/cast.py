@@ -11,6 +11,7 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import InvalidArgumentError, UnimplementedError, allowed_dtypes
 from minitf.core.op import Op, bind
 from minitf.core.shape_rules import Spec
@@ -41,6 +42,8 @@ Cast = Op("Cast", _cast_kernel, shape=cast_rule, grad=_cast_grad)
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """Convert to `dtype`: floats to ints truncate toward zero, narrowing ints wrap around."""
     dtype = dtypes.as_dtype(dtype)
+    if not isinstance(x, Tensor) and (handler := elementwise_handler(x)) is not None:
+        return handler(cast, x, dtype)
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     if x.dtype is dtype:
         return x

@@ -11,6 +11,7 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import elementwise_handler
 from minitf.core.op import bind
 from minitf.core.tensor import Tensor
 from minitf.ops.math.elementwise import ANY, BOOL, REAL, binary_call, binary_op, unary_op
@@ -59,6 +60,8 @@ def logical_or(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def logical_not(x: Any, name: str | None = None) -> Tensor:
+    if not isinstance(x, Tensor) and (handler := elementwise_handler(x)) is not None:
+        return handler(logical_not, x)
     return bind(LogicalNot, convert_to_tensor(x))
 
 

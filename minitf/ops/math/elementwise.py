@@ -8,6 +8,7 @@ its adjoint. `ZerosLike` / `OnesLike` make the zero and one gradients rules need
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -16,6 +17,7 @@ import numpy as np
 from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor, operand
+from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import allowed_dtypes, dims_text, same_dtype
 from minitf.core.op import Op, bind
 from minitf.core.tensor import EagerTensor, Tensor
@@ -79,12 +81,19 @@ def binary_op(
 def binary_call(op: Op, x: Any, y: Any) -> Tensor:
     """Call a binary op the way TensorFlow's wrappers do: `y` is converted to `x`'s dtype where possible."""
     if not isinstance(x, Tensor):
-        x = convert_to_tensor(x)
+        try:
+            x = convert_to_tensor(x)
+        except (TypeError, ValueError):  # a composite value takes over (minitf/core/dispatch.py), or the error stands
+            if (handler := elementwise_handler(x, y)) is None:
+                raise
+            return handler(functools.partial(binary_call, op), x, y)
     if not isinstance(y, Tensor):
         try:
             y = operand(y, x.dtype, op.name != "AddV2")
-        except TypeError:
-            if state.graph is None or not isinstance(y, int | float | complex):
+        except (TypeError, ValueError) as exc:
+            if (handler := elementwise_handler(y)) is not None:
+                return handler(functools.partial(binary_call, op), x, y)
+            if isinstance(exc, ValueError) or state.graph is None or not isinstance(y, int | float | complex):
                 raise
             # While a graph is built, TensorFlow's op wrapper converts the argument and words it this way.
             want, kind = x.dtype.name, type(y).__name__
@@ -139,6 +148,8 @@ def broadcast_like(x: Tensor, like: Tensor) -> Tensor:
 def unary_function(op: Op, doc: str) -> Callable[..., Tensor]:
     def fn(x: Any, name: str | None = None) -> Tensor:
         if not isinstance(x, Tensor):
+            if (handler := elementwise_handler(x)) is not None:  # a composite value (minitf/core/dispatch.py)
+                return handler(fn, x)
             x = convert_to_tensor(x)
         return bind(op, x)
 

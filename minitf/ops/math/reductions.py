@@ -15,6 +15,7 @@ import numpy as np
 from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor, static_value
+from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dtype_mismatch, op_error, static_error
 from minitf.core.op import Op, bind
 from minitf.core.shape_rules import Spec, reduced_shape
@@ -192,7 +193,10 @@ def keepdims_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
 KeepDims = Op("KeepDims", _keepdims_kernel, shape=keepdims_rule, grad=lambda c, g: [bind(ReshapeLike, g, c.x), None])
 
 
-def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
+def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool, api: Callable[..., Any] | None = None) -> Tensor:
+    """`api`: the public function, for a composite value (minitf/core/dispatch.py) that takes it over."""
+    if not isinstance(input_tensor, Tensor) and (handler := api_handler(api, input_tensor)) is not None:
+        return handler(input_tensor, axis, keepdims)
     x = convert_to_tensor(input_tensor)
     if op.check is not None:
         op.check([x], {})  # the dtype first: TensorFlow reports it before a bad axis
@@ -201,24 +205,24 @@ def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
 
 def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """Sum over `axis` (all axes if None). Bools must be cast first, as in TensorFlow."""
-    return _reduce(Sum, input_tensor, axis, keepdims)
+    return _reduce(Sum, input_tensor, axis, keepdims, reduce_sum)
 
 
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
     """Mean over `axis`. On integers the result is an integer, truncated toward zero."""
-    return _reduce(Mean, input_tensor, axis, keepdims)
+    return _reduce(Mean, input_tensor, axis, keepdims, reduce_mean)
 
 
 def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
-    return _reduce(Prod, input_tensor, axis, keepdims)
+    return _reduce(Prod, input_tensor, axis, keepdims, reduce_prod)
 
 
 def reduce_max(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
-    return _reduce(Max, input_tensor, axis, keepdims)
+    return _reduce(Max, input_tensor, axis, keepdims, reduce_max)
 
 
 def reduce_min(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:
-    return _reduce(Min, input_tensor, axis, keepdims)
+    return _reduce(Min, input_tensor, axis, keepdims, reduce_min)
 
 
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None) -> Tensor:

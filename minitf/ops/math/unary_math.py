@@ -14,6 +14,7 @@ import numpy as np
 
 from minitf.core import dtypes, shape_rules
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import no_kernel
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
@@ -196,6 +197,8 @@ relu = unary_function(Relu, "max(x, 0) elementwise.")
 
 def abs(x: Any, name: str | None = None) -> Tensor:
     """|x|; for complex input the magnitude, as a real tensor."""
+    if not isinstance(x, Tensor) and (handler := elementwise_handler(x)) is not None:
+        return handler(abs, x)
     x = convert_to_tensor(x)
     return bind(ComplexAbs if x.dtype.is_complex else Abs, x)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import api_handler
 from minitf.core.tensor import Tensor
 from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.join_split import concat
@@ -15,6 +16,8 @@ from minitf.ops.linalg.norms import clip_by_norm
 
 def embedding_lookup(params: Any, ids: Any, max_norm: Any = None, name: str | None = None) -> Tensor:
     """Rows of the embedding matrix `params` (or of a list of shards of it, split by rows) at `ids`."""
+    if not isinstance(ids, Tensor) and (handler := api_handler(embedding_lookup, ids)) is not None:
+        return handler(params, ids, max_norm)
     shards = list(params) if isinstance(params, list | tuple) else [params]
     if not shards:
         raise ValueError("Length of params is currently 0. Need at least one param.")

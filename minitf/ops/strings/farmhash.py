@@ -15,6 +15,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import InvalidArgumentError
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
@@ -165,6 +166,8 @@ StringToHashBucketFast = Op("StringToHashBucketFast", _bucket_kernel, shape=lamb
 
 def to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Tensor:
     """`tf.strings.to_hash_bucket_fast`: each string's bucket, fingerprint64(string) % num_buckets (int64)."""
+    if not isinstance(input, Tensor) and (handler := elementwise_handler(input)) is not None:
+        return handler(to_hash_bucket_fast, input, num_buckets)
     if int(num_buckets) < 1:  # TensorFlow checks the attribute when it adds the op to a graph, or runs it
         hint = "\nHint: num_buckets counts the buckets: 1 or more."
         if state.graph is not None:

@@ -16,6 +16,7 @@ from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dispatch import api_handler
 from minitf.core.errors import (
     InvalidArgumentError,
     OutOfRangeError,
@@ -395,6 +396,8 @@ StringJoin = Op("StringJoin", _join_kernel, shape=_join_shape, explain=_join_exp
 
 def join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Tensor:
     """Elementwise concatenation of the strings of several tensors, with `separator` between them."""
+    if (handler := api_handler(join, *inputs)) is not None:  # a composite value (minitf/core/dispatch.py)
+        return handler(inputs, separator)
     tensors = [_strings(x, "StringJoin") for x in inputs]
     sep = separator.encode() if isinstance(separator, str) else separator
     return bind(StringJoin, *tensors, separator=sep)

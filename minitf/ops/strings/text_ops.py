@@ -13,6 +13,7 @@ import numpy as np
 from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
+from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import InvalidArgumentError, invalid_argument
 from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
@@ -152,6 +153,8 @@ def as_string(
 ) -> Tensor:
     """Numbers (and bools) as text, formatted as C's printf does: floats with 6 decimals unless `precision`,
     `scientific` (1.5e+00) or `shortest` (%g) say otherwise; `width` pads with `fill` (' ' or '0')."""
+    if not isinstance(input, Tensor) and (handler := elementwise_handler(input)) is not None:
+        return handler(as_string, input, precision, scientific, shortest, width, fill)
     x = convert_to_tensor(input)
     if scientific and shortest:
         raise InvalidArgumentError(
@@ -205,6 +208,8 @@ def substr(input: Any, pos: Any, len: Any, unit: str = "BYTE", name: str | None 
     """`tf.strings.substr`: `len` bytes (or UTF-8 characters) of each string from `pos` (negative: from the end)."""
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise ValueError(f"unit must be 'BYTE' or 'UTF8_CHAR', not {unit!r}")
+    if not isinstance(input, Tensor) and (handler := elementwise_handler(input)) is not None:
+        return handler(substr, input, pos, len, unit)
     text = _text_input(input, "Substr")
     return bind(
         Substr,

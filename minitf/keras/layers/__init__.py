@@ -3,7 +3,7 @@ with the reason, which a learner reaching for them reads in the error."""
 
 from typing import Any
 
-from minitf import left_out
+import minitf.left_out as left_out
 from minitf.keras.layers.activation_layers import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
 from minitf.keras.layers.conv_transpose import (
     Conv1DTranspose,

@@ -6,10 +6,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from minitf.keras import activations
+import minitf.keras.activations as activations
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight
-from minitf.ops import math_ops as m
+from minitf.ops.array.where import where
+from minitf.ops.math import binary_math, comparisons, unary_math
+from minitf.ops.math.cast import cast
 from minitf.ops.nn import nn_ops
 
 
@@ -51,9 +53,9 @@ class ReLU(Layer):
             x = nn_ops.relu(inputs)
         else:
             below = (inputs - self.threshold) * self.negative_slope
-            x = m.where(m.greater_equal(inputs, self.threshold), inputs, below)
+            x = where(comparisons.greater_equal(inputs, self.threshold), inputs, below)
         if self.max_value is not None:
-            x = m.minimum(x, m.cast(self.max_value, x.dtype))
+            x = binary_math.minimum(x, cast(self.max_value, x.dtype))
         return x
 
     def get_config(self) -> dict[str, Any]:
@@ -130,7 +132,11 @@ class ELU(Layer):
     def call(self, inputs: Any) -> Any:
         if self.alpha == 1.0:
             return nn_ops.elu(inputs)
-        return m.where(m.greater(inputs, 0.0), inputs, self.alpha * (m.exp(m.minimum(inputs, 0.0)) - 1.0))
+        return where(
+            comparisons.greater(inputs, 0.0),
+            inputs,
+            self.alpha * (unary_math.exp(binary_math.minimum(inputs, 0.0)) - 1.0),
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "alpha": self.alpha}
@@ -148,7 +154,7 @@ class ThresholdedReLU(Layer):
         self.theta = float(theta)
 
     def call(self, inputs: Any) -> Any:
-        return inputs * m.cast(m.greater(inputs, self.theta), inputs.dtype)
+        return inputs * cast(comparisons.greater(inputs, self.theta), inputs.dtype)
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "theta": self.theta}

@@ -12,11 +12,11 @@ from minitf.keras.layers.keras_tensor import KerasTensor, Node
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight
 from minitf.keras.serialization import serialize
-from minitf.ops import math_ops as m
 from minitf.ops.array.gather_scatter import gather
 from minitf.ops.array.join_split import concat
 from minitf.ops.array.shape_ops import reshape, shape
 from minitf.ops.linalg.linalg_ops import matmul
+from minitf.ops.math import reductions, unary_math
 from minitf.ops.math.cast import cast
 from minitf.ops.nn.dropout import dropout
 
@@ -225,9 +225,9 @@ class ActivityRegularization(Layer):
     def call(self, inputs: Any) -> Any:
         penalty: Any = 0.0
         if self.l1:
-            penalty = penalty + self.l1 * m.reduce_sum(m.abs(inputs))
+            penalty = penalty + self.l1 * reductions.reduce_sum(unary_math.abs(inputs))
         if self.l2:
-            penalty = penalty + self.l2 * m.reduce_sum(m.square(inputs))
+            penalty = penalty + self.l2 * reductions.reduce_sum(unary_math.square(inputs))
         if self.l1 or self.l2:
             self.add_loss(penalty)
         return inputs

@@ -7,10 +7,10 @@ from functools import reduce
 from typing import Any
 
 from minitf.keras.layers.layer import Layer
-from minitf.ops import array_ops as a
-from minitf.ops import math_ops as m
+from minitf.ops.array import join_split, shape_ops
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.linalg.norms import l2_normalize
+from minitf.ops.math import binary_math
 
 
 def _shapes(inputs: Any) -> list[tuple]:
@@ -52,7 +52,7 @@ class Add(Merge):
     """The sum of the inputs."""
 
     def _merge(self, inputs: list[Any]) -> Any:
-        return reduce(m.add, inputs)
+        return reduce(binary_math.add, inputs)
 
 
 class Subtract(Merge):
@@ -66,35 +66,35 @@ class Subtract(Merge):
             )
 
     def _merge(self, inputs: list[Any]) -> Any:
-        return m.subtract(inputs[0], inputs[1])
+        return binary_math.subtract(inputs[0], inputs[1])
 
 
 class Multiply(Merge):
     """The elementwise product of the inputs."""
 
     def _merge(self, inputs: list[Any]) -> Any:
-        return reduce(m.multiply, inputs)
+        return reduce(binary_math.multiply, inputs)
 
 
 class Average(Merge):
     """The elementwise mean of the inputs."""
 
     def _merge(self, inputs: list[Any]) -> Any:
-        return reduce(m.add, inputs) / float(len(inputs))
+        return reduce(binary_math.add, inputs) / float(len(inputs))
 
 
 class Maximum(Merge):
     """The elementwise largest of the inputs."""
 
     def _merge(self, inputs: list[Any]) -> Any:
-        return reduce(m.maximum, inputs)
+        return reduce(binary_math.maximum, inputs)
 
 
 class Minimum(Merge):
     """The elementwise smallest of the inputs."""
 
     def _merge(self, inputs: list[Any]) -> Any:
-        return reduce(m.minimum, inputs)
+        return reduce(binary_math.minimum, inputs)
 
 
 class Concatenate(Layer):
@@ -122,7 +122,7 @@ class Concatenate(Layer):
             )
 
     def call(self, inputs: Any) -> Any:
-        return a.concat(list(inputs), axis=self.axis)
+        return join_split.concat(list(inputs), axis=self.axis)
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "axis": self.axis}
@@ -153,20 +153,20 @@ class Dot(Layer):
         if self.normalize:
             first, second = l2_normalize(first, axis=left), l2_normalize(second, axis=right)
         # move the summed axis of the first input last and that of the second first (after the batch axis)
-        first = a.transpose(first, [i for i in range(first.shape.rank) if i != left] + [left])
-        second = a.transpose(second, [0, right] + [i for i in range(1, second.shape.rank) if i != right])
+        first = shape_ops.transpose(first, [i for i in range(first.shape.rank) if i != left] + [left])
+        second = shape_ops.transpose(second, [0, right] + [i for i in range(1, second.shape.rank) if i != right])
         rank_first, rank_second = first.shape.rank, second.shape.rank
         if rank_first == 2:
-            first = a.expand_dims(first, 1)
+            first = shape_ops.expand_dims(first, 1)
         if rank_second == 2:
-            second = a.expand_dims(second, 2)
+            second = shape_ops.expand_dims(second, 2)
         out = matmul(first, second)
         if rank_second == 2:
-            out = a.squeeze(out, [-1])
+            out = shape_ops.squeeze(out, [-1])
         if rank_first == 2:
-            out = a.squeeze(out, [1])
+            out = shape_ops.squeeze(out, [1])
         if out.shape.rank == 1:
-            out = a.expand_dims(out, 1)
+            out = shape_ops.expand_dims(out, 1)
         return out
 
     def get_config(self) -> dict[str, Any]:

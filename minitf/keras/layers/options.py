@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitf.keras import initializers, regularizers
+import minitf.keras.initializers as initializers
+import minitf.keras.regularizers as regularizers
 from minitf.keras.serialization import serialize
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import channels_last
-from minitf.ops import array_ops as a
+from minitf.ops.array import join_split, shape_ops, slicing
 from minitf.ops.array.positions import repeat
 
 
@@ -40,7 +40,7 @@ class Reshape(Layer):
     def call(self, inputs: Any) -> Any:
         target = self._resolved(tuple(inputs.shape.as_list()[1:]))
         batch = inputs.shape.as_list()[0]
-        return a.reshape(inputs, [-1 if batch is None or -1 not in target else batch, *target])
+        return shape_ops.reshape(inputs, [-1 if batch is None or -1 not in target else batch, *target])
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "target_shape": self.target_shape}
@@ -60,7 +60,7 @@ class Permute(Layer):
         self.input_spec = InputSpec(ndim=len(self.dims) + 1)
 
     def call(self, inputs: Any) -> Any:
-        return a.transpose(inputs, [0, *self.dims])
+        return shape_ops.transpose(inputs, [0, *self.dims])
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "dims": self.dims}
@@ -77,7 +77,7 @@ class RepeatVector(Layer):
         self.input_spec = InputSpec(ndim=2)
 
     def call(self, inputs: Any) -> Any:
-        return a.tile(a.expand_dims(inputs, 1), [1, self.n, 1])
+        return join_split.tile(shape_ops.expand_dims(inputs, 1), [1, self.n, 1])
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "n": self.n}
@@ -123,7 +123,7 @@ class _Cropping(_Spatial):
                     f"Received: inputs.shape={tuple(shape)}, and cropping={self.cropping}"
                 )
         index = [slice(None)] + [slice(before, -after if after else None) for before, after in self.cropping]
-        return a.getitem(inputs, tuple(index))
+        return slicing.getitem(inputs, tuple(index))
 
     def get_config(self) -> dict[str, Any]:
         cropping = self.cropping[0] if self.rank == 1 else self.cropping
@@ -152,7 +152,7 @@ class _ZeroPadding(_Spatial):
         self.padding = _pairs(padding, self.rank, "padding")
 
     def call(self, inputs: Any) -> Any:
-        return a.pad(inputs, [[0, 0], *[list(pair) for pair in self.padding], [0, 0]])
+        return join_split.pad(inputs, [[0, 0], *[list(pair) for pair in self.padding], [0, 0]])
 
     def get_config(self) -> dict[str, Any]:
         padding = self.padding[0] if self.rank == 1 else self.padding

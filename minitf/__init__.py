@@ -119,7 +119,7 @@ from minitf.ops.array.gather_scatter import (
     tensor_scatter_nd_sub,
     tensor_scatter_nd_update,
 )
-from minitf.ops.array.join_split import concat, pad, reverse, split, stack, tile, unstack
+from minitf.ops.array.join_split import concat, split, stack, unstack
 from minitf.ops.array.positions import meshgrid, repeat, roll, unravel_index
 from minitf.ops.array.sequence_ops import dynamic_stitch, reverse_sequence
 from minitf.ops.array.shape_ops import (
@@ -138,6 +138,7 @@ from minitf.ops.array.shape_ops import (
 )
 from minitf.ops.array.slicing import newaxis, slice, strided_slice
 from minitf.ops.array.sort_ops import argsort, searchsorted, sort, unique
+from minitf.ops.array.tile_pad import pad, reverse, tile
 from minitf.ops.array.where import where
 from minitf.ops.checks.assert_ops import (
     Assert,

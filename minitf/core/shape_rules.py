@@ -140,3 +140,8 @@ def same_as_third(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], 
 # ---------------------------------------------------------------------------------------------------
 # Linear algebra
 # ---------------------------------------------------------------------------------------------------
+
+
+def add_sizes(a: int | None, b: int | None) -> int | None:
+    """The sum of two dimension sizes, unknown (None) if either is."""
+    return None if a is None or b is None else a + b

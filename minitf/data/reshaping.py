@@ -22,7 +22,8 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.data.dataset import DATASETS, INFINITE, UNKNOWN, DatasetV2
 from minitf.data.structure import batched_cardinality, leaves_of, python_int, row_groups
 from minitf.function.cache_keys import TensorSpec
-from minitf.ops.array.join_split import concat, pad, stack
+from minitf.ops.array.join_split import concat, stack
+from minitf.ops.array.tile_pad import pad
 
 
 class DatasetSpec:

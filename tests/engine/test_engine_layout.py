@@ -18,8 +18,6 @@ ONE_IDEA = {
     "minitf/function/tracing/graph.py": "the graph IR: FuncGraph, Operation and SymbolicTensor refer to each other",
     # Over the limit since the formatter's one-argument-per-line layout; to be split by idea.
     "minitf/composite/sparse.py": "SparseTensor and its ops",
-    "minitf/ops/array/gather_scatter.py": "gathering and scattering by index",
-    "minitf/ops/array/join_split.py": "joining and splitting tensors",
     "minitf/ops/linalg/matrix_ops.py": "matrix operations",
     "minitf/ops/nn/conv_ops.py": "convolutions and pooling",
     "minitf/ops/strings/string_tensors.py": "string tensors",

@@ -24,8 +24,9 @@ from minitf.core.dispatch import APIS, ELEMENTWISE, dispatch_for_api
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones, zeros
 from minitf.ops.array.gather_scatter import gather
-from minitf.ops.array.join_split import concat, reverse, tile
+from minitf.ops.array.join_split import concat
 from minitf.ops.array.shape_ops import shape
+from minitf.ops.array.tile_pad import reverse, tile
 from minitf.ops.control.map_ops import map_fn
 from minitf.ops.math.reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 from minitf.ops.nn.embedding import embedding_lookup

@@ -26,6 +26,7 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import constant, zeros_like
 from minitf.ops.array.index_arguments import INDEX_TYPES, at_graph_build, index_tensor, known_ints
 from minitf.ops.array.join_split import concat
+from minitf.ops.array.nd_indices import check_depth, check_updates, known_dims, nd_positions, place
 from minitf.ops.array.shape_ops import expand_dims, normalise_axis, reshape, shape, transpose
 from minitf.ops.array.where import where
 from minitf.ops.math.cast import cast
@@ -147,44 +148,8 @@ def boolean_mask(tensor: Any, mask: Any, axis: int | None = None, name: str = "b
     return gather(flat, positions, axis=axis)
 
 
-def _nd_positions(indices: np.ndarray, shape: Sequence[int], what: str, op_name: str) -> tuple[np.ndarray, ...]:
-    """The index rows of `indices` (last axis = one coordinate per leading dimension of `shape`), checked."""
-    depth = np.shape(indices)[-1]
-    rows = np.reshape(indices, (-1, depth)).astype(np.int64)
-    bad = np.flatnonzero(np.any((rows < 0) | (rows >= np.asarray(shape[:depth], dtype=np.int64)), axis=1))
-    if bad.size:
-        i = int(bad[0])
-        row = ", ".join(str(v) for v in rows[i])
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"indices[{i}] = [{row}] does not index into {what} "
-            f"{dims_text(shape)} [Op:{op_name}]\nHint: coordinate j of each index must lie "
-            f"in [0, size of dimension j).",
-        )
-    return tuple(rows.T)
-
-
-def _check_depth(index_shape: Sequence[int], rank: int, op_name: str, what: str = "params rank") -> None:
-    if len(index_shape) < 1:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"indices must be at least a vector, got a scalar [Op:{op_name}]\n"
-            "Hint: the last axis of indices holds the coordinates, e.g. [[0, 1]].",
-        )
-    if index_shape[-1] > rank:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"index innermost dimension length must be <= {what}; saw: "
-            f"{index_shape[-1]} vs. {rank} [Op:{op_name}]\nHint: each index row "
-            f"names at most one coordinate per dimension.",
-        )
-
-
 def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    _check_depth(np.shape(indices), np.ndim(params), "GatherNd")
+    check_depth(np.shape(indices), np.ndim(params), "GatherNd")
     depth = np.shape(indices)[-1]
     rest = np.shape(params)[depth:]
     out_shape = np.shape(indices)[:-1] + rest
@@ -192,18 +157,18 @@ def _gather_nd_kernel(params: np.ndarray, indices: np.ndarray) -> np.ndarray:
         return np.zeros(out_shape, dtype=params.dtype)
     if depth == 0:
         return np.array(np.broadcast_to(params, out_shape), copy=True)
-    where = _nd_positions(indices, np.shape(params), "param shape", "GatherNd")
+    where = nd_positions(indices, np.shape(params), "param shape", "GatherNd")
     return np.reshape(params[where], out_shape)
 
 
 def _gather_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     params, indices = shapes
     if indices.rank == 0:
-        at_graph_build(lambda: _check_depth([], 0, "GatherNd"), "GatherNd")
+        at_graph_build(lambda: check_depth([], 0, "GatherNd"), "GatherNd")
     rank, depth = params.rank, indices[-1] if indices.rank else None
     if rank is None or depth is None:
         return [(TensorShape(None), types[0])]
-    at_graph_build(lambda: _check_depth([depth], rank, "GatherNd"), "GatherNd")  # (it reads the last dimension)
+    at_graph_build(lambda: check_depth([depth], rank, "GatherNd"), "GatherNd")  # (it reads the last dimension)
     return [(TensorShape(indices.as_list()[:-1] + params.as_list()[depth:]), types[0])]
 
 
@@ -295,64 +260,24 @@ def gather_batched(params: Tensor, indices: Tensor, axis: int, batch_dims: int) 
     return transpose(picked, perm) if middle else picked
 
 
-def _known_dims(shape: TensorShape) -> list[int]:
-    """The dimensions of a shape its caller has checked is fully defined."""
-    return typing.cast("list[int]", shape.as_list())
-
-
-def _check_updates(index_shape: Sequence[int], update_shape: Sequence[int], shape: Sequence[int], op_name: str) -> None:
-    depth = index_shape[-1]
-    expected = tuple(index_shape[:-1]) + tuple(shape[depth:])
-    if tuple(update_shape) != expected:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Dimensions of updates {dims_text(update_shape)} must equal "
-            f"indices.shape[:-1] + shape[indices.shape[-1]:] = {dims_text(expected)} "
-            f"[Op:{op_name}]\nHint: one update per index row, shaped like the slice it "
-            "replaces.",
-        )
-
-
-def _place(out: np.ndarray, indices: np.ndarray, updates: np.ndarray, how: str, op_name: str) -> np.ndarray:
-    """Combine `updates` into `out` (in place) at the rows of `indices`: TensorFlow's scatter kernels."""
-    _check_depth(np.shape(indices), np.ndim(out), op_name, "rank of the shape")
-    _check_updates(np.shape(indices), np.shape(updates), np.shape(out), op_name)
-    if np.size(updates) == 0:
-        return out
-    depth = np.shape(indices)[-1]
-    where = _nd_positions(indices, np.shape(out), "shape", op_name) if depth else ()
-    rows = np.reshape(updates, (-1,) + np.shape(out)[depth:])
-    if depth == 0:  # every update applies to the whole tensor
-        for row in rows:
-            _place(out[None], np.zeros((1, 1), np.int64), row[None], how, op_name)
-        return out
-    combine = {"add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum}
-    if how == "update":
-        out[where] = rows
-    else:
-        combine[how].at(out, where, rows)
-    return out
-
-
 def _scatter_nd_kernel(indices: np.ndarray, updates: np.ndarray, shape: np.ndarray, known_shape: Any = None) -> Any:
     dims = [int(d) for d in np.ravel(shape)]
     if any(d < 0 for d in dims):
         raise InvalidArgumentError(
             None, None, f"Dimensions must be non-negative, got shape {dims_text(dims)} [Op:ScatterNd]"
         )
-    return _place(np.zeros(dims, dtype=updates.dtype), indices, updates, "add", "ScatterNd")
+    return place(np.zeros(dims, dtype=updates.dtype), indices, updates, "add", "ScatterNd")
 
 
 def _scatter_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
     known = attrs["known_shape"]
     indices, updates = shapes[0], shapes[1]
     if known is not None and indices.is_fully_defined() and updates.is_fully_defined():
-        index_dims, update_dims = _known_dims(indices), _known_dims(updates)
+        index_dims, update_dims = known_dims(indices), known_dims(updates)
 
         def check() -> None:  # TensorFlow's shape function checks the updates against the constant shape
-            _check_depth(index_dims, len(known), "ScatterNd", "rank of the shape")
-            _check_updates(index_dims, update_dims, list(known), "ScatterNd")
+            check_depth(index_dims, len(known), "ScatterNd", "rank of the shape")
+            check_updates(index_dims, update_dims, list(known), "ScatterNd")
 
         at_graph_build(check, "ScatterNd")
     if known is not None:
@@ -389,7 +314,7 @@ def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) 
 
 def _tensor_scatter_kernel(how: str, op_name: str) -> Any:
     def kernel(tensor: np.ndarray, indices: np.ndarray, updates: np.ndarray) -> np.ndarray:
-        return _place(np.array(tensor, copy=True), indices, updates, how, op_name)
+        return place(np.array(tensor, copy=True), indices, updates, how, op_name)
 
     return kernel
 
@@ -435,11 +360,11 @@ def _tensor_scatter_shape(name: str) -> Any:
     def rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> Specs:
         tensor, indices, updates = shapes
         if tensor.is_fully_defined() and indices.is_fully_defined() and updates.is_fully_defined():
-            index_dims, update_dims, dims = _known_dims(indices), _known_dims(updates), _known_dims(tensor)
+            index_dims, update_dims, dims = known_dims(indices), known_dims(updates), known_dims(tensor)
 
             def check() -> None:
-                _check_depth(index_dims, len(dims), name, "rank of the shape")
-                _check_updates(index_dims, update_dims, dims, name)
+                check_depth(index_dims, len(dims), name, "rank of the shape")
+                check_updates(index_dims, update_dims, dims, name)
 
             at_graph_build(check, name)
         return [(tensor, types[0])]

@@ -162,8 +162,8 @@ from minitf.ops.control.grouping_ops import (
 )
 from minitf.ops.control.map_ops import map_fn, vectorized_map
 from minitf.ops.control.python_ops import numpy_function, py_function
+from minitf.ops.linalg.einsum import einsum
 from minitf.ops.linalg.linalg_ops import matmul, tensordot
-from minitf.ops.linalg.matrix_ops import einsum
 from minitf.ops.linalg.norms import clip_by_global_norm, clip_by_norm, norm
 from minitf.ops.math.binary_math import (
     add,

@@ -10,6 +10,7 @@ from minitf.ops.linalg.decomposition_ops import (
     slogdet,
     triangular_solve,
 )
+from minitf.ops.linalg.einsum import einsum
 from minitf.ops.linalg.factorizations import (
     expm,
     lstsq,
@@ -30,14 +31,5 @@ from minitf.ops.linalg.linalg_ops import (
     tensordot,
     trace,
 )
-from minitf.ops.linalg.matrix_ops import (
-    band_part,
-    cross,
-    diag,
-    diag_part,
-    einsum,
-    set_diag,
-    tensor_diag,
-    tensor_diag_part,
-)
+from minitf.ops.linalg.matrix_ops import band_part, cross, diag, diag_part, set_diag, tensor_diag, tensor_diag_part
 from minitf.ops.linalg.norms import global_norm, l2_normalize, matrix_rank, norm, normalize, pinv, svd

@@ -4,7 +4,7 @@ from minitf.ops.array.shape_ops import depth_to_space, space_to_depth
 from minitf.ops.array.sort_ops import in_top_k, top_k
 from minitf.ops.linalg.norms import l2_normalize
 from minitf.ops.nn.conv_by_rank import avg_pool, avg_pool1d, conv1d, max_pool, max_pool1d
-from minitf.ops.nn.conv_ops import avg_pool2d, conv2d, max_pool2d
+from minitf.ops.nn.conv_ops import conv2d
 from minitf.ops.nn.dropout import dropout
 from minitf.ops.nn.embedding import embedding_lookup
 from minitf.ops.nn.losses import (
@@ -43,3 +43,4 @@ from minitf.ops.nn.normalization import (
     weighted_moments,
     zero_fraction,
 )
+from minitf.ops.nn.pooling import avg_pool2d, max_pool2d

@@ -17,7 +17,6 @@ MAX_LINES = 450
 ONE_IDEA = {
     "minitf/function/tracing/graph.py": "the graph IR: FuncGraph, Operation and SymbolicTensor refer to each other",
     # Over the limit since the formatter's one-argument-per-line layout; to be split by idea.
-    "minitf/ops/nn/conv_ops.py": "convolutions and pooling",
     "minitf/ops/strings/string_tensors.py": "string tensors",
 }
 

@@ -1,12 +1,11 @@
 """`tf.strings`: string ops over tensors of bytes (minitf/ops/strings/)."""
 
 from minitf.ops.strings.farmhash import to_hash_bucket_fast
+from minitf.ops.strings.joining import join, reduce_join
 from minitf.ops.strings.string_tensors import (
     bytes_split,
-    join,
     length,
     lower,
-    reduce_join,
     split,
     to_number,
     unicode_decode,

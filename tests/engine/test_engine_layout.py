@@ -16,8 +16,6 @@ MAX_LINES = 450
 # Files that may be longer, because they hold one idea that does not split (say why).
 ONE_IDEA = {
     "minitf/function/tracing/graph.py": "the graph IR: FuncGraph, Operation and SymbolicTensor refer to each other",
-    # Over the limit since the formatter's one-argument-per-line layout; to be split by idea.
-    "minitf/ops/strings/string_tensors.py": "string tensors",
 }
 
 

@@ -30,7 +30,7 @@ from minitf.ops.array.tile_pad import reverse, tile
 from minitf.ops.control.map_ops import map_fn
 from minitf.ops.math.reductions import reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum
 from minitf.ops.nn.embedding import embedding_lookup
-from minitf.ops.strings.string_tensors import join
+from minitf.ops.strings.joining import join
 
 
 def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

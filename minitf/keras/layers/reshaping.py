@@ -9,7 +9,7 @@ from typing import Any
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import channels_last
-from minitf.ops.array import join_split, shape_ops, slicing
+from minitf.ops.array import shape_ops, slicing, tile_pad
 from minitf.ops.array.positions import repeat
 
 
@@ -77,7 +77,7 @@ class RepeatVector(Layer):
         self.input_spec = InputSpec(ndim=2)
 
     def call(self, inputs: Any) -> Any:
-        return join_split.tile(shape_ops.expand_dims(inputs, 1), [1, self.n, 1])
+        return tile_pad.tile(shape_ops.expand_dims(inputs, 1), [1, self.n, 1])
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "n": self.n}
@@ -152,7 +152,7 @@ class _ZeroPadding(_Spatial):
         self.padding = _pairs(padding, self.rank, "padding")
 
     def call(self, inputs: Any) -> Any:
-        return join_split.pad(inputs, [[0, 0], *[list(pair) for pair in self.padding], [0, 0]])
+        return tile_pad.pad(inputs, [[0, 0], *[list(pair) for pair in self.padding], [0, 0]])
 
     def get_config(self) -> dict[str, Any]:
         padding = self.padding[0] if self.rank == 1 else self.padding

@@ -1,6 +1,6 @@
 """Convolution and pooling of other ranks, composed as TensorFlow composes them (so gradients and traced graphs
-follow): conv1d and the 1-D poolings are the 2-D ops of conv_ops.py on an added axis; max_pool / avg_pool pick the
-op for their input's rank."""
+follow): conv1d and the 1-D poolings are the 2-D ops of conv_ops.py and pooling.py on an added axis; max_pool /
+avg_pool pick the op for their input's rank."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
 from minitf.ops.array.shape_ops import expand_dims, squeeze
-from minitf.ops.nn import conv_ops
+from minitf.ops.nn import conv_ops, pooling
 
 
 def _one_dim(data_format: str, op: str) -> None:
@@ -54,14 +54,14 @@ def max_pool1d(
     input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC", name: str | None = None
 ) -> Tensor:
     """The largest value of each window of `ksize` steps along the width."""
-    return _pool1d(conv_ops.max_pool2d, input, ksize, strides, padding, data_format)
+    return _pool1d(pooling.max_pool2d, input, ksize, strides, padding, data_format)
 
 
 def avg_pool1d(
     input: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NWC", name: str | None = None
 ) -> Tensor:
     """The mean of each window of `ksize` steps along the width (padding not counted)."""
-    return _pool1d(conv_ops.avg_pool2d, input, ksize, strides, padding, data_format)
+    return _pool1d(pooling.avg_pool2d, input, ksize, strides, padding, data_format)
 
 
 def _pool_nd(
@@ -83,11 +83,11 @@ def max_pool(
     input: Any, ksize: Any, strides: Any, padding: str, data_format: Any = None, name: str | None = None
 ) -> Tensor:
     """max_pool1d or max_pool2d, by the input's rank."""
-    return _pool_nd(max_pool1d, conv_ops.max_pool2d, input, ksize, strides, padding, data_format, "max_pool")
+    return _pool_nd(max_pool1d, pooling.max_pool2d, input, ksize, strides, padding, data_format, "max_pool")
 
 
 def avg_pool(
     input: Any, ksize: Any, strides: Any, padding: str, data_format: Any = None, name: str | None = None
 ) -> Tensor:
     """avg_pool1d or avg_pool2d, by the input's rank."""
-    return _pool_nd(avg_pool1d, conv_ops.avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool")
+    return _pool_nd(avg_pool1d, pooling.avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool")

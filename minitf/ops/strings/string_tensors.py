@@ -3,6 +3,7 @@
 Each op is an `Op` whose kernel loops over an object array. Ops whose results have a different number of
 items per string (`split`, `bytes_split`, `unicode_decode`) return a RaggedTensor for a vector of strings
 and a plain tensor for one string, as TensorFlow does: their kernels produce `values` and `row_splits`.
+Joining many strings into one (`join`, `reduce_join`): joining.py.
 """
 
 from __future__ import annotations
@@ -16,12 +17,9 @@ from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
-from minitf.core.dispatch import api_handler
 from minitf.core.errors import (
     InvalidArgumentError,
-    OutOfRangeError,
     bad_string_attr,
-    graph_build_error,
     invalid_argument,
     op_error,
 )
@@ -35,7 +33,7 @@ from minitf.ops.array.shape_ops import reshape, shape
 _ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
 
 
-def _strings(value: Any, op_name: str) -> Tensor:
+def string_input(value: Any, op_name: str) -> Tensor:
     """The input as a string tensor, with TensorFlow's errors: a Python number cannot become a string
     (TypeError); a tensor of another dtype is rejected by the op (InvalidArgumentError, TypeError when traced)."""
     t = value if isinstance(value, Tensor) else _text_tensor(value)
@@ -90,7 +88,7 @@ def _bad_attr(op_name: str, attr: str, value: Any, allowed: str) -> Exception:
     return InvalidArgumentError(None, None, message)
 
 
-def _map(fn: Callable[[bytes], Any], array: Any, otype: Any = object) -> np.ndarray:
+def map_strings(fn: Callable[[bytes], Any], array: Any, otype: Any = object) -> np.ndarray:
     a: Any = np.asarray(array, dtype=object)  # its entries are bytes
     out = np.empty(a.shape, dtype=otype)
     for index in np.ndindex(a.shape):
@@ -174,7 +172,7 @@ def bytes_split(input: Any, name: str | None = None) -> Any:
     """Each string as its bytes, one string of length 1 per byte."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(bytes_split(input.flat_values))
-    t = _strings(input, "StringBytesSplit")
+    t = string_input(input, "StringBytesSplit")
     values, splits = bind(StringBytesSplit, t)
     return _as_ragged(values, splits, t)
 
@@ -211,7 +209,7 @@ def unicode_decode(
     """Each string as its Unicode code points (int32)."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(unicode_decode(input.flat_values, input_encoding, errors, replacement_char))
-    t = _strings(input, "UnicodeDecode")
+    t = string_input(input, "UnicodeDecode")
     _codec(input_encoding)
     values, splits = bind(
         UnicodeDecode, t, input_encoding=input_encoding, errors=errors, replacement_char=replacement_char
@@ -271,8 +269,8 @@ def _code_points(t: Tensor) -> Tensor:
 
 def _length_kernel(x: Any, unit: str) -> Any:
     if unit == "UTF8_CHAR":
-        return _map(lambda s: len(s.decode("utf-8", errors="replace")), x, np.int32)
-    return _map(len, x, np.int32)
+        return map_strings(lambda s: len(s.decode("utf-8", errors="replace")), x, np.int32)
+    return map_strings(len, x, np.int32)
 
 
 StringLength = Op("StringLength", _length_kernel, shape=lambda s, t, a: [(s[0], dtypes.int32)])
@@ -290,7 +288,7 @@ def length(input: Any, unit: str = "BYTE", name: str | None = None) -> Any:
             ("BYTE", "UTF8_CHAR"),
             'unit="BYTE" counts bytes, unit="UTF8_CHAR" counts characters.',
         )
-    return bind(StringLength, _strings(input, "StringLength"), unit=unit)
+    return bind(StringLength, string_input(input, "StringLength"), unit=unit)
 
 
 _NUMBER_TYPES = frozenset({dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64})
@@ -315,7 +313,7 @@ def _to_number_kernel(x: Any, out_type: dtypes.DType) -> Any:
                 f"of the requested out_type ({out_type.name}).",
             ) from None
 
-    return _map(parse, x, out_type._np)
+    return map_strings(parse, x, out_type._np)
 
 
 StringToNumber = Op("StringToNumber", _to_number_kernel, shape=_per_string)
@@ -333,14 +331,14 @@ def to_number(input: Any, out_type: Any = dtypes.float32, name: str | None = Non
             {"float32": "float", "float64": "double"}.get(out_type.name, out_type.name),
             "float, double, int32, int64",
         )
-    return bind(StringToNumber, _strings(input, "StringToNumber"), out_type=out_type)
+    return bind(StringToNumber, string_input(input, "StringToNumber"), out_type=out_type)
 
 
 def _case_kernel(upper: bool) -> Callable[..., Any]:
     def kernel(x: Any, encoding: str) -> Any:
         if encoding == "utf-8":
-            return _map(lambda s: (s.decode().upper() if upper else s.decode().lower()).encode(), x)
-        return _map(lambda s: s.upper() if upper else s.lower(), x)  # ASCII letters only, as TensorFlow
+            return map_strings(lambda s: (s.decode().upper() if upper else s.decode().lower()).encode(), x)
+        return map_strings(lambda s: s.upper() if upper else s.lower(), x)  # ASCII letters only, as TensorFlow
 
     return kernel
 
@@ -353,122 +351,11 @@ def lower(input: Any, encoding: str = "", name: str | None = None) -> Any:
     """Lower-case letters (ASCII only, unless encoding="utf-8")."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(lower(input.flat_values, encoding))
-    return bind(StringLower, _strings(input, "StringLower"), encoding=encoding.lower())
+    return bind(StringLower, string_input(input, "StringLower"), encoding=encoding.lower())
 
 
 def upper(input: Any, encoding: str = "", name: str | None = None) -> Any:
     """Upper-case letters (ASCII only, unless encoding="utf-8")."""
     if isinstance(input, RaggedTensor):
         return input.with_flat_values(upper(input.flat_values, encoding))
-    return bind(StringUpper, _strings(input, "StringUpper"), encoding=encoding.lower())
-
-
-# ---------------------------------------------------------------------------------------------------
-# Many strings -> one: join, reduce_join
-# ---------------------------------------------------------------------------------------------------
-
-
-def _join_kernel(*inputs: Any, separator: bytes) -> Any:
-    arrays: Any = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in inputs])  # of bytes
-    out = np.empty(arrays[0].shape, dtype=object)
-    for index in np.ndindex(out.shape):
-        out[index] = separator.join(a[index] for a in arrays)
-    return out
-
-
-def _join_shape(shapes_: Sequence[TensorShape], types: Any, attrs: dict) -> list[shape_rules.Spec]:
-    shape = shapes_[0]
-    for other in shapes_[1:]:
-        shape = shape_rules.broadcast_shapes(shape, other)
-    return [(shape, dtypes.string)]
-
-
-def _join_explain(inputs: Any, attrs: dict, exc: Exception) -> str:
-    return (
-        "Input shapes do not match: "
-        + " vs. ".join(str(list(t.shape)) for t in inputs)
-        + "\nHint: tf.strings.join joins strings elementwise; the inputs must have one shape (or be scalars)."
-    )
-
-
-StringJoin = Op("StringJoin", _join_kernel, shape=_join_shape, explain=_join_explain)
-
-
-def join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Tensor:
-    """Elementwise concatenation of the strings of several tensors, with `separator` between them."""
-    if (handler := api_handler(join, *inputs)) is not None:  # a composite value (minitf/core/dispatch.py)
-        return handler(inputs, separator)
-    tensors = [_strings(x, "StringJoin") for x in inputs]
-    sep = separator.encode() if isinstance(separator, str) else separator
-    return bind(StringJoin, *tensors, separator=sep)
-
-
-def _reduce_join_axes(axis: tuple[int, ...], rank: int) -> tuple[int, ...]:
-    """The axes listed in `axis`, counted from 0, checked as TensorFlow's kernel checks them (the rank of an
-    input traced with an unknown rank is known only when the graph runs)."""
-    seen: set[int] = set()
-    for a in axis:
-        if not -rank <= a < rank:
-            raise op_error(
-                OutOfRangeError,
-                "ReduceJoin",
-                f"Invalid reduction dimension {a} for input with {rank} dimension(s)",
-                hint=f"axis must be in [-{rank}, {rank}).",
-                kernel=True,
-            )
-        if a % rank in seen:
-            raise op_error(
-                InvalidArgumentError,
-                "ReduceJoin",
-                f"Duplicate reduction dimension {a}",
-                hint="list each axis once.",
-                kernel=True,
-            )
-        seen.add(a % rank)
-    return tuple(sorted(seen))
-
-
-def _reduce_join_kernel(x: Any, axis: tuple[int, ...] | None, keepdims: bool, separator: bytes) -> Any:
-    a = np.asarray(x, dtype=object)
-    axes = tuple(range(a.ndim)) if axis is None else _reduce_join_axes(axis, a.ndim)
-    moved = np.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
-    kept = moved.shape[: a.ndim - len(axes)]
-    flat = moved.reshape(kept + (-1,))
-    out = np.empty(kept, dtype=object)
-    for index in np.ndindex(kept):
-        out[index] = separator.join(flat[index])
-    if keepdims:
-        out = out.reshape([1 if i in axes else d for i, d in enumerate(a.shape)])
-    return out
-
-
-def _reduce_join_shape(shapes_: Sequence[TensorShape], types: Any, attrs: dict) -> list[shape_rules.Spec]:
-    source, axis = shapes_[0], attrs["axis"]
-    if source.rank is None:  # (even with every axis: TensorFlow reads them from a Range of the Rank then)
-        return [(TensorShape(None), dtypes.string)]
-    rank = source.rank
-    axes = None if axis is None else tuple(sorted({a % rank for a in axis})) if rank else ()
-    return [(shape_rules.reduced_shape(source, axes, attrs["keepdims"]), dtypes.string)]
-
-
-ReduceJoin = Op("ReduceJoin", _reduce_join_kernel, shape=_reduce_join_shape)
-
-
-def reduce_join(
-    inputs: Any, axis: Any = None, keepdims: bool = False, separator: str = "", name: str | None = None
-) -> Tensor:
-    """Join the strings along `axis` (all of them by default) into fewer strings."""
-    t = _strings(inputs, "ReduceJoin")
-    rank = t.shape.rank
-    axes = None
-    if axis is not None:
-        axes = tuple(int(a) for a in (axis if isinstance(axis, list | tuple) else [axis]))
-        for a in axes:  # TensorFlow's shape function reads the axes when the rank is known
-            if rank is not None and not -rank <= a < rank and state.graph is not None:
-                raise graph_build_error(
-                    "ReduceJoin",
-                    f"Invalid reduction dimension {a} for input with {rank} dimensions.",
-                    f"axis must be in [-{rank}, {rank}).",
-                )
-    sep = separator.encode() if isinstance(separator, str) else separator
-    return bind(ReduceJoin, t, axis=axes, keepdims=keepdims, separator=sep)
+    return bind(StringUpper, string_input(input, "StringUpper"), encoding=encoding.lower())

@@ -19,7 +19,7 @@ from minitf.core.op import Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import ones_like
-from minitf.ops.strings.string_tensors import _map, _strings, unicode_decode, unicode_encode
+from minitf.ops.strings.string_tensors import map_strings, string_input, unicode_decode, unicode_encode
 
 
 def unicode_split(
@@ -54,17 +54,17 @@ def _compiled(pattern: bytes, op_name: str) -> Any:
 
 
 def _strip_kernel(x: Any) -> Any:
-    return _map(lambda s: s.strip(b" \t\n\v\f\r"), x)
+    return map_strings(lambda s: s.strip(b" \t\n\v\f\r"), x)
 
 
 def _regex_replace_kernel(x: Any, pattern: bytes, rewrite: bytes, replace_global: bool) -> Any:
     regex = _compiled(pattern, "StaticRegexReplace")
-    return _map(lambda s: regex.sub(rewrite, s, count=0 if replace_global else 1), x)
+    return map_strings(lambda s: regex.sub(rewrite, s, count=0 if replace_global else 1), x)
 
 
 def _full_match_kernel(x: Any, pattern: bytes) -> Any:
     regex = _compiled(pattern, "StaticRegexFullMatch")
-    return _map(lambda s: regex.fullmatch(s) is not None, x, bool)
+    return map_strings(lambda s: regex.fullmatch(s) is not None, x, bool)
 
 
 StringStrip = _string_op("StringStrip", _strip_kernel)
@@ -73,7 +73,7 @@ StaticRegexFullMatch = _string_op("StaticRegexFullMatch", _full_match_kernel, dt
 
 
 def _text_input(input: Any, op_name: str) -> Any:
-    return _strings(input, op_name)
+    return string_input(input, op_name)
 
 
 def _pattern(value: Any, what: str) -> bytes:

@@ -117,7 +117,9 @@ def test_modules_import_each_other_in_one_direction_only() -> None:
         f"{len(circles)} groups of minitf's modules import each other in a circle (imports inside "
         f"functions count): "
         + "; ".join(" <-> ".join(group) for group in circles)
-        + ". Put the shared code where both can import it, or the code that needs both above them."
+        + ". Put the shared code where both can import it, or the code that needs both above them. A module inside "
+        "a package that writes `from minitf.keras import naming` reads the package's __init__ (which imports the "
+        "module back): write `import minitf.keras.naming as naming` or import from the module itself."
     )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from minitf.keras.layers.convolutional import BaseConv, as_images, from_images, spread
 from minitf.keras.layers.options import WeightOptions, add_weight, int_tuple
-from minitf.ops import array_ops as a
+from minitf.ops.array import shape_ops, slicing, tile_pad
 from minitf.ops.nn.conv_ops import conv2d
 
 
@@ -54,7 +54,7 @@ class ConvTranspose(BaseConv):
 
     def _convolve(self, inputs: Any) -> Any:
         images = as_images(inputs, self.rank)
-        kernel = a.expand_dims(self.kernel, 0) if self.rank == 1 else self.kernel
+        kernel = shape_ops.expand_dims(self.kernel, 0) if self.rank == 1 else self.kernel
         one = (1,) if self.rank == 1 else ()
         strides, dilations = (*one, *self.strides), (*one, *self.dilation_rate)
         extra = None if self.output_padding is None else (*(0,) * len(one), *self.output_padding)
@@ -67,10 +67,12 @@ class ConvTranspose(BaseConv):
             before = size - 1 - total // 2
             pads.append((before, out + size - 1 - ((length - 1) * step + 1) - before))
             images = spread(images, axis + 1, step)
-        flipped = a.transpose(a.reverse(kernel, [0, 1]), [0, 1, 3, 2])
-        images = a.pad(images, [[0, 0], [pads[0][0], max(pads[0][1], 0)], [pads[1][0], max(pads[1][1], 0)], [0, 0]])
+        flipped = shape_ops.transpose(tile_pad.reverse(kernel, [0, 1]), [0, 1, 3, 2])
+        images = tile_pad.pad(
+            images, [[0, 0], [pads[0][0], max(pads[0][1], 0)], [pads[1][0], max(pads[1][1], 0)], [0, 0]]
+        )
         crop = tuple([slice(None)] + [slice(0, after if after < 0 else None) for _, after in pads])
-        result = conv2d(a.getitem(images, crop), flipped, strides=[1, 1, 1, 1], padding="VALID")
+        result = conv2d(slicing.getitem(images, crop), flipped, strides=[1, 1, 1, 1], padding="VALID")
         return from_images(result, self.rank)
 
     def _shape_config(self) -> dict[str, Any]:

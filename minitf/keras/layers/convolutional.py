@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from minitf.keras import activations, regularizers
+import minitf.keras.activations as activations
+import minitf.keras.regularizers as regularizers
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight, channels_last, int_tuple, padding_mode
 from minitf.keras.serialization import serialize
-from minitf.ops import array_ops as a
+from minitf.ops.array import creation, shape_ops, slicing, tile_pad
 from minitf.ops.nn.conv_ops import conv2d
 
 
@@ -31,15 +32,17 @@ def grouped_kernel(kernel: Any, groups: int) -> Any:
     *window, per_group, out = kernel.shape.as_list()
     channels = per_group * groups
     mask = (np.arange(channels)[:, None] // per_group == np.arange(out)[None, :] // (out // groups)).astype("float32")
-    return a.tile(kernel, [1] * len(window) + [groups, 1]) * a.constant(mask.astype(kernel.dtype.as_numpy_dtype))
+    return tile_pad.tile(kernel, [1] * len(window) + [groups, 1]) * creation.constant(
+        mask.astype(kernel.dtype.as_numpy_dtype)
+    )
 
 
 def as_images(x: Any, rank: int) -> Any:
-    return a.expand_dims(x, 1) if rank == 1 else x
+    return shape_ops.expand_dims(x, 1) if rank == 1 else x
 
 
 def from_images(x: Any, rank: int) -> Any:
-    return a.squeeze(x, [1]) if rank == 1 else x
+    return shape_ops.squeeze(x, [1]) if rank == 1 else x
 
 
 def spread(x: Any, axis: int, step: int) -> Any:
@@ -47,26 +50,26 @@ def spread(x: Any, axis: int, step: int) -> Any:
     if step == 1:
         return x
     shape = x.shape.as_list()
-    widened = a.pad(
-        a.expand_dims(x, axis + 1), [[0, 0]] * (axis + 1) + [[0, step - 1]] + [[0, 0]] * (len(shape) - axis - 1)
+    widened = tile_pad.pad(
+        shape_ops.expand_dims(x, axis + 1), [[0, 0]] * (axis + 1) + [[0, step - 1]] + [[0, 0]] * (len(shape) - axis - 1)
     )
-    merged = a.reshape(
+    merged = shape_ops.reshape(
         widened, [-1 if d is None else d for d in shape[:axis]] + [shape[axis] * step] + shape[axis + 1 :]
     )
     index = [slice(None)] * axis + [slice(0, (shape[axis] - 1) * step + 1)]
-    return a.getitem(merged, tuple(index))
+    return slicing.getitem(merged, tuple(index))
 
 
 def convolve(x: Any, kernel: Any, rank: int, strides: tuple, padding: str, dilations: tuple) -> Any:
     """A channels-last convolution of rank 1 or 2 with a (window..., in, out) kernel. A dilated kernel is
     computed as the kernel with zeros between its taps, which the convolution op's gradients handle."""
-    images, kernel = as_images(x, rank), (a.expand_dims(kernel, 0) if rank == 1 else kernel)
+    images, kernel = as_images(x, rank), (shape_ops.expand_dims(kernel, 0) if rank == 1 else kernel)
     strides, dilations = ((1, *strides) if rank == 1 else strides), ((1, *dilations) if rank == 1 else dilations)
     for axis, step in enumerate(dilations):
         kernel = spread(kernel, axis, step)
     if padding == "causal":  # zeros before each sequence, so no step sees a later one
         before = kernel.shape.as_list()[1] - 1
-        images = a.pad(images, [[0, 0], [0, 0], [before, 0], [0, 0]])
+        images = tile_pad.pad(images, [[0, 0], [0, 0], [before, 0], [0, 0]])
         padding = "valid"
     return from_images(conv2d(images, kernel, strides=[1, *strides, 1], padding=padding.upper()), rank)
 
@@ -269,7 +272,7 @@ class DepthwiseConv(BaseConv):
 def depthwise(inputs: Any, kernel: Any, rank: int, strides: tuple, padding: str, dilations: tuple) -> Any:
     """A depthwise convolution: the (window..., channels, multiplier) kernel as a grouped one, a group a channel."""
     *window, channels, multiplier = kernel.shape.as_list()
-    flat = a.reshape(kernel, [*window, 1, channels * multiplier])
+    flat = shape_ops.reshape(kernel, [*window, 1, channels * multiplier])
     return convolve(inputs, grouped_kernel(flat, channels), rank, strides, padding, dilations)
 
 

@@ -8,9 +8,9 @@ from typing import Any
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import channels_last, int_tuple, padding_mode
-from minitf.ops import math_ops as m
+from minitf.ops.math import reductions
 from minitf.ops.nn.conv_by_rank import avg_pool1d, max_pool1d
-from minitf.ops.nn.conv_ops import avg_pool2d, max_pool2d
+from minitf.ops.nn.pooling import avg_pool2d, max_pool2d
 
 
 class Pooling(Layer):
@@ -75,7 +75,7 @@ class GlobalPooling(Layer):
     """One value per channel: the reduction over every step (or pixel) of each example."""
 
     rank = 2
-    reduce: Any = staticmethod(m.reduce_max)
+    reduce: Any = staticmethod(reductions.reduce_max)
 
     def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -101,12 +101,12 @@ class GlobalMaxPooling2D(GlobalPooling):
 
 class GlobalAveragePooling1D(GlobalPooling):
     rank = 1
-    reduce = staticmethod(m.reduce_mean)
+    reduce = staticmethod(reductions.reduce_mean)
 
 
 class GlobalAveragePooling2D(GlobalPooling):
     rank = 2
-    reduce = staticmethod(m.reduce_mean)
+    reduce = staticmethod(reductions.reduce_mean)
 
 
 MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = MaxPooling1D, MaxPooling2D, AveragePooling1D, AveragePooling2D

@@ -11,9 +11,10 @@ sparse one meets a dense one (or enters another op's gradient rule) it becomes d
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.provided import Provided
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.join_split import concat
@@ -22,15 +23,21 @@ from minitf.ops.math.binary_math import add
 from minitf.ops.math.unary_math import negative
 
 
+class ToDense(Provided):
+    """How slices become one dense tensor: an unsorted segment sum of the rows. That op's gradient is a gather,
+    whose gradient makes IndexedSlices, so it is defined above this module: minitf/ops/math/segment_ops.py
+    provides the rule where it defines the op (minitf/core/provided.py), and the imports go one way."""
+
+    rule: Callable[[IndexedSlices], Tensor]
+
+
+TO_DENSE = ToDense()
+
+
 class IndexedSlices:
     """`values[i]` is the slice of a `dense_shape` tensor at row `indices[i]` (rows may repeat: they add up)."""
 
     __slots__ = ("_values", "_indices", "_dense_shape", "_static_shape")
-
-    # How slices become one dense tensor: an unsorted segment sum of the rows. That op's gradient is a gather,
-    # whose gradient makes IndexedSlices, so it is defined above this module: minitf/ops/math/segment_ops.py sets
-    # this rule where it defines the op, and the imports go one way (as composite/specs.py's `value_type`).
-    to_dense_rule: ClassVar[Callable[[IndexedSlices], Tensor]]
 
     def __init__(self, values: Any, indices: Any, dense_shape: Any = None) -> None:
         self._values = convert_to_tensor(values)
@@ -95,7 +102,7 @@ class IndexedSlices:
                 f"Tensor conversion requested for IndexedSlices without dense_shape: {self}\nHint: "
                 f"build it as tf.IndexedSlices(values, indices, dense_shape)."
             )
-        out = IndexedSlices.to_dense_rule(self)
+        out = TO_DENSE.rule(self)
         if self._static_shape is not None and hasattr(out, "set_shape"):
             out.set_shape(self._static_shape)
         return out

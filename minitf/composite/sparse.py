@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.composite.specs import SparseTensorSpec
+from minitf.composite.specs import VALUE_TYPES, SparseTensorSpec
 from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
@@ -121,7 +121,7 @@ class SparseTensor:
         raise TypeError("SparseTensor may not be used as a boolean.")
 
 
-SparseTensorSpec.value_type = SparseTensor  # the spec builds SparseTensors while tracing (specs.py)
+VALUE_TYPES.provide(sparse=SparseTensor)  # the spec builds SparseTensors while tracing (specs.py)
 
 
 def _int64(value: Any, what: str) -> Tensor:

@@ -5,20 +5,31 @@ TensorSpec for a tensor). It knows how to stand in for the argument while tracin
 component tensor) and which component tensors to feed when the trace runs.
 
 A value and its spec know each other (`RaggedTensor._trace_spec`, `RaggedTensorSpec.value_type`). The specs are
-defined here first; minitf/composite/ragged/tensor.py and minitf/composite/sparse.py set `value_type` right after
-defining the value class, so that each module imports the other in one direction only.
+defined here first; minitf/composite/ragged/tensor.py and minitf/composite/sparse.py provide their value classes
+to `VALUE_TYPES` (minitf/core/provided.py), so that each module imports the other in one direction only.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from minitf.core import dtypes
+from minitf.core.provided import Provided
 from minitf.core.tensor_shape import TensorShape
 
 
 def _cannot_cast(value: Any, spec: Any) -> TypeError:
     return TypeError(f"Can not cast {value!r} to {spec!r}")
+
+
+class ValueTypes(Provided):
+    """The value classes the specs build while tracing, provided by the modules that define them."""
+
+    ragged: type[Any]  # RaggedTensor (minitf/composite/ragged/tensor.py)
+    sparse: type[Any]  # SparseTensor (minitf/composite/sparse.py)
+
+
+VALUE_TYPES = ValueTypes()
 
 
 class CompositeSpec:
@@ -41,7 +52,9 @@ class CompositeSpec:
 class RaggedTensorSpec(CompositeSpec):
     """A RaggedTensor argument: its [rows, None, ...] shape, dtype and ragged_rank (not its row lengths)."""
 
-    value_type: ClassVar[type[Any]]  # RaggedTensor (set by minitf/composite/ragged/tensor.py)
+    @property
+    def value_type(self) -> Any:
+        return VALUE_TYPES.ragged
 
     def __init__(
         self,
@@ -120,7 +133,9 @@ class RaggedTensorSpec(CompositeSpec):
 class SparseTensorSpec(CompositeSpec):
     """A SparseTensor argument: its dense shape and dtype (not how many values it stores)."""
 
-    value_type: ClassVar[type[Any]]  # SparseTensor (set by minitf/composite/sparse.py)
+    @property
+    def value_type(self) -> Any:
+        return VALUE_TYPES.sparse
 
     def __init__(self, shape: Any = None, dtype: Any = dtypes.float32) -> None:
         self._shape = TensorShape(shape)

@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from minitf.composite.specs import RaggedTensorSpec
+from minitf.composite.specs import VALUE_TYPES, RaggedTensorSpec
 from minitf.core import nest
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
@@ -164,7 +164,7 @@ def _fit_to_ragged_spec(value: Any, spec: RaggedTensorSpec, received: str) -> An
         value
         if isinstance(value, RaggedTensorSpec)
         else RaggedTensorSpec.from_value(value)
-        if isinstance(value, RaggedTensorSpec.value_type)
+        if isinstance(value, VALUE_TYPES.ragged)
         else None
     )
     if (

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitf.composite.ragged.ranges import gather_rows, positions
-from minitf.composite.ragged.tensor import RaggedTensor, slice_rows
+from minitf.composite.ragged.tensor import RAGGED, RaggedTensor, slice_rows
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.tensor import EagerTensor, Tensor
@@ -129,4 +129,4 @@ def _bound(bound: Any, lengths: Tensor, default: Any) -> Tensor:
     return minimum(maximum(counted, 0 * lengths), lengths)
 
 
-RaggedTensor.__getitem__ = getitem  # type: ignore[method-assign]
+RAGGED.provide(getitem=getitem)

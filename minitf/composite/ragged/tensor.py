@@ -16,7 +16,7 @@ import numpy as np
 
 from minitf.composite.ragged.splits import check_splits, lengths_without_padding, take_lengths, to_int64
 from minitf.composite.ragged.to_dense import RaggedToTensor
-from minitf.composite.specs import RaggedTensorSpec
+from minitf.composite.specs import VALUE_TYPES, RaggedTensorSpec
 from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
@@ -47,6 +47,7 @@ class RaggedParts(Provided):
     from_uniform_row_length: Callable[..., Any]
     from_sparse: Callable[..., Any]
     to_sparse: Callable[..., Any]
+    getitem: Callable[..., Any]
     operand: Callable[[RaggedTensor, Any], Any]
 
 
@@ -292,8 +293,7 @@ class RaggedTensor:
 
     # --- indexing, iterating, unary operators ---
     def __getitem__(self, key: Any) -> Any:
-        """`rt[...]`: minitf/composite/ragged/indexing.py puts its implementation here when minitf is imported."""
-        raise NotImplementedError("minitf/composite/ragged/indexing.py was not imported")
+        return RAGGED.getitem(self, key)  # rows, slices of rows, slices in every row: indexing.py
 
     def __iter__(self) -> Any:
         if not self._is_eager() and self.shape[0] is not None:
@@ -447,4 +447,4 @@ def same_splits(a: RaggedTensor, b: RaggedTensor) -> None:
         raise ValueError("RaggedTensors of different ragged_rank cannot be combined elementwise.")
 
 
-RaggedTensorSpec.value_type = RaggedTensor  # the spec builds RaggedTensors while tracing (composite/specs.py)
+VALUE_TYPES.provide(ragged=RaggedTensor)  # the spec builds RaggedTensors while tracing (composite/specs.py)

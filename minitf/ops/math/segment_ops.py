@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.composite.indexed_slices import IndexedSlices
+from minitf.composite.indexed_slices import TO_DENSE, IndexedSlices
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes
@@ -201,7 +201,7 @@ def indexed_slices_to_dense(slices: IndexedSlices) -> Tensor:
 
 
 # IndexedSlices (gather's sparse gradient) sit below gather; converting them needs this op, defined above it.
-IndexedSlices.to_dense_rule = indexed_slices_to_dense
+TO_DENSE.provide(rule=indexed_slices_to_dense)
 
 
 # ---------------------------------------------------------------------------------------------------

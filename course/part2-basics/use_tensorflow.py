@@ -6,8 +6,9 @@ In a new cell right below a lesson's setup cell, write
 
 and run the notebook from the top ("Run All"). Every cell below then uses TensorFlow. A cell whose first line is
 `# minitf only: ...` looks inside minitf; on TensorFlow it skips itself and prints one line saying so. Where
-TensorFlow is not installed (on Binder it never is: it needs more memory than Binder gives), this says so and hands
-back minitf, so the lesson carries on. The setup cell itself stays as it is. Grading and the Validate button run a
+TensorFlow is not installed (Binder leaves it out: JupyterLab keeps a kernel per open notebook, and a few with
+TensorFlow fill Binder's 2 GB; `python -m benchmarks.binder` measures it), this says so and hands back minitf, so the
+lesson carries on. The setup cell itself stays as it is. Grading and the Validate button run a
 lesson as its setup cell says: under nbgrader this line keeps minitf, so a switch left in a notebook never changes how
 the notebook is graded.
 """

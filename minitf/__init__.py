@@ -51,6 +51,7 @@ from minitf.autodiff.gradient_helpers import grad_pass_through, hessians, recomp
 from minitf.autodiff.graph_gradients import gradients, no_gradient
 from minitf.autodiff.tape import GradientTape
 from minitf.autodiff.tape_arguments import UnconnectedGradients
+from minitf.composite import sparse_dispatch as _sparse_dispatch  # SparseTensor's entries in core/dispatch.py
 from minitf.composite.indexed_slices import IndexedSlices
 from minitf.composite.ragged import dispatch as _ragged_dispatch  # RaggedTensor's entries in core/dispatch.py
 from minitf.composite.ragged.tensor import RaggedTensor

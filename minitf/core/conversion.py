@@ -130,6 +130,11 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         return convert_to_tensor(to_dense(), dtype)
     if isinstance(value, TensorShape):
         return constant_tensor(np.array(_shape_values(value), dtype=np.int32), dtype or dtypes.int32)
+    if hasattr(value, "_components"):  # a RaggedTensor or SparseTensor is made of tensors, not one
+        raise ValueError(
+            f"Attempt to convert a value ({value!r}) with an unsupported type ({type(value)}) to a Tensor.\nHint: "
+            f"use its parts (values, to_tensor(), tf.sparse.to_dense) or an op of tf.ragged / tf.sparse."
+        )
     if dtype is None and dtype_hint is not None:
         try:
             return constant_tensor(value, dtypes.as_dtype(dtype_hint))

@@ -6,7 +6,8 @@ a composite type take over an API for its values instead (`tf.experimental.dispa
 two tables here, filled by the composite types' modules (minitf/composite/ragged/dispatch.py):
 
 * ELEMENTWISE: composite class -> handler(function, *args, **kwargs), for every elementwise op;
-* APIS: (public function, composite class) -> handler(*args, **kwargs), for one op.
+* APIS: (public function, composite class) -> handler(*args, **kwargs), for one op (SparseTensor takes over the
+  elementwise ops that keep zeros zero, as in TensorFlow: minitf/composite/sparse_dispatch.py).
 
 An op looks the tables up only in the branch where an argument is not a Tensor (where it would convert a Python
 value), so a call on tensors never passes through a composite type's code.
@@ -21,12 +22,16 @@ ELEMENTWISE: dict[type, Callable[..., Any]] = {}
 APIS: dict[tuple[Callable[..., Any], type], Callable[..., Any]] = {}
 
 
-def elementwise_handler(*values: Any) -> Callable[..., Any] | None:
-    """The handler of the first argument whose type took over the elementwise ops (None: convert as usual)."""
+def elementwise_handler(*values: Any, api: Callable[..., Any] | None = None) -> Callable[..., Any] | None:
+    """The handler of the first argument whose type took over the elementwise ops, or this one (`api`), called as
+    handler(function, *args) (None: convert as usual)."""
     for value in values:
         handler = ELEMENTWISE.get(type(value))
         if handler is not None:
             return handler
+        one = APIS.get((api, type(value))) if api is not None else None
+        if one is not None:
+            return lambda function, *args, **kwargs: one(*args, **kwargs)
     return None
 
 

@@ -46,11 +46,15 @@ StopGradient = Op("StopGradient", lambda x: x, shape=lambda s, t, a: [(s[0], t[0
 
 
 def identity(input: Any, name: str | None = None) -> Tensor:
+    if not isinstance(input, Tensor) and (handler := api_handler(identity, input)) is not None:
+        return handler(input)
     return bind(Identity, convert_to_tensor(input))
 
 
 def stop_gradient(input: Any, name: str | None = None) -> Tensor:
     """The same value, but tapes treat it as a constant: no gradient flows through."""
+    if not isinstance(input, Tensor) and (handler := api_handler(stop_gradient, input)) is not None:
+        return handler(input)
     return bind(StopGradient, convert_to_tensor(input))
 
 

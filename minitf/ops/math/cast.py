@@ -42,7 +42,7 @@ Cast = Op("Cast", _cast_kernel, shape=cast_rule, grad=_cast_grad)
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """Convert to `dtype`: floats to ints truncate toward zero, narrowing ints wrap around."""
     dtype = dtypes.as_dtype(dtype)
-    if not isinstance(x, Tensor) and (handler := elementwise_handler(x)) is not None:
+    if not isinstance(x, Tensor) and (handler := elementwise_handler(x, api=cast)) is not None:
         return handler(cast, x, dtype)
     x = x if isinstance(x, Tensor) else convert_to_tensor(x)
     if x.dtype is dtype:

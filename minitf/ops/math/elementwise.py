@@ -145,15 +145,17 @@ def broadcast_like(x: Tensor, like: Tensor) -> Tensor:
     return bind(BroadcastLike, x, like)
 
 
-def unary_function(op: Op, doc: str) -> Callable[..., Tensor]:
+def unary_function(op: Op, doc: str, public: str | None = None) -> Callable[..., Tensor]:
     def fn(x: Any, name: str | None = None) -> Tensor:
         if not isinstance(x, Tensor):
-            if (handler := elementwise_handler(x)) is not None:  # a composite value (minitf/core/dispatch.py)
+            if (handler := elementwise_handler(x, api=fn)) is not None:  # a composite value (core/dispatch.py)
                 return handler(fn, x)
             x = convert_to_tensor(x)
         return bind(op, x)
 
     fn.__doc__ = doc
+    if public is not None:
+        fn.__name__ = public
     return fn
 
 

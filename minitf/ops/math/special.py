@@ -42,7 +42,7 @@ from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import divide_no_nan, subtract
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import equal, not_equal
-from minitf.ops.math.elementwise import binary_op, ones_like_, unary_op, unbroadcast, zeros_like_
+from minitf.ops.math.elementwise import binary_op, ones_like_, unary_function, unary_op, unbroadcast, zeros_like_
 from minitf.ops.math.reductions import reduce_sum
 from minitf.ops.math.unary_math import exp, negative, sign, square
 
@@ -114,12 +114,7 @@ Rint = unary_op("Rint", np.rint, F, lambda c, g: [zeros_like_(c.x)])
 
 
 def _unary_fn(op: Op, public: str, doc: str) -> Callable[..., Tensor]:
-    def fn(x: Any, name: str | None = None) -> Tensor:
-        return bind(op, convert_to_tensor(x))
-
-    fn.__name__ = public
-    fn.__doc__ = doc
-    return fn
+    return unary_function(op, doc, public)
 
 
 erf = _unary_fn(Erf, "erf", "The error function, 2/sqrt(pi) times the integral of exp(-t^2) from 0 to x.")

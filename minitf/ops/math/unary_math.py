@@ -197,7 +197,7 @@ relu = unary_function(Relu, "max(x, 0) elementwise.")
 
 def abs(x: Any, name: str | None = None) -> Tensor:
     """|x|; for complex input the magnitude, as a real tensor."""
-    if not isinstance(x, Tensor) and (handler := elementwise_handler(x)) is not None:
+    if not isinstance(x, Tensor) and (handler := elementwise_handler(x, api=abs)) is not None:
         return handler(abs, x)
     x = convert_to_tensor(x)
     return bind(ComplexAbs if x.dtype.is_complex else Abs, x)

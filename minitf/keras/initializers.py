@@ -9,8 +9,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from minitf.ops.array.creation import ones, zeros
-from minitf.ops.random.random_ops import normal, truncated_normal, uniform
+import numpy as np
+
+import minitf.keras.naming as naming
+import minitf.left_out as left_out
+import minitf.ops.array.creation as creation
+import minitf.ops.random.random_ops as random_ops
+from minitf.core.conversion import convert_to_tensor
+from minitf.ops.linalg.factorizations import qr
+
+_STFT = "short-time Fourier transform kernels need SciPy's window functions, which minitf does not depend on"
+LEFT_OUT: dict[str, str] = {"STFT": _STFT, "STFTInitializer": _STFT, "stft": _STFT}
+__getattr__ = left_out.module_getattr("tf.keras.initializers", LEFT_OUT)
 
 
 class Initializer:
@@ -29,12 +39,45 @@ class Initializer:
 
 class Zeros(Initializer):
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
-        return zeros(shape, dtype or "float32")
+        return creation.zeros(shape, dtype or "float32")
 
 
 class Ones(Initializer):
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
-        return ones(shape, dtype or "float32")
+        return creation.ones(shape, dtype or "float32")
+
+
+class Constant(Initializer):
+    """Every entry `value`."""
+
+    def __init__(self, value: Any = 0.0) -> None:
+        self.value = value
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        return creation.fill(shape, convert_to_tensor(self.value, dtype or "float32"))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"value": self.value}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Constant:
+        return cls(config["value"])  # a KeyError without a value, as in Keras (so get("constant") fails there too)
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (2-D shapes only)."""
+
+    def __init__(self, gain: float = 1.0) -> None:
+        self.gain = gain
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        shape = tuple(shape)
+        if len(shape) != 2:
+            raise ValueError(
+                "Identity matrix initializer can only be used for 2D matrices. "
+                f"Received: shape={shape} of rank {len(shape)}."
+            )
+        return self.gain * creation.eye(shape[0], shape[1], dtype=dtype or "float32")
 
 
 class RandomNormal(Initializer):
@@ -42,10 +85,17 @@ class RandomNormal(Initializer):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
-        return normal(shape, self.mean, self.stddev, dtype or "float32", seed=self.seed)
+        return random_ops.normal(shape, self.mean, self.stddev, dtype or "float32", seed=self.seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+        return {"seed": self.seed, "mean": self.mean, "stddev": self.stddev}
+
+
+class TruncatedNormal(RandomNormal):
+    """Normal values redrawn when more than two standard deviations from the mean."""
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        return random_ops.truncated_normal(shape, self.mean, self.stddev, dtype or "float32", seed=self.seed)
 
 
 class RandomUniform(Initializer):
@@ -53,10 +103,34 @@ class RandomUniform(Initializer):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
-        return uniform(shape, self.minval, self.maxval, dtype or "float32", seed=self.seed)
+        return random_ops.uniform(shape, self.minval, self.maxval, dtype or "float32", seed=self.seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+        return {"seed": self.seed, "minval": self.minval, "maxval": self.maxval}
+
+
+class Orthogonal(Initializer):
+    """A random orthogonal matrix (rows or columns orthonormal), times `gain`: the Q of a normal matrix's QR."""
+
+    def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Any:
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError(
+                "The tensor to initialize must be at least two-dimensional. "
+                f"Received: shape={shape} of rank {len(shape)}."
+            )
+        rows, columns = math.prod(shape[:-1]), shape[-1]
+        flat = (max(rows, columns), min(rows, columns))
+        q, r = qr(random_ops.normal(flat, dtype="float32", seed=self.seed))
+        q = q * np.sign(np.diag(r.numpy()))  # signs fixed so the distribution is uniform over orthogonal matrices
+        q = q.numpy().T if rows < columns else q.numpy()
+        return convert_to_tensor(self.gain * q.reshape(shape), dtype or "float32")
+
+    def get_config(self) -> dict[str, Any]:
+        return {"seed": self.seed, "gain": self.gain}
 
 
 def compute_fans(shape: Any) -> tuple[int, int]:
@@ -74,9 +148,18 @@ class VarianceScaling(Initializer):
     """Random values whose variance is `scale / fan` (the rule behind Glorot and He)."""
 
     def __init__(
-        self, scale: float = 1.0, mode: str = "fan_in", distribution: str = "truncated_normal", seed: int | None = None
+        self,
+        scale: float = 1.0,
+        mode: str = "fan_in",
+        distribution: str = "truncated_normal",
+        seed: int | None = None,
+        input_axes: Any = None,
+        output_axes: Any = None,
     ) -> None:
+        if input_axes is not None or output_axes is not None:
+            raise ValueError("minitf does not implement `input_axes` and `output_axes`: leave them at None")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+        self.input_axes, self.output_axes = input_axes, output_axes
 
     def __call__(self, shape: Any, dtype: Any = None) -> Any:
         fan_in, fan_out = compute_fans(shape)
@@ -85,15 +168,22 @@ class VarianceScaling(Initializer):
         dtype = dtype or "float32"
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * variance)
-            return uniform(shape, -limit, limit, dtype, seed=self.seed)
+            return random_ops.uniform(shape, -limit, limit, dtype, seed=self.seed)
         if self.distribution == "truncated_normal":
             # 0.8796... is the standard deviation of a unit normal cut at two standard deviations
             stddev = math.sqrt(variance) / 0.87962566103423978
-            return truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
-        return normal(shape, 0.0, math.sqrt(variance), dtype, seed=self.seed)
+            return random_ops.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+        return random_ops.normal(shape, 0.0, math.sqrt(variance), dtype, seed=self.seed)
 
     def get_config(self) -> dict[str, Any]:
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
+        return {
+            "seed": self.seed,
+            "scale": self.scale,
+            "mode": self.mode,
+            "distribution": self.distribution,
+            "input_axes": None,
+            "output_axes": None,
+        }
 
 
 class _Preset(VarianceScaling):
@@ -101,11 +191,11 @@ class _Preset(VarianceScaling):
 
     preset: tuple[float, str, str] = (1.0, "fan_avg", "uniform")
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(*self.preset, seed=seed)
+    def __init__(self, seed: int | None = None, input_axes: Any = None, output_axes: Any = None) -> None:
+        super().__init__(*self.preset, seed=seed, input_axes=input_axes, output_axes=output_axes)
 
     def get_config(self) -> dict[str, Any]:
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": None, "output_axes": None}
 
 
 class GlorotUniform(_Preset):
@@ -124,28 +214,92 @@ class HeUniform(_Preset):
     preset = (2.0, "fan_in", "uniform")
 
 
-_BY_NAME: dict[str, type[Initializer]] = {
-    "zeros": Zeros,
-    "ones": Ones,
-    "random_normal": RandomNormal,
-    "random_uniform": RandomUniform,
-    "uniform": RandomUniform,
+class LecunNormal(_Preset):
+    preset = (1.0, "fan_in", "truncated_normal")
+
+
+class LecunUniform(_Preset):
+    preset = (1.0, "fan_in", "uniform")
+
+
+ALL: list[type[Initializer]] = [
+    Constant,
+    GlorotNormal,
+    GlorotUniform,
+    HeNormal,
+    HeUniform,
+    Identity,
+    LecunNormal,
+    LecunUniform,
+    Ones,
+    Orthogonal,
+    RandomNormal,
+    RandomUniform,
+    TruncatedNormal,
+    VarianceScaling,
+    Zeros,
+]
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal
+BY_NAME: dict[str, type[Initializer]] = {
+    **{cls.__name__: cls for cls in [*ALL, Initializer]},
+    **{naming.snake_case(cls.__name__): cls for cls in [*ALL, Initializer]},
+    "IdentityInitializer": Identity,
+    "OrthogonalInitializer": Orthogonal,
+    "zero": Zeros,
+    "one": Ones,
     "normal": RandomNormal,
-    "glorot_uniform": GlorotUniform,
-    "glorot_normal": GlorotNormal,
-    "he_normal": HeNormal,
-    "he_uniform": HeUniform,
+    "uniform": RandomUniform,
 }
-ALL = [Zeros, Ones, RandomNormal, RandomUniform, VarianceScaling, GlorotUniform, GlorotNormal, HeNormal, HeUniform]
+# The lower-case names are the classes too: `keras.initializers.glorot_uniform(seed=1)` makes one.
+constant, glorot_normal, glorot_uniform, he_normal, he_uniform = (
+    Constant,
+    GlorotNormal,
+    GlorotUniform,
+    HeNormal,
+    HeUniform,
+)
+identity, lecun_normal, lecun_uniform, ones, orthogonal = Identity, LecunNormal, LecunUniform, Ones, Orthogonal
+random_normal, random_uniform, truncated_normal, variance_scaling = (
+    RandomNormal,
+    RandomUniform,
+    TruncatedNormal,
+    VarianceScaling,
+)
+zeros = Zeros
 
 
-def get(identifier: Any) -> Initializer:
-    """An initializer from a name (`"glorot_uniform"`), an instance or a callable, as layers accept them."""
+def serialize(initializer: Initializer) -> dict[str, Any]:
+    config = initializer.get_config()
+    return {
+        "module": "keras.initializers",
+        "class_name": type(initializer).__name__,
+        "config": config,
+        "registered_name": None,
+    }
+
+
+def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Initializer:
+    known = {**BY_NAME, **(custom_objects or {})}
+    if config["class_name"] not in known:
+        raise ValueError(f"Could not interpret initializer identifier: {config['class_name']}")
+    return known[config["class_name"]].from_config(config.get("config", {}))
+
+
+def get(identifier: Any) -> Any:
+    """An initializer from a name (`"glorot_uniform"`), a config dict, an instance or a callable, as layers
+    accept them."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
-        key = identifier.lower()
-        if key not in _BY_NAME:
+        if identifier in LEFT_OUT:
+            left_out.refuse_identifier("initializer", identifier, LEFT_OUT[identifier])
+        if identifier not in BY_NAME:
             raise ValueError(f"Could not interpret initializer identifier: {identifier}")
-        return _BY_NAME[key]()
+        return BY_NAME[identifier].from_config({})
+    if isinstance(identifier, type) and issubclass(identifier, Initializer):
+        return identifier()
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret initializer identifier: {identifier}")

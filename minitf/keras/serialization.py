@@ -5,12 +5,14 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+import minitf.keras.constraints as constraints
 import minitf.keras.initializers as initializers
 import minitf.keras.regularizers as regularizers
 
 _CLASSES: dict[str, dict[str, Any]] = {
-    "keras.initializers": {cls.__name__: cls for cls in initializers.ALL},
-    "keras.regularizers": {cls.__name__: cls for cls in regularizers.ALL},
+    "keras.initializers": initializers.BY_NAME,
+    "keras.regularizers": regularizers.BY_NAME,
+    "keras.constraints": constraints.BY_NAME,
 }
 
 

@@ -17,8 +17,9 @@ import minitf.keras.metrics as metrics_module
 import minitf.keras.optimizers as optimizers
 from minitf.autodiff.tape import GradientTape
 from minitf.function.function import function
-from minitf.keras.callbacks import Callback, CallbackList, History, ProgbarLogger
+from minitf.keras.callbacks.callback import Callback, CallbackList, History, ProgbarLogger
 from minitf.keras.data_adapter import Batches, is_dataset, split_validation
+from minitf.keras.metrics.metric import Mean, Metric
 from minitf.ops.array.shape_ops import shape
 from minitf.ops.math.binary_math import add_n
 
@@ -51,12 +52,12 @@ class Trainer:
         """Choose the optimizer, the loss and the metrics; names are resolved as Keras resolves them."""
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
-        self._loss_fn = None if loss is None else losses_module.get(loss)
+        self._loss_fn = losses_module.for_compile(loss)
         self._metric_identifiers = (
             list(metrics) if isinstance(metrics, list | tuple) else ([] if metrics is None else [metrics])
         )
-        self._compiled_metrics: list[metrics_module.Metric] | None = None
-        self._loss_tracker = metrics_module.Mean(name="loss")
+        self._compiled_metrics: list[Metric] | None = None
+        self._loss_tracker = Mean(name="loss")
         self.run_eagerly, self.jit_compile = run_eagerly, jit_compile
         self.train_function: Any = None
         self.test_function: Any = None
@@ -69,7 +70,7 @@ class Trainer:
             raise ValueError(NOT_COMPILED)
 
     @property
-    def metrics(self) -> list[metrics_module.Metric]:
+    def metrics(self) -> list[Metric]:
         if not self.compiled:
             return []
         return [self._loss_tracker, *(self._compiled_metrics or [])]
@@ -128,7 +129,7 @@ class Trainer:
         """Before the first trace: build the model, the metrics (they depend on the shapes) and the slots."""
         y_pred = self(x, training=False)  # type: ignore[operator]
         if self._compiled_metrics is None:
-            self._compiled_metrics = [metrics_module.get(m, y, y_pred) for m in self._metric_identifiers]
+            self._compiled_metrics = [metrics_module.for_compile(m, y, y_pred) for m in self._metric_identifiers]
         if not self.optimizer.built:
             self.optimizer.build(self.trainable_weights)  # type: ignore[attr-defined]
 
@@ -204,6 +205,7 @@ class Trainer:
         self.stop_training = False
         batch_logs_wanted = callback_list.wants("on_train_batch_end")
         callback_list.call("on_train_begin", None)
+        initial_epoch = getattr(self, "_initial_epoch", None) or initial_epoch  # set by BackupAndRestore
         logs: dict[str, Any] = {}
         epoch_logs: dict[str, Any] | None = None
         for epoch in range(initial_epoch, epochs):
@@ -227,6 +229,8 @@ class Trainer:
             if self.stop_training:
                 break
         callback_list.call("on_train_end", epoch_logs)
+        if self.optimizer.use_ema:
+            self.optimizer.finalize_variable_values(self.trainable_weights)  # type: ignore[attr-defined]
         return history
 
     def _evaluate_logs(self, batches: Batches, callback_list: CallbackList) -> dict[str, Any]:
@@ -322,5 +326,7 @@ def _not_supported(**arguments: Any) -> None:
 
 
 def _python_logs(logs: dict[str, Any]) -> dict[str, Any]:
-    """Tensors to Python floats, keys in sorted order (Keras's logs come out of a traced function sorted)."""
-    return {key: float(np.asarray(logs[key])) for key in sorted(logs)}
+    """Tensors to Python floats (arrays for per-class metrics such as F1Score), keys in sorted order (Keras's
+    logs come out of a traced function sorted)."""
+    values = {key: np.asarray(logs[key]) for key in sorted(logs)}
+    return {key: float(value) if value.ndim == 0 else value for key, value in values.items()}

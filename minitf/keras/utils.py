@@ -18,6 +18,9 @@ def set_random_seed(seed: int) -> None:
 
 
 def to_categorical(x: Any, num_classes: int | None = None) -> np.ndarray:
-    labels = np.asarray(x, dtype="int64").reshape(-1)
+    """One-hot rows of float64, as Keras returns them; a trailing axis of size 1 in the labels is dropped."""
+    labels = np.asarray(x, dtype="int64")
+    shape = labels.shape[:-1] if labels.ndim > 1 and labels.shape[-1] == 1 else labels.shape
+    labels = labels.reshape(-1)
     num_classes = int(labels.max()) + 1 if num_classes is None else num_classes
-    return np.eye(num_classes, dtype="float32")[labels]
+    return np.eye(num_classes, dtype="float64")[labels].reshape(*shape, num_classes)

@@ -33,6 +33,10 @@ class Sequential(Model):
         if isinstance(layer, InputLayer):
             self._input_layer = layer
         elif isinstance(layer, Layer):
+            given_shape = getattr(layer, "_batch_input_shape", None)
+            if not self._layers and self._input_layer is None and given_shape is not None:
+                # `Dense(16, input_shape=(8,))` first: Keras puts an input layer of that shape in front
+                self._input_layer = InputLayer(batch_shape=tuple(given_shape))
             self._layers.append(layer)
         else:
             raise ValueError(

@@ -2,8 +2,9 @@
 
 Read it in this order: layers/layer.py (what a layer is), layers/core.py (Dense and friends), models/ (Sequential,
 functional, subclassed), training.py (compile, fit: the course's training loop written once), then losses/,
-metrics.py, optimizers.py, callbacks.py; summary.py and progbar.py print what Keras prints; saving.py writes
-Keras's own file formats.
+metrics/, optimizers/, callbacks/; initializers, regularizers, constraints and activations are a module each;
+summary.py and progbar.py print what Keras prints; saving.py writes Keras's own file formats. Each namespace
+lists what it leaves out of Keras, with the reason, in its LEFT_OUT table.
 """
 
 import minitf.keras.activations as activations

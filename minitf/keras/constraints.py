@@ -9,6 +9,7 @@ import minitf.keras.naming as naming
 import minitf.left_out as left_out
 from minitf.core.conversion import convert_to_tensor
 from minitf.keras.backend import epsilon
+from minitf.keras.identifiers import Family
 from minitf.ops.math.binary_math import clip_by_value, maximum
 from minitf.ops.math.reductions import reduce_sum
 from minitf.ops.math.unary_math import sqrt, square
@@ -96,35 +97,5 @@ BY_NAME: dict[str, type[Constraint]] = {
 }
 
 
-def serialize(constraint: Constraint | None) -> dict[str, Any] | None:
-    if constraint is None:
-        return None
-    config = constraint.get_config()
-    return {
-        "module": "keras.constraints",
-        "class_name": type(constraint).__name__,
-        "config": config,
-        "registered_name": None,
-    }
-
-
-def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Constraint:
-    known = {**BY_NAME, **(custom_objects or {})}
-    if config["class_name"] not in known:
-        raise ValueError(f"Could not interpret constraint identifier: {config['class_name']}")
-    return known[config["class_name"]].from_config(config.get("config", {}))
-
-
-def get(identifier: Any) -> Any:
-    """A constraint for a name (`"non_neg"`), a config dict, or the constraint or function given."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        if identifier not in BY_NAME:
-            raise ValueError(f"Could not interpret constraint identifier: {identifier}")
-        return BY_NAME[identifier]()
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret constraint identifier: {identifier}")
+_FAMILY = Family("constraint", "keras.constraints", BY_NAME, LEFT_OUT)
+serialize, deserialize, get = _FAMILY.serialize, _FAMILY.deserialize, _FAMILY.get

@@ -16,6 +16,7 @@ import minitf.left_out as left_out
 import minitf.ops.array.creation as creation
 import minitf.ops.random.random_ops as random_ops
 from minitf.core.conversion import convert_to_tensor
+from minitf.keras.identifiers import Family
 from minitf.ops.linalg.factorizations import qr
 
 _STFT = "short-time Fourier transform kernels need SciPy's window functions, which minitf does not depend on"
@@ -268,38 +269,5 @@ random_normal, random_uniform, truncated_normal, variance_scaling = (
 zeros = Zeros
 
 
-def serialize(initializer: Initializer) -> dict[str, Any]:
-    config = initializer.get_config()
-    return {
-        "module": "keras.initializers",
-        "class_name": type(initializer).__name__,
-        "config": config,
-        "registered_name": None,
-    }
-
-
-def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Initializer:
-    known = {**BY_NAME, **(custom_objects or {})}
-    if config["class_name"] not in known:
-        raise ValueError(f"Could not interpret initializer identifier: {config['class_name']}")
-    return known[config["class_name"]].from_config(config.get("config", {}))
-
-
-def get(identifier: Any) -> Any:
-    """An initializer from a name (`"glorot_uniform"`), a config dict, an instance or a callable, as layers
-    accept them."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        if identifier in LEFT_OUT:
-            left_out.refuse_identifier("initializer", identifier, LEFT_OUT[identifier])
-        if identifier not in BY_NAME:
-            raise ValueError(f"Could not interpret initializer identifier: {identifier}")
-        return BY_NAME[identifier].from_config({})
-    if isinstance(identifier, type) and issubclass(identifier, Initializer):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret initializer identifier: {identifier}")
+_FAMILY = Family("initializer", "keras.initializers", BY_NAME, LEFT_OUT)
+serialize, deserialize, get = _FAMILY.serialize, _FAMILY.deserialize, _FAMILY.get

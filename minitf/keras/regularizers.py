@@ -9,6 +9,7 @@ import numpy as np
 
 import minitf.keras.naming as naming
 import minitf.left_out as left_out
+from minitf.keras.identifiers import Family
 from minitf.ops.array.creation import eye
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.math.binary_math import maximum
@@ -124,35 +125,5 @@ BY_NAME: dict[str, type[Regularizer]] = {
 }
 
 
-def serialize(regularizer: Regularizer | None) -> dict[str, Any] | None:
-    if regularizer is None:
-        return None
-    config = regularizer.get_config()
-    return {
-        "module": "keras.regularizers",
-        "class_name": type(regularizer).__name__,
-        "config": config,
-        "registered_name": None,
-    }
-
-
-def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Regularizer:
-    known = {**BY_NAME, **(custom_objects or {})}
-    if config["class_name"] not in known:
-        raise ValueError(f"Could not interpret regularizer identifier: {config['class_name']}")
-    return known[config["class_name"]].from_config(config.get("config", {}))
-
-
-def get(identifier: Any) -> Any:
-    """A regularizer for a name (`"l2"`: Keras's default strength), a config dict, or the one given."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        if identifier not in BY_NAME:
-            raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
-        return BY_NAME[identifier]()
-    if callable(identifier):
-        return identifier
-    raise ValueError(f"Could not interpret regularizer identifier: {identifier}")
+_FAMILY = Family("regularizer", "keras.regularizers", BY_NAME, LEFT_OUT)
+serialize, deserialize, get = _FAMILY.serialize, _FAMILY.deserialize, _FAMILY.get

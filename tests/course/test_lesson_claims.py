@@ -48,6 +48,12 @@ CLAIMS = [
           ("the Python counter now says 3", "functions run eagerly: True", "switched back: False")),
     Claim("02-graph-execution", "cell-26", "a Python for loop is unrolled; an if on a tensor and a tf.range loop stay "
           "one node each", ("AddV2        add_2", "'StatelessIf'", "'StatelessWhile'")),
+    # Speed: what depends on the engine and the machine is printed by the cell from its own measurement.
+    Claim("02-graph-execution", "cell-37", "the matmul exercise's timings, measured with the student's stopwatch",
+          ("eager: ", "graph: ", " ms per call", "speed-up of the graph: ")),
+    Claim("02-graph-execution", "cell-plot", "two experiments, graph time / eager time: small steps and matrix sizes",
+          ("  1 small steps: graph time / eager time = ", " 64 small steps: graph time / eager time = ",
+           "  8×8   matmul:   graph time / eager time = ", "384×384 matmul:   graph time / eager time = ")),
     # 03 · What compiling does
     Claim("03-compiling", "cell-04", "every line became nodes: Placeholder for the argument, Identity for the result",
           ("15 operations traced", "['Placeholder', 'Const', 'Const', 'Mul', 'Exp'", "'Tanh', 'Identity']")),
@@ -100,6 +106,10 @@ CLAIMS = [
     Claim("05-keras", "cell-save", "the reloaded model has the same weights and predicts the same",
           ("the reloaded model has the same weights: True", "and predicts the same logits: True")),
     Claim("05-keras", "cell-evaluate", "the cell prints the test loss and accuracy", ("test loss ", "test accuracy ")),
+    Claim("05-keras", "cell-fit", "fit's epochs and best val_loss, as measured", ("fit ran ", " epochs in ",
+          "the best val_loss, ", "history keys: ['accuracy', 'loss', 'val_accuracy', 'val_loss']")),
+    Claim("05-keras", "cell-compare", "the time each training took on this computer, and the accuracies",
+          ("chapter 04's loop: ", "model.fit: ", "test accuracy ", "times as long as the hand-written loop")),
     # 07 · Summary
     Claim("07-summary", "cell-keras-example", "a Sequential model of Dense layers: a kernel and a bias per layer",
           ("weights: [(4, 3), (3,), (3, 2), (2,)]", "parameters: 4 · 3 + 3 + 3 · 2 + 2 = 23")),

@@ -54,11 +54,13 @@ def test_every_keras_callback_is_implemented_or_left_out() -> None:
     assert keras_families.left_out_names_raise(ours, "tf.keras.callbacks") == []
 
 
+@pytest.mark.slow
 def test_learning_rate_scheduler_sets_logs_and_prints_as_keras_does() -> None:
     mine, theirs = _same_training(lambda lib: [lib.callbacks.LearningRateScheduler(lambda e, lr: lr * 0.5, verbose=1)])
     assert mine == theirs
 
 
+@pytest.mark.slow
 def test_reduce_lr_on_plateau_lowers_the_rate_and_prints_as_keras_does() -> None:
     def make(lib: Any) -> list[Any]:
         return [lib.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1, min_delta=10.0, verbose=1)]
@@ -67,6 +69,7 @@ def test_reduce_lr_on_plateau_lowers_the_rate_and_prints_as_keras_does() -> None
     assert mine == theirs
 
 
+@pytest.mark.slow
 def test_terminate_on_nan_stops_training_at_the_first_bad_loss() -> None:
     def make(lib: Any) -> list[Any]:
         return [lib.callbacks.TerminateOnNaN()]
@@ -84,6 +87,7 @@ def test_terminate_on_nan_stops_training_at_the_first_bad_loss() -> None:
         assert len(history.history["loss"]) == 1
 
 
+@pytest.mark.slow
 def test_csv_logger_writes_the_same_file(tmp_path: Any) -> None:
     texts = []
     for library in (keras, minitf.keras):
@@ -99,6 +103,7 @@ def test_csv_logger_writes_the_same_file(tmp_path: Any) -> None:
         )
 
 
+@pytest.mark.slow
 def test_model_checkpoint_makes_missing_folders_and_prints_as_keras_does(tmp_path: Any) -> None:
     texts = []
     for library, engine in ((keras, "theirs"), (minitf.keras, "mine")):
@@ -128,6 +133,7 @@ def test_backup_and_restore_resumes_an_interrupted_fit(tmp_path: Any) -> None:
     assert not os.path.exists(tmp_path / "backup")
 
 
+@pytest.mark.slow
 def test_swap_ema_weights_evaluates_with_the_moving_averages() -> None:
     def make(lib: Any) -> list[Any]:
         return [lib.callbacks.SwapEMAWeights()]

@@ -102,6 +102,7 @@ def test_hinge_keeps_signed_labels_and_converts_zero_one_labels() -> None:
         np.testing.assert_allclose(ours.Hinge()(y_true, y_pred).numpy(), np.asarray(expected), RTOL, ATOL)
 
 
+@pytest.mark.slow
 def test_compile_accepts_loss_names_and_functions_as_keras_does() -> None:
     rng = np.random.default_rng(1)
     x, y = rng.normal(size=(8, 3)).astype("float32"), rng.normal(size=(8, 1)).astype("float32")

@@ -117,6 +117,7 @@ def _fit_with_metrics(library: Any, metrics: list[Any]) -> tuple[dict, list]:
     return history.history, model.evaluate(x, y, verbose=0, return_dict=True)
 
 
+@pytest.mark.slow
 def test_compile_accepts_metric_names_and_objects_as_keras_does() -> None:
     def metrics(library: Any) -> list[Any]:
         m = library.metrics
@@ -152,6 +153,7 @@ class _Counter:
         return PositiveShare()
 
 
+@pytest.mark.slow
 def test_a_custom_metric_with_add_weight_works_alone_and_in_fit() -> None:
     theirs, mine = _Counter.make(keras), _Counter.make(minitf.keras)
     assert [v.name for v in mine.variables] == [v.name for v in theirs.variables]

@@ -37,6 +37,7 @@ def test_a_sequential_model_given_input_shape_is_built_and_summarised_as_in_kera
     assert "Total params: 161" in _summary(mine)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("optimizer", ["sgd", "adam", "nadam", "adagrad"])
 def test_the_summary_after_fit_counts_the_optimizers_variables_as_keras_does(optimizer: str) -> None:

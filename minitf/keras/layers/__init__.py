@@ -36,6 +36,12 @@ from minitf.keras.layers.core import (
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.lambda_layer import Lambda
 from minitf.keras.layers.layer import Layer
+from minitf.keras.layers.layer_normalization import (
+    GroupNormalization,
+    LayerNormalization,
+    RMSNormalization,
+    UnitNormalization,
+)
 from minitf.keras.layers.left_out_layers import LEFT_OUT
 from minitf.keras.layers.merging import (
     Add,
@@ -54,6 +60,13 @@ from minitf.keras.layers.merging import (
     minimum,
     multiply,
     subtract,
+)
+from minitf.keras.layers.noise import (
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
 )
 from minitf.keras.layers.normalization import BatchNormalization, Normalization
 from minitf.keras.layers.pooling import (
@@ -85,6 +98,9 @@ from minitf.keras.layers.reshaping import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
+from minitf.keras.layers.rnn import GRU, LSTM, RNN, SimpleRNN, StackedRNNCells
+from minitf.keras.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
+from minitf.keras.layers.wrappers import Bidirectional, TimeDistributed, Wrapper
 
 __getattr__ = left_out.module_getattr("tf.keras.layers", LEFT_OUT)
 
@@ -117,12 +133,14 @@ __all__ = [
     "Activation",
     "ActivityRegularization",
     "Add",
+    "AlphaDropout",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
     "AvgPool1D",
     "AvgPool2D",
     "BatchNormalization",
+    "Bidirectional",
     "Concatenate",
     "Conv1D",
     "Conv1DTranspose",
@@ -142,6 +160,10 @@ __all__ = [
     "ELU",
     "Embedding",
     "Flatten",
+    "GRU",
+    "GRUCell",
+    "GaussianDropout",
+    "GaussianNoise",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
     "GlobalAvgPool1D",
@@ -150,13 +172,17 @@ __all__ = [
     "GlobalMaxPool2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GroupNormalization",
     "Identity",
     "Input",
     "InputLayer",
     "InputSpec",
     "LEFT_OUT",
+    "LSTM",
+    "LSTMCell",
     "Lambda",
     "Layer",
+    "LayerNormalization",
     "LeakyReLU",
     "MaxPool1D",
     "MaxPool2D",
@@ -168,6 +194,8 @@ __all__ = [
     "Normalization",
     "PReLU",
     "Permute",
+    "RMSNormalization",
+    "RNN",
     "ReLU",
     "RepeatVector",
     "Reshape",
@@ -175,11 +203,19 @@ __all__ = [
     "SeparableConv2D",
     "SeparableConvolution1D",
     "SeparableConvolution2D",
+    "SimpleRNN",
+    "SimpleRNNCell",
     "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+    "StackedRNNCells",
     "Subtract",
     "ThresholdedReLU",
+    "TimeDistributed",
+    "UnitNormalization",
     "UpSampling1D",
     "UpSampling2D",
+    "Wrapper",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "add",

@@ -149,8 +149,11 @@ class Dropout(Layer):
 
     def call(self, inputs: Any, training: bool | None = None) -> Any:
         if training and self.rate > 0:
-            return dropout(inputs, rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+            return dropout(inputs, rate=self.rate, noise_shape=self._noise_shape(inputs), seed=self.seed)
         return inputs
+
+    def _noise_shape(self, inputs: Any) -> Any:
+        return self.noise_shape
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed, "noise_shape": self.noise_shape}

@@ -328,3 +328,194 @@ CASES.update(
         ],
     }
 )
+
+
+def _training_noise(name: str, kwargs: dict[str, Any], shape: tuple[int, ...]) -> Callable[[Any, Any], None]:
+    """A random layer in training: the two engines draw different numbers, so compare what the numbers are
+    for: the mean and spread of the output over many values, and (spatial dropout) whole channels dropped."""
+
+    def check(ours: Any, theirs: Any) -> None:
+        x = np.random.default_rng(0).standard_normal(shape).astype("float32")
+
+        def run(keras: Any) -> np.ndarray:
+            keras.backend.clear_session()
+            layer = getattr(keras.layers, name)(**kwargs)
+            np.testing.assert_array_equal(np.asarray(layer(x)), x)  # inference: unchanged
+            return np.asarray(layer(x, training=True))
+
+        mine, real = run(ours), run(theirs)
+        assert mine.dtype == real.dtype and mine.shape == real.shape
+        assert abs(mine.mean() - real.mean()) < 0.05 and abs(mine.std() - real.std()) < 0.05
+        if name.startswith("SpatialDropout"):
+            rate = kwargs["rate"]
+            for out in (mine, real):  # each channel of each example: all zeros, or all kept and scaled
+                columns = out.reshape(shape[0], -1, shape[-1])
+                dropped = np.all(columns == 0, axis=1)
+                scaled = np.where(dropped[:, None, :], 0.0, x.reshape(columns.shape) / (1 - rate))
+                np.testing.assert_allclose(columns, scaled, rtol=1e-5, atol=1e-6)
+                assert 0.4 < dropped.mean() < 0.6
+
+    return check
+
+
+CASES.update(
+    {
+        "SpatialDropout1D": [
+            Case({"rate": 0.5}, floats(2, 5, 3)),
+            Case(check=_training_noise("SpatialDropout1D", {"rate": 0.5}, (400, 6, 8))),
+        ],
+        "SpatialDropout2D": [
+            Case({"rate": 0.5}, floats(2, 3, 3, 4)),
+            Case(check=_training_noise("SpatialDropout2D", {"rate": 0.5}, (400, 3, 3, 8))),
+        ],
+        "GaussianNoise": [
+            Case({"stddev": 0.5}),
+            Case(check=_training_noise("GaussianNoise", {"stddev": 0.5}, (200, 100))),
+        ],
+        "GaussianDropout": [
+            Case({"rate": 0.3}),
+            Case(check=_training_noise("GaussianDropout", {"rate": 0.3}, (200, 100))),
+        ],
+        "AlphaDropout": [
+            Case({"rate": 0.2}),
+            Case(check=_training_noise("AlphaDropout", {"rate": 0.2}, (200, 100))),
+        ],
+        "LayerNormalization": [
+            Case(inputs=floats(4, 3)),
+            Case({"axis": [1, 2], "center": False}, floats(2, 3, 4)),
+            Case({"rms_scaling": True}, floats(2, 3, 4)),
+        ],
+        "GroupNormalization": [
+            Case({"groups": 2}, floats(3, 4)),
+            Case({"groups": 3, "scale": False}, floats(2, 4, 4, 6)),
+        ],
+        "UnitNormalization": [Case(), Case({"axis": [1, 2]}, floats(2, 3, 4))],
+        "RMSNormalization": [Case(inputs=floats(2, 3, 4))],
+    }
+)
+
+
+def _sequence_model_check(ours: Any, theirs: Any) -> None:
+    """A learner's sequence model: Embedding, a bidirectional LSTM returning sequences, a GRU, Dense; built
+    with an unknown sequence length; the summary, outputs after copying weights, and one training step."""
+    tokens = ints(20, 4, 6)()
+    labels = np.array([0, 1, 1, 0])
+
+    def build(keras: Any) -> Any:
+        keras.backend.clear_session()
+        inputs = keras.Input((None,), dtype="int32")
+        x = keras.layers.Embedding(20, 8)(inputs)
+        x = keras.layers.Bidirectional(keras.layers.LSTM(4, return_sequences=True))(x)
+        x = keras.layers.GRU(3)(x)
+        model = keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
+        model.compile(optimizer="sgd", loss="binary_crossentropy")
+        return model
+
+    mine, real = build(ours), build(theirs)
+    real.set_weights(mine.get_weights())
+    np.testing.assert_allclose(np.asarray(mine(tokens)), np.asarray(real(tokens)), rtol=1e-5, atol=1e-6)
+    first, second = mine.train_on_batch(tokens, labels), real.train_on_batch(tokens, labels)
+    np.testing.assert_allclose(first, second, rtol=1e-5)
+    for a_weight, b_weight in zip(mine.get_weights(), real.get_weights(), strict=True):
+        np.testing.assert_allclose(a_weight, b_weight, rtol=1e-4, atol=1e-6)
+
+
+def _stacked_cells(keras: Any) -> dict[str, Any]:
+    return {"cell": [keras.layers.SimpleRNNCell(3), keras.layers.GRUCell(2)], "return_sequences": True}
+
+
+CASES.update(
+    {
+        "SimpleRNN": [
+            Case({"units": 3}, floats(2, 5, 4)),
+            Case({"units": 2, "return_sequences": True, "return_state": True, "go_backwards": True}, floats(2, 5, 4)),
+        ],
+        "LSTM": [
+            Case({"units": 3}, floats(2, 5, 4)),
+            Case({"units": 2, "return_sequences": True, "return_state": True}, floats(2, 4, 3)),
+            Case({"units": 2, "unit_forget_bias": False, "activation": "relu"}, floats(2, 4, 3)),
+        ],
+        "GRU": [
+            Case({"units": 3}, floats(2, 5, 4)),
+            Case({"units": 2, "return_sequences": True, "return_state": True}, floats(2, 4, 3)),
+            Case({"units": 2, "reset_after": False}, floats(2, 4, 3)),
+        ],
+        "RNN": [
+            Case(lambda keras: {"cell": keras.layers.LSTMCell(3)}, floats(2, 5, 4)),
+            Case(_stacked_cells, floats(2, 5, 4)),
+        ],
+        "StackedRNNCells": [Case(check=_sequence_model_check)],
+        "Bidirectional": [
+            Case(lambda keras: {"layer": keras.layers.LSTM(2)}, floats(2, 5, 3)),
+            Case(
+                lambda keras: {"layer": keras.layers.GRU(2, return_sequences=True), "merge_mode": "sum"},
+                floats(2, 5, 3),
+            ),
+        ],
+        "TimeDistributed": [Case(lambda keras: {"layer": keras.layers.Dense(2)}, floats(2, 5, 3))],
+    }
+)
+
+
+def _cell_check(name: str, kwargs: dict[str, Any], states: int) -> Callable[[Any, Any], None]:
+    """A cell called by hand for one step: `cell(inputs, states) -> (output, new_states)`, then its config."""
+
+    def check(ours: Any, theirs: Any) -> None:
+        x, h = floats(2, 4)(), floats(2, kwargs["units"], seed=1)()
+
+        def run(keras: Any, weights: Any = None) -> tuple[Any, ...]:
+            keras.backend.clear_session()
+            cell = getattr(keras.layers, name)(**kwargs)
+            output, new_states = cell(x, [h] * states)
+            if weights is not None:
+                cell.set_weights(weights)
+                output, new_states = cell(x, [h] * states)
+            paths = [(w.path, tuple(w.shape)) for w in cell.weights]
+            return cell.get_weights(), np.asarray(output), [np.asarray(s) for s in new_states], paths, cell.get_config()
+
+        mine = run(ours)
+        real = run(theirs, mine[0])
+        np.testing.assert_allclose(mine[1], real[1], rtol=1e-5, atol=1e-6)
+        for left, right in zip(mine[2], real[2], strict=True):
+            np.testing.assert_allclose(left, right, rtol=1e-5, atol=1e-6)
+        assert mine[3] == real[3]
+        assert {k: v for k, v in mine[4].items() if not k.endswith("initializer")} == {
+            k: v for k, v in real[4].items() if not k.endswith("initializer")
+        }
+
+    return check
+
+
+def _wrapper_check(ours: Any, theirs: Any) -> None:
+    """A learner's own wrapper: a `Wrapper` subclass whose call doubles the wrapped layer's output."""
+
+    def run(keras: Any, weights: Any = None) -> tuple[Any, ...]:
+        keras.backend.clear_session()
+
+        class Doubled(keras.layers.Wrapper):  # type: ignore[name-defined]  # the base depends on the engine
+            def call(self, inputs: Any) -> Any:
+                return self.layer(inputs) * 2.0
+
+        layer = Doubled(keras.layers.Dense(2))
+        layer(floats(2, 3)())
+        if weights is not None:
+            layer.set_weights(weights)
+        return layer.get_weights(), np.asarray(layer(floats(2, 3)())), [w.path for w in layer.weights]
+
+    mine = run(ours)
+    real = run(theirs, mine[0])
+    np.testing.assert_allclose(mine[1], real[1], rtol=1e-6)
+    assert mine[2] == real[2]
+
+
+CASES.update(
+    {
+        "SimpleRNNCell": [Case(check=_cell_check("SimpleRNNCell", {"units": 3}, 1))],
+        "LSTMCell": [Case(check=_cell_check("LSTMCell", {"units": 3}, 2))],
+        "GRUCell": [
+            Case(check=_cell_check("GRUCell", {"units": 3}, 1)),
+            Case(check=_cell_check("GRUCell", {"units": 2, "reset_after": False}, 1)),
+        ],
+        "Wrapper": [Case(check=_wrapper_check)],
+    }
+)

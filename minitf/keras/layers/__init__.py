@@ -43,6 +43,7 @@ from minitf.keras.layers.layer_normalization import (
     UnitNormalization,
 )
 from minitf.keras.layers.left_out_layers import LEFT_OUT
+from minitf.keras.layers.lookups import IntegerLookup, StringLookup, TextVectorization
 from minitf.keras.layers.merging import (
     Add,
     Average,
@@ -87,6 +88,7 @@ from minitf.keras.layers.pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from minitf.keras.layers.preprocessing import CategoryEncoding, CenterCrop, Discretization, Hashing, Rescaling
 from minitf.keras.layers.reshaping import (
     Cropping1D,
     Cropping2D,
@@ -113,7 +115,9 @@ def serialize(layer: Layer) -> dict[str, Any]:
         "config": layer.get_config(),
         "registered_name": None,
     }
-    if layer.built and layer._build_input_shape is not None:
+    if layer.built and not getattr(layer, "_keeps_build_shape", True):
+        entry["build_config"] = {"input_shape": None}
+    elif layer.built and layer._build_input_shape is not None:
         entry["build_config"] = {"input_shape": layer._build_input_shape}
     return entry
 
@@ -141,6 +145,8 @@ __all__ = [
     "AvgPool2D",
     "BatchNormalization",
     "Bidirectional",
+    "CategoryEncoding",
+    "CenterCrop",
     "Concatenate",
     "Conv1D",
     "Conv1DTranspose",
@@ -155,6 +161,7 @@ __all__ = [
     "Dense",
     "DepthwiseConv1D",
     "DepthwiseConv2D",
+    "Discretization",
     "Dot",
     "Dropout",
     "ELU",
@@ -173,10 +180,12 @@ __all__ = [
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
     "GroupNormalization",
+    "Hashing",
     "Identity",
     "Input",
     "InputLayer",
     "InputSpec",
+    "IntegerLookup",
     "LEFT_OUT",
     "LSTM",
     "LSTMCell",
@@ -198,6 +207,7 @@ __all__ = [
     "RNN",
     "ReLU",
     "RepeatVector",
+    "Rescaling",
     "Reshape",
     "SeparableConv1D",
     "SeparableConv2D",
@@ -209,7 +219,9 @@ __all__ = [
     "SpatialDropout1D",
     "SpatialDropout2D",
     "StackedRNNCells",
+    "StringLookup",
     "Subtract",
+    "TextVectorization",
     "ThresholdedReLU",
     "TimeDistributed",
     "UnitNormalization",

@@ -519,3 +519,110 @@ CASES.update(
         "Wrapper": [Case(check=_wrapper_check)],
     }
 )
+
+
+def words(*rows: list[str]) -> Callable[[], np.ndarray]:
+    return lambda: np.array(rows, dtype=object)
+
+
+def _adapted(
+    name: str, kwargs: dict[str, Any], data: Any, inputs: Any, after: Any = None
+) -> Callable[[Any, Any], None]:
+    """A layer given its vocabulary (or bins) by `adapt`: the vocabulary, outputs, config, and a functional
+    model around it."""
+
+    def check(ours: Any, theirs: Any) -> None:
+        def run(keras: Any) -> tuple[Any, ...]:
+            keras.backend.clear_session()
+            layer = getattr(keras.layers, name)(**kwargs)
+            layer.adapt(data)
+            out = np.asarray(layer(inputs))
+            vocabulary = (
+                [v.decode() if isinstance(v, bytes) else v for v in layer.get_vocabulary()]
+                if hasattr(layer, "get_vocabulary")
+                else layer.bin_boundaries
+            )
+            inverse = None
+            if after is not None:
+                inverse = np.asarray(getattr(keras.layers, name)(vocabulary=layer.get_vocabulary(), **after)(out))
+            return out, str(out.dtype), [str(v) for v in vocabulary], layer.get_config(), inverse
+
+        mine, real = run(ours), run(theirs)
+        np.testing.assert_array_equal(mine[0], real[0])
+        assert mine[1:4] == real[1:4]
+        if after is not None:
+            assert mine[4].tolist() == real[4].tolist()
+
+    return check
+
+
+CASES.update(
+    {
+        "Rescaling": [Case({"scale": 1 / 255.0}), Case({"scale": 2.0, "offset": -1.0}, ints(255, 2, 3))],
+        "CenterCrop": [Case({"height": 2, "width": 3}, floats(2, 5, 6, 3))],
+        "CategoryEncoding": [
+            Case({"num_tokens": 4}, ints(4, 2, 3)),
+            Case({"num_tokens": 5, "output_mode": "one_hot"}, ints(5, 3)),
+            Case({"num_tokens": 5, "output_mode": "count"}, ints(5, 2, 4)),
+        ],
+        "Hashing": [
+            Case({"num_bins": 7}, words(["a", "bc"], ["d", "a"]), symbolic=False),
+            Case({"num_bins": 5, "mask_value": "a"}, words(["a", "bc"], ["d", "a"]), symbolic=False),
+            Case({"num_bins": 6, "output_mode": "multi_hot"}, ints(100, 2, 3), symbolic=False),
+        ],
+        "Discretization": [
+            Case({"bin_boundaries": [0.0, 1.0]}, floats(2, 5)),
+            Case(check=_adapted("Discretization", {"num_bins": 4}, floats(100, seed=3)(), floats(2, 5)())),
+        ],
+        "StringLookup": [
+            Case(check=_adapted("StringLookup", {}, ["a", "b", "b", "c", "c", "c"], np.array([["c", "a", "z"]]))),
+            Case(
+                check=_adapted(
+                    "StringLookup",
+                    {"max_tokens": 3, "mask_token": "", "output_mode": "multi_hot"},
+                    ["b", "a", "b", "c", "d", "d"],
+                    np.array([["d", "a"], ["b", "b"]]),
+                )
+            ),
+            Case(
+                check=_adapted(
+                    "StringLookup",
+                    {},
+                    ["cat", "dog", "dog"],
+                    np.array(["dog", "cat", "fish"]),
+                    after={"invert": True},
+                )
+            ),
+        ],
+        "IntegerLookup": [
+            Case(check=_adapted("IntegerLookup", {}, [5, 5, 7, 9], np.array([5, 7, 1]))),
+            Case(check=_adapted("IntegerLookup", {"output_mode": "one_hot"}, [3, 3, 8], np.array([[3], [8], [4]]))),
+        ],
+        "TextVectorization": [
+            Case(
+                check=_adapted(
+                    "TextVectorization",
+                    {"max_tokens": 10, "output_sequence_length": 4},
+                    ["The cat sat.", "the dog! sat on the mat"],
+                    np.array(["the cat on a mat"]),
+                )
+            ),
+            Case(
+                check=_adapted(
+                    "TextVectorization",
+                    {},
+                    ["Hello, world", "hello there", "WORLD peace, world"],
+                    np.array(["hello world peace", "there"]),
+                )
+            ),
+            Case(
+                check=_adapted(
+                    "TextVectorization",
+                    {"output_mode": "count"},
+                    ["red green", "green blue blue"],
+                    np.array(["blue green green", "yellow"]),
+                )
+            ),
+        ],
+    }
+)

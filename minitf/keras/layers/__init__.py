@@ -5,6 +5,7 @@ from typing import Any
 
 import minitf.left_out as left_out
 from minitf.keras.layers.activation_layers import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
+from minitf.keras.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
 from minitf.keras.layers.conv_transpose import (
     Conv1DTranspose,
     Conv2DTranspose,
@@ -137,7 +138,9 @@ __all__ = [
     "Activation",
     "ActivityRegularization",
     "Add",
+    "AdditiveAttention",
     "AlphaDropout",
+    "Attention",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
@@ -199,6 +202,7 @@ __all__ = [
     "MaxPooling2D",
     "Maximum",
     "Minimum",
+    "MultiHeadAttention",
     "Multiply",
     "Normalization",
     "PReLU",

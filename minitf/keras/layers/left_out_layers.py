@@ -4,10 +4,9 @@ answers them with `minitf.left_out.LeftOutError`, and by the coverage page)."""
 from __future__ import annotations
 
 _THREE_D = "minitf's convolution and pooling ops cover 1-D and 2-D inputs (images, sequences); 3-D volumes are left out"
-_AUGMENT = "image augmentation beyond flips, crops and resizing is left out of minitf (it needs an image library)"
+_AUGMENT = "random image augmentation is left out of minitf; augment the images with NumPy before training"
 _OTHER_BACKEND = "it wraps a model of another framework (JAX, Flax, PyTorch), which minitf does not run"
 _AUDIO = "audio feature layers are left out of minitf"
-_NOT_YET = "not implemented in minitf yet"
 _ADAPTIVE = "adaptive pooling is left out of minitf; use a pooling layer with a fixed window"
 
 LEFT_OUT: dict[str, str] = {
@@ -69,19 +68,24 @@ LEFT_OUT: dict[str, str] = {
     "TorchModuleWrapper": _OTHER_BACKEND,
     "UpSampling3D": _THREE_D,
     "ZeroPadding3D": _THREE_D,
-    "AdditiveAttention": _NOT_YET,
-    "Attention": _NOT_YET,
-    "EinsumDense": _NOT_YET,
-    "HashedCrossing": _NOT_YET,
-    "Masking": _NOT_YET,
-    "MultiHeadAttention": _NOT_YET,
-    "RandomBrightness": _NOT_YET,
-    "RandomContrast": _NOT_YET,
-    "RandomCrop": _NOT_YET,
-    "RandomFlip": _NOT_YET,
-    "RandomGrayscale": _NOT_YET,
-    "RandomRotation": _NOT_YET,
-    "RandomTranslation": _NOT_YET,
-    "RandomZoom": _NOT_YET,
-    "Resizing": _NOT_YET,
+    "EinsumDense": "einsum-shaped dense layers are left out of minitf; use Dense (it takes inputs of any rank)",
+    "HashedCrossing": (
+        "feature crossing by hashed pairs is left out of minitf; join the features with tf.strings.join and use Hashing"
+    ),
+    "Masking": (
+        "masks carried from layer to layer (Masking, Embedding(mask_zero=True)) are left out of minitf; pad the "
+        "sequences and let the model learn to ignore the padding"
+    ),
+    "RandomBrightness": _AUGMENT,
+    "RandomContrast": _AUGMENT,
+    "RandomCrop": _AUGMENT,
+    "RandomFlip": _AUGMENT,
+    "RandomGrayscale": _AUGMENT,
+    "RandomRotation": _AUGMENT,
+    "RandomTranslation": _AUGMENT,
+    "RandomZoom": _AUGMENT,
+    "Resizing": (
+        "resizing images needs an image interpolation op, which minitf leaves out; resize the images with NumPy or "
+        "PIL before training"
+    ),
 }

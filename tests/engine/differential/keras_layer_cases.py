@@ -626,3 +626,88 @@ CASES.update(
         ],
     }
 )
+
+
+def _attention_call(name: str, kwargs: dict[str, Any], call: dict[str, Any], inputs: Any) -> Callable[[Any, Any], None]:
+    """An attention layer called with its own arguments (masks, returned scores): outputs, weights, config."""
+
+    def check(ours: Any, theirs: Any) -> None:
+        arrays = inputs()
+
+        def run(keras: Any, weights: Any = None) -> tuple[Any, ...]:
+            keras.backend.clear_session()
+            layer = getattr(keras.layers, name)(**kwargs)
+            invoke = (
+                (lambda: layer(*arrays, **call)) if name == "MultiHeadAttention" else (lambda: layer(arrays, **call))
+            )
+            invoke()
+            if weights is not None:
+                layer.set_weights(weights)
+            outputs = invoke()
+            outputs = list(outputs) if isinstance(outputs, list | tuple) else [outputs]
+            paths = [(w.path, tuple(w.shape)) for w in layer.weights]
+            return layer.get_weights(), [np.asarray(o) for o in outputs], paths, layer.get_config()
+
+        mine = run(ours)
+        real = run(theirs, mine[0])
+        for left, right in zip(mine[1], real[1], strict=True):
+            np.testing.assert_allclose(left, right, rtol=1e-5, atol=1e-6)
+        assert mine[2] == real[2]
+        strip = lambda config: {k: v for k, v in config.items() if not k.endswith("initializer")}  # noqa: E731
+        assert strip(mine[3]) == strip(real[3])
+
+    return check
+
+
+def _self_attention_model_check(ours: Any, theirs: Any) -> None:
+    """A transformer block in the functional API: self-attention, residual, LayerNormalization, pooling."""
+    x = floats(2, 5, 8)()
+
+    def build(keras: Any) -> Any:
+        keras.backend.clear_session()
+        inputs = keras.Input((5, 8))
+        attended = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(inputs, inputs)
+        normed = keras.layers.LayerNormalization()(keras.layers.Add()([inputs, attended]))
+        return keras.Model(inputs, keras.layers.Dense(1)(keras.layers.GlobalAveragePooling1D()(normed)))
+
+    mine, real = build(ours), build(theirs)
+    real.set_weights(mine.get_weights())
+    np.testing.assert_allclose(np.asarray(mine(x)), np.asarray(real(x)), rtol=1e-5, atol=1e-6)
+
+
+CASES.update(
+    {
+        "Attention": [
+            Case(inputs=several(floats(2, 3, 4), floats(2, 5, 4, seed=1)), symbolic=True),
+            Case({"use_scale": True, "score_mode": "concat"}, several(floats(2, 3, 4), floats(2, 5, 4, seed=1))),
+            Case(
+                check=_attention_call(
+                    "Attention",
+                    {},
+                    {"use_causal_mask": True, "return_attention_scores": True},
+                    several(floats(2, 4, 3), floats(2, 4, 3, seed=1), floats(2, 4, 3, seed=2)),
+                )
+            ),
+        ],
+        "AdditiveAttention": [Case(inputs=several(floats(2, 3, 4), floats(2, 5, 4, seed=1)))],
+        "MultiHeadAttention": [
+            Case(
+                check=_attention_call(
+                    "MultiHeadAttention",
+                    {"num_heads": 2, "key_dim": 3},
+                    {},
+                    several(floats(2, 3, 4), floats(2, 5, 4, seed=1)),
+                )
+            ),
+            Case(
+                check=_attention_call(
+                    "MultiHeadAttention",
+                    {"num_heads": 3, "key_dim": 2, "value_dim": 4, "use_bias": False},
+                    {"use_causal_mask": True, "return_attention_scores": True},
+                    several(floats(2, 4, 6), floats(2, 4, 6, seed=1)),
+                )
+            ),
+            Case(check=_self_attention_model_check),
+        ],
+    }
+)

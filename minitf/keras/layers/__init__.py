@@ -1,11 +1,10 @@
 """`keras.layers`: the layers minitf implements, and `LEFT_OUT` (left_out_layers.py), the ones it leaves out
 with the reason, which a learner reaching for them reads in the error."""
 
-from typing import Any
-
 import minitf.left_out as left_out
 from minitf.keras.layers.activation_layers import ELU, Activation, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
 from minitf.keras.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
+from minitf.keras.layers.augmentation import RandomFlip
 from minitf.keras.layers.conv_transpose import (
     Conv1DTranspose,
     Conv2DTranspose,
@@ -43,6 +42,7 @@ from minitf.keras.layers.layer_normalization import (
     RMSNormalization,
     UnitNormalization,
 )
+from minitf.keras.layers.layer_serialization import deserialize, serialize
 from minitf.keras.layers.left_out_layers import LEFT_OUT
 from minitf.keras.layers.lookups import IntegerLookup, StringLookup, TextVectorization
 from minitf.keras.layers.merging import (
@@ -106,32 +106,6 @@ from minitf.keras.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
 from minitf.keras.layers.wrappers import Bidirectional, TimeDistributed, Wrapper
 
 __getattr__ = left_out.module_getattr("tf.keras.layers", LEFT_OUT)
-
-
-def serialize(layer: Layer) -> dict[str, Any]:
-    """A layer as Keras writes it into a model's config: class, config and the shape it was built for."""
-    entry: dict[str, Any] = {
-        "module": getattr(layer, "_keras_module", "keras.layers"),
-        "class_name": type(layer).__name__,
-        "config": layer.get_config(),
-        "registered_name": None,
-    }
-    if layer.built and not getattr(layer, "_keeps_build_shape", True):
-        entry["build_config"] = {"input_shape": None}
-    elif layer.built and layer._build_input_shape is not None:
-        entry["build_config"] = {"input_shape": layer._build_input_shape}
-    return entry
-
-
-def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Layer:
-    """The layer back from `serialize`'s dictionary (Keras's or minitf's), unbuilt."""
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or globals().get(name)
-    if not (isinstance(cls, type) and issubclass(cls, Layer)):
-        if name in LEFT_OUT:
-            getattr(__import__(__name__, fromlist=["_"]), name)  # raises the left-out error, with its reason
-        raise ValueError(f"Could not locate class '{name}'. Make sure custom classes are passed in `custom_objects`.")
-    return cls.from_config(config["config"])
 
 
 __all__ = [
@@ -209,6 +183,7 @@ __all__ = [
     "Permute",
     "RMSNormalization",
     "RNN",
+    "RandomFlip",
     "ReLU",
     "RepeatVector",
     "Rescaling",

@@ -9,28 +9,29 @@ from typing import Any
 
 import numpy as np
 
-from minitf.keras import regularizers
+import minitf.keras.regularizers as regularizers
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight
 from minitf.keras.serialization import serialize
-from minitf.ops import array_ops as a
-from minitf.ops import math_ops as m
+from minitf.ops.array import creation, shape_ops
+from minitf.ops.linalg.einsum import einsum
 from minitf.ops.linalg.linalg_ops import matmul
-from minitf.ops.linalg.matrix_ops import einsum
+from minitf.ops.math import comparisons, reductions, unary_math
+from minitf.ops.math.cast import cast
 from minitf.ops.nn import nn_ops
 from minitf.ops.nn.dropout import dropout
 
 
 def _causal(queries: Any, keys: Any) -> Any:
     """True where a query position may attend to a key position: itself and earlier ones."""
-    return a.constant(np.tril(np.ones((queries, keys), dtype=bool)))
+    return creation.constant(np.tril(np.ones((queries, keys), dtype=bool)))
 
 
 def _masked_softmax(scores: Any, mask: Any) -> Any:
     """Softmax over the keys, with masked-out keys given a very negative score first (as Keras does)."""
     if mask is not None:
         large = 65504.0 if scores.dtype.name == "float16" else 1e9
-        scores = scores - large * m.cast(m.logical_not(mask), scores.dtype)
+        scores = scores - large * cast(comparisons.logical_not(mask), scores.dtype)
     return nn_ops.softmax(scores, axis=-1)
 
 
@@ -62,10 +63,10 @@ class BaseDenseAttention(Layer):
         scores = self._scores(query, key)
         keep = None
         if mask is not None and mask[-1] is not None:
-            keep = a.expand_dims(m.cast(mask[-1], "bool"), -2)
+            keep = shape_ops.expand_dims(cast(mask[-1], "bool"), -2)
         if use_causal_mask:
             causal = _causal(scores.shape.as_list()[-2], scores.shape.as_list()[-1])
-            keep = causal if keep is None else m.logical_and(keep, causal)
+            keep = causal if keep is None else comparisons.logical_and(keep, causal)
         weights = _masked_softmax(scores, keep)
         if training and self.dropout > 0:
             weights = dropout(weights, rate=self.dropout, seed=self.seed)
@@ -99,10 +100,10 @@ class Attention(BaseDenseAttention):
         if self.score_mode == "dot":
             scores = matmul(query, key, transpose_b=True)
             return scores * self.scale if self.scale is not None else scores
-        summed = a.expand_dims(query, -2) + a.expand_dims(key, -3)
+        summed = shape_ops.expand_dims(query, -2) + shape_ops.expand_dims(key, -3)
         if self.scale is not None:
             summed = summed * self.scale
-        return self.concat_score_weight * m.reduce_sum(m.tanh(summed), axis=-1)
+        return self.concat_score_weight * reductions.reduce_sum(unary_math.tanh(summed), axis=-1)
 
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()
@@ -125,10 +126,10 @@ class AdditiveAttention(BaseDenseAttention):
         self.scale = self.add_weight((dim,), "glorot_uniform", name="scale") if self.use_scale else None
 
     def _scores(self, query: Any, key: Any) -> Any:
-        summed = m.tanh(a.expand_dims(query, -2) + a.expand_dims(key, -3))
+        summed = unary_math.tanh(shape_ops.expand_dims(query, -2) + shape_ops.expand_dims(key, -3))
         if self.scale is not None:
             summed = summed * self.scale
-        return m.reduce_sum(summed, axis=-1)
+        return reductions.reduce_sum(summed, axis=-1)
 
 
 class _Projection(Layer):
@@ -248,10 +249,10 @@ class MultiHeadAttention(Layer):
         scores = einsum("aecd,abcd->acbe", k, q)  # (batch, heads, query positions, key positions)
         keep = None
         if attention_mask is not None:
-            keep = a.expand_dims(m.cast(attention_mask, "bool"), 1)
+            keep = shape_ops.expand_dims(cast(attention_mask, "bool"), 1)
         if use_causal_mask:
             causal = _causal(scores.shape.as_list()[-2], scores.shape.as_list()[-1])
-            keep = causal if keep is None else m.logical_and(keep, causal)
+            keep = causal if keep is None else comparisons.logical_and(keep, causal)
         weights = _masked_softmax(scores, keep)
         dropped = dropout(weights, rate=self.dropout, seed=self.seed) if training and self.dropout > 0 else weights
         out = self._output_dense.call(einsum("acbe,aecd->abcd", dropped, v))

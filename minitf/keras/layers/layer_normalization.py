@@ -8,9 +8,9 @@ from typing import Any
 
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight
-from minitf.ops import array_ops as a
-from minitf.ops import math_ops as m
+from minitf.ops.array import shape_ops
 from minitf.ops.linalg.norms import l2_normalize
+from minitf.ops.math import reductions, unary_math
 from minitf.ops.nn.normalization import moments
 
 
@@ -45,9 +45,9 @@ class _ScaleShift(Layer):
 
     def _scale_shift(self, x: Any, broadcast: list[int]) -> Any:
         if self.gamma is not None:
-            x = x * a.reshape(self.gamma, broadcast)
+            x = x * shape_ops.reshape(self.gamma, broadcast)
         if self.beta is not None:
-            x = x + a.reshape(self.beta, broadcast)
+            x = x + shape_ops.reshape(self.beta, broadcast)
         return x
 
     def _options_config(self) -> dict[str, Any]:
@@ -80,9 +80,9 @@ class LayerNormalization(_ScaleShift):
         broadcast = [inputs.shape.as_list()[i] if i in axes else 1 for i in range(rank)]
         mean, variance = moments(inputs, axes, keepdims=True)
         if self.rms_scaling:  # Keras's (deprecated) form: the input, not centred, divided by the deviation
-            x = inputs * m.rsqrt(variance + self.epsilon)
-            return x * a.reshape(self.gamma, broadcast) if self.gamma is not None else x
-        return self._scale_shift((inputs - mean) * m.rsqrt(variance + self.epsilon), broadcast)
+            x = inputs * unary_math.rsqrt(variance + self.epsilon)
+            return x * shape_ops.reshape(self.gamma, broadcast) if self.gamma is not None else x
+        return self._scale_shift((inputs - mean) * unary_math.rsqrt(variance + self.epsilon), broadcast)
 
     def get_config(self) -> dict[str, Any]:
         axis = self.axis if isinstance(self.axis, list) else [self.axis]
@@ -125,10 +125,10 @@ class GroupNormalization(_ScaleShift):
         shape = inputs.shape.as_list()
         rank, axis = len(shape), self.axis % len(shape)
         grouped_shape = [-1, *shape[1:axis], self.groups, shape[axis] // self.groups, *shape[axis + 1 :]]
-        grouped = a.reshape(inputs, grouped_shape)
+        grouped = shape_ops.reshape(inputs, grouped_shape)
         axes = [i for i in range(1, rank + 1) if i != axis]
         mean, variance = moments(grouped, axes, keepdims=True)
-        normalized = a.reshape((grouped - mean) * m.rsqrt(variance + self.epsilon), [-1, *shape[1:]])
+        normalized = shape_ops.reshape((grouped - mean) * unary_math.rsqrt(variance + self.epsilon), [-1, *shape[1:]])
         return self._scale_shift(normalized, [shape[i] if i == axis else 1 for i in range(rank)])
 
     def get_config(self) -> dict[str, Any]:
@@ -173,8 +173,10 @@ class RMSNormalization(Layer):
         rank = inputs.shape.rank
         axes = _axes(self.axis, rank)
         broadcast = [inputs.shape.as_list()[i] if i in axes else 1 for i in range(rank)]
-        x = inputs * m.rsqrt(m.reduce_mean(m.square(inputs), axis=axes, keepdims=True) + self.epsilon)
-        return x * a.reshape(self.scale, broadcast)
+        x = inputs * unary_math.rsqrt(
+            reductions.reduce_mean(unary_math.square(inputs), axis=axes, keepdims=True) + self.epsilon
+        )
+        return x * shape_ops.reshape(self.scale, broadcast)
 
     def get_config(self) -> dict[str, Any]:
         axis = list(self.axis) if isinstance(self.axis, list | tuple) else [self.axis]

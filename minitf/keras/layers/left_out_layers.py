@@ -79,7 +79,6 @@ LEFT_OUT: dict[str, str] = {
     "RandomBrightness": _AUGMENT,
     "RandomContrast": _AUGMENT,
     "RandomCrop": _AUGMENT,
-    "RandomFlip": _AUGMENT,
     "RandomGrayscale": _AUGMENT,
     "RandomRotation": _AUGMENT,
     "RandomTranslation": _AUGMENT,

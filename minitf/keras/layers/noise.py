@@ -11,8 +11,9 @@ from minitf.keras.layers.core import Dropout
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import channels_last
-from minitf.ops import array_ops as a
-from minitf.ops import math_ops as m
+from minitf.ops.array import join_split, shape_ops
+from minitf.ops.math import comparisons
+from minitf.ops.math.cast import cast
 from minitf.ops.random.random_ops import normal, uniform
 
 
@@ -26,8 +27,8 @@ class SpatialDropout1D(Dropout):
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
     def _noise_shape(self, inputs: Any) -> Any:
-        shape = a.shape(inputs)
-        return a.stack([shape[0], *[1] * self.rank, shape[-1]])
+        shape = shape_ops.shape(inputs)
+        return join_split.stack([shape[0], *[1] * self.rank, shape[-1]])
 
     def get_config(self) -> dict[str, Any]:
         """Keras writes this layer's config in its own short form (no `trainable`, the dtype as a name)."""
@@ -88,7 +89,7 @@ class GaussianNoise(_Noise):
         super().__init__(stddev, seed, **kwargs)
 
     def _perturb(self, inputs: Any) -> Any:
-        return inputs + normal(a.shape(inputs), stddev=self.amount, dtype=inputs.dtype, seed=self.seed)
+        return inputs + normal(shape_ops.shape(inputs), stddev=self.amount, dtype=inputs.dtype, seed=self.seed)
 
 
 class GaussianDropout(_Noise):
@@ -99,7 +100,7 @@ class GaussianDropout(_Noise):
 
     def _perturb(self, inputs: Any) -> Any:
         stddev = math.sqrt(self.amount / (1.0 - self.amount))
-        return inputs * normal(a.shape(inputs), mean=1.0, stddev=stddev, dtype=inputs.dtype, seed=self.seed)
+        return inputs * normal(shape_ops.shape(inputs), mean=1.0, stddev=stddev, dtype=inputs.dtype, seed=self.seed)
 
 
 class AlphaDropout(_Noise):
@@ -114,8 +115,8 @@ class AlphaDropout(_Noise):
 
     def _perturb(self, inputs: Any) -> Any:
         alpha_p = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
-        shape = a.shape(inputs) if self.noise_shape is None else self.noise_shape
-        kept = m.cast(m.greater_equal(uniform(shape, seed=self.seed), self.amount), inputs.dtype)
+        shape = shape_ops.shape(inputs) if self.noise_shape is None else self.noise_shape
+        kept = cast(comparisons.greater_equal(uniform(shape, seed=self.seed), self.amount), inputs.dtype)
         scale = ((1 - self.amount) * (1 + self.amount * alpha_p**2)) ** -0.5
         shift = -scale * alpha_p * self.amount
         return scale * (inputs * kept + alpha_p * (1 - kept)) + shift

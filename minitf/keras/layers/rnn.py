@@ -13,9 +13,11 @@ from typing import Any
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.keras_tensor import KerasTensor
 from minitf.keras.layers.layer import Layer
+from minitf.keras.layers.layer_serialization import deserialize as deserialize_layer
+from minitf.keras.layers.layer_serialization import serialize
 from minitf.keras.layers.rnn_cells import GRUCell, LSTMCell, RecurrentCell, SimpleRNNCell
 from minitf.keras.serialization import deserialize
-from minitf.ops import array_ops as a
+from minitf.ops.array import creation, join_split, slicing
 
 
 def _sizes(size: Any) -> list[int]:
@@ -57,16 +59,12 @@ class StackedRNNCells(Layer):
         return inputs, new_states
 
     def get_config(self) -> dict[str, Any]:
-        from minitf.keras.layers import serialize  # the package's serialize, which imports this module
-
         return {**super().get_config(), "cells": [serialize(cell) for cell in self.cells]}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Layer:
-        from minitf.keras.layers import deserialize  # the package's deserialize, which imports this module
-
         config = dict(config)
-        config["cells"] = [deserialize(cell) for cell in config["cells"]]
+        config["cells"] = [deserialize_layer(cell) for cell in config["cells"]]
         return super().from_config(config)
 
 
@@ -112,7 +110,7 @@ class RNN(Layer):
             inputs, initial_state = inputs[0], inputs[1:]
         states = list(initial_state) if initial_state is not None else self._zero_states(inputs)
         self.cell.reset_dropout_masks()
-        steps = a.unstack(inputs, axis=1)
+        steps = join_split.unstack(inputs, axis=1)
         if self.go_backwards:
             steps = steps[::-1]
         outputs = []
@@ -120,13 +118,13 @@ class RNN(Layer):
             output, states = self.cell.call(step, states, training=training)
             states = list(states) if isinstance(states, list | tuple) else [states]
             outputs.append(output)
-        result = a.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
+        result = join_split.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         return [result, *states] if self.return_state else result
 
     def _zero_states(self, inputs: Any) -> list[Any]:
         """Zeros of shape (batch, size) for each state, made from the input so an unknown batch size works."""
-        column = a.zeros_like(a.getitem(inputs, (slice(None), 0, slice(0, 1))))
-        return [column * a.zeros([1, size], dtype=inputs.dtype) for size in _sizes(self.cell.state_size)]
+        column = creation.zeros_like(slicing.getitem(inputs, (slice(None), 0, slice(0, 1))))
+        return [column * creation.zeros([1, size], dtype=inputs.dtype) for size in _sizes(self.cell.state_size)]
 
     def _trace_outputs(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
         """The output KerasTensors from the cell's sizes: the time axis may be unknown (None)."""
@@ -154,16 +152,12 @@ class RNN(Layer):
         }
 
     def get_config(self) -> dict[str, Any]:
-        from minitf.keras.layers import serialize  # the package's serialize, which imports this module
-
         return {**self._rnn_config(), "cell": serialize(self.cell)}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Layer:
-        from minitf.keras.layers import deserialize  # the package's deserialize, which imports this module
-
         config = dict(config)
-        config["cell"] = deserialize(config["cell"])
+        config["cell"] = deserialize_layer(config["cell"])
         return super().from_config(config)
 
 

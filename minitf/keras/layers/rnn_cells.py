@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitf.keras import activations
+import minitf.keras.activations as activations
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight
-from minitf.ops import array_ops as a
+from minitf.ops.array import creation, join_split
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.nn.dropout import dropout
 
@@ -74,7 +74,7 @@ class RecurrentCell(Layer):
         if not training or rate == 0:
             return x
         if which not in self._masks:
-            self._masks[which] = dropout(a.ones_like(x), rate=rate, seed=self.seed)
+            self._masks[which] = dropout(creation.ones_like(x), rate=rate, seed=self.seed)
         return x * self._masks[which]
 
     def _weight_config(self, *extra: tuple[str, Any]) -> dict[str, Any]:
@@ -102,7 +102,7 @@ class RecurrentCell(Layer):
 
     def get_initial_state(self, batch_size: int | None = None) -> list[Any]:
         sizes = self.state_size if isinstance(self.state_size, list) else [self.state_size]
-        return [a.zeros([batch_size, size]) for size in sizes]
+        return [creation.zeros([batch_size, size]) for size in sizes]
 
 
 class SimpleRNNCell(RecurrentCell):
@@ -138,7 +138,9 @@ class LSTMCell(RecurrentCell):
 
             def forget_bias(shape: Any, dtype: Any = None) -> Any:
                 units = shape[0] // 4
-                return a.concat([zeros((units,), dtype), ones((units,), dtype), zeros((2 * units,), dtype)], axis=0)
+                return join_split.concat(
+                    [zeros((units,), dtype), ones((units,), dtype), zeros((2 * units,), dtype)], axis=0
+                )
 
             bias_options = self.options["bias"]
             self.options["bias"] = WeightOptions(forget_bias, bias_options.regularizer, bias_options.constraint)
@@ -153,7 +155,7 @@ class LSTMCell(RecurrentCell):
         z = z + matmul(self._dropped(h_previous, "state", self.recurrent_dropout, training), self.recurrent_kernel)
         if self.bias is not None:
             z = z + self.bias
-        i, f, c, o = a.split(z, 4, axis=-1)
+        i, f, c, o = join_split.split(z, 4, axis=-1)
         i, f, o = self.recurrent_activation(i), self.recurrent_activation(f), self.recurrent_activation(o)
         cell = f * c_previous + i * self.activation(c)
         h = o * self.activation(cell)
@@ -167,7 +169,7 @@ class LSTMCell(RecurrentCell):
 
 
 def _ones(shape: Any, dtype: Any = None) -> Any:
-    return a.ones(shape, dtype or "float32")
+    return creation.ones(shape, dtype or "float32")
 
 
 class GRUCell(RecurrentCell):
@@ -191,22 +193,22 @@ class GRUCell(RecurrentCell):
         x = matmul(self._dropped(inputs, "input", self.dropout, training), self.kernel)
         h_dropped = self._dropped(h_previous, "state", self.recurrent_dropout, training)
         input_bias, recurrent_bias = (
-            (a.unstack(self.bias) if self.reset_after else (self.bias, None))
+            (join_split.unstack(self.bias) if self.reset_after else (self.bias, None))
             if (self.bias is not None)
             else (None, None)
         )
         if input_bias is not None:
             x = x + input_bias
-        x_z, x_r, x_h = a.split(x, 3, axis=-1)
+        x_z, x_r, x_h = join_split.split(x, 3, axis=-1)
         if self.reset_after:
             inner = matmul(h_dropped, self.recurrent_kernel)
             if recurrent_bias is not None:
                 inner = inner + recurrent_bias
-            r_z, r_r, r_h = a.split(inner, 3, axis=-1)
+            r_z, r_r, r_h = join_split.split(inner, 3, axis=-1)
             z, r = self.recurrent_activation(x_z + r_z), self.recurrent_activation(x_r + r_r)
             candidate = self.activation(x_h + r * r_h)
         else:
-            kernel_z, kernel_r, kernel_h = a.split(self.recurrent_kernel, 3, axis=-1)
+            kernel_z, kernel_r, kernel_h = join_split.split(self.recurrent_kernel, 3, axis=-1)
             z = self.recurrent_activation(x_z + matmul(h_dropped, kernel_z))
             r = self.recurrent_activation(x_r + matmul(h_dropped, kernel_r))
             candidate = self.activation(x_h + matmul(r * h_dropped, kernel_h))

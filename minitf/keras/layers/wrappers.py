@@ -7,20 +7,10 @@ from typing import Any
 
 from minitf.keras.layers.keras_tensor import KerasTensor
 from minitf.keras.layers.layer import Layer
-from minitf.ops import array_ops as a
-from minitf.ops import math_ops as m
-
-
-def _serialize(layer: Layer) -> dict[str, Any]:
-    from minitf.keras.layers import serialize  # the package's serialize, which imports this module
-
-    return serialize(layer)
-
-
-def _deserialize(config: dict[str, Any]) -> Layer:
-    from minitf.keras.layers import deserialize  # the package's deserialize, which imports this module
-
-    return deserialize(config)
+from minitf.keras.layers.layer_serialization import deserialize as deserialize_layer
+from minitf.keras.layers.layer_serialization import serialize
+from minitf.ops.array import join_split, shape_ops, tile_pad
+from minitf.ops.math import binary_math
 
 
 class Wrapper(Layer):
@@ -36,12 +26,12 @@ class Wrapper(Layer):
         self.layer = layer
 
     def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "layer": _serialize(self.layer)}
+        return {**super().get_config(), "layer": serialize(self.layer)}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Layer:
         config = dict(config)
-        config["layer"] = _deserialize(config["layer"])
+        config["layer"] = deserialize_layer(config["layer"])
         return super().from_config(config)
 
 
@@ -59,11 +49,11 @@ class TimeDistributed(Wrapper):
 
     def call(self, inputs: Any, training: bool | None = None) -> Any:
         shape = inputs.shape.as_list()
-        time = shape[1] if shape[1] is not None else a.shape(inputs)[1]
-        rows = a.reshape(inputs, [-1, *shape[2:]])
+        time = shape[1] if shape[1] is not None else shape_ops.shape(inputs)[1]
+        rows = shape_ops.reshape(inputs, [-1, *shape[2:]])
         kwargs = {"training": training} if self.layer._call_has_training else {}
         out = self.layer.call(rows, **kwargs)
-        return a.reshape(out, [-1, time, *out.shape.as_list()[1:]])
+        return shape_ops.reshape(out, [-1, time, *out.shape.as_list()[1:]])
 
 
 class Bidirectional(Wrapper):
@@ -86,18 +76,18 @@ class Bidirectional(Wrapper):
             )
         # the copies output zeros at masked steps when they return sequences, as Keras sets them up
         copied = {"zero_output_for_mask": layer.return_sequences}
-        config = _serialize(layer)
+        config = serialize(layer)
         config["config"] = {**config["config"], **copied, "name": "forward_" + layer.name}
-        self.forward_layer = _deserialize(config)
+        self.forward_layer = deserialize_layer(config)
         if backward_layer is None:
-            config = _serialize(layer)
+            config = serialize(layer)
             config["config"] = {
                 **config["config"],
                 **copied,
                 "name": "backward_" + layer.name,
                 "go_backwards": not layer.go_backwards,
             }
-            backward_layer = _deserialize(config)
+            backward_layer = deserialize_layer(config)
         self.backward_layer = backward_layer
         self._layers.remove(self.layer)  # the wrapped layer itself is only the pattern for the two copies
         self.merge_mode = merge_mode
@@ -117,7 +107,7 @@ class Bidirectional(Wrapper):
             forward, *forward_states = forward
             backward, *backward_states = backward
         if self.return_sequences:
-            backward = a.reverse(backward, [1])
+            backward = tile_pad.reverse(backward, [1])
         merged = self._merge(forward, backward)
         if self.return_state:
             outputs = merged if isinstance(merged, list) else [merged]
@@ -126,13 +116,13 @@ class Bidirectional(Wrapper):
 
     def _merge(self, forward: Any, backward: Any) -> Any:
         if self.merge_mode == "concat":
-            return a.concat([forward, backward], axis=-1)
+            return join_split.concat([forward, backward], axis=-1)
         if self.merge_mode == "sum":
             return forward + backward
         if self.merge_mode == "ave":
             return (forward + backward) / 2
         if self.merge_mode == "mul":
-            return m.multiply(forward, backward)
+            return binary_math.multiply(forward, backward)
         return [forward, backward]
 
     def _trace_outputs(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
@@ -154,13 +144,13 @@ class Bidirectional(Wrapper):
         return {
             **Layer.get_config(self),
             "merge_mode": self.merge_mode,
-            "layer": _serialize(self.forward_layer),
-            "backward_layer": _serialize(self.backward_layer),
+            "layer": serialize(self.forward_layer),
+            "backward_layer": serialize(self.backward_layer),
         }
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Layer:
         config = dict(config)
         if config.get("backward_layer") is not None:
-            config["backward_layer"] = _deserialize(config["backward_layer"])
+            config["backward_layer"] = deserialize_layer(config["backward_layer"])
         return super().from_config(config)

@@ -711,3 +711,37 @@ CASES.update(
         ],
     }
 )
+
+
+def _random_flip_check(mode: str) -> Callable[[Any, Any], None]:
+    """RandomFlip: unchanged with training=False; called directly, every image is one of its allowed flips,
+    and over many images each flip turns up; the config as Keras writes it."""
+    images = np.random.default_rng(0).standard_normal((200, 3, 4, 2)).astype("float32")
+    allowed = {
+        "horizontal": [lambda x: x, lambda x: x[:, ::-1]],
+        "vertical": [lambda x: x, lambda x: x[::-1]],
+        "horizontal_and_vertical": [lambda x: x, lambda x: x[:, ::-1], lambda x: x[::-1], lambda x: x[::-1, ::-1]],
+    }[mode]
+
+    def check(ours: Any, theirs: Any) -> None:
+        def run(keras: Any) -> tuple[Any, ...]:
+            keras.backend.clear_session()
+            layer = keras.layers.RandomFlip(mode)
+            np.testing.assert_array_equal(np.asarray(layer(images, training=False)), images)
+            flipped = np.asarray(layer(images))
+            seen = [next(i for i, f in enumerate(allowed) if np.array_equal(f(x), y)) for x, y in zip(images, flipped)]
+            return sorted(set(seen)), str(flipped.dtype), layer.get_config()
+
+        assert run(ours) == run(theirs)
+
+    return check
+
+
+CASES.update(
+    {
+        "RandomFlip": [
+            Case(check=_random_flip_check("horizontal")),
+            Case(check=_random_flip_check("horizontal_and_vertical")),
+        ],
+    }
+)

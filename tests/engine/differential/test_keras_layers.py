@@ -16,7 +16,9 @@ enumerated.
 from __future__ import annotations
 
 import inspect
+import io
 import json
+from contextlib import redirect_stdout
 from typing import Any
 
 import numpy as np
@@ -184,3 +186,36 @@ def test_layer_matches_keras(name: str, index: int) -> None:
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_functional_form_matches_keras(name: str) -> None:
     FUNCTIONS[name](minitf.keras, keras)
+
+
+def _convolutional(keras: Any) -> Any:
+    return keras.Sequential(
+        [
+            keras.Input((28, 28, 1)),
+            keras.layers.Conv2D(8, 3, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Conv2D(16, 3, padding="same"),
+            keras.layers.BatchNormalization(),
+            keras.layers.GlobalAveragePooling2D(),
+            keras.layers.Dropout(0.3),
+            keras.layers.Dense(10, activation="softmax"),
+        ]
+    )
+
+
+def _recurrent(keras: Any) -> Any:
+    tokens = keras.Input((None,), dtype="int32")
+    hidden = keras.layers.LSTM(4)(keras.layers.Embedding(100, 8)(tokens))
+    return keras.Model(tokens, keras.layers.Dense(1)(hidden))
+
+
+@pytest.mark.parametrize("build", [_convolutional, _recurrent], ids=["convolutional", "recurrent"])
+def test_summary_of_a_model_of_these_layers_prints_what_keras_prints(build: Any) -> None:
+    def printed(engine: Any) -> str:
+        engine.backend.clear_session()
+        out = io.StringIO()
+        with redirect_stdout(out):
+            build(engine).summary()
+        return out.getvalue()
+
+    assert printed(minitf.keras) == printed(keras)

@@ -127,6 +127,16 @@ class IndexLookup(NumpyPreprocessing):
     def compute_output_shape(self, input_shape: Any) -> Any:
         return encoded_shape(input_shape, self.output_mode, self.max_tokens or self.vocabulary_size())
 
+    def _vocabulary_config(self, oov_method: str) -> dict[str, Any]:
+        """Keras writes the vocabulary's size, not the vocabulary (that is saved with the weights)."""
+        return {
+            "idf_weights": None,
+            "vocabulary": None,
+            "vocabulary_size": self.vocabulary_size(),
+            "oov_method": oov_method,
+            "salt": getattr(self, "salt", None),
+        }
+
     def get_config(self) -> dict[str, Any]:
         return {
             **super().get_config(),
@@ -183,15 +193,7 @@ class StringLookup(IndexLookup):
         return int(hash_bins(np.array([str(value).encode()], dtype=object), self.num_oov_indices)[0])
 
     def get_config(self) -> dict[str, Any]:
-        return {
-            **super().get_config(),
-            "idf_weights": None,
-            "vocabulary": None,
-            "vocabulary_size": self.vocabulary_size(),
-            "oov_method": "floormod",
-            "salt": self.salt,
-            "encoding": self.encoding,
-        }
+        return {**super().get_config(), **self._vocabulary_config("floormod"), "encoding": self.encoding}
 
 
 class IntegerLookup(IndexLookup):
@@ -240,11 +242,7 @@ class IntegerLookup(IndexLookup):
         return {
             **super().get_config(),
             "vocabulary_dtype": self.vocabulary_dtype,
-            "idf_weights": None,
-            "vocabulary": None,
-            "vocabulary_size": self.vocabulary_size(),
-            "oov_method": self.oov_method,
-            "salt": self.salt,
+            **self._vocabulary_config(self.oov_method),
         }
 
 

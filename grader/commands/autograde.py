@@ -228,12 +228,17 @@ def autograde(
     return [outcomes[index] for index in sorted(outcomes)]
 
 
-def print_outcomes(outcomes: list[Outcome]) -> None:
+def print_outcomes(outcomes: list[Outcome], standing: dict | None = None) -> None:
+    """The score table: final scores (late penalties and manual grades included, from ``standing``: see
+    grader/standing.py) and, as the note, why a submission failed or what it is flagged with."""
     width = max([len(o.student) for o in outcomes] + [7])
     print(f"{'student':<{width}}  {'assignment':<20} {'status':<8} {'score':>11} {'seconds':>8}  note")
     for o in outcomes:
-        score = f"{o.score:g}/{o.max_score:g}" if o.score is not None else "-"
-        print(f"{o.student:<{width}}  {o.assignment:<20} {o.status:<8} {score:>11} {o.seconds:8.1f}  {o.message}")
+        entry = (standing or {}).get((o.student, o.assignment))
+        final = (entry.score, entry.max_score) if entry and o.status != "failed" else (o.score, o.max_score)
+        score = f"{final[0]:g}/{final[1]:g}" if final[0] is not None else "-"
+        note = "; ".join(part for part in (o.message, entry.flag_text() if entry else "") if part)
+        print(f"{o.student:<{width}}  {o.assignment:<20} {o.status:<8} {score:>11} {o.seconds:8.1f}  {note}")
     failed = [o for o in outcomes if o.status == "failed"]
     print(
         f"{sum(o.status == 'graded' for o in outcomes)} graded, "

@@ -163,6 +163,8 @@ def regrade(
         report.changed_notebooks[name] = sorted(set(report.changed_notebooks[name]) | set(pending["notebooks"]))
         for student in [s for s in pending["students"] if not is_finished(term, s, name)]:
             del pending["students"][student]  # collected again since: the next autograde grades all of it
+        for student in [s for s in pending["students"] if not any((term.submitted / s / name).glob("*.ipynb"))]:
+            del pending["students"][student]  # no notebook (none handed in, or refused): 0 whatever the tests
         students = sorted(pending["students"])
         tasks = [
             Task(index, student, name, {}, notebooks=pending["notebooks"]) for index, student in enumerate(students)

@@ -57,10 +57,11 @@ def grading_round(
     report = collect_folder(term, assignment, folder)
     for label in report.collected + report.updated:
         say(f"collected {label}")
-    for problem in report.rejected:
-        if problem not in reported:  # once per problem, not every round
-            reported.add(problem)
-            say(f"REJECTED {problem}")
+    for label, problems in (("REJECTED", report.rejected), ("OLDER, NOT TAKEN", report.kept_newer)):
+        for problem in problems:
+            if problem not in reported:  # once per problem, not every round
+                reported.add(problem)
+                say(f"{label} {problem}")
     waiting = [(s, a) for s, a in find_submissions(term, assignment, None) if not is_finished(term, s, a)]
     if not waiting:
         return 0

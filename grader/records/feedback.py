@@ -7,18 +7,24 @@ hidden tests to their message, and removes every line of any output that quotes 
 
 from __future__ import annotations
 
+import hashlib
 import re
+import shutil
 import sys
 from pathlib import Path
 
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Unicode
 from traitlets.config import Config
 
-from grader.paths import GraderError, Term
-from grader.records.termstate import find_submissions, is_finished
 from grader.settings.nbconfig import api_for
+from grader.records.pages import write_refusal_pages, write_student_index
+from grader.paths import GraderError, Term
+from grader.records.rejections import HAND_IN_AGAIN, rejections
+from grader.records.standing import late_flag, standings, timed_out_answers
 from grader.settings.termconfig import term_config
+from grader.records.termstate import find_submissions, is_finished
 
 HIDDEN_BLOCK = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M)
 HIDDEN_NOTE = "# (hidden tests: their code is not shown)\n"
@@ -85,32 +91,71 @@ class HideHiddenTests(NbGraderPreprocessor):
         return cell, resources
 
 
+def _auto_result(cell: NotebookNode, timeouts: dict[str, str]) -> str:
+    """What the test's outputs say: passed, or why it failed (a timed-out answer named as such)."""
+    errors = [o for o in cell.outputs if o.output_type == "error"]
+    stderr = [o for o in cell.outputs if o.output_type == "stream" and o.name == "stderr"]
+    grade_id = cell.metadata.nbgrader.get("grade_id", "")
+    if grade_id in timeouts and (errors or stderr):
+        return f"failed: {timeouts[grade_id]}, so this test could not use your answer"
+    if errors:
+        return "failed: " + f"{errors[0].ename}: {errors[0].evalue}".strip().rstrip(":")
+    if stderr:
+        return "failed: the test wrote to stderr"
+    return "passed"
+
+
 class FeedbackSummary(NbGraderPreprocessor):
-    """Open the feedback with a table: every test, its points, and why it failed (the error message only)."""
+    """Open the feedback with a table built from the final grades (manual grades included): every test, its
+    points and why it failed (the error message only), the late penalty, the total, and any refused hand-in."""
+
+    term_root = Unicode("", help="the term's folder (for its deadlines and refused notebooks)").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict):
+        from nbgrader.api import Gradebook
+
+        info = resources["nbgrader"]
+        with Gradebook(Term(Path(self.term_root)).db_url) as gradebook:
+            submission = gradebook.find_submission(info["assignment"], info["student"])
+            notebook = next(n for n in submission.notebooks if n.name == info["notebook"])
+            by_hand = {g.name for g in notebook.grades if g.manual_score is not None}
+            late = late_flag(submission.total_seconds_late, submission.timestamp, info.get("late_penalty") or 0)
+        timeouts = timed_out_answers(nb)
         rows = []
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if not meta.get("grade") or cell.cell_type != "code":
                 continue
-            errors = [o for o in cell.outputs if o.output_type == "error"]
-            stderr = [o for o in cell.outputs if o.output_type == "stream" and o.name == "stderr"]
-            if errors:
-                why = f"{errors[0].ename}: {errors[0].evalue}".strip().rstrip(":")
-                result, points = f"failed: {why}", 0
-            elif stderr:
-                result, points = "failed: the test wrote to stderr", 0
-            else:
-                result, points = "passed", meta.get("points", 0)
+            points, score = meta.get("points", 0) or 0, meta.get("score")
+            result = _auto_result(cell, timeouts)
+            if score is None:
+                result, score = "waiting for manual grading", 0
+            elif meta.get("grade_id") in by_hand:
+                result = f"graded by hand (the automatic check said: {result})"
             result = result.replace("|", "\\|").replace("\n", " ")
-            rows.append(f"| `{meta.get('grade_id')}` | {points:g} / {meta.get('points', 0):g} | {result} |")
+            rows.append(f"| `{meta.get('grade_id')}` | {score:g} / {points:g} | {result} |")
+        penalty = info.get("late_penalty") or 0
+        if penalty:
+            rows.append(f"| late penalty | -{penalty:g} | {late} |")
         if rows:
-            table = "\n".join(["## Your results", "", "| Test | Points | Result |", "|---|---|---|", *rows])
+            rows.append(f"| **total** | **{info['score']:g} / {info['max_score']:g}** | |")
+            lines = ["## Your results", "", *self._refused(info), "| Test | Points | Result |", "|---|---|---|", *rows]
             nb.cells.insert(
-                0, NotebookNode(cell_type="markdown", metadata=NotebookNode(), source=table, id="grader-summary")
+                0,
+                NotebookNode(
+                    cell_type="markdown", metadata=NotebookNode(), source="\n".join(lines), id="grader-summary"
+                ),
             )
         return nb, resources
+
+    def _refused(self, info: dict) -> list[str]:
+        term = Term(Path(self.term_root))
+        return [
+            f"**Your later hand-in of this notebook was not accepted:** {r.reason}. This page grades the copy "
+            f"collected before. {HAND_IN_AGAIN}\n"
+            for r in rejections(term, info["assignment"], info["student"])
+            if r.file == f"{info['notebook']}.ipynb"
+        ]
 
 
 def feedback_config(term: Term) -> Config:
@@ -120,30 +165,81 @@ def feedback_config(term: Term) -> Config:
 
     config = term_config(term)
     config.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, HideHiddenTests, FeedbackSummary]
+    config.FeedbackSummary.term_root = str(term.root)
     return config
 
 
-def generate_feedback(
-    term: Term, assignment: str | None = None, student: str | None = None, progress: bool = True
-) -> list[Path]:
-    from tqdm import tqdm
+def grades_fingerprint(term: Term, student: str, assignment: str) -> str:
+    """What a submission's feedback pages are made from: its grades, comments, penalty, autograded notebooks and
+    refused files.  A page whose fingerprint changed is stale (a manual grade, a regrade, a new deadline)."""
+    from nbgrader.api import Gradebook
 
-    pairs = [  # finished, and with a notebook to comment on (an empty submission has none)
+    digest = hashlib.sha256()
+    with Gradebook(term.db_url) as gradebook:
+        submission = gradebook.find_submission(assignment, student)
+        for notebook in sorted(submission.notebooks, key=lambda n: n.name):
+            digest.update(repr((notebook.name, notebook.late_submission_penalty)).encode())
+            digest.update(repr(sorted((g.name, g.score, g.max_score) for g in notebook.grades)).encode())
+            digest.update(repr(sorted((c.name, c.comment) for c in notebook.comments)).encode())
+    for path in sorted((term.autograded / student / assignment).glob("*.ipynb")):
+        digest.update(path.name.encode() + path.read_bytes())
+    digest.update(repr(rejections(term, assignment, student)).encode())
+    return digest.hexdigest()
+
+
+def _fingerprint_file(term: Term, student: str, assignment: str) -> Path:
+    return term.state / "feedback" / assignment / f"{student}.txt"
+
+
+def stale_feedback(term: Term, assignment: str | None = None, student: str | None = None) -> list[tuple[str, str]]:
+    """Finished submissions whose feedback is missing or older than their grades."""
+    return [
         (who, what)
         for who, what in find_submissions(term, assignment, student)
-        if is_finished(term, who, what) and any((term.autograded / who / what).glob("*.ipynb"))
+        if is_finished(term, who, what)
+        and (
+            not _fingerprint_file(term, who, what).is_file()
+            or _fingerprint_file(term, who, what).read_text() != grades_fingerprint(term, who, what)
+        )
     ]
+
+
+def generate_feedback(
+    term: Term,
+    assignment: str | None = None,
+    student: str | None = None,
+    progress: bool = True,
+    only_stale: bool = False,
+) -> list[Path]:
+    """Feedback pages of the selected finished submissions (``only_stale``: those whose grades changed since
+    their pages were written), a page for every refused notebook without a graded copy, and each student's index."""
+    from tqdm import tqdm
+
+    standing = standings(term)  # applies the late work first: pages show the penalty
+    pairs = [(who, what) for who, what in find_submissions(term, assignment, student) if is_finished(term, who, what)]
     if not pairs:
         raise GraderError("no graded submissions yet: run `autograde` first")
+    if only_stale:
+        pairs = [pair for pair in pairs if pair in set(stale_feedback(term, assignment, student))]
     api = api_for(feedback_config(term))
     written: list[Path] = []
     problems: list[str] = []
     for who, what in tqdm(pairs, desc="feedback", unit="submission", disable=not progress, file=sys.stderr):
-        result = api.generate_feedback(what, who, force=True)
-        if not result.get("success"):
-            problems.append(f"{who}/{what}: {(result.get('error') or '').strip().splitlines()[-1:]}")
-            continue
-        written += sorted((term.feedback / who / what).glob("*.html"))
+        folder = term.feedback / who / what
+        if any((term.autograded / who / what).glob("*.ipynb")):
+            result = api.generate_feedback(what, who, force=True)
+            if not result.get("success"):
+                problems.append(f"{who}/{what}: {(result.get('error') or '').strip().splitlines()[-1:]}")
+                continue
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+        written += write_refusal_pages(term, who, what)
+        written += sorted(folder.glob("*.html"))
+        path = _fingerprint_file(term, who, what)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(grades_fingerprint(term, who, what))
+    for who in sorted({who for who, _ in pairs}):
+        write_student_index(term, who, standing)
     if problems:
         raise GraderError("feedback failed for:\n  " + "\n  ".join(problems))
-    return written
+    return sorted(set(written))

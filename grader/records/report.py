@@ -3,29 +3,51 @@
 from __future__ import annotations
 
 import csv
+import math
+import re
+import statistics
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.paths import GraderError, Term
-from grader.records.termstate import is_finished
+from grader.records.standing import Standing, standings
 
 
 @dataclass
 class Grades:
     students: list[dict]  # id, first_name, last_name, email, lms_user_id
     assignments: list[str]
-    scores: dict[tuple[str, str], tuple[float, float]]  # (student, assignment) -> (score, max)
+    scores: dict[tuple[str, str], tuple[float, float]]  # (student, assignment) -> (final score, max)
     max_scores: dict[str, float]
-    exercises: dict[str, dict[str, list[tuple[float, float]]]]  # assignment -> grade cell -> [(score, max)]
+    exercises: dict[str, dict[str, list[tuple[float, float]]]]  # assignment -> "notebook:test" -> [(score, max)]
+    standing: dict[tuple[str, str], Standing] = field(default_factory=dict)
+    notebooks: dict[str, dict[str, list[tuple[float, float]]]] = field(default_factory=dict)  # a -> nb -> [(s, max)]
+
+    def flags(self, student: str) -> str:
+        return " | ".join(
+            f"{assignment}: {entry.flag_text()}"
+            for (who, assignment), entry in sorted(self.standing.items())
+            if who == student and entry.flags
+        )
+
+
+ROWS_PER_COLUMN = 36  # tests per column of pass_rates.png, so the figure fits a screen
+
+
+def natural(text: str) -> list:
+    """Sort key that puts ex2 before ex10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def read_grades(term: Term) -> Grades:
-    """Grades of finished submissions only: a run cut off mid-way shows nothing half-done."""
+    """Final grades of finished submissions only (manual grades and late penalties included): a run cut off
+    mid-way shows nothing half-done."""
     from nbgrader.api import Gradebook
 
     if not term.gradebook.exists():
         raise GraderError(f"no gradebook in {term.root}: run `collect` and `autograde` first")
+    standing = standings(term)
     with Gradebook(term.db_url) as gradebook:
         students = [
             {
@@ -37,31 +59,43 @@ def read_grades(term: Term) -> Grades:
             }
             for s in sorted(gradebook.students, key=lambda s: s.id)
         ]
-        assignments = sorted(a.name for a in gradebook.assignments)
+        assignments = sorted((a.name for a in gradebook.assignments), key=natural)
         max_scores = {a.name: float(a.max_score) for a in gradebook.assignments}
-        scores: dict[tuple[str, str], tuple[float, float]] = {}
         exercises: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+        notebooks: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
         for assignment in gradebook.assignments:
             for submission in assignment.submissions:
-                student = submission.student.id
-                if not is_finished(term, student, assignment.name):
+                if (submission.student.id, assignment.name) not in standing:
                     continue
-                scores[(student, assignment.name)] = (float(submission.score), float(submission.max_score))
                 for notebook in submission.notebooks:
+                    penalty = float(notebook.late_submission_penalty or 0)
+                    notebooks[assignment.name][notebook.name].append(
+                        (float(notebook.score) - penalty, float(notebook.max_score))
+                    )
                     for grade in notebook.grades:
                         if grade.cell_type == "code" and grade.max_score:
                             label = f"{notebook.name}:{grade.name}"
                             exercises[assignment.name][label].append((float(grade.score), float(grade.max_score)))
-    return Grades(students, assignments, scores, max_scores, {a: dict(e) for a, e in exercises.items()})
+    scores = {key: (entry.score, entry.max_score) for key, entry in standing.items()}
+    return Grades(
+        students,
+        assignments,
+        scores,
+        max_scores,
+        {a: dict(e) for a, e in exercises.items()},
+        standing,
+        {a: dict(n) for a, n in notebooks.items()},
+    )
 
 
 def write_csv(grades: Grades, path: Path) -> None:
-    """One row per student; empty cells mean not submitted or not graded yet (an LMS keeps them open)."""
+    """One row per student; empty cells mean not submitted or not graded yet (an LMS keeps them open); the last
+    column names every flag (late, refused notebooks, timeouts, manual review)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     header = ["id", "first_name", "last_name", "email", "lms_user_id"]
     for assignment in grades.assignments:
         header += [assignment, f"{assignment} (max)"]
-    header += ["total", "total (max)"]
+    header += ["total", "total (max)", "flags"]
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
@@ -72,8 +106,37 @@ def write_csv(grades: Grades, path: Path) -> None:
                 score = grades.scores.get((student["id"], assignment))
                 row += ["" if score is None else f"{score[0]:g}", f"{grades.max_scores[assignment]:g}"]
                 total += score[0] if score else 0.0
-            row += [f"{total:g}", f"{sum(grades.max_scores.values()):g}"]
+            row += [f"{total:g}", f"{sum(grades.max_scores.values()):g}", grades.flags(student["id"])]
             writer.writerow(row)
+
+
+def write_statistics(grades: Grades, folder: Path) -> list[Path]:
+    """tests.csv (per test: points, pass rate, mean) and notebooks.csv (per notebook: mean and median)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tests, notebooks = folder / "tests.csv", folder / "notebooks.csv"
+    with tests.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["assignment", "notebook", "test", "points", "graded", "full marks", "pass rate", "mean"])
+        for assignment in grades.assignments:
+            for label, results in sorted(grades.exercises.get(assignment, {}).items(), key=lambda i: natural(i[0])):
+                notebook, test = label.split(":", 1)
+                full = sum(score >= top for score, top in results)
+                mean = statistics.fmean(score for score, _ in results)
+                writer.writerow(
+                    [assignment, notebook, test, f"{results[0][1]:g}", len(results), full,
+                     f"{full / len(results):.2f}", f"{mean:.2f}"]
+                )  # fmt: skip
+    with notebooks.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["assignment", "notebook", "points", "graded", "mean", "median"])
+        for assignment in grades.assignments:
+            for notebook, results in sorted(grades.notebooks.get(assignment, {}).items(), key=lambda i: natural(i[0])):
+                values = [score for score, _ in results]
+                writer.writerow(
+                    [assignment, notebook, f"{results[0][1]:g}", len(values),
+                     f"{statistics.fmean(values):.2f}", f"{statistics.median(values):g}"]
+                )  # fmt: skip
+    return [tests, notebooks]
 
 
 def plot(grades: Grades, folder: Path) -> list[Path]:
@@ -105,15 +168,20 @@ def plot(grades: Grades, folder: Path) -> list[Path]:
 
     labels, rates = [], []
     for assignment in graded:
-        for exercise, results in sorted(grades.exercises.get(assignment, {}).items()):
-            labels.append(f"{assignment} · {exercise}")
+        for exercise, results in sorted(grades.exercises.get(assignment, {}).items(), key=lambda i: natural(i[0])):
+            labels.append(f"{assignment} · {exercise}" if len(graded) > 1 else exercise)
             rates.append(100.0 * sum(score >= top for score, top in results) / len(results))
-    figure, axis = plt.subplots(figsize=(8, 0.35 * len(labels) + 1.2))
-    axis.barh(labels, rates, color="#228833")
-    axis.invert_yaxis()
-    axis.set_xlim(0, 100)
-    axis.set_xlabel("% of graded submissions with full points")
-    axis.set_title("Pass rate per test")
+    columns = max(1, math.ceil(len(labels) / ROWS_PER_COLUMN))  # a long course: side by side, one screen high
+    rows = math.ceil(len(labels) / columns)
+    figure, axes = plt.subplots(1, columns, figsize=(6.5 * columns, min(0.26 * rows + 1.2, 10)), squeeze=False)
+    for column, axis in enumerate(axes[0]):
+        part = slice(column * rows, (column + 1) * rows)
+        axis.barh(labels[part], rates[part], color="#228833")
+        axis.invert_yaxis()
+        axis.set_xlim(0, 100)
+        axis.tick_params(axis="y", labelsize=8 if rows > 20 else 10)
+        axis.set_xlabel("% of graded submissions with full points")
+    figure.suptitle("Pass rate per test (per-test figures: tests.csv)")
     figure.tight_layout()
     rates_png = folder / "pass_rates.png"
     figure.savefig(rates_png, dpi=100)
@@ -122,12 +190,13 @@ def plot(grades: Grades, folder: Path) -> list[Path]:
 
 
 def grade_table(grades: Grades) -> str:
+    """Final scores per student and assignment, with each student's flags."""
     width = max([len(s["id"]) for s in grades.students] + [7])
-    lines = [f"{'student':<{width}}  " + "  ".join(f"{a:>16}" for a in grades.assignments)]
+    lines = [f"{'student':<{width}}  " + "  ".join(f"{a:>16}" for a in grades.assignments) + "  flags"]
     for student in grades.students:
         cells = []
         for assignment in grades.assignments:
             score = grades.scores.get((student["id"], assignment))
             cells.append(f"{'-' if score is None else f'{score[0]:g} / {score[1]:g}':>16}")
-        lines.append(f"{student['id']:<{width}}  " + "  ".join(cells))
+        lines.append(f"{student['id']:<{width}}  " + "  ".join(cells) + f"  {grades.flags(student['id'])}".rstrip())
     return "\n".join(lines)

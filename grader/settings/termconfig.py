@@ -7,7 +7,7 @@ from traitlets.config import Config
 
 from grader.paths import Term
 from grader.sandbox.prepare import Limits, Sandbox
-from grader.settings.nbconfig import course_config
+from grader.records.standing import TIMEOUT_MESSAGE
 
 
 def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | None = None) -> Config:
@@ -58,6 +58,12 @@ def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | Non
         CheckCellMetadata,
     ]
     config.Execute.timeout = limits.cell_timeout
+    stopped = TIMEOUT_MESSAGE.format(limit=limits.cell_timeout)  # the feedback and the report recognise it
+    config.Execute.error_on_timeout = {
+        "ename": "CellTimeoutError",
+        "evalue": stopped,
+        "traceback": [f"CellTimeoutError: {stopped}"],
+    }
     config.Execute.startup_timeout = 120
     if sandbox is not None:
         config.Execute.kernel_name = sandbox.kernel_name

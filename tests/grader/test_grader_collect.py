@@ -9,6 +9,7 @@ import pytest
 from grader_fixtures.submissions import ASSIGNMENT, FIXTURE_SOLUTIONS, NOTEBOOK, build, grader, new_term
 
 from grader.paths import make_term
+from grader.records.rejections import rejections
 from grader.records.termstate import done_marker
 
 pytestmark = pytest.mark.slow
@@ -37,8 +38,14 @@ def test_folder_collect_takes_valid_work_and_rejects_unknown_students_broken_and
     assert "eve: unknown student (not in the roster)" in result.stdout
     assert "carol/exercises.ipynb: not a readable notebook" in result.stdout
     assert "alice/scratch.ipynb: not a notebook of fixture-basics" in result.stdout
-    assert sorted(p.parent.name for p in term.submitted.glob(f"*/{ASSIGNMENT}")) == ["alice", "bob"]
-    assert "no submission (1):\n  carol" in result.stdout
+    assert sorted(p.parent.parent.name for p in term.submitted.glob(f"*/{ASSIGNMENT}/*.ipynb")) == ["alice", "bob"]
+    assert result.stdout.startswith("collect fixture-basics: 2 new, 0 updated, 0 unchanged, 4 rejected")
+    # carol handed in something: her submission is kept (without a notebook) with the reason, and graded 0
+    assert [(r.student, r.file) for r in rejections(term, ASSIGNMENT)] == [
+        ("alice", "scratch.ipynb"),
+        ("carol", NOTEBOOK),
+    ]
+    assert (term.submitted / "carol" / ASSIGNMENT).is_dir() and "no submission yet" not in result.stdout
 
 
 def test_collect_refuses_links_to_the_solutions_and_other_files_that_are_not_regular(term, tmp_path):
@@ -56,7 +63,8 @@ def test_collect_refuses_links_to_the_solutions_and_other_files_that_are_not_reg
     assert "alice/exercises.ipynb: is a symbolic link, not a file" in result.stdout
     assert "bob: the folder is a symbolic link; nothing collected" in result.stdout
     assert "carol/exercises.ipynb: is not a regular file" in result.stdout
-    assert list(term.submitted.glob("*/*/*")) == []
+    assert list(term.submitted.glob("*/*/*.ipynb")) == []
+    assert {(r.student, r.file) for r in rejections(term, ASSIGNMENT)} == {("alice", NOTEBOOK), ("carol", NOTEBOOK)}
 
 
 def test_collecting_again_keeps_identical_work_and_marks_changed_work_for_regrading(term, tmp_path):
@@ -67,10 +75,10 @@ def test_collecting_again_keeps_identical_work_and_marks_changed_work_for_regrad
     marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text("{}")
     again = grader(term, "collect", ASSIGNMENT, str(inbox))
-    assert "unchanged (1)" in again.stdout and marker.exists()
+    assert "0 new, 0 updated, 1 unchanged" in again.stdout and marker.exists()
     write(inbox / "alice" / NOTEBOOK, build(term, {"ex3-answer": "total = 45"}))
     changed = grader(term, "collect", ASSIGNMENT, str(inbox))
-    assert "updated (will be regraded) (1)" in changed.stdout and not marker.exists()
+    assert "0 new, 1 updated, 0 unchanged" in changed.stdout and not marker.exists()
 
 
 def test_zip_from_an_lms_is_collected_with_nbgraders_zip_collection(term, tmp_path):

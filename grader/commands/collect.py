@@ -18,10 +18,10 @@ from pathlib import Path
 
 import nbformat
 
+from grader.paths import GraderError, Term
 from grader.records.gradebook import ensure_assignment, known_assignment, roster
 from grader.records.late import read_timestamp, stamp, write_timestamp
 from grader.records.lms import unpack
-from grader.paths import GraderError, Term
 from grader.records.rejections import Rejection
 from grader.records.rejections import update as update_rejections
 from grader.records.termstate import done_marker

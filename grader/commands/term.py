@@ -123,8 +123,15 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _deadline(args: argparse.Namespace) -> int:
-    from grader.records.late import Deadline, apply_late_work, parse_time, read_deadlines, write_deadlines
     from grader.paths import GraderError
+    from grader.records.late import (
+        Deadline,
+        apply_late_work,
+        parse_late_policy,
+        parse_time,
+        read_deadlines,
+        write_deadlines,
+    )
 
     deadlines = read_deadlines(args.term)
     if args.assignment is not None:
@@ -135,7 +142,7 @@ def _deadline(args: argparse.Namespace) -> int:
         if args.due:
             deadline.due = parse_time(args.due, "--due")
         if args.late:
-            deadline.late, deadline.penalty, deadline.per = _late_policy(args.late)
+            deadline.late, deadline.penalty, deadline.per = parse_late_policy(args.late)
         for grant in args.extend or []:
             student, _, until = grant.partition("=")
             if not until:
@@ -151,20 +158,6 @@ def _deadline(args: argparse.Namespace) -> int:
     if not deadlines:
         print(f"no deadlines in {args.term.root / 'term.toml'}")
     return 0
-
-
-def _late_policy(text: str) -> tuple[str, float, str]:
-    """'none', 'zero' or '<percent>%/<hour|day>' -> (policy, percent, period)."""
-    import re
-
-    from grader.paths import GraderError
-
-    if text in ("none", "zero"):
-        return text, 0.0, "day"
-    found = re.fullmatch(r"(\d+(?:\.\d+)?)%/(hour|day)", text)
-    if not found:
-        raise GraderError(f"--late takes none, zero or a penalty like 10%/day or 2%/hour, not {text!r}")
-    return "penalty", float(found.group(1)), found.group(2)
 
 
 def _formgrader(args: argparse.Namespace) -> int:

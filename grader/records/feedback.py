@@ -18,13 +18,13 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 from traitlets.config import Config
 
-from grader.settings.nbconfig import api_for
-from grader.records.pages import write_refusal_pages, write_student_index
 from grader.paths import GraderError, Term
+from grader.records.pages import write_refusal_pages, write_student_index
 from grader.records.rejections import HAND_IN_AGAIN, rejections
 from grader.records.standing import late_flag, standings, timed_out_answers
-from grader.settings.termconfig import term_config
 from grader.records.termstate import find_submissions, is_finished
+from grader.settings.nbconfig import api_for
+from grader.settings.termconfig import term_config
 
 HIDDEN_BLOCK = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.S | re.M)
 HIDDEN_NOTE = "# (hidden tests: their code is not shown)\n"

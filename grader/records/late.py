@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -193,3 +194,13 @@ def late_note(seconds: float) -> str:
     hours, minutes = divmod(rest, 60)
     parts = [f"{days} d"] * bool(days) + [f"{hours} h"] * bool(hours) + [f"{minutes} min"] * bool(minutes)
     return " ".join(parts[:2]) + " late"
+
+
+def parse_late_policy(text: str) -> tuple[str, float, str]:
+    """'none', 'zero' or '<percent>%/<hour|day>' -> (policy, percent, period)."""
+    if text in ("none", "zero"):
+        return text, 0.0, "day"
+    found = re.fullmatch(r"(\d+(?:\.\d+)?)%/(hour|day)", text)
+    if not found:
+        raise GraderError(f"--late takes none, zero or a penalty like 10%/day or 2%/hour, not {text!r}")
+    return "penalty", float(found.group(1)), found.group(2)

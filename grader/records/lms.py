@@ -17,8 +17,8 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from grader.records.late import write_timestamp
 from grader.paths import GraderError
+from grader.records.late import write_timestamp
 
 if TYPE_CHECKING:
     from grader.records.report import Grades

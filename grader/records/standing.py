@@ -14,8 +14,8 @@ from pathlib import Path
 
 import nbformat
 
-from grader.records.late import apply_late_work, late_note, read_deadlines, stamp
 from grader.paths import Term
+from grader.records.late import apply_late_work, late_note, read_deadlines, stamp
 from grader.records.rejections import rejections
 from grader.records.termstate import is_finished
 
@@ -101,7 +101,7 @@ def standings(term: Term, assignment: str | None = None) -> dict[tuple[str, str]
             if assignment is not None and entry.name != assignment:
                 continue
             deadline = deadlines.get(entry.name)
-            refused = {}
+            refused: dict[str, list[str]] = {}
             for rejection in rejections(term, entry.name):
                 refused.setdefault(rejection.student, []).append(rejection.line())
             for submission in entry.submissions:

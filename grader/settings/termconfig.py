@@ -6,8 +6,9 @@ from __future__ import annotations
 from traitlets.config import Config
 
 from grader.paths import Term
-from grader.sandbox.prepare import Limits, Sandbox
 from grader.records.standing import TIMEOUT_MESSAGE
+from grader.sandbox.prepare import Limits, Sandbox
+from grader.settings.nbconfig import course_config
 
 
 def term_config(term: Term, sandbox: Sandbox | None = None, limits: Limits | None = None) -> Config:

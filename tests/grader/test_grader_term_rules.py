@@ -10,10 +10,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from grader.commands import _late_policy
-from grader.records.late import Deadline, late_note, read_deadlines, write_deadlines
-from grader.records.lms import unpack
 from grader.paths import GraderError, Term
+from grader.records.late import Deadline, late_note, parse_late_policy, read_deadlines, write_deadlines
+from grader.records.lms import unpack
 from grader.records.report import natural
 from grader.records.standing import TIMEOUT_MESSAGE, timed_out_answers
 
@@ -64,11 +63,11 @@ def test_a_bad_term_toml_is_a_clear_error(tmp_path):
 
 
 def test_late_policy_on_the_command_line():
-    assert _late_policy("10%/day") == ("penalty", 10.0, "day")
-    assert _late_policy("2.5%/hour") == ("penalty", 2.5, "hour")
-    assert _late_policy("zero")[0] == "zero"
+    assert parse_late_policy("10%/day") == ("penalty", 10.0, "day")
+    assert parse_late_policy("2.5%/hour") == ("penalty", 2.5, "hour")
+    assert parse_late_policy("zero")[0] == "zero"
     with pytest.raises(GraderError, match="like 10%/day"):
-        _late_policy("10 per day")
+        parse_late_policy("10 per day")
 
 
 def test_late_note_reads_as_days_hours_minutes():

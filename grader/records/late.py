@@ -68,8 +68,8 @@ class Deadline:
 
 
 def stamp(moment: datetime) -> str:
-    """A time as the term's files and pages show it: ISO 8601 in UTC, to the second."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    """A time as the term's tables and pages show it: ISO 8601 in UTC, to the second."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_time(text: str, what: str) -> datetime:

@@ -52,7 +52,7 @@ def timed_out_answers(nb: nbformat.NotebookNode) -> dict[str, str]:
 
 
 def late_flag(seconds: float, submitted: datetime | None, penalty: float) -> str:
-    """'1 d 2 h late (handed in 2026-12-02 01:00:00 UTC), -0.4 points'; ``submitted``: naive UTC (nbgrader's)."""
+    """'1 d 2 h late (handed in 2026-12-02T01:00:00Z), -0.4 points'; ``submitted``: naive UTC (nbgrader's)."""
     when = f" (handed in {stamp(submitted.replace(tzinfo=UTC))})" if submitted else ""
     return f"{late_note(seconds)}{when}, -{penalty:g} points"
 

@@ -232,7 +232,7 @@ def test_deadline_and_extension_are_kept_in_the_term_and_in_nbgraders_gradebook(
     from nbgrader.api import Gradebook
 
     assert (
-        "due 2026-11-30 23:59:00 UTC; late work loses 25% of the points per started day" in run.out["deadline"].stdout
+        "due 2026-11-30T23:59:00Z; late work loses 25% of the points per started day" in run.out["deadline"].stdout
     )
     assert "extension: carol until 2026-12-03T23:59:00+00:00" in run.out["deadline"].stdout
     with Gradebook(run.term.db_url) as gradebook:
@@ -251,19 +251,19 @@ def test_deadline_and_extension_are_kept_in_the_term_and_in_nbgraders_gradebook(
 def test_late_work_loses_its_penalty_in_the_score_table_report_and_feedback(run):
     autograde = run.out["autograde"].stdout
     bob_row = next(line for line in autograde.splitlines() if line.startswith("bob "))
-    assert "1/4" in bob_row and "1 d 2 h late (handed in 2026-12-02 02:00:00 UTC), -2 points" in bob_row
+    assert "1/4" in bob_row and "1 d 2 h late (handed in 2026-12-02T02:00:00Z), -2 points" in bob_row
     carol_row = next(line for line in autograde.splitlines() if line.startswith("carol "))
-    assert "extension to 2026-12-03 23:59:00 UTC" in carol_row and "late" not in carol_row
+    assert "extension to 2026-12-03T23:59:00Z" in carol_row and "late" not in carol_row
     assert "bob" in run.out["report"].stdout and "-2 points" in run.out["report"].stdout
     bob = page(run, "bob")
-    assert "late penalty -2 1 d 2 h late (handed in 2026-12-02 02:00:00 UTC), -2 points" in bob
+    assert "late penalty -2 1 d 2 h late (handed in 2026-12-02T02:00:00Z), -2 points" in bob
     assert "total 2 / 4" in bob
 
 
 def test_the_newer_of_two_hand_ins_is_kept_and_the_older_is_named(run):
     assert "1 updated" in run.out["resubmission"].stdout
     watch = run.out["watch older copy"].stdout
-    assert "OLDER, NOT TAKEN erin: the work here was handed in 2026-11-29 10:00:00 UTC" in watch
+    assert "OLDER, NOT TAKEN erin: the work here was handed in 2026-11-29T10:00:00Z" in watch
     kept = nbformat.read(run.term.submitted / "erin" / ASSIGNMENT / NOTEBOOK, as_version=4)
     assert any(c.source == CORRECT["ex2-answer"] for c in kept.cells)
 

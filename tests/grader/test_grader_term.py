@@ -231,9 +231,7 @@ def page(run: Run, student: str) -> str:
 def test_deadline_and_extension_are_kept_in_the_term_and_in_nbgraders_gradebook(run):
     from nbgrader.api import Gradebook
 
-    assert (
-        "due 2026-11-30T23:59:00Z; late work loses 25% of the points per started day" in run.out["deadline"].stdout
-    )
+    assert "due 2026-11-30T23:59:00Z; late work loses 25% of the points per started day" in run.out["deadline"].stdout
     assert "extension: carol until 2026-12-03T23:59:00+00:00" in run.out["deadline"].stdout
     with Gradebook(run.term.db_url) as gradebook:
         assignment = gradebook.find_assignment(ASSIGNMENT)

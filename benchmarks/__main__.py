@@ -5,7 +5,7 @@
 import sys
 import time
 
-from benchmarks import chain, dispatch, graphs, jit, keras_fit, kernels, lessons, measurements
+from benchmarks import chain, dispatch, graphs, jit, keras_fit, kernels, lessons, measurements, steps
 
 if __name__ == "__main__" and "--write" in sys.argv:
     measurements.write()
@@ -15,6 +15,8 @@ elif __name__ == "__main__":
     chain.main()
     print()
     dispatch.main()
+    print()
+    steps.main()
     print()
     graphs.main()
     print()

@@ -1,7 +1,8 @@
 """Philox-4x32-10, the counter-based generator behind TensorFlow's random ops, and the ways TensorFlow turns
 its 32-bit words into samples. Everything here is vectorised NumPy and bit-for-bit what TensorFlow computes on
 a CPU, except the last bit of a few normal samples: Box-Muller's log, sin and cos are NumPy's here, the C
-library's in TensorFlow (and in minitf's TensorFlow-exact numerics).
+library's in TensorFlow (and in minitf's TensorFlow-exact numerics). Large float32 uniform and normal draws
+(COMPILED_FROM samples on) run as compiled loops instead (compiled.py), with the C library's math.
 
 Philox maps a 128-bit *counter* and a 64-bit *key* to 128 random bits (four uint32 words) through ten rounds
 of multiplications and XORs. There is no hidden state: the n-th block of a stream is `philox(counter + n, key)`,
@@ -170,8 +171,28 @@ def _grouped(gen: Philox, n: int, per_block: int) -> np.ndarray:
     return gen.blocks(-(-n // per_block))
 
 
+# From this many float32 samples, uniform and normal draws run as one compiled loop per block (compiled.py)
+COMPILED_FROM = 2**16
+_no_numba: list[bool] = []  # [True] once Numba failed to import
+
+
+def _compiled(kind: str, gen: Philox, n: int, dtype: DTypeLike) -> np.ndarray | None:
+    """n float32 samples from the compiled loops, for large draws where Numba is installed (else None)."""
+    if n < COMPILED_FROM or np.dtype(dtype) != np.float32 or _no_numba:
+        return None
+    try:
+        from minitf.ops.random import compiled  # imports Numba: a second, paid by the first large draw only
+    except ImportError:
+        _no_numba.append(True)
+        return None
+    return compiled.draw(kind, gen.key, gen.counter, -(-n // 4)).reshape(-1)[:n]
+
+
 def uniform(gen: Philox, n: int, dtype: DTypeLike) -> np.ndarray:
     """n floats in [0, 1): four per block (two for float64)."""
+    fast = _compiled("uniform", gen, n, dtype)
+    if fast is not None:
+        return fast
     if np.dtype(dtype) == np.float64:
         return floats_01(_grouped(gen, n, 2).reshape(-1, 2), np.float64)[:n]
     return floats_01(_grouped(gen, n, 4).reshape(-1), dtype)[:n]
@@ -179,6 +200,9 @@ def uniform(gen: Philox, n: int, dtype: DTypeLike) -> np.ndarray:
 
 def normal(gen: Philox, n: int, dtype: DTypeLike) -> np.ndarray:
     """n standard normals: four per block by Box-Muller (two for float64)."""
+    fast = _compiled("normal", gen, n, dtype)  # the C library's math, as in TensorFlow-exact numerics
+    if fast is not None:
+        return fast
     if np.dtype(dtype) == np.float64:
         return box_muller(_grouped(gen, n, 2), np.float64).reshape(-1)[:n]
     return box_muller(_grouped(gen, n, 4).reshape(-1, 2), dtype).reshape(-1)[:n]

@@ -20,10 +20,11 @@ import numpy as np
 
 from minitf.function.compiling.jit import python_source
 from minitf.function.compiling.jit.loop_ir import Kernel
+from minitf.function.compiling.jit.optional import enabled, switches
 from minitf.function.compiling.jit.parallel import parallel_for, parallel_loop
 
 _numba: list[Any] = []  # [module or None], once looked for
-_compiled: dict[str, CompiledRegion] = {}
+_compiled: dict[tuple[str, frozenset[str]], CompiledRegion] = {}
 _bits: list[Any] = []  # [bits_as_float32], made with the first compiled loop
 # Of LLVM's fast-math flags only `contract`: a multiply and the add that reads it may become one fused
 # multiply-add (FMA), rounded once instead of twice. XLA's CPU compiler allows exactly that for everything it
@@ -91,7 +92,7 @@ def _compile_now(function: Any, kernel: Kernel) -> Any:
         arrays += [numba.types.uint64, numba.types.uint64]  # the part lo..hi of the parallel loop (python_source)
     config = numba.core.config
     before = config.SLP_VECTORIZE
-    config.SLP_VECTORIZE = 1
+    config.SLP_VECTORIZE = 1 if enabled("slp_vectorize") else before
     try:
         function.compile(tuple(arrays))
     finally:
@@ -109,7 +110,8 @@ def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target:
     target = target or target_for(kernel)
     code = python_source.module_source(kernel, target, output_shapes)
     source = code.text
-    found = _compiled.get(source)
+    key = (source, switches())  # the backend's switches do not show in the source
+    found = _compiled.get(key)
     if found is not None:
         return found
     namespace: dict[str, Any] = {"np": np}
@@ -121,12 +123,15 @@ def compile_region(kernel: Kernel, output_shapes: list[tuple[int, ...]], target:
     env = code.compile(**namespace)
     function = env[f"{kernel.name}_{target}"]
     if target == "loops":
-        function = numba_module().njit(fastmath=CONTRACT, error_model="numpy", nogil=True)(function)
-        # the machine code's entry point: called with the arrays it was compiled for, it skips the
-        # dispatcher's look-up of the argument types (a third of a microsecond per call)
-        env[f"{kernel.name}_{target}"] = _compile_now(function, kernel)
+        fastmath = CONTRACT if enabled("fma_contraction") else set()
+        function = numba_module().njit(fastmath=fastmath, error_model="numpy", nogil=True)(function)
+        entry_point = _compile_now(function, kernel)
+        if enabled("dispatcher_bypass"):
+            # the machine code's entry point: called with the arrays it was compiled for, it skips the
+            # dispatcher's look-up of the argument types (a third of a microsecond per call)
+            env[f"{kernel.name}_{target}"] = entry_point
     region = CompiledRegion(env[kernel.name], function, target, source)
-    _compiled[source] = region
+    _compiled[key] = region
     return region
 
 

@@ -24,6 +24,7 @@ from minitf.exact.exp_log import EXP_POLYNOMIAL32
 from minitf.exact.tanh import DENOMINATOR32, NUMERATOR32
 from minitf.function.compiling.jit import loop_ir as ir
 from minitf.function.compiling.jit.backend import numba_module
+from minitf.function.compiling.jit.optional import enabled
 from minitf.function.compiling.jit.parallel import parallelise
 from minitf.function.tracing.graph import Operation, SymbolicTensor
 
@@ -100,7 +101,7 @@ def _tanh(b: Builder, xs: Sequence[str], dt: str) -> str:
     """float32 tanh as XLA's CPU compiler emits it: a clamped rational function, (x + x^3 P(x^2)) / Q(x^2)
     (Eigen's coefficients, as in minitf/exact/tanh.py), a dozen multiplies and adds the processor does 8 or 16 at
     a time, where a call of the C library's tanhf per value would keep the loop scalar. Other dtypes: tanh."""
-    if dt != "float32" or not b.compiled:
+    if dt != "float32" or not b.compiled or not enabled("tanh_formula"):
         return b.apply("tanh", xs[0])
     x = b.apply("min", b.apply("max", xs[0], b.const(-TANH_CLAMP32, dt)), b.const(TANH_CLAMP32, dt))
     x2 = b.apply("mul", x, x)
@@ -115,7 +116,7 @@ def _exp(b: Builder, xs: Sequence[str], dt: str) -> str:
     2**m is applied in two halves, so that exp overflows to inf (m up to 128) and underflows through the
     subnormal numbers to 0 (m down to -150) as np.exp does; x is clamped to [-104, 89] first, beyond which
     the result is 0 or inf anyway, and a NaN is returned as it is. Within 3 ulps of np.exp. Other dtypes: exp."""
-    if dt != "float32" or not b.compiled:
+    if dt != "float32" or not b.compiled or not enabled("exp_formula"):
         return b.apply("exp", xs[0])
     x = xs[0]
     number = b.apply("eq", x, x)  # False for NaN: computed on 0 instead, the NaN returned at the end
@@ -286,16 +287,21 @@ def lower(
     if numba_module() is not None:
         kernel = how(name, ops, inputs, outputs, shape, Builder(compiled=True))
         if not kernel.transcendental:
-            return parallelise(kernel)
+            return parallelise(kernel) if enabled("parallel_regions") else kernel
     return how(name, ops, inputs, outputs, shape, Builder(compiled=False))
 
 
 def _streams(builder: Builder, extent: int) -> int:
     """How many iterations of a compiled elementwise loop run side by side (1 for a short body, or where no
     count in STREAMS divides the extent)."""
-    if not builder.compiled or len(builder.body) < STREAMS_FROM:
+    if not builder.compiled or len(builder.body) < STREAMS_FROM or not enabled("streams"):
         return 1
     return next((k for k in STREAMS if extent % k == 0 and extent >= 16 * k), 1)
+
+
+def in_lanes(builder: Builder, extent: int) -> bool:
+    """Does a compiled reduction along `extent` values fold its row in lanes of partial accumulators?"""
+    return builder.compiled and extent >= LANES_FROM and enabled("accumulator_lanes")
 
 
 @dataclass
@@ -385,7 +391,7 @@ def _lower(
         temps[id(t)] = builder.let(ir.Load(buffer, index_of(buffer, shape)))
     stores: list[ir.Stmt] = []
     lanes: list[ir.Stmt] = []  # after the innermost loop: its rows folded in lanes
-    nest = Nest(shape, reduced, builder.compiled and bool(reduced) and shape[reduced[-1]] >= LANES_FROM)
+    nest = Nest(shape, reduced, in_lanes(builder, shape[reduced[-1]]) if reduced else False)
     wanted = {id(t) for t in outputs}
     for op in ops:
         args = [temps[id(t)] for t in value_inputs(op)]

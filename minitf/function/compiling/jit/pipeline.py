@@ -19,6 +19,7 @@ from minitf.core.errors import InvalidArgumentError
 from minitf.function.compiling import optimizer
 from minitf.function.compiling.jit.duplication import duplicate
 from minitf.function.compiling.jit.expansion import expand
+from minitf.function.compiling.jit.optional import enabled
 from minitf.function.compiling.jit.rewrite import jit_fusion
 from minitf.function.tracing.graph import FuncGraph, Operation
 
@@ -37,7 +38,8 @@ def clustered(graph: FuncGraph) -> tuple[FuncGraph, optimizer.OptimizationReport
     """The graph the jit clusters: `graph` after the optimiser's passes and expansion, before fusion."""
     optimized, report = optimizer.optimize(graph, jit_options())
     optimizer.run_pass(EXPAND, optimized, report)
-    optimizer.run_pass(DUPLICATE, optimized, report)
+    if enabled("duplication"):
+        optimizer.run_pass(DUPLICATE, optimized, report)
     return optimized, report
 
 

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 from minitf.function.compiling.jit import loop_ir as ir
 from minitf.function.compiling.jit.lowering import (
-    LANES_FROM,
     REDUCTIONS,
     Builder,
     Nest,
     dtype_name,
+    in_lanes,
     index_of,
     padded,
     rule,
@@ -51,7 +51,7 @@ def lower_rows(
     summed by one loop and divided by the next), an input is loaded again (the row is in the cache), and
     constants are set once, before all loops."""
     rank, last = len(shape), len(shape) - 1
-    nest = Nest(shape, (last,), builder.compiled and shape[last] >= LANES_FROM)
+    nest = Nest(shape, (last,), in_lanes(builder, shape[last]))
     hoisted: list[ir.Stmt] = []
     builder.hoisted = hoisted
     loops: list[list[ir.Stmt]] = [[]]  # the statements of each loop along the row

@@ -7,6 +7,7 @@
     lowering.py       each op's rule: which scalar operations compute one element of it
     row_kernels.py    a region with row reductions and what reads them: one loop along the row per reduction
     parallel.py       a large region's outer loop in parts, run at once on the intra-op threads
+    optional.py       the optional passes (what makes the loops fast), named, with reasons, each switchable
     python_source.py  the loop IR as Python: element loops (for Numba) or NumPy calls on blocks
     backend.py        Numba, imported lazily, compiles the loops; the compiled regions, cached
     rewrite.py        the pass that puts one XlaFusion node per region into the graph
@@ -14,6 +15,6 @@
     hlo.py            the graph as HLO-like text and as a Graphviz drawing
     stages.py         `experimental_get_compiler_ir(*args)(stage=...)`: every stage as text
 
-Reading order: pipeline.py, regions.py, loop_ir.py, lowering.py, row_kernels.py, parallel.py, python_source.py,
+Reading order: pipeline.py, optional.py, regions.py, loop_ir.py, lowering.py, row_kernels.py, parallel.py, python_source.py,
 backend.py.
 """

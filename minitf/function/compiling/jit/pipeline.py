@@ -1,9 +1,12 @@
 """`jit_compile=True` from end to end: which graphs can be compiled, and the passes that compile them.
 
     traced graph ─> the optimiser's passes (folding, simplification, CSE, pruning; no elementwise or MatMul
-                    fusion: the jit fuses those itself) ─> expansion (softmax) ─> duplication (cheap values
+                    fusion: the jit fuses those itself) ─> expansion (softmax) ─> [duplication] (cheap values
                     read by several regions) ─> jit fusion (regions.py, lowering.py, python_source.py,
                     backend.py) ─> one XlaFusion node per region, the rest NumPy/BLAS
+
+The stages make correct code; what makes it fast is in optional passes (bracketed here, the others woven into
+lowering and the backend at the points they act), each named with its reason in optional.py.
 
 TensorFlow compiles the whole function when `jit_compile=True`, so an op XLA has no kernel for (Python
 calls, strings) fails the call, with XLA's message; under `tf.config.optimizer.set_jit(True)` (auto-

@@ -171,8 +171,10 @@ def _grouped(gen: Philox, n: int, per_block: int) -> np.ndarray:
     return gen.blocks(-(-n // per_block))
 
 
-# From this many float32 samples, uniform and normal draws run as one compiled loop per block (compiled.py)
-COMPILED_FROM = 2**16
+# From this many float32 samples (half a million: NumPy's passes take some 20 ms there), uniform and normal draws
+# run as one compiled loop per block (compiled.py); the first such draw imports Numba, about a second, so the
+# course's draws (a Keras layer's weights, a lesson's 200 x 200) stay below it.
+COMPILED_FROM = 2**19
 _no_numba: list[bool] = []  # [True] once Numba failed to import
 
 

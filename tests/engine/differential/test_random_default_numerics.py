@@ -38,7 +38,7 @@ def test_seeded_samples_match_tensorflow_in_default_numerics(dtype: str) -> None
 def test_large_float32_draws_are_tensorflows_numbers(draw: str) -> None:
     """From philox.COMPILED_FROM samples the draws run as compiled loops: still TensorFlow's stream, and the
     normals take the C library's log, sin and cos as TensorFlow's kernel does."""
-    shape = [301, 257]  # 77,357 samples: past the threshold, and not a whole number of blocks
+    shape = [philox.COMPILED_FROM // 256 + 1, 257]  # past the threshold, and not a whole number of blocks
     assert shape[0] * shape[1] >= philox.COMPILED_FROM
 
     def case(tf: Any) -> Any:
@@ -58,14 +58,15 @@ def test_large_float32_draws_are_tensorflows_numbers(draw: str) -> None:
 @pytest.mark.parametrize("kind", ["normal", "uniform"])
 def test_compiled_draws_equal_numpys(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The compiled loops and NumPy's passes draw the same samples, across a carry into the counter's high half
-    (normals to float32 round-off: log and sin or cos may each round the other way, so 2 units in the last
-    place at most)."""
+    (normals to float32 round-off: NumPy's path rounds double-precision log, sin and cos to float32, the loops
+    call the C library's float32 functions; a last-bit difference in log(u) and in sin or cos, carried through
+    the square root and the product, makes at most 4 units in the last place)."""
     gen = philox.Philox(key=2**40 + 5, counter=2**64 - 1000)
     n = philox.COMPILED_FROM + 3
     compiled = getattr(philox, kind)(gen, n, np.float32)
     monkeypatch.setattr(philox, "COMPILED_FROM", n + 1)
     by_numpy = getattr(philox, kind)(gen, n, np.float32)
     assert compiled.shape == by_numpy.shape == (n,)
-    np.testing.assert_array_max_ulp(compiled, by_numpy, maxulp=2)
+    np.testing.assert_array_max_ulp(compiled, by_numpy, maxulp=4)
     if kind == "uniform":
         assert compiled.tobytes() == by_numpy.tobytes()

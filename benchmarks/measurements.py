@@ -24,7 +24,6 @@ OUTPUT = REPO / "docs" / "measurements.md"
 # (module run with -m, heading, what it measures); grading runs only as root (the sandbox needs it).
 SECTIONS = [
     ("benchmarks.chain", "Eager ops and the tape", "a 60-op elementwise chain, forward and with its gradient"),
-    ("benchmarks.steps", "Random draws and a training step", "seeded normals and uniforms, a logistic-regression step"),
     ("benchmarks.graphs", "Graphs", "eager against tf.function, and the graph passes, on small programs"),
     ("benchmarks.jit", "jit_compile=True", "fused regions compiled through Numba against TensorFlow's XLA"),
     ("benchmarks.keras_fit", "Keras fit", "the course's digits network trained by model.fit"),

@@ -15,6 +15,6 @@
     hlo.py            the graph as HLO-like text and as a Graphviz drawing
     stages.py         `experimental_get_compiler_ir(*args)(stage=...)`: every stage as text
 
-Reading order: pipeline.py, optional.py, regions.py, loop_ir.py, lowering.py, row_kernels.py, parallel.py, python_source.py,
-backend.py.
+Reading order: pipeline.py, optional.py, regions.py, loop_ir.py, lowering.py, row_kernels.py, parallel.py,
+python_source.py, backend.py.
 """

@@ -65,6 +65,7 @@ def _mean(op: Operation, args: Args) -> str | None:
     in float64 and rounds; one float32 division rounds to the same number. (Where another kernel computes the
     mean, as in TensorFlow-exact numerics, the kernel is called.)"""
     x = op.inputs[0]
+    count = x.shape.num_elements()  # None while a dimension is unknown
     if (
         op.op_def.kernel is not mean_kernel
         or op.attrs["axis"] is not None
@@ -72,10 +73,10 @@ def _mean(op: Operation, args: Args) -> str | None:
         or x.dtype not in _FLOATS
         or not _known(op)
         or x.shape.rank == 0
-        or x.shape.num_elements() == 0
+        or not count
     ):
         return None
-    return f"np.add.reduce({args[0]}, axis=None) / {float(x.shape.num_elements())!r}"
+    return f"np.add.reduce({args[0]}, axis=None) / {float(count)!r}"
 
 
 def _read(op: Operation, args: Args) -> str | None:

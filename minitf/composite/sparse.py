@@ -17,7 +17,7 @@ from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import invalid_argument, same_dtype
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.math.binary_math import add as dense_add
@@ -183,7 +183,7 @@ def _to_dense_shape(shapes_: Any, types: Any, attrs: dict) -> list[shape_rules.S
     return [(TensorShape([None] * rank) if rank is not None else TensorShape(None), types[1])]
 
 
-def _to_dense_grad(ctx: Any, g: Tensor) -> list[Any]:
+def _to_dense_grad(ctx: GradContext, g: Tensor) -> list[Any]:
     """The gradient of each stored value is the gradient at its position."""
     return [None, bind(GatherAt, g, ctx.inputs[0]), None, None]
 
@@ -228,7 +228,7 @@ def _from_dense_shape(shapes_: Any, types: Any, attrs: dict, values: Any = None)
     ]
 
 
-def _from_dense_grad(ctx: Any, grads: list) -> list[Any]:
+def _from_dense_grad(ctx: GradContext, grads: list) -> list[Any]:
     """The stored values' gradients go back to their places in the dense tensor; the rest get zero."""
     g_values = grads[1]
     if g_values is None:

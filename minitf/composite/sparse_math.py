@@ -13,7 +13,7 @@ from minitf.composite.sparse import SparseTensor, reorder, sparse_input, to_dens
 from minitf.core import shape_rules
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.errors import dtype_mismatch, invalid_argument
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.gather_scatter import gather
@@ -61,7 +61,7 @@ def _matmul_shape(shapes_: Any, types: Any, attrs: dict, values: Any = None) -> 
     return [(TensorShape([None, cols]), types[1])]
 
 
-def _matmul_grad(ctx: Any, g: Tensor) -> list[Any]:
+def _matmul_grad(ctx: GradContext, g: Tensor) -> list[Any]:
     """d/d b = A^T g; d/d value (i, j) = g[i] . b[j] (adjoints swap the roles)."""
     indices, values, shape, b = ctx.inputs
     adjoint_a, adjoint_b = ctx.attrs["adjoint_a"], ctx.attrs["adjoint_b"]

@@ -25,6 +25,7 @@ from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.devices import log_placement
 from minitf.core.errors import OpError, invalid_argument
+from minitf.core.shape_rules import Spec
 from minitf.core.tensor import EagerTensor, Tensor, make
 
 # NumPy warns about 1/0, log(0), overflow...; TensorFlow returns inf/nan silently. A warning printed by
@@ -32,6 +33,13 @@ from minitf.core.tensor import EagerTensor, Tensor, make
 # module costs nothing per call (unlike `np.errstate`).
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitf\.")
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numpy\.")
+
+
+# A gradient rule: (the recorded call, the output's gradient, or a list of them for a multi-output op) -> one
+# gradient (or None) per input. A shape rule: (input shapes, input dtypes, attrs[, values=]) -> one
+# (TensorShape, DType) per output.
+GradRule = Callable[["GradContext", Any], Sequence[Any]]
+ShapeRule = Callable[..., Sequence[Spec]]
 
 
 class Op:
@@ -79,8 +87,8 @@ class Op:
         kernel: Callable[..., Any],
         *,
         check: Callable[[Sequence[Tensor], dict], None] | None = None,
-        shape: Callable[..., Any] | None = None,  # required; None only to raise a clear error
-        grad: Callable[..., Sequence[Tensor | None]] | None = None,
+        shape: ShapeRule | None = None,  # required; None only to raise a clear error
+        grad: GradRule | None = None,
         num_outputs: int = 1,
         explain: Callable[[Sequence[EagerTensor], dict, Exception], str] | None = None,
         stateful: bool = False,
@@ -225,13 +233,18 @@ class GradContext:
     """What a gradient rule sees of the call it differentiates: the op, its inputs, outputs and attrs."""
 
     __slots__ = ("op", "inputs", "outputs", "attrs", "needs")
+    op: Op
+    inputs: Sequence[Tensor]
+    outputs: Sequence[Tensor]
+    attrs: dict[str, Any]
+    needs: Sequence[bool]
 
     def __init__(
         self,
         op: Op,
         inputs: Sequence[Tensor],
         outputs: Sequence[Tensor],
-        attrs: dict,
+        attrs: dict[str, Any],
         needs: Sequence[bool] = (True, True, True, True),
     ) -> None:
         self.op = op

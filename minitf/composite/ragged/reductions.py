@@ -15,7 +15,7 @@ import numpy as np
 
 from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.core import dtypes, shape_rules
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.gather_scatter import gather
@@ -63,7 +63,7 @@ def _segment_shape(shapes_: Any, types: Any, attrs: dict) -> list[shape_rules.Sp
     return [(TensorShape([rows] + list(values_[1:])), types[0])]
 
 
-def _segment_grad(ctx: Any, g: Tensor) -> list[Any]:
+def _segment_grad(ctx: GradContext, g: Tensor) -> list[Any]:
     """Sum: every value of row i gets g[i] (max, min and prod have no gradient here)."""
     if ctx.attrs["reducer"] != "sum":
         return [None, None]

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minitf.core import shape_rules
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.math.reductions import reduce_sum
@@ -85,7 +85,7 @@ def _to_tensor_grad_kernel(g: Any, *splits: Any) -> np.ndarray:
     return out
 
 
-def _to_tensor_grad(ctx: Any, g: Tensor) -> list[Any]:
+def _to_tensor_grad(ctx: GradContext, g: Tensor) -> list[Any]:
     """Each flat value's gradient is the gradient at its place; padding's gradient goes to default_value."""
     flat_grad = bind(RaggedToTensorGrad, g, *ctx.inputs[2:])
     default_grad = reduce_sum(g) - reduce_sum(flat_grad) if ctx.inputs[1].dtype.is_floating else None

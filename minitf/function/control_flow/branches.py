@@ -19,7 +19,7 @@ import numpy as np
 
 from minitf.core import dtypes, nest
 from minitf.core.context import state
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.function.autograph.undefined import Undefined, UndefinedReturnValue
 from minitf.function.compiling.execute import run_graph
@@ -40,7 +40,7 @@ def _if_shape(shapes: Any, types: Any, attrs: dict) -> list:
     return [(a.shape.most_specific_compatible_shape(b.shape), a.dtype) for a, b in zip(then_out, else_out)]
 
 
-def _if_grad(ctx: Any, grads: list) -> list:
+def _if_grad(ctx: GradContext, grads: list) -> list:
     """The gradient of an If is an If of its branches' gradients, each one the branch replayed under a tape."""
     pred, *ins = ctx.inputs
     grads = [g if g is not None else zeros_like(o) for g, o in zip(grads, ctx.outputs)]

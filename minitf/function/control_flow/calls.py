@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.function.compiling.execute import as_runtime, run_graph
 from minitf.function.control_flow.replay_gradient import differentiable, gradient_sources, replay_gradients
@@ -26,7 +26,7 @@ def _call_shape(shapes: Any, types: Any, attrs: dict) -> list:
     return [(t.shape, t.dtype) for t in attrs["f"].outputs]
 
 
-def _call_grad(ctx: Any, grads: list) -> list:
+def _call_grad(ctx: GradContext, grads: list) -> list:
     """The gradient of a call: replay the called graph under a tape and differentiate it."""
     ins = list(ctx.inputs)
     targets = [i for i, o in enumerate(ctx.outputs) if differentiable(o)]

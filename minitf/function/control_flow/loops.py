@@ -20,7 +20,7 @@ import numpy as np
 from minitf.core import dtypes, nest
 from minitf.core.context import state
 from minitf.core.conversion import constant_tensor, convert_to_tensor
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.compiling.execute import replay_graph, run_graph
@@ -57,7 +57,7 @@ def _while_shape(shapes: Any, types: Any, attrs: dict) -> list:
     return [(s, t) for s, t in zip(shapes[:2] + body_shapes, types[: 2 + n])]
 
 
-def _while_grad(ctx: Any, grads: list) -> list:
+def _while_grad(ctx: GradContext, grads: list) -> list:
     n = ctx.attrs["n_vars"]
     body_graph: FuncGraph = ctx.attrs["body"]
     cond_graph: FuncGraph = ctx.attrs["cond"]

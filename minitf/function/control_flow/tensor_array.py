@@ -13,7 +13,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import constant_tensor, convert_to_tensor
 from minitf.core.errors import InvalidArgumentError
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.tracing.graph import SymbolicTensor
@@ -49,7 +49,7 @@ def _write_kernel(stack: Any, index: Any, value: Any, size: int = 0) -> Any:
     return stack
 
 
-def _write_grad(ctx: Any, g: Tensor) -> list:
+def _write_grad(ctx: GradContext, g: Tensor) -> list:
     index = ctx.inputs[1]
     return [bind(_ZeroRow, g, index), None, gather(g, index)]
 

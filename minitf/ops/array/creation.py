@@ -14,7 +14,7 @@ from minitf.core.context import state
 from minitf.core.conversion import constant_tensor, convert_to_tensor, to_numpy
 from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, op_error, static_error
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes
 from minitf.core.tensor import Tensor, make
 from minitf.core.tensor_shape import TensorShape
@@ -98,7 +98,7 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     return out if dtype is None else cast(out, dtype)
 
 
-def _fill_grad(c: Any, g: Tensor) -> list:
+def _fill_grad(c: GradContext, g: Tensor) -> list:
     return [reduce_sum(g)]  # every entry is the value: its gradient is the sum
 
 
@@ -169,7 +169,7 @@ def _linspace_kernel(start: Any, stop: Any, num: Any) -> np.ndarray:
     return np.linspace(start, stop, int(num), dtype=np.asarray(start).dtype)
 
 
-def _linspace_grad(c: Any, g: Tensor) -> list:
+def _linspace_grad(c: GradContext, g: Tensor) -> list:
     """Entry i is start + (stop - start) * i / (num - 1): linear in start and stop."""
     n = g.shape[0]
     weights = constant_tensor(np.linspace(0, 1, n) if n > 1 else np.zeros(n), g.dtype)

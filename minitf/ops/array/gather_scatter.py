@@ -19,7 +19,7 @@ from minitf.core import dtypes, shape_rules
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dims_text, dtype_mismatch
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -55,7 +55,7 @@ def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int, batch_dim
     return np.take(params, indices, axis=axis)
 
 
-def _gather_grad(c: Any, g: Tensor) -> list:
+def _gather_grad(c: GradContext, g: Tensor) -> list:
     if c.attrs["axis"] == 0 and c.attrs["batch_dims"] == 0:  # as TensorFlow: sparse rows (tf.IndexedSlices)
         sparse = gather_gradient(c.x, c.inputs[1], g)
         if sparse is not None:
@@ -172,7 +172,7 @@ def _gather_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
     return [(TensorShape(indices.as_list()[:-1] + params.as_list()[depth:]), types[0])]
 
 
-def _gather_nd_grad(c: Any, g: Tensor) -> list:
+def _gather_nd_grad(c: GradContext, g: Tensor) -> list:
     params, indices = c.inputs
     if indices.shape.rank == 2 and indices.shape[-1] == 1:  # whole rows: sparse, as TensorFlow's IndexedSlices
         sparse = gather_gradient(params, indices, g)
@@ -286,7 +286,7 @@ def _scatter_nd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DTyp
     return [(TensorShape(None if length is None else [None] * length), types[1])]
 
 
-def _scatter_nd_grad(c: Any, g: Tensor) -> list:
+def _scatter_nd_grad(c: GradContext, g: Tensor) -> list:
     return [None, bind(GatherNd, g, c.inputs[0]), None]
 
 
@@ -330,21 +330,21 @@ def _tensor_scatter_check(op_name: str) -> Any:
     return check
 
 
-def _update_grad(c: Any, g: Tensor) -> list:
+def _update_grad(c: GradContext, g: Tensor) -> list:
     indices, updates = c.inputs[1], c.inputs[2]
     cleared = bind(TensorScatterUpdate, g, indices, zeros_like(updates))
     return [cleared, None, bind(GatherNd, g, indices)]
 
 
-def _add_grad(c: Any, g: Tensor) -> list:
+def _add_grad(c: GradContext, g: Tensor) -> list:
     return [g, None, bind(GatherNd, g, c.inputs[1])]
 
 
-def _sub_grad(c: Any, g: Tensor) -> list:
+def _sub_grad(c: GradContext, g: Tensor) -> list:
     return [g, None, negative(bind(GatherNd, g, c.inputs[1]))]
 
 
-def _min_max_grad(c: Any, g: Tensor) -> list:
+def _min_max_grad(c: GradContext, g: Tensor) -> list:
     """The gradient goes to whichever of the old value and the updates ended up in the output (split on ties)."""
     x, indices, y = c.inputs
     out = c.out

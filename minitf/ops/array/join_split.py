@@ -13,9 +13,9 @@ from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, dims_text, op_error, same_dtype, static_error
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, add_sizes, merge_dims, shape_text
-from minitf.core.tensor import Tensor
+from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import zeros_like
 from minitf.ops.array.shape_ops import identity, normalise_axis, static_ints
@@ -46,9 +46,10 @@ def _concat_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
     return np.concatenate(xs, axis=axis)
 
 
-def _concat_grad(c: Any, g: Tensor) -> list:
+def _concat_grad(c: GradContext, g: Tensor) -> list:
     sizes = [
-        int(np.shape(x._value)[c.attrs["axis"]]) if state.graph is None else x.shape[c.attrs["axis"]] for x in c.inputs
+        int(np.shape(cast(EagerTensor, x)._value)[c.attrs["axis"]]) if state.graph is None else x.shape[c.attrs["axis"]]
+        for x in c.inputs
     ]
     if None in sizes:  # traced with unknown sizes: split where the inputs turn out to end
         return list(bind(SplitLike, g, *c.inputs, axis=c.attrs["axis"]))
@@ -60,7 +61,7 @@ def _split_like_kernel(g: np.ndarray, *like: np.ndarray, axis: int) -> tuple[np.
     return tuple(np.split(g, bounds, axis=axis))
 
 
-def _split_like_grad(c: Any, grads: list) -> list:
+def _split_like_grad(c: GradContext, grads: list) -> list:
     parts = [g if g is not None else zeros_like(o) for g, o in zip(grads, c.outputs)]
     return [concat(parts, c.attrs["axis"])] + [None] * (len(c.inputs) - 1)
 

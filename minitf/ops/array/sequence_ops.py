@@ -12,7 +12,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import merge_dims
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -80,7 +80,7 @@ def _shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: 
     return [(x, types[0])]
 
 
-def _grad(c: Any, g: Tensor) -> list:
+def _grad(c: GradContext, g: Tensor) -> list:
     return [bind(ReverseSequence, g, c.inputs[1], **c.attrs), None]
 
 
@@ -150,7 +150,7 @@ def _stitch_shape(
     return [(TensorShape([rows] + first_data.as_list()[first_index.rank :]), types[n])]
 
 
-def _stitch_grad(c: Any, g: Tensor) -> list:
+def _stitch_grad(c: GradContext, g: Tensor) -> list:
     """Each piece receives the gradient at its indices (overwritten entries too, as in TensorFlow)."""
     n = c.attrs["n"]
     return [None] * n + [gather(g, idx) for idx in c.inputs[:n]]

@@ -16,7 +16,7 @@ from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, op_error, same_dtype, static_error
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes, shape_text
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -243,7 +243,7 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
     return bind(Squeeze, x, axis=axis)
 
 
-def _transpose_grad(c: Any, g: Tensor) -> list:
+def _transpose_grad(c: GradContext, g: Tensor) -> list:
     perm = c.attrs["perm"]
     if perm is None:  # reversing twice undoes it
         return [bind(Transpose, g, perm=None)]

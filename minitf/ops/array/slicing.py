@@ -21,7 +21,7 @@ from minitf.core.errors import (
     op_error,
     static_error,
 )
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -89,7 +89,7 @@ def _strided_slice_kernel(x: np.ndarray, *dynamic: Any, spec: tuple) -> Any:
     return out.copy() if isinstance(out, np.ndarray) else out
 
 
-def _strided_slice_grad(c: Any, g: Tensor) -> list:
+def _strided_slice_grad(c: GradContext, g: Tensor) -> list:
     return [bind(StridedSliceGrad, g, c.x, *c.inputs[1:], spec=c.attrs["spec"])] + [None] * (len(c.inputs) - 1)
 
 
@@ -290,11 +290,11 @@ def _slice_grad_kernel(g: np.ndarray, x: np.ndarray, begin: np.ndarray, size: np
     return out
 
 
-def _slice_grad(c: Any, g: Tensor) -> list:
+def _slice_grad(c: GradContext, g: Tensor) -> list:
     return [bind(SliceGrad, g, c.x, c.inputs[1], c.inputs[2]), None, None]
 
 
-def _slice_grad_grad(c: Any, g: Tensor) -> list:
+def _slice_grad_grad(c: GradContext, g: Tensor) -> list:
     return [
         bind(
             Slice,
@@ -426,7 +426,7 @@ def _slice_update_kernel(x: np.ndarray, value: np.ndarray, *dynamic: Any, spec: 
     return out
 
 
-def _slice_update_grad(c: Any, g: Tensor) -> list:
+def _slice_update_grad(c: GradContext, g: Tensor) -> list:
     """The old entries of the slice are overwritten (no gradient); the value's gradient is the slice of g."""
     x, value, *dynamic = c.inputs
     spec = c.attrs["spec"]

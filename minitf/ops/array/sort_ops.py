@@ -14,7 +14,7 @@ from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, graph_build_error, op_error, same_dtype
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.gather_scatter import gather
@@ -79,7 +79,7 @@ def _top_k_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], a
     return [(out, types[0]), (out, attrs["index_type"])]
 
 
-def _top_k_grad(c: Any, grads: list) -> list:
+def _top_k_grad(c: GradContext, grads: list) -> list:
     """The gradient of each picked value goes back to the position it was picked from (TensorFlow's rule)."""
     g = grads[0]
     if g is None:
@@ -248,7 +248,7 @@ def _unique_shape(
     ]
 
 
-def _unique_grad(c: Any, grads: list) -> list:
+def _unique_grad(c: GradContext, grads: list) -> list:
     """TensorFlow registers no gradient for Unique: differentiating through it is a LookupError."""
     raise LookupError(
         "No gradient defined for operation 'Unique' (op type: Unique).\nHint: tf.unique cannot be "

@@ -14,14 +14,14 @@ from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, dims_text, op_error, static_error
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, add_sizes, need_rank
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.shape_ops import identity, normalise_axis, static_ints
 
 
-def _tile_grad(c: Any, g: Tensor) -> list:
+def _tile_grad(c: GradContext, g: Tensor) -> list:
     return [bind(TileGrad, g, c.x, multiples=c.attrs["multiples"])]
 
 
@@ -118,7 +118,7 @@ def _pad_kernel(x: np.ndarray, paddings: tuple[tuple[int, int], ...], mode: str,
     return np.pad(x, paddings, mode="reflect" if mode == "REFLECT" else "symmetric")
 
 
-def _pad_grad(c: Any, g: Tensor) -> list:
+def _pad_grad(c: GradContext, g: Tensor) -> list:
     return [bind(PadGrad, g, c.x, paddings=c.attrs["paddings"], mode=c.attrs["mode"])]
 
 
@@ -135,7 +135,7 @@ def _pad_grad_kernel(g: np.ndarray, x: np.ndarray, paddings: tuple, mode: str) -
     return out.reshape(np.shape(x))
 
 
-def _pad_grad_grad(c: Any, g: Tensor) -> list:
+def _pad_grad_grad(c: GradContext, g: Tensor) -> list:
     """PadGrad is linear in its first input; its adjoint is padding again (with zeros, or mirrored)."""
     mode = c.attrs["mode"]
     op = PadV2 if mode == "CONSTANT" else MirrorPad

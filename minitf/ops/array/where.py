@@ -13,7 +13,7 @@ from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, UnimplementedError, dims_text, op_error, same_dtype
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -35,7 +35,7 @@ def _select_check(inputs: Sequence[Tensor], attrs: dict) -> None:
         same_dtype("SelectV2", [x, y])
 
 
-def _select_grad(c: Any, g: Tensor) -> list:
+def _select_grad(c: GradContext, g: Tensor) -> list:
     cond, x, y = c.inputs
     zeros = zeros_like_(g)
     return [None, unbroadcast(where(cond, g, zeros), x), unbroadcast(where(cond, zeros, g), y)]

@@ -20,7 +20,7 @@ from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, OpError, allowed_dtypes, op_error
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.shape_ops import reshape
@@ -185,7 +185,7 @@ def _check_numerics_kernel(x: np.ndarray, message: str) -> np.ndarray:
     return x
 
 
-def _check_numerics_grad(c: Any, g: Tensor) -> list:
+def _check_numerics_grad(c: GradContext, g: Tensor) -> list:
     return [
         bind(
             CheckNumerics,

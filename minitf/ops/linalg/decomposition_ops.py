@@ -17,7 +17,7 @@ import numpy as np
 from minitf.core import dtypes, shape_rules
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, op_error, same_dtype
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import eye, zeros_like
@@ -77,7 +77,7 @@ def _cholesky_kernel(x: np.ndarray) -> np.ndarray:
         ) from None
 
 
-def _cholesky_grad(c: Any, g: Tensor) -> list:
+def _cholesky_grad(c: GradContext, g: Tensor) -> list:
     low = c.out
     n = low.shape[-1]
     low_inverse = triangular_solve(low, eye(n, batch_shape=low.shape[:-2].as_list(), dtype=low.dtype))
@@ -130,7 +130,7 @@ def _triangular_solve_kernel(matrix: np.ndarray, rhs: np.ndarray, lower: bool, a
         return _substitute(a, rhs, lower).astype(rhs.dtype)
 
 
-def _triangular_solve_grad(c: Any, g: Tensor) -> list:
+def _triangular_solve_grad(c: GradContext, g: Tensor) -> list:
     a, lower, adjoint_a = c.x, c.attrs["lower"], c.attrs["adjoint"]
     grad_b = triangular_solve(a, g, lower=lower, adjoint=not adjoint_a)
     if adjoint_a:
@@ -186,7 +186,7 @@ def _slogdet_kernel(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(sign).astype(x.dtype), np.asarray(logabs).astype(x.dtype)
 
 
-def _slogdet_grad(c: Any, grads: list) -> list:
+def _slogdet_grad(c: GradContext, grads: list) -> list:
     g = grads[1]
     if g is None:
         return [zeros_like(c.x)]
@@ -238,7 +238,7 @@ def _eigh_shape(shapes_: Sequence[TensorShape], types: Sequence[dtypes.DType], a
     return [(square[:-1], real), (square if attrs["compute_v"] else TensorShape([0]), types[0])]
 
 
-def _eigh_grad(c: Any, grads: list) -> list:
+def _eigh_grad(c: GradContext, grads: list) -> list:
     values = c.outputs[0]
     g_e, g_v = grads
     if g_e is None:

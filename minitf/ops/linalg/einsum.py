@@ -17,7 +17,7 @@ from minitf.core.errors import (
     dims_text,
     same_dtype,
 )
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -137,13 +137,21 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def _einsum_grad(c: Any, g: Tensor) -> list:
+def _einsum_grad(c: GradContext, g: Tensor) -> list:
     """d out / d operand k is an einsum of the output gradient with the other operands. Labels that only
     operand k has are spread out with ones; a label repeated inside operand k (a diagonal) with an identity."""
     operands = list(c.inputs)
-    inputs, output = _expand(c.attrs["equation"], [x.shape.rank for x in operands])
+    ranks = []
+    for x in operands:
+        if (rank := x.shape.rank) is None:
+            raise ValueError(
+                "einsum's gradient needs each operand's rank, unknown while tracing.\nHint: give the function an "
+                "input_signature with the operands' ranks."
+            )
+        ranks.append(rank)
+    inputs, output = _expand(c.attrs["equation"], ranks)
     used = set("".join("".join(labels) for labels in inputs) + "".join(output))
-    fresh = iter(c for c in string.ascii_letters if c not in used)
+    fresh = iter(letter for letter in string.ascii_letters if letter not in used)
     grads: list[Tensor | None] = []
     for k, x in enumerate(operands):
         wanted = c.needs[k] if k < len(c.needs) else True
@@ -160,6 +168,11 @@ def _einsum_grad(c: Any, g: Tensor) -> list:
         elsewhere = set("".join(terms))
         for label, size in zip(inputs[k], x.shape.as_list()):
             if label in seen:  # a diagonal: the second occurrence is tied to the first by an identity matrix
+                if size is None:
+                    raise ValueError(
+                        f"einsum's gradient needs the size of the repeated label {label!r} of operand {k}, which "
+                        "is unknown while tracing.\nHint: give the function an input_signature with that size."
+                    )
                 tied = next(fresh)
                 terms.append(label + tied)
                 tensors.append(eye(size, dtype=x.dtype))

@@ -24,7 +24,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, op_error
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import merge_dims, need_rank
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -116,7 +116,7 @@ def _qr_grad_tall(q: Tensor, r: Tensor, dq: Tensor, dr: Tensor) -> Tensor:
     return result
 
 
-def _qr_grad(c: Any, grads: list) -> list:
+def _qr_grad(c: GradContext, grads: list) -> list:
     q, r = c.outputs
     dq = zeros_like(q) if grads[0] is None else grads[0]
     dr = zeros_like(r) if grads[1] is None else grads[1]
@@ -194,7 +194,7 @@ def _lu_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attr
     return [(x[:-2] + TensorShape([size, size]), types[0]), (x[:-2] + TensorShape([size]), attrs["output_idx_type"])]
 
 
-def _no_lu_gradient(c: Any, grads: list) -> list:
+def _no_lu_gradient(c: GradContext, grads: list) -> list:
     raise LookupError("gradient registry has no entry for: Lu")
 
 
@@ -241,7 +241,7 @@ def _solve_ls_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType]
     return [(a[:-2] + TensorShape([a[-1], b[-1]]), types[0])]
 
 
-def _no_exact_gradient(c: Any, g: Tensor) -> list:
+def _no_exact_gradient(c: GradContext, g: Tensor) -> list:
     raise ValueError("Gradient not defined for fast=False")
 
 

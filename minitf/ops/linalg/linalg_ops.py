@@ -10,7 +10,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, no_kernel, op_error, same_dtype, static_error
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes, merge_dims, need_rank
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -67,7 +67,7 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
         ) from None
 
 
-def _matmul_grad(c: Any, g: Tensor) -> list:
+def _matmul_grad(c: GradContext, g: Tensor) -> list:
     a, b = c.x, c.y
     ta, tb = c.attrs["transpose_a"], c.attrs["transpose_b"]
     a_, b_ = (conj(a), conj(b)) if a.dtype.is_complex else (a, b)
@@ -175,7 +175,7 @@ def _square(x: np.ndarray, name: str) -> None:
         )
 
 
-def _inverse_grad(c: Any, g: Tensor) -> list:
+def _inverse_grad(c: GradContext, g: Tensor) -> list:
     inv = c.out
     left = matmul(inv, g, adjoint_a=True)
     return [negative(matmul(left, inv, adjoint_b=True))]
@@ -213,7 +213,7 @@ def _det_kernel(x: np.ndarray) -> np.ndarray:
     return np.asarray(np.linalg.det(x)).astype(x.dtype)[()]
 
 
-def _det_grad(c: Any, g: Tensor) -> list:
+def _det_grad(c: GradContext, g: Tensor) -> list:
     # d det(A) / dA = det(A) * inv(A)^T
     scale = multiply(g, c.out)
     inv_t = transpose(
@@ -259,7 +259,7 @@ def _solve_kernel(matrix: np.ndarray, rhs: np.ndarray, adjoint: bool) -> np.ndar
         ) from None
 
 
-def _solve_grad(c: Any, g: Tensor) -> list:
+def _solve_grad(c: GradContext, g: Tensor) -> list:
     # X = A^-1 B: dB = A^-H g, dA = -dB X^H (for adjoint=True the roles of A and A^H swap).
     adjoint = c.attrs["adjoint"]
     grad_rhs = bind(MatrixSolve, c.x, g, adjoint=not adjoint)

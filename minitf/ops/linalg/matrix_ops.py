@@ -17,7 +17,7 @@ from minitf.core.errors import (
     dims_text,
     graph_build_error,
 )
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import need_rank
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -210,12 +210,12 @@ def _diag_part_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType
     return [(TensorShape(s.as_list()[:-2] + band + [longest]), types[0])]
 
 
-def _diag_grad(c: Any, g: Tensor) -> list:
+def _diag_grad(c: GradContext, g: Tensor) -> list:
     zero = np.zeros((), dtype=g.dtype._np)
     return [bind(MatrixDiagPartV3, g, k=c.attrs["k"], padding_value=zero, align=c.attrs["align"])]
 
 
-def _diag_part_grad(c: Any, g: Tensor) -> list:
+def _diag_part_grad(c: GradContext, g: Tensor) -> list:
     rows, cols = c.x.shape[-2], c.x.shape[-1]
     zero = np.zeros((), dtype=g.dtype._np)
     return [

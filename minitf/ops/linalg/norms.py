@@ -13,7 +13,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -160,7 +160,7 @@ def _svd_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], att
     ]
 
 
-def _svd_grad(c: Any, grads: list) -> list:
+def _svd_grad(c: GradContext, grads: list) -> list:
     """The gradient of A = U diag(s) V^T (thin SVD, real A) from the gradients of s, U and V.
 
     With F[i, j] = 1 / (s_j^2 - s_i^2) off the diagonal:

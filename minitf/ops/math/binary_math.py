@@ -16,7 +16,7 @@ from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import InternalError, InvalidArgumentError, no_kernel, op_error
-from minitf.core.op import bind
+from minitf.core.op import GradContext, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.where import where
 from minitf.ops.math.cast import cast
@@ -35,22 +35,22 @@ from minitf.ops.math.elementwise import (
 from minitf.ops.math.unary_math import _conj_if_complex, log, negative
 
 
-def _add_grad(c: Any, g: Tensor) -> list:
+def _add_grad(c: GradContext, g: Tensor) -> list:
     return [unbroadcast(g, c.x) if c.needs[0] else None, unbroadcast(g, c.y) if c.needs[1] else None]
 
 
-def _sub_grad(c: Any, g: Tensor) -> list:
+def _sub_grad(c: GradContext, g: Tensor) -> list:
     return [unbroadcast(g, c.x) if c.needs[0] else None, unbroadcast(negative(g), c.y) if c.needs[1] else None]
 
 
-def _mul_grad(c: Any, g: Tensor) -> list:
+def _mul_grad(c: GradContext, g: Tensor) -> list:
     return [
         unbroadcast(g * _conj_if_complex(c.y), c.x) if c.needs[0] else None,
         unbroadcast(_conj_if_complex(c.x) * g, c.y) if c.needs[1] else None,
     ]
 
 
-def _div_grad(c: Any, g: Tensor) -> list:
+def _div_grad(c: GradContext, g: Tensor) -> list:
     x, y = c.x, c.y
     # TensorFlow's order of operations, g * ((-x / y) / y), so that infinities come out the same at y = 0.
     return [
@@ -59,7 +59,7 @@ def _div_grad(c: Any, g: Tensor) -> list:
     ]
 
 
-def _pow_grad(c: Any, g: Tensor) -> list:
+def _pow_grad(c: GradContext, g: Tensor) -> list:
     x, y, z = c.x, c.y, c.out
     dx = g * y * pow(x, y - 1)
     # d/dy x**y = x**y * log(x); TensorFlow defines it as 0 where x <= 0 (for real inputs).
@@ -120,7 +120,7 @@ def _pow_kernel(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _maxmin_grad(first_wins: Callable) -> Callable:
     """Gradient of maximum/minimum: where the two tie, TensorFlow gives it all to the first argument."""
 
-    def grad(c: Any, g: Tensor) -> list:
+    def grad(c: GradContext, g: Tensor) -> list:
         x, y = c.x, c.y
         mask = first_wins(x, y)
         zeros = zeros_like_(g)

@@ -13,7 +13,7 @@ from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import InvalidArgumentError, UnimplementedError, allowed_dtypes
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -25,7 +25,7 @@ def _cast_kernel(x: Any, DstT: dtypes.DType) -> Any:
     return np.asarray(x).astype(DstT._np)[()]
 
 
-def _cast_grad(c: Any, g: Tensor) -> list:
+def _cast_grad(c: GradContext, g: Tensor) -> list:
     src = c.x.dtype
     if not (src.is_floating or src.is_complex) or not (g.dtype.is_floating or g.dtype.is_complex):
         return [None]

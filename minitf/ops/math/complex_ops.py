@@ -14,7 +14,7 @@ import numpy as np
 from minitf.core import dtypes, shape_rules
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import allowed_dtypes, same_dtype
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.where import where
 from minitf.ops.math import unary_math
@@ -31,7 +31,7 @@ def _complex_kernel(re: np.ndarray, im: np.ndarray, Tout: dtypes.DType) -> np.nd
     return out
 
 
-def _complex_grad(c: Any, g: Tensor) -> list:
+def _complex_grad(c: GradContext, g: Tensor) -> list:
     return [
         unbroadcast(bind(unary_math.Real, g), c.x) if c.needs[0] else None,
         unbroadcast(bind(unary_math.Imag, g), c.y) if c.needs[1] else None,
@@ -70,11 +70,11 @@ def _zero_like_real(g: Tensor) -> Tensor:
     return zeros_like_(g)
 
 
-def _real_grad(c: Any, g: Tensor) -> list:
+def _real_grad(c: GradContext, g: Tensor) -> list:
     return [complex(g, _zero_like_real(g))]
 
 
-def _imag_grad(c: Any, g: Tensor) -> list:
+def _imag_grad(c: GradContext, g: Tensor) -> list:
     return [complex(_zero_like_real(g), g)]
 
 
@@ -82,7 +82,7 @@ unary_math.Real.grad = _real_grad
 unary_math.Imag.grad = _imag_grad
 
 
-def _angle_grad(c: Any, g: Tensor) -> list:
+def _angle_grad(c: GradContext, g: Tensor) -> list:
     # d angle / dz as TensorFlow writes it: -g / (imag + real * 1j), with g made complex.
     x = c.x
     z = unary_math.reciprocal(complex(bind(unary_math.Imag, x), bind(unary_math.Real, x)))

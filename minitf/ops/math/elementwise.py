@@ -19,7 +19,7 @@ from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor, operand
 from minitf.core.dispatch import elementwise_handler
 from minitf.core.errors import allowed_dtypes, dims_text, same_dtype
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import EagerTensor, Tensor
 
 F = dtypes.FLOATS
@@ -126,7 +126,7 @@ def _sum_to_kernel(g: np.ndarray, like: np.ndarray) -> np.ndarray:
     return np.asarray(out).reshape(target)
 
 
-def _sum_to_grad(c: Any, g: Tensor) -> list:
+def _sum_to_grad(c: GradContext, g: Tensor) -> list:
     return [broadcast_like(g, c.x), None]
 
 

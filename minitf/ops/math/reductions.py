@@ -17,7 +17,7 @@ from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dtype_mismatch, op_error, static_error
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, reduced_shape
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -114,23 +114,23 @@ def _highest(dt: np.dtype) -> Any:
     return np.inf if dt.kind == "f" else np.iinfo(dt).max if dt.kind in "iu" else True
 
 
-def _keep_reduced(t: Tensor, c: Any) -> Tensor:
+def _keep_reduced(t: Tensor, c: GradContext) -> Tensor:
     """A reduced tensor reshaped with the reduced axes kept as size 1, ready to broadcast back."""
     if c.attrs["keepdims"]:
         return t
     return bind(KeepDims, t, c.x, axis=c.attrs["axis"])
 
 
-def _sum_grad(c: Any, g: Tensor) -> list:
+def _sum_grad(c: GradContext, g: Tensor) -> list:
     return [broadcast_like(_keep_reduced(g, c), c.x)]
 
 
-def _mean_grad(c: Any, g: Tensor) -> list:
+def _mean_grad(c: GradContext, g: Tensor) -> list:
     count = cast(size(c.x), g.dtype) / cast(size(g), g.dtype)
     return [broadcast_like(_keep_reduced(g, c), c.x) / count]
 
 
-def _prod_grad(c: Any, g: Tensor) -> list:
+def _prod_grad(c: GradContext, g: Tensor) -> list:
     """d prod / d x_i is the product of all the other entries: exclusive cumulative products from the left
     and from the right, multiplied (TensorFlow's method; no division, so zeros in x are fine)."""
 
@@ -138,7 +138,7 @@ def _prod_grad(c: Any, g: Tensor) -> list:
     g = broadcast_like(_keep_reduced(g, c), x)
     if not x.shape.is_fully_defined():  # a traced input of unknown size: prod / x (wrong only where x is 0)
         return [g * broadcast_like(_keep_reduced(c.out, c), x) / x]
-    shape = x.shape.as_list()
+    shape = [d for d in x.shape.as_list() if d is not None]  # fully defined: every dimension
     rank = len(shape)
     if rank == 0:
         return [g]
@@ -153,7 +153,7 @@ def _prod_grad(c: Any, g: Tensor) -> list:
     return [g * transpose(others, [int(i) for i in np.argsort(perm)])]
 
 
-def _extreme_grad(c: Any, g: Tensor) -> list:
+def _extreme_grad(c: GradContext, g: Tensor) -> list:
     # Ties share the gradient equally, as TensorFlow does: [1, 3, 3] -> [0, .5, .5].
     out = broadcast_like(_keep_reduced(c.out, c), c.x)
     hits = cast(equal(c.x, out), g.dtype)
@@ -366,7 +366,7 @@ def _cum_kernel(np_fn: Callable, identity: int) -> Callable:
     return kernel
 
 
-def _cumsum_grad(c: Any, g: Tensor) -> list:
+def _cumsum_grad(c: GradContext, g: Tensor) -> list:
     a = c.attrs
     return [bind(Cumsum, g, axis=a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])]
 
@@ -374,7 +374,7 @@ def _cumsum_grad(c: Any, g: Tensor) -> list:
 Cumsum = Op("Cumsum", _cum_kernel(np.cumsum, 0), shape=shape_rules.same_as_first, grad=_cumsum_grad)
 
 
-def _cumprod_grad(c: Any, g: Tensor) -> list:
+def _cumprod_grad(c: GradContext, g: Tensor) -> list:
     # TensorFlow's rule: cumsum of (cumprod * g) the other way round, divided by x (0 where x is 0).
     a = c.attrs
     out = bind(Cumsum, c.out * g, axis=a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])

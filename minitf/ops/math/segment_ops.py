@@ -13,7 +13,7 @@ from minitf.composite.indexed_slices import TO_DENSE, IndexedSlices
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import merge_dims
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
@@ -163,7 +163,7 @@ def _unsorted_shape(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType]
     return [(TensorShape([attrs["known_segments"]] + data.as_list()[ids.rank :]), types[0])]
 
 
-def _unsorted_grad(c: Any, g: Tensor) -> list:
+def _unsorted_grad(c: GradContext, g: Tensor) -> list:
     """Each entry of data receives its segment's gradient; entries with a negative id receive zero."""
     ids = c.inputs[1]
     picked = gather(g, maximum(ids, zeros_like(ids)))

@@ -18,7 +18,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones_like, zeros_like
 from minitf.ops.array.gather_scatter import gather
@@ -91,7 +91,7 @@ def _sorted_kernel(kind: str) -> Callable[..., np.ndarray]:
     return kernel
 
 
-def _min_or_max_grad(c: Any, g: Tensor) -> list:
+def _min_or_max_grad(c: GradContext, g: Tensor) -> list:
     """Each entry equal to its segment's result gets the segment's gradient divided by the number of ties."""
     data, ids = c.inputs[0], c.inputs[1]
     chosen = equal(data, gather(c.outputs[0], ids))
@@ -106,7 +106,7 @@ def _prod_parts(data: Tensor, product: Tensor, nonzero_product: Tensor, index: T
     return where(is_zero, gather(nonzero_product, index), gather(product, index) / safe)
 
 
-def _prod_grad(c: Any, g: Tensor) -> list:
+def _prod_grad(c: GradContext, g: Tensor) -> list:
     data, ids = c.inputs[0], c.inputs[1]
     is_zero = equal(data, zeros_like(data))
     zeros = segment_sum(cast(is_zero, dtypes.int32), ids)
@@ -188,7 +188,7 @@ def _extra_axes(data: Tensor, ids: Tensor) -> int:
     return (data.shape.rank or 0) - (ids.shape.rank or 0)
 
 
-def _unsorted_min_or_max_grad(c: Any, g: Tensor) -> list:
+def _unsorted_min_or_max_grad(c: GradContext, g: Tensor) -> list:
     data, ids, count = c.inputs[0], c.inputs[1], c.inputs[2]
     extra = _extra_axes(data, ids)
     gathered, kept = _gather_kept(c.outputs[0], ids, extra)
@@ -198,7 +198,7 @@ def _unsorted_min_or_max_grad(c: Any, g: Tensor) -> list:
     return [where(chosen, share, zeros_like(data)), None, None]
 
 
-def _unsorted_prod_grad(c: Any, g: Tensor) -> list:
+def _unsorted_prod_grad(c: GradContext, g: Tensor) -> list:
     data, ids, count = c.inputs[0], c.inputs[1], c.inputs[2]
     is_zero = equal(data, zeros_like(data))
     zeros = unsorted_segment_sum(cast(is_zero, dtypes.int32), ids, count)

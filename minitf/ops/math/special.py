@@ -35,7 +35,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import no_kernel
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones_like, zeros_like
 from minitf.ops.array.where import where
@@ -138,25 +138,25 @@ def zero_where_x_is_zero(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> 
     return kernel
 
 
-def _xlogy_grad(c: Any, g: Tensor) -> list:
+def _xlogy_grad(c: GradContext, g: Tensor) -> list:
     x, y = c.x, c.y
     nonzero = cast(not_equal(x, zeros_like_(x)), x.dtype)
     return [unbroadcast(g * bind(Xlogy, nonzero, y), x), unbroadcast(g * bind(Xdivy, x, y), y)]
 
 
-def _xdivy_grad(c: Any, g: Tensor) -> list:
+def _xdivy_grad(c: GradContext, g: Tensor) -> list:
     x, y = c.x, c.y
     nonzero = cast(not_equal(x, zeros_like_(x)), x.dtype)
     return [unbroadcast(g * bind(Xdivy, nonzero, y), x), unbroadcast(g * negative(bind(Xdivy, x, y * y)), y)]
 
 
-def _xlog1py_grad(c: Any, g: Tensor) -> list:
+def _xlog1py_grad(c: GradContext, g: Tensor) -> list:
     x, y = c.x, c.y
     nonzero = cast(not_equal(x, zeros_like_(x)), x.dtype)
     return [unbroadcast(g * bind(Xlog1py, nonzero, y), x), unbroadcast(g * bind(Xdivy, x, y + 1), y)]
 
 
-def _mul_no_nan_grad(c: Any, g: Tensor) -> list:
+def _mul_no_nan_grad(c: GradContext, g: Tensor) -> list:
     x, y = c.x, c.y
     return [unbroadcast(bind(MulNoNan, g, y), x), unbroadcast(bind(MulNoNan, x, g), y)]
 
@@ -286,11 +286,11 @@ def _double_kernel(fn: Callable[[float], float], name: str | None = None) -> Cal
     return kernel
 
 
-def _erfinv_grad(c: Any, g: Tensor) -> list:
+def _erfinv_grad(c: GradContext, g: Tensor) -> list:
     return [g * (math.sqrt(math.pi) / 2) * exp(square(c.out))]
 
 
-def _ndtri_grad(c: Any, g: Tensor) -> list:
+def _ndtri_grad(c: GradContext, g: Tensor) -> list:
     return [g * math.sqrt(2 * math.pi) * exp(square(c.out) / 2)]
 
 
@@ -351,20 +351,20 @@ def _bessel(order: int, scaled: bool) -> Callable[[np.ndarray], np.ndarray]:
     return kernel
 
 
-def _at_zero(c: Any, value: Tensor, there: float) -> Tensor:
+def _at_zero(c: GradContext, value: Tensor, there: float) -> Tensor:
     """`value`, and `there` at 0, where the general formula divides by 0."""
     x = c.x
     return where(equal(x, zeros_like(x)), there * ones_like(x), value)
 
 
-def _i1_grad(c: Any, g: Tensor) -> list:
+def _i1_grad(c: GradContext, g: Tensor) -> list:
     """TensorFlow imputes 1 at 0 (the true derivative is 1/2; its I1e rule imputes 1/2)."""
     x = c.x
     safe = where(equal(x, zeros_like(x)), ones_like(x), x)
     return [g * _at_zero(c, bind(BesselI0, x) - c.out / safe, 1.0)]
 
 
-def _i1e_grad(c: Any, g: Tensor) -> list:
+def _i1e_grad(c: GradContext, g: Tensor) -> list:
     x = c.x
     safe = where(equal(x, zeros_like(x)), ones_like(x), x)
     return [g * _at_zero(c, bind(BesselI0e, x) - c.out * (sign(x) + 1 / safe), 0.5)]

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from minitf.core.op import GradContext
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones_like
 from minitf.ops.math.binary_math import add, divide, multiply, subtract
@@ -37,7 +38,7 @@ Acosh = unary_op("Acosh", np.arccosh, FC, lambda c, g: [divide(g, conj(sinh(c.ou
 Atanh = unary_op("Atanh", np.arctanh, FC, lambda c, g: [divide(g, _one_minus_square(c.x))])
 
 
-def _atan2_grad(c: Any, g: Tensor) -> list:
+def _atan2_grad(c: GradContext, g: Tensor) -> list:
     """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2), each summed back to its input's shape."""
     y, x = c.inputs
     inverse = reciprocal(add(square(x), square(y)))

@@ -22,7 +22,7 @@ from minitf.core.errors import (
     dims_text,
     same_dtype,
 )
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.index_arguments import at_graph_build
@@ -119,7 +119,7 @@ def _conv_attrs(attrs: dict) -> dict:
     return {k: attrs[k] for k in ("strides", "dilations", "padding")}
 
 
-def _conv_grad(c: Any, g: Tensor) -> list:
+def _conv_grad(c: GradContext, g: Tensor) -> list:
     x, f = c.inputs
     attrs = _conv_attrs(c.attrs)
     return [
@@ -128,14 +128,14 @@ def _conv_grad(c: Any, g: Tensor) -> list:
     ]
 
 
-def _backprop_input_grad(c: Any, gg: Tensor) -> list:
+def _backprop_input_grad(c: GradContext, gg: Tensor) -> list:
     """dx = A_f^T g is linear in f and in g: its adjoints are a convolution and a filter gradient."""
     f, g = c.inputs
     attrs = _conv_attrs(c.attrs)
     return [bind(Conv2DBackpropFilter, gg, g, filter_shape=static_shape(f), **attrs), bind(Conv2D, gg, f, **attrs)]
 
 
-def _backprop_filter_grad(c: Any, gg: Tensor) -> list:
+def _backprop_filter_grad(c: GradContext, gg: Tensor) -> list:
     x, g = c.inputs
     attrs = _conv_attrs(c.attrs)
     return [bind(Conv2DBackpropInput, gg, g, input_shape=static_shape(x), **attrs), bind(Conv2D, x, gg, **attrs)]

@@ -20,7 +20,7 @@ from minitf.core.errors import (
     static_error,
     tf_type_name,
 )
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import one_hot, ones_like, zeros_like
 from minitf.ops.array.join_split import concat
@@ -56,12 +56,12 @@ def log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
     return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(x.dtype, copy=False)
 
 
-def _softmax_grad(c: Any, g: Tensor) -> list:
+def _softmax_grad(c: GradContext, g: Tensor) -> list:
     y = c.out
     return [(g - reduce_sum(g * y, axis=c.attrs["axis"], keepdims=True)) * y]
 
 
-def _log_softmax_grad(c: Any, g: Tensor) -> list:
+def _log_softmax_grad(c: GradContext, g: Tensor) -> list:
     return [g - reduce_sum(g, axis=c.attrs["axis"], keepdims=True) * exp(c.out)]
 
 

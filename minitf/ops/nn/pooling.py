@@ -19,7 +19,7 @@ from minitf.core.errors import (
     op_error,
     static_error,
 )
-from minitf.core.op import Op, bind
+from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.creation import zeros_like
@@ -233,7 +233,7 @@ MaxPool = Op(
 )
 
 
-def _zeros_for_pool_inputs(c: Any) -> list:
+def _zeros_for_pool_inputs(c: GradContext) -> list:
     """TensorFlow's rules for the pooling gradient ops give zeros (not None) for the pooled input and output:
     which entry wins a window is locally constant, so they are connected with a zero gradient."""
     return [zeros_like(c.inputs[0]), zeros_like(c.inputs[1])]

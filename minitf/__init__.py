@@ -223,7 +223,10 @@ from minitf.ops.state_ops import timestamp
 from minitf.ops.strings.text_ops import as_string
 from minitf.ops.variables import Variable, VariableAggregation, VariableSynchronization
 
-__version__ = "0.1.0"
+# The TensorFlow API version minitf follows, so learners' checks (`tf.__version__ >= "2.8"`) read as on TensorFlow;
+# minitf's own version is `__minitf_version__`.
+__version__ = version.VERSION
+__minitf_version__ = "0.1.0"
 
 
 def executing_eagerly() -> _builtins.bool:

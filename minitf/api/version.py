@@ -1,5 +1,5 @@
-"""`tf.version`: the TensorFlow release whose behaviour minitf follows (minitf's own version is
-`minitf.__version__`)."""
+"""`tf.version`: the TensorFlow release whose behaviour minitf follows, also `minitf.__version__` (minitf's own
+version is `minitf.__minitf_version__`)."""
 
 VERSION = "2.21.0"
 GIT_VERSION = "unknown"

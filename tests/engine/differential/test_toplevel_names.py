@@ -6,15 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import same_program
+from harness import minitf, same_program
 
 
 def test_logger_and_version() -> None:
     def case(tf: Any, seen: list) -> None:
         logger = tf.get_logger()
         seen.extend([logger.name, type(logger).__name__, tf.version.VERSION, type(tf.version.GRAPH_DEF_VERSION)])
+        seen.extend([tf.__version__, tuple(int(part) for part in tf.__version__.split(".")[:2]) >= (2, 8)])
 
     same_program(case)
+
+
+def test_minitfs_own_version_is_kept_apart_from_the_api_version() -> None:
+    assert minitf.__minitf_version__ == "0.1.0" and minitf.__version__ == minitf.version.VERSION
 
 
 def test_variable_aggregation_and_synchronization_enums() -> None:

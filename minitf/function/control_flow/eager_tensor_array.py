@@ -22,7 +22,11 @@ from minitf.ops.array.join_split import concat, split, stack, unstack
 
 
 def _python_int(index: Any) -> int:
-    return int(index.numpy()) if isinstance(index, Tensor) else int(index)
+    return int(np.asarray(index))
+
+
+def _positions(indices: Any) -> np.ndarray:
+    return np.asarray(indices).reshape(-1)
 
 
 class EagerRows:
@@ -110,7 +114,7 @@ class EagerRows:
         return constant(np.zeros([0], dtype=self.dtype._np), dtype=self.dtype)
 
     def gather(self, indices: Any) -> Tensor:
-        positions = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices).reshape(-1)
+        positions = _positions(indices)
         return stack([self.zero_filled(int(i)) for i in positions])
 
     def concat(self) -> Tensor:
@@ -129,7 +133,7 @@ class EagerRows:
         self.rows = list(rows)
 
     def scatter(self, indices: Any, value: Any) -> None:
-        positions = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices).reshape(-1)
+        positions = _positions(indices)
         for i, row in zip(positions, unstack(convert_to_tensor(value, dtype_hint=self.dtype))):
             self.write(int(i), row)
 
@@ -142,7 +146,7 @@ class EagerRows:
                 f"TensorArray dtype is {self.dtype.name} but Op is trying to write dtype {value.dtype.name} ",
             )
         lengths = convert_to_tensor(lengths)
-        total = int(np.sum(lengths.numpy()))
+        total = int(np.sum(np.asarray(lengths)))
         if lengths.shape.rank != 1:
             raise InvalidArgumentError(
                 None, None, f"Expected lengths to be a vector, received shape: {lengths.shape.as_list()} "

@@ -38,6 +38,7 @@ from minitf.api import (
     ragged,
     random,
     saved_model,
+    sets,
     sparse,
     strings,
     test,

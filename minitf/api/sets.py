@@ -1,0 +1,7 @@
+"""`tf.sets`: rows of tensors as sets (minitf/composite/set_ops.py)."""
+
+from minitf import left_out
+from minitf.composite.set_ops import difference, intersection, size, union
+
+LEFT_OUT: dict[str, str] = {}
+__getattr__ = left_out.module_getattr("tf.sets", LEFT_OUT)

@@ -35,6 +35,7 @@ from minitf.api import (
     math,
     nest,
     nn,
+    queue,
     ragged,
     random,
     saved_model,

@@ -60,7 +60,8 @@ AUTOTUNE = -1
 
 class Datasets(Provided):
     """The kinds of dataset defined in modules of their own (each subclasses `DatasetV2`), provided when
-    sources.py, selection.py, reshaping.py and ragged_batching.py are imported (minitf/core/provided.py)."""
+    sources.py, file_sources.py, selection.py, reshaping.py and ragged_batching.py are imported
+    (minitf/core/provided.py)."""
 
     from_tensor_slices: Callable[..., DatasetV2]
     from_tensors: Callable[..., DatasetV2]
@@ -69,6 +70,7 @@ class Datasets(Provided):
     from_generator: Callable[..., DatasetV2]
     counter: Callable[..., DatasetV2]
     random: Callable[..., DatasetV2]
+    list_files: Callable[..., DatasetV2]
     with_options: Callable[..., DatasetV2]
     options: Callable[..., Any]
     window: Callable[..., DatasetV2]
@@ -188,6 +190,11 @@ class DatasetV2:
     ) -> DatasetV2:
         """Random int64 numbers, as TensorFlow's random ops draw them."""
         return DATASETS.random(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def list_files(file_pattern: Any, shuffle: bool | None = None, seed: int | None = None, name: Any = None) -> Any:
+        """The files matching one or more glob patterns, sorted, then shuffled unless `shuffle=False`."""
+        return DATASETS.list_files(file_pattern, shuffle, seed)
 
     # --- transformations ---
     def map(

@@ -24,6 +24,7 @@ from minitf.data.structure import batched_cardinality, leaves_of, python_int, ro
 from minitf.function.cache_keys import TensorSpec
 from minitf.ops.array.join_split import concat, stack
 from minitf.ops.array.tile_pad import pad
+from minitf.ops.random.random_ops import peeking
 
 
 class DatasetSpec:
@@ -112,7 +113,8 @@ def _call(fn: Callable[..., Any], element: Any) -> DatasetV2:
 
 def _mapped_spec(source: DatasetV2, fn: Callable[..., Any]) -> Any:
     """The element spec of the datasets `fn` makes: read from the dataset it makes for the first element."""
-    first = next(iter(source._elements()), None)
+    with peeking():  # TensorFlow traces instead: looking must not use up a shuffle's epoch
+        first = next(iter(source._elements()), None)
     if first is None:
         raise ValueError(
             "minitf learns what a flat_map or interleave function returns from the first element; "

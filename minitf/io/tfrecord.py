@@ -101,6 +101,33 @@ class TFRecordWriter:
         self.close()
 
 
+def read_file(path: str, compression: str, hint: str) -> bytes:
+    """A data file's bytes, uncompressed; a missing file is TensorFlow's NotFoundError (when iterating)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        raise NotFoundError(
+            None,
+            None,
+            f"{kernel_prefix('IteratorGetNext_output_types_1')}{path}; No such file or "
+            "directory [Op:IteratorGetNext] name: \nHint: check the file name (" + hint + ").",
+        ) from None
+    if compression == "GZIP":
+        data = gzip.decompress(data)
+    elif compression == "ZLIB":
+        data = zlib.decompress(data)
+    return data
+
+
+def file_names(filenames: Any) -> list[str]:
+    """A dataset's `filenames` argument (a name, a list of names or a string tensor) as a list of paths."""
+    if hasattr(filenames, "numpy"):
+        filenames = filenames.numpy()
+    names = [filenames] if isinstance(filenames, str | bytes) else list(np.asarray(filenames).reshape(-1))
+    return [n.decode() if isinstance(n, bytes) else str(n) for n in names]
+
+
 def _as_bytes(record: Any) -> bytes:
     if isinstance(record, str):
         return record.encode()
@@ -111,21 +138,7 @@ def _as_bytes(record: Any) -> bytes:
 
 def read_records(path: str, compression: str = "") -> Iterator[bytes]:
     """Every record of a TFRecord file, with both CRCs checked."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        raise NotFoundError(
-            None,
-            None,
-            f"{kernel_prefix('IteratorGetNext_output_types_1')}{path}; No such file or "
-            "directory [Op:IteratorGetNext] name: \nHint: check the file name (written with "
-            "tf.io.TFRecordWriter?).",
-        ) from None
-    if compression == "GZIP":
-        data = gzip.decompress(data)
-    elif compression == "ZLIB":
-        data = zlib.decompress(data)
+    data = read_file(path, compression, "written with tf.io.TFRecordWriter?")
     pos = 0
     while pos < len(data):
         header = data[pos : pos + 12]
@@ -165,10 +178,7 @@ class TFRecordDataset(DatasetV2):
         num_parallel_reads: Any = None,
         name: str | None = None,
     ) -> None:
-        if hasattr(filenames, "numpy"):
-            filenames = filenames.numpy()
-        names = [filenames] if isinstance(filenames, str | bytes) else list(np.asarray(filenames).reshape(-1))
-        self._files = [n.decode() if isinstance(n, bytes) else str(n) for n in names]
+        self._files = file_names(filenames)
         self._kind = _compression(compression_type)
         super().__init__(TensorSpec([], dtypes.string), UNKNOWN)
 

@@ -17,9 +17,11 @@ no state at all; `tf.random.Generator` keeps its counter and key in a variable (
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random as _py_random
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -356,6 +358,21 @@ def categorical(
 # ------------------------------------------------------------------------------------------------------------
 
 
+# True while minitf looks at a dataset's first element to learn its structure (reshaping._mapped_spec):
+# TensorFlow traces instead and never iterates, so that look must not use up a reshuffle's epoch seeds.
+_PEEKING = [False]
+
+
+@contextlib.contextmanager
+def peeking() -> Iterator[None]:
+    """Shuffles started inside use their first epoch's seeds without moving on to the next epoch's."""
+    _PEEKING[0] = True
+    try:
+        yield
+    finally:
+        _PEEKING[0] = False
+
+
 class DatasetShuffle:
     """TensorFlow's order for `Dataset.shuffle(buffer_size, seed, reshuffle_each_iteration)`, epoch by epoch.
 
@@ -373,7 +390,7 @@ class DatasetShuffle:
 
     def epoch(self, elements: Any, buffer_size: int) -> Any:
         """The elements of one pass, in shuffled order: an iterator (the input may be endless)."""
-        if self._epoch_seeds is None:
+        if self._epoch_seeds is None or _PEEKING[0]:
             seed, seed2 = self._fixed
         else:
             seed, seed2 = next(self._epoch_seeds), next(self._epoch_seeds)

@@ -10,21 +10,25 @@ from minitf.io.sequence_parsing import (
 from minitf.io.tensor_proto import parse_tensor, serialize_tensor
 from minitf.io.tfrecord import TFRecordOptions, TFRecordWriter
 
-_IMAGES = "minitf has no image codecs; decode images with PIL or imageio into NumPy arrays, then tf.constant"
 LEFT_OUT: dict[str, str] = {
+    **dict.fromkeys(
+        [
+            "decode_and_crop_jpeg",
+            "decode_bmp",
+            "decode_gif",
+            "decode_image",
+            "decode_jpeg",
+            "decode_jxl",
+            "decode_png",
+            "decode_webp",
+            "encode_jpeg",
+            "encode_png",
+            "extract_jpeg_shape",
+            "is_jpeg",
+        ],
+        "minitf has no image codecs; decode images with PIL or imageio into NumPy arrays, then tf.constant",
+    ),
     "SparseFeature": "parsing into a SparseTensor from index and value features is not implemented; use VarLenFeature",
-    "decode_and_crop_jpeg": _IMAGES,
-    "decode_bmp": _IMAGES,
-    "decode_gif": _IMAGES,
-    "decode_image": _IMAGES,
-    "decode_jpeg": _IMAGES,
-    "decode_jxl": _IMAGES,
-    "decode_png": _IMAGES,
-    "decode_webp": _IMAGES,
-    "encode_jpeg": _IMAGES,
-    "encode_png": _IMAGES,
-    "extract_jpeg_shape": _IMAGES,
-    "is_jpeg": _IMAGES,
     "decode_base64": "web-safe base64 strings are not implemented; use Python's base64.urlsafe_b64decode",
     "encode_base64": "web-safe base64 strings are not implemented; use Python's base64.urlsafe_b64encode",
     "decode_compressed": "compressed string tensors are not implemented; use Python's gzip or zlib on the bytes",

@@ -6,15 +6,14 @@ from minitf.io.example_proto import BytesList, Example, Feature, Features, Float
 from minitf.io.sequence_proto import FeatureList, FeatureLists, SequenceExample
 from minitf.saved.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint, list_variables
 
-_CLUSTER = "minitf runs in one process; there are no clusters, servers or jobs to describe"
 LEFT_OUT: dict[str, str] = {
+    **dict.fromkeys(
+        ["ClusterDef", "ClusterSpec", "JobDef", "ServerDef"],
+        "minitf runs in one process; there are no clusters, servers or jobs to describe",
+    ),
     "CheckpointOptions": "checkpoints are written by the calling thread, with no options to set",
     "CheckpointView": "inspecting a checkpoint's object graph is not implemented; use tf.train.list_variables",
     "TrackableView": "inspecting an object's trackable children is not implemented",
-    "ClusterDef": _CLUSTER,
-    "ClusterSpec": _CLUSTER,
-    "JobDef": _CLUSTER,
-    "ServerDef": _CLUSTER,
     "Coordinator": "threads that feed TensorFlow 1 queues are not coordinated; use Python's threading",
     "ExponentialMovingAverage": "not implemented; keep an average in a tf.Variable and update it with assign",
     "checkpoints_iterator": "waiting for new checkpoints is not implemented; use tf.train.latest_checkpoint",

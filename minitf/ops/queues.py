@@ -126,14 +126,21 @@ def _dequeue_kernel(
     return _stacked(rows, pad=_queue.kind == "PaddingFIFOQueue")
 
 
-def _dequeue_rule(shapes_: Any, types: Any, attrs: dict) -> list:
-    queue, rows = attrs["_queue"], [] if not attrs["many"] else [None]
+def _dequeue_rule(shapes_: Any, types: Any, attrs: dict, values: Any = None) -> list:
+    """One element's shapes; with `dequeue_many(n)`, n of them (a constant n is known; `dequeue_up_to` may give
+    fewer)."""
+    queue = attrs["_queue"]
+    rows: list[int | None] = [] if not attrs["many"] else [None]
+    if attrs["many"] and not attrs["up_to"] and values and values[0] is not None:
+        rows = [int(values[0])]
     return [(TensorShape(rows) + shape, dtype) for shape, dtype in zip(queue.shapes, attrs["types"])]
 
 
 _NO_OUTPUTS = {"shape": lambda s, t, a: [], "num_outputs": 0, "stateful": True}
 QueueEnqueue = Op("QueueEnqueueV2", _enqueue_kernel, **_NO_OUTPUTS)  # type: ignore[arg-type]
-QueueDequeue = Op("QueueDequeueV2", _dequeue_kernel, shape=_dequeue_rule, num_outputs=-1, stateful=True)
+QueueDequeue = Op(
+    "QueueDequeueV2", _dequeue_kernel, shape=_dequeue_rule, num_outputs=-1, stateful=True, value_dependent=True
+)
 QueueSize = Op(
     "QueueSizeV2",
     lambda *, _queue: np.int32(len(_queue.items)),

@@ -609,6 +609,22 @@ def doubled(x: Any) -> Any:
     return x * 2.0, lambda g: g * 2.0
 
 
+def set_call(fn: Callable[[Any, Any], Any]) -> Callable[[Draw], Callable[[], Any]]:
+    """`fn(a, b)` on two int32 matrices of one shape (small values, so that rows share members)."""
+
+    def call(draw: Draw) -> Callable[[], Any]:
+        a = draw(values("int32", shape(min_dims=2, max_dims=2, min_side=1))) % 4
+        return lambda: fn(a, (a + 1) % 4)
+
+    return call
+
+
+def queue_call(fn: Callable[[Any], Any]) -> Callable[[Draw], Callable[[], Any]]:
+    """`fn(queue)` on a queue holding more elements than any call takes, so that running the kernel again finds
+    them too."""
+    return lambda draw: (lambda queue: lambda: fn(queue))(filled_queue(size(draw)))
+
+
 PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "Assert": lambda d: (lambda x: lambda: tf.function(lambda a: tf.debugging.assert_equal(a, a))(x))(
         d(values("float32", shape()))
@@ -818,7 +834,63 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
             )
         )
     )(size(d)),
+    "ParseSequenceExampleV2": lambda d: (
+        lambda n: (
+            lambda: tf.io.parse_sequence_example(
+                [serialized_sequence_example(i) for i in range(n)],
+                {"n": tf.io.FixedLenFeature([], tf.int64)},
+                {
+                    "f": tf.io.FixedLenSequenceFeature([2], tf.float32),
+                    "v": tf.io.VarLenFeature(tf.int64),
+                    "r": tf.io.RaggedFeature(tf.int64, value_key="v"),
+                },
+            )
+        )
+    )(size(d)),
+    **{
+        name: set_call(fn)
+        for name, fn in [
+            ("DenseToDenseSetOperation", lambda a, b: tf.sets.union(a, b)),
+            ("DenseToSparseSetOperation", lambda a, b: tf.sets.intersection(a, tf.sparse.from_dense(b))),
+            (
+                "SparseToSparseSetOperation",
+                lambda a, b: tf.sets.difference(tf.sparse.from_dense(a), tf.sparse.from_dense(b)),
+            ),
+            ("SetSize", lambda a, b: tf.sets.size(tf.sparse.from_dense(a))),
+        ]
+    },
+    **{
+        name: queue_call(fn)
+        for name, fn in [
+            ("QueueEnqueueV2", lambda q: q.enqueue_many([[1.0, 2.0]])),
+            ("QueueDequeueV2", lambda q: q.dequeue_many(2)),
+            ("QueueSizeV2", lambda q: q.size()),
+            ("QueueIsClosedV2", lambda q: q.is_closed()),
+            # Closed, then opened again behind its back, so that the kernel can close it once more.
+            ("QueueCloseV2", lambda q: (q.close(), setattr(q.queue_ref, "closed", False))),
+        ]
+    },
 }
+
+
+def filled_queue(n: int) -> Any:
+    queue = tf.queue.FIFOQueue(100, tf.float32, shapes=[[]])
+    queue.enqueue_many([[float(i) for i in range(50 + n)]])
+    return queue
+
+
+def serialized_sequence_example(i: int) -> bytes:
+    """A SequenceExample with a context feature and `i` steps of two floats and of `i` int64s each."""
+    feature = tf.train.Feature
+    return tf.train.SequenceExample(
+        context=tf.train.Features(feature={"n": feature(int64_list=tf.train.Int64List(value=[i]))}),
+        feature_lists=tf.train.FeatureLists(
+            feature_list={
+                "f": tf.train.FeatureList(feature=[feature(float_list=tf.train.FloatList(value=[0.5, 1.0]))] * i),
+                "v": tf.train.FeatureList(feature=[feature(int64_list=tf.train.Int64List(value=[1] * i))] * i),
+            }
+        ),
+    ).SerializeToString()
 
 
 def serialized_example(i: int) -> bytes:
@@ -1027,6 +1099,12 @@ DATA_DEPENDENT = {
     "Where": "one row per true entry",
     "ParseTensor": "the shape is written in the serialized bytes",
     "ParseExampleV2": "var-length and ragged features hold as many values as the examples do",
+    "ParseSequenceExampleV2": "feature lists hold as many steps and values as the examples do",
+    **{
+        name: "one entry per member of each row's resulting set"
+        for name in ["DenseToDenseSetOperation", "DenseToSparseSetOperation", "SparseToSparseSetOperation"]
+    },
+    "SetSize": "the rows are the dense shape's values",
     "TensorListSetItem": "a TensorArray's stack grows to the index written",
     "Unique": "one entry per distinct value",
     "DynamicStitch": "one row per index up to the largest",

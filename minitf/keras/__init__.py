@@ -11,6 +11,7 @@ import minitf.keras.activations as activations
 import minitf.keras.backend as backend
 import minitf.keras.callbacks as callbacks
 import minitf.keras.constraints as constraints
+import minitf.keras.datasets as datasets
 import minitf.keras.initializers as initializers
 import minitf.keras.layers as layers
 import minitf.keras.losses as losses
@@ -33,6 +34,7 @@ __all__ = [
     "backend",
     "callbacks",
     "constraints",
+    "datasets",
     "initializers",
     "layers",
     "losses",

@@ -1,6 +1,6 @@
 """`tf.io`: tensors as bytes, `Example` parsing and TFRecord files (minitf/io/)."""
 
-from minitf import left_out
+import minitf.left_out as left_out
 from minitf.io.parsing import FixedLenFeature, RaggedFeature, VarLenFeature, parse_example, parse_single_example
 from minitf.io.sequence_parsing import (
     FixedLenSequenceFeature,

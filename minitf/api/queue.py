@@ -1,6 +1,6 @@
 """`tf.queue`: queues of tensors (minitf/ops/queues.py)."""
 
-from minitf import left_out
+import minitf.left_out as left_out
 from minitf.ops.queues import FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue
 
 LEFT_OUT: dict[str, str] = {}

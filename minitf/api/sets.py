@@ -1,6 +1,6 @@
 """`tf.sets`: rows of tensors as sets (minitf/composite/set_ops.py)."""
 
-from minitf import left_out
+import minitf.left_out as left_out
 from minitf.composite.set_ops import difference, intersection, size, union
 
 LEFT_OUT: dict[str, str] = {}

@@ -1,7 +1,7 @@
 """`tf.train`: checkpoints (minitf/saved/checkpoint.py) and the `Example` records of TFRecord files
 (minitf/io/example_proto.py)."""
 
-from minitf import left_out
+import minitf.left_out as left_out
 from minitf.io.example_proto import BytesList, Example, Feature, Features, FloatList, Int64List
 from minitf.io.sequence_proto import FeatureList, FeatureLists, SequenceExample
 from minitf.saved.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint, list_variables

@@ -1,6 +1,6 @@
 """`tf.data`: input pipelines (minitf/data/; TFRecord files in minitf/io/tfrecord.py)."""
 
-from minitf import left_out
+import minitf.left_out as left_out
 from minitf.api.data import experimental
 from minitf.data import ragged_batching as _ragged_batching  # provides Dataset.ragged_batch
 from minitf.data.dataset import AUTOTUNE, Dataset

@@ -63,18 +63,25 @@ def _check_conv_shapes(x_shape: Sequence[Any], f_shape: Sequence[Any]) -> None:
         )
 
 
+def _patches(xp: np.ndarray, geometry: Any, attrs: dict, kernel_size: Sequence[int]) -> np.ndarray:
+    """im2col: for every output position, the input values under the filter, as one row of a matrix
+    (n * out_h * out_w rows, kh * kw * channels columns, in the filter's (i, j, channel) order), so that a
+    convolution is one matrix product with the filter reshaped to (kh * kw * channels, out_channels)."""
+    kh, kw = kernel_size
+    taps = [xp[tap(xp, i, j, geometry, attrs)] for i in range(kh) for j in range(kw)]
+    stacked = np.stack(taps, axis=3)  # (n, out_h, out_w, kh * kw, channels)
+    return stacked.reshape(-1, kh * kw * xp.shape[3])
+
+
 def _conv_kernel(x: np.ndarray, f: np.ndarray, **attrs: Any) -> np.ndarray:
     _check_conv_shapes(np.shape(x), np.shape(f))
     geometry = output_geometry(np.shape(x), np.shape(f)[:2], attrs)
     (oh, _, _), (ow, _, _) = geometry
-    out = np.zeros((np.shape(x)[0], oh, ow, np.shape(f)[3]), dtype=x.dtype)
+    out_shape = (np.shape(x)[0], oh, ow, np.shape(f)[3])
     if empty_output(geometry):
-        return out
-    xp = padded(x, geometry)
-    for i in range(np.shape(f)[0]):
-        for j in range(np.shape(f)[1]):
-            out += np.tensordot(xp[tap(xp, i, j, geometry, attrs)], f[i, j], axes=([3], [0])).astype(x.dtype)
-    return out
+        return np.zeros(out_shape, dtype=x.dtype)
+    patches = _patches(padded(x, geometry), geometry, attrs, np.shape(f)[:2])
+    return (patches @ f.reshape(-1, np.shape(f)[3])).astype(x.dtype).reshape(out_shape)
 
 
 def _no_dilated_gradient(attrs: dict, op_name: str) -> None:
@@ -94,25 +101,25 @@ def _backprop_input_kernel(f: np.ndarray, g: np.ndarray, input_shape: tuple, **a
     geometry = output_geometry(input_shape, np.shape(f)[:2], attrs)
     (_, top, bottom), (_, left, right) = geometry
     n, h, w, c = input_shape
+    kh, kw, _, out_channels = np.shape(f)
     dxp = np.zeros((n, h + top + bottom, w + left + right, c), dtype=g.dtype)
     if not empty_output(geometry):
-        for i in range(np.shape(f)[0]):
-            for j in range(np.shape(f)[1]):
-                dxp[tap(dxp, i, j, geometry, attrs)] += np.tensordot(g, f[i, j], axes=([3], [1])).astype(g.dtype)
+        # Each output's gradient, spread back over the patch it was computed from (the transpose of im2col).
+        dpatches = (g.reshape(-1, out_channels) @ f.reshape(-1, out_channels).T).astype(g.dtype)
+        dpatches = dpatches.reshape(*np.shape(g)[:3], kh * kw, c)
+        for i in range(kh):
+            for j in range(kw):
+                dxp[tap(dxp, i, j, geometry, attrs)] += dpatches[:, :, :, i * kw + j, :]
     return dxp[:, top : top + h, left : left + w, :]
 
 
 def _backprop_filter_kernel(x: np.ndarray, g: np.ndarray, filter_shape: tuple, **attrs: Any) -> np.ndarray:
     _no_dilated_gradient(attrs, "Conv2DBackpropFilter")
     geometry = output_geometry(np.shape(x), filter_shape[:2], attrs)
-    df = np.zeros(filter_shape, dtype=g.dtype)
     if empty_output(geometry):
-        return df
-    xp = padded(x, geometry)
-    for i in range(filter_shape[0]):
-        for j in range(filter_shape[1]):
-            df[i, j] = np.tensordot(xp[tap(xp, i, j, geometry, attrs)], g, axes=([0, 1, 2], [0, 1, 2]))
-    return df
+        return np.zeros(filter_shape, dtype=g.dtype)
+    patches = _patches(padded(x, geometry), geometry, attrs, filter_shape[:2])
+    return (patches.T @ g.reshape(-1, filter_shape[3])).astype(g.dtype).reshape(filter_shape)
 
 
 def _conv_attrs(attrs: dict) -> dict:

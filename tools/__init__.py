@@ -1,0 +1,1 @@
+"""Commands that generate files of the repository from the installed packages (`python -m tools.<name>`)."""

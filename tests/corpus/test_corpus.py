@@ -19,6 +19,8 @@ import pytest
 HERE = Path(__file__).parent
 PROGRAMS = sorted((HERE / "programs").glob("*.py"))
 ROOT = HERE.parents[1]
+# Slow as a whole: each program starts two Python processes, one of them importing TensorFlow.
+pytestmark = [pytest.mark.slow, pytest.mark.tf]
 
 
 def run(engine: str, program: Path, folder: Path) -> str:
@@ -35,8 +37,6 @@ def run(engine: str, program: Path, folder: Path) -> str:
     return done.stdout
 
 
-@pytest.mark.slow
-@pytest.mark.tf
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
 def test_a_program_prints_the_same_on_both_engines(program: Path, tmp_path: Path) -> None:
     (tmp_path / "tensorflow").mkdir()

@@ -26,8 +26,19 @@ class Normalization(Layer):
         self.axis, self.invert = axis, invert
         self.input_mean, self.input_variance = mean, variance
 
+    @property
+    def mean(self) -> Any:
+        """The adapted (or given) mean, shaped to broadcast against an input, as Keras shows it; None unbuilt."""
+        return reshape(self.adapt_mean, self._statistics_shape) if self.built else None
+
+    @property
+    def variance(self) -> Any:
+        return reshape(self.adapt_variance, self._statistics_shape) if self.built else None
+
     def build(self, input_shape: Any) -> None:
         features = (input_shape[self.axis],)
+        self._statistics_shape = [1] * len(input_shape)
+        self._statistics_shape[self.axis] = input_shape[self.axis]
         self.adapt_mean = self.add_weight(features, "zeros", trainable=False, name="mean")
         self.adapt_variance = self.add_weight(features, "ones", trainable=False, name="variance")
         self.count = self.add_weight((), "zeros", dtype="int64", trainable=False, name="count")

@@ -92,7 +92,7 @@ class KernelTemplate:
         probe fails (the template then leaves matplotlib to each kernel)."""
         probe = Path(tempfile.mkdtemp(prefix="grader-fonts-"))
         try:
-            name, text = self_test(config, probe, FONT_PROBE).split("\n", 1)
+            name, text = self_test(config, probe, FONT_PROBE, own_slot=True).split("\n", 1)
         except (GraderError, ValueError, OSError):
             return False
         finally:

@@ -17,6 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from grader.paths import REPO, GraderError, Term
 
@@ -148,31 +149,53 @@ def end_processes_of(uid: int, gid: int, timeout: float = 10.0) -> int:
 SLOTS = Path("/run" if os.path.isdir("/run") else tempfile.gettempdir()) / "grader-sandbox-slots"
 
 
-def for_worker(sandbox: Sandbox, folder: Path):
-    """The sandbox for one of several processes that grade at once: its own user and kernelspec.
+def claim_slot() -> tuple[int, IO[str]]:
+    """Claim a free sandbox slot N: a lock that dies with the process, held as long as the handle stays open.
 
-    RLIMIT_NPROC counts the processes and threads of a user, so kernels of concurrent workers sharing one
-    user would share one budget: eight kernels' threads can exhaust it, and a fork bomb in one submission
-    would stop the kernels of the submissions graded next to it.  Each worker claims a free slot N (a lock
-    that dies with the process) and runs its kernels as ``grader-sandbox-N`` (slot 0: ``grader-sandbox``).
-    Returns the sandbox and the lock's handle, which the worker keeps open.
-    """
+    While a process holds slot N, no one else runs as slot N's user (``grader-sandbox``, ``grader-sandbox-N``),
+    so it may end every process of that user (`end_processes_of`) without ending someone else's work."""
     import fcntl
-    from dataclasses import replace
 
-    if not sandbox.isolated or sandbox.config is None:
-        return sandbox, None
     SLOTS.mkdir(mode=0o700, exist_ok=True)
     for slot in range(4096):
         handle = (SLOTS / f"{slot}.lock").open("w")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
+            return slot, handle
         except BlockingIOError:
             handle.close()
-    else:
-        raise GraderError(f"no free sandbox slot in {SLOTS}")
-    uid, gid = ensure_sandbox_user(SANDBOX_USER if slot == 0 else f"{SANDBOX_USER}-{slot}")
+    raise GraderError(f"no free sandbox slot in {SLOTS}")
+
+
+def is_sandbox_user(uid: str) -> bool:
+    """Whether ``uid`` (as a probe printed it) is one of the slots' sandbox users."""
+    try:
+        name = pwd.getpwuid(int(uid)).pw_name
+    except (ValueError, KeyError):
+        return False
+    return name == SANDBOX_USER or name.startswith(f"{SANDBOX_USER}-")
+
+
+def slot_user(slot: int) -> tuple[int, int]:
+    """The uid and gid of slot N's sandbox user, created if needed."""
+    return ensure_sandbox_user(SANDBOX_USER if slot == 0 else f"{SANDBOX_USER}-{slot}")
+
+
+def for_worker(sandbox: Sandbox, folder: Path):
+    """The sandbox for one of several processes that grade at once: its own user and kernelspec.
+
+    RLIMIT_NPROC counts the processes and threads of a user, so kernels of concurrent workers sharing one
+    user would share one budget: eight kernels' threads can exhaust it, and a fork bomb in one submission
+    would stop the kernels of the submissions graded next to it.  Each worker claims a free slot N
+    (`claim_slot`) and runs its kernels as slot N's user.  Returns the sandbox and the lock's handle, which
+    the worker keeps open.
+    """
+    from dataclasses import replace
+
+    if not sandbox.isolated or sandbox.config is None:
+        return sandbox, None
+    slot, handle = claim_slot()
+    uid, gid = slot_user(slot)
     config = json.loads(sandbox.config.read_text())
     config.update(uid=uid, gid=gid)
     name = f"{KERNEL_NAME}-{slot}"
@@ -227,27 +250,42 @@ print(json.dumps(failed))
 """
 
 
-def self_test(config_file: Path, workdir: Path, command: str = ISOLATION_PROBE) -> str:
-    """Start the launcher with a tiny command instead of ipykernel; return what the sandboxed process saw."""
+def self_test(config_file: Path, workdir: Path, command: str = ISOLATION_PROBE, *, own_slot: bool = False) -> str:
+    """Start the launcher with a tiny command instead of ipykernel; return what the sandboxed process saw.
+
+    The probe runs as the user of a slot it claims for the moment (`claim_slot`): a worker of another grading
+    run that holds slot 0 ends every process of slot 0's user after each submission, a probe among them.
+    ``own_slot``: the caller holds the slot that ``config_file`` names (a worker's own kernelspec)."""
     config = json.loads(config_file.read_text())
     config["command"] = command
-    probe = config_file.with_name("sandbox-selftest.json")
-    probe.write_text(json.dumps(config))
-    connection = workdir / "connection.json"
-    connection.write_text(json.dumps({"ip": "", "transport": "ipc"}))
-    os.chown(workdir, config["uid"], config["gid"])
+    handle = None
+    if config.get("isolate") and not own_slot:
+        slot, handle = claim_slot()
+        config["uid"], config["gid"] = slot_user(slot)
     try:
-        result = subprocess.run(
-            [sys.executable, str(LAUNCHER), str(probe), str(connection)],
-            cwd=workdir,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        probe = config_file.with_name(f"sandbox-selftest-{os.getpid()}.json")
+        probe.write_text(json.dumps(config))
+        connection = workdir / "connection.json"
+        connection.write_text(json.dumps({"ip": "", "transport": "ipc"}))
+        os.chown(workdir, config["uid"], config["gid"])
+        try:
+            result = subprocess.run(
+                [sys.executable, str(LAUNCHER), str(probe), str(connection)],
+                cwd=workdir,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+        finally:
+            probe.unlink(missing_ok=True)
     finally:
-        probe.unlink(missing_ok=True)
+        if handle is not None:
+            handle.close()
     if result.returncode != 0:
-        raise GraderError(f"the grading sandbox does not start on this machine:\n{result.stderr.strip()}")
+        how = f"killed by signal {-result.returncode}" if result.returncode < 0 else f"exit code {result.returncode}"
+        raise GraderError(
+            f"the grading sandbox does not start on this machine ({how}):\n{result.stderr.strip() or '(no output)'}"
+        )
     return result.stdout.strip()
 
 
@@ -336,7 +374,8 @@ def prepare(term: Term, limits: Limits, modules: list[str] | None = None) -> San
         seen = self_test(term.state / "sandbox.json", probe_dir)
     finally:
         shutil.rmtree(probe_dir, ignore_errors=True)
-    if not seen.startswith(f"{uid} ['lo']"):
+    seen_uid, _, interfaces = seen.partition(" ")
+    if interfaces != "['lo']" or not is_sandbox_user(seen_uid):
         raise GraderError(f"the grading sandbox is not isolated as expected (saw {seen!r})")
     check_imports(term, modules or [])
     return Sandbox(

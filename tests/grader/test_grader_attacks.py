@@ -9,6 +9,7 @@ import copy
 import json
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -547,9 +548,10 @@ def test_without_the_trusted_kernel_and_the_guard_the_same_cheats_would_get_full
 def test_a_workers_closing_sweep_ends_every_process_still_running_as_its_sandbox_user():
     """The last word after a worker's kernels are closed (grader/worker/worker.py): whatever still runs as its user,
     a direct child or an orphan handed to init, is killed, and the sweep waits until none is left."""
-    from grader.sandbox.prepare import end_processes_of, ensure_sandbox_user, processes_of
+    from grader.sandbox.prepare import claim_slot, end_processes_of, processes_of, slot_user
 
-    uid, gid = ensure_sandbox_user()
+    slot, handle = claim_slot()  # as a worker does: no one else runs as this slot's user while we hold it
+    uid, gid = slot_user(slot)
     as_sandbox = {"user": uid, "group": gid, "extra_groups": [], "cwd": "/", "start_new_session": True}
     direct = subprocess.Popen(["sleep", "600"], **as_sandbox)
     subprocess.run(["sh", "-c", "sleep 600 >/dev/null 2>&1 &"], check=True, **as_sandbox)  # orphaned at once
@@ -561,3 +563,35 @@ def test_a_workers_closing_sweep_ends_every_process_still_running_as_its_sandbox
     assert processes_of(uid) == []
     assert direct.wait(timeout=10) == -9
     assert end_processes_of(uid, gid) == 0  # nothing left: nothing to do
+    handle.close()
+
+
+def test_a_sandbox_probe_survives_the_closing_sweep_of_another_runs_worker(tmp_path):
+    """The start-up probes (isolation, imports, fonts) run as a slot's user like a worker's kernels do. A worker
+    of another grading run that holds slot N ends every process of slot N's user after each notebook; a probe
+    that ran as that user without holding the slot was killed with it, and autograde stopped with "the grading
+    sandbox does not start on this machine" and no reason."""
+    from grader.sandbox.prepare import Limits, claim_slot, end_processes_of, prepare, self_test, slot_user
+
+    term = new_term(tmp_path / "term", ["someone"])
+    prepare(term, Limits())
+    slot, handle = claim_slot()  # another run's worker
+    uid, gid = slot_user(slot)
+    config = json.loads((term.state / "sandbox.json").read_text())
+    (term.state / "sandbox.json").write_text(json.dumps({**config, "uid": uid, "gid": gid}))
+    done = threading.Event()
+
+    def sweep() -> None:
+        while not done.is_set():
+            end_processes_of(uid, gid)
+
+    sweeper = threading.Thread(target=sweep)
+    sweeper.start()
+    try:
+        seen = [self_test(term.state / "sandbox.json", Path(tempfile.mkdtemp(prefix="grader-probe-")))]
+        seen += [self_test(term.state / "sandbox.json", Path(tempfile.mkdtemp(prefix="grader-probe-")))]
+    finally:
+        done.set()
+        sweeper.join()
+        handle.close()
+    assert all(line.endswith(" ['lo']") and not line.startswith(f"{uid} ") for line in seen), seen

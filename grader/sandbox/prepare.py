@@ -149,22 +149,37 @@ def end_processes_of(uid: int, gid: int, timeout: float = 10.0) -> int:
 SLOTS = Path("/run" if os.path.isdir("/run") else tempfile.gettempdir()) / "grader-sandbox-slots"
 
 
-def claim_slot() -> tuple[int, IO[str]]:
-    """Claim a free sandbox slot N: a lock that dies with the process, held as long as the handle stays open.
+def claim_slot(only: int | None = None) -> tuple[int, IO[str]]:
+    """Claim a free sandbox slot N (or slot ``only``): a lock that dies with the process, held as long as the
+    handle stays open.
 
     While a process holds slot N, no one else runs as slot N's user (``grader-sandbox``, ``grader-sandbox-N``),
     so it may end every process of that user (`end_processes_of`) without ending someone else's work."""
     import fcntl
 
     SLOTS.mkdir(mode=0o700, exist_ok=True)
-    for slot in range(4096):
+    for slot in range(4096) if only is None else [only]:
         handle = (SLOTS / f"{slot}.lock").open("w")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return slot, handle
         except BlockingIOError:
             handle.close()
-    raise GraderError(f"no free sandbox slot in {SLOTS}")
+    raise GraderError(f"no free sandbox slot in {SLOTS}" if only is None else f"sandbox slot {only} is taken")
+
+
+def sweep_slot(slot: int) -> int:
+    """After a worker that held ``slot`` has ended (closed, killed or crashed): end what still runs as the slot's
+    user, if the slot is free, so nothing of the run outlives it; returns how many processes there were.  A slot
+    that another run has claimed since is that run's to sweep."""
+    try:
+        _, handle = claim_slot(slot)
+    except GraderError:
+        return 0
+    try:
+        return end_processes_of(*slot_user(slot))
+    finally:
+        handle.close()
 
 
 def is_sandbox_user(uid: str) -> bool:
@@ -187,20 +202,20 @@ def for_worker(sandbox: Sandbox, folder: Path):
     RLIMIT_NPROC counts the processes and threads of a user, so kernels of concurrent workers sharing one
     user would share one budget: eight kernels' threads can exhaust it, and a fork bomb in one submission
     would stop the kernels of the submissions graded next to it.  Each worker claims a free slot N
-    (`claim_slot`) and runs its kernels as slot N's user.  Returns the sandbox and the lock's handle, which
-    the worker keeps open.
+    (`claim_slot`) and runs its kernels as slot N's user.  Returns the sandbox, the lock's handle, which the
+    worker keeps open, and N.
     """
     from dataclasses import replace
 
     if not sandbox.isolated or sandbox.config is None:
-        return sandbox, None
+        return sandbox, None, None
     slot, handle = claim_slot()
     uid, gid = slot_user(slot)
     config = json.loads(sandbox.config.read_text())
     config.update(uid=uid, gid=gid)
     name = f"{KERNEL_NAME}-{slot}"
     config_file = write_kernelspec(folder, config, name)
-    return replace(sandbox, kernel_name=name, uid=uid, gid=gid, config=config_file), handle
+    return replace(sandbox, kernel_name=name, uid=uid, gid=gid, config=config_file), handle, slot
 
 
 def _needed_paths() -> list[Path]:

@@ -19,7 +19,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from grader.paths import GraderError, Term
-from grader.sandbox.prepare import Sandbox
+from grader.sandbox.prepare import Sandbox, sweep_slot
 from grader.worker.worker import Kit, Result, Task, Worker
 
 #: a submission whose worker died is graded again this many times before it is reported as failed
@@ -112,8 +112,16 @@ class LocalPool:
         """Forget a worker that died; its scratch folder goes with it.  Returns its exit code."""
         slot.process.join()
         slot.connection.close()
-        shutil.rmtree(slot.root, ignore_errors=True)
+        self._sweep(slot)
         return slot.process.exitcode
+
+    @staticmethod
+    def _sweep(slot: _Slot) -> None:
+        """After the worker process has ended: nothing it started may outlive the run (a worker killed before its
+        own closing sweep leaves kernels that end only when their supervisors notice), then its folder goes."""
+        with contextlib.suppress(OSError, ValueError):
+            sweep_slot(int((slot.root / "slot").read_text()))
+        shutil.rmtree(slot.root, ignore_errors=True)
 
     def _stop(self, slot: _Slot) -> None:
         with contextlib.suppress(OSError, ValueError):
@@ -123,7 +131,7 @@ class LocalPool:
             slot.process.kill()
             slot.process.join()
         slot.connection.close()
-        shutil.rmtree(slot.root, ignore_errors=True)
+        self._sweep(slot)
 
     def results(self, tasks: list[Task], load: Callable[[Task], Task]) -> Iterator[Result]:
         """Results in the order they finish; ``load`` reads a task's files just before it is sent."""

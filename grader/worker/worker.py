@@ -192,7 +192,9 @@ class Worker:
         self.root = root
         self.root.mkdir(parents=True, exist_ok=True)
         self.kit = kit
-        sandbox, self._slot = for_worker(sandbox, root / "sandbox")
+        sandbox, self._slot, slot = for_worker(sandbox, root / "sandbox")
+        if slot is not None:  # the run sweeps the slot's user after this worker ends, however it ends
+            (root / "slot").write_text(str(slot))
         self.sandbox = sandbox
         if sandbox.ipc_dir is not None:  # own socket folder: workers must not pick the same socket names
             ipc = Path(tempfile.mkdtemp(prefix=f"grader-ipc-{os.getpid()}-", dir=sandbox.ipc_dir.parent))

@@ -595,3 +595,23 @@ def test_a_sandbox_probe_survives_the_closing_sweep_of_another_runs_worker(tmp_p
         sweeper.join()
         handle.close()
     assert all(line.endswith(" ['lo']") and not line.startswith(f"{uid} ") for line in seen), seen
+
+
+def test_the_run_sweeps_a_dead_workers_slot_but_never_a_slot_someone_holds():
+    """A worker killed before its closing sweep (the run's 10 s limit on closing, a crash) leaves kernels that
+    end only when their supervisors notice; the run ends them itself once the worker is gone (grader/worker/
+    pools.py), unless another run has claimed the slot since: then they are that run's."""
+    from grader.sandbox.prepare import claim_slot, processes_of, slot_user, sweep_slot
+
+    slot, handle = claim_slot()  # the worker
+    uid, gid = slot_user(slot)
+    as_sandbox = {"user": uid, "group": gid, "extra_groups": [], "cwd": "/", "start_new_session": True}
+    left = subprocess.Popen(["sleep", "600"], **as_sandbox)
+    try:
+        assert sweep_slot(slot) == 0 and left.poll() is None  # still held: not ours to sweep
+        handle.close()  # the worker died
+        assert sweep_slot(slot) == 1
+        assert left.wait(timeout=10) == -9 and processes_of(uid) == []
+    finally:
+        left.kill()
+        handle.close()

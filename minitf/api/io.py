@@ -1,6 +1,7 @@
 """`tf.io`: tensors as bytes, `Example` parsing and TFRecord files (minitf/io/)."""
 
 import minitf.left_out as left_out
+from minitf.io.csv import decode_csv
 from minitf.io.parsing import FixedLenFeature, RaggedFeature, VarLenFeature, parse_example, parse_single_example
 from minitf.io.sequence_parsing import (
     FixedLenSequenceFeature,
@@ -45,6 +46,5 @@ LEFT_OUT: dict[str, str] = {
     "read_file": "not implemented as an op; read the file with Python's open(path, 'rb').read()",
     "write_file": "not implemented as an op; write the file with Python's open(path, 'wb').write(data)",
     "write_graph": "minitf's graphs are not GraphDef protocol buffers; draw one with minitf's graph drawing instead",
-    "decode_csv": "not implemented yet; split lines with tf.strings.split and convert with tf.strings.to_number",
 }
 __getattr__ = left_out.module_getattr("tf.io", LEFT_OUT)

@@ -28,7 +28,7 @@ def to_numpy(value: Any, dtype: dtypes.DType | None = None) -> tuple[Any, dtypes
             ) from None
         raise
     target = inferred if dtype is None else dtype
-    if not isinstance(value, np.ndarray | np.generic) and dtype is not None:
+    if not isinstance(value, np.ndarray | np.generic) and dtype is not None and not _holds_nothing(value):
         _refuse_lossy(value, inferred, target)
     if target is dtypes.string:
         if isinstance(value, np.ndarray) and value.dtype.kind not in "SUO" and state.graph is not None:
@@ -70,6 +70,11 @@ _BOOL_TARGETS = frozenset(
         dtypes.complex128,
     }
 )
+
+
+def _holds_nothing(value: Any) -> bool:
+    """`[]`, `[[], []]`: no element whose type could be lost, so any dtype takes it (`tf.constant([], tf.string)`)."""
+    return isinstance(value, list | tuple) and all(_holds_nothing(item) for item in value)
 
 
 def _refuse_lossy(value: Any, inferred: dtypes.DType, target: dtypes.DType) -> None:

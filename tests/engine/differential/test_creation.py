@@ -54,7 +54,21 @@ def test_constant_infers_the_dtype_tensorflow_infers(value: Any) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    [1, 1.5, True, -1, 300, 1 + 2j, [1, 2], [1.5, 2.0], np.array([1.5, -2.7]), np.array([300, -129]), "a"],
+    [
+        1,
+        1.5,
+        True,
+        -1,
+        300,
+        1 + 2j,
+        [1, 2],
+        [1.5, 2.0],
+        np.array([1.5, -2.7]),
+        np.array([300, -129]),
+        "a",
+        [],
+        [[], []],
+    ],
     ids=repr,
 )
 @pytest.mark.parametrize("dtype", ALL + ["string"])

@@ -19,6 +19,7 @@ IO_TESTED = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_csv",  # test_decode_csv.py
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",

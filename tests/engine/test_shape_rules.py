@@ -814,6 +814,9 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "StringUpper": lambda d: (lambda w: lambda: tf.strings.upper(w))(words(d)),
     "StringSplitV2": lambda d: (lambda w: lambda: tf.strings.split(w))(words(d)),
     "StringToNumber": lambda d: (lambda n: lambda: tf.strings.to_number(np.array(["1.5"] * n, object)))(size(d, 0)),
+    "DecodeCSV": lambda d: (lambda lines: lambda: tf.io.decode_csv(lines, [[0], [0.5], tf.constant([], tf.string)]))(
+        np.full(d(shape(max_dims=2)), "1,,x", dtype=object)
+    ),
     "UnicodeDecode": lambda d: (lambda w: lambda: tf.strings.unicode_decode(w, "UTF-8"))(words(d)),
     "UnicodeEncode": lambda d: (lambda rt: lambda: tf.strings.unicode_encode(tf.cast(rt, tf.int32) + 65, "UTF-8"))(
         ragged_value(d)

@@ -136,11 +136,11 @@ def _int64(value: Any, what: str) -> Tensor:
 
 
 def sparse_input(value: Any, where: str) -> SparseTensor:
-    """`value`, which `where` needs to be a SparseTensor (TypeError otherwise)."""
+    """`value`, which `where` (`tf.sparse.concat`, ...) needs to be a SparseTensor: TensorFlow's TypeError otherwise."""
     if not isinstance(value, SparseTensor):
         raise TypeError(
-            f"Input must be a SparseTensor, got {type(value).__name__}.\nHint: tf.sparse.from_dense "
-            f"turns a dense tensor into a SparseTensor (needed by {where})."
+            f"Input must be a SparseTensor.\nHint: {where} takes a tf.sparse.SparseTensor, not a "
+            f"{type(value).__name__}; tf.sparse.from_dense makes one from a dense tensor."
         )
     return value
 

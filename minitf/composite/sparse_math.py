@@ -114,15 +114,6 @@ def sparse_dense_matmul(
     )
 
 
-def _as_sparse(value: Any, what: str) -> Any:
-    if not isinstance(value, SparseTensor):
-        raise TypeError(
-            f"Input must be a SparseTensor.\nHint: {what} takes a tf.sparse.SparseTensor; "
-            "tf.sparse.from_dense makes one from a dense tensor."
-        )
-    return value
-
-
 def sparse_reduce_sum(
     sp_input: Any, axis: Any = None, keepdims: Any = None, output_is_sparse: bool = False, name: str | None = None
 ) -> Tensor:
@@ -149,8 +140,13 @@ def sparse_reduce_sum(
 
 def sparse_transpose(sp_input: Any, perm: Any = None, name: str | None = None) -> Any:
     """A SparseTensor with its dimensions permuted (reversed by default), entries in row-major order."""
-    sp = _as_sparse(sp_input, "tf.sparse.transpose")
+    sp = sparse_input(sp_input, "tf.sparse.transpose")
     rank = sp.shape.rank
+    if rank is None:
+        raise ValueError(
+            "tf.sparse.transpose needs the SparseTensor's rank (the length of its dense_shape) to be known.\n"
+            "Hint: give the traced function's SparseTensorSpec a shape of known rank."
+        )
     order = (
         list(range(rank))[::-1] if perm is None else [int(p) for p in np.ravel(static_value(convert_to_tensor(perm)))]
     )

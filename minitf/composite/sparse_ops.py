@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from minitf.composite.sparse import SparseTensor, reorder, to_dense
+from minitf.composite.sparse import SparseTensor, reorder, sparse_input, to_dense
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.errors import InvalidArgumentError, op_error
@@ -24,19 +24,10 @@ from minitf.ops.math.comparisons import greater, greater_equal, less, logical_an
 from minitf.ops.math.reductions import reduce_all, reduce_sum
 
 
-def _sparse_arg(value: Any, function: str) -> SparseTensor:
-    if not isinstance(value, SparseTensor):
-        raise TypeError(
-            f"Input must be a SparseTensor.\nHint: {function} takes tf.sparse.SparseTensor values; "
-            "tf.sparse.from_dense makes one."
-        )
-    return value
-
-
 def concat(axis: int, sp_inputs: list[Any], expand_nonconcat_dims: bool = False, name: str | None = None) -> Any:
     """The SparseTensors side by side along `axis` (other dimensions equal, or grown to the largest with
     expand_nonconcat_dims)."""
-    inputs = [_sparse_arg(sp, "tf.sparse.concat") for sp in sp_inputs]
+    inputs = [sparse_input(sp, "tf.sparse.concat") for sp in sp_inputs]
     rank = inputs[0].shape.rank
     if rank is None:
         raise ValueError("tf.sparse.concat needs the rank of its inputs while tracing.")
@@ -70,7 +61,7 @@ def concat(axis: int, sp_inputs: list[Any], expand_nonconcat_dims: bool = False,
 
 def slice(sp_input: Any, start: Any, size: Any, name: str | None = None) -> Any:
     """The entries inside the window [start, start + size), with indices relative to `start`."""
-    sp = _sparse_arg(sp_input, "tf.sparse.slice")
+    sp = sparse_input(sp_input, "tf.sparse.slice")
     begin = cast(convert_to_tensor(start), dtypes.int64)
     extent = cast(convert_to_tensor(size), dtypes.int64)
     end = begin + extent
@@ -86,7 +77,7 @@ def reduce_max(
 ) -> Tensor:
     """The largest stored value over `axis` (all by default); the missing entries are not compared, and a group
     without stored values gives 0."""
-    sp = _sparse_arg(sp_input, "tf.sparse.reduce_max")
+    sp = sparse_input(sp_input, "tf.sparse.reduce_max")
     if output_is_sparse:
         raise NotImplementedError(
             "minitf's tf.sparse.reduce_max gives dense results only.\nHint: leave "

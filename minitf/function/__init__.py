@@ -1,7 +1,8 @@
 """`tf.function` and graphs, one idea per file (docs/architecture.md has the table):
 
-* tracing/: the graph IR (graph.py: `FuncGraph`, `Operation`, `SymbolicTensor`; shape_inference.py,
-  graph_text.py), trace.py (the current graph), function_trace.py (one call traced), user_code.py (errors);
+* tracing/: the graph IR (graph.py: `Graph`, `Operation`, `SymbolicTensor`; func_graph.py: `FuncGraph`;
+  shape_inference.py, graph_text.py), trace.py (the current graph), function_trace.py (one call traced),
+  user_code.py (errors);
 * `tf.function` itself and its cache, here: function.py, cache_keys.py, retracing.py, input_signature.py,
   concrete_function.py; `tf.Module`: module.py;
 * control_flow/: branches.py (`tf.cond`), loops.py (`tf.while_loop`), tensor_array.py, calls.py,

@@ -20,6 +20,7 @@ from minitf.composite.indexed_slices import IndexedSlices
 from minitf.core import dtypes, nest
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dtypes import resource
 from minitf.core.errors import InvalidArgumentError
 from minitf.core.errors import tf_type_name as _tf_name
 from minitf.core.op import make_output
@@ -30,7 +31,8 @@ from minitf.function.compiling.execute import KERNEL_ERRORS, call_graph, compile
 from minitf.function.compiling.optimizer import OptimizationReport
 from minitf.function.control_flow.calls import call_traced
 from minitf.function.drawing import svg
-from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.ops.variables import Variable
 
 

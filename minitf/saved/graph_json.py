@@ -17,9 +17,11 @@ import numpy as np
 from minitf.composite.ragged.tensor import RaggedTensor
 from minitf.composite.sparse import SparseTensor
 from minitf.core import dtypes
+from minitf.core.dtypes import resource, variant
 from minitf.core.op import REGISTRY
 from minitf.core.tensor_shape import TensorShape
-from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource, variant
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import SymbolicTensor
 
 _SPECIAL_DTYPES = {"resource": resource, "variant": variant}
 

@@ -13,10 +13,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "minitf"
 MAX_LINES = 450
-# Files that may be longer, because they hold one idea that does not split (say why).
-ONE_IDEA = {
-    "minitf/function/tracing/graph.py": "the graph IR: FuncGraph, Operation and SymbolicTensor refer to each other",
-}
 
 
 def _modules() -> dict[str, Path]:
@@ -192,19 +188,12 @@ def test_files_are_short_enough_to_read_in_one_sitting() -> None:
     too_long = {}
     for path in _modules().values():
         count = len(path.read_text().splitlines())
-        if count > MAX_LINES and _relative(path) not in ONE_IDEA:
+        if count > MAX_LINES:
             too_long[_relative(path)] = count
     assert not too_long, (
-        f"files over {MAX_LINES} lines: {too_long}. Split them by idea "
-        "(docs/architecture.md lists what each file is about), or, where the file is one idea, "
-        "say so in ONE_IDEA."
+        f"files over {MAX_LINES} lines: {too_long}. Split them by idea (docs/architecture.md lists what each "
+        "file is about); every minitf file keeps to the limit, none is exempt."
     )
-
-
-def test_long_files_said_to_be_one_idea_are_still_long() -> None:
-    lengths = {_relative(path): len(path.read_text().splitlines()) for path in _modules().values()}
-    stale = [name for name in ONE_IDEA if lengths.get(name, 0) <= MAX_LINES]
-    assert not stale, f"ONE_IDEA names files that are gone or no longer over {MAX_LINES} lines: {stale}"
 
 
 def _left_out_table(node: ast.stmt) -> bool:

@@ -13,7 +13,8 @@ import pytest
 
 import minitf as tf
 from minitf.core.context import state
-from minitf.function.tracing.graph import FuncGraph, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import SymbolicTensor
 
 
 def test_listing_shows_each_operation_with_inputs_and_result_types() -> None:

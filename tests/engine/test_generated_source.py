@@ -15,7 +15,8 @@ import minitf as tf
 from minitf.function.compiling import buffers, codegen
 from minitf.function.compiling.execute import compiled
 from minitf.function.compiling.source import Source
-from minitf.function.tracing.graph import FuncGraph, Operation
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation
 
 
 def optimized(fn: Any, *args: Any) -> FuncGraph:

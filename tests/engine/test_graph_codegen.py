@@ -16,7 +16,7 @@ import minitf as tf
 from minitf.core.context import state
 from minitf.core.op import REGISTRY
 from minitf.function.compiling.execute import compiled
-from minitf.function.tracing.graph import FuncGraph
+from minitf.function.tracing.func_graph import FuncGraph
 
 
 def all_graphs(graph: FuncGraph) -> list[FuncGraph]:

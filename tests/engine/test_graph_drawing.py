@@ -24,7 +24,7 @@ from minitf.function.drawing.layout import count_crossings, lay_out
 from minitf.function.drawing.nodes import STYLES, is_fused
 from minitf.function.drawing.svg import GraphDrawing, SideBySide, draw, side_by_side
 from minitf.function.function import Function
-from minitf.function.tracing.graph import FuncGraph
+from minitf.function.tracing.func_graph import FuncGraph
 
 SVG = "{http://www.w3.org/2000/svg}"
 REPO = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from minitf.function.compiling import optimizer
 from minitf.function.compiling.execute import run_graph
 from minitf.function.compiling.optimizer import GraphVerificationError, custom_pass, optimize
 from minitf.function.compiling.rewrite_rules import RULES, Rule
-from minitf.function.tracing.graph import FuncGraph
+from minitf.function.tracing.func_graph import FuncGraph
 from minitf.ops.state_ops import variable_of
 
 

@@ -1147,9 +1147,7 @@ DATA_DEPENDENT = {
 def spec_of(value: Any) -> tuple[TensorShape, dtypes.DType]:
     """The static shape and dtype a runtime value has (a Variable stands for a resource handle)."""
     if isinstance(value, tf.Variable):
-        from minitf.function.tracing.graph import resource
-
-        return TensorShape([]), resource
+        return TensorShape([]), dtypes.resource
     array = np.asarray(value)
     return TensorShape(array.shape), dtypes.from_numpy(array.dtype)
 

@@ -184,7 +184,7 @@ class Decoder:
 
 def func_graph_class():
     """minitf's FuncGraph once the notebook has loaded it (no graph can cross before)."""
-    graph_module = sys.modules.get("minitf.function.tracing.graph")
+    graph_module = sys.modules.get("minitf.function.tracing.func_graph")
     return graph_module.FuncGraph if graph_module is not None else type(None)
 
 

@@ -33,7 +33,8 @@ import numpy as np
 
 from minitf.function.compiling import buffers, specialize
 from minitf.function.compiling.source import DTYPE_NAMES, Source
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 
 @dataclass

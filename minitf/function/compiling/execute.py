@@ -22,11 +22,13 @@ from typing import Any
 import numpy as np
 
 from minitf.core.context import state
+from minitf.core.dtypes import resource
 from minitf.core.errors import InvalidArgumentError, OpError, missing_kernel_in_graph
 from minitf.core.op import bind, make_output
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.function.compiling import codegen
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor, resource
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 from minitf.ops.state_ops import variable_of
 
 KERNEL_ERRORS = (OpError, ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError)

@@ -23,7 +23,8 @@ from minitf.core.tensor_shape import TensorShape
 from minitf.function.compiling.buffers import only_reader, readers
 from minitf.function.compiling.codegen import compile_kernel
 from minitf.function.compiling.passes import Changes
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 ACTIVATIONS = frozenset({"Relu", "Relu6", "Elu", "Tanh", "Sigmoid", "LeakyRelu"})
 

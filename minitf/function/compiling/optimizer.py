@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitf.function.compiling import fusion, passes, rewrite_rules
-from minitf.function.tracing.graph import FuncGraph
+from minitf.function.tracing.func_graph import FuncGraph
 from minitf.function.tracing.shape_inference import infer_specs
 
 

@@ -27,7 +27,8 @@ from minitf.core import dtypes
 from minitf.core.errors import OpError
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.compiling.execute import run_kernel
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 from minitf.ops import state_ops
 
 MAX_FOLDED_BYTES = 10 * 1024 * 1024  # as TensorFlow: a constant larger than 10 MB is not worth storing

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from minitf.function.compiling.passes import Changes, const_value
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 Rewrite = SymbolicTensor | tuple[SymbolicTensor, ...]  # what the result equals, or the op's new inputs
 

@@ -25,7 +25,8 @@ from minitf.function.autograph.undefined import Undefined, UndefinedReturnValue
 from minitf.function.compiling.execute import run_graph
 from minitf.function.control_flow.replay_gradient import differentiable, gradient_sources, replay_gradients
 from minitf.function.control_flow.subgraphs import convert_in, note_resource_reads, sub_graph, unify_captures
-from minitf.function.tracing.graph import FuncGraph, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.function.tracing.trace import graph_scope
 from minitf.ops.array.creation import zeros_like
 from minitf.ops.array.shape_ops import Identity

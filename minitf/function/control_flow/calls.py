@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from minitf.core.dtypes import resource
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.function.compiling.execute import as_runtime, run_graph
 from minitf.function.control_flow.replay_gradient import differentiable, gradient_sources, replay_gradients
-from minitf.function.tracing.graph import FuncGraph, resource
+from minitf.function.tracing.func_graph import FuncGraph
 from minitf.ops.array.creation import zeros_like
 
 

@@ -20,13 +20,15 @@ import numpy as np
 from minitf.core import dtypes, nest
 from minitf.core.context import state
 from minitf.core.conversion import constant_tensor, convert_to_tensor
+from minitf.core.dtypes import resource
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
 from minitf.function.compiling.execute import replay_graph, run_graph
 from minitf.function.control_flow.replay_gradient import differentiable, gradient_sources, replay_gradients
 from minitf.function.control_flow.subgraphs import convert_in, note_resource_reads, sub_graph, unify_captures
-from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.function.tracing.trace import graph_scope
 from minitf.ops.array.creation import zeros_like
 from minitf.ops.array.gather_scatter import gather

@@ -14,9 +14,10 @@ from typing import Any
 
 from minitf.autodiff.tape import GradientTape
 from minitf.autodiff.tape_arguments import UnconnectedGradients
+from minitf.core.dtypes import resource
 from minitf.core.tensor import Tensor
 from minitf.function.compiling.execute import replay_graph
-from minitf.function.tracing.graph import FuncGraph, resource
+from minitf.function.tracing.func_graph import FuncGraph
 from minitf.ops.state_ops import variable_of
 
 

@@ -12,8 +12,10 @@ from typing import Any
 
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dtypes import resource
 from minitf.core.tensor import Tensor
-from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.function.tracing.trace import TracingGraph, graph_scope
 from minitf.ops.state_ops import variable_of
 

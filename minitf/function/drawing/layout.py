@@ -40,7 +40,8 @@ from minitf.function.drawing.nodes import (
     label_lines,
     shorten,
 )
-from minitf.function.tracing.graph import FuncGraph, Operation
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation
 
 
 @dataclass

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 # --- sizes, in pixels (text is monospace, so a label's width is its length times one character's width) ---
 FONT_SIZE = 11

@@ -44,7 +44,8 @@ from minitf.function.drawing.nodes import (
     shorten,
     spec_text,
 )
-from minitf.function.tracing.graph import FuncGraph, Operation
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation
 
 __all__ = ["GraphDrawing", "SideBySide", "draw", "side_by_side"]
 

@@ -19,10 +19,12 @@ from minitf.composite.indexed_slices import IndexedSlices
 from minitf.core import nest
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.dtypes import resource
 from minitf.core.tensor import Tensor
 from minitf.function.cache_keys import Literal, TensorSpec, VariableSpec
 from minitf.function.concrete_function import components
-from minitf.function.tracing.graph import FuncGraph, SymbolicTensor, resource
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import SymbolicTensor
 from minitf.function.tracing.trace import TracingGraph, graph_scope
 from minitf.function.tracing.user_code import in_user_code
 from minitf.ops.array.shape_ops import Identity

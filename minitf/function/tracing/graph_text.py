@@ -10,8 +10,9 @@ import numpy as np
 
 from minitf.core import dtypes
 
-# The graphs, operations and tensors described here are graph.py's FuncGraph, Operation and SymbolicTensor;
-# graph.py describes itself with these functions, so this module reads them by their attributes (typed `Any`).
+# The graphs, operations and tensors described here are graph.py's Graph (func_graph.py's FuncGraph), Operation and
+# SymbolicTensor; graph.py describes itself with these functions, so this module reads them by their attributes
+# (typed `Any`).
 
 
 def _is_graph(value: Any) -> bool:

@@ -17,7 +17,8 @@ from typing import Any
 
 from minitf.core.context import state
 from minitf.function.compiling.execute import evaluate, run_kernel
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 
 @contextmanager

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness import same_program
+import pytest
+from harness import same_error, same_program
 
 
 def parts(sp: Any) -> list:
@@ -59,3 +60,22 @@ def test_concat_refuses_other_shapes_without_expanding() -> None:
         tf.sparse.concat(1, [a, tf.sparse.SparseTensor([[3, 0]], [7.0], [4, 2])])
 
     same_program(case, "Input shapes must match: expected 3 for dimension 0 but got 4 at position 1")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda tf, dense: tf.sparse.to_dense(dense),
+        lambda tf, dense: tf.sparse.reorder(dense),
+        lambda tf, dense: tf.sparse.concat(0, [dense]),
+        lambda tf, dense: tf.sparse.slice(dense, [0, 0], [1, 1]),
+        lambda tf, dense: tf.sparse.sparse_dense_matmul(dense, tf.constant([[1.0], [2.0]])),
+    ],
+    ids=["to_dense", "reorder", "concat", "slice", "sparse_dense_matmul"],
+)
+def test_a_dense_tensor_where_a_sparse_one_is_needed_is_a_type_error_with_a_hint(call: Any) -> None:
+    def case(tf: Any) -> None:
+        call(tf, tf.constant([[1.0, 0.0]]))
+
+    mine, _ = same_error(case)
+    assert str(mine).startswith("Input must be a SparseTensor.\nHint: tf.sparse.") and "from_dense" in str(mine)

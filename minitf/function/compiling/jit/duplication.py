@@ -19,7 +19,8 @@ from minitf.function.compiling.jit.lowering import (
     value_inputs,
 )
 from minitf.function.compiling.jit.regions import MOVES
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 
 def _free(t: SymbolicTensor) -> bool:

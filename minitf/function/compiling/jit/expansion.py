@@ -12,7 +12,8 @@ so the exponential runs once per element instead of twice.
 from __future__ import annotations
 
 from minitf.core.op import REGISTRY
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 EXPANDED = ("Softmax", "LogSoftmax")
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from minitf.function.compiling.jit.lowering import REDUCTIONS, scalar_constant
 from minitf.function.compiling.jit.rewrite import FUSION
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 OPCODES = {
     "AddV2": "add",

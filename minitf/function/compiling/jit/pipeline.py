@@ -24,7 +24,8 @@ from minitf.function.compiling.jit.duplication import duplicate
 from minitf.function.compiling.jit.expansion import expand
 from minitf.function.compiling.jit.optional import enabled
 from minitf.function.compiling.jit.rewrite import jit_fusion
-from minitf.function.tracing.graph import FuncGraph, Operation
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation
 
 EXPAND = optimizer.PassInfo("jit_expansion", "expansion (softmax into its parts)", expand)
 DUPLICATE = optimizer.PassInfo("jit_duplication", "duplication (cheap values computed by each region)", duplicate)

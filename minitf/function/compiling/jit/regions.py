@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 
 from minitf.core import dtypes
 from minitf.function.compiling.jit.lowering import DATA_MOVEMENT, REDUCTIONS, lowerable, static_shape, value_inputs
-from minitf.function.tracing.graph import FuncGraph, Operation, SymbolicTensor
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation, SymbolicTensor
 
 MOVES = frozenset({"Identity", "BroadcastTo", "BroadcastLike"})
 ROW_REDUCTIONS = frozenset({"Sum", "Max", "Min", "Prod"})

@@ -19,7 +19,7 @@ from minitf.function.compiling.jit import backend
 from minitf.function.compiling.jit.lowering import lower, scalar_constant, static_shape
 from minitf.function.compiling.jit.regions import Region, find_regions
 from minitf.function.compiling.jit.row_kernels import is_row_kernel, lower_rows
-from minitf.function.tracing.graph import FuncGraph
+from minitf.function.tracing.func_graph import FuncGraph
 
 FUSION = "XlaFusion"
 

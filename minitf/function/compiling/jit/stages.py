@@ -20,7 +20,8 @@ from minitf.function.compiling.jit import backend, hlo, pipeline
 from minitf.function.compiling.jit.loop_ir import pretty
 from minitf.function.compiling.jit.lowering import static_shape
 from minitf.function.compiling.jit.rewrite import FUSION
-from minitf.function.tracing.graph import FuncGraph, Operation
+from minitf.function.tracing.func_graph import FuncGraph
+from minitf.function.tracing.graph import Operation
 
 TENSORFLOW_STAGES = ("hlo", "hlo_serialized", "optimized_hlo", "optimized_hlo_serialized", "optimized_hlo_dot")
 MINITF_STAGES = ("loop_ir", "python", "llvm", "asm")

@@ -3,6 +3,7 @@
 import minitf.left_out as left_out
 from minitf.io.csv import decode_csv
 from minitf.io.parsing import FixedLenFeature, RaggedFeature, VarLenFeature, parse_example, parse_single_example
+from minitf.io.raw_bytes import decode_raw
 from minitf.io.sequence_parsing import (
     FixedLenSequenceFeature,
     parse_sequence_example,
@@ -36,7 +37,6 @@ LEFT_OUT: dict[str, str] = {
     "decode_json_example": "JSON-encoded Example protos are not implemented; build tf.train.Example objects",
     "decode_proto": "decoding arbitrary protocol buffers needs their descriptors, which minitf does not read",
     "encode_proto": "encoding arbitrary protocol buffers needs their descriptors, which minitf does not read",
-    "decode_raw": "reinterpreting bytes as numbers is not implemented; use numpy.frombuffer on the bytes",
     "deserialize_many_sparse": "serialized SparseTensors are not implemented; keep the SparseTensor itself",
     "serialize_many_sparse": "serialized SparseTensors are not implemented; keep the SparseTensor itself",
     "serialize_sparse": "serialized SparseTensors are not implemented; keep the SparseTensor itself",

@@ -821,6 +821,10 @@ PUBLIC_CALLS: dict[str, Callable[[Draw], Callable[[], Any]]] = {
     "UnicodeEncode": lambda d: (lambda rt: lambda: tf.strings.unicode_encode(tf.cast(rt, tf.int32) + 65, "UTF-8"))(
         ragged_value(d)
     ),
+    "DecodeRaw": lambda d: (lambda w: lambda: tf.io.decode_raw(w, tf.int16))(
+        np.array(d(st.lists(st.sampled_from(["abcd", "wxyz"]), max_size=3)), dtype=object)
+    ),
+    "DecodePaddedRaw": lambda d: (lambda w: lambda: tf.io.decode_raw(w, tf.uint8, fixed_length=3))(words(d)),
     "SerializeTensor": lambda d: (lambda x: lambda: tf.io.serialize_tensor(x))(d(values("float32", shape()))),
     "ParseTensor": lambda d: (lambda x: lambda: tf.io.parse_tensor(tf.io.serialize_tensor(x), tf.float32))(
         d(values("float32", shape()))
@@ -1101,6 +1105,7 @@ INPUTS: dict[str, st.SearchStrategy] = {
 DATA_DEPENDENT = {
     "Where": "one row per true entry",
     "ParseTensor": "the shape is written in the serialized bytes",
+    "DecodeRaw": "as many numbers as the strings have bytes",
     "ParseExampleV2": "var-length and ragged features hold as many values as the examples do",
     "ParseSequenceExampleV2": "feature lists hold as many steps and values as the examples do",
     **{

@@ -15,7 +15,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.dispatch import api_handler
-from minitf.core.errors import InvalidArgumentError, op_error, same_dtype, static_error
+from minitf.core.errors import InvalidArgumentError, OpError, kernel_prefix, op_error, same_dtype, static_error
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes, shape_text
 from minitf.core.tensor import Tensor
@@ -98,9 +98,7 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     n = np.size(x)
     unknown = [i for i, d in enumerate(shape) if d == -1]
     if len(unknown) > 1:
-        raise InvalidArgumentError(
-            None, None, f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]} [Op:Reshape]"
-        )
+        raise _reshape_error(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}", "")
     known = int(np.prod([d for d in shape if d != -1]))
     if unknown and n == 0:
         # TensorFlow's rule for empty input: when the new shape has a 0 too, the zeros are left out on both
@@ -113,22 +111,22 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return np.reshape(x, tuple(missing if d == -1 else d for d in shape))
     if unknown:
         if known == 0 or n % known:
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"Input to reshape is a tensor with {n} values, but the requested "
-                f"shape requires a multiple of {known} [Op:Reshape]\nHint: the product of "
-                f"the sizes you give must divide the number of values.",
+            raise _reshape_error(
+                f"Input to reshape is a tensor with {n} values, but the requested shape requires a multiple of {known}",
+                "the product of the sizes you give must divide the number of values.",
             )
     elif known != n:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Input to reshape is a tensor with {n} values, but the requested "
-            f"shape has {known} [Op:Reshape]\nHint: reshape keeps every value; the new "
-            f"sizes must multiply to {n}.",
+        raise _reshape_error(
+            f"Input to reshape is a tensor with {n} values, but the requested shape has {known}",
+            f"reshape keeps every value; the new sizes must multiply to {n}.",
         )
     return np.reshape(x, shape)
+
+
+def _reshape_error(message: str, hint: str) -> OpError:
+    """TensorFlow's eager message (its kernel's prefix first, no `name:` tail) and minitf's hint."""
+    hint = f"\nHint: {hint}" if hint else ""
+    return InvalidArgumentError(None, None, f"{kernel_prefix('Reshape')}{message} [Op:Reshape]{hint}")
 
 
 def reshape_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:

@@ -13,6 +13,7 @@ from enumeration import assert_enumerated
 from harness import minitf, real_tf, same_error, same_program
 
 IO_TESTED = [
+    "decode_raw",  # test_decode_raw.py
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "RaggedFeature",

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from minitf.core.conversion import convert_to_tensor
+from minitf.core.nest import map_structure
+from minitf.keras.layers.keras_tensor import KerasTensor
 
 
 def is_dataset(data: Any) -> bool:
@@ -56,6 +58,14 @@ class Batches:
             count = int(self.dataset.cardinality())
             return count if count >= 0 else None
         return math.ceil(len(self.x) / self.batch_size)
+
+    def symbolic_inputs(self) -> Any:
+        """KerasTensors of the inputs' batch shapes: the batch size when all batches have it, else None."""
+        if self.dataset is not None:
+            x_spec, _ = unpack(self.dataset.element_spec)
+            return map_structure(lambda spec: KerasTensor(spec.shape.as_list(), spec.dtype), x_spec)
+        size = self.batch_size if len(self.x) % self.batch_size == 0 else None
+        return KerasTensor((size, *self.x.shape[1:]), self.x.dtype)
 
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         if self.dataset is not None:

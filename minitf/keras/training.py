@@ -126,12 +126,18 @@ class Trainer:
 
     # --- compiling the steps ---
     def _prepare(self, x: Any, y: Any) -> None:
-        """Before the first trace: build the model, the metrics (they depend on the shapes) and the slots."""
+        """Before the first trace: the metrics (they depend on the shapes) and the optimizer's slots."""
         y_pred = self(x, training=False)  # type: ignore[operator]
         if self._compiled_metrics is None:
             self._compiled_metrics = [metrics_module.for_compile(m, y, y_pred) for m in self._metric_identifiers]
         if not self.optimizer.built:
             self.optimizer.build(self.trainable_weights)  # type: ignore[attr-defined]
+
+    def _build_on_shapes(self, batches: Batches) -> None:
+        """As Keras's fit and evaluate do first: an unbuilt model is built on the shapes of the data's batches,
+        whose batch size is known only when every batch has it (its summary shows that size or `None`)."""
+        if not self.built:  # type: ignore[attr-defined]
+            self(batches.symbolic_inputs(), training=False)  # type: ignore[operator]
 
     def _compiled(self, step: Any) -> Any:
         """`step` as a tf.function over (x, y) batches: one trace per batch shape (the full batches and the last,
@@ -198,6 +204,7 @@ class Trainer:
         if validation_split and validation_data is None:
             (x, y), validation_data = split_validation(x, y, validation_split)
         batches = Batches(x, y, batch_size, shuffle and not is_dataset(x))
+        self._build_on_shapes(batches)
         history = History()
         given = list(callbacks or [])
         chain = [*given, *([ProgbarLogger()] if verbose else []), history]
@@ -259,6 +266,7 @@ class Trainer:
         self._check_compiled()
         _not_supported(sample_weight=sample_weight, steps=steps)
         batches = Batches(x, y, batch_size)
+        self._build_on_shapes(batches)
         chain = list(callbacks or []) + ([ProgbarLogger()] if verbose else [])
         logs = self._evaluate_logs(
             batches, CallbackList(chain, self, {"verbose": verbose, "epochs": 1, "steps": batches.steps})
@@ -300,13 +308,17 @@ class Trainer:
     ) -> Any:
         """One train step on exactly this batch (metrics keep accumulating until `reset_metrics()`)."""
         self._check_compiled()
-        x_batch, y_batch = next(iter(Batches(x, y, len(x))))
+        batches = Batches(x, y, len(x))
+        self._build_on_shapes(batches)
+        x_batch, y_batch = next(iter(batches))
         logs = _python_logs(self.make_train_function(x_batch, y_batch)(x_batch, y_batch))
         return logs if return_dict else self._in_metric_order(logs)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
         self._check_compiled()
-        x_batch, y_batch = next(iter(Batches(x, y, len(x))))
+        batches = Batches(x, y, len(x))
+        self._build_on_shapes(batches)
+        x_batch, y_batch = next(iter(batches))
         logs = _python_logs(self.make_test_function(x_batch, y_batch)(x_batch, y_batch))
         return logs if return_dict else self._in_metric_order(logs)
 

@@ -253,6 +253,8 @@ class Layer:
             call_kwargs = dict(kwargs)
             if self._call_has_training:
                 call_kwargs.setdefault("training", False)
+            else:
+                call_kwargs.pop("training", None)
             return self.call(real, *args, **call_kwargs)
 
         specs = [TensorSpec(list(t.shape), t.dtype) for t in keras_inputs]
@@ -269,7 +271,8 @@ class Layer:
     # --- what summary() shows ---
     def _summary_output_shape(self) -> str | None:
         if self._inbound_nodes:
-            shapes = [t.shape for t in self._inbound_nodes[0].output_tensors]
+            # Keras shows the outputs of the layer's latest call on symbolic inputs
+            shapes = [t.shape for t in self._inbound_nodes[-1].output_tensors]
         elif self._build_input_shape is not None:
             shapes = flatten_shapes(self.compute_output_shape(self._build_input_shape))
         else:

@@ -68,9 +68,6 @@ class Model(Trainer, Layer):
     def _summary_rows(self) -> tuple[list[Any], list[str] | None]:
         return self.layers, None
 
-    def _summary_output_shape(self) -> str | None:
-        return None
-
     def summary(
         self,
         line_length: int | None = None,
@@ -163,6 +160,12 @@ class Functional(Model):
         self._nodes = nodes_in_order(self.outputs)
         self._layers = layers_by_depth(self._nodes)
         self.built = True
+
+    @property
+    def input_shape(self) -> Any:
+        """The shape of the model's input (a list of shapes for several inputs), as Keras gives it."""
+        shapes = [tensor.shape for tensor in self.inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Inputs are checked against the shapes of the model's `keras.Input`s first, with Keras's message."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import minitf.keras.naming as naming
+from minitf.core.tensor import Tensor
 from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor, history_of
 from minitf.keras.layers.layer import Layer
@@ -25,6 +26,15 @@ class Sequential(Model):
             self.add(layer, rebuild=False)
         if self._input_layer is not None:
             self.build(self._input_layer.batch_shape)
+        elif len(self._layers) > 1 and hasattr(self._layers[0], "input_shape"):
+            # a built model first (`Sequential([model, Softmax()])`): Keras builds on its input shape
+            self.build(self._layers[0].input_shape)
+
+    @property
+    def input_shape(self) -> Any:
+        if self._input_layer is None or not self.built:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined input shape yet.")
+        return self._input_layer.batch_shape
 
     def add(self, layer: Any, rebuild: bool = True) -> None:
         """Append a layer; `keras.Input(...)` (or an InputLayer) first fixes the input shape."""
@@ -64,7 +74,8 @@ class Sequential(Model):
 
     def _maybe_build(self, inputs: Any) -> None:
         if not self.built:
-            self.build((None, *inputs.shape.as_list()[1:]))
+            # Keras builds on the shape of the first call, batch size included (fit builds with `None` first)
+            self.build(tuple(inputs.shape.as_list()) if isinstance(inputs, Tensor) else tuple(inputs.shape))
 
     def call(self, inputs: Any, training: bool | None = None) -> Any:
         x = inputs

@@ -85,3 +85,44 @@ def test_labels_that_do_not_fit_the_outputs_raise_the_error_class_tensorflow_rai
         assert isinstance(raised[1], minitf.errors.InvalidArgumentError)
         assert isinstance(raised[0], real_tf.errors.InvalidArgumentError)
         assert "outside the valid range of [0, 3)" in str(raised[1])
+
+
+def _subclassed(library: Any) -> Any:
+    class Inner(library.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dense = library.layers.Dense(3)
+
+        def call(self, x: Any) -> Any:
+            return self.dense(x)
+
+    return Inner()
+
+
+def _nested_summaries(library: Any) -> list[str]:
+    """Models inside models and models built by a call or by fit: each summary's output shapes."""
+    library.backend.clear_session()
+    layers, x, y = library.layers, np.ones((5, 4), "float32"), np.ones((5, 3), "float32")
+    inner = _subclassed(library)
+    inner(x[:2])
+    outer = library.Sequential([library.Input((4,)), inner, layers.Dense(2)])
+    called = library.Sequential([layers.Dense(3)])
+    called(x[:2])
+    wrapping = library.Sequential([library.Sequential([layers.Dense(3)]), layers.Softmax()])
+    wrapping(x[:2])
+    fitted = [library.Sequential([layers.Dense(3)]), _subclassed(library), library.Sequential([_subclassed(library)])]
+    for model in fitted:
+        model.compile("sgd", "mse")
+        model.fit(x, y, batch_size=2, verbose=0)
+    predicted = library.Sequential([library.Sequential([layers.Dense(3)]), layers.Softmax()])
+    predicted.predict(x, verbose=0)
+    return [_summary(model) for model in [outer, inner, called, wrapping, *fitted, predicted]]
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_summaries_show_output_shapes_of_nested_models_and_of_models_built_by_a_call_or_by_fit() -> None:
+    """A model called on data is built with that batch size; fit and predict build on an unknown batch size; a
+    model inside
+    another shows its output shape, as Keras shows them."""
+    assert _nested_summaries(minitf.keras) == _nested_summaries(keras)

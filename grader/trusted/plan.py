@@ -198,11 +198,77 @@ DYNAMIC_BINDING = frozenset(
 )
 
 
-def _rebinds_dynamically(tree: ast.Module) -> bool:
-    """Code that may rebind names or tf's attributes where the source does not say which: ``globals()[n] = ..``,
-    ``setattr(tf, "function", ...)``, ``tf.function = ...``, ``exec``, ``sys.modules``."""
+#: modules whose attributes are the notebook's names, tf's or the interpreter's: patching one can rebind what a
+#: test reads.  Any other module is a library (numpy, time, ...): patching it changes values, never a binding.
+BINDING_MODULES = frozenset(
+    {"__main__", "builtins", "sys", "importlib", "types", "gc", "inspect", "ctypes", "IPython", "ipykernel"}
+    | {"minitf", "tensorflow", "keras"}
+)
+
+
+def _library_aliases(trees: list[ast.Module]) -> set[str]:
+    """Names bound only by ``import m`` / ``import m as n`` of a library (not one of BINDING_MODULES), and bound by
+    nothing else in any cell: ``setattr(n, ...)`` on one patches that library and rebinds no name a test reads."""
+    imported: set[str] = set()
+    rebound: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    library = alias.name.split(".")[0] not in BINDING_MODULES
+                    (imported if library else rebound).add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, ast.ImportFrom):
+                rebound |= {alias.asname or alias.name for alias in node.names}
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                rebound.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                rebound.add(node.name)
+            elif isinstance(node, (ast.arg, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+                rebound.add(getattr(node, "arg", None) or getattr(node, "name", None) or "")
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                rebound |= set(node.names)
+    return imported - rebound
+
+
+def _is_library(node: ast.expr, libraries: set[str]) -> bool:
+    """``np``, ``np.testing``, ``__import__("numpy")``: an expression that names a library module (or a part of one)."""
+    while isinstance(node, ast.Attribute) and not node.attr.startswith("__"):
+        node = node.value
+    if isinstance(node, ast.Name):
+        return node.id in libraries
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "__import__"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and node.args[0].value.split(".")[0] not in BINDING_MODULES
+    )
+
+
+def _library_patches(tree: ast.Module, libraries: set[str]) -> set[int]:
+    """The ``setattr``/``delattr``/``__import__`` names (by ``id``) that only patch or name a library:
+    ``setattr(np, "allclose", f)``, ``__import__("numpy").allclose = f``.  A student who patches NumPy in one
+    answer changes values, not which names are tf.functions, and must not lose a later answer's points."""
+    harmless: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in DYNAMIC_BINDING:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        patches = node.func.id in ("setattr", "delattr") and bool(node.args) and _is_library(node.args[0], libraries)
+        if patches or (node.func.id == "__import__" and _is_library(node, libraries)):
+            harmless.add(id(node.func))
+    return harmless
+
+
+def _rebinds_dynamically(tree: ast.Module, libraries: set[str]) -> bool:
+    """Code that may rebind names or tf's attributes where the source does not say which: ``globals()[n] = ..``,
+    ``setattr(tf, "function", ...)``, ``tf.function = ...``, ``exec``, ``sys.modules``.  Patching a library
+    (``setattr(np, ...)``, ``__import__("numpy")``; ``libraries``: `_library_aliases`) is not such code."""
+    harmless = _library_patches(tree, libraries)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_BINDING and id(node) not in harmless:
             return True
         if isinstance(node, ast.Attribute) and node.attr in ("modules", "__dict__"):  # sys.modules, module.__dict__
             return True
@@ -232,11 +298,10 @@ def tf_function_names(sources: list[str]) -> dict[str, bool]:
     """
     result: dict[str, bool] = {}
     rebinds_tf = False
-    for source in sources:
-        tree = _parse(source)
-        if tree is None:
-            continue
-        rebinds_tf |= _rebinds_dynamically(tree)
+    trees = [tree for tree in map(_parse, sources) if tree is not None]
+    libraries = _library_aliases(trees)
+    for tree in trees:
+        rebinds_tf |= _rebinds_dynamically(tree, libraries)
         for node in _top_level_statements(tree.body):
             names = _targets(node)
             rebinds_tf |= "tf" in names and not _imports_engine_as_tf(node)

@@ -250,6 +250,40 @@ def test_the_source_filter_reads_the_outermost_decorator_the_final_binding_and_r
     ]
 
 
+@pytest.mark.parametrize(
+    "patch",
+    [
+        'setattr(np, "allclose", lambda *a, **k: True)',
+        '__import__("numpy").allclose = lambda *a, **k: True',
+        'setattr(__import__("numpy").testing, "assert_allclose", lambda *a, **k: None)',
+        'import numpy\ndelattr(numpy, "isclose")',
+    ],
+)
+def test_patching_a_library_in_one_answer_leaves_the_other_answers_tf_functions(patch):
+    """A student who patched NumPy in one answer (a cheat the guard undoes before each test) kept a later, correct
+    answer's tf.function from counting: 'matrix_multiply_optimized should be a tf.function', 3 points lost."""
+    sources = ["import numpy as np\nimport minitf as tf", patch, "@tf.function\ndef fast(x):\n    return x"]
+    assert tf_function_names(sources)["fast"]
+
+
+@pytest.mark.parametrize(
+    "cheat",
+    [
+        'import __main__\nsetattr(__main__, "fast", len)',
+        'import numpy as np\nnp = __import__("__main__")\nsetattr(np, "fast", len)',  # np is not numpy any more
+        'setattr(__import__("__main__"), "fast", len)',
+        'setattr(__import__("minitf"), "function", lambda f: f)',
+        'import minitf\nsetattr(minitf, "function", lambda f: f)',
+        'setattr(np, "x", globals())',  # a library patched, but with what globals() gives
+        'setattr(np.__dict__, "fast", len)',
+        'import sys\nsetattr(sys.modules["__main__"], "fast", len)',
+    ],
+)
+def test_patching_the_notebook_or_the_engine_still_counts_as_rebinding(cheat):
+    sources = ["import numpy as np\nimport minitf as tf", "@tf.function\ndef fast(x):\n    return x", cheat]
+    assert not tf_function_names(sources)["fast"]
+
+
 def test_the_trusted_plan_takes_answers_from_the_student_and_everything_else_from_the_instructor():
     def cell(source, **meta):
         return new_code_cell(source, metadata={"nbgrader": {"schema_version": 3, **meta}} if meta else {})

@@ -62,6 +62,8 @@ def _div_grad(c: GradContext, g: Tensor) -> list:
 def _pow_grad(c: GradContext, g: Tensor) -> list:
     x, y, z = c.x, c.y, c.out
     dx = g * y * pow(x, y - 1)
+    if not c.needs[1]:  # `x ** 2` of a watched x: the exponent's gradient (a log and selects) is not wanted
+        return [unbroadcast(dx, x), None]
     # d/dy x**y = x**y * log(x); TensorFlow defines it as 0 where x <= 0 (for real inputs).
     if x.dtype.is_complex:
         dy = g * z * log(x)

@@ -1,16 +1,23 @@
 """How many threads one op may use: `tf.config.threading`'s intra-op and inter-op settings.
 
-TensorFlow reads both when its runtime starts and refuses another value afterwards. minitf's only
+TensorFlow reads both when its runtime starts and refuses another value afterwards. minitf's own
 multi-threaded work is a large compiled region of a `jit_compile=True` function (jit/parallel.py), which
 splits its outer loop over the intra-op threads: the setting is fixed once those threads exist, or once the
 devices are (devices.py); before that, any value may be set, as in TensorFlow before its first op.
 0 (the default) means one thread per core this process may run on.
+
+NumPy's matrix products run on its BLAS's threads; `one_blas_thread` keeps a product that cannot use them
+on the calling thread.
 """
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 from minitf.core import devices
 
@@ -61,3 +68,23 @@ def intra_op_threads() -> int:
     _started[0] = True
     wanted = get_intra_op_parallelism_threads()
     return wanted if wanted > 0 else cores()
+
+
+_blas: list[Any] = []  # threadpoolctl's handle on NumPy's BLAS libraries, made on first use
+_blas_lock = threading.Lock()  # one thread count for the whole process: two blocks must not interleave
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """NumPy's matrix products on the calling thread alone, for the block.
+
+    For a thin product (one side a few dozen long: a convolution's patches of a grey image are 9 wide) every
+    value read is used a few times only, so the product is as fast as memory on one core and a second thread
+    gains nothing; on a busy machine the BLAS's threads wait for one another instead, and the same product
+    takes several times as long."""
+    if not _blas:
+        from threadpoolctl import ThreadpoolController  # on first use: it scans the libraries loaded (ms)
+
+        _blas.append(ThreadpoolController().select(user_api="blas"))
+    with _blas_lock, _blas[0].limit(limits=1):
+        yield

@@ -25,6 +25,7 @@ from minitf.core.errors import (
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
+from minitf.core.threads import one_blas_thread
 from minitf.ops.array.index_arguments import at_graph_build
 from minitf.ops.nn.window_geometry import axis_geometry, empty_output, output_geometry, padded, tap, window_fits
 
@@ -66,11 +67,29 @@ def _check_conv_shapes(x_shape: Sequence[Any], f_shape: Sequence[Any]) -> None:
 def _patches(xp: np.ndarray, geometry: Any, attrs: dict, kernel_size: Sequence[int]) -> np.ndarray:
     """im2col: for every output position, the input values under the filter, as one row of a matrix
     (n * out_h * out_w rows, kh * kw * channels columns, in the filter's (i, j, channel) order), so that a
-    convolution is one matrix product with the filter reshaped to (kh * kw * channels, out_channels)."""
+    convolution is one matrix product with the filter reshaped to (kh * kw * channels, out_channels).
+
+    The matrix is written tap by tap into one array: kh * kw strided copies, no list of copies to stack."""
     kh, kw = kernel_size
-    taps = [xp[tap(xp, i, j, geometry, attrs)] for i in range(kh) for j in range(kw)]
-    stacked = np.stack(taps, axis=3)  # (n, out_h, out_w, kh * kw, channels)
-    return stacked.reshape(-1, kh * kw * xp.shape[3])
+    (oh, _, _), (ow, _, _) = geometry
+    patches = np.empty((xp.shape[0], oh, ow, kh * kw, xp.shape[3]), dtype=xp.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            patches[:, :, :, i * kw + j] = xp[tap(xp, i, j, geometry, attrs)]
+    return patches.reshape(-1, kh * kw * xp.shape[3])
+
+
+THIN_PATCH = 64  # a patch (kh * kw * channels values) at most this long makes a thin product
+BLAS_SPLITS_FROM = 2**20  # multiply-adds from which a BLAS splits a product over its threads (about)
+
+
+def _product(a: np.ndarray, b: np.ndarray, patch: int) -> np.ndarray:
+    """a @ b, where one side is the patch length: on one BLAS thread when the patch is short
+    (threads.one_blas_thread says why), which is the common case of a first layer (3x3 on 1 or 3 channels)."""
+    if patch > THIN_PATCH or a.shape[0] * a.shape[1] * b.shape[1] < BLAS_SPLITS_FROM:
+        return np.matmul(a, b)
+    with one_blas_thread():
+        return np.matmul(a, b)
 
 
 def _conv_kernel(x: np.ndarray, f: np.ndarray, **attrs: Any) -> np.ndarray:
@@ -81,7 +100,8 @@ def _conv_kernel(x: np.ndarray, f: np.ndarray, **attrs: Any) -> np.ndarray:
     if empty_output(geometry):
         return np.zeros(out_shape, dtype=x.dtype)
     patches = _patches(padded(x, geometry), geometry, attrs, np.shape(f)[:2])
-    return (patches @ f.reshape(-1, np.shape(f)[3])).astype(x.dtype).reshape(out_shape)
+    # x and f have one dtype (checked), so the product has it too: no copy to convert it.
+    return _product(patches, f.reshape(-1, np.shape(f)[3]), patches.shape[1]).reshape(out_shape)
 
 
 def _no_dilated_gradient(attrs: dict, op_name: str) -> None:
@@ -105,8 +125,9 @@ def _backprop_input_kernel(f: np.ndarray, g: np.ndarray, input_shape: tuple, **a
     dxp = np.zeros((n, h + top + bottom, w + left + right, c), dtype=g.dtype)
     if not empty_output(geometry):
         # Each output's gradient, spread back over the patch it was computed from (the transpose of im2col).
-        dpatches = (g.reshape(-1, out_channels) @ f.reshape(-1, out_channels).T).astype(g.dtype)
-        dpatches = dpatches.reshape(*np.shape(g)[:3], kh * kw, c)
+        patch = kh * kw * c
+        dpatches = _product(g.reshape(-1, out_channels), f.reshape(patch, out_channels).T, patch)
+        dpatches = dpatches.astype(g.dtype, copy=False).reshape(*np.shape(g)[:3], kh * kw, c)
         for i in range(kh):
             for j in range(kw):
                 dxp[tap(dxp, i, j, geometry, attrs)] += dpatches[:, :, :, i * kw + j, :]
@@ -119,7 +140,8 @@ def _backprop_filter_kernel(x: np.ndarray, g: np.ndarray, filter_shape: tuple, *
     if empty_output(geometry):
         return np.zeros(filter_shape, dtype=g.dtype)
     patches = _patches(padded(x, geometry), geometry, attrs, filter_shape[:2])
-    return (patches.T @ g.reshape(-1, filter_shape[3])).astype(g.dtype).reshape(filter_shape)
+    dfilter = _product(patches.T, g.reshape(-1, filter_shape[3]), patches.shape[1])
+    return dfilter.astype(g.dtype, copy=False).reshape(filter_shape)
 
 
 def _conv_attrs(attrs: dict) -> dict:

@@ -5,7 +5,7 @@
 import sys
 import time
 
-from benchmarks import chain, dispatch, graphs, jit, keras_fit, kernels, lessons, measurements, steps
+from benchmarks import chain, conv, dispatch, graphs, jit, keras_fit, kernels, lessons, measurements, steps
 
 if __name__ == "__main__" and "--write" in sys.argv:
     measurements.write()
@@ -23,6 +23,8 @@ elif __name__ == "__main__":
     jit.main()
     print()
     keras_fit.main()
+    print()
+    conv.main()
     if "--kernels" in sys.argv:
         print()
         kernels.main()

@@ -21,6 +21,12 @@ class State:
         # and the replica running now inside `strategy.run` (None: cross-replica context).
         self.strategy: Any = None
         self.replica_id: int | None = None
+        # the eager tf.name_scope blocks entered (minitf/function/module.py); a traced graph keeps its own
+        self.eager_name_scopes: list[str] = []
+
+    def name_scopes(self) -> list[str]:
+        """The tf.name_scope blocks around the code running now (eagerly or in the graph being traced)."""
+        return self.graph.name_scopes if self.graph is not None else self.eager_name_scopes
 
     def refresh(self) -> None:
         self.active = self.graph is not None or bool(self.tapes) or self.log_placement

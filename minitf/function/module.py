@@ -30,28 +30,27 @@ def init_scope() -> Iterator[None]:
         state.refresh()
 
 
-# The eager tf.name_scope blocks entered (tf.get_current_name_scope); a traced graph keeps its own.
-eager_name_scopes: list[str] = []
-
-
 class name_scope:  # TensorFlow's name
     """`tf.name_scope("dense")`: ops created inside a traced function get names like `dense/MatMul`."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self._graph: Any = None
+        self._outer: list[str] = []
 
     def __enter__(self) -> str:
         self._graph = state.graph
-        scopes = self._graph.name_scopes if self._graph is not None else eager_name_scopes
-        if self.name:
-            scopes.append(self.name.rstrip("/"))
+        scopes = state.name_scopes()
+        self._outer = list(scopes)
+        if self.name.endswith("/"):  # a whole scope ("outer/inner/", as entering a scope returns it): not nested
+            scopes[:] = [self.name.rstrip("/")]
+        elif self.name:
+            scopes.append(self.name)
         return "/".join(scopes) + "/" if self.name else ""
 
     def __exit__(self, *exc: Any) -> None:
-        scopes = self._graph.name_scopes if self._graph is not None else eager_name_scopes
-        if self.name:
-            scopes.pop()
+        scopes = self._graph.name_scopes if self._graph is not None else state.eager_name_scopes
+        scopes[:] = self._outer
 
 
 def _camel_to_snake(name: str) -> str:
@@ -70,7 +69,8 @@ class Module:
                 f"(e.g. a valid class name)."
             )
         self._name = name
-        self._scope_name = name
+        with name_scope(name) as scope_name:  # the scopes around the constructor, as TensorFlow keeps them
+            self._scope_name = scope_name
 
     @property
     def name(self) -> str:
@@ -143,5 +143,4 @@ def _leaves(value: Any) -> list:
 
 def get_current_name_scope() -> str:
     """`tf.get_current_name_scope()`: the enclosing tf.name_scope blocks' names joined by "/" ("" outside any)."""
-    graph = state.graph
-    return "/".join(graph.name_scopes if graph is not None else eager_name_scopes)
+    return "/".join(state.name_scopes())

@@ -90,7 +90,8 @@ class Variable(VariableOperators):
         self._dtype = value.dtype
         self._shape = TensorShape(np.shape(value._value)) if shape is None else TensorShape(shape)
         self._trainable = bool(trainable)
-        self._name = f"{'Variable' if name is None else name}:0"
+        # inside tf.name_scope blocks the name starts with their names ("outer/inner/w:0"), as in TensorFlow
+        self._name = "/".join([*state.name_scopes(), "Variable" if name is None else name]) + ":0"
         Variable._next_uid += 1
         self._uid = Variable._next_uid
         self._handle = make(self, dtypes.resource)  # what ReadVariableOp and the assign ops take as input

@@ -19,6 +19,7 @@ import minitf.keras.metrics as metrics
 import minitf.keras.models as models
 import minitf.keras.optimizers as optimizers
 import minitf.keras.regularizers as regularizers
+import minitf.keras.saving as saving
 import minitf.keras.utils as utils
 from minitf.keras.layers import Input, Layer
 from minitf.keras.models import Model, Sequential
@@ -42,5 +43,6 @@ __all__ = [
     "models",
     "optimizers",
     "regularizers",
+    "saving",
     "utils",
 ]

@@ -12,6 +12,7 @@ from typing import Any
 import minitf.left_out as left_out
 import minitf.ops.nn.nn_ops as nn_ops
 from minitf.core.conversion import convert_to_tensor
+from minitf.keras.saving import objects, registry
 from minitf.ops.array.join_split import split
 from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import clip_by_value, maximum, minimum
@@ -231,15 +232,18 @@ def get(identifier: Any) -> Callable[..., Any]:
     raise ValueError(f"Could not interpret activation function identifier: {identifier}")
 
 
-def serialize(function: Callable[..., Any]) -> str:
+def serialize(function: Callable[..., Any]) -> Any:
+    """A built-in activation by its name; a custom function as Keras files it (by its registered name)."""
     for name, known in _BY_NAME.items():
         if known is function:
             return name
-    return getattr(function, "__name__", "linear")
+    return objects.serialize_function(function)
 
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Callable[..., Any]:
     if custom_objects and isinstance(config, str) and config in custom_objects:
         return custom_objects[config]
-    name = config["config"] if isinstance(config, dict) else config
-    return get(name)
+    if isinstance(config, dict):
+        with registry.custom_object_scope(custom_objects):
+            return objects.deserialize_function(config, _BY_NAME)
+    return get(config)

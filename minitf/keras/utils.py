@@ -1,4 +1,5 @@
-"""`keras.utils`: seeding and one-hot labels."""
+"""`keras.utils`: seeding, one-hot labels, and custom objects by name (the same as keras.saving's, which
+`tf.keras` reaches only from here)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,18 @@ from typing import Any
 
 import numpy as np
 
+from minitf.keras.saving import objects, registry
 from minitf.ops.random.random_ops import set_seed
+
+# tf.keras has these only here (Keras 3 also in keras.saving).
+CustomObjectScope = registry.CustomObjectScope
+custom_object_scope = registry.custom_object_scope
+get_custom_objects = registry.get_custom_objects
+get_registered_name = registry.get_registered_name
+get_registered_object = registry.get_registered_object
+register_keras_serializable = registry.register_keras_serializable
+serialize_keras_object = objects.serialize_keras_object
+deserialize_keras_object = objects.deserialize_keras_object
 
 
 def set_random_seed(seed: int) -> None:

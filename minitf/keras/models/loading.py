@@ -11,24 +11,32 @@ from typing import Any
 
 import h5py  # type: ignore[import-untyped]
 
-import minitf.keras.layers as layers_module  # the public keras.layers: classes looked up by name
 from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor
 from minitf.keras.models.model import Functional
 from minitf.keras.models.sequential import Sequential
-from minitf.keras.saving import read_weights
+from minitf.keras.saving import objects, registry
+from minitf.keras.saving.files import read_weights
 
 
 def _layer_from_config(entry: dict[str, Any]) -> Any:
-    cls = getattr(layers_module, entry["class_name"], None)
-    if cls is None:
-        raise ValueError(f"Unknown layer: '{entry['class_name']}'. minitf.keras has no such layer.")
-    return cls.from_config(entry["config"])
+    """A layer from its entry: built-in ones by class name, custom ones by registered name (built as saved
+    when no model around them builds them)."""
+    cls = objects.layer_class(entry)
+    if cls in (Sequential, Functional):
+        return model_from_config(entry)
+    layer = cls.from_config(entry["config"])
+    if not objects.is_builtin(cls):
+        objects.build_from_config(layer, entry.get("build_config"))
+    return layer
 
 
 def model_from_config(config: dict[str, Any]) -> Any:
-    """Rebuild Sequential and functional models from the architecture Keras writes."""
+    """Rebuild Sequential and functional models from the architecture Keras writes; a subclassed model from
+    its class's `from_config`, then run once to build it."""
     inner = config["config"]
+    if config["class_name"] not in ("Sequential", "Functional"):
+        return _layer_from_config(config)
     if config["class_name"] == "Sequential":
         model = Sequential(name=inner["name"])
         for entry in inner["layers"]:
@@ -74,10 +82,14 @@ def model_from_config(config: dict[str, Any]) -> Any:
 
 
 def load_model(filepath: str, custom_objects: Any = None, compile: bool = True, safe_mode: bool = True) -> Any:
-    """A model saved with `model.save("x.keras")`, by minitf or by Keras (uncompiled: compile it again)."""
-    with zipfile.ZipFile(filepath) as archive:
+    """A model saved with `model.save("x.keras")`, by minitf or by Keras, compiled as it was saved (with
+    `compile=True`). Custom classes and functions are found by name in `custom_objects` or among the
+    registered ones."""
+    with zipfile.ZipFile(filepath) as archive, registry.custom_object_scope(custom_objects):
         config = json.loads(archive.read("config.json"))
         model = model_from_config(config)
+        if compile and config.get("compile_config"):
+            objects.compile_from_config(model, config["compile_config"])
         with h5py.File(io.BytesIO(archive.read("model.weights.h5")), "r") as file:
             read_weights(model, file)
     return model

@@ -17,6 +17,7 @@ from minitf.core.tensor import Tensor
 from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, history_of, map_structure
 from minitf.keras.layers.layer import Layer
+from minitf.keras.saving import objects
 from minitf.keras.training import Trainer
 
 
@@ -28,7 +29,8 @@ def _describe(value: Any) -> str:
 
 
 class Model(Trainer, Layer):
-    # How Keras files the whole model in a .keras file ((module, class_name)): subclassed models are not saved whole.
+    # How Keras files a Sequential or functional model in a .keras file ((module, class_name)); None: a subclassed
+    # model, filed under its own class and registered name (saving/objects.py).
     _saved_as: tuple[str, str] | None = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
@@ -92,19 +94,19 @@ class Model(Trainer, Layer):
         return list(self._layers)
 
     def save(self, filepath: str, overwrite: bool = True) -> None:
-        import minitf.keras.saving as saving  # saving.py needs h5py: loaded when a model is saved or loaded
+        import minitf.keras.saving.files as files  # files.py needs h5py: loaded when a model is saved or loaded
 
-        saving.save_model(self, filepath)
+        files.save_model(self, filepath)
 
     def save_weights(self, filepath: str, overwrite: bool = True) -> None:
-        import minitf.keras.saving as saving  # saving.py needs h5py: loaded when a model is saved or loaded
+        import minitf.keras.saving.files as files  # files.py needs h5py: loaded when a model is saved or loaded
 
-        saving.save_weights(self, filepath)
+        files.save_weights(self, filepath)
 
     def load_weights(self, filepath: str) -> None:
-        import minitf.keras.saving as saving  # saving.py needs h5py: loaded when a model is saved or loaded
+        import minitf.keras.saving.files as files  # files.py needs h5py: loaded when a model is saved or loaded
 
-        saving.load_weights(self, filepath)
+        files.load_weights(self, filepath)
 
 
 def nodes_in_order(outputs: list[KerasTensor]) -> list[Node]:
@@ -231,16 +233,7 @@ class Functional(Model):
             for node in layer._inbound_nodes:
                 if node in self._nodes and node.input_tensors:
                     inbound.append({"args": [_history_config(t) for t in node.input_tensors], "kwargs": {}})
-            layer_configs.append(
-                {
-                    "module": "keras.layers",
-                    "class_name": type(layer).__name__,
-                    "config": layer.get_config(),
-                    "registered_name": None,
-                    "name": layer.name,
-                    "inbound_nodes": inbound,
-                }
-            )
+            layer_configs.append({**objects.serialize_layer(layer), "name": layer.name, "inbound_nodes": inbound})
         return {
             "name": self.name,
             "trainable": self.trainable,

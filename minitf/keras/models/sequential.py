@@ -10,6 +10,7 @@ from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor, history_of
 from minitf.keras.layers.layer import Layer
 from minitf.keras.models.model import Model
+from minitf.keras.saving import objects
 
 
 class Sequential(Model):
@@ -98,15 +99,9 @@ class Sequential(Model):
                 }
             )
         for layer in self._layers:
-            layer_configs.append(
-                {
-                    "module": "keras.layers",
-                    "class_name": type(layer).__name__,
-                    "config": layer.get_config(),
-                    "registered_name": None,
-                    "build_config": {"input_shape": _list_shape(layer._build_input_shape)},
-                }
-            )
+            entry = objects.serialize_layer(layer)  # a custom layer under its own name
+            entry["build_config"] = {"input_shape": _list_shape(layer._build_input_shape)}
+            layer_configs.append(entry)
         return {
             "name": self.name,
             "trainable": self.trainable,

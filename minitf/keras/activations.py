@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import minitf.keras.saving.objects as objects
+import minitf.keras.saving.registry as registry
 import minitf.left_out as left_out
 import minitf.ops.nn.nn_ops as nn_ops
 from minitf.core.conversion import convert_to_tensor
-from minitf.keras.saving import objects, registry
 from minitf.ops.array.join_split import split
 from minitf.ops.array.where import where
 from minitf.ops.math.binary_math import clip_by_value, maximum, minimum

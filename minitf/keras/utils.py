@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from minitf.keras.saving import objects, registry
+import minitf.keras.saving.api as api
+import minitf.keras.saving.registry as registry
 from minitf.ops.random.random_ops import set_seed
 
 # tf.keras has these only here (Keras 3 also in keras.saving).
@@ -18,8 +19,8 @@ get_custom_objects = registry.get_custom_objects
 get_registered_name = registry.get_registered_name
 get_registered_object = registry.get_registered_object
 register_keras_serializable = registry.register_keras_serializable
-serialize_keras_object = objects.serialize_keras_object
-deserialize_keras_object = objects.deserialize_keras_object
+serialize_keras_object = api.serialize_keras_object
+deserialize_keras_object = api.deserialize_keras_object
 
 
 def set_random_seed(seed: int) -> None:

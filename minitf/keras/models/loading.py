@@ -11,23 +11,55 @@ from typing import Any
 
 import h5py  # type: ignore[import-untyped]
 
+import minitf.keras.layers as layers_module  # the public keras.layers: classes looked up by name
+import minitf.keras.saving.registry as registry
 from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor
 from minitf.keras.models.model import Functional
 from minitf.keras.models.sequential import Sequential
-from minitf.keras.saving import objects, registry
+from minitf.keras.saving.compile_config import compile_from_config
 from minitf.keras.saving.files import read_weights
+from minitf.keras.saving.objects import is_builtin
+from minitf.ops.array.creation import zeros
 
 
-def _layer_from_config(entry: dict[str, Any]) -> Any:
+def layer_class(entry: dict[str, Any]) -> Any:
+    """The class a saved entry names: a built-in layer or model, else a registered or passed custom class."""
+    name, module = entry["class_name"], entry.get("module") or ""
+    if module == "keras" or module.startswith("keras."):
+        found = {"Sequential": Sequential, "Functional": Functional}.get(name) or getattr(layers_module, name, None)
+        if found is not None:
+            return found
+    found = registry.get_registered_object(entry.get("registered_name") or name)
+    if found is None:
+        raise registry.not_found("class", name, entry)
+    return found
+
+
+def build_from_config(layer: Any, config: dict[str, Any] | None) -> None:
+    """Create a custom layer's or model's weights by running it once on zeros of the saved input shape."""
+    if not config or "input_shape" not in config or layer.built and layer.weights:
+        return
+
+    def zeros_like_input(shape: Any) -> Any:
+        if isinstance(shape, dict):
+            return {key: zeros_like_input(value) for key, value in shape.items()}
+        if shape and isinstance(shape[0], list | tuple | dict):
+            return [zeros_like_input(s) for s in shape]
+        return zeros([1 if d is None else d for d in shape])
+
+    layer(zeros_like_input(config["input_shape"]))
+
+
+def layer_from_config(entry: dict[str, Any]) -> Any:
     """A layer from its entry: built-in ones by class name, custom ones by registered name (built as saved
     when no model around them builds them)."""
-    cls = objects.layer_class(entry)
+    cls = layer_class(entry)
     if cls in (Sequential, Functional):
         return model_from_config(entry)
     layer = cls.from_config(entry["config"])
-    if not objects.is_builtin(cls):
-        objects.build_from_config(layer, entry.get("build_config"))
+    if not is_builtin(cls):
+        build_from_config(layer, entry.get("build_config"))
     return layer
 
 
@@ -36,11 +68,11 @@ def model_from_config(config: dict[str, Any]) -> Any:
     its class's `from_config`, then run once to build it."""
     inner = config["config"]
     if config["class_name"] not in ("Sequential", "Functional"):
-        return _layer_from_config(config)
+        return layer_from_config(config)
     if config["class_name"] == "Sequential":
         model = Sequential(name=inner["name"])
         for entry in inner["layers"]:
-            model.add(_layer_from_config(entry), rebuild=False)
+            model.add(layer_from_config(entry), rebuild=False)
         if model._input_layer is not None:
             model.build(model._input_layer.batch_shape)
         return model
@@ -48,7 +80,7 @@ def model_from_config(config: dict[str, Any]) -> Any:
     outputs: dict[tuple[str, int], list[KerasTensor]] = {}
     pending: list[tuple[Any, list[dict[str, Any]]]] = []
     for entry in inner["layers"]:
-        layer = _layer_from_config(entry)
+        layer = layer_from_config(entry)
         made[layer.name] = layer
         if isinstance(layer, InputLayer):
             outputs[(layer.name, 0)] = [layer.output]
@@ -89,7 +121,7 @@ def load_model(filepath: str, custom_objects: Any = None, compile: bool = True, 
         config = json.loads(archive.read("config.json"))
         model = model_from_config(config)
         if compile and config.get("compile_config"):
-            objects.compile_from_config(model, config["compile_config"])
+            compile_from_config(model, config["compile_config"])
         with h5py.File(io.BytesIO(archive.read("model.weights.h5")), "r") as file:
             read_weights(model, file)
     return model

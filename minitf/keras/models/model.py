@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 import minitf.keras.naming as naming
+import minitf.keras.saving.objects as objects
 import minitf.keras.summary as summary
 from minitf.core.tensor import Tensor
 from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, history_of, map_structure
 from minitf.keras.layers.layer import Layer
-from minitf.keras.saving import objects
 from minitf.keras.training import Trainer
 
 

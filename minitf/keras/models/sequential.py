@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import minitf.keras.naming as naming
+import minitf.keras.saving.objects as objects
 from minitf.core.tensor import Tensor
 from minitf.keras.layers.core import InputLayer
 from minitf.keras.layers.keras_tensor import KerasTensor, history_of
 from minitf.keras.layers.layer import Layer
 from minitf.keras.models.model import Model
-from minitf.keras.saving import objects
 
 
 class Sequential(Model):

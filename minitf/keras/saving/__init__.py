@@ -1,12 +1,14 @@
-"""`keras.saving`: saving and loading models and weights in Keras's formats (files.py), custom objects by name
-(registry.py), and objects as a saved config writes them (objects.py).
+"""`keras.saving`: saving and loading models and weights in Keras's formats (files.py; models/loading.py rebuilds
+a model), custom objects by name (registry.py), objects as a saved config writes them (objects.py,
+compile_config.py) and the public (de)serialization of one object (api.py).
 
 h5py is loaded when a file is written or read, not when minitf starts."""
 
 from typing import Any
 
 import minitf.left_out as left_out
-from minitf.keras.saving.objects import deserialize_keras_object, serialize_keras_object
+from minitf.keras.models.loading import load_model as _load_model
+from minitf.keras.saving.api import deserialize_keras_object, serialize_keras_object
 from minitf.keras.saving.registry import (
     CustomObjectScope,
     custom_object_scope,
@@ -29,9 +31,7 @@ def save_model(model: Any, filepath: Any, overwrite: bool = True, zipped: Any = 
 
 def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True, safe_mode: bool = True) -> Any:
     """`keras.models.load_model`."""
-    import minitf.keras.models as models  # models import layers, which this package's users import first
-
-    return models.load_model(filepath, custom_objects, compile, safe_mode)
+    return _load_model(filepath, custom_objects, compile, safe_mode)
 
 
 def save_weights(model: Any, filepath: Any, overwrite: bool = True, **kwargs: Any) -> None:

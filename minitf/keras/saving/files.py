@@ -22,7 +22,8 @@ import h5py  # type: ignore[import-untyped]
 import numpy as np
 
 import minitf.keras.naming as naming
-from minitf.keras.saving import objects
+import minitf.keras.saving.objects as objects
+from minitf.keras.saving.compile_config import compile_config
 
 KERAS_VERSION = "3.15.1"
 
@@ -134,7 +135,7 @@ def model_config(model: Any) -> dict[str, Any]:
         built = objects.build_config(model)
         if built is not None and class_name == "Sequential":
             config["build_config"] = built
-    compiled = objects.compile_config(model)
+    compiled = compile_config(model)
     if compiled is not None:
         config["compile_config"] = compiled
     return config

@@ -64,7 +64,8 @@ class Model(Trainer, Layer):
     def _maybe_build(self, inputs: Any) -> None:
         """A subclassed model is built by running it: its layers build themselves on first use."""
         if not self.built:
-            self._build_input_shape = tuple(inputs.shape.as_list()) if isinstance(inputs, Tensor) else None
+            if isinstance(inputs, Tensor | KerasTensor):  # (fit builds a model on KerasTensors of its batches)
+                self._build_input_shape = tuple(inputs.shape.as_list() if isinstance(inputs, Tensor) else inputs.shape)
             self.built = True
 
     def _summary_rows(self) -> tuple[list[Any], list[str] | None]:

@@ -4,8 +4,10 @@ A term's gradebook keeps the tests as they were when the assignment was first co
 in solutions/ changes nothing for grades already given.  This command compares the term's tests with
 solutions/, notebook by notebook (test and read-only cells, and points), puts the fixed ones into the term's
 gradebook and its release copy, regrades only the changed notebooks of every finished submission, and says
-whose score changed.  Work still to do is kept in ``.grader/regrade/<assignment>.json``, so a rerun after an
-interruption finishes it and reports against the scores from before the fix.
+whose score changed.  Scores are final ones, as ``report`` and the feedback pages give them: manual grades
+and the late penalty included (grader/records/standing.py).  Work still to do is kept in
+``.grader/regrade/<assignment>.json``, so a rerun after an interruption finishes it and reports against the
+scores from before the fix.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from grader.commands.autograde import grade_tasks, notebook_imports, record, sta
 from grader.commands.release import generate_student_version, list_assignments
 from grader.paths import GraderError, Term
 from grader.records.gradebook import known_assignment
-from grader.records.termstate import is_finished, lock_term, recorded_score
+from grader.records.standing import standings
+from grader.records.termstate import is_finished, lock_term
 from grader.sandbox.prepare import Limits
 
 
@@ -30,10 +33,11 @@ from grader.sandbox.prepare import Limits
 class Change:
     student: str
     assignment: str
-    old: float
+    old: float  # final scores (late penalty included), as report gives them
     new: float | None  # None: the regrade failed (message says why); the old grade stands
     max_score: float
     message: str = ""
+    penalty: float = 0.0  # the late penalty included in ``new``
 
 
 @dataclass
@@ -52,9 +56,10 @@ class RegradeReport:
             if change.new is None:
                 print(f"  {change.student}/{change.assignment}: FAILED, grade unchanged ({change.message})")
             else:
+                late = f", after -{change.penalty:g} points for late work" if change.penalty else ""
                 print(
                     f"  {change.student}/{change.assignment}: {change.old:g} -> {change.new:g} "
-                    f"(of {change.max_score:g})"
+                    f"(of {change.max_score:g}{late})"
                 )
         same = len(self.regraded) - len(moved)
         print(
@@ -112,10 +117,10 @@ def update_tests(term: Term, assignment: str) -> list[str]:
     path = _pending_file(term, assignment)
     pending = json.loads(path.read_text()) if path.is_file() else {"notebooks": [], "students": {}}
     pending["notebooks"] = sorted(set(pending["notebooks"]) | set(changed))
-    for folder in sorted(term.submitted.glob(f"*/{assignment}")):
-        student = folder.parent.name
-        if is_finished(term, student, assignment) and student not in pending["students"]:
-            pending["students"][student] = list(recorded_score(term, student, assignment))
+    before = standings(term, assignment)  # final scores: what report and the pages said until now
+    for (student, _), entry in sorted(before.items()):
+        if student not in pending["students"] and (term.submitted / student / assignment).is_dir():
+            pending["students"][student] = [entry.score, entry.max_score]
     _save(path, pending)  # before the gradebook changes: a cut-off run still knows what to regrade
     with tempfile.TemporaryDirectory(prefix="grader-regrade-") as tmp:
         built = generate_student_version(term.solutions, assignment, Path(tmp), db_url=term.db_url)
@@ -170,6 +175,7 @@ def regrade(
             Task(index, student, name, {}, notebooks=pending["notebooks"]) for index, student in enumerate(students)
         ]
         bar = tqdm(total=len(tasks), desc=f"regrade {name}", unit="submission", disable=not progress, file=sys.stderr)
+        graded: dict[str, float] = {}  # student -> final score before the regrade
         try:
             for result in grade_tasks(
                 term, tasks, limits, True, notebook_imports(term, {name}), sandbox, workers, scheduler
@@ -177,9 +183,7 @@ def regrade(
                 old, max_score = pending["students"][result.student]
                 outcome = record(term, result)
                 if outcome.status == "graded":
-                    report.regraded.append(
-                        Change(result.student, name, old, outcome.score, outcome.max_score or max_score)
-                    )
+                    graded[result.student] = old
                     del pending["students"][result.student]
                     _save(path, pending)
                 else:
@@ -187,6 +191,10 @@ def regrade(
                 bar.update(1)
         finally:
             bar.close()
+        after = standings(term, name)  # the late penalty follows the new score (never more than it)
+        for student, old in sorted(graded.items()):
+            entry = after[(student, name)]
+            report.regraded.append(Change(student, name, old, entry.score, entry.max_score, penalty=entry.penalty))
         if not pending["students"]:
             path.unlink()
     if sandbox is not None and sandbox.ipc_dir is not None:

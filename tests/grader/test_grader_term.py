@@ -313,6 +313,26 @@ def test_regrade_rebuilds_the_stale_pages_and_lists_flagged_submissions(run):
     assert "ex3-tests 1 / 1 passed" in page(run, "alice")
 
 
+def report_scores(output: str) -> dict[str, float]:
+    """Student -> score of the fixture assignment in `report`'s table ('bob   2 / 4  flags')."""
+    rows = (re.match(r"(\w+)\s+([\d.]+) / 4\b", line) for line in output.splitlines())
+    return {row.group(1): float(row.group(2)) for row in rows if row}
+
+
+def test_regrade_lines_give_final_scores_as_report_csv_and_pages_do(run):
+    lines = re.findall(r"(\w+)/fixture-basics: ([\d.]+) -> ([\d.]+) \(of 4(.*)\)", run.out["regrade"].stdout)
+    moved = {student: (float(old), float(new), note) for student, old, new, note in lines}
+    assert moved["bob"] == (1.0, 2.0, ", after -2 points for late work")  # 3 - 2 -> 4 - 2
+    assert moved["alice"] == (3.0, 4.0, "")
+    before = report_scores(run.out["report after the manual grade"].stdout)
+    assert before == {**FINAL, "alice": 3.0, "bob": 1.0, "carol": 3.0, "erin": 3.0}
+    csv_scores = {row["id"]: float(row[ASSIGNMENT]) for row in read_csv(run.term.reports / "grades.csv")}
+    for student, (old, new, _) in moved.items():
+        assert old == before[student] and new == FINAL[student] == csv_scores[student], student
+        assert f"total {new:g} / 4" in page(run, student), student
+    assert report_scores(run.out["report"].stdout) == FINAL
+
+
 def test_manual_grading_marks_pages_stale_until_feedback_rebuilds_them(run):
     assert "6 feedback page(s) written" in run.out["feedback"].stdout  # 5 graded notebooks and dave's refusal
     report = run.out["report after the manual grade"].stdout

@@ -24,7 +24,8 @@ class Tensor(TensorInterface):
     Each subclass implements them its own way (TensorInterface declares them for type checkers).
     """
 
-    __slots__ = ("__weakref__",)
+    # `_keras_mask`: the mask a Keras layer attached to its output (keras/layers/masking.py); unset on most tensors.
+    __slots__ = ("__weakref__", "_keras_mask")
     __array_priority__ = 100  # `np_array + tensor` calls the tensor's operator, as in TensorFlow
 
     def __hash__(self) -> int:

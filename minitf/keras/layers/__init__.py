@@ -45,6 +45,7 @@ from minitf.keras.layers.layer_normalization import (
 from minitf.keras.layers.layer_serialization import deserialize, serialize
 from minitf.keras.layers.left_out_layers import LEFT_OUT
 from minitf.keras.layers.lookups import IntegerLookup, StringLookup, TextVectorization
+from minitf.keras.layers.masking import Masking
 from minitf.keras.layers.merging import (
     Add,
     Average,
@@ -170,6 +171,7 @@ __all__ = [
     "Layer",
     "LayerNormalization",
     "LeakyReLU",
+    "Masking",
     "MaxPool1D",
     "MaxPool2D",
     "MaxPooling1D",

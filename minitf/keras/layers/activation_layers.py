@@ -18,6 +18,8 @@ from minitf.ops.nn import nn_ops
 class Activation(Layer):
     """Applies an activation given by name (`"relu"`) or as a function."""
 
+    passes_masks = True
+
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
@@ -37,6 +39,8 @@ def _not_negative(name: str, value: Any) -> None:
 
 class ReLU(Layer):
     """`x` from `threshold` up (capped at `max_value`), `negative_slope * (x - threshold)` below it."""
+
+    passes_masks = True
 
     def __init__(
         self, max_value: float | None = None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs: Any
@@ -70,6 +74,8 @@ class ReLU(Layer):
 class LeakyReLU(Layer):
     """`x` for positive inputs, `negative_slope * x` for negative ones."""
 
+    passes_masks = True
+
     def __init__(self, negative_slope: float = 0.3, **kwargs: Any) -> None:
         if "alpha" in kwargs:
             negative_slope = kwargs.pop("alpha")
@@ -92,6 +98,8 @@ class LeakyReLU(Layer):
 
 class PReLU(Layer):
     """LeakyReLU whose slope `alpha` is learned, one per input value (or shared along `shared_axes`)."""
+
+    passes_masks = True
 
     def __init__(
         self,
@@ -124,6 +132,8 @@ class PReLU(Layer):
 class ELU(Layer):
     """`x` for positive inputs, `alpha * (exp(x) - 1)` for negative ones."""
 
+    passes_masks = True
+
     def __init__(self, alpha: float = 1.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.alpha = alpha
@@ -145,6 +155,8 @@ class ELU(Layer):
 class ThresholdedReLU(Layer):
     """`x` where `x > theta`, else 0 (tf.keras keeps this layer from Keras 2)."""
 
+    passes_masks = True
+
     _keras_module = "keras._legacy.layers"
 
     def __init__(self, theta: float = 1.0, **kwargs: Any) -> None:
@@ -162,6 +174,8 @@ class ThresholdedReLU(Layer):
 
 class Softmax(Layer):
     """Softmax along `axis` (the last by default)."""
+
+    passes_masks = True
 
     def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -18,6 +18,7 @@ from minitf.ops.array.shape_ops import reshape, shape
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.math import reductions, unary_math
 from minitf.ops.math.cast import cast
+from minitf.ops.math.comparisons import not_equal
 from minitf.ops.nn.dropout import dropout
 
 
@@ -67,6 +68,8 @@ def Input(
 
 class Dense(Layer):
     """`activation(inputs @ kernel + bias)`."""
+
+    passes_masks = True
 
     def __init__(
         self,
@@ -137,6 +140,8 @@ class Flatten(Layer):
 class Dropout(Layer):
     """While training, zero a fraction `rate` of the values and scale the rest by 1 / (1 - rate)."""
 
+    passes_masks = True
+
     def __init__(self, rate: float, noise_shape: Any = None, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not 0 <= rate <= 1:
@@ -184,6 +189,10 @@ class Embedding(Layer):
         if inputs.dtype.name not in ("int32", "int64"):
             inputs = cast(inputs, "int32")
         return gather(self.embeddings, inputs)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """With `mask_zero=True`, id 0 is padding: the steps holding it are masked."""
+        return not_equal(inputs, 0) if self.mask_zero else None
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -8,9 +8,11 @@ KerasTensor (functional API), recording the call instead of computing it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -58,6 +60,7 @@ class Layer:
     """The base of every layer and model: tracks weights and inner layers, builds once, then calls."""
 
     _layers: list[Layer]  # set first in __init__, so __setattr__ can track inner layers from then on
+    passes_masks = False  # layers that keep the steps as they are (Dense, Dropout, activations) say True
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
         object.__setattr__(self, "_layers", [])
@@ -70,7 +73,8 @@ class Layer:
         self._added_losses: list[Any] = []
         self._inbound_nodes: list[Node] = []
         self._build_input_shape: Any = None
-        self._call_has_training = "training" in inspect.signature(self.call).parameters
+        parameters = inspect.signature(self.call).parameters
+        self._call_has_training, self._call_has_mask = "training" in parameters, "mask" in parameters
         input_shape = kwargs.pop("input_shape", None)
         self._batch_input_shape = None if input_shape is None else (None, *input_shape)
         if kwargs:
@@ -225,9 +229,31 @@ class Layer:
         if self._call_has_training:
             kwargs["training"] = training
         self._added_losses = []
+        previous_mask = kwargs["mask"] if kwargs.get("mask") is not None else mask_of(inputs)
+        if self._call_has_mask and previous_mask is not None:
+            kwargs["mask"] = previous_mask
+        elif not self._call_has_mask:
+            kwargs.pop("mask", None)
         # inner layers built during this call get this layer's name in their weights' paths (`model/dense/kernel`)
         with training_scope(training), naming.path_scope(self.name):
-            return self.call(inputs, *args[1:], **kwargs)
+            outputs = self.call(inputs, *args[1:], **kwargs)
+        propagate(self, inputs, outputs, previous_mask)
+        return outputs
+
+    # --- masks ---
+    @property
+    def supports_masking(self) -> bool:
+        """Whether the layer passes a mask on (set by the layer; by default when it defines `compute_mask`)."""
+        default = type(self).passes_masks or type(self).compute_mask is not Layer.compute_mask
+        return self.__dict__.get("_supports_masking", default)
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        self._supports_masking = bool(value)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any = None) -> Any:
+        """The mask of the output: the input's, unless the layer changes it."""
+        return previous_mask
 
     def _call_symbolically(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
         """A call on KerasTensors: build, find the output shapes by tracing `call`, record a Node."""
@@ -332,3 +358,36 @@ def _unique(variables: list[Variable]) -> list[Variable]:
             seen.add(id(variable))
             out.append(variable)
     return out
+
+
+# --- masks (keras/layers/masking.py says what they are) ---
+def mask_of(value: Any) -> Any:
+    """The mask attached to a tensor (None if none), or to each tensor of a list."""
+    if isinstance(value, list | tuple):
+        masks = [mask_of(item) for item in value]
+        return None if all(m is None for m in masks) else masks
+    return getattr(value, "_keras_mask", None)
+
+
+def attach(outputs: Any, masks: Any) -> None:
+    """Attach `masks` to the outputs that carry no mask yet."""
+    if masks is None:
+        return
+    flat_masks = masks if isinstance(masks, list | tuple) else [masks]
+    for tensor, mask in zip(flatten(outputs), flat_masks, strict=False):
+        if mask is not None and getattr(tensor, "_keras_mask", None) is None:
+            with contextlib.suppress(AttributeError):  # a NumPy value or a Python number: nothing to attach to
+                tensor._keras_mask = mask
+
+
+def propagate(layer: Layer, inputs: Any, outputs: Any, previous_mask: Any) -> None:
+    """After a call: the layer's output mask, from `compute_mask`, or Keras's warning that the mask is lost."""
+    if layer.supports_masking:
+        attach(outputs, layer.compute_mask(inputs, previous_mask))
+    elif previous_mask is not None and any(m is not None for m in flatten(previous_mask)):
+        warnings.warn(
+            f"Layer '{layer.name}' (of type {type(layer).__name__}) was passed an input with a mask attached to it. "
+            "However, this layer does not support masking and will therefore destroy the mask information. "
+            "Downstream layers will not see the mask.",
+            stacklevel=3,
+        )

@@ -72,10 +72,6 @@ LEFT_OUT: dict[str, str] = {
     "HashedCrossing": (
         "feature crossing by hashed pairs is left out of minitf; join the features with tf.strings.join and use Hashing"
     ),
-    "Masking": (
-        "masks carried from layer to layer (Masking, Embedding(mask_zero=True)) are left out of minitf; pad the "
-        "sequences and let the model learn to ignore the padding"
-    ),
     "RandomBrightness": _AUGMENT,
     "RandomContrast": _AUGMENT,
     "RandomCrop": _AUGMENT,

@@ -18,6 +18,8 @@ from minitf.keras.layers.layer_serialization import serialize
 from minitf.keras.layers.rnn_cells import GRUCell, LSTMCell, RecurrentCell, SimpleRNNCell
 from minitf.keras.serialization import deserialize
 from minitf.ops.array import creation, join_split, slicing
+from minitf.ops.array.shape_ops import expand_dims
+from minitf.ops.array.where import where
 
 
 def _sizes(size: Any) -> list[int]:
@@ -105,21 +107,34 @@ class RNN(Layer):
         self.cell.build((sequence_shape[0], *sequence_shape[2:]))
         self.cell.built = True
 
-    def call(self, inputs: Any, initial_state: Any = None, training: bool | None = None) -> Any:
+    def call(self, inputs: Any, initial_state: Any = None, training: bool | None = None, mask: Any = None) -> Any:
         if isinstance(inputs, list):
             inputs, initial_state = inputs[0], inputs[1:]
+        mask = mask[0] if isinstance(mask, list | tuple) else mask
         states = list(initial_state) if initial_state is not None else self._zero_states(inputs)
         self.cell.reset_dropout_masks()
         steps = join_split.unstack(inputs, axis=1)
+        keeps = [None] * len(steps) if mask is None else join_split.unstack(expand_dims(mask, -1), axis=1)
         if self.go_backwards:
-            steps = steps[::-1]
-        outputs = []
-        for step in steps:
-            output, states = self.cell.call(step, states, training=training)
-            states = list(states) if isinstance(states, list | tuple) else [states]
+            steps, keeps = steps[::-1], keeps[::-1]
+        outputs: list[Any] = []
+        for step, keep in zip(steps, keeps, strict=True):
+            output, new_states = self.cell.call(step, states, training=training)
+            new_states = list(new_states) if isinstance(new_states, list | tuple) else [new_states]
+            if keep is not None:  # a masked step keeps the states and repeats the output (or gives zeros)
+                before = outputs[-1] if outputs and not self.zero_output_for_mask else creation.zeros_like(output)
+                output = where(keep, output, before)
+                new_states = [where(keep, new, old) for new, old in zip(new_states, states, strict=True)]
+            states = new_states
             outputs.append(output)
         result = join_split.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         return [result, *states] if self.return_state else result
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The input's mask goes on with the sequence of outputs; the last output and the states have none."""
+        mask = mask[0] if isinstance(mask, list | tuple) else mask
+        output_mask = mask if self.return_sequences else None
+        return [output_mask, *[None for _ in _sizes(self.cell.state_size)]] if self.return_state else output_mask
 
     def _zero_states(self, inputs: Any) -> list[Any]:
         """Zeros of shape (batch, size) for each state, made from the input so an unknown batch size works."""

@@ -14,6 +14,7 @@ from minitf.keras.losses.functions import same_rank
 from minitf.ops.array.shape_ops import size
 from minitf.ops.math.binary_math import divide_no_nan
 from minitf.ops.math.cast import cast
+from minitf.ops.math.comparisons import logical_and
 from minitf.ops.math.reductions import reduce_sum
 
 REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight")
@@ -43,6 +44,21 @@ def reduce_weighted_values(values: Any, sample_weight: Any = None, reduction: An
     return divide_no_nan(total, cast(size(values), total.dtype))
 
 
+def apply_mask(sample_weight: Any, mask: Any, dtype: Any, reduction: Any) -> Any:
+    """The sample weights with a model output's mask folded in, as Keras does it: masked values weigh 0 and, for a
+    mean over the batch, the others weigh total / valid, so the mean is taken over the unmasked values only."""
+    if mask is None:
+        return sample_weight
+    weight = cast(mask, dtype)
+    if reduction in ("mean", "sum_over_batch_size"):
+        total = cast(size(weight), dtype)
+        weight = weight * (total / (reduce_sum(weight) + 1e-7))
+    if sample_weight is None:
+        return weight
+    weight, given = same_rank(weight, cast(convert_to_tensor(sample_weight), dtype))
+    return given * weight
+
+
 def _as_float32(value: Any) -> Any:
     """Inputs in the loss's dtype (float32), as Keras converts both `y_true` and `y_pred`."""
     tensor = convert_to_tensor(value)
@@ -58,8 +74,14 @@ class Loss:
         self.dtype = "float32" if dtype is None else str(getattr(dtype, "name", dtype))
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+        """The reduced loss; the steps a mask on `y_pred` (or on the values) hides do not count."""
+        in_mask = getattr(y_pred, "_keras_mask", None)
         values = self.call(_as_float32(y_true), _as_float32(y_pred))
-        return reduce_weighted_values(values, sample_weight, self.reduction)
+        out_mask = getattr(values, "_keras_mask", None)
+        mask = in_mask if out_mask is None else out_mask if in_mask is None else logical_and(in_mask, out_mask)
+        return reduce_weighted_values(
+            values, apply_mask(sample_weight, mask, values.dtype, self.reduction), self.reduction
+        )
 
     def call(self, y_true: Any, y_pred: Any) -> Any:
         raise NotImplementedError

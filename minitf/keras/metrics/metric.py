@@ -13,6 +13,7 @@ import minitf.keras.initializers as initializers
 import minitf.keras.naming as naming
 from minitf.core.conversion import convert_to_tensor
 from minitf.keras.losses.functions import same_rank
+from minitf.keras.losses.loss import apply_mask
 from minitf.keras.variables import KerasVariable
 from minitf.ops.array.creation import zeros
 from minitf.ops.array.shape_ops import shape
@@ -150,10 +151,12 @@ class MeanMetricWrapper(Mean):
         self._fn, self._fn_kwargs = fn, kwargs
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:  # type: ignore[override]
+        mask = getattr(y_pred, "_keras_mask", None)  # steps a model output's mask hides do not count
         y_pred = convert_to_tensor(y_pred)
         if y_pred.dtype.is_floating and y_pred.dtype.name != self.dtype:
             y_pred = cast(y_pred, self.dtype)
-        super().update_state(self._fn(convert_to_tensor(y_true), y_pred, **self._fn_kwargs), sample_weight)
+        values = self._fn(convert_to_tensor(y_true), y_pred, **self._fn_kwargs)
+        super().update_state(values, apply_mask(sample_weight, mask, self.dtype, "sum"))
 
     def get_config(self) -> dict[str, Any]:
         function = {"module": "builtins", "class_name": "function", "config": self._fn.__name__}

@@ -71,7 +71,11 @@ CASES: dict[str, list[Case]] = {
         Case({"negative_slope": 0.1, "threshold": 0.2}),
     ],
     "Softmax": [Case(), Case({"axis": 1}, floats(2, 3, 4))],
-    "Embedding": [Case({"input_dim": 10, "output_dim": 3}, ints(10, 2, 5))],
+    "Embedding": [
+        Case({"input_dim": 10, "output_dim": 3}, ints(10, 2, 5)),
+        Case({"input_dim": 10, "output_dim": 3, "mask_zero": True}, ints(3, 2, 5)),
+    ],
+    "Masking": [Case({"mask_value": 0.0}, lambda: floats(2, 4, 3)() * (ints(2, 2, 4, 1)() > 0))],
     "BatchNormalization": [
         Case(inputs=floats(4, 3)),
         Case({"axis": 1, "momentum": 0.9, "center": False}, floats(4, 3, 2)),

@@ -18,7 +18,8 @@ import minitf.keras.optimizers as optimizers
 from minitf.autodiff.tape import GradientTape
 from minitf.function.function import function
 from minitf.keras.callbacks.callback import Callback, CallbackList, History, ProgbarLogger
-from minitf.keras.data_adapter import Batches, is_dataset, split_validation
+from minitf.keras.data_adapter import Batches, is_dataset, split_validation, unpack_x_y_sample_weight
+from minitf.keras.layers.keras_tensor import flatten
 from minitf.keras.metrics.metric import Mean, Metric
 from minitf.ops.array.shape_ops import shape
 from minitf.ops.math.binary_math import add_n
@@ -56,7 +57,9 @@ class Trainer:
         self._metric_identifiers = (
             list(metrics) if isinstance(metrics, list | tuple) else ([] if metrics is None else [metrics])
         )
+        self._weighted_metric_identifiers = list(weighted_metrics or [])
         self._compiled_metrics: list[Metric] | None = None
+        self._weighted_metrics: list[Metric] = []
         self._loss_tracker = Mean(name="loss")
         self.run_eagerly, self.jit_compile = run_eagerly, jit_compile
         self.train_function: Any = None
@@ -73,14 +76,15 @@ class Trainer:
     def metrics(self) -> list[Metric]:
         if not self.compiled:
             return []
-        return [self._loss_tracker, *(self._compiled_metrics or [])]
+        return [self._loss_tracker, *(self._compiled_metrics or []), *self._weighted_metrics]
 
     @property
     def metrics_names(self) -> list[str]:
         """Keras 3 names the compiled metrics as one group: `['loss', 'compile_metrics']`."""
         if not self.compiled:
             return []
-        return ["loss", "compile_metrics"] if self._metric_identifiers else ["loss"]
+        has_metrics = self._metric_identifiers or self._weighted_metric_identifiers
+        return ["loss", "compile_metrics"] if has_metrics else ["loss"]
 
     def reset_metrics(self) -> None:
         for metric in self.metrics:
@@ -100,29 +104,33 @@ class Trainer:
         return found[0] if len(found) == 1 else add_n(found)
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, Any]:
+        """`metrics` count every sample alike; `weighted_metrics` weigh them by `sample_weight`, as in Keras."""
         for metric in self._compiled_metrics or []:
             metric.update_state(y, y_pred)
+        for metric in self._weighted_metrics:
+            metric.update_state(y, y_pred, sample_weight=sample_weight)
         return {metric.name: metric.result() for metric in self.metrics}
 
-    def train_step(self, data: tuple[Any, Any]) -> dict[str, Any]:
-        x, y = data
+    def train_step(self, data: Any) -> dict[str, Any]:
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)  # type: ignore[operator]
-            loss = self.compute_loss(x, y, y_pred)
-        self._loss_tracker.update_state(loss, sample_weight=shape(x)[0])
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=shape(flatten(x)[0])[0])
         weights = self.trainable_weights  # type: ignore[attr-defined]
         self.optimizer.apply(tape.gradient(loss, weights), weights)
-        return self.compute_metrics(x, y, y_pred)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
 
-    def test_step(self, data: tuple[Any, Any]) -> dict[str, Any]:
-        x, y = data
+    def test_step(self, data: Any) -> dict[str, Any]:
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)  # type: ignore[operator]
-        loss = self.compute_loss(x, y, y_pred, training=False)
-        self._loss_tracker.update_state(loss, sample_weight=shape(x)[0])
-        return self.compute_metrics(x, y, y_pred)
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._loss_tracker.update_state(loss, sample_weight=shape(flatten(x)[0])[0])
+        return self.compute_metrics(x, y, y_pred, sample_weight)
 
-    def predict_step(self, data: tuple[Any, Any]) -> Any:
-        return self(data[0], training=False)  # type: ignore[operator]
+    def predict_step(self, data: Any) -> Any:
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False)  # type: ignore[operator]
 
     # --- compiling the steps ---
     def _prepare(self, x: Any, y: Any) -> None:
@@ -130,6 +138,13 @@ class Trainer:
         y_pred = self(x, training=False)  # type: ignore[operator]
         if self._compiled_metrics is None:
             self._compiled_metrics = [metrics_module.for_compile(m, y, y_pred) for m in self._metric_identifiers]
+            names = {metric.name for metric in self._compiled_metrics}
+            for identifier in self._weighted_metric_identifiers:
+                metric = metrics_module.for_compile(identifier, y, y_pred)
+                if metric.name in names:  # Keras tells a weighted twin of a metric by this prefix
+                    metric.name = f"weighted_{metric.name}"
+                names.add(metric.name)
+                self._weighted_metrics.append(metric)
         if not self.optimizer.built:
             self.optimizer.build(self.trainable_weights)  # type: ignore[attr-defined]
 
@@ -144,11 +159,11 @@ class Trainer:
         smaller one). TensorFlow's Keras leaves the batch dimension unknown instead; minitf's random ops (Dropout's
         mask) need known shapes, so the batch size stays in the graph."""
 
-        def run(x: Any, y: Any) -> Any:  # two named arguments: tf.function's fast path for repeated calls
-            return step((x, y))
+        def run(x: Any, y: Any, sample_weight: Any = None) -> Any:  # named arguments: tf.function's fast path
+            return step((x, y) if sample_weight is None else (x, y, sample_weight))
 
         def run_predict(x: Any) -> Any:
-            return step((x, None))
+            return step((x,))
 
         if step == self.predict_step:
             run = run_predict  # type: ignore[assignment]
@@ -195,15 +210,10 @@ class Trainer:
     ) -> History:
         """Train for `epochs` passes over the data; returns the History of each epoch's logs."""
         self._check_compiled()
-        _not_supported(
-            sample_weight=sample_weight,
-            class_weight=class_weight,
-            steps_per_epoch=steps_per_epoch,
-            validation_steps=validation_steps,
-        )
         if validation_split and validation_data is None:
-            (x, y), validation_data = split_validation(x, y, validation_split)
-        batches = Batches(x, y, batch_size, shuffle and not is_dataset(x))
+            (x, y, sample_weight), validation_data = split_validation(x, y, sample_weight, validation_split)
+        shuffle = shuffle and not is_dataset(x)
+        batches = Batches(x, y, batch_size, shuffle, sample_weight, class_weight, steps_per_epoch)
         self._build_on_shapes(batches)
         history = History()
         given = list(callbacks or [])
@@ -219,18 +229,19 @@ class Trainer:
             self.reset_metrics()
             callback_list.call("on_epoch_begin", epoch, None)
             step_logs: dict[str, Any] = {}
-            for step, (x_batch, y_batch) in enumerate(batches):
+            for step, (x_batch, y_batch, weights) in enumerate(batches):
                 callback_list.call("on_train_batch_begin", step, None)
-                step_logs = self.make_train_function(x_batch, y_batch)(x_batch, y_batch)
+                step_logs = self.make_train_function(x_batch, y_batch)(x_batch, y_batch, weights)
                 if batch_logs_wanted:
                     callback_list.call("on_train_batch_end", step, _python_logs(step_logs))
             logs = _python_logs(step_logs)
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
-                val_x, val_y = validation_data if not is_dataset(validation_data) else (validation_data, None)
-                val_logs = self._evaluate_logs(
-                    Batches(val_x, val_y, validation_batch_size or batch_size), callback_list
+                val_x, val_y, val_weights = unpack_x_y_sample_weight(validation_data)
+                val_batches = Batches(
+                    val_x, val_y, validation_batch_size or batch_size, sample_weight=val_weights, steps=validation_steps
                 )
+                val_logs = self._evaluate_logs(val_batches, callback_list)
                 epoch_logs.update({f"val_{key}": value for key, value in val_logs.items()})
             callback_list.call("on_epoch_end", epoch, epoch_logs)
             if self.stop_training:
@@ -244,9 +255,9 @@ class Trainer:
         self.reset_metrics()
         callback_list.call("on_test_begin", None)
         logs: dict[str, Any] = {}
-        for step, (x_batch, y_batch) in enumerate(batches):
+        for step, (x_batch, y_batch, weights) in enumerate(batches):
             callback_list.call("on_test_batch_begin", step, None)
-            logs = _python_logs(self.make_test_function(x_batch, y_batch)(x_batch, y_batch))
+            logs = _python_logs(self.make_test_function(x_batch, y_batch)(x_batch, y_batch, weights))
             callback_list.call("on_test_batch_end", step, logs)
         callback_list.call("on_test_end", logs)
         return logs
@@ -264,8 +275,7 @@ class Trainer:
     ) -> Any:
         """The loss and metrics over the data: `[loss, metric, ...]`, or a dict with `return_dict=True`."""
         self._check_compiled()
-        _not_supported(sample_weight=sample_weight, steps=steps)
-        batches = Batches(x, y, batch_size)
+        batches = Batches(x, y, batch_size, sample_weight=sample_weight, steps=steps)
         self._build_on_shapes(batches)
         chain = list(callbacks or []) + ([ProgbarLogger()] if verbose else [])
         logs = self._evaluate_logs(
@@ -291,12 +301,12 @@ class Trainer:
         callbacks: list[Callback] | None = None,
     ) -> np.ndarray:
         """The model's outputs for every sample, batch by batch, as one NumPy array."""
-        batches = Batches(x, None, batch_size)
+        batches = Batches(x, None, batch_size, steps=steps)
         chain = list(callbacks or []) + ([ProgbarLogger()] if verbose else [])
         callback_list = CallbackList(chain, self, {"verbose": verbose, "epochs": 1, "steps": batches.steps})
         callback_list.call("on_predict_begin", None)
         outputs = []
-        for step, (x_batch, _) in enumerate(batches):
+        for step, (x_batch, _, _) in enumerate(batches):
             callback_list.call("on_predict_batch_begin", step, None)
             outputs.append(np.asarray(self.make_predict_function(x_batch)(x_batch)))
             callback_list.call("on_predict_batch_end", step, None)
@@ -306,35 +316,27 @@ class Trainer:
     def train_on_batch(
         self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None, return_dict: bool = False
     ) -> Any:
-        """One train step on exactly this batch (metrics keep accumulating until `reset_metrics()`)."""
+        """One train step on exactly this batch; the logs are this batch's alone (Keras resets the metrics first)."""
         self._check_compiled()
-        batches = Batches(x, y, len(x))
+        batches = Batches(x, y, len(x), sample_weight=sample_weight, class_weight=class_weight)
         self._build_on_shapes(batches)
-        x_batch, y_batch = next(iter(batches))
-        logs = _python_logs(self.make_train_function(x_batch, y_batch)(x_batch, y_batch))
+        x_batch, y_batch, weights = next(iter(batches))
+        self.reset_metrics()
+        logs = _python_logs(self.make_train_function(x_batch, y_batch)(x_batch, y_batch, weights))
         return logs if return_dict else self._in_metric_order(logs)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
         self._check_compiled()
-        batches = Batches(x, y, len(x))
+        batches = Batches(x, y, len(x), sample_weight=sample_weight)
         self._build_on_shapes(batches)
-        x_batch, y_batch = next(iter(batches))
-        logs = _python_logs(self.make_test_function(x_batch, y_batch)(x_batch, y_batch))
+        x_batch, y_batch, weights = next(iter(batches))
+        self.reset_metrics()
+        logs = _python_logs(self.make_test_function(x_batch, y_batch)(x_batch, y_batch, weights))
         return logs if return_dict else self._in_metric_order(logs)
 
     def predict_on_batch(self, x: Any) -> np.ndarray:
-        x_batch, _ = next(iter(Batches(x, None, len(x))))
+        x_batch, _, _ = next(iter(Batches(x, None, len(x))))
         return np.asarray(self.make_predict_function(x_batch)(x_batch))
-
-
-def _not_supported(**arguments: Any) -> None:
-    """Say so instead of ignoring an argument Keras has and minitf's loop does not (yet)."""
-    given = [name for name, value in arguments.items() if value is not None]
-    if given:
-        raise NotImplementedError(
-            f"minitf's Keras has no {', '.join(given)} in this method yet.\n"
-            "Hint: leave the argument out (weight the loss yourself in a custom train_step)."
-        )
 
 
 def _python_logs(logs: dict[str, Any]) -> dict[str, Any]:

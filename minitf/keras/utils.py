@@ -1,5 +1,5 @@
-"""`keras.utils`: seeding, one-hot labels, and custom objects by name (the same as keras.saving's, which
-`tf.keras` reaches only from here)."""
+"""`keras.utils`: seeding, one-hot labels, the (x, y, sample_weight) tuples a custom train_step unpacks, and
+custom objects by name (the same as keras.saving's, which `tf.keras` reaches only from here)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import numpy as np
 
 import minitf.keras.saving.api as api
 import minitf.keras.saving.registry as registry
+from minitf.keras.data_adapter import pack_x_y_sample_weight as pack_x_y_sample_weight
+from minitf.keras.data_adapter import unpack_x_y_sample_weight as unpack_x_y_sample_weight
 from minitf.ops.random.random_ops import set_seed
 
 # tf.keras has these only here (Keras 3 also in keras.saving).

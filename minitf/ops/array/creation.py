@@ -228,7 +228,7 @@ def eye(
 def _one_hot_kernel(indices: np.ndarray, depth: int, on: Any, off: Any, axis: int) -> np.ndarray:
     idx = np.asarray(indices)
     hot = idx[..., None] == np.arange(depth)
-    out = np.where(hot, on, off).astype(np.asarray(on).dtype)
+    out = np.where(hot, on, off).astype(np.asarray(on).dtype, copy=False)
     return np.moveaxis(out, -1, axis) if axis != -1 else out
 
 

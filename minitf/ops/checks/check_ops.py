@@ -212,17 +212,17 @@ def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor
 
 def _label_range_kernel(labels: np.ndarray, classes: int) -> np.ndarray:
     """`labels` unchanged when each lies in [0, classes); TensorFlow's InvalidArgumentError otherwise."""
+    if labels.size == 0 or (labels.min() >= 0 and labels.max() < classes):  # each step of a fit: two reductions
+        return labels
     flat = np.ravel(labels)
-    bad = np.flatnonzero((flat < 0) | (flat >= classes))
-    if bad.size:
-        raise op_error(
-            InvalidArgumentError,
-            "SparseSoftmaxCrossEntropyWithLogits",
-            f"Received a label value of {flat[bad[0]]} which is outside the valid range of [0, {classes}).  "
-            f"Label values: {' '.join(str(v) for v in flat)}",
-            hint=f"labels are class numbers 0 ... {classes - 1}, one per example.",
-        )
-    return labels
+    first_bad = flat[(flat < 0) | (flat >= classes)][0]
+    raise op_error(
+        InvalidArgumentError,
+        "SparseSoftmaxCrossEntropyWithLogits",
+        f"Received a label value of {first_bad} which is outside the valid range of [0, {classes}).  "
+        f"Label values: {' '.join(str(v) for v in flat)}",
+        hint=f"labels are class numbers 0 ... {classes - 1}, one per example.",
+    )
 
 
 CheckLabelRange = Op("CheckLabelRange", _label_range_kernel, shape=lambda s, t, a: [(s[0], t[0])], stateful=True)

@@ -52,8 +52,8 @@ def log_softmax_kernel(x: np.ndarray, axis: int) -> np.ndarray:
     """(x - max) - log(sum(exp(x - max))): the log of a sum of values that are at most 1, never of 0."""
     if x.size == 0:
         return x.copy()
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(x.dtype, copy=False)
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(x.dtype, copy=False)
 
 
 def _softmax_grad(c: GradContext, g: Tensor) -> list:

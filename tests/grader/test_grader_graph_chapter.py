@@ -99,5 +99,7 @@ def test_a_right_stopwatch_slowed_once_gets_its_points_on_the_second_attempt_and
 
 
 def test_a_wrong_stopwatch_fails_every_attempt(graded) -> None:
+    """The mean of the timed calls fails exercise 5 on both attempts, and exercise 6, which measures with it, too
+    (its hidden test plants one slow call in each measurement)."""
     _, scores, full = graded
-    assert scores["mean"] == {**full, "ex5-tests": 0.0}, scores["mean"]
+    assert scores["mean"] == {**full, "ex5-tests": 0.0, "ex6-tests": 0.0}, scores["mean"]

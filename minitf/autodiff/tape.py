@@ -44,7 +44,7 @@ def _key(x: Any) -> int:
 
 def _is_composite(x: Any) -> bool:
     """A RaggedTensor (or another composite of tensors with flat values): differentiated through its values."""
-    return hasattr(x, "flat_values") and hasattr(x, "with_flat_values")
+    return not isinstance(x, Tensor) and hasattr(x, "flat_values") and hasattr(x, "with_flat_values")
 
 
 def _values_of(x: Any) -> Any:
@@ -300,7 +300,7 @@ class GradientTape:
                 seed = ones(t.shape, dtype=t.dtype)
             _accumulate(grads, _key(t), seed)
         for call in backward_order(self._calls, self._tracked, targets):
-            if isinstance(call, VariableRead):
+            if type(call) is VariableRead:
                 g = grads.get(_key(call.out))
                 if g is not None:
                     _accumulate(grads, _key(call.variable), g)
@@ -327,7 +327,8 @@ class GradientTape:
             g = [dense(x) for x in g]
         tracked = self._tracked
         inputs = call.inputs
-        needs = call.needs = [id(t) in tracked for t in inputs]
+        # (one input is the common case, and a list comprehension is a call of its own)
+        needs = call.needs = (id(inputs[0]) in tracked,) if len(inputs) == 1 else [id(t) in tracked for t in inputs]
         in_grads = call.op.grad(call, g)  # type: ignore[misc]
         for inp, need, ig in zip(inputs, needs, in_grads):
             if need and ig is not None:

@@ -25,6 +25,8 @@ class UnconnectedGradients(enum.Enum):
 
 def unconnected(value: UnconnectedGradients | str) -> UnconnectedGradients:
     """The `unconnected_gradients` option as the enum (TensorFlow accepts "none" and "zero" too)."""
+    if isinstance(value, UnconnectedGradients):
+        return value
     try:
         return UnconnectedGradients(value)
     except ValueError:

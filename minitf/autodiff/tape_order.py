@@ -44,7 +44,7 @@ def backward_order(
         # TensorFlow's order as far as anyone can tell. Calls the targets do not depend on get no
         # gradient and are skipped.
         return calls[::-1]
-    producer: dict[int, int] = {}
+    producer: dict[int, int] = {}  # id of a recorded value -> the index of the call that made it
     for index, call in enumerate(calls):
         if type(call) is VariableRead:
             producer[id(call.out)] = index
@@ -52,37 +52,37 @@ def backward_order(
             for o in call.outputs:
                 producer[id(o)] = index
     uses: dict[int, int] = {}  # recorded values and watched sources the reached calls read, and how often
-    reached: set[int] = set()
+    reads: dict[int, list[int]] = {}  # each reached call -> the recorded values it reads
     stack = [producer[id(t)] for t in targets if id(t) in producer]
     while stack:
         index = stack.pop()
-        if index in reached:
+        if index in reads:
             continue
-        reached.add(index)
+        reads[index] = made = []
         for key in _input_keys(calls[index]):
             maker = producer.get(key)
-            if maker is not None or key in tracked:  # a recorded value, or a watched source
-                uses[key] = uses.get(key, 0) + 1
-                if maker is not None:
-                    stack.append(maker)
+            if maker is not None:
+                made.append(key)
+                stack.append(maker)
+            elif key not in tracked:
+                continue  # neither a recorded value nor a watched source
+            uses[key] = uses.get(key, 0) + 1
     if all(n == 1 for n in uses.values()):  # only calls the targets do not depend on read a value twice
-        return [calls[index] for index in sorted(reached, reverse=True)]
+        return [calls[index] for index in sorted(reads, reverse=True)]
     missing: dict[int, int] = {}
     for key in uses:  # a call waits for each of its outputs that recorded calls use
         maker = producer.get(key)
         if maker is not None:
             missing[maker] = missing.get(maker, 0) + 1
-    ready = deque(index for index in sorted(reached) if index not in missing)
+    ready = deque(index for index in sorted(reads) if index not in missing)
     order = []
     while ready:
         index = ready.popleft()
         order.append(calls[index])
-        for key in _input_keys(calls[index]):
-            maker = producer.get(key)
-            if maker is None:
-                continue
+        for key in reads[index]:
             uses[key] -= 1
             if uses[key] == 0:
+                maker = producer[key]
                 missing[maker] -= 1
                 if missing[maker] == 0:
                     ready.append(maker)

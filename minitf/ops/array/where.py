@@ -38,7 +38,11 @@ def _select_check(inputs: Sequence[Tensor], attrs: dict) -> None:
 def _select_grad(c: GradContext, g: Tensor) -> list:
     cond, x, y = c.inputs
     zeros = zeros_like_(g)
-    return [None, unbroadcast(where(cond, g, zeros), x), unbroadcast(where(cond, zeros, g), y)]
+    return [
+        None,
+        unbroadcast(where(cond, g, zeros), x) if c.needs[1] else None,
+        unbroadcast(where(cond, zeros, g), y) if c.needs[2] else None,
+    ]
 
 
 def select_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:

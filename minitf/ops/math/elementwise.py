@@ -106,7 +106,8 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
 
 def reflected_call(op: Op, x: Any, y: Any) -> Tensor:
     """`2 - t`: the Python value must convert to the tensor's dtype (TypeError otherwise, as in TensorFlow)."""
-    return bind(op, convert_to_tensor(x, dtype=y.dtype), y)
+    number = type(x) is float or type(x) is int  # (a recurring number is converted once: `operand`)
+    return bind(op, operand(x, y.dtype) if number else convert_to_tensor(x, dtype=y.dtype), y)
 
 
 def unbroadcast(g: Tensor, like: Tensor) -> Tensor:
@@ -167,8 +168,9 @@ ReshapeLike: Op = Op(
 )
 
 
-ZerosLike = Op("ZerosLike", np.zeros_like, shape=shape_rules.same_as_first, grad=lambda c, g: [None])
-OnesLike = Op("OnesLike", np.ones_like, shape=shape_rules.same_as_first, grad=lambda c, g: [None])
+# Not differentiable, as in TensorFlow: tapes do not record them, so nothing downstream waits for their gradient.
+ZerosLike = Op("ZerosLike", np.zeros_like, shape=shape_rules.same_as_first)
+OnesLike = Op("OnesLike", np.ones_like, shape=shape_rules.same_as_first)
 
 
 def zeros_like_(x: Any) -> Tensor:

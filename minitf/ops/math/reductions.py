@@ -127,7 +127,13 @@ def _sum_grad(c: GradContext, g: Tensor) -> list:
 
 
 def _mean_grad(c: GradContext, g: Tensor) -> list:
-    count = cast(size(c.x), g.dtype) / cast(size(g), g.dtype)
+    """The sum's gradient over the number of entries averaged: a constant when both sizes are known (always,
+    eagerly), as in TensorFlow; else computed from the sizes at run time."""
+    entries, means = c.x.shape.num_elements(), c.out.shape.num_elements()
+    if entries is not None and means is not None:
+        count: Any = entries // max(means, 1)
+    else:
+        count = cast(size(c.x), g.dtype) / cast(size(g), g.dtype)
     return [broadcast_like(_keep_reduced(g, c), c.x) / count]
 
 

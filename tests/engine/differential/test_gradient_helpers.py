@@ -90,3 +90,23 @@ S1 = np.array([3.0, 4.0], np.float32)
 )
 def test_dynamic_stitch_matches_tensorflow(case: Any) -> None:
     same(case)
+
+
+def test_zeros_like_and_ones_like_pass_no_gradient_and_where_sends_each_branch_its_own() -> None:
+    """zeros_like and ones_like are not differentiable (tapes skip them), and the gradient of a tf.where whose
+    other branch is such a constant, or a mean of it, is TensorFlow's, eagerly and traced."""
+
+    def case(tf: Any, seen: list) -> None:
+        def grads(x: Any) -> list:
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                zeros, ones = tf.zeros_like(x), tf.ones_like(x)
+                picked = tf.where(x > 0.0, x * x, zeros)
+                loss = tf.reduce_mean(picked + tf.where(x > 0.0, ones, -x))
+            return [tape.gradient(zeros, x), tape.gradient(ones, x), tape.gradient(loss, x)]
+
+        x = tf.constant([[-1.5, 0.5, 2.0], [3.0, -0.25, 0.0]])
+        seen.append(grads(x))
+        seen.append(tf.function(grads)(x))
+
+    same_program(case)

@@ -59,7 +59,8 @@ def _first_notebooks(source: Path, assignment: str, count: int) -> Path:
     return subset
 
 
-def run_demo(term_root: Path | None, students: int = 4, notebooks: int | None = 3) -> Term:
+def demo_class(term_root: Path | None, students: int = 4, notebooks: int | None = 3) -> tuple[Term, str]:
+    """The demo's term with its class collected: sample students and the two misbehaving ones."""
     from grader.paths import make_term
 
     source, assignment = demo_source()
@@ -81,6 +82,11 @@ def run_demo(term_root: Path | None, students: int = 4, notebooks: int | None = 
     )
     import_roster(term, roster_csv)
     print(collect_folder(term, assignment, inbox).summary())
+    return term, assignment
+
+
+def run_demo(term_root: Path | None, students: int = 4, notebooks: int | None = 3) -> Term:
+    term, assignment = demo_class(term_root, students, notebooks)
     print_outcomes(autograde(term, assignment))
     pages = generate_feedback(term, assignment)
     print(f"feedback: {len(pages)} page(s) in {term.feedback}")

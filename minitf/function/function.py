@@ -164,6 +164,10 @@ class Function:
             return self._python_function(*args, **kwargs)
         fast_key = self._fast_key(args) if not kwargs and len(args) == self._fast_arity else None
         concrete = self._fast.get(fast_key) if fast_key is not None else None
+        if concrete is not None and fast_key is not None and None in fast_key:
+            # A None argument (an optional one left unset, as fit's sample_weight) is part of the trace's key and
+            # no input of its graph: the graph's inputs are the tensors.
+            args = tuple(a for a in args if a is not None)
         if concrete is not None and not state.active and self._detector is not None:
             # The common call: eager tensors of a (dtype, shape) seen before, nothing watching. Their trace was
             # found (and its arguments checked) the first time, and no tape or trace can see this call, so the
@@ -190,8 +194,11 @@ class Function:
 
     @staticmethod
     def _fast_key(args: Sequence[Any]) -> tuple | None:
-        key = []
+        key: list[Any] = []
         for a in args:
+            if a is None:
+                key.append(None)
+                continue
             if type(a) is not EagerTensor:
                 return None
             value = a._value

@@ -234,6 +234,28 @@ def test_calling_eagerly_does_not_disturb_the_eager_fast_path() -> None:
     assert float(y) == 4.0
 
 
+def test_a_none_argument_keeps_repeated_calls_on_one_trace_with_the_tensors_as_inputs() -> None:
+    """fit's step is called with sample_weight=None: the call is as fast as one with tensors only, computes
+    with the right tensors wherever the None stands, and a tensor in its place is another trace."""
+    traces = []
+
+    @tf.function
+    def f(x, weight, y):
+        traces.append(weight)
+        return x * 2.0 + y if weight is None else x * weight + y
+
+    x, y = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+    for _ in range(3):
+        assert f(x, None, y).numpy().tolist() == [5.0, 8.0]
+    assert traces == [None]
+    with tf.GradientTape() as tape:
+        tape.watch([x, y])
+        total = tf.reduce_sum(f(x, None, y * 10.0))
+    assert [g.numpy().tolist() for g in tape.gradient(total, [x, y])] == [[2.0, 2.0], [10.0, 10.0]]
+    assert f(x, tf.constant(3.0), y).numpy().tolist() == [6.0, 10.0]
+    assert len(traces) == 2
+
+
 def test_func_graph_capture_of_a_foreign_symbolic_tensor_is_refused() -> None:
     first, second = FuncGraph("first"), FuncGraph("second")
     t = first.placeholder([], tf.float32, name="t")

@@ -79,6 +79,7 @@ class Datasets(Provided):
     concatenate: Callable[..., DatasetV2]
     padded_batch: Callable[..., DatasetV2]
     rebatch: Callable[..., DatasetV2]
+    unbatch: Callable[..., DatasetV2]
     ragged_batch: Callable[..., DatasetV2]
     shuffle: Callable[..., DatasetV2]
     repeat: Callable[..., DatasetV2]
@@ -206,6 +207,8 @@ class DatasetV2:
         use_unbounded_threadpool: bool = False,
         name: str | None = None,
     ) -> DatasetV2:
+        if num_parallel_calls is not None:  # computed one element after the other all the same
+            return _ParallelMapDataset(self, map_func)
         return _MapDataset(self, map_func)
 
     def filter(self, predicate: Callable[..., Any], name: str | None = None) -> DatasetV2:
@@ -272,6 +275,10 @@ class DatasetV2:
         """The same elements in batches of other sizes."""
         return DATASETS.rebatch(self, batch_size, drop_remainder)
 
+    def unbatch(self, name: str | None = None) -> DatasetV2:
+        """Each row of every batch as an element of its own."""
+        return DATASETS.unbatch(self)
+
     def ragged_batch(self, *args: Any, **kwargs: Any) -> DatasetV2:
         """Batches whose components of different shapes become RaggedTensors (ragged_batching.py)."""
         return DATASETS.ragged_batch(self, *args, **kwargs)
@@ -308,6 +315,10 @@ class _MapDataset(DatasetV2):
     def _elements(self) -> Iterator[Any]:
         for element in self._source._elements():
             yield self._fn(element)
+
+
+class _ParallelMapDataset(_MapDataset):
+    """What `map(..., num_parallel_calls=...)` makes in TensorFlow (and prints as)."""
 
 
 class _FilterDataset(DatasetV2):

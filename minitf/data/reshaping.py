@@ -288,6 +288,27 @@ class _RebatchDataset(DatasetV2):
         return nest.map_structure(lambda *parts: concat(list(parts), axis=0), *pieces)
 
 
+class _UnbatchDataset(DatasetV2):
+    """Each row of the source's elements as an element of its own (`batch`, undone)."""
+
+    def __init__(self, source: DatasetV2) -> None:
+        self._source = source
+        specs = leaves_of(source.element_spec)
+        if any(spec.shape.rank == 0 for spec in specs):
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        spec = nest.map_structure(lambda s: TensorSpec(s.shape[1:], s.dtype), source.element_spec)
+        super().__init__(spec, UNKNOWN)
+
+    def _elements(self) -> Iterator[Any]:
+        for batch in self._source._elements():
+            for row in range(int(leaves_of(batch)[0].shape[0])):
+                yield nest.map_structure(lambda t, row=row: t[row], batch)
+
+
+def unbatch(self: DatasetV2, name: str | None = None) -> DatasetV2:
+    return _UnbatchDataset(self)
+
+
 def window(
     self: DatasetV2,
     size: Any,
@@ -352,4 +373,5 @@ DATASETS.provide(
     concatenate=concatenate,
     padded_batch=padded_batch,
     rebatch=rebatch,
+    unbatch=unbatch,
 )

@@ -34,6 +34,30 @@ def as_array(value: Any) -> Any:
     return array.astype("float32") if array.dtype.kind == "f" and array.dtype != np.float32 else array
 
 
+def as_arrays(value: Any) -> Any:
+    """An array, or a dict or list of arrays (a model with several inputs or outputs), as fit feeds them."""
+    if isinstance(value, dict):
+        return {key: as_array(item) for key, item in value.items()}
+    if isinstance(value, list | tuple) and value and all(hasattr(item, "shape") for item in value):
+        return [as_array(item) for item in value]
+    return as_array(value)
+
+
+def _rows(value: Any, rows: Any) -> Any:
+    """The rows of every array in `value` (None stays None), as tensors."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {key: convert_to_tensor(item[rows]) for key, item in value.items()}
+    if isinstance(value, list):
+        return [convert_to_tensor(item[rows]) for item in value]
+    return convert_to_tensor(value[rows])
+
+
+def _first(value: Any) -> Any:
+    return next(iter(value.values())) if isinstance(value, dict) else value[0] if isinstance(value, list) else value
+
+
 def unpack_x_y_sample_weight(data: Any) -> Batch:
     """`keras.utils.unpack_x_y_sample_weight`: (x, y, sample_weight) from `x`, `(x,)`, `(x, y)` or all three."""
     if isinstance(data, list):
@@ -88,15 +112,16 @@ class Batches:
         self._fixed: list[Batch] | None = None
         self._running: Iterator[Batch] | None = None  # with `steps`: the pass an epoch goes on with
         if self.dataset is None:
-            self.x, self.y = as_array(x), as_array(y)
+            self.x, self.y = as_arrays(x), as_arrays(y)
             if class_weight is not None and self.y is not None:
                 sample_weight = class_weight_to_sample_weights(self.y, class_weight)
             self.sample_weight = as_array(sample_weight)
             self.batch_size = batch_size or 32
-            if self.y is not None and len(self.x) != len(self.y):
+            self.count = len(_first(self.x))
+            if self.y is not None and self.count != len(_first(self.y)):
                 raise ValueError(
                     f"Data cardinality is ambiguous. Make sure all arrays contain the same number of "
-                    f"samples.'x' sizes: {len(self.x)}\n'y' sizes: {len(self.y)}\n"
+                    f"samples.'x' sizes: {self.count}\n'y' sizes: {len(_first(self.y))}\n"
                 )
 
     @property
@@ -106,15 +131,15 @@ class Batches:
         if self.dataset is not None:
             count = int(self.dataset.cardinality())
             return count if count >= 0 else None
-        return math.ceil(len(self.x) / self.batch_size)
+        return math.ceil(self.count / self.batch_size)
 
     def symbolic_inputs(self) -> Any:
         """KerasTensors of the inputs' batch shapes: the batch size when all batches have it, else None."""
         if self.dataset is not None:
             x_spec, _, _ = unpack_x_y_sample_weight(self.dataset.element_spec)
             return map_structure(lambda spec: KerasTensor(spec.shape.as_list(), spec.dtype), x_spec)
-        size = self.batch_size if len(self.x) % self.batch_size == 0 else None
-        return KerasTensor((size, *self.x.shape[1:]), self.x.dtype)
+        size = self.batch_size if self.count % self.batch_size == 0 else None
+        return map_structure(lambda a: KerasTensor((size, *a.shape[1:]), a.dtype), self.x)
 
     def __iter__(self) -> Iterator[Batch]:
         if self.steps_per_epoch is None:
@@ -143,17 +168,14 @@ class Batches:
         if not self.shuffle and self._fixed is not None:
             yield from self._fixed
             return
-        order = np.random.permutation(len(self.x)) if self.shuffle else None
+        order = np.random.permutation(self.count) if self.shuffle else None
         batches = []
-        for start in range(0, len(self.x), self.batch_size):
+        for start in range(0, self.count, self.batch_size):
             rows = slice(start, start + self.batch_size) if order is None else order[start : start + self.batch_size]
-            batches.append(tuple(None if a is None else convert_to_tensor(a[rows]) for a in self._arrays()))
-            yield batches[-1]  # type: ignore[misc]
+            batches.append((_rows(self.x, rows), _rows(self.y, rows), _rows(self.sample_weight, rows)))
+            yield batches[-1]
         if not self.shuffle:
-            self._fixed = batches  # type: ignore[assignment]  # the same batches every epoch: made once
-
-    def _arrays(self) -> tuple[Any, Any, Any]:
-        return self.x, self.y, self.sample_weight
+            self._fixed = batches  # the same batches every epoch: made once
 
 
 def split_validation(x: Any, y: Any, sample_weight: Any, validation_split: float) -> tuple[Batch, Batch]:

@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
-import minitf.keras.losses as losses_module
 import minitf.keras.metrics as metrics_module
 import minitf.keras.optimizers as optimizers
 from minitf.autodiff.tape import GradientTape
+from minitf.core.nest import map_structure
 from minitf.function.function import function
 from minitf.keras.callbacks.callback import Callback, CallbackList, History, ProgbarLogger
+from minitf.keras.compile_loss import CompileLoss
 from minitf.keras.data_adapter import Batches, is_dataset, split_validation, unpack_x_y_sample_weight
 from minitf.keras.layers.keras_tensor import flatten
 from minitf.keras.metrics.metric import Mean, Metric
@@ -53,7 +54,7 @@ class Trainer:
         """Choose the optimizer, the loss and the metrics; names are resolved as Keras resolves them."""
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
-        self._loss_fn = losses_module.for_compile(loss)
+        self._loss_fn = None if loss is None else CompileLoss(loss, loss_weights)
         self._metric_identifiers = (
             list(metrics) if isinstance(metrics, list | tuple) else ([] if metrics is None else [metrics])
         )
@@ -76,7 +77,8 @@ class Trainer:
     def metrics(self) -> list[Metric]:
         if not self.compiled:
             return []
-        return [self._loss_tracker, *(self._compiled_metrics or []), *self._weighted_metrics]
+        output_losses = self._loss_fn.trackers if self._loss_fn is not None else []
+        return [self._loss_tracker, *output_losses, *(self._compiled_metrics or []), *self._weighted_metrics]
 
     @property
     def metrics_names(self) -> list[str]:
@@ -136,6 +138,8 @@ class Trainer:
     def _prepare(self, x: Any, y: Any) -> None:
         """Before the first trace: the metrics (they depend on the shapes) and the optimizer's slots."""
         y_pred = self(x, training=False)  # type: ignore[operator]
+        if self._loss_fn is not None:
+            self._loss_fn.build(y_pred, getattr(self, "output_names", ["output"]))
         if self._compiled_metrics is None:
             self._compiled_metrics = [metrics_module.for_compile(m, y, y_pred) for m in self._metric_identifiers]
             names = {metric.name for metric in self._compiled_metrics}
@@ -308,10 +312,11 @@ class Trainer:
         outputs = []
         for step, (x_batch, _, _) in enumerate(batches):
             callback_list.call("on_predict_batch_begin", step, None)
-            outputs.append(np.asarray(self.make_predict_function(x_batch)(x_batch)))
+            outputs.append(self.make_predict_function(x_batch)(x_batch))
             callback_list.call("on_predict_batch_end", step, None)
         callback_list.call("on_predict_end", None)
-        return np.concatenate(outputs)
+        # one array per output (a model with several outputs gives a list or dict of them)
+        return map_structure(lambda *parts: np.concatenate([np.asarray(p) for p in parts]), *outputs)
 
     def train_on_batch(
         self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None, return_dict: bool = False

@@ -37,8 +37,8 @@ class InputLayer(Layer):
         super().__init__(name=name or naming.unique_name("input_layer"), dtype=dtype, **kwargs)
         self.batch_shape = tuple(batch_shape) if batch_shape is not None else (batch_size, *tuple(shape or ()))
         self.built = True
-        self.output = KerasTensor(self.batch_shape, self.dtype, name=name, history=(self, 0, 0))
-        self._inbound_nodes.append(Node(self, [], [self.output], ((), ()), {}))  # the node that makes the input
+        tensor = KerasTensor(self.batch_shape, self.dtype, name=name, history=(self, 0, 0))
+        self._inbound_nodes.append(Node(self, [], [tensor], ((), ()), {}))  # the node that makes the input
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -294,6 +294,22 @@ class Layer:
             inputs = [KerasTensor(shape) for shape in input_shape]
         return map_structure(lambda t: t.shape, self._trace_outputs(inputs, (), {}))
 
+    @property
+    def input(self) -> Any:
+        """The KerasTensor(s) of the layer's first call on keras.Input tensors, as Keras's `layer.input`."""
+        return self._first_node_tensors("input_tensors", "input")
+
+    @property
+    def output(self) -> Any:
+        """The KerasTensor(s) the layer's first call on keras.Input tensors made, as Keras's `layer.output`."""
+        return self._first_node_tensors("output_tensors", "output")
+
+    def _first_node_tensors(self, attribute: str, what: str) -> Any:
+        if not self._inbound_nodes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no defined {what}.")
+        tensors = getattr(self._inbound_nodes[0], attribute)
+        return tensors[0] if len(tensors) == 1 else tensors
+
     # --- what summary() shows ---
     def _summary_output_shape(self) -> str | None:
         if self._inbound_nodes:

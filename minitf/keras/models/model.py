@@ -170,10 +170,37 @@ class Functional(Model):
         shapes = [tensor.shape for tensor in self.inputs]
         return shapes[0] if len(shapes) == 1 else shapes
 
+    @property
+    def output_shape(self) -> Any:
+        """The shape of the model's output (a list of shapes for several outputs), as Keras gives it."""
+        shapes = [tensor.shape for tensor in self.outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def input(self) -> Any:
+        """The model's keras.Input tensor(s), as it was given them."""
+        return self._inputs_struct
+
+    @property
+    def output(self) -> Any:
+        """The model's output tensor(s), as it was given them."""
+        return self._outputs_struct
+
+    @property
+    def output_names(self) -> list[str]:
+        """The names of the layers that make the outputs: what per-output losses and logs are named after."""
+        return [history_of(tensor)[0].name for tensor in self.outputs]
+
+    def _inputs_in_order(self, inputs: Any) -> list[Any]:
+        """The values for `self.inputs`, in order: a dict of inputs is matched by the keras.Input names."""
+        if isinstance(inputs, dict) and not isinstance(self._inputs_struct, dict):
+            return [inputs[history_of(tensor)[0].name] for tensor in self.inputs]
+        return flatten(inputs)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Inputs are checked against the shapes of the model's `keras.Input`s first, with Keras's message."""
         inputs = args[0] if args else kwargs.get("inputs")
-        for index, (spec, value) in enumerate(zip(self.inputs, flatten(inputs), strict=False)):
+        for index, (spec, value) in enumerate(zip(self.inputs, self._inputs_in_order(inputs), strict=False)):
             if not isinstance(value, KerasTensor):
                 self._check_input(index, spec, tuple(getattr(value, "shape", ())))
         return super().__call__(*args, **kwargs)
@@ -191,7 +218,7 @@ class Functional(Model):
 
     def call(self, inputs: Any, training: bool | None = None) -> Any:
         values: dict[int, Any] = {}
-        for tensor, value in zip(self.inputs, flatten(inputs), strict=True):
+        for tensor, value in zip(self.inputs, self._inputs_in_order(inputs), strict=True):
             values[id(tensor)] = value
         for node in self._nodes:
             if isinstance(node.layer, InputLayer):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import io
 import json
+import warnings
 import zipfile
 from typing import Any
 
@@ -99,8 +100,9 @@ def _write_weights(model: Any, file: h5py.File) -> None:
 
 def read_weights(model: Any, file: h5py.File) -> None:
     for path, saveable in saveables(model):
-        if path.split("/")[0] == "optimizer":
-            continue  # a loaded model's optimizer starts afresh
+        if path == "optimizer":
+            _read_optimizer(model, saveable, file.get("optimizer/vars", {}))
+            continue
         expected = _own_variables(saveable)
         stored = file.get(f"{path}/vars" if path else "vars", {})
         if len(stored) != len(expected):
@@ -110,6 +112,25 @@ def read_weights(model: Any, file: h5py.File) -> None:
             )
         for index, variable in enumerate(expected):
             variable.assign(np.asarray(stored[str(index)]))
+
+
+def _read_optimizer(model: Any, optimizer: Any, stored: Any) -> None:
+    """A compiled model's optimizer state (step count, moments), so training resumes where it stopped; a file
+    without it (or for other weights) leaves the optimizer fresh, as Keras does (with a warning)."""
+    if not len(stored):
+        return
+    if not optimizer.built:
+        optimizer.build(model.trainable_weights)
+    variables = optimizer.variables
+    if len(variables) != len(stored):
+        warnings.warn(
+            f"Skipping variable loading for optimizer '{optimizer.name}', because it has {len(variables)} "
+            f"variables whereas the saved optimizer has {len(stored)} variables.",
+            stacklevel=3,
+        )
+        return
+    for index, variable in enumerate(variables):
+        variable.assign(np.asarray(stored[str(index)]))
 
 
 def save_weights(model: Any, filepath: str) -> None:

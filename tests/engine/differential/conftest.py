@@ -7,8 +7,11 @@ missing the tests fail (under CI=1 already at collection), they are never skippe
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
+
+import minitf
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -32,3 +35,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.filterwarnings("ignore::RuntimeWarning"))
             item.add_marker(pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning"))
             item.add_marker(pytest.mark.filterwarnings("ignore::DeprecationWarning"))
+
+
+@pytest.fixture
+def fresh_keras_names() -> Iterator[None]:
+    """The test starts and ends with both engines' layer names unused (`dense` again), so tests elsewhere that
+    compare names see both engines' counters in step whatever ran before (use it where a test makes different
+    numbers of layers on the two engines, as loading a saved model does)."""
+    import keras  # here: Keras itself loads only for the tests that ask for this fixture
+
+    for engine in (minitf.keras, keras):
+        engine.backend.clear_session()
+    yield
+    for engine in (minitf.keras, keras):
+        engine.backend.clear_session()

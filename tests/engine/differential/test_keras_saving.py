@@ -19,20 +19,9 @@ from harness import assert_same_error, real_tf
 
 import minitf
 
-pytestmark = pytest.mark.tf
+pytestmark = [pytest.mark.tf, pytest.mark.usefixtures("fresh_keras_names")]
 
 ENGINES = {"minitf": minitf.keras, "keras": real_keras}
-
-
-@pytest.fixture(autouse=True)
-def fresh_names() -> Any:
-    """Each test starts and ends with both engines' layer names unused (`dense` again), so the tests that compare
-    names elsewhere see both engines' counters in step whatever ran before."""
-    for keras in ENGINES.values():
-        keras.backend.clear_session()
-    yield
-    for keras in ENGINES.values():
-        keras.backend.clear_session()
 
 
 RTOL, ATOL = 1e-5, 1e-6

@@ -36,6 +36,10 @@ class Model(Trainer, Layer):
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if cls is Model and (args or "inputs" in kwargs):
             return Functional(*args, **kwargs)
+        if _functional_arguments(args, kwargs) and not issubclass(cls, Functional):
+            # `CustomModel(inputs, outputs)` (a subclass that overrides train_step, say): as Keras does, the
+            # subclass gets the functional model's __init__ and call by having Functional as a base too
+            return super().__new__(type(cls.__name__, (cls, Functional), {"__module__": cls.__module__}))
         return super().__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -147,6 +151,11 @@ def layers_by_depth(nodes: list[Node]) -> list[Any]:
         layer_depth[id(node.layer)] = max(layer_depth.get(id(node.layer), 0), depth[id(node)])
     order = {id(layer): index for index, layer in enumerate(layers)}
     return sorted(layers, key=lambda layer: (-layer_depth[id(layer)], order[id(layer)]))
+
+
+def _functional_arguments(args: tuple, kwargs: dict[str, Any]) -> bool:
+    """Keras's test for a functional model's arguments: (inputs, outputs), positional or named."""
+    return len(args) == 2 or (len(args) == 1 and "outputs" in kwargs) or ("inputs" in kwargs and "outputs" in kwargs)
 
 
 class Functional(Model):

@@ -18,7 +18,7 @@ from minitf.composite.indexed_slices import gather_gradient
 from minitf.core import dtypes, shape_rules
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import api_handler
-from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dims_text, dtype_mismatch
+from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dims_text, dtype_mismatch, kernel_prefix
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec
 from minitf.core.tensor import Tensor
@@ -49,7 +49,7 @@ def _gather_kernel(params: np.ndarray, indices: np.ndarray, axis: int, batch_dim
         raise InvalidArgumentError(
             None,
             None,
-            f"indices[{where}] = {flat[i]} is not in [0, {n}) [Op:GatherV2]\n"
+            f"{kernel_prefix('GatherV2')}indices[{where}] = {flat[i]} is not in [0, {n}) [Op:GatherV2]\n"
             f"Hint: valid indices along axis {axis} run from 0 to {n - 1}.",
         )
     return np.take(params, indices, axis=axis)

@@ -14,14 +14,12 @@ starts): a missed edge costs at most one slice.
 from __future__ import annotations
 
 import time
-import uuid
 from queue import Empty
 from typing import Any
 
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
-from jupyter_client.session import Session
 from nbclient import NotebookClient
 from traitlets import Type
 
@@ -77,16 +75,6 @@ class DroppingChannel(RecheckingChannel):
             return await super()._recv(**kwargs)
         except (ValueError, TypeError, KeyError, IndexError):
             raise Empty from None  # read and dropped: as if nothing had arrived (a wait goes on)
-
-
-class UnguessableSession(Session):
-    """A session whose message ids are random.  jupyter_client numbers them (its session id, its pid, a counter),
-    so a student's kernel, which sees the id of every request it gets, could send replies ahead for the requests
-    still to come: an instant answer to a call that a test times, say."""
-
-    @property
-    def msg_id(self) -> str:
-        return uuid.uuid4().hex
 
 
 class CappedKernelClient(RecheckingKernelClient):

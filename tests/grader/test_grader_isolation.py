@@ -7,10 +7,7 @@ reach another kernel, and the honest students graded beside them get full marks.
   student's kernels;
 - a student who leaves the answer in the kernel keyring for the next: the keyring's system calls are denied;
 - a student whose kernel sends replayed, badly signed, truncated or undecodable messages on its own sockets: they
-  are dropped, and the submission is graded;
-- a student who fills the sandbox user's process limit while the next student's kernels start: the processes end
-  with that student's kernel, and the next student is graded in full;
-- with two workers, a student whose processes keep every core busy: the neighbours are graded in full.
+  are dropped, and the submission is graded.
 """
 
 from __future__ import annotations
@@ -77,27 +74,7 @@ socket.send_multipart([frames[0], session.sign(garbage), *garbage])  # signed, b
 time.sleep(0.5)
 print("frames sent")
 """
-#: in its first answer: as many processes as the sandbox user may have, kept while the notebook runs on
-FILLER = """import os, time
-children = 0
-while True:
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        time.sleep(30)
-        os._exit(0)
-    children += 1
-print("processes started:", children)
-time.sleep(3)
-"""
-#: processes that keep every core busy for as long as the notebook runs
-HOG = """import os, subprocess, sys
-HOGS = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
-"""
-STUDENTS = ["a-stopper", "b-next", "c-key-writer", "d-key-reader", "e-malformed", "f-filler", "g-after-filler"]
-NEIGHBOURS = ["h-hog", "i-honest", "j-honest", "k-honest"]
+STUDENTS = ["a-stopper", "b-next", "c-key-writer", "d-key-reader", "e-malformed"]
 
 
 @pytest.fixture(scope="module")
@@ -108,8 +85,6 @@ def graded(tmp_path_factory):
     submit(term, "c-key-writer", build(term, after={"ex1-answer": KEY_WRITER}))
     submit(term, "d-key-reader", build(term, {**CORRECT, "ex1-answer": KEY_READER}))
     submit(term, "e-malformed", build(term, after={"ex1-answer": MALFORMED}))
-    submit(term, "f-filler", build(term, after={"ex1-answer": FILLER}))
-    submit(term, "g-after-filler", build(term))
     result = grader(term, "autograde", "--timeout", "5", "--quiet", "--workers", "1")
     yield term, result
 
@@ -147,26 +122,3 @@ def test_malformed_messages_from_a_kernel_are_dropped_and_the_submission_is_grad
     notebook = autograded_notebook(term, "e-malformed")
     sender = next(cell for cell in notebook.cells if "frames sent" in cell.source)
     assert any("frames sent" in output.get("text", "") for output in sender.outputs), sender.outputs
-
-
-def test_a_student_who_fills_the_process_limit_costs_the_next_student_nothing(graded):
-    term, _ = graded
-    assert scores(term)["g-after-filler"] == POINTS
-    assert scores(term)["f-filler"] == POINTS
-
-
-@pytest.fixture(scope="module")
-def neighbours(tmp_path_factory):
-    term = new_term(tmp_path_factory.mktemp("neighbours") / "term", NEIGHBOURS)
-    submit(term, "h-hog", build(term, after={"ex1-answer": HOG}))
-    for student in NEIGHBOURS[1:]:
-        submit(term, student, build(term))
-    result = grader(term, "autograde", "--quiet", "--workers", "2")
-    yield term, result
-
-
-def test_a_student_who_keeps_every_core_busy_costs_the_neighbours_nothing(neighbours):
-    term, result = neighbours
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert scores(term) == dict.fromkeys(NEIGHBOURS, POINTS)
-    assert sandbox_processes() == []  # the busy processes ended with their kernel

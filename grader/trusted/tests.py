@@ -196,9 +196,9 @@ class TrustedTests(Execute):
     def _timed_and_failed(self, cell: NotebookNode) -> bool:
         """Whether a test failed after timing the student's code (it called a lent object) and nothing else went
         wrong: the one verdict a slow moment can change, and only from right to wrong, because a known cost
-        sleeps and never ends early.  Run again, a right answer gets its points; a wrong one fails again (it
-        measures too much or too little however quiet the machine), so a retry never flips a verdict to wrong
-        and never lets a wrong measurement pass."""
+        sleeps and never ends early.  Run again, a right answer gets its points.  A wrong one that measures too
+        much fails again (load only adds time); one that measures too little could pass only if load added just
+        the missing time, a chance a second attempt repeats once, no more."""
         failed = any(output.output_type == "error" for output in cell.outputs)
         return failed and self._callbacks > 0 and not self._test_failure and not self._student_broken
 

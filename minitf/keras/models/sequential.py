@@ -23,6 +23,7 @@ class Sequential(Model):
     def __init__(self, layers: list[Any] | None = None, trainable: bool = True, name: str | None = None) -> None:
         super().__init__(name=name or naming.unique_name("sequential"), trainable=trainable)
         self._input_layer: InputLayer | None = None
+        self._graph_output: Any = None  # the KerasTensor the last build made: the model's output
         for layer in layers or []:
             self.add(layer, rebuild=False)
         if self._input_layer is not None:
@@ -36,6 +37,24 @@ class Sequential(Model):
         if self._input_layer is None or not self.built:
             raise AttributeError(f"Sequential model '{self.name}' has no defined input shape yet.")
         return self._input_layer.batch_shape
+
+    @property
+    def output_shape(self) -> Any:
+        return tuple(self._built_graph("output shape")[1].shape)
+
+    @property
+    def inputs(self) -> list[KerasTensor]:
+        return [self._built_graph("inputs")[0]]
+
+    @property
+    def outputs(self) -> list[KerasTensor]:
+        return [self._built_graph("outputs")[1]]
+
+    def _built_graph(self, what: str) -> tuple[KerasTensor, KerasTensor]:
+        """The input and output KerasTensors of the last build; Keras's AttributeError before the first one."""
+        if self._input_layer is None or not self.built or self._graph_output is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined {what} yet.")
+        return self._input_layer.output, self._graph_output
 
     def add(self, layer: Any, rebuild: bool = True) -> None:
         """Append a layer; `keras.Input(...)` (or an InputLayer) first fixes the input shape."""
@@ -59,8 +78,11 @@ class Sequential(Model):
             self.build(self._input_layer.batch_shape)
 
     def pop(self) -> Layer:
+        """Remove the last layer; a model whose input shape is known is built again on what is left, as Keras does."""
         layer = self._layers.pop()
         self.built = False
+        if self._input_layer is not None and self._layers:
+            self.build(self._input_layer.batch_shape)
         return layer
 
     def build(self, input_shape: Any = None) -> None:
@@ -71,6 +93,7 @@ class Sequential(Model):
         with naming.path_scope(self.name):
             for layer in self._layers:
                 x = layer(x)
+        self._graph_output = x
         self.built = True
 
     def _maybe_build(self, inputs: Any) -> None:

@@ -126,3 +126,33 @@ def test_summaries_show_output_shapes_of_nested_models_and_of_models_built_by_a_
     model inside
     another shows its output shape, as Keras shows them."""
     assert _nested_summaries(minitf.keras) == _nested_summaries(keras)
+
+
+def _sequential_graph(library: Any) -> list[str]:
+    """What a Sequential model says of its inputs and outputs: before any build, once built by keras.Input or by a
+    call, and after `pop` (which builds the model again on the layers left)."""
+    library.backend.clear_session()
+    layers, seen = library.layers, []
+
+    def look(model: Any) -> None:
+        for name in ("inputs", "outputs", "input_shape", "output_shape", "built"):
+            try:
+                value = getattr(model, name)
+                seen.append(f"{name}: {[tuple(t.shape) for t in value] if name.endswith('puts') else value}")
+            except AttributeError as error:
+                seen.append(f"{name}: AttributeError {error}")
+        seen.append(f"weights: {len(model.weights)}")
+
+    unbuilt = library.Sequential([layers.Dense(2)])
+    look(unbuilt)
+    unbuilt(np.ones((3, 4), "float32"))
+    look(unbuilt)
+    given = library.Sequential([library.Input((4,)), layers.Dense(2), layers.Dense(3)])
+    look(given)
+    given.pop()
+    look(given)
+    return seen
+
+
+def test_a_sequential_model_gives_its_inputs_outputs_and_shapes_as_keras_does_also_after_pop() -> None:
+    assert _sequential_graph(minitf.keras) == _sequential_graph(keras)

@@ -89,6 +89,7 @@ class Function:
         self._fast_arity = len(params) if plain else -1
         self._fast: dict[tuple, ConcreteFunction] = {}
         self._detector: TracingDetector | None = None
+        self._warns_on_frequent_tracing = True  # Keras's fit turns it off: a trace per batch shape is its design
         functools.update_wrapper(self, python_function)
 
     # --- what TensorFlow exposes ---
@@ -183,7 +184,7 @@ class Function:
             result = concrete._call_flat(flat)
             if fast_key is not None:
                 self._fast[fast_key] = concrete
-        if state.graph is None:
+        if state.graph is None and self._warns_on_frequent_tracing:
             if self._detector is None:
                 self._detector = detector_for(self._python_function)
             if self._tracing_count == before:

@@ -169,11 +169,19 @@ class Trainer:
         def run_predict(x: Any) -> Any:
             return step((x,))
 
-        if step == self.predict_step:
+        predicting = step == self.predict_step
+        if predicting:
             run = run_predict  # type: ignore[assignment]
+            # named as TensorFlow's, for the warning below
+            run.__qualname__ = "TensorFlowTrainer.make_predict_function.<locals>.one_step_on_data_distributed"
         if self.run_eagerly:
             return run
-        return function(run, jit_compile=True if self.jit_compile is True else None, autograph=False)
+        jit_compile = True if self.jit_compile is True else None
+        compiled = function(run, jit_compile=jit_compile, autograph=False, reduce_retracing=predicting)
+        # TensorFlow warns of frequent retracing only from predict (a new model's step is traced again, and once
+        # more for a smaller last batch); its train and test steps run over an iterator and never warn
+        compiled._warns_on_frequent_tracing = predicting
+        return compiled
 
     def make_train_function(self, x: Any, y: Any) -> Any:
         if self.train_function is None:
@@ -313,7 +321,7 @@ class Trainer:
         for step, (x_batch, _, _) in enumerate(batches):
             callback_list.call("on_predict_batch_begin", step, None)
             outputs.append(self.make_predict_function(x_batch)(x_batch))
-            callback_list.call("on_predict_batch_end", step, None)
+            callback_list.call("on_predict_batch_end", step, _predict_logs(outputs[-1]))
         callback_list.call("on_predict_end", None)
         # one array per output (a model with several outputs gives a list or dict of them)
         return map_structure(lambda *parts: np.concatenate([np.asarray(p) for p in parts]), *outputs)
@@ -342,6 +350,14 @@ class Trainer:
     def predict_on_batch(self, x: Any) -> np.ndarray:
         x_batch, _, _ = next(iter(Batches(x, None, len(x))))
         return np.asarray(self.make_predict_function(x_batch)(x_batch))
+
+
+def _predict_logs(batch_outputs: Any) -> dict[str, Any]:
+    """What `on_predict_batch_end` sees, as Keras gives it: `{"outputs": array}`; a model with named outputs
+    gives one entry per output name instead (Keras flattens the dict)."""
+    if isinstance(batch_outputs, dict):
+        return {key: np.asarray(batch_outputs[key]) for key in sorted(batch_outputs)}
+    return {"outputs": batch_outputs if isinstance(batch_outputs, list | tuple) else np.asarray(batch_outputs)}
 
 
 def _python_logs(logs: dict[str, Any]) -> dict[str, Any]:

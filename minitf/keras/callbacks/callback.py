@@ -73,8 +73,15 @@ class CallbackList:
         return False
 
     def call(self, hook: str, *args: Any) -> None:
+        """`args` end with the logs: every callback gets the same dict, `{}` when there are none (Keras's hooks
+        never see `None`); batch hooks get it as `logs=`, as Keras passes it."""
+        *position, logs = args
+        logs = {} if logs is None else logs
         for callback in self.callbacks:
-            getattr(callback, hook)(*args)
+            if "_batch_" in hook:
+                getattr(callback, hook)(*position, logs=logs)
+            else:
+                getattr(callback, hook)(*position, logs)
 
 
 class History(Callback):

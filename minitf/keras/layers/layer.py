@@ -75,10 +75,17 @@ class Layer:
         self._build_input_shape: Any = None
         parameters = inspect.signature(self.call).parameters
         self._call_has_training, self._call_has_mask = "training" in parameters, "mask" in parameters
-        input_shape = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        input_shape = (input_dim,) if input_dim is not None else kwargs.pop("input_shape", None)
+        if input_shape is not None:
+            warnings.warn(
+                "Do not pass an `input_shape`/`input_dim` argument to a layer. When using Sequential models, "
+                "prefer using an `Input(shape)` object as the first layer in the model instead.",
+                stacklevel=2,
+            )
         self._batch_input_shape = None if input_shape is None else (None, *input_shape)
         if kwargs:
-            raise TypeError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
+            raise ValueError(f"Unrecognized keyword arguments passed to {type(self).__name__}: {kwargs}")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A subclass's `build` marks the layer built and remembers the input shape, even when a user calls

@@ -146,3 +146,35 @@ def test_swap_ema_weights_evaluates_with_the_moving_averages() -> None:
         np.testing.assert_allclose(my_history.history[key], values, 1e-4, 1e-6, err_msg=key)
     for mine, theirs in zip(my_model.get_weights(), their_model.get_weights(), strict=True):
         np.testing.assert_allclose(mine, theirs, 1e-4, 1e-6)
+
+
+def _hooks_seen(library: Any) -> list[str]:
+    """Every hook of fit, evaluate and predict with the keys (and predict's output arrays) of the logs it gets."""
+    seen: list[str] = []
+
+    class Recorder(library.callbacks.Callback):
+        pass
+
+    def recorder(hook: str) -> Any:
+        def record(self: Any, *args: Any, **kwargs: Any) -> None:
+            logs = kwargs["logs"] if "logs" in kwargs else args[-1]
+            described = {k: (type(v).__name__, getattr(v, "shape", None)) for k, v in logs.items()}
+            seen.append(f"{hook}{args[: len(args) - ('logs' not in kwargs)]} {sorted(kwargs)}: {described}")
+
+        return record
+
+    stages = [f"on_{stage}{batch}" for stage in ("train", "test", "predict") for batch in ("", "_batch")]
+    for hook in [f"{stage}_{when}" for stage in [*stages, "on_epoch"] for when in ("begin", "end")]:
+        setattr(Recorder, hook, recorder(hook))
+    x, y = _data()
+    library.backend.clear_session()
+    model = library.Sequential([library.Input((3,)), library.layers.Dense(1)])
+    model.compile("sgd", "mse", metrics=["mae"])
+    model.fit(x, y, batch_size=16, epochs=1, verbose=0, validation_split=0.5, shuffle=False, callbacks=[Recorder()])
+    model.evaluate(x, y, batch_size=16, verbose=0, callbacks=[Recorder()])
+    model.predict(x, batch_size=20, verbose=0, callbacks=[Recorder()])
+    return seen
+
+
+def test_every_hook_gets_a_logs_dict_with_the_keys_keras_gives_predict_batches_their_outputs() -> None:
+    assert _hooks_seen(minitf.keras) == _hooks_seen(keras)

@@ -3,6 +3,7 @@ callbacks, regularization losses, Embedding and Dropout, and the compiled train 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -198,3 +199,24 @@ def test_evaluate_and_predict_on_datasets_and_metric_names_match() -> None:
     np.testing.assert_allclose(mine[1], real[1], rtol=1e-5)
     np.testing.assert_allclose(list(mine[2].values()), list(real[2].values()), rtol=1e-5)
     np.testing.assert_allclose(mine[4], real[4], rtol=1e-5)
+
+
+def _retracing_warnings(tf: Any, caplog: Any) -> list[str]:
+    """Several models fit one after the other, each on a last batch smaller than the others."""
+    caplog.clear()
+    x, y = np.ones((10, 3), "float32"), np.ones((10, 1), "float32")
+    for _ in range(4):
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+        model.fit(x, y, batch_size=4, epochs=2, verbose=0, validation_split=0.3)
+        model.evaluate(x, y, batch_size=3, verbose=0)
+        model.predict(x, batch_size=3, verbose=0)
+    return [re.sub(" at 0x[0-9a-f]+", "", r.getMessage()) for r in caplog.records if "retracing" in r.getMessage()]
+
+
+def test_fit_and_evaluate_never_warn_of_retracing_and_predict_warns_when_tensorflow_does(caplog: Any) -> None:
+    """TensorFlow warns from the third model's predict on (each model's step is traced anew, and once more for
+    the smaller last batch); its train and test steps never warn."""
+    expected = _retracing_warnings(real_tf, caplog)
+    assert len(expected) == 2
+    assert _retracing_warnings(minitf, caplog) == expected

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+import minitf.keras.layers.keras_tensor as keras_tensor
 import minitf.keras.naming as naming
-from minitf import left_out
+import minitf.left_out as left_out
 from minitf.core.tensor import Tensor
-from minitf.keras.layers.keras_tensor import KerasTensor
 
 _EPSILON = 1e-7
 
@@ -79,7 +79,7 @@ def count_params(x: Any) -> int:
 
 def is_keras_tensor(x: Any) -> bool:
     """Whether `x` is a symbolic tensor of a functional model (what `keras.Input` makes)."""
-    return isinstance(x, KerasTensor)
+    return isinstance(x, keras_tensor.KerasTensor)
 
 
 def cast_to_floatx(x: Any) -> np.ndarray:
@@ -87,29 +87,145 @@ def cast_to_floatx(x: Any) -> np.ndarray:
     return np.asarray(x, dtype=floatx())
 
 
-_MATH = "Keras 2's backend math; the tf function of the same idea does it (tf.reduce_sum for sum, tf.nn.conv2d for conv2d)"
+_MATH = (
+    "Keras 2's backend math; the tf function of the same idea does it (tf.reduce_sum for sum, tf.nn.conv2d for conv2d)"
+)
 _GRAPH = (
     "one of Keras 2's backend helpers; a tf function or the tensor's own attribute does it (tf.shape, x.dtype, "
     "tf.Variable, tf.stop_gradient)"
 )
 LEFT_OUT = dict.fromkeys(
-    "abs all any arange argmax argmin batch_dot batch_flatten batch_normalization bias_add binary_crossentropy "
-    "binary_focal_crossentropy cast categorical_crossentropy categorical_focal_crossentropy clip concatenate "
-    "constant conv1d conv2d conv2d_transpose conv3d cos ctc_batch_cost ctc_decode ctc_label_dense_to_sparse cumprod "
-    "cumsum depthwise_conv2d dot dropout elu equal exp expand_dims eye flatten foldl foldr gather greater "
-    "greater_equal hard_sigmoid in_top_k l2_normalize less less_equal log map_fn max maximum mean min minimum "
-    "not_equal one_hot ones ones_like permute_dimensions pool2d pool3d pow prod random_bernoulli random_normal "
-    "random_uniform relu repeat repeat_elements reshape resize_images resize_volumes reverse round "
-    "separable_conv2d sigmoid sign sin softmax softplus softsign sparse_categorical_crossentropy spatial_2d_padding "
-    "spatial_3d_padding sqrt square squeeze stack std sum switch tanh temporal_padding tile transpose "
-    "truncated_normal var zeros zeros_like".split(),
+    [
+        "abs",
+        "all",
+        "any",
+        "arange",
+        "argmax",
+        "argmin",
+        "batch_dot",
+        "batch_flatten",
+        "batch_normalization",
+        "bias_add",
+        "binary_crossentropy",
+        "binary_focal_crossentropy",
+        "cast",
+        "categorical_crossentropy",
+        "categorical_focal_crossentropy",
+        "clip",
+        "concatenate",
+        "constant",
+        "conv1d",
+        "conv2d",
+        "conv2d_transpose",
+        "conv3d",
+        "cos",
+        "ctc_batch_cost",
+        "ctc_decode",
+        "ctc_label_dense_to_sparse",
+        "cumprod",
+        "cumsum",
+        "depthwise_conv2d",
+        "dot",
+        "dropout",
+        "elu",
+        "equal",
+        "exp",
+        "expand_dims",
+        "eye",
+        "flatten",
+        "foldl",
+        "foldr",
+        "gather",
+        "greater",
+        "greater_equal",
+        "hard_sigmoid",
+        "in_top_k",
+        "l2_normalize",
+        "less",
+        "less_equal",
+        "log",
+        "map_fn",
+        "max",
+        "maximum",
+        "mean",
+        "min",
+        "minimum",
+        "not_equal",
+        "one_hot",
+        "ones",
+        "ones_like",
+        "permute_dimensions",
+        "pool2d",
+        "pool3d",
+        "pow",
+        "prod",
+        "random_bernoulli",
+        "random_normal",
+        "random_uniform",
+        "relu",
+        "repeat",
+        "repeat_elements",
+        "reshape",
+        "resize_images",
+        "resize_volumes",
+        "reverse",
+        "round",
+        "separable_conv2d",
+        "sigmoid",
+        "sign",
+        "sin",
+        "softmax",
+        "softplus",
+        "softsign",
+        "sparse_categorical_crossentropy",
+        "spatial_2d_padding",
+        "spatial_3d_padding",
+        "sqrt",
+        "square",
+        "squeeze",
+        "stack",
+        "std",
+        "sum",
+        "switch",
+        "tanh",
+        "temporal_padding",
+        "tile",
+        "transpose",
+        "truncated_normal",
+        "var",
+        "zeros",
+        "zeros_like",
+    ],
     _MATH,
 )
 LEFT_OUT.update(
     dict.fromkeys(
-        "dtype eval get_uid gradients is_float_dtype is_int_dtype is_sparse moving_average_update name_scope ndim "
-        "random_normal_variable random_uniform_variable result_type rnn set_floatx set_image_data_format shape "
-        "standardize_dtype stop_gradient to_dense update update_add update_sub variable".split(),
+        [
+            "dtype",
+            "eval",
+            "get_uid",
+            "gradients",
+            "is_float_dtype",
+            "is_int_dtype",
+            "is_sparse",
+            "moving_average_update",
+            "name_scope",
+            "ndim",
+            "random_normal_variable",
+            "random_uniform_variable",
+            "result_type",
+            "rnn",
+            "set_floatx",
+            "set_image_data_format",
+            "shape",
+            "standardize_dtype",
+            "stop_gradient",
+            "to_dense",
+            "update",
+            "update_add",
+            "update_sub",
+            "variable",
+        ],
         _GRAPH,
     )
 )

@@ -29,50 +29,59 @@ x_test, y_test = x_train[:256], y_train[:256]
 
 class CustomCallback(keras.callbacks.Callback):
     def on_train_begin(self, logs=None):
-        print("Starting training; got log keys: {}".format(list(logs.keys())))
+        print(f"Starting training; got log keys: {list(logs.keys())}")
 
     def on_train_end(self, logs=None):
-        print("Stop training; got log keys: {}".format(list(logs.keys())))
+        print(f"Stop training; got log keys: {list(logs.keys())}")
 
     def on_epoch_begin(self, epoch, logs=None):
-        print("Start epoch {} of training; got log keys: {}".format(epoch, list(logs.keys())))
+        print(f"Start epoch {epoch} of training; got log keys: {list(logs.keys())}")
 
     def on_epoch_end(self, epoch, logs=None):
-        print("End epoch {} of training; got log keys: {}".format(epoch, list(logs.keys())))
+        print(f"End epoch {epoch} of training; got log keys: {list(logs.keys())}")
 
     def on_test_begin(self, logs=None):
-        print("Start testing; got log keys: {}".format(list(logs.keys())))
+        print(f"Start testing; got log keys: {list(logs.keys())}")
 
     def on_test_end(self, logs=None):
-        print("Stop testing; got log keys: {}".format(list(logs.keys())))
+        print(f"Stop testing; got log keys: {list(logs.keys())}")
 
     def on_predict_begin(self, logs=None):
-        print("Start predicting; got log keys: {}".format(list(logs.keys())))
+        print(f"Start predicting; got log keys: {list(logs.keys())}")
 
     def on_predict_end(self, logs=None):
-        print("Stop predicting; got log keys: {}".format(list(logs.keys())))
+        print(f"Stop predicting; got log keys: {list(logs.keys())}")
 
     def on_train_batch_begin(self, batch, logs=None):
-        print("...Training: start of batch {}; got log keys: {}".format(batch, list(logs.keys())))
+        print(f"...Training: start of batch {batch}; got log keys: {list(logs.keys())}")
 
     def on_train_batch_end(self, batch, logs=None):
-        print("...Training: end of batch {}; got log keys: {}".format(batch, list(logs.keys())))
+        print(f"...Training: end of batch {batch}; got log keys: {list(logs.keys())}")
 
     def on_test_batch_begin(self, batch, logs=None):
-        print("...Evaluating: start of batch {}; got log keys: {}".format(batch, list(logs.keys())))
+        print(f"...Evaluating: start of batch {batch}; got log keys: {list(logs.keys())}")
 
     def on_test_batch_end(self, batch, logs=None):
-        print("...Evaluating: end of batch {}; got log keys: {}".format(batch, list(logs.keys())))
+        print(f"...Evaluating: end of batch {batch}; got log keys: {list(logs.keys())}")
 
     def on_predict_batch_begin(self, batch, logs=None):
-        print("...Predicting: start of batch {}; got log keys: {}".format(batch, list(logs.keys())))
+        print(f"...Predicting: start of batch {batch}; got log keys: {list(logs.keys())}")
 
     def on_predict_batch_end(self, batch, logs=None):
-        print("...Predicting: end of batch {}; got log keys: {}".format(batch, list(logs.keys())))
+        print(f"...Predicting: end of batch {batch}; got log keys: {list(logs.keys())}")
 
 
 model = get_model()
-model.fit(x_train, y_train, batch_size=128, epochs=1, verbose=0, validation_split=0.5, shuffle=False, callbacks=[CustomCallback()])
+model.fit(
+    x_train,
+    y_train,
+    batch_size=128,
+    epochs=1,
+    verbose=0,
+    validation_split=0.5,
+    shuffle=False,
+    callbacks=[CustomCallback()],
+)
 res = model.evaluate(x_test, y_test, batch_size=128, verbose=0, callbacks=[CustomCallback()])
 print([round(float(r), 2) for r in res])
 res = model.predict(x_test, batch_size=128, verbose=0, callbacks=[CustomCallback()])
@@ -95,7 +104,9 @@ class LossAndErrorPrintingCallback(keras.callbacks.Callback):
 
 
 model = get_model()
-model.fit(x_train, y_train, batch_size=128, epochs=2, verbose=0, shuffle=False, callbacks=[LossAndErrorPrintingCallback()])
+model.fit(
+    x_train, y_train, batch_size=128, epochs=2, verbose=0, shuffle=False, callbacks=[LossAndErrorPrintingCallback()]
+)
 res = model.evaluate(x_test, y_test, batch_size=128, verbose=0, callbacks=[LossAndErrorPrintingCallback()])
 
 
@@ -126,7 +137,7 @@ class EarlyStoppingAtMinLoss(keras.callbacks.Callback):
 
     def on_train_end(self, logs=None):
         if self.stopped_epoch > 0:
-            print("Epoch %05d: early stopping" % (self.stopped_epoch + 1))
+            print(f"Epoch {self.stopped_epoch + 1:05d}: early stopping")
 
 
 model = get_model()
@@ -154,7 +165,7 @@ class CustomLearningRateScheduler(keras.callbacks.Callback):
         lr = float(tf.keras.backend.get_value(self.model.optimizer.learning_rate))
         scheduled_lr = self.schedule(epoch, lr)
         self.model.optimizer.learning_rate = scheduled_lr
-        print("\nEpoch %05d: Learning rate is %6.4f." % (epoch, scheduled_lr))
+        print(f"\nEpoch {epoch:05d}: Learning rate is {scheduled_lr:6.4f}.")
 
 
 LR_SCHEDULE = [(3, 0.05), (6, 0.01), (9, 0.005), (12, 0.001)]

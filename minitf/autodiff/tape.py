@@ -13,7 +13,7 @@ minitf/autodiff/jacobians.py builds `jacobian` and `batch_jacobian` from one bac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,6 +35,8 @@ from minitf.core.provided import Provided
 from minitf.core.tensor import Tensor
 from minitf.ops.array.creation import ones, ones_like, zeros
 from minitf.ops.state_ops import ReadVariableOp, variable_of
+
+_new = object.__new__
 
 
 def _key(x: Any) -> int:
@@ -111,6 +113,10 @@ class GradientTape:
         self._tracked: dict[int, Any] = {}  # id -> tensor/variable whose gradient we may need (kept alive)
         self._variables: dict[int, Any] = {}  # watched variables (listed in creation order)
         self._calls: list[GradContext | VariableRead] = []  # a recorded op call is the context its rule gets
+        # The watched and recorded values the recorded calls read, and whether one of them is read twice (or may
+        # be: a value watched after calls were recorded); only then does the backward walk need to find its order.
+        self._reads: set[int] = set()
+        self._read_twice = False
 
     # --- recording ---
     def __enter__(self) -> GradientTape:
@@ -160,10 +166,12 @@ class GradientTape:
                 self._watch_variable(t)
             else:
                 self._tracked[_key(t)] = t
+                # a recorded call may have read it before it was watched: let the walk count the reads
+                self._read_twice = self._read_twice or bool(self._calls)
 
     def _watch_variable(self, variable: Any) -> None:
         self._variables.setdefault(_key(variable), variable)
-        self._tracked[_key(variable)] = variable
+        self._tracked[_key(variable)] = variable  # (no recorded call reads a variable itself: nothing to recount)
 
     def record_read(self, variable: Any, out: Tensor) -> None:
         """A read of `variable` gave `out` (a ReadVariableOp, or a control-flow op reading it inside)."""
@@ -173,20 +181,28 @@ class GradientTape:
                 return
             self._watch_variable(variable)
         self._tracked[_key(out)] = out
+        if id(variable) in self._reads:
+            self._read_twice = True
+        self._reads.add(id(variable))
         self._calls.append(VariableRead(variable, out))
 
     def record(self, op: Op, inputs: tuple, attrs: dict, outputs: Any) -> None:
         """Called by `core.bind` for every op while this tape records; keeps those that touch watched values."""
-        if op is ReadVariableOp:  # reading a variable is how a tape starts watching it
-            self.record_read(variable_of(inputs[0]), outputs)
-            return
         if op.grad is None:
+            if op is ReadVariableOp:  # reading a variable is how a tape starts watching it
+                self.record_read(variable_of(inputs[0]), outputs)
             return  # not differentiable: nothing flows back through it
         tracked = self._tracked
+        reads = self._reads
+        touched = False
         for t in inputs:
-            if id(t) in tracked:
-                break
-        else:
+            key = id(t)
+            if key in tracked:
+                touched = True
+                if key in reads:  # a value read twice: its gradient is a sum, added in the order the walk picks
+                    self._read_twice = True
+                reads.add(key)
+        if not touched:
             return
         if type(outputs) is tuple:
             for o in outputs:
@@ -194,7 +210,13 @@ class GradientTape:
         else:
             tracked[id(outputs)] = outputs
             outputs = (outputs,)
-        self._calls.append(GradContext(op, inputs, outputs, attrs))
+        # The context its rule will get, filled in without a call to __init__ (this runs for every recorded op).
+        call = _new(GradContext)
+        call.op = op
+        call.inputs = inputs
+        call.outputs = outputs
+        call.attrs = attrs
+        self._calls.append(call)
 
     @contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -220,9 +242,8 @@ class GradientTape:
 
     def watched_variables(self) -> tuple:
         """The variables this tape watches, in the order they were created (as TensorFlow lists them)."""
-        if not self._live:
-            return self._consumed_variables
-        return tuple(sorted(self._variables.values(), key=lambda v: getattr(v, "_uid", 0)))
+        variables = self._consumed_variables if not self._live else self._variables.values()
+        return tuple(sorted(variables, key=lambda v: getattr(v, "_uid", 0)))
 
     # --- differentiating ---
     def _begin_answer(self) -> None:
@@ -242,7 +263,7 @@ class GradientTape:
     def _end_answer(self) -> None:
         """A non-persistent tape has given its one answer: drop the records (TensorFlow frees its tape)."""
         if not self._persistent:
-            self._consumed_variables = self.watched_variables()
+            self._consumed_variables = tuple(self._variables.values())  # (sorted when asked for)
             self._live = False
             self._reset_records()
 
@@ -299,7 +320,7 @@ class GradientTape:
             else:  # a Variable: its gradient is keyed by the variable itself
                 seed = ones(t.shape, dtype=t.dtype)
             _accumulate(grads, _key(t), seed)
-        for call in backward_order(self._calls, self._tracked, targets):
+        for call in backward_order(self._calls, self._tracked, targets, self._read_twice):
             if type(call) is VariableRead:
                 g = grads.get(_key(call.out))
                 if g is not None:
@@ -310,31 +331,34 @@ class GradientTape:
 
     def _backward_call(self, call: GradContext, grads: dict[int, Tensor]) -> None:
         """Apply one op's gradient rule; runs once per recorded op, so it is kept short."""
-        outputs = call.outputs
         g: Any  # one gradient, or a list of them for an op with several outputs
-        if call.op.num_outputs == 1:
-            g = grads.get(id(outputs[0]))
-            if g is None:
-                return
-        else:
-            g = [grads.get(id(o)) for o in outputs]
-            if not any(x is not None for x in g):
-                return
-        if type(g) is IndexedSlices:  # sparse gradients pass through tf.identity; other rules want them dense
-            if call.op.name != "Identity":
-                g = g._to_dense()
-        elif type(g) is list and any(type(x) is IndexedSlices for x in g):
-            g = [dense(x) for x in g]
+        g = grads.get(id(call.outputs[0])) if call.op.num_outputs == 1 else _output_gradients(call, grads)
+        if g is None:
+            return
+        if type(g) is IndexedSlices and call.op.name != "Identity":
+            g = g._to_dense()  # sparse gradients pass through tf.identity; other rules want them dense
         tracked = self._tracked
         inputs = call.inputs
-        # (one input is the common case, and a list comprehension is a call of its own)
-        needs = call.needs = (id(inputs[0]) in tracked,) if len(inputs) == 1 else [id(t) in tracked for t in inputs]
+        # Is input i's gradient wanted? (one or two inputs are the common cases; a comprehension is a call)
+        needs: Sequence[bool]
+        if len(inputs) == 1:
+            needs = call.needs = (id(inputs[0]) in tracked,)
+        elif len(inputs) == 2:
+            needs = call.needs = (id(inputs[0]) in tracked, id(inputs[1]) in tracked)
+        else:
+            needs = call.needs = [id(t) in tracked for t in inputs]
         in_grads = call.op.grad(call, g)  # type: ignore[misc]
         for inp, need, ig in zip(inputs, needs, in_grads):
             if need and ig is not None:
                 key = id(inp)
                 previous = grads.get(key)
                 grads[key] = ig if previous is None else add_gradients(previous, ig)
+
+
+def _output_gradients(call: GradContext, grads: dict[int, Tensor]) -> list | None:
+    """The gradients of an op with several outputs, dense (None where none flowed); None if none flowed at all."""
+    g = [grads.get(id(o)) for o in call.outputs]
+    return [dense(x) for x in g] if any(x is not None for x in g) else None
 
 
 def _accumulate(grads: dict[int, Tensor], key: int, g: Tensor) -> None:

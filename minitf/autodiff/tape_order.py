@@ -27,7 +27,7 @@ class VariableRead:
 
 
 def backward_order(
-    calls: list[GradContext | VariableRead], tracked: dict[int, Any], targets: list[Any]
+    calls: list[GradContext | VariableRead], tracked: dict[int, Any], targets: list[Any], read_twice: bool = True
 ) -> list[GradContext | VariableRead]:
     """The recorded calls the targets depend on, in the order TensorFlow's tape runs them backwards.
 
@@ -35,14 +35,13 @@ def backward_order(
     first-in first-out queue (the first ones in recording order). Any such order gives the same
     gradients; this one also adds the gradients of a value in TensorFlow's order, which shows in the
     rows of IndexedSlices and in the last bits of float sums.
+
+    `read_twice` False (the tape saw it while recording) says that no recorded call reads a recorded value or
+    watched source another one reads (or reads it twice), so no gradient is a sum whose order could show: the
+    reverse of the recording order is TensorFlow's order as far as anyone can tell. Calls the targets do not
+    depend on get no gradient and are skipped.
     """
-    read = [id(t) for call in calls if type(call) is not VariableRead for t in call.inputs if id(t) in tracked]
-    read += [id(call.variable) for call in calls if type(call) is VariableRead]
-    if len(set(read)) == len(read):
-        # No recorded call reads a recorded value or watched source another one reads (or reads it
-        # twice), so no gradient is a sum whose order could show: the reverse of the recording order is
-        # TensorFlow's order as far as anyone can tell. Calls the targets do not depend on get no
-        # gradient and are skipped.
+    if not read_twice:
         return calls[::-1]
     producer: dict[int, int] = {}  # id of a recorded value -> the index of the call that made it
     for index, call in enumerate(calls):
@@ -59,7 +58,8 @@ def backward_order(
         if index in reads:
             continue
         reads[index] = made = []
-        for key in _input_keys(calls[index]):
+        call = calls[index]
+        for key in [id(call.variable)] if type(call) is VariableRead else [id(t) for t in call.inputs]:
             maker = producer.get(key)
             if maker is not None:
                 made.append(key)
@@ -67,7 +67,7 @@ def backward_order(
             elif key not in tracked:
                 continue  # neither a recorded value nor a watched source
             uses[key] = uses.get(key, 0) + 1
-    if all(n == 1 for n in uses.values()):  # only calls the targets do not depend on read a value twice
+    if all(n == 1 for n in uses.values()):  # only calls the targets do not depend on read a value twice (or none)
         return [calls[index] for index in sorted(reads, reverse=True)]
     missing: dict[int, int] = {}
     for key in uses:  # a call waits for each of its outputs that recorded calls use
@@ -87,7 +87,3 @@ def backward_order(
                 if missing[maker] == 0:
                     ready.append(maker)
     return order
-
-
-def _input_keys(call: GradContext | VariableRead) -> list[int]:
-    return [id(call.variable)] if isinstance(call, VariableRead) else [id(t) for t in call.inputs]

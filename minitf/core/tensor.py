@@ -13,7 +13,7 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.tensor_interface import TensorInterface
-from minitf.core.tensor_shape import TensorShape
+from minitf.core.tensor_shape import TensorShape, shape_of
 
 
 class Tensor(TensorInterface):
@@ -26,6 +26,8 @@ class Tensor(TensorInterface):
 
     # `_keras_mask`: the mask a Keras layer attached to its output (keras/layers/masking.py); unset on most tensors.
     __slots__ = ("__weakref__", "_keras_mask")
+    # Both kinds keep their dtype in a slot `_dtype`, which the hot paths of minitf read instead of the property.
+    _dtype: dtypes.DType
     __array_priority__ = 100  # `np_array + tensor` calls the tensor's operator, as in TensorFlow
 
     def __hash__(self) -> int:
@@ -83,7 +85,7 @@ class EagerTensor(Tensor):
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(np.shape(self._value))
+        return shape_of(self._value)
 
     @property
     def ndim(self) -> int:

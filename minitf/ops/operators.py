@@ -92,7 +92,7 @@ def _invert(self: Tensor) -> Tensor:
 
 def _mul(self: Tensor, other: Any) -> Tensor:
     """`*`; on bool tensors TensorFlow multiplies as int32 and casts back (so it acts as logical and)."""
-    if self.dtype is dtypes.bool or (isinstance(other, Tensor) and other.dtype is dtypes.bool):
+    if self._dtype is dtypes.bool or (isinstance(other, Tensor) and other._dtype is dtypes.bool):
         return _bool_mul(self, other)
     return binary_call(Mul, self, other)
 

@@ -38,10 +38,11 @@ def _select_check(inputs: Sequence[Tensor], attrs: dict) -> None:
 def _select_grad(c: GradContext, g: Tensor) -> list:
     cond, x, y = c.inputs
     zeros = zeros_like_(g)
+    needs = c.needs
     return [
         None,
-        unbroadcast(where(cond, g, zeros), x) if c.needs[1] else None,
-        unbroadcast(where(cond, zeros, g), y) if c.needs[2] else None,
+        unbroadcast(bind(SelectV2, cond, g, zeros), x) if needs[1] else None,
+        unbroadcast(bind(SelectV2, cond, zeros, g), y) if needs[2] else None,
     ]
 
 

@@ -25,10 +25,11 @@ _BATCH_MATMUL_TYPES = _MATMUL_TYPES | {dtypes.int16}
 
 
 def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -> np.ndarray:
-    if a.dtype == np.uint8:  # the op accepts uint8 but has no CPU kernel: an error when it runs, not when traced
+    # (the values' own attributes and methods: NumPy's Python wrappers cost more than a small product)
+    if a.dtype.type is np.uint8:  # the op accepts uint8 but has no CPU kernel: an error when it runs, not when traced
         raise no_kernel("MatMul" if a.ndim <= 2 and b.ndim <= 2 else "BatchMatMulV2", dtypes.uint8)
     for i, x in enumerate((a, b)):
-        if np.ndim(x) < 2:
+        if x.ndim < 2:
             raise op_error(
                 InvalidArgumentError,
                 "MatMul",
@@ -38,9 +39,9 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
                 " or tf.expand_dims, or use tf.tensordot(u, v, 1) for a dot product.",
             )
     if transpose_a:
-        a = np.swapaxes(a, -1, -2)
+        a = a.swapaxes(-1, -2)
     if transpose_b:
-        b = np.swapaxes(b, -1, -2)
+        b = b.swapaxes(-1, -2)
     if a.shape[-1] != b.shape[-2]:
         name = "MatMul" if a.ndim == 2 and b.ndim == 2 else "BatchMatMulV2"
         shown = (

@@ -36,7 +36,8 @@ from minitf.ops.math.unary_math import _conj_if_complex, log, negative
 
 
 def _add_grad(c: GradContext, g: Tensor) -> list:
-    return [unbroadcast(g, c.x) if c.needs[0] else None, unbroadcast(g, c.y) if c.needs[1] else None]
+    x, y = c.inputs
+    return [unbroadcast(g, x) if c.needs[0] else None, unbroadcast(g, y) if c.needs[1] else None]
 
 
 def _sub_grad(c: GradContext, g: Tensor) -> list:
@@ -44,9 +45,10 @@ def _sub_grad(c: GradContext, g: Tensor) -> list:
 
 
 def _mul_grad(c: GradContext, g: Tensor) -> list:
+    x, y = c.inputs
     return [
-        unbroadcast(g * _conj_if_complex(c.y), c.x) if c.needs[0] else None,
-        unbroadcast(_conj_if_complex(c.x) * g, c.y) if c.needs[1] else None,
+        unbroadcast(multiply(g, _conj_if_complex(y)), x) if c.needs[0] else None,
+        unbroadcast(multiply(_conj_if_complex(x), g), y) if c.needs[1] else None,
     ]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -89,7 +89,7 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
             return handler(functools.partial(binary_call, op), x, y)
     if not isinstance(y, Tensor):
         try:
-            y = operand(y, x.dtype, op.name != "AddV2")
+            y = operand(y, x._dtype, op.name != "AddV2")
         except (TypeError, ValueError) as exc:
             if (handler := elementwise_handler(y)) is not None:
                 return handler(functools.partial(binary_call, op), x, y)
@@ -107,21 +107,27 @@ def binary_call(op: Op, x: Any, y: Any) -> Tensor:
 def reflected_call(op: Op, x: Any, y: Any) -> Tensor:
     """`2 - t`: the Python value must convert to the tensor's dtype (TypeError otherwise, as in TensorFlow)."""
     number = type(x) is float or type(x) is int  # (a recurring number is converted once: `operand`)
-    return bind(op, operand(x, y.dtype) if number else convert_to_tensor(x, dtype=y.dtype), y)
+    return bind(op, operand(x, y._dtype) if number else convert_to_tensor(x, dtype=y._dtype), y)
 
 
-def unbroadcast(g: Tensor, like: Tensor) -> Tensor:
+def unbroadcast(g: Any, like: Any) -> Tensor:
     """Sum a broadcast gradient back to the shape of the input it flows to."""
-    if state.graph is None and cast(EagerTensor, g)._value.shape == cast(EagerTensor, like)._value.shape:
-        return g
-    if state.graph is not None and g.shape == like.shape and like.shape.is_fully_defined():
+    if state.graph is None:
+        if g._value.shape == like._value.shape:  # eager tensors (typed Any: no cast on this hot path)
+            return g
+    elif g.shape == like.shape and like.shape.is_fully_defined():
         return g
     return bind(SumToShape, g, like)
 
 
+# Kernels of the ops gradients are made of take `.shape` and `.dtype` from their values (arrays or NumPy scalars)
+# and call NumPy's C functions: `np.shape`, `np.zeros_like` or `np.broadcast_to` are Python functions that cost
+# more than the arithmetic on the small tensors of a lesson.
+
+
 def _sum_to_kernel(g: np.ndarray, like: np.ndarray) -> np.ndarray:
-    target = np.shape(like)
-    extra = np.ndim(g) - len(target)
+    target = like.shape
+    extra = g.ndim - len(target)
     axes = tuple(range(extra)) + tuple(i + extra for i, d in enumerate(target) if d == 1 and g.shape[i + extra] != 1)
     out = np.sum(g, axis=axes, keepdims=True) if axes else g
     return np.asarray(out).reshape(target)
@@ -133,9 +139,16 @@ def _sum_to_grad(c: GradContext, g: Tensor) -> list:
 
 SumToShape = Op("SumToShape", _sum_to_kernel, shape=shape_rules.same_as_second, grad=_sum_to_grad)
 
+
+def _broadcast_like_kernel(x: np.ndarray, like: np.ndarray) -> np.ndarray:
+    out = np.empty(np.broadcast(x, like).shape, x.dtype)
+    out[...] = x
+    return out
+
+
 BroadcastLike = Op(
     "BroadcastLike",
-    lambda x, like: np.broadcast_to(x, np.broadcast_shapes(np.shape(x), np.shape(like))).copy(),
+    _broadcast_like_kernel,
     shape=shape_rules.broadcast_rule(None),
     grad=lambda c, g: [unbroadcast(g, c.x), None],
 )
@@ -169,8 +182,15 @@ ReshapeLike: Op = Op(
 
 
 # Not differentiable, as in TensorFlow: tapes do not record them, so nothing downstream waits for their gradient.
-ZerosLike = Op("ZerosLike", np.zeros_like, shape=shape_rules.same_as_first)
-OnesLike = Op("OnesLike", np.ones_like, shape=shape_rules.same_as_first)
+def _filled_like(make: Callable, make_like: Callable) -> Callable:
+    def kernel(x: Any) -> np.ndarray:
+        return make(x.shape, x.dtype) if isinstance(x, np.ndarray | np.generic) else make_like(x)  # (a bytes scalar)
+
+    return kernel
+
+
+ZerosLike = Op("ZerosLike", _filled_like(np.zeros, np.zeros_like), shape=shape_rules.same_as_first)
+OnesLike = Op("OnesLike", _filled_like(np.ones, np.ones_like), shape=shape_rules.same_as_first)
 
 
 def zeros_like_(x: Any) -> Tensor:

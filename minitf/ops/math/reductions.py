@@ -189,8 +189,8 @@ All = _reduction("All", _reduce_kernel(np.all), BOOL)
 
 
 def _keepdims_kernel(g: np.ndarray, like: np.ndarray, axis: tuple | None) -> np.ndarray:
-    shape = [1 if (axis is None or i in axis) else d for i, d in enumerate(np.shape(like))]
-    return np.reshape(g, shape)
+    dims = like.shape  # (values are arrays or NumPy scalars: their own methods cost less than np.reshape's wrapper)
+    return g.reshape((1,) * len(dims) if axis is None else [1 if i in axis else d for i, d in enumerate(dims)])
 
 
 def keepdims_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:

@@ -14,8 +14,8 @@ from minitf.ops.math.binary_math import add, divide, multiply, subtract
 from minitf.ops.math.elementwise import FC, F, binary_call, binary_op, unary_function, unary_op, unbroadcast
 from minitf.ops.math.unary_math import conj, negative, reciprocal, rsqrt, square
 
-Sin = unary_op("Sin", np.sin, FC, lambda c, g: [g * cos(c.x)])
-Cos = unary_op("Cos", np.cos, FC, lambda c, g: [negative(g) * sin(c.x)])
+Sin = unary_op("Sin", np.sin, FC, lambda c, g: [multiply(g, cos(c.x))])
+Cos = unary_op("Cos", np.cos, FC, lambda c, g: [multiply(negative(g), sin(c.x))])
 Tan = unary_op("Tan", np.tan, FC, lambda c, g: [g / square(cos(c.x))])
 
 

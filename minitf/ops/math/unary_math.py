@@ -23,7 +23,7 @@ from minitf.ops.math.elementwise import FC, NUM, REAL, SIGNED, SIGNED_REAL, F, u
 
 
 def _conj_if_complex(x: Tensor) -> Tensor:
-    return conj(x) if x.dtype.kind == "c" else x
+    return conj(x) if x._dtype.kind == "c" else x
 
 
 def _sigmoid_kernel(x: np.ndarray) -> np.ndarray:
@@ -106,7 +106,7 @@ def _round_kernel(x: np.ndarray) -> np.ndarray:
 
 
 def _fused_grad(op: Op, y: Tensor, g: Tensor) -> Tensor:
-    if y.dtype.is_complex:
+    if y._dtype.kind == "c":
         y = conj(y)
     return bind(op, y, g)
 

@@ -32,8 +32,7 @@ _DEFAULT_NAN = np.array(0xFFC00000, dtype=np.uint32).view(_F)  # what x86 makes 
 # On the small tensors of a lesson a kernel's cost is its number of NumPy calls, not the arithmetic: the
 # packet paths below write into buffers of the call (positional `out`) and take their constants as 0-d arrays,
 # which NumPy combines with a vector as cheaply as two vectors (a NumPy scalar operand costs twice as much).
-# Floating-point warnings (overflow of inf inputs, ...) are silenced by minitf's warning filter (core/op.py),
-# which costs nothing per call, unlike np.errstate.
+# Floating-point warnings (overflow of inf inputs, ...) are off while any kernel runs (core/numpy_errors.py).
 
 
 def _k(value: float | np.floating) -> np.ndarray:

@@ -23,6 +23,7 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.dtypes import resource
 from minitf.core.errors import InvalidArgumentError
 from minitf.core.errors import tf_type_name as _tf_name
+from minitf.core.numpy_errors import quietly
 from minitf.core.op import make_output
 from minitf.core.tensor import EagerTensor, Tensor, make
 from minitf.function.cache_keys import ById, Literal, TensorSpec, VariableSpec, output_type, trace_type, type_text
@@ -212,8 +213,8 @@ class ConcreteFunction:
         wrap = make_output if dtypes.string in out_dtypes else make
 
         def run(args: Sequence[Any]) -> Any:
-            try:
-                outs = fn(*[a._value for a in args], *captured)
+            try:  # (NumPy's floating-point warnings off while the graph runs: minitf/core/numpy_errors.py)
+                outs = quietly(fn, *[a._value for a in args], *captured)
             except KERNEL_ERRORS as exc:
                 op = code.failing_op(exc)
                 if op is None:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from harness import ENGINES, assert_equal
 
-# NumPy's RuntimeWarnings (log(0), 0 * inf...) are silenced by minitf at import; pytest resets that filter.
+# RuntimeWarnings of the NumPy the tests compute with themselves (log(0), 0 * inf...) are not what they check.
 pytestmark = [pytest.mark.tf, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
 
 minitf = ENGINES["minitf"]

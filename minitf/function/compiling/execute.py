@@ -24,6 +24,7 @@ import numpy as np
 from minitf.core.context import state
 from minitf.core.dtypes import resource
 from minitf.core.errors import InvalidArgumentError, OpError, missing_kernel_in_graph
+from minitf.core.numpy_errors import quietly
 from minitf.core.op import bind, make_output
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.function.compiling import codegen
@@ -52,7 +53,7 @@ def evaluate(
 def run_kernel(op: Operation, values: list[Any]) -> Sequence[Any]:
     """Apply `op` by calling its NumPy kernel; a failure names the node, as TensorFlow's graph errors do."""
     try:
-        out = op.op_def.kernel(*values, **op.attrs)
+        out = quietly(op.op_def.kernel, *values, **op.attrs)  # NumPy's warnings off (minitf/core/numpy_errors.py)
     except KERNEL_ERRORS as exc:
         raise node_error(exc, op) from None
     n = op.op_def.num_outputs
@@ -104,7 +105,7 @@ def run_graph(graph: FuncGraph, values: Sequence[Any]) -> list[Any]:
     """Run `graph` on NumPy values for `graph.inputs` (Variables for resource inputs); NumPy values out."""
     code = compiled(graph)
     try:
-        return code.fn(*values)
+        return quietly(code.fn, *values)  # NumPy's floating-point warnings off (minitf/core/numpy_errors.py)
     except KERNEL_ERRORS as exc:
         op = code.failing_op(exc)
         if op is None:

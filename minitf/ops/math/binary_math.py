@@ -47,8 +47,8 @@ def _sub_grad(c: GradContext, g: Tensor) -> list:
 def _mul_grad(c: GradContext, g: Tensor) -> list:
     x, y = c.inputs
     return [
-        unbroadcast(multiply(g, _conj_if_complex(y)), x) if c.needs[0] else None,
-        unbroadcast(multiply(_conj_if_complex(x), g), y) if c.needs[1] else None,
+        unbroadcast(g * _conj_if_complex(y), x) if c.needs[0] else None,
+        unbroadcast(_conj_if_complex(x) * g, y) if c.needs[1] else None,
     ]
 
 

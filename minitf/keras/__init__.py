@@ -18,6 +18,7 @@ import minitf.keras.losses as losses
 import minitf.keras.metrics as metrics
 import minitf.keras.models as models
 import minitf.keras.optimizers as optimizers
+import minitf.keras.preprocessing as preprocessing
 import minitf.keras.regularizers as regularizers
 import minitf.keras.saving as saving
 import minitf.keras.utils as utils
@@ -42,6 +43,7 @@ __all__ = [
     "metrics",
     "models",
     "optimizers",
+    "preprocessing",
     "regularizers",
     "saving",
     "utils",

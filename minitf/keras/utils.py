@@ -12,6 +12,7 @@ import minitf.keras.saving.api as api
 import minitf.keras.saving.registry as registry
 from minitf.keras.data_adapter import pack_x_y_sample_weight as pack_x_y_sample_weight
 from minitf.keras.data_adapter import unpack_x_y_sample_weight as unpack_x_y_sample_weight
+from minitf.keras.preprocessing.sequence import pad_sequences as pad_sequences
 from minitf.ops.random.random_ops import set_seed
 
 # tf.keras has these only here (Keras 3 also in keras.saving).

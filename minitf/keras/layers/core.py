@@ -13,7 +13,6 @@ from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight
 from minitf.keras.serialization import serialize
 from minitf.ops.array.gather_scatter import gather
-from minitf.ops.array.join_split import concat
 from minitf.ops.array.shape_ops import reshape, shape
 from minitf.ops.linalg.linalg_ops import matmul
 from minitf.ops.math import reductions, unary_math
@@ -100,15 +99,13 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs: Any) -> Any:
-        if inputs.shape.rank == 2:
+        inner = inputs.shape.as_list()[1:-1]
+        if inputs.shape.rank == 2 or None in inner:
+            # a matrix, or a sequence of unknown length: matmul broadcasts the kernel over the leading axes
             x = matmul(inputs, self.kernel)
         else:  # the last axis of a (batch, ..., features) input: as a matrix product over the rows it holds
             rows = matmul(reshape(inputs, [-1, self.kernel.shape[0]]), self.kernel)
-            inner = inputs.shape.as_list()[1:-1]
-            if None in inner:
-                x = reshape(rows, concat([shape(inputs)[:-1], [self.units]], axis=0))
-            else:  # the batch axis alone may be unknown: a static shape, which a traced function needs
-                x = reshape(rows, [-1, *inner, self.units])
+            x = reshape(rows, [-1, *inner, self.units])  # a static shape, which a traced function needs
         if self.bias is not None:
             x = x + self.bias
         return self.activation(x)

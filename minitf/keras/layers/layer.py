@@ -20,12 +20,11 @@ from typing import Any
 import numpy as np
 
 import minitf.keras.initializers as initializers
+import minitf.keras.layers.symbolic as symbolic
 import minitf.keras.naming as naming
 import minitf.keras.regularizers as regularizers
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
-from minitf.function.cache_keys import TensorSpec
-from minitf.function.function import function
 from minitf.keras.layers.input_spec import InputSpec, check_input
 from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, map_structure
 from minitf.keras.serialization import accepted, deserialize
@@ -93,6 +92,8 @@ class Layer:
         super().__init_subclass__(**kwargs)
         if "build" in cls.__dict__:
             cls.build = _marking_built(cls.__dict__["build"])  # type: ignore[method-assign]
+        if "compute_mask" in cls.__dict__:
+            cls.compute_mask = symbolic.symbolic_compute_mask(cls.__dict__["compute_mask"])  # type: ignore[method-assign]
 
     # --- tracking inner layers and weights ---
     def __setattr__(self, name: str, value: Any) -> None:
@@ -227,6 +228,8 @@ class Layer:
         inputs = map_structure(_as_input_tensor, inputs)
         for index, tensor in enumerate(flatten(inputs)):
             check_input(self.input_spec, tensor, self.name, index)
+        # Keras builds a layer without its own `build` whose inner layers are unbuilt by tracing `call` first
+        built_by_a_trace = not self.built and type(self).build is Layer.build and any(not x.built for x in self._layers)
         self._maybe_build(inputs)
         for index, tensor in enumerate(flatten(inputs)):
             check_input(self.input_spec, tensor, self.name, index)
@@ -244,8 +247,19 @@ class Layer:
         # inner layers built during this call get this layer's name in their weights' paths (`model/dense/kernel`)
         with training_scope(training), naming.path_scope(self.name):
             outputs = self.call(inputs, *args[1:], **kwargs)
+        if built_by_a_trace:
+            symbolic.name_outputs_as_a_trace_does(outputs)
         propagate(self, inputs, outputs, previous_mask)
         return outputs
+
+    def _trace_outputs(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """The output KerasTensors: `call` traced once on placeholders of the input shapes (no values computed)."""
+        call_kwargs = dict(kwargs)
+        if self._call_has_training:
+            call_kwargs.setdefault("training", False)
+        else:
+            call_kwargs.pop("training", None)
+        return symbolic.trace(lambda i, a, k: self.call(i, *a, **k), inputs, args, call_kwargs)
 
     # --- masks ---
     @property
@@ -263,36 +277,26 @@ class Layer:
         return previous_mask
 
     def _call_symbolically(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
-        """A call on KerasTensors: build, find the output shapes by tracing `call`, record a Node."""
+        """A call on KerasTensors: build, find the output shapes by tracing `call`, record a Node, attach the
+        output's mask as a KerasTensor (from `compute_mask` on the input's mask), as Keras does."""
         self._maybe_build(inputs)
         for index, tensor in enumerate(flatten(inputs)):
             check_input(self.input_spec, tensor, self.name, index)
-        outputs = self._trace_outputs(inputs, args, kwargs)
+        previous_mask = kwargs["mask"] if kwargs.get("mask") is not None else mask_of(inputs)
+        call_kwargs = dict(kwargs)
+        if self._call_has_mask and previous_mask is not None:
+            call_kwargs["mask"] = previous_mask
+        elif not self._call_has_mask:
+            call_kwargs.pop("mask", None)
+        outputs = self._trace_outputs(inputs, args, call_kwargs)
         flat_outputs = flatten(outputs)
         node_index = len(self._inbound_nodes)
         for index, tensor in enumerate(flat_outputs):
             tensor._keras_history = (self, node_index, index)
         inputs_flat = [t for t in flatten(inputs) if isinstance(t, KerasTensor)]
         self._inbound_nodes.append(Node(self, inputs_flat, flat_outputs, (inputs, args), kwargs))
+        propagate(self, inputs, outputs, previous_mask)
         return outputs
-
-    def _trace_outputs(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
-        """The output KerasTensors: `call` traced once on placeholders of the input shapes (no values computed)."""
-        keras_inputs = [t for t in flatten(inputs) if isinstance(t, KerasTensor)]
-
-        def traced(*tensors: Any) -> Any:
-            substitute = dict(zip(map(id, keras_inputs), tensors, strict=True))
-            real = map_structure(lambda t: substitute.get(id(t), t), inputs)
-            call_kwargs = dict(kwargs)
-            if self._call_has_training:
-                call_kwargs.setdefault("training", False)
-            else:
-                call_kwargs.pop("training", None)
-            return self.call(real, *args, **call_kwargs)
-
-        specs = [TensorSpec(list(t.shape), t.dtype) for t in keras_inputs]
-        graph_outputs = function(traced, autograph=False).get_concrete_function(*specs).structured_outputs
-        return map_structure(lambda t: KerasTensor(t.shape.as_list(), t.dtype), graph_outputs)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         if _is_shape(input_shape):

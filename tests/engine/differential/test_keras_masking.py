@@ -196,3 +196,82 @@ def test_masked_steps_do_not_count_in_the_loss_and_metrics_of_fit_and_evaluate()
         seen.append((evaluated, history["loss"], history["sparse_categorical_accuracy"]))
     for ours, theirs in zip(seen[0], seen[1], strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def _symbolic_masks(keras: Any) -> list[str]:
+    """What a functional graph says of its masks: each KerasTensor's `_keras_mask` (or its absence) after layers
+    that make, pass on, change or drop a mask, and `compute_mask` called on a KerasTensor."""
+    layers, seen = keras.layers, []
+
+    class SplitInTime(layers.Layer):
+        def call(self, inputs):
+            return [inputs[:, :2], inputs[:, 2:]]
+
+        def compute_mask(self, inputs, mask=None):
+            return None if mask is None else [mask[:, :2], mask[:, 2:]]
+
+    def look(tensor: Any) -> None:
+        seen.append(f"{tensor} mask={getattr(tensor, '_keras_mask', 'none')}")
+
+    inputs = keras.Input((4,), dtype="int32")
+    look(inputs)
+    embedding = layers.Embedding(10, 3, mask_zero=True)
+    x = embedding(inputs)
+    look(x)
+    seen.append(str(embedding.compute_mask(inputs)))
+    look(layers.Dense(2)(x))
+    dropped = layers.Dropout(0.5)(x)  # a call that returns its input unchanged still makes a new KerasTensor
+    look(dropped)
+    seen.append(f"{dropped is x} {dropped._keras_history[0].name}")
+    look(layers.Activation("relu")(x))
+    look(layers.LSTM(2, return_sequences=True)(x))
+    look(layers.LSTM(2)(x))
+    for half in SplitInTime()(x):
+        look(half)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        look(layers.Flatten()(x))
+    look(layers.Masking()(keras.Input((5, 2))))
+    return seen
+
+
+def test_keras_tensors_carry_the_masks_keras_gives_them_in_a_functional_graph() -> None:
+    assert _symbolic_masks(minitf.keras) == _symbolic_masks(real_keras)
+
+
+def _names_after_eager_calls(keras: Any) -> list[str]:
+    """Keras builds a layer that has no `build` of its own but unbuilt inner layers by tracing its `call`, which
+    names a KerasTensor per output; later KerasTensors are numbered after them."""
+    layers, names = keras.layers, []
+
+    class Wrapper(layers.Layer):
+        def __init__(self, outputs: int) -> None:
+            super().__init__()
+            self.dense, self.outputs = layers.Dense(2), outputs
+
+        def call(self, x):
+            return [self.dense(x)] * self.outputs if self.outputs > 1 else self.dense(x)
+
+    class Doubler(layers.Layer):
+        def call(self, x):
+            return x * 2
+
+    class Model(keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dense = layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x)
+
+    x = np.ones((2, 3), "float32")
+    for make in (lambda: layers.Dense(2), lambda: Wrapper(1), Doubler, lambda: Wrapper(2), Model):
+        layer = make()
+        layer(x)
+        layer(x)
+        names.append(keras.Input((1,)).name)
+    return names
+
+
+def test_keras_tensors_are_numbered_as_in_keras_after_layers_built_by_their_first_call() -> None:
+    assert _names_after_eager_calls(minitf.keras) == _names_after_eager_calls(real_keras)

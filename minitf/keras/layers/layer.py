@@ -293,7 +293,7 @@ class Layer:
         node_index = len(self._inbound_nodes)
         for index, tensor in enumerate(flat_outputs):
             tensor._keras_history = (self, node_index, index)
-        inputs_flat = [t for t in flatten(inputs) if isinstance(t, KerasTensor)]
+        inputs_flat = [t for t in flatten((inputs, args, kwargs)) if isinstance(t, KerasTensor)]
         self._inbound_nodes.append(Node(self, inputs_flat, flat_outputs, (inputs, args), kwargs))
         propagate(self, inputs, outputs, previous_mask)
         return outputs

@@ -8,7 +8,11 @@ from typing import Any
 from minitf.keras.layers.input_spec import InputSpec
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import channels_last, int_tuple, padding_mode
+from minitf.ops.array.creation import zeros_like
+from minitf.ops.array.shape_ops import expand_dims
+from minitf.ops.array.where import where
 from minitf.ops.math import reductions
+from minitf.ops.math.cast import cast
 from minitf.ops.nn.conv_by_rank import avg_pool1d, max_pool1d
 from minitf.ops.nn.pooling import avg_pool2d, max_pool2d
 
@@ -100,8 +104,25 @@ class GlobalMaxPooling2D(GlobalPooling):
 
 
 class GlobalAveragePooling1D(GlobalPooling):
+    """The mean over the steps of a sequence; masked steps (padding) are left out of it."""
+
     rank = 1
     reduce = staticmethod(reductions.reduce_mean)
+
+    def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs: Any) -> None:
+        super().__init__(data_format, keepdims, **kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        steps = 1 if self.data_format == "channels_last" else 2
+        if mask is None:
+            return reductions.reduce_mean(inputs, axis=steps, keepdims=self.keepdims)
+        keep = expand_dims(cast(mask, "bool"), 2 if self.data_format == "channels_last" else 1)
+        total = reductions.reduce_sum(where(keep, inputs, zeros_like(inputs)), axis=steps, keepdims=self.keepdims)
+        return total / reductions.reduce_sum(cast(keep, inputs.dtype), axis=steps, keepdims=self.keepdims)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        return None  # one vector per sequence: no steps left to mask
 
 
 class GlobalAveragePooling2D(GlobalPooling):

@@ -22,7 +22,7 @@ from minitf.ops.array.shape_ops import expand_dims
 from minitf.ops.array.where import where
 
 
-def _sizes(size: Any) -> list[int]:
+def state_sizes(size: Any) -> list[int]:
     return list(size) if isinstance(size, list | tuple) else [size]
 
 
@@ -35,7 +35,7 @@ class StackedRNNCells(Layer):
 
     @property
     def state_size(self) -> list[int]:
-        return [size for cell in self.cells for size in _sizes(cell.state_size)]
+        return [size for cell in self.cells for size in state_sizes(cell.state_size)]
 
     @property
     def output_size(self) -> int:
@@ -54,7 +54,7 @@ class StackedRNNCells(Layer):
     def call(self, inputs: Any, states: Any, training: bool | None = None) -> tuple[Any, list[Any]]:
         new_states, start = [], 0
         for cell in self.cells:
-            count = len(_sizes(cell.state_size))
+            count = len(state_sizes(cell.state_size))
             inputs, cell_states = cell.call(inputs, list(states[start : start + count]), training=training)
             new_states.extend(cell_states)
             start += count
@@ -134,12 +134,12 @@ class RNN(Layer):
         """The input's mask goes on with the sequence of outputs; the last output and the states have none."""
         mask = mask[0] if isinstance(mask, list | tuple) else mask
         output_mask = mask if self.return_sequences else None
-        return [output_mask, *[None for _ in _sizes(self.cell.state_size)]] if self.return_state else output_mask
+        return [output_mask, *[None for _ in state_sizes(self.cell.state_size)]] if self.return_state else output_mask
 
     def _zero_states(self, inputs: Any) -> list[Any]:
         """Zeros of shape (batch, size) for each state, made from the input so an unknown batch size works."""
         column = creation.zeros_like(slicing.getitem(inputs, (slice(None), 0, slice(0, 1))))
-        return [column * creation.zeros([1, size], dtype=inputs.dtype) for size in _sizes(self.cell.state_size)]
+        return [column * creation.zeros([1, size], dtype=inputs.dtype) for size in state_sizes(self.cell.state_size)]
 
     def _trace_outputs(self, inputs: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
         """The output KerasTensors from the cell's sizes: the time axis may be unknown (None)."""
@@ -149,7 +149,7 @@ class RNN(Layer):
         output = KerasTensor(output_shape, sequence.dtype)
         if not self.return_state:
             return output
-        return [output, *[KerasTensor((batch, size), sequence.dtype) for size in _sizes(self.cell.state_size)]]
+        return [output, *[KerasTensor((batch, size), sequence.dtype) for size in state_sizes(self.cell.state_size)]]
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         outputs = self._trace_outputs(KerasTensor(input_shape), (), {})

@@ -9,6 +9,7 @@ from minitf.keras.layers.keras_tensor import KerasTensor
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.layer_serialization import deserialize as deserialize_layer
 from minitf.keras.layers.layer_serialization import serialize
+from minitf.keras.layers.rnn import state_sizes
 from minitf.ops.array import join_split, shape_ops, tile_pad
 from minitf.ops.math import binary_math
 
@@ -98,9 +99,9 @@ class Bidirectional(Wrapper):
             layer.build(input_shape)
             layer.built = True
 
-    def call(self, inputs: Any, training: bool | None = None) -> Any:
-        forward = self.forward_layer.call(inputs, training=training)
-        backward = self.backward_layer.call(inputs, training=training)
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
+        forward = self.forward_layer.call(inputs, training=training, mask=mask)
+        backward = self.backward_layer.call(inputs, training=training, mask=mask)
         forward_states: list[Any] = []
         backward_states: list[Any] = []
         if self.return_state:
@@ -113,6 +114,17 @@ class Bidirectional(Wrapper):
             outputs = merged if isinstance(merged, list) else [merged]
             return [*outputs, *forward_states, *backward_states]
         return merged
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The input's mask goes on with merged sequences (with each of the two when not merged); the last outputs
+        and the states have none."""
+        mask = mask[0] if isinstance(mask, list | tuple) else mask
+        kept = mask if self.return_sequences else None
+        output_mask: Any = kept if self.merge_mode else [kept, kept]
+        if not self.return_state:
+            return output_mask
+        state_masks = [None] * (2 * len(state_sizes(self.forward_layer.cell.state_size)))
+        return [*(output_mask if isinstance(output_mask, list) else [output_mask]), *state_masks]
 
     def _merge(self, forward: Any, backward: Any) -> Any:
         if self.merge_mode == "concat":

@@ -232,9 +232,11 @@ class Functional(Model):
         for node in self._nodes:
             if isinstance(node.layer, InputLayer):
                 continue
-            arguments, args = node.arguments
-            real = map_structure(lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, arguments)
-            result = node.layer(real, *args, **node.kwargs)
+            # KerasTensors may stand in the other arguments too (an RNN's `initial_state=` from another layer)
+            real, args, kwargs = map_structure(
+                lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, (*node.arguments, node.kwargs)
+            )
+            result = node.layer(real, *args, **kwargs)
             for tensor, value in zip(node.output_tensors, flatten(result), strict=True):
                 values[id(tensor)] = value
         return map_structure(lambda t: values[id(t)], self._outputs_struct)

@@ -26,7 +26,7 @@ class Sequential(Model):
         self._graph_output: Any = None  # the KerasTensor the last build made: the model's output
         for layer in layers or []:
             self.add(layer, rebuild=False)
-        if self._input_layer is not None:
+        if self._input_layer is not None and self._layers:
             self.build(self._input_layer.batch_shape)
         elif len(self._layers) > 1 and hasattr(self._layers[0], "input_shape"):
             # a built model first (`Sequential([model, Softmax()])`): Keras builds on its input shape
@@ -73,7 +73,7 @@ class Sequential(Model):
                 f"Only instances of `keras.Layer` can be added to a Sequential model. Received: "
                 f"{layer} (of type {type(layer)})"
             )
-        if rebuild and self._input_layer is not None:
+        if rebuild and self._input_layer is not None and self._layers:  # Keras builds once a layer follows the input
             self.built = False
             self.build(self._input_layer.batch_shape)
 
@@ -90,6 +90,7 @@ class Sequential(Model):
         if self._input_layer is None:
             self._input_layer = InputLayer(batch_shape=tuple(input_shape))
         x: Any = self._input_layer.output
+        naming.unique_name("functional")  # Keras builds a Sequential model as a Functional one, which takes a name
         with naming.path_scope(self.name):
             for layer in self._layers:
                 x = layer(x)

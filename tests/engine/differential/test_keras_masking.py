@@ -275,3 +275,31 @@ def _names_after_eager_calls(keras: Any) -> list[str]:
 
 def test_keras_tensors_are_numbered_as_in_keras_after_layers_built_by_their_first_call() -> None:
     assert _names_after_eager_calls(minitf.keras) == _names_after_eager_calls(real_keras)
+
+
+def _masked_pooling_and_bidirectional(keras: Any) -> list[Any]:
+    """A padded sequence through Bidirectional recurrent layers (merged or not, with states) and the average over
+    its steps: masked steps change nothing, and the masks that come out are Keras's."""
+    layers = keras.layers
+    inputs = keras.Input((None,), dtype="int32")
+    embedded = layers.Embedding(20, 3, mask_zero=True)(inputs)
+    merged = layers.Bidirectional(layers.GRU(2, return_sequences=True), merge_mode="sum")(embedded)
+    pooled = layers.GlobalAveragePooling1D()(merged)
+    both_ways = layers.Bidirectional(layers.LSTM(2, return_sequences=True, return_state=True), merge_mode=None)(
+        embedded
+    )
+    last = layers.Bidirectional(layers.SimpleRNN(2))(embedded)
+    model = keras.Model(inputs, [pooled, last, *both_ways[:2]])
+    rng = np.random.default_rng(5)
+    model.set_weights([rng.normal(0, 0.5, w.shape).astype("float32") for w in model.get_weights()])
+    padded = np.array([[4, 9, 2, 0, 0], [7, 1, 3, 8, 5]], "int32")
+    masks = [getattr(t, "_keras_mask", None) is not None for t in [merged, pooled, last, *both_ways]]
+    full, cut = model(padded), model(padded[:1, :3])
+    return [*full[:2], np.allclose(full[0][:1], cut[0]) and np.allclose(full[1][:1], cut[1], atol=1e-6), masks]
+
+
+def test_bidirectional_and_global_average_pooling_1d_use_the_mask_as_keras_does() -> None:
+    ours, theirs = (_masked_pooling_and_bidirectional(keras) for keras in (minitf.keras, real_keras))
+    for mine, expected in zip(ours[:2], theirs[:2], strict=True):
+        np.testing.assert_allclose(np.asarray(mine), np.asarray(expected), rtol=1e-5, atol=1e-6)
+    assert ours[2:] == theirs[2:] == [True, [True, False, False, True, True, False, False, False, False]]

@@ -156,3 +156,33 @@ def _sequential_graph(library: Any) -> list[str]:
 
 def test_a_sequential_model_gives_its_inputs_outputs_and_shapes_as_keras_does_also_after_pop() -> None:
     assert _sequential_graph(minitf.keras) == _sequential_graph(keras)
+
+
+def _encoder_decoder(library: Any) -> tuple[str, Any, list[str]]:
+    """Sequential models built as layers are added (each build takes a `functional` name in Keras), then an
+    encoder whose LSTM states are the decoder's `initial_state`: the summary links them, and the model runs."""
+    library.backend.clear_session()
+    layers, names = library.layers, []
+    for with_input in (False, True):
+        model = library.Sequential()
+        if with_input:
+            model.add(library.Input((None,)))
+        model.add(layers.Embedding(50, 4))
+        model.add(layers.GRU(3))
+        names.append(model.name)
+    encoder_input, decoder_input = library.Input((None,)), library.Input((None,))
+    _, state_h, state_c = layers.LSTM(3, return_state=True, name="encoder")(layers.Embedding(50, 4)(encoder_input))
+    decoded = layers.LSTM(3, name="decoder")(layers.Embedding(60, 4)(decoder_input), initial_state=[state_h, state_c])
+    model = library.Model([encoder_input, decoder_input], layers.Dense(2)(decoded))
+    names.append(model.name)
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.normal(0, 0.3, w.shape).astype("float32") for w in model.get_weights()])
+    tokens = [rng.integers(50, size=(2, 5)), rng.integers(60, size=(2, 4))]
+    return _summary(model), model.predict(tokens, verbose=0), names
+
+
+def test_a_functional_model_follows_keras_tensors_given_as_initial_state_and_is_named_as_in_keras() -> None:
+    mine, theirs = _encoder_decoder(minitf.keras), _encoder_decoder(keras)
+    assert mine[0] == theirs[0] and "encoder[0][1]" in mine[0]
+    np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-5, atol=1e-6)
+    assert mine[2] == theirs[2]

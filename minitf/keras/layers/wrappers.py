@@ -123,7 +123,7 @@ class Bidirectional(Wrapper):
         output_mask: Any = kept if self.merge_mode else [kept, kept]
         if not self.return_state:
             return output_mask
-        state_masks = [None] * (2 * len(state_sizes(self.forward_layer.cell.state_size)))
+        state_masks = [None] * (2 * len(state_sizes(self.forward_layer.cell.state_size)))  # type: ignore[attr-defined]
         return [*(output_mask if isinstance(output_mask, list) else [output_mask]), *state_masks]
 
     def _merge(self, forward: Any, backward: Any) -> Any:

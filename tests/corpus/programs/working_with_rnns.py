@@ -100,4 +100,4 @@ print(
 noncudnn_model = build_model(allow_cudnn_kernel=False)
 noncudnn_model.set_weights(model.get_weights())
 result = tf.argmax(noncudnn_model.predict_on_batch(tf.expand_dims(x_train[0], 0)), axis=1)
-print("Predicted result is: %s, target result is: %s" % (result.numpy(), y_train[0]))
+print(f"Predicted result is: {result.numpy()}, target result is: {y_train[0]}")

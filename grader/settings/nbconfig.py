@@ -43,9 +43,25 @@ def cache_schema_lookup() -> None:
         nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
 
 
+def share_gradebook_engines() -> None:
+    """One SQLAlchemy engine per gradebook file in this process, instead of a new one for every opening.
+
+    nbgrader opens the gradebook anew for nearly every step (a grading worker about nine times per notebook), and
+    each new engine compiles every query again (SQLAlchemy keeps its compiled statements on the engine): most of
+    a gradebook step's time.  nbgrader still disposes of the engine's connections when it closes the gradebook,
+    so no connection outlives an opening and a gradebook file replaced between openings is read afresh."""
+    import functools
+
+    import nbgrader.api
+
+    if not hasattr(nbgrader.api.create_engine, "cache_info"):
+        nbgrader.api.create_engine = functools.lru_cache(maxsize=8)(nbgrader.api.create_engine)
+
+
 def api_for(config: Config):
     """An NbGraderAPI bound to ``config`` (imported lazily: nbgrader pulls in a lot)."""
     cache_schema_lookup()
+    share_gradebook_engines()
     from nbgrader.apps.api import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 

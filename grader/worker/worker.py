@@ -187,8 +187,10 @@ class Worker:
     """Grades submissions one at a time in scratch terms under ``root``; never opens the term's gradebook."""
 
     def __init__(self, root: Path, sandbox: Sandbox, kit: Kit) -> None:
+        from grader.settings.nbconfig import share_gradebook_engines
         from grader.worker import preprocessors
 
+        share_gradebook_engines()  # a worker opens its scratch gradebook about nine times per notebook
         self.root = root
         self.root.mkdir(parents=True, exist_ok=True)
         self.kit = kit

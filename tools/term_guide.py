@@ -38,7 +38,8 @@ import nbformat
 
 from grader.commands.demo import FIXTURE_SOLUTIONS
 from grader.commands.samples import fill, solution_answers
-from grader.paths import REPO, Term, make_term
+from grader.paths import NBGRADER_CONFIG, REPO, Term, make_term
+from grader.settings.lognoise import without_log_noise
 
 GUIDE = REPO / "docs" / "running-a-term.md"
 ASSIGNMENT = "fixture-basics"
@@ -219,6 +220,28 @@ def override_in_formgrader(run: Run, student: str, grade_name: str, score: float
     return "".join(own)
 
 
+def validate_as_student(run: Run, nb: nbformat.NotebookNode) -> None:
+    """A student's Validate on their notebook: ``nbgrader validate`` in their folder, with the course's nbgrader
+    settings where postBuild puts them for Binder (the user's Jupyter config folder).  The kernel also echoes what
+    it writes to stderr onto the terminal; library log lines are left out of the transcript, as grading and
+    validation leave them out (grader/settings/lognoise.py)."""
+    folder, config = run.root / "student", run.root / "jupyter-config"
+    folder.mkdir()
+    config.mkdir()
+    (config / "nbgrader_config.py").write_text(f"load_subconfig({str(NBGRADER_CONFIG)!r})\n")
+    nbformat.write(nb, folder / NOTEBOOK)
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "validate", NOTEBOOK],
+        cwd=folder,
+        env={**_environment(), "JUPYTER_CONFIG_DIR": str(config)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, f"validate: exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+    run.record("validate", f"nbgrader validate {NOTEBOOK}", without_log_noise(result.stderr) + result.stdout, result)
+
+
 def run_term(root: Path) -> Run:
     """The guide's term, start to end, in ``root`` (which must be empty)."""
     solutions = root / "solutions"
@@ -226,6 +249,8 @@ def run_term(root: Path) -> Run:
     set_ex3_test(solutions, FIX, SLIP)
     run = Run(root, make_term(root / "ws2026", solutions), solution_answers(solutions / ASSIGNMENT / NOTEBOOK))
     run.step("release", "release")
+    half_done = run.notebook({**run.answers, "ex2-answer": HALF_DONE_UNIT})
+    validate_as_student(run, half_done)
     run.step("deadline", "deadline", ASSIGNMENT, "--due", DUE, "--late", "25%/day", "--extend", f"carol={EXTENSION}")
     run.record("term.toml", None, (run.term.root / "term.toml").read_text())
     (root / "students.csv").write_text(ROSTER)
@@ -247,7 +272,6 @@ def run_term(root: Path) -> Run:
         folder = "FX-Assignment-1/Dave Diaz_1004_assignsubmission_file_"
         bundle.writestr(zipfile.ZipInfo(f"{folder}/{NOTEBOOK}", zip_time(utc("2026-11-30T21:00:00"))), CORRUPT)
     run.step("moodle", "collect", ASSIGNMENT, "moodle.zip", "--pattern", "moodle", expect=1)
-    half_done = run.notebook({**run.answers, "ex2-answer": HALF_DONE_UNIT})
     hand_in(root / "inbox" / "erin", half_done, utc("2026-11-29T10:00:00"))
     hand_in(root / "inbox" / "frank", run.notebook({**run.answers, "ex3-answer": LOOP}), utc("2026-11-30T22:00:00"))
     hand_in(root / "inbox2" / "erin", run.notebook(run.answers), utc("2026-11-30T12:00:00"))

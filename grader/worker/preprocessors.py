@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from nbformat import NotebookNode
@@ -11,7 +10,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
 from grader.sandbox.prepare import Sandbox, release_folder
-from grader.settings.lognoise import LOG_NOISE_PATTERN
+from grader.settings.lognoise import LOG_NOISE_PATTERN, without_log_noise
 
 #: Set by the autograde command before nbgrader runs; None means no sandbox user (nothing to hand over).
 ACTIVE_SANDBOX: Sandbox | None = None
@@ -29,14 +28,12 @@ class DropLogNoise(NbGraderPreprocessor):
     def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
         if cell.cell_type != "code":
             return cell, resources
-        noise = re.compile(self.pattern)
         outputs = []
         for output in cell.outputs:
             if output.output_type == "stream" and output.name == "stderr":
-                kept = [line for line in output.text.splitlines(keepends=True) if not noise.search(line)]
-                if not "".join(kept).strip():
+                output.text = without_log_noise(output.text, self.pattern)
+                if not output.text.strip():
                     continue
-                output.text = "".join(kept)
             outputs.append(output)
         cell.outputs = outputs
         return cell, resources

@@ -389,3 +389,35 @@ def test_the_grading_profile_times_methods_that_exist():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "wrapped" in done.stdout
+
+
+def test_validation_kernels_output_channel_drops_log_lines_and_keeps_real_stderr():
+    """nbgrader's own kernels (validate, the Validate button) read their output through this channel
+    (grader/settings/nbgrader_config.py): a stderr message of log lines only never arrives, a real warning beside
+    one arrives without it, and other output is untouched."""
+    import asyncio
+
+    import zmq
+    import zmq.asyncio
+    from jupyter_client.session import Session
+
+    from grader.settings.quietclient import QuietOutputChannel
+
+    async def receive() -> list[tuple[str, str, str]]:
+        context = zmq.asyncio.Context()
+        sender, receiver = context.socket(zmq.PAIR), context.socket(zmq.PAIR)
+        port = receiver.bind_to_random_port("tcp://127.0.0.1")
+        sender.connect(f"tcp://127.0.0.1:{port}")
+        session = Session(key=b"k")
+        for name, text in (("stderr", TF_LINES), ("stderr", TF_LINES + "UserWarning: real\n"), ("stdout", TF_LINES)):
+            session.send(sender, "stream", {"name": name, "text": text})
+        channel = QuietOutputChannel(receiver, session)
+        try:
+            messages = [await channel.get_msg(timeout=5) for _ in range(2)]
+        finally:
+            sender.close(linger=0)
+            receiver.close(linger=0)
+            context.term()
+        return [(m["msg_type"], m["content"]["name"], m["content"]["text"]) for m in messages]
+
+    assert asyncio.run(receive()) == [("stream", "stderr", "UserWarning: real\n"), ("stream", "stdout", TF_LINES)]

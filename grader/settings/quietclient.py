@@ -5,6 +5,7 @@ it) has no step where its notebook's outputs could be cleaned, so a student whos
 TensorFlow's C++ log line was told it failed; grading filters those lines (grader/worker/preprocessors.py).
 grader/settings/nbgrader_config.py makes this the client of nbgrader's kernels, so validation sees what grading
 counts.  The grader's own kernels use their own clients (grader/sandbox/kernel_client.py, grader/trusted/kernel.py).
+Like the student's kernel's client, its waits re-check their sockets, so no message is slept through.
 """
 
 from __future__ import annotations
@@ -12,19 +13,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from jupyter_client.asynchronous import AsyncKernelClient
-from jupyter_client.channels import AsyncZMQSocketChannel
 from traitlets import Type
 
+from grader.sandbox.kernel_client import RecheckingChannel, RecheckingKernelClient
 from grader.settings.lognoise import without_log_noise
 
 
-class QuietOutputChannel(AsyncZMQSocketChannel):
+class QuietOutputChannel(RecheckingChannel):
     """The output channel: stderr stream messages lose their log lines; one with nothing else is skipped."""
 
-    async def get_msg(  # type: ignore[override]  # (the async channel of jupyter_client overrides it so too)
-        self, timeout: float | None = None
-    ) -> dict[str, Any]:
+    async def get_msg(self, timeout: float | None = None) -> dict[str, Any]:  # type: ignore[override]
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -37,5 +35,7 @@ class QuietOutputChannel(AsyncZMQSocketChannel):
                 return message
 
 
-class QuietKernelClient(AsyncKernelClient):
+class QuietKernelClient(RecheckingKernelClient):
+    """Waits that re-check their sockets (grader/sandbox/kernel_client.py), and the quiet output channel."""
+
     iopub_channel_class = Type(QuietOutputChannel)

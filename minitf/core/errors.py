@@ -29,6 +29,9 @@ class OpError(Exception):
 
     default_code = UNKNOWN
     missing_kernel: tuple[str, Any]  # only on the errors `no_kernel` makes: which op and dtype had no kernel
+    # Found by TensorFlow's runtime before the kernel ran (a dtype the op does not take, an attr value it does
+    # not know): the eager message has no kernel prefix (`kernel_prefix`).
+    before_kernel = False
 
     def __init__(self, node_def: object = None, op: object = None, message: str = "", error_code: int | None = None):
         super().__init__(message)
@@ -84,21 +87,49 @@ def kernel_prefix(op_name: str) -> str:
     return f"{{{{function_node __wrapped__{op_name}_device_/job:localhost/replica:0/task:0/device:CPU:0}}}} "
 
 
-def invalid_argument(op_name: str, message: str) -> OpError:
-    """The error an eager op raises for bad input, formatted as TensorFlow formats it: a `Hint:` in the
-    message goes after TensorFlow's `[Op:...] name:` tail, so the message starts with TensorFlow's whole text."""
+def invalid_argument(op_name: str, message: str, node: str | None = None) -> OpError:
+    """The error an eager op's kernel raises for bad input, formatted as TensorFlow formats it: the kernel's
+    prefix (`node`: the kernel's function, see `Op.node`; by default the op's name), and a `Hint:` in the
+    message after TensorFlow's `[Op:...] name:` tail, so the message starts with TensorFlow's whole text."""
     message, _, hint = message.partition("\nHint: ")
-    return op_error(InvalidArgumentError, op_name, message, hint, kernel=True)
+    hint = f"\nHint: {hint}" if hint else ""
+    prefix = kernel_prefix(node or op_name)
+    return InvalidArgumentError(None, None, f"{prefix}{message} [Op:{op_name}] name: {hint}")
+
+
+def from_kernel(error: OpError, node: str) -> OpError:
+    """`error`, raised while an op ran eagerly, as TensorFlow reports it: a mistake its kernel finds starts with
+    the kernel's prefix; one found before the kernel ran (`before_kernel`) or already prefixed stays as it is."""
+    if error.before_kernel or error.message.startswith("{{function_node "):
+        return error
+    message = kernel_prefix(node) + error.message
+    prefixed = type(error)(None, None, message)
+    prefixed.__dict__.update(error.__dict__, message=message)
+    return prefixed
+
+
+def before_kernel(error: OpError) -> OpError:
+    """`error` marked as found by TensorFlow's runtime before the op's kernel ran (no kernel prefix)."""
+    error.before_kernel = True
+    return error
 
 
 def op_error(
-    cls: type[OpError], op_name: str, message: str, hint: str = "", name: str = "", kernel: bool = False
+    cls: type[OpError],
+    op_name: str,
+    message: str,
+    hint: str = "",
+    name: str | None = "",
+    kernel: bool | str = False,
 ) -> OpError:
-    """An OpError of class `cls` with TensorFlow's eager message layout, `<message> [Op:<op_name>] name: <name>`,
-    and minitf's hint on the next line; `kernel`: found by the op's kernel, which TensorFlow's message says first
-    (a graph that runs the op reports the message without it)."""
+    """An OpError of class `cls` with TensorFlow's eager message layout, `<message> [Op:<op_name>] name: <name>`
+    (`name=None`: no ` name:` part, as for ops TensorFlow calls without one), and minitf's hint on the next line;
+    `kernel`: found by the op's kernel, which TensorFlow's message says first (a graph that runs the op reports
+    the message without it); a string is the kernel's function's name (`Op.node`) where it is not the op's."""
     hint = f"\nHint: {hint}" if hint else ""
-    return cls(None, None, f"{kernel_prefix(op_name) if kernel else ''}{message} [Op:{op_name}] name: {name}{hint}")
+    prefix = kernel_prefix(kernel if isinstance(kernel, str) else op_name) if kernel else ""
+    tail = "" if name is None else f" name: {name}"
+    return cls(None, None, f"{prefix}{message} [Op:{op_name}]{tail}{hint}")
 
 
 def dims_text(shape: Iterable[object]) -> str:
@@ -107,22 +138,23 @@ def dims_text(shape: Iterable[object]) -> str:
 
 
 def static_error(
-    message: str, op_name: str | None = None, hint: str = "", name: str = "", kernel: bool = False
+    message: str, op_name: str | None = None, hint: str = "", name: str | None = "", kernel: bool | str = True
 ) -> Exception:
     """An impossible argument found from shapes alone: InvalidArgumentError eagerly, but ValueError while
     tracing, where TensorFlow finds it when it builds the graph. With `op_name`, the message ends in
-    TensorFlow's `[Op:<op_name>] name: ` (and minitf's hint), in both modes; `kernel`: eagerly TensorFlow's
-    kernel finds it, and its message starts with the kernel's name."""
+    TensorFlow's `[Op:<op_name>] name: ` (and minitf's hint), in both modes. Eagerly TensorFlow's kernel finds
+    it (eager ops run no shape functions), so its message starts with the kernel's name (`kernel`: see `op_error`;
+    False for a check TensorFlow's runtime makes before the kernel runs)."""
     if op_name is not None:
         message = op_error(
-            InvalidArgumentError, op_name, message, hint, name, kernel=kernel and state.graph is None
+            InvalidArgumentError, op_name, message, hint, name, kernel=kernel if state.graph is None else False
         ).message
     if state.graph is not None:
         return ValueError(message)
     return InvalidArgumentError(None, None, message)
 
 
-def same_dtype(op_name: str, inputs: Sequence[Tensor], listed: bool = False) -> None:
+def same_dtype(op_name: str, inputs: Sequence[Tensor], listed: bool = False, name: str = "") -> None:
     """TensorFlow's "no implicit promotion" rule: every input must have the first input's dtype.
 
     `listed`: the inputs are one list argument (`tf.stack`, `tf.concat`), which TensorFlow's graph-building
@@ -136,11 +168,16 @@ def same_dtype(op_name: str, inputs: Sequence[Tensor], listed: bool = False) -> 
                     f"Tensors in list passed to 'values' of '{op_name}' Op have types [{names}] that "
                     f"don't all match.\nHint: tf.cast the tensors to one dtype first."
                 )
-            raise dtype_mismatch(op_name, i, first, t.dtype)
+            raise dtype_mismatch(op_name, i, first, t.dtype, name=name)
 
 
 def dtype_mismatch(
-    op_name: str, index: int, expected: dtypes.DType, got: dtypes.DType, arg_names: Sequence[str] = ("x", "y")
+    op_name: str,
+    index: int,
+    expected: dtypes.DType,
+    got: dtypes.DType,
+    arg_names: Sequence[str] = ("x", "y"),
+    name: str = "",
 ) -> Exception:
     """Eagerly an InvalidArgumentError; while tracing a TypeError (TensorFlow checks at graph-build time).
 
@@ -152,13 +189,16 @@ def dtype_mismatch(
             f"Input '{other}' of '{op_name}' Op has type {got.name} that does not match type "
             f"{expected.name} of argument '{first}'."
         )
-    return op_error(
-        InvalidArgumentError,
-        op_name,
-        f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
-        f"{tf_type_name(expected)} tensor but is a {tf_type_name(got)} tensor",
-        hint=f"TensorFlow never converts dtypes implicitly. Convert one side with "
-        f"tf.cast(x, tf.{expected.name}) (or tf.{got.name}) so both have the same dtype.",
+    return before_kernel(
+        op_error(
+            InvalidArgumentError,
+            op_name,
+            f"cannot compute {op_name} as input #{index}(zero-based) was expected to be a "
+            f"{tf_type_name(expected)} tensor but is a {tf_type_name(got)} tensor",
+            hint=f"TensorFlow never converts dtypes implicitly. Convert one side with "
+            f"tf.cast(x, tf.{expected.name}) (or tf.{got.name}) so both have the same dtype.",
+            name=name,
+        )
     )
 
 
@@ -179,12 +219,14 @@ def bad_string_attr(op_name: str, attr: str, value: str, allowed: Sequence[str],
     listed = ", ".join(f'"{a}"' for a in allowed)
     if state.graph is not None:
         return ValueError(f"Attr '{attr}' of '{op_name}' Op passed string '{value}' not in: {listed}.{hint}")
-    return InvalidArgumentError(
-        None,
-        None,
-        f"Value for attr '{attr}' of \"{value}\" is not in the list of allowed "
-        f"values: {listed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}> "
-        f"[Op:{op_name}] name: {hint}",
+    return before_kernel(
+        InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr '{attr}' of \"{value}\" is not in the list of allowed "
+            f"values: {listed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}> "
+            f"[Op:{op_name}] name: {hint}",
+        )
     )
 
 
@@ -205,7 +247,7 @@ def allowed_dtypes(op_name: str, allowed: frozenset[dtypes.DType], dtype: dtypes
         )
         if state.graph is not None:
             raise TypeError(message)
-        raise InvalidArgumentError(None, None, message)
+        raise before_kernel(InvalidArgumentError(None, None, message))
 
 
 def no_kernel(op_name: str, dtype: Any) -> OpError:
@@ -222,7 +264,7 @@ def no_kernel(op_name: str, dtype: Any) -> OpError:
         hint=f"{_no_kernel_hint(op_name, dtype)}",
     )
     error.missing_kernel = (op_name, dtype)
-    return error
+    return before_kernel(error)
 
 
 def _no_kernel_hint(op_name: str, dtype: Any) -> str:

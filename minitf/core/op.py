@@ -23,7 +23,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.devices import log_placement
-from minitf.core.errors import OpError, invalid_argument
+from minitf.core.errors import OpError, from_kernel, invalid_argument
 from minitf.core.numpy_errors import QUIET, in_use
 from minitf.core.shape_rules import Spec
 from minitf.core.tensor import EagerTensor, Tensor, make
@@ -56,6 +56,9 @@ class Op:
              decide stay unknown otherwise.
     elementwise: each output element depends on the inputs' elements at the same (broadcast) position, so
              a chain of such ops can run as one fused kernel.
+    node:    the name TensorFlow's eager runtime gives the function that runs this kernel, from the number of
+             inputs and the attrs (`ConcatV2_N_2`: list lengths are part of it); by default the op's name. An
+             error the kernel (or `check`) finds starts with it (`errors.kernel_prefix`).
     accepts: the dtypes an elementwise op accepts, every input of one dtype: the eager path tests them inline
              and calls `check` (which raises the error) only when they do not fit.
     """
@@ -72,6 +75,7 @@ class Op:
         "value_dependent",
         "elementwise",
         "accepts",
+        "node",
     )
 
     def __init__(
@@ -88,6 +92,7 @@ class Op:
         value_dependent: bool = False,
         elementwise: bool = False,
         accepts: frozenset | None = None,
+        node: Callable[[int, dict], str] | None = None,
     ) -> None:
         if shape is None:
             raise TypeError(
@@ -106,6 +111,7 @@ class Op:
         self.value_dependent = value_dependent
         self.elementwise = elementwise
         self.accepts = accepts
+        self.node = node
         module = _defining_module()
         if name in REGISTRY:
             raise ValueError(
@@ -163,13 +169,13 @@ def run_eager(op: Op, inputs: Sequence[Any], attrs: dict, run: Callable[..., Any
     """
     n = len(inputs)
     accepts = op.accepts
-    if accepts is not None:
-        dtype = inputs[0]._dtype
-        if (dtype not in accepts or n == 2 and inputs[1]._dtype is not dtype) and op.check is not None:
-            op.check(inputs, attrs)  # raises TensorFlow's error
-    elif op.check is not None:
-        op.check(inputs, attrs)
     try:
+        if accepts is not None:
+            dtype = inputs[0]._dtype
+            if (dtype not in accepts or n == 2 and inputs[1]._dtype is not dtype) and op.check is not None:
+                op.check(inputs, attrs)  # raises TensorFlow's error
+        elif op.check is not None:
+            op.check(inputs, attrs)
         if attrs:
             out = run(op.kernel, *[t._value for t in inputs], **attrs)
         elif n == 1:  # most calls: one or two inputs, no attrs (spreading an empty dict costs a tenth of a call)
@@ -178,11 +184,11 @@ def run_eager(op: Op, inputs: Sequence[Any], attrs: dict, run: Callable[..., Any
             out = run(op.kernel, inputs[0]._value, inputs[1]._value)
         else:
             out = run(op.kernel, *[t._value for t in inputs])
-    except OpError:
-        raise
+    except OpError as exc:
+        raise from_kernel(exc, node_name(op, n, attrs)) from None
     except (ValueError, IndexError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
         message = op.explain(inputs, attrs, exc) if op.explain is not None else str(exc)
-        raise invalid_argument(op.name, message) from None
+        raise invalid_argument(op.name, message, node_name(op, n, attrs)) from None
     except RuntimeError as exc:  # the quiet context is in use (a kernel running ops, or another thread)
         if not in_use(exc):
             raise
@@ -198,6 +204,11 @@ def run_eager(op: Op, inputs: Sequence[Any], attrs: dict, run: Callable[..., Any
     if op.num_outputs == 0:
         return ()
     return tuple(make(*as_result(o)) for o in out)
+
+
+def node_name(op: Op, n_inputs: int, attrs: dict) -> str:
+    """The name of the function TensorFlow's eager runtime wraps `op`'s kernel in (see `Op.node`)."""
+    return op.node(n_inputs, attrs) if op.node is not None else op.name
 
 
 def as_result(value: Any) -> tuple[Any, dtypes.DType]:

@@ -13,7 +13,7 @@ from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import constant_tensor, convert_to_tensor, to_numpy
 from minitf.core.dispatch import api_handler
-from minitf.core.errors import InvalidArgumentError, allowed_dtypes, op_error, static_error
+from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dims_text, op_error, static_error
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes
 from minitf.core.tensor import Tensor, make
@@ -60,10 +60,22 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     return make(array, dtype)
 
 
+def fill_dims(dims: Any, name: str | None = "") -> list[int]:
+    """The sizes of a filled tensor, checked as TensorFlow's Fill kernel checks them (`name`: the tail of its
+    message, which depends on the function that called Fill)."""
+    if not isinstance(dims, Tensor) and np.ndim(dims) > 1:
+        shape = dims_text(np.shape(dims))
+        hint = "a shape is a flat list of sizes, like [2, 3]."
+        raise static_error(f"dims must represent a vector, got shape {shape}", "Fill", hint, name)
+    sizes = static_ints(dims, "dims")
+    negative = next((d for d in sizes if d < 0), None)
+    if negative is not None:
+        raise static_error(f"Dimension {negative} must be >= 0", "Fill", "a size cannot be negative.", name)
+    return sizes
+
+
 def _filled(shape: Any, dtype: Any, value: float) -> Tensor:
-    dims = static_ints(shape, "shape")
-    if any(d < 0 for d in dims):
-        raise static_error(f"Dimension {min(dims)} must be >= 0", "Fill")
+    dims = fill_dims(shape)
     dtype = dtypes.as_dtype(dtype)
     if dtype is dtypes.string:
         if value:
@@ -113,17 +125,28 @@ Fill = Op(
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """A tensor of shape `dims` filled with `value`; the dtype comes from `value` (`fill([2], 7)` is int32)."""
-    shape = static_ints(dims, "dims")
-    if any(d < 0 for d in shape):
-        raise static_error(f"dims must be non-negative, got {shape}", "Fill")
-    return bind(Fill, convert_to_tensor(value), dims=tuple(shape))
+    shape = fill_dims(dims, name=None)
+    value = convert_to_tensor(value)
+    if value.shape.rank:
+        hint = "the value is one number that fills the whole tensor."
+        raise static_error(f"value must represent a scalar, got shape {dims_text(value.shape)}", "Fill", hint, None)
+    return bind(Fill, value, dims=tuple(shape))
+
+
+def _number(v: Any) -> str:
+    """A number as TensorFlow's C++ messages print it: a float without a needless `.0`."""
+    return f"{float(v):g}" if np.asarray(v).dtype.kind == "f" else str(int(v))
 
 
 def _range_kernel(start: Any, limit: Any, delta: Any) -> np.ndarray:
     if delta == 0:
-        raise op_error(InvalidArgumentError, "Range", f"Requires delta != 0: {delta}")
+        raise op_error(
+            InvalidArgumentError, "Range", f"Requires delta != 0: {_number(delta)}", "a step of 0 never ends."
+        )
     if (delta > 0 and start > limit) or (delta < 0 and start < limit):
-        raise op_error(InvalidArgumentError, "Range", f"Requires start <= limit when delta > 0: {start}/{limit}")
+        sign = "start <= limit when delta > 0" if delta > 0 else "start >= limit when delta < 0"
+        hint = "the step must lead from start towards limit (a negative delta counts down)."
+        raise op_error(InvalidArgumentError, "Range", f"Requires {sign}: {_number(start)}/{_number(limit)}", hint)
     return np.arange(start, limit, delta, dtype=np.asarray(start).dtype)
 
 
@@ -219,6 +242,7 @@ def eye(
 ) -> Tensor:
     """An identity matrix (or a batch of them)."""
     columns = num_rows if num_columns is None else num_columns
+    fill_dims([int(num_rows), int(columns)])
     matrix = np.eye(int(num_rows), int(columns), dtype=dtypes.as_dtype(dtype)._np)
     if batch_shape is not None:
         matrix = np.broadcast_to(matrix, tuple(static_ints(batch_shape, "batch_shape")) + matrix.shape).copy()
@@ -264,8 +288,15 @@ def one_hot(
     on = np.asarray(1 if on_value is None else getattr(on_value, "_value", on_value)).astype(dtype._np)
     off = np.asarray(0 if off_value is None else getattr(off_value, "_value", off_value)).astype(dtype._np)
     rank = (i.shape.rank or 0) + 1
-    axis = -1 if axis is None or axis == -1 else normalise_axis(axis, rank, "OneHot")
+    axis = -1 if axis is None or axis == -1 else normalise_axis(axis, rank, "OneHot", _one_hot_axis, None)
+    if int(depth) < 0:
+        hint = "depth is the number of classes."
+        raise static_error(f"depth must be non-negative, got: {int(depth)}", "OneHot", hint, None)
     return bind(OneHot, i, depth=int(depth), on=on, off=off, axis=axis)
+
+
+def _one_hot_axis(axis: int, rank: int) -> str:
+    return f"Expected axis to be -1 or between [0, {rank}).  But received: {axis}"
 
 
 def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool, name: str | None = None) -> Tensor:

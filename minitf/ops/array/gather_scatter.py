@@ -96,6 +96,11 @@ def gather_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
 GatherV2: Op = Op("GatherV2", _gather_kernel, check=_gather_check, shape=gather_rule, grad=_gather_grad)
 
 
+def _gather_axis_message(axis: int, rank: int) -> str:
+    """TensorFlow's kernel names the rank the axis needs."""
+    return f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} but is rank {rank}"
+
+
 def gather(
     params: Any,
     indices: Any,
@@ -111,7 +116,7 @@ def gather(
     i = convert_to_tensor(indices)
     batch_dims = int(getattr(batch_dims, "_value", batch_dims))
     axis = batch_dims if axis is None else axis
-    axis = normalise_axis(axis, builtins.max(p.shape.rank or 0, 1), "GatherV2")
+    axis = normalise_axis(axis, builtins.max(p.shape.rank or 0, 1), "GatherV2", _gather_axis_message, name=None)
     if batch_dims < 0:
         batch_dims += i.shape.rank or 0
     if 0 < batch_dims <= axis:  # (TensorFlow ignores a batch_dims beyond the axis: a plain gather then)

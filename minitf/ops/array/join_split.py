@@ -12,7 +12,7 @@ from minitf.core import dtypes
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import api_handler
-from minitf.core.errors import InvalidArgumentError, dims_text, op_error, same_dtype, static_error
+from minitf.core.errors import InvalidArgumentError, before_kernel, dims_text, op_error, same_dtype, static_error
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, add_sizes, merge_dims, shape_text
 from minitf.core.tensor import EagerTensor, Tensor
@@ -31,6 +31,7 @@ def _concat_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
                 "ConcatV2",
                 f"ConcatOp : Ranks of all input tensors should match: "
                 f"shape[0] = {dims_text(first)} vs. shape[{i}] = {dims_text(other)}",
+                "tf.concat joins tensors of one rank; tf.expand_dims or tf.reshape the others first.",
                 name="concat",
             )
         for d, (a, b) in enumerate(zip(first, other)):
@@ -74,7 +75,7 @@ SplitLike = Op("SplitLike", _split_like_kernel, num_outputs=-1, grad=_split_like
 
 
 def _concat_check(inputs: Sequence[Tensor], attrs: dict) -> None:
-    same_dtype("ConcatV2", inputs, listed=True)
+    same_dtype("ConcatV2", inputs, listed=True, name="concat")
 
 
 def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
@@ -84,9 +85,14 @@ def concat(values: Sequence[Any], axis: int, name: str = "concat") -> Tensor:
     tensors = [convert_to_tensor(v) for v in values]
     if len(tensors) == 1:
         return identity(tensors[0])
-    same_dtype("ConcatV2", tensors, listed=True)  # TensorFlow reports mixed dtypes before a bad axis
-    rank = tensors[0].shape.rank or 0
-    return bind(ConcatV2, *tensors, axis=normalise_axis(axis, builtins.max(rank, 1), "ConcatV2"))
+    same_dtype("ConcatV2", tensors, listed=True, name=name)  # TensorFlow reports mixed dtypes before a bad axis
+    rank = builtins.max(tensors[0].shape.rank or 0, 1)
+    node = f"ConcatV2_N_{len(tensors)}"
+    return bind(ConcatV2, *tensors, axis=normalise_axis(axis, rank, "ConcatV2", _concat_axis, name, node))
+
+
+def _concat_axis(axis: int, rank: int) -> str:
+    return f"ConcatOp : Expected concatenating dimensions in the range [{-rank}, {rank}), but got {axis}"
 
 
 def _pack_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
@@ -98,7 +104,7 @@ def _pack_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
                 None,
                 f"Shapes of all inputs must match: values[0].shape = "
                 f"{dims_text(first)} != values[{i}].shape = {dims_text(np.shape(x))} [Op:Pack] "
-                "name: stack",
+                "name: stack\nHint: tf.stack needs tensors of one shape (tf.concat joins along an existing axis).",
             )
     return np.stack(xs, axis=axis)
 
@@ -145,8 +151,9 @@ def pack_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attr
 Pack = Op(
     "Pack",
     _pack_kernel,
-    check=lambda inputs, attrs: same_dtype("Pack", inputs, listed=True),
+    check=lambda inputs, attrs: same_dtype("Pack", inputs, listed=True, name="stack"),
     shape=pack_rule,
+    node=lambda n, attrs: f"Pack_N_{n}",
     grad=lambda c, g: list(bind(Unpack, g, axis=c.attrs["axis"], num=len(c.inputs))),
 )
 
@@ -163,6 +170,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
             for t, v in zip(tensors, values)
         ]
     rank = (tensors[0].shape.rank or 0) + 1
+    if not -rank <= int(axis) < rank:  # checked in Python by TensorFlow, traced or not
+        raise ValueError(
+            f"Argument `axis` = {axis} not in range [{-rank}, {rank})\nHint: the stacked result has {rank} axes."
+        )
     return bind(Pack, *tensors, axis=normalise_axis(axis, rank, "Pack"))
 
 
@@ -188,6 +199,7 @@ Unpack: Op = Op(
     _unpack_kernel,
     num_outputs=-1,
     shape=unpack_rule,
+    node=lambda n, attrs: f"Unpack_num_{attrs['num']}",
     grad=lambda c, g: [bind(Pack, *_fill_none(g, c.outputs), axis=c.attrs["axis"])],
 )
 
@@ -199,7 +211,7 @@ def unstack(value: Any, num: int | None = None, axis: int = 0, name: str = "unst
     if not r:
         raise ValueError("Cannot unstack a scalar tensor (rank 0).")
     if not -r <= int(axis) < r:
-        raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})")
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-r}, {r})\nHint: the input has {r} axes.")
     axis = normalise_axis(axis, r, "Unpack")
     n = x.shape[axis] if num is None else num
     if n is None:
@@ -229,6 +241,7 @@ SplitV = Op(
     num_outputs=-1,
     shape=split_rule,
     grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])],
+    node=lambda n, attrs: f"SplitV_num_split_{len(attrs['sizes'])}",
 )
 Split = Op(
     "Split",
@@ -236,6 +249,7 @@ Split = Op(
     num_outputs=-1,
     shape=split_rule,
     grad=lambda c, g: [bind(ConcatV2, *_fill_none(g, c.outputs), axis=c.attrs["axis"])],
+    node=lambda n, attrs: f"Split_num_split_{len(attrs['sizes'])}",
 )
 
 
@@ -244,25 +258,52 @@ def split(
 ) -> list[Tensor]:
     """Cut into pieces along `axis`: `n` equal pieces, or pieces of the listed sizes (one may be -1)."""
     x = convert_to_tensor(value)
-    axis = normalise_axis(axis, builtins.max(x.shape.rank or 0, 1), "Split")
-    length = x.shape[axis]
+    rank = builtins.max(x.shape.rank or 0, 1)
     if np.ndim(getattr(num_or_size_splits, "_value", num_or_size_splits)) == 0:
         n = int(getattr(num_or_size_splits, "_value", num_or_size_splits))
-        if length is not None and (n <= 0 or length % n):
+        if n < 1 and state.graph is not None:
+            raise ValueError(f"Attr 'num_split' of 'Split' Op passed {n} less than minimum 1.")
+        if n < 1:
+            raise before_kernel(
+                op_error(
+                    InvalidArgumentError,
+                    "Split",
+                    f"Value for attr 'num_split' of {n} must be at least minimum 1\n\t; NodeDef: {{{{node Split}}}}; "
+                    "Op<name=Split; signature=split_dim:int32, value:T -> output:num_split*T; "
+                    "attr=num_split:int,min=1; attr=T:type>",
+                    "give the number of pieces (at least 1), or a list of their sizes.",
+                    name,
+                )
+            )
+        node = f"Split_num_split_{n}"
+        axis = normalise_axis(axis, rank, "Split", _split_axis, name, node)
+        length = x.shape[axis]
+        if length is not None and length % n:
             raise static_error(
                 f"Number of ways to split should evenly divide the split dimension, but got "
                 f"split_dim {axis} (size = {length}) and num_split {n}",
                 "Split",
-                name="split",
+                f"{length} does not divide into {n} equal pieces; give a list of sizes instead.",
+                name,
+                node,
             )
         return list(bind(Split, x, sizes=(length // n,) * n, axis=axis))
     sizes = static_ints(num_or_size_splits, "num_or_size_splits")
+    node = f"SplitV_num_split_{len(sizes)}"
+    axis = normalise_axis(axis, rank, "SplitV", _split_axis, name, node)
+    length = x.shape[axis]
     if len(sizes) == 1 and length is not None and sizes[0] != length:
         raise static_error(
             f"If there is only one output, it must have the same size as the input. Input size: "
             f"{length} output size: {sizes[0]}",
             "SplitV",
-            name="split",
+            f"one piece is the whole input: its size is {length}.",
+            name,
+            node,
+        )
+    if sizes.count(-1) > 1:
+        raise static_error(
+            "There can only be one -1 in the input.", "SplitV", "only one size can be left to work out.", name, node
         )
     if sizes.count(-1) == 1 and length is not None:
         sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
@@ -272,9 +313,15 @@ def split(
             f"specified, or be less than the size of the input along split_dim if not fully "
             f"specified.  Got: {sum(sizes)}",
             "SplitV",
-            name="split",
+            f"the sizes must add up to the input's size along axis {axis}, {length}.",
+            name,
+            node,
         )
     return list(bind(SplitV, x, sizes=tuple(sizes), axis=axis))
+
+
+def _split_axis(axis: int, rank: int) -> str:
+    return f"-input rank(-{rank}) <= split_dim < input rank ({rank}), but got {axis}"
 
 
 def concat_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
@@ -307,4 +354,11 @@ def concat_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], at
     return [(TensorShape(dims), types[0])]
 
 
-ConcatV2: Op = Op("ConcatV2", _concat_kernel, check=_concat_check, shape=concat_rule, grad=_concat_grad)
+ConcatV2: Op = Op(
+    "ConcatV2",
+    _concat_kernel,
+    check=_concat_check,
+    shape=concat_rule,
+    grad=_concat_grad,
+    node=lambda n, attrs: f"ConcatV2_N_{n}",
+)

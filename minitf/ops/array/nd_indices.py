@@ -25,7 +25,8 @@ def nd_positions(indices: np.ndarray, shape: Sequence[int], what: str, op_name: 
             None,
             None,
             f"indices[{i}] = [{row}] does not index into {what} "
-            f"{dims_text(shape)} [Op:{op_name}]\nHint: coordinate j of each index must lie "
+            f"{dims_text(shape)}{', node name: GatherNd' if op_name == 'GatherNd' else ''} [Op:{op_name}]\n"
+            "Hint: coordinate j of each index must lie "
             f"in [0, size of dimension j).",
         )
     return tuple(rows.T)

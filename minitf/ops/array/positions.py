@@ -107,7 +107,7 @@ def _roll_kernel(x: np.ndarray, shift: np.ndarray, axis: np.ndarray) -> np.ndarr
     for a in axes:
         if not -np.ndim(x) <= a < np.ndim(x):
             raise InvalidArgumentError(
-                None, None, f"axis {a} is out of range [Op:Roll]\nHint: the input has {np.ndim(x)} dimensions."
+                None, None, f"axis {a} is out of range [Op:Roll] name: \nHint: the input has {np.ndim(x)} dimensions."
             )
     return np.roll(x, shifts, axes) if axes else np.array(x, copy=True)
 
@@ -148,6 +148,8 @@ def repeat(input: Any, repeats: Any, axis: int | None = None, name: str | None =
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     rank = x.shape.rank or 0
+    if not -builtins.max(rank, 1) <= int(axis) < builtins.max(rank, 1):  # checked in Python by TensorFlow
+        raise ValueError(f"axis={axis} out of bounds: expected {-builtins.max(rank, 1)}<=axis<{builtins.max(rank, 1)}")
     axis = normalise_axis(axis, builtins.max(rank, 1), "Repeat")
     length = x.shape[axis] if rank else 1
     if length is None:

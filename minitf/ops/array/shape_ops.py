@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,7 +15,15 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.dispatch import api_handler
-from minitf.core.errors import InvalidArgumentError, OpError, kernel_prefix, op_error, same_dtype, static_error
+from minitf.core.errors import (
+    InvalidArgumentError,
+    OpError,
+    dims_text,
+    kernel_prefix,
+    op_error,
+    same_dtype,
+    static_error,
+)
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes, shape_text
 from minitf.core.tensor import Tensor
@@ -98,7 +106,10 @@ def _reshape_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     n = np.size(x)
     unknown = [i for i, d in enumerate(shape) if d == -1]
     if len(unknown) > 1:
-        raise _reshape_error(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}", "")
+        raise _reshape_error(
+            f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}",
+            "-1 stands for the one size worked out from the others; give the other sizes.",
+        )
     known = int(np.prod([d for d in shape if d != -1]))
     if unknown and n == 0:
         # TensorFlow's rule for empty input: when the new shape has a 0 too, the zeros are left out on both
@@ -205,6 +216,7 @@ def _squeeze_kernel(x: np.ndarray, axis: tuple[int, ...] | None) -> np.ndarray:
                     InvalidArgumentError,
                     "Squeeze",
                     f"Can not squeeze dim[{a}], expected a dimension of 1, got {np.shape(x)[a]}",
+                    "squeeze removes only dimensions of size 1; leave out the axis, or reshape.",
                 )
     return np.squeeze(x, axis=axis if axis else None)
 
@@ -236,7 +248,11 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
         axes = [int(a) for a in np.ravel(axis)]
         for a in axes:
             if not -r <= a < r:
-                raise static_error(f"Tried to squeeze dim index {a} for tensor with {r} dimensions.", "Squeeze")
+                raise static_error(
+                    f"Tried to squeeze dim index {a} for tensor with {r} dimensions.",
+                    "Squeeze",
+                    f"axis must be in [{-r}, {r}) for a rank-{r} tensor.",
+                )
         axis = tuple(sorted({a % r for a in axes}))  # TensorFlow tolerates an axis listed twice
     return bind(Squeeze, x, axis=axis)
 
@@ -316,7 +332,20 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "tr
 
 
 def _broadcast_to_kernel(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    hint = "aligned from the right, each size of the input must be 1 or the target's size."
+    if any(d < 0 for d in shape):
+        raise _broadcast_to_error(f"Dimension {min(shape)} must be >= 0", "a shape's sizes cannot be negative.")
+    if np.ndim(x) > len(shape):
+        raise _broadcast_to_error(
+            f"Rank of input ({np.ndim(x)}) must be no greater than rank of output shape ({len(shape)}).", hint
+        )
+    if any(have not in (1, want) for have, want in zip(reversed(np.shape(x)), reversed(shape))):
+        raise _broadcast_to_error(f"Incompatible shapes: {dims_text(np.shape(x))} vs. {dims_text(shape)}", hint)
     return np.broadcast_to(x, shape).copy()
+
+
+def _broadcast_to_error(message: str, hint: str) -> OpError:
+    return op_error(InvalidArgumentError, "BroadcastTo", message, hint, name=None)
 
 
 def broadcast_to_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
@@ -338,9 +367,6 @@ BroadcastTo = Op(
     _broadcast_to_kernel,
     shape=broadcast_to_rule,
     grad=lambda c, g: [unbroadcast(g, c.x)],
-    explain=lambda i, a, e: (
-        f"Unable to broadcast tensor of shape {list(np.shape(i[0]._value))} to tensor of shape {list(a['shape'])}"
-    ),
 )
 
 
@@ -348,13 +374,21 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     return bind(BroadcastTo, convert_to_tensor(input), shape=tuple(static_ints(shape, "shape")))
 
 
-def normalise_axis(axis: Any, rank: int, op_name: str) -> int:
+def normalise_axis(
+    axis: Any,
+    rank: int,
+    op_name: str,
+    message: Callable[[int, int], str] | None = None,
+    name: str | None = "",
+    kernel: bool | str = True,
+) -> int:
+    """`axis` in [0, rank); one outside [-rank, rank) raises TensorFlow's error for `op_name`: its
+    `message(axis, rank)` (a generic one if not given), `name` and kernel prefix (see `errors.op_error`)."""
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if not -rank <= axis < rank:
-        raise static_error(
-            f"{op_name}: axis {axis} is out of range for a rank-{rank} input; expected an axis in [{-rank}, {rank})",
-            op_name,
-        )
+        generic = f"{op_name}: axis {axis} is out of range for a rank-{rank} input; expected an axis in "
+        text = message(axis, rank) if message is not None else f"{generic}[{-rank}, {rank})"
+        raise static_error(text, op_name, f"axis must be in [{-rank}, {rank}) here.", name, kernel)
     return axis % rank
 
 

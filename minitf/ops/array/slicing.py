@@ -212,6 +212,13 @@ def slice_spec(key: tuple) -> tuple[tuple, list[Tensor]]:
 
     for item in key:
         if isinstance(item, builtins.slice):
+            if part(item.step) == 0:
+                raise static_error(
+                    f"strides[{len(spec)}] must be non-zero",
+                    "StridedSlice",
+                    "a step of 0 would never move; use 1 (or -1 to go backwards).",
+                    name="strided_slice/",
+                )
             spec.append(("slice", part(item.start), part(item.stop), part(item.step)))
         elif item is None or item is Ellipsis:
             spec.append(item)
@@ -385,11 +392,11 @@ def strided_slice(
             "a stride of 0 would never move; use 1 (or -1 to go backwards).",
         )
     if 0 in steps:
-        raise InvalidArgumentError(
+        raise static_error(
+            f"strides[{steps.index(0)}] must be non-zero",
+            "StridedSlice",
+            "a stride of 0 would never move; use 1 (or -1 to go backwards).",
             None,
-            None,
-            "strides[i] must be non-zero [Op:StridedSlice]\nHint: a stride of 0 "
-            "would never move; use 1 (or -1 to go backwards).",
         )
     key: list[Any] = []
     for i, (start, stop, step) in enumerate(zip(starts, stops, steps)):

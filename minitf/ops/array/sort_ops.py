@@ -64,7 +64,7 @@ def _top_k_kernel(
             None,
             None,
             f"input must have at least k columns. Had {np.shape(x)[-1]}, needed "
-            f"{k} [Op:TopKV2]\nHint: k can be at most the size of the last axis.",
+            f"{k} [Op:TopKV2] name: \nHint: k can be at most the size of the last axis.",
         )
     order = _descending_order(x)[..., :k]
     return np.take_along_axis(x, order, axis=-1), order.astype(index_type._np)

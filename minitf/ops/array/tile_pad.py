@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,7 +44,17 @@ def _tile_kernel(x: np.ndarray, multiples: tuple[int, ...]) -> np.ndarray:
             InvalidArgumentError,
             "Tile",
             f"Expected multiples argument to be a vector of length {np.ndim(x)} but got length {len(multiples)}",
+            f"give one multiple per dimension of the input (it has {np.ndim(x)}).",
         )
+    for i, m in enumerate(multiples):
+        if m < 0:
+            raise op_error(
+                InvalidArgumentError,
+                "Tile",
+                f"Expected multiples[{i}] >= 0, but got {m}",
+                "a multiple says how many copies to make, so it cannot be negative.",
+                name=None,
+            )
     return np.tile(x, multiples)
 
 
@@ -84,6 +94,11 @@ ReverseV2: Op = Op(
 )
 
 
+def _reverse_axis_message(i: int) -> Callable[[int, int], str]:
+    # (TensorFlow's text leaves the range's bracket open)
+    return lambda axis, rank: f"'axis'[{i}] = {axis} is out of valid range [0, {rank - 1}"
+
+
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     if not isinstance(tensor, Tensor) and (handler := api_handler(reverse, tensor)) is not None:
         return handler(tensor, axis)
@@ -91,18 +106,42 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     if state.graph is None and (x.shape.rank == 0 or x.shape.num_elements() == 0):
         return identity(x)  # TensorFlow's kernel returns a scalar or an empty tensor unchanged, whatever the axis
     r = x.shape.rank or 0  # while tracing, TensorFlow checks the axes against the rank first
-    axes = tuple(normalise_axis(a, r, "ReverseV2") for a in static_ints(axis, "axis"))
+    axes = tuple(
+        normalise_axis(a, r, "ReverseV2", _reverse_axis_message(i), name=None)
+        for i, a in enumerate(static_ints(axis, "axis"))
+    )
     if len(set(axes)) < len(axes):
         raise static_error(f"axis {axes[0]} specified more than once. [Op:ReverseV2]")
     return bind(ReverseV2, x, axis=axes)
 
 
+def _pad_op_name(mode: str, constant_values: Any) -> str:
+    """The op TensorFlow's tf.pad runs: Pad for zeros, PadV2 for another constant, MirrorPad for the mirror modes."""
+    return "MirrorPad" if mode != "CONSTANT" else "PadV2" if np.any(constant_values) else "Pad"
+
+
 def _pad_kernel(x: np.ndarray, paddings: tuple[tuple[int, int], ...], mode: str, constant_values: Any) -> np.ndarray:
+    op_name = _pad_op_name(mode, constant_values)
+    if np.ndim(constant_values):
+        found = dims_text(np.shape(constant_values))
+        hint = "constant_values is the one value padded everywhere."
+        raise op_error(InvalidArgumentError, op_name, f"constant_values must be a scalar. Found: {found}", hint, None)
     if len(paddings) != np.ndim(x):
         raise op_error(
             InvalidArgumentError,
-            "Pad",
+            op_name,
             f"The first dimension of paddings must be the rank of inputs[{len(paddings)},2] {dims_text(np.shape(x))}",
+            f"give one [before, after] pair per dimension of the input (it has {np.ndim(x)}).",
+            name=None,
+        )
+    negative = next((pair for pair in paddings if min(pair) < 0), None)
+    if negative is not None:
+        raise op_error(
+            InvalidArgumentError,
+            op_name,
+            f"{'p' if mode != 'CONSTANT' else 'P'}addings must be non-negative: {negative[0]} {negative[1]}",
+            "a padding counts the values added before and after, so it cannot be negative; tf.slice cuts.",
+            name=None,
         )
     if mode == "CONSTANT":
         return np.pad(x, paddings, mode="constant", constant_values=constant_values)
@@ -149,6 +188,8 @@ PadGrad = Op("PadGrad", _pad_grad_kernel, shape=shape_rules.same_as_second_with_
 def pad_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
     paddings, source = attrs["paddings"], shapes[0]
     need_rank(source, len(paddings))
+    if any(min(pair) < 0 for pair in paddings):
+        raise ValueError("Paddings must be non-negative")
     dims = list(source) if source.rank is not None else [None] * len(paddings)
     return [
         (
@@ -158,7 +199,13 @@ def pad_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs
     ]
 
 
-PadV2 = Op("PadV2", _pad_kernel, shape=pad_rule, grad=_pad_grad)
+PadV2 = Op(
+    "PadV2",
+    _pad_kernel,
+    shape=pad_rule,
+    grad=_pad_grad,
+    node=lambda n, attrs: _pad_op_name(attrs["mode"], attrs["constant_values"]),
+)
 MirrorPad = Op("MirrorPad", _pad_kernel, shape=pad_rule, grad=_pad_grad)
 
 
@@ -177,5 +224,5 @@ def pad(
             f"Received `mode` = {mode}"
         )
     op = PadV2 if mode == "CONSTANT" else MirrorPad
-    value = np.asarray(getattr(constant_values, "_value", constant_values)).astype(x.dtype._np)[()]
+    value = np.asarray(getattr(constant_values, "_value", constant_values)).astype(x.dtype._np)
     return bind(op, x, paddings=tuple(tuple(int(v) for v in p) for p in pairs), mode=mode, constant_values=value)

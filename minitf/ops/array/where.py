@@ -57,8 +57,10 @@ SelectV2 = Op(
     shape=select_rule,
     grad=_select_grad,
     explain=lambda inputs, attrs, exc: (
-        "condition, x and y must be broadcastable: shapes "
-        + " vs. ".join(dims_text(list(np.shape(t._value))) for t in inputs)
+        "condition {}, then {}, and else {} must be broadcastable".format(
+            *(dims_text(np.shape(t._value)) for t in inputs)
+        )
+        + "\nHint: condition, x and y broadcast together: aligned from the right, sizes must be equal or 1."
     ),
 )
 

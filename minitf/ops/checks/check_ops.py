@@ -225,7 +225,14 @@ def _label_range_kernel(labels: np.ndarray, classes: int) -> np.ndarray:
     )
 
 
-CheckLabelRange = Op("CheckLabelRange", _label_range_kernel, shape=lambda s, t, a: [(s[0], t[0])], stateful=True)
+# (TensorFlow checks the labels in the loss's own kernel, whose name its message starts with)
+CheckLabelRange = Op(
+    "CheckLabelRange",
+    _label_range_kernel,
+    shape=lambda s, t, a: [(s[0], t[0])],
+    stateful=True,
+    node=lambda n, attrs: "SparseSoftmaxCrossEntropyWithLogits",
+)
 
 
 def checked_labels(labels: Tensor, classes: int) -> Tensor:

@@ -45,11 +45,11 @@ def _check(name: str) -> Any:
 
 def _square(x: np.ndarray, name: str) -> None:
     if np.ndim(x) < 2:
-        raise op_error(InvalidArgumentError, name, f"Input must have rank >= 2, got {np.ndim(x)}")
+        hint = "a matrix (or a batch of them) has at least two axes."
+        raise op_error(InvalidArgumentError, name, f"Input tensor 0 must have rank >= 2, got {np.ndim(x)}", hint)
     if x.shape[-1] != x.shape[-2]:
-        raise op_error(
-            InvalidArgumentError, name, f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]}"
-        )
+        hint = f"the last two dimensions must be equal; these matrices are {x.shape[-2]} x {x.shape[-1]}."
+        raise op_error(InvalidArgumentError, name, "Input matrix must be square.", hint)
 
 
 def set_diagonal(x: Tensor, d: Tensor) -> Tensor:

@@ -84,7 +84,7 @@ def _einsum_kernel(*operands: np.ndarray, equation: str) -> np.ndarray:
                     None,
                     None,
                     f"Expected dimension {known} at axis {axis} of the input "
-                    f"shaped {dims_text(np.shape(x))} but got dimension {size} [Op:Einsum]\n"
+                    f"shaped {dims_text(np.shape(x))} but got dimension {size} [Op:Einsum] name: \n"
                     f"Hint: a label that appears in several inputs must have the same size "
                     "everywhere.",
                 )
@@ -193,7 +193,15 @@ def _einsum_check(inputs: Sequence[Tensor], attrs: dict) -> None:
         allowed_dtypes("Einsum", EINSUM_TYPES, inputs[0].dtype)
 
 
-Einsum = Op("Einsum", _einsum_kernel, check=_einsum_check, shape=_einsum_shape, grad=_einsum_grad)
+# (TensorFlow contracts three or more operands two at a time, so its kernel sees at most two.)
+Einsum = Op(
+    "Einsum",
+    _einsum_kernel,
+    check=_einsum_check,
+    shape=_einsum_shape,
+    grad=_einsum_grad,
+    node=lambda n, attrs: f"Einsum_N_{min(n, 2)}",
+)
 
 
 def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:

@@ -9,7 +9,15 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
-from minitf.core.errors import InvalidArgumentError, allowed_dtypes, no_kernel, op_error, same_dtype, static_error
+from minitf.core.errors import (
+    InvalidArgumentError,
+    allowed_dtypes,
+    dims_text,
+    no_kernel,
+    op_error,
+    same_dtype,
+    static_error,
+)
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes, merge_dims, need_rank
 from minitf.core.tensor import Tensor
@@ -28,32 +36,23 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
     # (the values' own attributes and methods: NumPy's Python wrappers cost more than a small product)
     if a.dtype.type is np.uint8:  # the op accepts uint8 but has no CPU kernel: an error when it runs, not when traced
         raise no_kernel("MatMul" if a.ndim <= 2 and b.ndim <= 2 else "BatchMatMulV2", dtypes.uint8)
-    for i, x in enumerate((a, b)):
-        if x.ndim < 2:
-            raise op_error(
-                InvalidArgumentError,
-                "MatMul",
-                f"In[{i}] ndims must be >= 2",
-                hint="tf.matmul "
-                "multiplies matrices; turn a vector into a matrix with tf.reshape(v, [1, -1])"
-                " or tf.expand_dims, or use tf.tensordot(u, v, 1) for a dot product.",
-            )
+    if a.ndim < 2 or b.ndim < 2:
+        raise op_error(
+            InvalidArgumentError,
+            *_rank_mismatch(a.shape, b.shape),
+            hint="tf.matmul multiplies matrices; turn a vector into a matrix with tf.reshape(v, [1, -1])"
+            " or tf.expand_dims, or use tf.tensordot(u, v, 1) for a dot product.",
+        )
+    given = a.shape, b.shape  # (an error shows the shapes as given, before transposing)
     if transpose_a:
         a = a.swapaxes(-1, -2)
     if transpose_b:
         b = b.swapaxes(-1, -2)
     if a.shape[-1] != b.shape[-2]:
-        name = "MatMul" if a.ndim == 2 and b.ndim == 2 else "BatchMatMulV2"
-        shown = (
-            f"In[0]: [{','.join(map(str, a.shape))}], In[1]: [{','.join(map(str, b.shape))}]"
-            if name == "MatMul"
-            else f"In[0] mismatch In[1] shape: {a.shape[-1]} vs. {b.shape[-2]}: "
-            f"[{','.join(map(str, a.shape))}] [{','.join(map(str, b.shape))}] 0 0"
-        )
         raise op_error(
             InvalidArgumentError,
-            name,
-            f"Matrix size-incompatible: {shown}",
+            "MatMul" if a.ndim == 2 and b.ndim == 2 else "BatchMatMulV2",
+            f"Matrix size-incompatible: In[0]: {dims_text(given[0])}, In[1]: {dims_text(given[1])}",
             hint="for a @ b the last dimension "
             f"of a ({a.shape[-1]}) must equal the second-to-last of b ({b.shape[-2]}).",
         )
@@ -63,9 +62,20 @@ def _matmul_kernel(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b:
         raise op_error(
             InvalidArgumentError,
             "BatchMatMulV2",
-            "In[0] and In[1] must have compatible batch dimensions: "
-            f"[{','.join(map(str, a.shape))}] vs. [{','.join(map(str, b.shape))}]",
+            f"In[0] and In[1] must have compatible batch dimensions: {dims_text(a.shape)} vs. {dims_text(b.shape)}",
+            "the leading (batch) dimensions broadcast: each pair must be equal or contain a 1.",
         ) from None
+
+
+def _rank_mismatch(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[str, str]:
+    """TensorFlow's op and message for a matmul input of rank < 2: MatMul's kernel (both inputs of rank <= 2)
+    compares the two ranks, BatchMatMulV2's names the input that is too small."""
+    if len(a) <= 2 and len(b) <= 2:
+        if len(a) != len(b):
+            return "MatMul", f"In[0] and In[1] has different ndims: {dims_text(a)} vs. {dims_text(b)}"
+        return "MatMul", f"In[0] and In[1] ndims must be == 2: {len(a)}"
+    i, x = (0, a) if len(a) < 2 else (1, b)
+    return "BatchMatMulV2", f"In[{i}] ndims must be >= 2: {len(x)}"
 
 
 def _matmul_grad(c: GradContext, g: Tensor) -> list:
@@ -169,11 +179,11 @@ def _inverse_kernel(x: np.ndarray, adjoint: bool) -> np.ndarray:
 
 def _square(x: np.ndarray, name: str) -> None:
     if np.ndim(x) < 2:
-        raise op_error(InvalidArgumentError, name, f"Input must have rank >= 2, got {np.ndim(x)}")
+        hint = "a matrix (or a batch of them) has at least two axes."
+        raise op_error(InvalidArgumentError, name, f"Input tensor 0 must have rank >= 2, got {np.ndim(x)}", hint)
     if x.shape[-1] != x.shape[-2]:
-        raise op_error(
-            InvalidArgumentError, name, f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]}"
-        )
+        hint = f"the last two dimensions must be equal; these matrices are {x.shape[-2]} x {x.shape[-1]}."
+        raise op_error(InvalidArgumentError, name, "Input matrix must be square.", hint)
 
 
 def _inverse_grad(c: GradContext, g: Tensor) -> list:
@@ -331,10 +341,17 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     # TensorFlow only needs the summed axes to hold as many values on both sides (it reshapes, then multiplies).
     if int(np.prod([sa[i] for i in a_axes])) != int(np.prod([sb[j] for j in b_axes])):
         pairs = ", ".join(f"a[{i}]={sa[i]} with b[{j}]={sb[j]}" for i, j in zip(a_axes, b_axes))
+
+        def part(dims: list, axes: list[int], summed: bool) -> int:
+            return int(np.prod([d for k, d in enumerate(dims) if (k in axes) == summed]))
+
+        # TensorFlow multiplies a reshaped to [free, summed] by b reshaped to [summed, free]
+        a_matrix = [part(sa, a_axes, False), part(sa, a_axes, True)]
+        b_matrix = [part(sb, b_axes, True), part(sb, b_axes, False)]
         raise static_error(
-            f"Matrix size-incompatible: tensordot sums {pairs}",
+            f"Matrix size-incompatible: In[0]: {dims_text(a_matrix)}, In[1]: {dims_text(b_matrix)}",
             "MatMul",
-            hint="the summed axes of a and b must have the same sizes.",
+            hint=f"the summed axes of a and b must have the same sizes: tensordot sums {pairs}.",
         )
     free_a = [i for i in range(ra) if i not in a_axes]
     free_b = [i for i in range(rb) if i not in b_axes]

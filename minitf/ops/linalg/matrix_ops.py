@@ -175,7 +175,7 @@ def _diag_part_kernel(x: np.ndarray, k: tuple[int, int], padding_value: Any, ali
             None,
             None,
             "input must be at least 2-dim, received shape: "
-            f"{dims_text(np.shape(x))} [Op:MatrixDiagPartV3]\nHint: diag_part reads the "
+            f"{dims_text(np.shape(x))} [Op:MatrixDiagPartV3] name: diag_part\nHint: diag_part reads the "
             "diagonal of matrices; for a vector, tf.linalg.diag builds the matrix.",
         )
     rows, cols = np.shape(x)[-2:]

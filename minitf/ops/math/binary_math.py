@@ -15,7 +15,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import elementwise_handler
-from minitf.core.errors import InternalError, InvalidArgumentError, no_kernel, op_error
+from minitf.core.errors import InternalError, InvalidArgumentError, dims_text, no_kernel, op_error, static_error
 from minitf.core.op import GradContext, bind
 from minitf.core.tensor import Tensor
 from minitf.ops.array.where import where
@@ -358,8 +358,20 @@ def _same_shape(t: Tensor, clipped: Tensor) -> None:
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
-    total = convert_to_tensor(inputs[0])
-    for x in inputs[1:]:
+    """The sum of tensors of one shape (no broadcasting, unlike `+`)."""
+    tensors = [convert_to_tensor(x) for x in inputs]
+    for i, x in enumerate(tensors[1:], start=1):
+        first, other = tensors[0].shape, x.shape
+        if first.is_fully_defined() and other.is_fully_defined() and first != other:
+            raise static_error(
+                f"Inputs to operation AddN of type AddN must have the same size and shape.  Input 0: "
+                f"{dims_text(first)} != input {i}: {dims_text(other)}",
+                "AddN",
+                "tf.add_n adds tensors of one shape; it does not broadcast.",
+                kernel=f"AddN_N_{len(tensors)}",
+            )
+    total = tensors[0]
+    for x in tensors[1:]:
         total = add(total, x)
     return total
 

@@ -12,7 +12,7 @@ import numpy as np
 from minitf.core import dtypes
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.dispatch import elementwise_handler
-from minitf.core.errors import InvalidArgumentError, UnimplementedError, allowed_dtypes
+from minitf.core.errors import InvalidArgumentError, UnimplementedError, allowed_dtypes, kernel_prefix, tf_type_name
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec
 from minitf.core.tensor import Tensor
@@ -51,8 +51,9 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
         raise UnimplementedError(
             None,
             None,
-            f"Cast {x.dtype.name} to {dtype.name} is not supported [Op:Cast] "
-            "name: \nHint: text and numbers do not convert into each other with tf.cast.",
+            f"{kernel_prefix('Cast')}Cast {tf_type_name(x.dtype)} to {tf_type_name(dtype)} is not supported "
+            "[Op:Cast] name: \nHint: text and numbers do not convert into each other with tf.cast; "
+            "tf.strings.to_number and tf.strings.as_string do.",
         )
     return bind(Cast, x, DstT=dtype)
 

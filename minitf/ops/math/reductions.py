@@ -16,7 +16,15 @@ from minitf.core import dtypes, shape_rules
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor, static_value
 from minitf.core.dispatch import api_handler
-from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dtype_mismatch, op_error, static_error
+from minitf.core.errors import (
+    InvalidArgumentError,
+    allowed_dtypes,
+    dims_text,
+    dtype_mismatch,
+    kernel_prefix,
+    op_error,
+    static_error,
+)
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, reduced_shape
 from minitf.core.tensor import Tensor
@@ -55,7 +63,7 @@ def _axes(x: Tensor, axis: Any, op_name: str) -> tuple[int, ...] | None:
             )
             if state.graph is not None:
                 raise ValueError(message)
-            raise InvalidArgumentError(None, None, message)
+            raise InvalidArgumentError(None, None, kernel_prefix(op_name) + message)
         if a % rank in out:
             raise InvalidArgumentError(
                 None,
@@ -309,10 +317,15 @@ def count_nonzero(
     return cast(reduce_sum(cast(nonzero, dtypes.int64), axis, keepdims), dtype)
 
 
-def _arg_kernel(np_fn: Callable) -> Callable:
+def _arg_kernel(np_fn: Callable, op_name: str) -> Callable:
     def kernel(x: np.ndarray, axis: int, output_type: dtypes.DType) -> np.ndarray:
         if np.shape(x)[axis] == 0:
-            raise op_error(InvalidArgumentError, "ArgMax", "Reduction axis 0 is empty in shape [0]")
+            raise op_error(
+                InvalidArgumentError,
+                op_name,
+                f"Reduction axis {axis} is empty in shape {dims_text(np.shape(x))}",
+                "an empty axis has no largest or smallest entry; check the input's shape.",
+            )
         return np.asarray(np_fn(x, axis=axis)).astype(output_type._np)[()]
 
     return kernel
@@ -329,8 +342,8 @@ def arg_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs
     return [(reduced_shape(shapes[0], (attrs["axis"],), False), attrs["output_type"])]
 
 
-ArgMax = Op("ArgMax", _arg_kernel(np.argmax), check=_arg_check("ArgMax"), shape=arg_rule)
-ArgMin = Op("ArgMin", _arg_kernel(np.argmin), check=_arg_check("ArgMin"), shape=arg_rule)
+ArgMax = Op("ArgMax", _arg_kernel(np.argmax, "ArgMax"), check=_arg_check("ArgMax"), shape=arg_rule)
+ArgMin = Op("ArgMin", _arg_kernel(np.argmin, "ArgMin"), check=_arg_check("ArgMin"), shape=arg_rule)
 
 
 def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:
@@ -342,7 +355,8 @@ def _arg(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:
     if rank is not None and not -max(rank, 1) <= axis < max(rank, 1):
         # While tracing, TensorFlow checks the axis of a matrix (or more) at once, a vector's at run time.
         text = f"Expected dimension in the range [{-rank}, {rank}), but got {axis}"
-        raise static_error(text, op.name) if rank > 1 else op_error(InvalidArgumentError, op.name, text)
+        hint = f"axis must be in [{-rank}, {rank}) for a rank-{rank} tensor."
+        raise static_error(text, op.name, hint) if rank > 1 else op_error(InvalidArgumentError, op.name, text, hint)
     if rank:
         axis %= rank
     return bind(op, x, axis=axis, output_type=dtypes.as_dtype(output_type))
@@ -398,7 +412,11 @@ def _cum(op: Op, x: Any, axis: int, exclusive: bool, reverse: bool) -> Tensor:
     axis = int(np.asarray(getattr(axis, "_value", axis)))
     if rank is not None and not -rank <= axis < rank:
         raise op_error(
-            InvalidArgumentError, op.name, f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {axis}"
+            InvalidArgumentError,
+            op.name,
+            f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), but got {axis}",
+            f"axis must be in [{-rank}, {rank}) for a rank-{rank} tensor.",
+            kernel=True,
         )
     return bind(op, x, axis=axis % rank if rank else axis, exclusive=bool(exclusive), reverse=bool(reverse))
 

@@ -214,7 +214,7 @@ def _bincount_kernel(arr: np.ndarray, size: Any, weights: np.ndarray, binary_out
         raise InvalidArgumentError(
             None,
             None,
-            "Input arr must be non-negative! [Op:DenseBincount]\nHint: bincount "
+            "Input arr must be non-negative! [Op:DenseBincount] name: \nHint: bincount "
             "counts the values 0, 1, 2, ...; shift or mask negative values first.",
         )
     size = int(size)

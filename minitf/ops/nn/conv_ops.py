@@ -59,7 +59,7 @@ def _check_conv_shapes(x_shape: Sequence[Any], f_shape: Sequence[Any]) -> None:
             None,
             None,
             f"input depth must be evenly divisible by filter depth: {x_shape[3]} "
-            f"vs {f_shape[2]} [Op:Conv2D]\nHint: the filter's third dimension must equal the "
+            f"vs {f_shape[2]} [Op:Conv2D] name: \nHint: the filter's third dimension must equal the "
             "input's channels.",
         )
 

@@ -15,6 +15,7 @@ from minitf.core.conversion import convert_to_tensor
 from minitf.core.errors import (
     InvalidArgumentError,
     allowed_dtypes,
+    dims_text,
     graph_build_error,
     op_error,
     static_error,
@@ -128,9 +129,10 @@ def softmax_cross_entropy_with_logits(labels: Any, logits: Any, axis: int = -1, 
     labels = convert_to_tensor(labels, dtype=logits.dtype)
     if labels.shape.is_fully_defined() and logits.shape.is_fully_defined() and labels.shape != logits.shape:
         raise static_error(
-            "logits and labels must be broadcastable: logits_size="
-            f"{logits.shape.as_list()} labels_size={labels.shape.as_list()}",
+            f"logits and labels must be broadcastable: logits_size={dims_text(logits.shape)} "
+            f"labels_size={dims_text(labels.shape)}",
             "SoftmaxCrossEntropyWithLogits",
+            "labels hold one probability per class and example: the shape of the logits.",
         )
     return negative(reduce_sum(labels * log_softmax(logits, axis), axis=axis))
 

@@ -92,7 +92,7 @@ def _check_pool_input(x: Any, op_name: str) -> None:
             None,
             None,
             f"tensor_in_shape must have 2 spatial dimensions. {np.ndim(x)} 0 "
-            f"[Op:{op_name}]\nHint: images are [batch, height, width, channels].",
+            f"[Op:{op_name}] name: \nHint: images are [batch, height, width, channels].",
         )
 
 

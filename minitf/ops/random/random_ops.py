@@ -234,6 +234,7 @@ def _shape(shape: Any, op_name: str = "RandomUniform") -> tuple:
                 op_name,
                 f"Dimension {d} must be >= 0",
                 hint="a shape lists how many numbers go along each axis, so none is negative.",
+                kernel=True,
             )
     return dims
 

@@ -86,9 +86,12 @@ from minitf.core.dtypes import (
 from minitf.core.logs import get_logger
 from minitf.core.tensor import Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.data import reshaping as _reshaping  # these three provide Dataset's methods (core/provided.py)
+from minitf.data import choosing as _choosing
+from minitf.data import grouping as _grouping
+from minitf.data import reshaping as _reshaping  # these provide Dataset's methods (core/provided.py)
 from minitf.data import selection as _selection
 from minitf.data import sources as _sources
+from minitf.data import stateful_steps as _stateful_steps
 from minitf.function.cache_keys import TensorSpec
 from minitf.function.control_flow.branches import cond
 from minitf.function.control_flow.loops import while_loop
@@ -98,6 +101,7 @@ from minitf.function.module import Module, get_current_name_scope, init_scope, n
 from minitf.function.tracing.graph import Operation
 from minitf.function.tracing.trace import is_symbolic_tensor
 from minitf.ops import operators as _operators  # provides Tensor's operators (core/tensor_interface.py)
+from minitf.ops.array.broadcasting import broadcast_dynamic_shape, broadcast_static_shape, broadcast_to
 from minitf.ops.array.creation import (
     constant,
     eye,
@@ -126,9 +130,6 @@ from minitf.ops.array.join_split import concat, split, stack, unstack
 from minitf.ops.array.positions import meshgrid, repeat, roll, unravel_index
 from minitf.ops.array.sequence_ops import dynamic_stitch, reverse_sequence
 from minitf.ops.array.shape_ops import (
-    broadcast_dynamic_shape,
-    broadcast_static_shape,
-    broadcast_to,
     expand_dims,
     identity,
     rank,

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+import minitf.left_out as left_out
 from minitf.core import dtypes, nest
 from minitf.core.context import state
 from minitf.core.conversion import convert_to_tensor
@@ -44,13 +45,22 @@ from minitf.data.structure import (
     row_groups,
     spec_of,
 )
-from minitf.data.traced import TracedFunction
-from minitf.function.cache_keys import TensorSpec
+from minitf.data.traced import TracedFunction, traced_predicate
 from minitf.ops.array.join_split import stack
 
 INFINITE = -1
 UNKNOWN = -2
 AUTOTUNE = -1
+
+LEFT_OUT_METHODS = {
+    "save": "minitf does not write TensorFlow's dataset snapshot format; keep the data as arrays or TFRecord files",
+    "load": "minitf does not read TensorFlow's dataset snapshot format; load arrays or TFRecord files instead",
+    "snapshot": "minitf's pipelines have no on-disk snapshots; use cache() to keep elements in memory",
+    "fingerprint": "an internal hash of TensorFlow's dataset graph, which minitf does not build",
+    "rejection_resample": "not implemented; filter() or sample_from_datasets() rebalance classes instead",
+    "sparse_batch": "minitf's tf.data does not batch SparseTensors; batch dense tensors or use ragged_batch()",
+    "ignore_errors": "minitf's pipelines stop at the first error; filter() out the elements that would fail",
+}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -87,6 +97,16 @@ class Datasets(Provided):
     skip: Callable[..., DatasetV2]
     prefetch: Callable[..., DatasetV2]
     cache: Callable[..., DatasetV2]
+    # stateful_steps.py, grouping.py, choosing.py
+    scan: Callable[..., DatasetV2]
+    take_while: Callable[..., DatasetV2]
+    unique: Callable[..., DatasetV2]
+    shard: Callable[..., DatasetV2]
+    get_single_element: Callable[..., Any]
+    group_by_window: Callable[..., DatasetV2]
+    bucket_by_sequence_length: Callable[..., DatasetV2]
+    choose_from_datasets: Callable[..., DatasetV2]
+    sample_from_datasets: Callable[..., DatasetV2]
 
 
 DATASETS = Datasets()
@@ -96,6 +116,12 @@ class DatasetV2:
     """A dataset: iterate it (`for x in ds`), transform it (`ds.map(f).batch(32)`), or reduce it."""
 
     _cardinality: int = UNKNOWN
+    LEFT_OUT = LEFT_OUT_METHODS  # TensorFlow's methods that minitf does not have, with the reason
+
+    def __getattr__(self, name: str) -> Any:
+        if name in LEFT_OUT_METHODS:
+            raise left_out.LeftOutError(left_out.message(f"tf.data.Dataset.{name}", LEFT_OUT_METHODS[name]))
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __init__(self, element_spec: Any, cardinality: int) -> None:
         self._element_spec = element_spec
@@ -193,6 +219,18 @@ class DatasetV2:
         return DATASETS.random(seed, rerandomize_each_iteration)
 
     @staticmethod
+    def choose_from_datasets(datasets: Any, choice_dataset: Any, stop_on_empty_dataset: bool = True) -> DatasetV2:
+        """The next element of `datasets[i]` for each index i that `choice_dataset` gives (choosing.py)."""
+        return DATASETS.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(
+        datasets: Any, weights: Any = None, seed: int | None = None, stop_on_empty_dataset: bool = False, **_: Any
+    ) -> DatasetV2:
+        """Elements of `datasets` drawn at random, each dataset with its weight."""
+        return DATASETS.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+    @staticmethod
     def list_files(file_pattern: Any, shuffle: bool | None = None, seed: int | None = None, name: Any = None) -> Any:
         """The files matching one or more glob patterns, sorted, then shuffled unless `shuffle=False`."""
         return DATASETS.list_files(file_pattern, shuffle, seed)
@@ -245,6 +283,32 @@ class DatasetV2:
         if filename:
             raise NotImplementedError("minitf caches datasets in memory only; call cache() without a filename.")
         return DATASETS.cache(self)
+
+    # --- running state, early stops, groups (stateful_steps.py, grouping.py) ---
+    def scan(self, initial_state: Any, scan_func: Callable[..., Any], name: str | None = None) -> DatasetV2:
+        """state, output = scan_func(state, element) element by element; the outputs are the elements."""
+        return DATASETS.scan(self, initial_state, scan_func)
+
+    def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> DatasetV2:
+        return DATASETS.take_while(self, predicate)
+
+    def unique(self, name: str | None = None) -> DatasetV2:
+        return DATASETS.unique(self)
+
+    def shard(self, num_shards: Any, index: Any, name: str | None = None) -> DatasetV2:
+        return DATASETS.shard(self, num_shards, index)
+
+    def get_single_element(self, name: str | None = None) -> Any:
+        return DATASETS.get_single_element(self)
+
+    def group_by_window(self, key_func: Any, reduce_func: Any, *args: Any, **kw: Any) -> DatasetV2:
+        """Windows of elements of one key (`window_size` of them), each made a dataset by `reduce_func`."""
+        kw.pop("name", None)
+        return DATASETS.group_by_window(self, key_func, reduce_func, *args, **kw)
+
+    def bucket_by_sequence_length(self, *args: Any, **kwargs: Any) -> DatasetV2:
+        """Batches of elements of similar length, padded to the longest of each batch."""
+        return DATASETS.bucket_by_sequence_length(self, *args, **kwargs)
 
     def enumerate(self, start: Any = 0, name: str | None = None) -> DatasetV2:
         index = DATASETS.range(python_int(start, "start"), np.iinfo(np.int64).max)
@@ -324,13 +388,10 @@ class _ParallelMapDataset(_MapDataset):
 class _FilterDataset(DatasetV2):
     def __init__(self, source: DatasetV2, predicate: Callable[..., Any]) -> None:
         self._source = source
-        self._fn = TracedFunction(predicate, source.element_spec, "filter")
-        spec = self._fn.output_spec
-        if not isinstance(spec, TensorSpec) or spec.dtype is not dtypes.bool or spec.shape.rank != 0:
-            raise ValueError(
-                f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
-                f"return type is {spec!r}."
-            )
+        message = (
+            "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is {spec}."
+        )
+        self._fn = traced_predicate(predicate, source.element_spec, "filter", message)
         super().__init__(source.element_spec, UNKNOWN)
 
     def _elements(self) -> Iterator[Any]:

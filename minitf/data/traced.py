@@ -6,10 +6,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from minitf.core import nest
+from minitf.core import dtypes, nest
 from minitf.core.context import state
 from minitf.data.structure import as_traceable, leaves_of, tuples, value_spec
 from minitf.function.autograph.converter import converted_call
+from minitf.function.cache_keys import TensorSpec
 from minitf.function.function import function
 
 
@@ -53,3 +54,13 @@ class TracedFunction:
 
     def __call__(self, element: Any) -> Any:
         return tuples(self._concrete(*leaves_of(element)))
+
+
+def traced_predicate(fn: Callable[..., Any], element_spec: Any, what: str, message: str) -> TracedFunction:
+    """A predicate (filter's, take_while's) traced once; it must return a bool scalar, else a ValueError with
+    TensorFlow's `message` for that method (`{spec}` stands for what it returned)."""
+    traced = TracedFunction(fn, element_spec, what)
+    spec = traced.output_spec
+    if not isinstance(spec, TensorSpec) or spec.dtype is not dtypes.bool or spec.shape.rank != 0:
+        raise ValueError(message.format(spec=repr(spec)) + "\nHint: return a comparison, e.g. lambda x: x < 10.")
+    return traced

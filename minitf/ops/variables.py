@@ -22,7 +22,7 @@ from minitf.core.tensor import EagerTensor, Reference, Tensor, make
 from minitf.core.tensor_interface import OPERATORS
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops import state_ops
-from minitf.ops.array.gather_scatter import gather
+from minitf.ops.array.gather_scatter import gather, gather_nd
 from minitf.ops.array.index_arguments import index_tensor
 from minitf.ops.array.shape_ops import expand_dims
 from minitf.ops.array.slicing import getitem, slice_update
@@ -243,6 +243,14 @@ class Variable(VariableOperators):
         if not _is_mask(key):
             _remember_slice(out, self, key)
         return out
+
+    # --- reading parts ---
+    def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
+        """The rows at `indices`: tf.gather of the value (its gradient is IndexedSlices, as TensorFlow's)."""
+        return gather(self, indices)
+
+    def gather_nd(self, indices: Any, name: str | None = None) -> Tensor:
+        return gather_nd(self, indices)
 
     # --- scattering: tf.tensor_scatter_nd_* written back into the variable ---
     def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Any:

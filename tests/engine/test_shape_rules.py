@@ -147,7 +147,7 @@ def cast(draw: Draw) -> Case:
 
 @st.composite
 def fill(draw: Draw) -> Case:
-    return [np.float32(2.0)], {"dims": tuple(draw(shape()))}
+    return [np.asarray(draw(shape()), dtype=np.int32), np.float32(2.0)], {}
 
 
 @st.composite

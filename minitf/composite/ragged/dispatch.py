@@ -16,6 +16,7 @@ import numpy as np
 from minitf.composite.ragged import array_ops
 from minitf.composite.ragged.array_ops import dense_per_value
 from minitf.composite.ragged.dynamic_shape import DynamicRaggedShape
+from minitf.composite.ragged.ranges import gather_rows
 from minitf.composite.ragged.reductions import reduce
 from minitf.composite.ragged.tensor import RAGGED, RaggedTensor, same_splits
 from minitf.core import dtypes
@@ -110,9 +111,12 @@ def _ones(shape: DynamicRaggedShape, dtype: Any = dtypes.float32) -> Any:
 
 @dispatch_for_api(gather, RaggedTensor)
 def _gather(params: Any, ids: RaggedTensor, validate_indices: Any = None, axis: Any = None, batch_dims: int = 0) -> Any:
-    """`tf.gather(params, ragged_ids)`: one lookup per flat id, in the ids' rows."""
+    """`tf.gather(params, ragged_ids)`: one lookup per flat id, in the ids' rows; `tf.gather(ragged_params, ids)`:
+    the rows at `ids`."""
+    if isinstance(params, RaggedTensor) and not isinstance(ids, RaggedTensor) and axis in (None, 0) and not batch_dims:
+        return gather_rows(params, convert_to_tensor(ids, dtype_hint=dtypes.int64))
     if isinstance(params, RaggedTensor):
-        raise TypeError("minitf gathers from a dense tensor by ragged ids only (params is a RaggedTensor).")
+        raise TypeError("minitf gathers whole rows of a RaggedTensor only (axis 0, dense ids, no batch_dims).")
     return ids.with_flat_values(gather(params, ids.flat_values, validate_indices, axis, batch_dims))
 
 

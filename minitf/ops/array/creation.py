@@ -11,13 +11,14 @@ import numpy as np
 
 from minitf.core import dtypes
 from minitf.core.context import state
-from minitf.core.conversion import constant_tensor, convert_to_tensor, to_numpy
+from minitf.core.conversion import constant_tensor, convert_to_tensor, static_value, to_numpy
 from minitf.core.dispatch import api_handler
 from minitf.core.errors import InvalidArgumentError, allowed_dtypes, dims_text, op_error, static_error
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, broadcast_shapes
 from minitf.core.tensor import Tensor, make
 from minitf.core.tensor_shape import TensorShape
+from minitf.ops.array.join_split import stack
 from minitf.ops.array.shape_ops import expand_dims, normalise_axis, reshape, static_ints, transpose
 from minitf.ops.math.binary_math import maximum
 from minitf.ops.math.cast import cast
@@ -74,9 +75,17 @@ def fill_dims(dims: Any, name: str | None = "") -> list[int]:
     return sizes
 
 
+def _known_later(dims: Any) -> bool:
+    """Whether some of `dims` is a size known only when the traced graph runs (a symbolic tensor)."""
+    parts = dims if isinstance(dims, list | tuple) else [dims]
+    return any(isinstance(d, Tensor) and static_value(d) is None for d in parts)
+
+
 def _filled(shape: Any, dtype: Any, value: float) -> Tensor:
-    dims = fill_dims(shape)
     dtype = dtypes.as_dtype(dtype)
+    if _known_later(shape) and dtype is not dtypes.string:
+        return fill(shape, constant_tensor(np.asarray(value, dtype=dtype._np), dtype))
+    dims = fill_dims(shape)
     if dtype is dtypes.string:
         if value:
             raise TypeError(f"Cannot convert {value} to EagerTensor of dtype string")
@@ -110,27 +119,48 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     return out if dtype is None else cast(out, dtype)
 
 
-def _fill_grad(c: GradContext, g: Tensor) -> list:
-    return [reduce_sum(g)]  # every entry is the value: its gradient is the sum
+def _fill_kernel(dims: np.ndarray, value: np.ndarray) -> np.ndarray:
+    sizes = [int(d) for d in np.ravel(dims)]
+    negative = next((d for d in sizes if d < 0), None)
+    if negative is not None:  # (sizes computed in a traced function are checked here, when it runs)
+        raise op_error(InvalidArgumentError, "Fill", f"Dimension {negative} must be >= 0", "sizes cannot be negative.")
+    return np.full(sizes, value, dtype=np.asarray(value).dtype)
 
 
-def fill_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
-    return [(TensorShape(attrs["dims"]), types[0])]
+def fill_rule(
+    shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict, values: Sequence[Any] = ()
+) -> list[Spec]:
+    """The sizes, where they are constants; a known number of unknown sizes otherwise."""
+    known = values[0] if values else None
+    if known is not None:
+        return [(TensorShape([int(d) for d in np.ravel(known)]), types[1])]
+    count = shapes[0][0] if shapes[0].rank == 1 else None
+    return [(TensorShape(None if count is None else [None] * count), types[1])]
 
 
+# Fill(dims, value), as TensorFlow's: the sizes are an input, so a traced function can fill a shape it computes
 Fill = Op(
-    "Fill", lambda value, dims: np.full(dims, value, dtype=np.asarray(value).dtype), shape=fill_rule, grad=_fill_grad
-)
+    "Fill", _fill_kernel, shape=fill_rule, grad=lambda c, g: [None, reduce_sum(g)], value_dependent=True
+)  # (every entry is the value: its gradient is the sum)
 
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """A tensor of shape `dims` filled with `value`; the dtype comes from `value` (`fill([2], 7)` is int32)."""
-    shape = fill_dims(dims, name=None)
+    if _known_later(dims) and isinstance(dims, list | tuple):
+        dtype = next(d.dtype for d in dims if isinstance(d, Tensor))  # Python ints join the tensors' dtype
+        sizes = stack([convert_to_tensor(d, dtype=dtype) for d in dims])
+    elif _known_later(dims):
+        sizes = convert_to_tensor(dims)
+    else:
+        sizes = constant_tensor(np.asarray(fill_dims(dims, name=None), dtype=np.int32), dtypes.int32)
     value = convert_to_tensor(value)
     if value.shape.rank:
         hint = "the value is one number that fills the whole tensor."
         raise static_error(f"value must represent a scalar, got shape {dims_text(value.shape)}", "Fill", hint, None)
-    return bind(Fill, value, dims=tuple(shape))
+    out = bind(Fill, sizes, value)
+    if _known_later(dims) and isinstance(dims, list | tuple):  # the sizes given as numbers are known already
+        out.set_shape([d if isinstance(d, int) else static_value(d) for d in dims])
+    return out
 
 
 def _number(v: Any) -> str:

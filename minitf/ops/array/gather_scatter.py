@@ -110,7 +110,8 @@ def gather(
     name: str | None = None,
 ) -> Tensor:
     """Pick slices of `params` along `axis` at the given indices (out-of-range indices are an error)."""
-    if not isinstance(indices, Tensor) and (handler := api_handler(gather, indices)) is not None:
+    composite = not isinstance(indices, Tensor) or not isinstance(params, Tensor)
+    if composite and (handler := api_handler(gather, indices, params)) is not None:
         return handler(params, indices, validate_indices, axis, batch_dims)
     p = convert_to_tensor(params)
     i = convert_to_tensor(indices)

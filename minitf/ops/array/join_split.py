@@ -17,8 +17,8 @@ from minitf.core.op import GradContext, Op, bind
 from minitf.core.shape_rules import Spec, add_sizes, merge_dims, shape_text
 from minitf.core.tensor import EagerTensor, Tensor
 from minitf.core.tensor_shape import TensorShape
-from minitf.ops.array.creation import zeros_like
 from minitf.ops.array.shape_ops import identity, normalise_axis, static_ints
+from minitf.ops.math.elementwise import ZerosLike
 
 
 def _concat_kernel(*xs: np.ndarray, axis: int) -> np.ndarray:
@@ -63,7 +63,7 @@ def _split_like_kernel(g: np.ndarray, *like: np.ndarray, axis: int) -> tuple[np.
 
 
 def _split_like_grad(c: GradContext, grads: list) -> list:
-    parts = [g if g is not None else zeros_like(o) for g, o in zip(grads, c.outputs)]
+    parts = [g if g is not None else bind(ZerosLike, o) for g, o in zip(grads, c.outputs)]
     return [concat(parts, c.attrs["axis"])] + [None] * (len(c.inputs) - 1)
 
 
@@ -182,7 +182,7 @@ def _unpack_kernel(x: np.ndarray, axis: int, num: int) -> tuple[np.ndarray, ...]
 
 
 def _fill_none(grads: Sequence[Any], like: Sequence[Tensor]) -> list[Tensor]:
-    return [zeros_like(t) if g is None else g for g, t in zip(grads, like)]
+    return [bind(ZerosLike, t) if g is None else g for g, t in zip(grads, like)]
 
 
 def unpack_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:

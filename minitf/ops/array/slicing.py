@@ -385,19 +385,11 @@ def strided_slice(
             f"got shapes [{len(starts)}], [{len(stops)}], and [{len(steps)}] instead. "
             "[Op:StridedSlice]\nHint: give one begin, end and stride per sliced dimension.",
         )
-    if 0 in steps and state.graph is not None:  # TensorFlow's shape function reads the constant strides
-        raise graph_build_error(
-            "StridedSlice",
-            f"strides[{steps.index(0)}] must be non-zero",
-            "a stride of 0 would never move; use 1 (or -1 to go backwards).",
-        )
-    if 0 in steps:
-        raise static_error(
-            f"strides[{steps.index(0)}] must be non-zero",
-            "StridedSlice",
-            "a stride of 0 would never move; use 1 (or -1 to go backwards).",
-            None,
-        )
+    if 0 in steps:  # (while tracing, TensorFlow's shape function reads the constant strides)
+        message, hint = f"strides[{steps.index(0)}] must be non-zero", "a stride of 0 never moves; use 1 (or -1)."
+        if state.graph is not None:
+            raise graph_build_error("StridedSlice", message, hint)
+        raise static_error(message, "StridedSlice", hint, None)
     key: list[Any] = []
     for i, (start, stop, step) in enumerate(zip(starts, stops, steps)):
         if _bit(ellipsis_mask, i):

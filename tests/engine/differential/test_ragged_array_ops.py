@@ -224,3 +224,27 @@ def test_ragged_ops_traced_with_unknown_row_counts_match_tensorflow() -> None:
         seen.append(several(tf.ragged.constant([[7.0]])))
 
     same_program(program)
+
+
+STACK_AND_MASK = [
+    # (dense inputs only: TensorFlow's row splits are int32 then, minitf's int64 as always; the rows agree)
+    ("stack_vectors", lambda tf: tf.ragged.stack([tf.constant([3, 1, 4]), tf.constant([5, 9])]).to_list()),
+    ("stack_rows_of_ragged", lambda tf: tf.ragged.stack([digits(tf)[0], digits(tf)[2], digits(tf)[1]]).to_list()),
+    ("stack_matrices", lambda tf: tf.ragged.stack([tf.ones([2, 3]), tf.zeros([1, 3])]).to_list()),
+    ("stack_ragged", lambda tf: parts(tf.ragged.stack([digits(tf), digits(tf)[:2]]))),
+    ("mask_ragged", lambda tf: parts(tf.ragged.boolean_mask(digits(tf), digits(tf) > 2.0))),
+    (
+        "mask_matrix",
+        lambda tf: parts(
+            tf.ragged.boolean_mask(tf.reshape(tf.range(6), [2, 3]), [[True, False, True], [False, False, True]])
+        ),
+    ),
+    ("mask_rows", lambda tf: parts(tf.ragged.boolean_mask(digits(tf), [True, False, True, False, True]))),
+    ("gather_rows", lambda tf: parts(tf.gather(digits(tf), [2, 0, 2]))),
+    ("gather_rows_3d", lambda tf: parts(tf.gather(cubes(tf), tf.constant([1, 0])))),
+]
+
+
+@named_examples(*STACK_AND_MASK)
+def test_ragged_stack_boolean_mask_and_row_gather_match_tensorflow(case: Any) -> None:
+    same(case, modes=(EAGER, TAPE))

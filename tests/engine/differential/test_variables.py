@@ -135,3 +135,16 @@ def _slice_assign(tf: Any) -> Any:
     v[0].assign(9.0)
     v[1:].assign([7.0, 8.0])
     return v
+
+
+def rows_read_with_their_gradient(tf: Any) -> Any:
+    v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with tf.GradientTape() as tape:
+        rows = v.sparse_read([2, 0])
+        picked = v.gather_nd([[1, 1], [0, 0]])
+        total = tf.reduce_sum(rows * 2.0) + tf.reduce_sum(picked)
+    return rows, picked, tf.convert_to_tensor(tape.gradient(total, v))
+
+
+def test_sparse_read_and_gather_nd_read_parts_of_a_variable_like_tensorflow() -> None:
+    same(rows_read_with_their_gradient, modes=OUTSIDE_FUNCTIONS)

@@ -58,7 +58,8 @@ def _top_k_kernel(
             "Hint: top_k looks along the last axis; a scalar has none.",
         )
     if k < 0:
-        raise InvalidArgumentError(None, None, f"Need k >= 0, got {k} [Op:TopKV2]")
+        hint = "k is how many of the largest entries to return, so it cannot be negative."
+        raise op_error(InvalidArgumentError, "TopKV2", f"Need k >= 0, got {k}", hint)
     if np.shape(x)[-1] < k:
         raise InvalidArgumentError(
             None,
@@ -228,7 +229,7 @@ def argsort(
 def _unique_kernel(x: np.ndarray, out_idx: dtypes.DType) -> tuple[np.ndarray, np.ndarray]:
     if np.ndim(x) != 1:
         raise InvalidArgumentError(
-            None, None, "unique expects a 1D vector. [Op:Unique]\nHint: flatten first with tf.reshape(x, [-1])."
+            None, None, "unique expects a 1D vector. [Op:Unique] name: \nHint: flatten first with tf.reshape(x, [-1])."
         )
     _, first, inverse = np.unique(x, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # TensorFlow lists values in order of first appearance

@@ -179,7 +179,7 @@ def _check_numerics_kernel(x: np.ndarray, message: str) -> np.ndarray:
             raise InvalidArgumentError(
                 None,
                 None,
-                f"{message} : Tensor had {what} values [Op:CheckNumerics]\n"
+                f"{message} : Tensor had {what} values [Op:CheckNumerics] name: \n"
                 f"Hint: find the first op that produced {what} (log of 0, 0/0, overflow...).",
             )
     return x

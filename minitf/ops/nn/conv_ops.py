@@ -21,6 +21,7 @@ from minitf.core.errors import (
     bad_string_attr,
     dims_text,
     same_dtype,
+    static_error,
 )
 from minitf.core.op import GradContext, Op, bind
 from minitf.core.tensor import Tensor
@@ -300,11 +301,15 @@ def conv2d(
     else:
         x = convert_to_tensor(input)
         f = convert_to_tensor(filters, dtype_hint=x.dtype)
+    steps = pair(strides, "strides")
+    if min(steps) < 1:
+        hint = "a stride is how far the filter moves each step: 1 or more."
+        raise static_error("Row and column strides should be larger than 0.", "Conv2D", hint)
     return bind(
         Conv2D,
         x,
         f,
-        strides=pair(strides, "strides"),
+        strides=steps,
         padding=padding_attr(padding),
         dilations=pair(1 if dilations is None else dilations, "dilations"),
     )

@@ -335,6 +335,7 @@ def _logits(logits: Any, dtype: Any) -> tuple[Tensor, dtypes.DType]:
             f"logits should be a matrix, got shape {list(logits.shape)}",
             hint="logits has one row per batch entry and one column per class: tf.expand_dims(logits, 0) "
             "makes a vector a matrix.",
+            kernel=True,
         )
     return logits, dtype
 

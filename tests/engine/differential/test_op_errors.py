@@ -79,6 +79,11 @@ CASES = [
     ("reduce_mean_negative_axis", lambda tf: tf.reduce_mean(ones(tf, 2, 3), -3)),
     ("cumsum_axis", lambda tf: tf.cumsum(ones(tf, 3), 1)),
     ("top_k_too_many", lambda tf: tf.math.top_k(ones(tf, 3), 5)),
+    ("top_k_negative", lambda tf: tf.math.top_k(ones(tf, 3), -1)),
+    ("unique_matrix", lambda tf: tf.unique(ones(tf, 2, 2))),
+    ("check_numerics_nan", lambda tf: tf.debugging.check_numerics(tf.constant([float("nan")]), "oops")),
+    ("categorical_vector", lambda tf: tf.random.categorical(ones(tf, 3), 2)),
+    ("conv2d_zero_stride", lambda tf: tf.nn.conv2d(ones(tf, 1, 4, 4, 1), ones(tf, 3, 3, 1, 1), 0, "VALID")),
     # slicing and indexing
     ("slice_size", lambda tf: tf.slice(ones(tf, 2, 3), [0, 0], [3, 3])),
     ("slice_begin_length", lambda tf: tf.slice(ones(tf, 2, 3), [0], [1])),

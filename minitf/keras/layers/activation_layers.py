@@ -7,10 +7,11 @@ import warnings
 from typing import Any
 
 import minitf.keras.activations as activations
+from minitf.core.conversion import convert_to_tensor
 from minitf.keras.layers.layer import Layer
 from minitf.keras.layers.options import WeightOptions, add_weight
 from minitf.ops.array.where import where
-from minitf.ops.math import binary_math, comparisons, unary_math
+from minitf.ops.math import binary_math, comparisons, reductions, unary_math
 from minitf.ops.math.cast import cast
 from minitf.ops.nn import nn_ops
 
@@ -182,8 +183,35 @@ class Softmax(Layer):
         self.axis = axis
         self.built = True
 
-    def call(self, inputs: Any) -> Any:
-        return nn_ops.softmax(inputs, axis=self.axis)
+    def call(self, inputs: Any, mask: Any = None) -> Any:
+        """Masked positions (mask False, or at most 0.5) get no share of the softmax and come out as 0."""
+        if mask is not None:
+            mask = convert_to_tensor(mask)
+            _check_broadcastable(mask.shape.as_list(), inputs.shape.as_list())
+            if mask.dtype.name != "bool":
+                mask = comparisons.greater(mask, cast(0.5, mask.dtype))
+            inputs = where(mask, inputs, cast(-1e9, inputs.dtype))
+        if isinstance(self.axis, tuple | list) and len(self.axis) > 1:
+            outputs = unary_math.exp(inputs - reductions.reduce_logsumexp(inputs, axis=list(self.axis), keepdims=True))
+        else:
+            outputs = nn_ops.softmax(inputs, axis=self.axis[0] if isinstance(self.axis, tuple | list) else self.axis)
+        return outputs if mask is None else where(mask, outputs, cast(0.0, outputs.dtype))
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "axis": self.axis}
+
+
+def _check_broadcastable(mask_shape: list[Any], input_shape: list[Any]) -> None:
+    """Keras's check that a mask given to Softmax broadcasts against the inputs (from the last axis back)."""
+    if len(mask_shape) > len(input_shape):
+        raise ValueError(
+            "The `mask` must be broadcastable to `inputs` and must not have more dimensions. "
+            f"Received: inputs.shape={tuple(input_shape)}, mask.shape={tuple(mask_shape)}"
+        )
+    for mask_dim, input_dim in zip(mask_shape[::-1], input_shape[::-1], strict=False):
+        if mask_dim is not None and input_dim is not None and mask_dim not in (1, input_dim):
+            raise ValueError(
+                "The `mask` must be broadcastable to `inputs`. Each mask dimension must be 1 or match the "
+                f"corresponding input dimension. Received: inputs.shape={tuple(input_shape)}, "
+                f"mask.shape={tuple(mask_shape)}"
+            )

@@ -303,3 +303,32 @@ def test_bidirectional_and_global_average_pooling_1d_use_the_mask_as_keras_does(
     for mine, expected in zip(ours[:2], theirs[:2], strict=True):
         np.testing.assert_allclose(np.asarray(mine), np.asarray(expected), rtol=1e-5, atol=1e-6)
     assert ours[2:] == theirs[2:] == [True, [True, False, False, True, True, False, False, False, False]]
+
+
+X = np.array([[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0, 0.0]], "float32")
+
+
+@pytest.mark.parametrize(
+    ("axis", "mask"),
+    [
+        (-1, None),
+        (-1, np.array([[True, True, False, False], [True, False, True, True]])),
+        (-1, np.array([[1.0, 0.2, 0.7, 0.0], [0, 0, 0, 0]], "float32")),  # above 0.5 keeps; a row all masked is 0
+        (-1, np.array([[True, False, True, True]])),  # broadcast over the batch
+        ((0, 1), None),
+        ([0], None),
+    ],
+)
+def test_softmax_leaves_masked_positions_out_and_takes_axis_tuples_as_keras_does(axis: Any, mask: Any) -> None:
+    results = [np.asarray(keras.layers.Softmax(axis=axis)(X, mask=mask)) for keras in ENGINES.values()]
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("mask", [np.ones((2, 3), bool), np.ones((1, 2, 4), bool)])
+def test_softmax_refuses_a_mask_that_does_not_broadcast_with_kerass_message(mask: Any) -> None:
+    messages = []
+    for keras in ENGINES.values():
+        with pytest.raises(ValueError) as caught:
+            keras.layers.Softmax()(X, mask=mask)
+        messages.append(str(caught.value))
+    assert messages[0] in messages[1]

@@ -176,6 +176,32 @@ def nbgrader_failure(outcome: dict) -> str:
     return " / ".join(dict.fromkeys(line.split("]", 1)[-1].strip() for line in lines))[:500] or "nbgrader failed"
 
 
+def _unsynced_below(root: Path) -> None:
+    """Gradebooks under ``root`` (a worker's scratch copies of the kit) commit without waiting for the disk.
+
+    nbgrader commits after every grade and comment, about 25 times a notebook, and SQLite waits for each to reach
+    the disk: a worker's longest waits after its kernels'.  A scratch gradebook needs no such wait: a submission
+    whose worker stops is graded again from its files, and the term's gradebook, written by the run's single
+    writer, keeps SQLite's usual durability."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    UNSYNCED.add(os.path.realpath(root) + os.sep)
+    if not event.contains(Engine, "connect", _skip_disk_waits):
+        event.listen(Engine, "connect", _skip_disk_waits)
+
+
+#: folders whose SQLite files commit without waiting for the disk (``_unsynced_below``)
+UNSYNCED: set[str] = set()
+
+
+def _skip_disk_waits(connection, _record) -> None:
+    if isinstance(connection, sqlite3.Connection):
+        path = os.path.realpath(connection.execute("PRAGMA database_list").fetchone()[2] or "")
+        if any(path.startswith(folder) for folder in UNSYNCED):
+            connection.execute("PRAGMA synchronous=OFF")
+
+
 def _kernel_peak_mb() -> float:
     """Largest resident size among this process's finished descendants (the kernels), in MB."""
     import resource
@@ -193,6 +219,7 @@ class Worker:
         share_gradebook_engines()  # a worker opens its scratch gradebook about nine times per notebook
         self.root = root
         self.root.mkdir(parents=True, exist_ok=True)
+        _unsynced_below(root)
         self.kit = kit
         sandbox, self._slot, slot = for_worker(sandbox, root / "sandbox")
         if slot is not None:  # the run sweeps the slot's user after this worker ends, however it ends

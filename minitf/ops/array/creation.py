@@ -19,7 +19,7 @@ from minitf.core.shape_rules import Spec, broadcast_shapes
 from minitf.core.tensor import Tensor, make
 from minitf.core.tensor_shape import TensorShape
 from minitf.ops.array.join_split import stack
-from minitf.ops.array.shape_ops import expand_dims, normalise_axis, reshape, static_ints, transpose
+from minitf.ops.array.shape_ops import expand_dims, reshape, static_ints, transpose
 from minitf.ops.math.binary_math import maximum
 from minitf.ops.math.cast import cast
 from minitf.ops.math.comparisons import less
@@ -281,17 +281,23 @@ def eye(
 
 def _one_hot_kernel(indices: np.ndarray, depth: int, on: Any, off: Any, axis: int) -> np.ndarray:
     idx = np.asarray(indices)
+    if axis != -1 and not 0 <= axis <= idx.ndim:  # (TensorFlow checks it when the op runs, traced or not)
+        hint = f"axis is where the new dimension goes: -1 (last) or 0 ... {idx.ndim}."
+        raise op_error(InvalidArgumentError, "OneHot", _one_hot_axis(axis, idx.ndim + 1), hint, name=None)
     hot = idx[..., None] == np.arange(depth)
     out = np.where(hot, on, off).astype(np.asarray(on).dtype, copy=False)
     return np.moveaxis(out, -1, axis) if axis != -1 else out
 
 
 def one_hot_rule(shapes: Sequence[TensorShape], types: Sequence[dtypes.DType], attrs: dict) -> list[Spec]:
-    dtype = dtypes.from_numpy(attrs["on"].dtype)
+    dtype, axis = dtypes.from_numpy(attrs["on"].dtype), attrs["axis"]
+    if axis < -1:
+        raise ValueError("axis must be >= -1")
     if shapes[0].rank is None:
         return [(TensorShape(None), dtype)]
     dims = list(shapes[0])
-    axis = attrs["axis"]
+    if axis != -1 and not 0 <= axis <= len(dims):  # an error when it runs
+        return [(TensorShape(None), dtype)]
     dims.insert(len(dims) if axis == -1 else axis, attrs["depth"])
     return [(TensorShape(dims), dtype)]
 
@@ -317,8 +323,7 @@ def one_hot(
     dtype = dtypes.as_dtype(dtype)
     on = np.asarray(1 if on_value is None else getattr(on_value, "_value", on_value)).astype(dtype._np)
     off = np.asarray(0 if off_value is None else getattr(off_value, "_value", off_value)).astype(dtype._np)
-    rank = (i.shape.rank or 0) + 1
-    axis = -1 if axis is None or axis == -1 else normalise_axis(axis, rank, "OneHot", _one_hot_axis, None)
+    axis = -1 if axis is None else int(axis)  # (checked by the kernel: only -1 counts from the end)
     if int(depth) < 0:
         hint = "depth is the number of classes."
         raise static_error(f"depth must be non-negative, got: {int(depth)}", "OneHot", hint, None)

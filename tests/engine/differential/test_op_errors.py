@@ -115,6 +115,7 @@ CASES = [
     ("eye_negative_columns", lambda tf: tf.eye(2, -1)),
     ("one_hot_negative_depth", lambda tf: tf.one_hot([1], -1)),
     ("one_hot_axis", lambda tf: tf.one_hot([[1]], 3, axis=4)),
+    ("one_hot_negative_axis", lambda tf: tf.one_hot([[1]], 3, axis=-2)),
     ("random_uniform_negative", lambda tf: tf.random.uniform([-1])),
     ("random_normal_negative", lambda tf: tf.random.normal([2, -1])),
     # elementwise, where, cast
@@ -164,9 +165,8 @@ def test_a_wrong_input_raises_tensorflows_error_class_and_message_with_a_hint(ca
     same_error(case)
 
 
-# Inside a function TensorFlow reads a -1 in broadcast_to's shape as a size it does not know yet; it checks
-# one_hot's axis when the graph runs, minitf already while it builds the graph (a difference still open).
-DIFFERENT_WHEN_TRACED = {"broadcast_to_negative", "one_hot_axis"}
+# Inside a function TensorFlow reads a -1 in broadcast_to's shape as a size it does not know yet.
+DIFFERENT_WHEN_TRACED = {"broadcast_to_negative"}
 
 
 @named_examples(*[(n, c) for n, c in CASES if n not in DIFFERENT_WHEN_TRACED])

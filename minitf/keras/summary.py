@@ -87,9 +87,18 @@ def _row(cells: list[str], widths: list[int], alignments: list[str], bar: str) -
         parts = []
         for lines, width, align in zip(wrapped, widths, alignments, strict=True):
             text = lines[i] if i < len(lines) else ""
-            parts.append(" " + (text.rjust(width - 2) if align == "right" else text.ljust(width - 2)) + " ")
+            parts.append(" " + _aligned(text, width - 2, align) + " ")
         out.append(bar + bar.join(parts) + bar)
     return out
+
+
+def _aligned(text: str, width: int, align: str) -> str:
+    if align == "right":
+        return text.rjust(width)
+    if align == "center":  # as rich centres: the odd space goes to the right
+        left = (width - len(text)) // 2
+        return " " * left + text.ljust(width - left)
+    return text.ljust(width)
 
 
 def table(
@@ -115,8 +124,11 @@ def layer_params(layer: Any) -> str:
     return f"{layer.count_params():,}"
 
 
-def summary_lines(model: Any, line_length: int | None = None, positions: list[float] | None = None) -> list[str]:
-    """The summary as a list of lines (what `print_fn` receives joined)."""
+def summary_lines(
+    model: Any, line_length: int | None = None, positions: list[float] | None = None, show_trainable: bool = False
+) -> list[str]:
+    """The summary as a list of lines (what `print_fn` receives joined); `show_trainable` adds a column that says
+    whether each layer's weights train (Y), are frozen (N) or do not exist (-)."""
     layers, connections = model._summary_rows()
     if connections is None:
         default_length, positions = 88, positions or [0.45, 0.80, 1.0]
@@ -125,6 +137,10 @@ def summary_lines(model: Any, line_length: int | None = None, positions: list[fl
         default_length, positions = 108, positions or [0.3, 0.56, 0.74, 1.0]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
         alignments = ["left", "left", "right", "left"]
+    if show_trainable:
+        default_length += 12
+        positions = [p * 0.90 for p in positions] + [1.0]
+        header, alignments = [*header, "Trainable"], [*alignments, "center"]
     line_length = line_length or min(default_length, shutil.get_terminal_size().columns - 4)
     rows = []
     for i, layer in enumerate(layers):
@@ -132,6 +148,8 @@ def summary_lines(model: Any, line_length: int | None = None, positions: list[fl
         row = [f"{layer.name} ({type(layer).__name__})", "?" if shape is None else shape, layer_params(layer)]
         if connections is not None:
             row.append(connections[i])
+        if show_trainable:
+            row.append(("Y" if layer.trainable else "N") if layer.weights else "-")
         rows.append(row)
     trainable, non_trainable = model.trainable_weights, model.non_trainable_weights
     optimizer = getattr(model, "optimizer", None)
@@ -154,9 +172,13 @@ def summary_lines(model: Any, line_length: int | None = None, positions: list[fl
 
 
 def print_summary(
-    model: Any, line_length: int | None = None, positions: list[float] | None = None, print_fn: Any = None
+    model: Any,
+    line_length: int | None = None,
+    positions: list[float] | None = None,
+    print_fn: Any = None,
+    show_trainable: bool = False,
 ) -> None:
-    text = "\n".join(summary_lines(model, line_length, positions)) + "\n"
+    text = "\n".join(summary_lines(model, line_length, positions, show_trainable)) + "\n"
     if print_fn is None:
         print(text, end="")
     else:

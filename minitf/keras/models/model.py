@@ -84,7 +84,7 @@ class Model(Trainer, Layer):
         show_trainable: bool = False,
         layer_range: Any = None,
     ) -> None:
-        summary.print_summary(self, line_length, positions, print_fn)
+        summary.print_summary(self, line_length, positions, print_fn, show_trainable)
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         if index is not None:
@@ -236,6 +236,8 @@ class Functional(Model):
             real, args, kwargs = map_structure(
                 lambda t: values[id(t)] if isinstance(t, KerasTensor) else t, (*node.arguments, node.kwargs)
             )
+            if training is not None and node.layer._call_has_training:
+                kwargs["training"] = training  # Keras 3 lets the model's flag win over one fixed in the graph
             result = node.layer(real, *args, **kwargs)
             for tensor, value in zip(node.output_tensors, flatten(result), strict=True):
                 values[id(tensor)] = value

@@ -186,3 +186,38 @@ def test_a_functional_model_follows_keras_tensors_given_as_initial_state_and_is_
     assert mine[0] == theirs[0] and "encoder[0][1]" in mine[0]
     np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-5, atol=1e-6)
     assert mine[2] == theirs[2]
+
+
+def _frozen_base(library: Any) -> tuple[list[str], Any]:
+    """A base model frozen, then unfrozen, under a new head: summaries with `show_trainable=True` (Sequential and
+    functional), and the base's BatchNormalization statistics after a fit in which the model's `training=True`
+    reaches the base although the graph called it with `training=False` (Keras 3's rule)."""
+    library.backend.clear_session()
+    layers = library.layers
+    base = library.Sequential([library.Input((3,)), layers.Dense(4), layers.BatchNormalization()], name="base")
+    inputs = library.Input((3,))
+    model = library.Model(inputs, layers.Dense(1)(layers.Flatten()(base(inputs, training=False))))
+    rng = np.random.default_rng(0)
+    model.set_weights([rng.normal(0, 0.3, w.shape).astype("float32") for w in model.get_weights()])
+    texts = []
+    for trainable in (False, True):
+        base.trainable = trainable
+        texts += [_summary_trainable(base), _summary_trainable(model)]
+    model.compile("sgd", "mse")
+    model.fit(rng.random((8, 3)), rng.random((8, 1)), batch_size=4, verbose=0, shuffle=False)
+    return texts, base.layers[1].get_weights()
+
+
+def _summary_trainable(model: Any) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        model.summary(show_trainable=True)
+    return out.getvalue()
+
+
+def test_show_trainable_and_the_training_flag_of_a_frozen_then_unfrozen_base_as_in_keras() -> None:
+    (mine, my_weights), (theirs, their_weights) = _frozen_base(minitf.keras), _frozen_base(keras)
+    assert mine == theirs
+    for a, b in zip(my_weights, their_weights, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(their_weights[2], 0)  # the moving mean moved: the base ran in training mode

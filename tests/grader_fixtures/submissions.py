@@ -155,9 +155,39 @@ def autograde_scores(term: Term, *options: str) -> dict[str, str]:
 
 
 def sandbox_processes() -> list[str]:
-    """The names of the live processes running as a sandbox user (grader-sandbox and the users of concurrent
-    workers)."""
-    return [fields["Name"] for fields in live_processes(sandbox_uids())]
+    """The live processes running as a sandbox user (grader-sandbox and the users of concurrent workers), each
+    described with what tells where it came from: state, parent, process group, session, user and command line,
+    and which processes hold a sandbox slot's lock at that moment."""
+    found = [_described(fields) for fields in live_processes(sandbox_uids())]
+    return [*found, *_slot_holders()] if found else []
+
+
+def _described(fields: dict[str, str]) -> str:
+    pid = fields["Pid"]
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
+    except OSError:
+        return f"{fields['Name']} (pid {pid}, gone meanwhile)"
+    return (
+        f"{fields['Name']} pid {pid} state {fields['State']} ppid {fields['PPid']} pgrp {stat[2]} sid {stat[3]} "
+        f"uid {fields['Uid'].split()[0]} nspid {fields.get('NSpid', '?')}: {command}"
+    )
+
+
+def _slot_holders() -> list[str]:
+    """Which processes have a slot lock file open (a lock that stays held while any of them lives)."""
+    from grader.sandbox.prepare import SLOTS
+
+    holders = []
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith(str(SLOTS)):
+            holders.append(f"slot lock {Path(target).name} open in pid {fd.parts[2]}")
+    return holders
 
 
 def scores(term: Term) -> dict[str, dict[str, float]]:

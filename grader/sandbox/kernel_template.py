@@ -204,6 +204,20 @@ def serve_forever(config: dict, path: str) -> None:
         link.close()
 
 
+def _warm_tracebacks() -> None:
+    """Format one exception the way a kernel's shell does: IPython's first verbose traceback imports stack_data,
+    executing and asttokens and fills their caches, which every forked kernel would otherwise do again at its
+    first error (an unfinished answer's NotImplementedError, a failed test), tens to hundreds of milliseconds."""
+    from IPython.core import ultratb
+    from IPython.core.interactiveshell import InteractiveShell
+
+    try:
+        raise ValueError("a traceback formatted once in the template")
+    except ValueError:
+        formatter = ultratb.AutoFormattedTB(mode="Context", theme_name=InteractiveShell.colors.default_value)
+        formatter.structured_traceback(*sys.exc_info())
+
+
 def main(config_path: str, path: str) -> None:
     with open(config_path) as handle:
         config = json.load(handle)
@@ -220,6 +234,7 @@ def main(config_path: str, path: str) -> None:
 
     for name in PRELOADED + (PRELOADED_PLOTTING if config.get("preload_matplotlib") else ()):
         importlib.import_module(name)
+    _warm_tracebacks()
     if threading.active_count() != 1:
         sys.exit(
             f"grader kernel template: {threading.active_count() - 1} thread(s) started while importing; "

@@ -168,10 +168,12 @@ def calls_for(seconds: float) -> int:
 
 
 def time_call(fn: Callable[[], Any]) -> float:
+    """Seconds per call of `fn`. A function's first call traces and compiles, so the number of calls a repeat makes
+    is worked out from a second one (from the first, a repeat would time one cold call)."""
+    fn()
     start = time.perf_counter()
     fn()
-    first = time.perf_counter() - start
-    return best_time(fn, calls_for(first), repeat=15)
+    return best_time(fn, calls_for(time.perf_counter() - start), repeat=15)
 
 
 def first_call(engine: Any, make: Callable[[Any], tuple[Callable, tuple]]) -> float:

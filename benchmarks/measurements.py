@@ -1,6 +1,7 @@
 """Write docs/measurements.md: every measured figure the docs point to, from one run, with its date and machine.
 
     python -m benchmarks --write          # all sections (about a quarter of an hour; grading needs root)
+    python -m benchmarks --write --only benchmarks.chain,benchmarks.steps   # those sections again, dated apart
 
 Each section runs one benchmark in its own process (as `python -m benchmarks.<name>` would) and keeps what it
 printed. The docs describe the design and link here for figures, so no figure in them goes stale by hand.
@@ -103,4 +104,25 @@ def write(output: Path = OUTPUT) -> None:
     parts += ["## The test suite's fast tier\n", '`pytest -m "not slow" -n auto`.\n', "```text", fast_tier(), "```\n"]
     parts.append(f"(load average at the end: {os.getloadavg()[0]:.1f})")
     output.write_text("\n".join(parts) + "\n")
+    print(f"wrote {output.relative_to(REPO)}", file=sys.stderr)
+
+
+def rewrite_sections(modules: list[str], output: Path = OUTPUT) -> None:
+    """Measure again only the sections of `modules` and put them in place in `output`; each says when and at which
+    commit it was measured, since the date at the top is the rest of the file's."""
+    text = output.read_text()
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    for module, heading, what in SECTIONS:
+        if module not in modules:
+            continue
+        print(f"measuring {heading} ...", file=sys.stderr)
+        block = re.compile(rf"## {re.escape(heading)}\n.*?```text\n.*?```\n", re.S)
+        if not block.search(text):
+            raise SystemExit(f"{output.name} has no section {heading!r}: run the whole --write")
+        note = f"(this section measured again: {date}, commit {commit()}, load average {os.getloadavg()[0]:.1f})"
+        fresh = "\n".join(
+            [f"## {heading}\n", f"`python -m {module}`: {what}. {note}\n", "```text", section(module), "```\n"]
+        )
+        text = block.sub(lambda _, fresh=fresh: fresh, text, count=1)
+    output.write_text(text)
     print(f"wrote {output.relative_to(REPO)}", file=sys.stderr)

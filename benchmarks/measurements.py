@@ -125,4 +125,4 @@ def rewrite_sections(modules: list[str], output: Path = OUTPUT) -> None:
         )
         text = block.sub(lambda _, fresh=fresh: fresh, text, count=1)
     output.write_text(text)
-    print(f"wrote {output.relative_to(REPO)}", file=sys.stderr)
+    print(f"wrote {output}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 import re
 from pathlib import Path
+from typing import Any
 
 from benchmarks import measurements
 
@@ -46,6 +47,22 @@ def test_the_generated_file_says_when_where_and_with_what_it_was_measured() -> N
     assert re.search(r"- measured: 20\d\d-\d\d-\d\d", text)
     for module, heading, _ in measurements.SECTIONS:
         assert f"## {heading}\n" in text and f"`python -m {module}`" in text, f"no section for {module}"
+
+
+def test_measuring_one_section_again_replaces_only_its_table_and_dates_it(tmp_path: Path, monkeypatch: Any) -> None:
+    page = tmp_path / "measurements.md"
+    page.write_text(
+        "# Measurements\n\n- measured: 2026-01-01 00:00 UTC, commit abc\n\n"
+        "## Eager ops and the tape\n\n`python -m benchmarks.chain`: a chain.\n\n```text\nold chain table\n```\n\n"
+        "## One op\n\n`python -m benchmarks.dispatch`: one op.\n\n```text\nold op table\n```\n"
+    )
+    monkeypatch.setattr(measurements, "section", lambda module: f"table printed by {module}")
+    measurements.rewrite_sections(["benchmarks.chain"], page)
+    text = page.read_text()
+    assert "table printed by benchmarks.chain" in text and "old chain table" not in text
+    assert "old op table" in text and "table printed by benchmarks.dispatch" not in text
+    assert re.search(r"measured again: 20\d\d-\d\d-\d\d .*, commit \w+", text)
+    assert text.startswith("# Measurements\n\n- measured: 2026-01-01")
 
 
 def _anchors(path: Path) -> set[str]:

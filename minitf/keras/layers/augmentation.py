@@ -21,6 +21,8 @@ class RandomFlip(Layer):
     """Each image, with probability 1/2, flipped left-right (`"horizontal"`), upside down (`"vertical"`), or
     both at once (`"horizontal_and_vertical"`, one coin for both, as Keras flips)."""
 
+    takes_plain_values = True  # as Keras's preprocessing layers: called on lists and strings too
+
     def __init__(
         self,
         mode: str = "horizontal_and_vertical",

@@ -55,11 +55,25 @@ def _as_input_tensor(value: Any) -> Any:
     return tensor
 
 
+def _only_tensors_positionally(args: tuple) -> None:
+    """Keras's rule: positional arguments are tensors (NumPy arrays count: they are converted); a Python number,
+    list of numbers or string given positionally is most likely data that should have been an array, or an
+    option that should have been a keyword."""
+    for arg in flatten(args):
+        if arg is None or isinstance(arg, Tensor | KerasTensor) or hasattr(arg, "__array__"):
+            continue
+        raise ValueError(
+            "Only input tensors may be passed as positional arguments. The following argument value should be "
+            f"passed as a keyword argument: {arg} (of type {type(arg)})"
+        )
+
+
 class Layer:
     """The base of every layer and model: tracks weights and inner layers, builds once, then calls."""
 
     _layers: list[Layer]  # set first in __init__, so __setattr__ can track inner layers from then on
     passes_masks = False  # layers that keep the steps as they are (Dense, Dropout, activations) say True
+    takes_plain_values = False  # preprocessing layers say True: they are called on Python lists and strings
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
         object.__setattr__(self, "_layers", [])
@@ -222,7 +236,11 @@ class Layer:
         self.built = True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.takes_plain_values:
+            _only_tensors_positionally(args)
         inputs = args[0] if args else kwargs.pop("inputs")
+        if self.takes_plain_values and isinstance(inputs, list | tuple):  # Python data: one tensor, as Keras makes it
+            inputs = convert_to_tensor(inputs)
         if any(isinstance(leaf, KerasTensor) for leaf in flatten(inputs)):
             return self._call_symbolically(inputs, args[1:], kwargs)
         inputs = map_structure(_as_input_tensor, inputs)

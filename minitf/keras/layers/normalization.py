@@ -19,6 +19,8 @@ from minitf.ops.nn.normalization import moments
 class Normalization(Layer):
     """`(x - mean) / sqrt(variance)` with the mean and variance of the data given to `adapt`, per feature."""
 
+    takes_plain_values = True  # as Keras's preprocessing layers: called on lists and strings too
+
     def __init__(
         self, axis: int = -1, mean: Any = None, variance: Any = None, invert: bool = False, **kwargs: Any
     ) -> None:

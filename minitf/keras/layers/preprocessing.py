@@ -23,6 +23,8 @@ from minitf.ops.strings.farmhash import fingerprint64
 class NumpyPreprocessing(Layer):
     """A layer whose values come from `_compute(array) -> array` of dtype `output_dtype`."""
 
+    takes_plain_values = True  # as Keras's preprocessing layers: called on lists and strings too
+
     output_dtype = "int64"
     _keeps_build_shape = False  # Keras's serialized form says input_shape None for these layers
 
@@ -75,6 +77,8 @@ def encoded_shape(input_shape: Any, mode: str, depth: int) -> tuple:
 class Rescaling(Layer):
     """`inputs * scale + offset`, e.g. `Rescaling(1 / 255)` for pixel values."""
 
+    takes_plain_values = True  # as Keras's preprocessing layers: called on lists and strings too
+
     def __init__(self, scale: Any, offset: Any = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scale, self.offset = scale, offset
@@ -89,6 +93,8 @@ class Rescaling(Layer):
 
 class CenterCrop(Layer):
     """The central `height` x `width` region of each image."""
+
+    takes_plain_values = True  # as Keras's preprocessing layers: called on lists and strings too
 
     def __init__(self, height: int, width: int, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -1,8 +1,12 @@
 """The pre-commit hooks run the same checks as `./run test`'s lint step, so a commit meets CI's checks first."""
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,5 +34,30 @@ def test_pre_commit_runs_what_the_lint_step_runs() -> None:
     assert _hooks() == _run_checks(), f"pre-commit runs {_hooks()}, ./run test runs {_run_checks()}"
 
 
-def test_ruff_reports_noqa_comments_that_suppress_nothing() -> None:
-    assert "RUF100" in (ROOT / "pyproject.toml").read_text()
+def _lint_step(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """`./run`'s lint() as written there, run on a project of one file under this project's ruff settings."""
+    run = (ROOT / "run").read_text()
+    body = run[run.index("lint() {") + len("lint() {") : run.index("}", run.index("lint() {"))]
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "ruff").symlink_to(Path(sys.executable).parent / "ruff")
+    (tmp_path / "module.py").write_text(source)
+    return subprocess.run(["bash", "-euc", body], cwd=tmp_path, capture_output=True, text=True)
+
+
+def test_the_lint_step_passes_formatted_code(tmp_path: Path) -> None:
+    run = _lint_step(tmp_path, "def f(a: int) -> list[int]:\n    return [a, 2, 3]\n")
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(
+    ("source", "report"),
+    [
+        ("def f( a ):\n  return [a,2,\n 3]\n", "would be reformatted"),
+        ("x = 1  # noqa: E501\n", "RUF100"),
+    ],
+    ids=["unformatted", "noqa_that_suppresses_nothing"],
+)
+def test_the_lint_step_fails_on(tmp_path: Path, source: str, report: str) -> None:
+    run = _lint_step(tmp_path, source)
+    assert run.returncode != 0 and report in run.stdout + run.stderr, run.stdout + run.stderr

@@ -37,6 +37,14 @@ SECTIONS = [
     ("benchmarks.grading", "Grading", "collect and autograde of sample classes in the sandbox"),
     ("benchmarks.grading_demo", "Grading the demo class", "worker and CPU time per notebook, default workers"),
 ]
+# The benchmarks left out of the file, and why: tools an instructor or a developer runs for a question of their own,
+# whose figures no doc quotes.
+ON_DEMAND = {
+    "benchmarks.grading_workers": "throughput and each kernel's peak memory for 1, 2 and 4 workers, to size --workers",
+    "benchmarks.grading_pool": "warm kernels against fresh ones, class by class: the pool's design check",
+    "benchmarks.grading_profile": "where one submission's grading time goes, phase by phase",
+    "benchmarks.timing_grades": "flipped grades of the stopwatch exercises under load (a count, not a speed)",
+}
 VERSIONED = ["numpy", "tensorflow-cpu", "keras", "numba", "nbgrader", "jupyterlab"]
 
 

@@ -14,7 +14,13 @@ DATED = re.compile(rf"\b(\d{{1,2}} )?({MONTHS}) 20\d\d\b|\b20\d\d-\d\d-\d\d\b")
 
 
 def _prose_docs() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    """Every Markdown file of the project (not those of tools' caches, the environment or test artifacts)."""
+    skip = {".venv", "artifacts", "node_modules"}
+    return sorted(
+        path
+        for path in ROOT.rglob("*.md")
+        if not any(part.startswith(".") or part in skip for part in path.relative_to(ROOT).parts[:-1])
+    )
 
 
 def test_no_doc_but_the_generated_one_carries_a_dated_figure() -> None:
@@ -34,6 +40,91 @@ def test_the_date_check_catches_a_dated_figure() -> None:
     assert not DATED.search("the 30 s cell limit, 2^24 statements")
 
 
+NUMBER = r"\d[\d,]*(?:\.\d+)?"
+# A figure only a run can give, typed into prose: a duration, a speed or size ratio ("3x", "4 times"), a share, a count
+# of tests, or a hedged number ("about 600 MB", "some 20 calls"; not "about 180 lines" of code, which
+# tests/engine/test_reading_path.py checks).
+MEASURED = re.compile(
+    rf"(?<![\w.^/])(?:{NUMBER}\s?(?:ns|µs|us|ms|s|sec|seconds?|min|minutes?|hours?|%)(?!\w)"
+    rf"|{NUMBER}\s?(?:x|×|times)(?![\w×])(?!\s?\d)"
+    rf"|{NUMBER}\s(?:tests|passed|failed|test cases)\b"
+    r"|\b(?:tens|hundreds|thousands) of (?:milli|micro)?seconds\b"
+    rf"|\b(?:about|some|roughly|nearly|around|almost|up to)\s"
+    rf"(?:{NUMBER}(?![\d,.])(?!\s+lines\b)|a third|a quarter|half)\b)"
+)
+# Figures in prose that are settings of the code or of a lesson, not measurements: (doc, phrase) -> what sets it.
+SETTINGS = {
+    ("docs/architecture.md", "0.25 s"): "grader/sandbox/kernel_client.py: WAIT_SLICE",
+    ("docs/grading.md", "0.25 s"): "grader/sandbox/kernel_client.py: WAIT_SLICE",
+    ("docs/grading.md", "600 s"): "the sandbox's RLIMIT_CPU",
+    ("docs/grading.md", "30 s"): "nbgrader's Execute.timeout as the grader sets it (--timeout)",
+    ("docs/grading-internals.md", "5 s"): "how long a launcher gets after SIGTERM (grader/sandbox/pool.py)",
+    ("docs/running-a-term.md", "30 s"): "the default --timeout",
+    ("docs/running-a-term.md", "5 s"): "the --timeout of the transcript's run",
+    ("docs/datasets.md", "92 %"): "the digits chapter's accuracy bar",
+    ("docs/datasets.md", "about 180"): "the data set: 1,797 digits of ten classes",
+    ("course_data/README.md", "about 180"): "the data set: 1,797 digits of ten classes",
+    ("docs/lessons.md", "5 minutes"): "the reading-time estimate's rule",
+    ("docs/lessons.md", "150 ms"): "the margin of KnownCost's accepted window",
+    ("docs/lessons.md", "30 times"): "benchmarks.timing_grades' default --runs",
+}
+
+
+def _prose(path: Path) -> str:
+    """The text a reader takes as prose: fenced blocks (commands, generated transcripts) and code spans blanked."""
+    text = re.sub(r"```.*?```", lambda block: "\n" * block.group().count("\n"), path.read_text(), flags=re.S)
+    return re.sub(r"`[^`\n]*`", "``", text)
+
+
+def _measured_figures() -> set[tuple[str, str]]:
+    return {
+        (str(path.relative_to(ROOT)), found.group())
+        for path in _prose_docs()
+        if path != GENERATED
+        for found in MEASURED.finditer(_prose(path))
+    }
+
+
+def test_no_doc_but_the_generated_one_types_a_measured_figure() -> None:
+    typed = sorted(_measured_figures() - set(SETTINGS))
+    assert not typed, (
+        f"figures typed into the docs by hand: {typed}. Link to the table in docs/measurements.md that shows them "
+        "(`python -m benchmarks --write`), or, for a setting of the code, add it to SETTINGS with what sets it."
+    )
+
+
+def test_every_setting_the_figure_check_lets_through_is_still_in_its_doc() -> None:
+    assert not set(SETTINGS) - _measured_figures(), f"stale: {set(SETTINGS) - _measured_figures()}"
+
+
+def test_the_figure_check_catches_measured_figures_and_leaves_other_numbers() -> None:
+    for typed in (
+        "ran in 58 s",
+        "took 1.5 minutes",
+        "3.2x faster",
+        "2 times the memory",
+        "4194 passed",
+        "120 tests",
+        "about 600 MB per worker",
+        "for 86 % of values",
+        "some 20 NumPy calls",
+        "12 ms",
+        "about 1,250 ms",
+        "tens of milliseconds a case",
+    ):
+        assert MEASURED.search(typed), typed
+    for other in (
+        "an 8×8 image",
+        "2^24 statements",
+        "tf.float32",
+        "part 2 shows",
+        "the 2x2 matrix",
+        "TensorFlow 2.21",
+        "(about 1,250 lines)",
+    ):
+        assert not MEASURED.search(other), other
+
+
 def test_grading_doc_stays_a_short_reference() -> None:
     lines = (ROOT / "docs" / "grading.md").read_text().splitlines()
     assert len(lines) <= 300, f"docs/grading.md has {len(lines)} lines; move design detail to grading-internals.md"
@@ -47,6 +138,21 @@ def test_the_generated_file_says_when_where_and_with_what_it_was_measured() -> N
     assert re.search(r"- measured: 20\d\d-\d\d-\d\d", text)
     for module, heading, _ in measurements.SECTIONS:
         assert f"## {heading}\n" in text and f"`python -m {module}`" in text, f"no section for {module}"
+
+
+def test_every_benchmark_is_a_section_of_the_generated_file_or_says_why_not() -> None:
+    modules = {f"benchmarks.{path.stem}" for path in (ROOT / "benchmarks").glob("*.py")}
+    modules -= {"benchmarks.__init__", "benchmarks.__main__", "benchmarks.measurements"}
+    sections = {module for module, _, _ in measurements.SECTIONS}
+    assert not sections & set(measurements.ON_DEMAND), "a benchmark is both a section and left out"
+    missing = modules - sections - set(measurements.ON_DEMAND)
+    assert not missing, f"{missing}: add a section to measurements.SECTIONS, or to ON_DEMAND with why it is left out"
+    assert not (sections | set(measurements.ON_DEMAND)) - modules, "a section names a benchmark that does not exist"
+
+
+def test_the_readme_says_how_to_reproduce_the_generated_file() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "`./run bench --write`" in readme and "(docs/measurements.md)" in readme
 
 
 def test_measuring_one_section_again_replaces_only_its_table_and_dates_it(tmp_path: Path, monkeypatch: Any) -> None:

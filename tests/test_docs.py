@@ -128,6 +128,9 @@ def test_the_figure_check_catches_measured_figures_and_leaves_other_numbers() ->
 def test_grading_doc_stays_a_short_reference() -> None:
     lines = (ROOT / "docs" / "grading.md").read_text().splitlines()
     assert len(lines) <= 300, f"docs/grading.md has {len(lines)} lines; move design detail to grading-internals.md"
+    overview = lines[: next(i for i, line in enumerate(lines) if line.startswith("## "))]
+    assert len(overview) <= 40, f"docs/grading.md's overview takes {len(overview)} lines: keep it to one screen"
+    assert sum(bool(re.match(r"\d\. ", line)) for line in overview) >= 3, "the overview lists the steps of a grade"
 
 
 def test_the_generated_file_says_when_where_and_with_what_it_was_measured() -> None:

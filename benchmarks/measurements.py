@@ -32,6 +32,7 @@ SECTIONS = [
     ("benchmarks.keras_fit", "Keras fit", "the course's digits network trained by model.fit"),
     ("benchmarks.conv", "Convolution", "conv2d forward and backward on a batch of digits-sized images"),
     ("benchmarks.kernels", "TensorFlow-exact kernels", "minitf's exact float32 kernels against NumPy's"),
+    ("benchmarks.agreement", "Agreement with TensorFlow", "minitf's default float kernels against TensorFlow's"),
     ("benchmarks.lessons", "The lessons", "each part of the course executed headless on minitf"),
     ("benchmarks.binder", "Binder", "kernel memory on each engine and the switch's start, against Binder's 2 GB"),
     ("benchmarks.grading", "Grading", "collect and autograde of sample classes in the sandbox"),
@@ -45,6 +46,7 @@ ON_DEMAND = {
     "benchmarks.grading_profile": "where one submission's grading time goes, phase by phase",
     "benchmarks.timing_grades": "flipped grades of the stopwatch exercises under load (a count, not a speed)",
 }
+FAST_TIER = "The test suite's fast tier"
 VERSIONED = ["numpy", "tensorflow-cpu", "keras", "numba", "nbgrader", "jupyterlab"]
 
 
@@ -109,24 +111,27 @@ def write(output: Path = OUTPUT) -> None:
         print(f"measuring {heading} ...", file=sys.stderr)
         parts += [f"## {heading}\n", f"`python -m {module}`: {what}.\n", "```text", section(module), "```\n"]
     print("measuring the fast tier ...", file=sys.stderr)
-    parts += ["## The test suite's fast tier\n", '`pytest -m "not slow" -n auto`.\n', "```text", fast_tier(), "```\n"]
+    parts += [f"## {FAST_TIER}\n", '`pytest -m "not slow" -n auto`.\n', "```text", fast_tier(), "```\n"]
     parts.append(f"(load average at the end: {os.getloadavg()[0]:.1f})")
     output.write_text("\n".join(parts) + "\n")
     print(f"wrote {output.relative_to(REPO)}", file=sys.stderr)
 
 
 def rewrite_sections(modules: list[str], output: Path = OUTPUT) -> None:
-    """Measure again only the sections of `modules` and put them in place in `output`; each says when and at which
-    commit it was measured, since the date at the top is the rest of the file's."""
+    """Measure again only the sections of `modules` and put them in place in `output` (a new section goes before
+    the next one SECTIONS lists, or before the fast tier's); each says when and at which commit it was measured,
+    since the date at the top is the rest of the file's."""
     text = output.read_text()
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    for module, heading, what in SECTIONS:
+    for index, (module, heading, what) in enumerate(SECTIONS):
         if module not in modules:
             continue
         print(f"measuring {heading} ...", file=sys.stderr)
         block = re.compile(rf"## {re.escape(heading)}\n.*?```text\n.*?```\n", re.S)
         if not block.search(text):
-            raise SystemExit(f"{output.name} has no section {heading!r}: run the whole --write")
+            following = [f"## {name}\n" for _, name, _ in SECTIONS[index + 1 :]] + [f"## {FAST_TIER}\n"]
+            place = min((text.index(h) for h in following if h in text), default=len(text))
+            text = text[:place] + f"## {heading}\n\n```text\n```\n\n" + text[place:]
         note = f"(this section measured again: {date}, commit {commit()}, load average {os.getloadavg()[0]:.1f})"
         fresh = "\n".join(
             [f"## {heading}\n", f"`python -m {module}`: {what}. {note}\n", "```text", section(module), "```\n"]

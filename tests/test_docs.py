@@ -174,6 +174,19 @@ def test_measuring_one_section_again_replaces_only_its_table_and_dates_it(tmp_pa
     assert text.startswith("# Measurements\n\n- measured: 2026-01-01")
 
 
+def test_measuring_a_new_section_puts_it_before_the_next_listed_one(tmp_path: Path, monkeypatch: Any) -> None:
+    page = tmp_path / "measurements.md"
+    page.write_text(
+        "# Measurements\n\n## One op\n\n`python -m benchmarks.dispatch`: one op.\n\n```text\nop table\n```\n\n"
+        "## Keras fit\n\n`python -m benchmarks.keras_fit`: fit.\n\n```text\nfit table\n```\n"
+    )
+    monkeypatch.setattr(measurements, "section", lambda module: f"table printed by {module}")
+    measurements.rewrite_sections(["benchmarks.graphs"], page)
+    text = page.read_text()
+    assert text.index("op table") < text.index("table printed by benchmarks.graphs") < text.index("## Keras fit")
+    assert text.count("## Graphs\n") == 1 and "`python -m benchmarks.graphs`: " in text
+
+
 def _anchors(path: Path) -> set[str]:
     """The anchors a Markdown viewer makes of a file's headings (lower case, punctuation dropped, spaces to -)."""
     headings = re.findall(r"^#+ (.+)$", path.read_text(), re.M)

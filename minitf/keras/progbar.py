@@ -11,6 +11,8 @@ import sys
 import time
 from typing import Any
 
+import numpy as np
+
 BAR_WIDTH = 20
 REDRAW_INTERVAL = 0.05
 
@@ -26,8 +28,9 @@ def format_time_per_unit(seconds: float, unit: str) -> str:
 
 def format_value(value: Any, signed: bool = True) -> str:
     """Four decimals, or scientific notation for values near zero (`0.0000e+00`). Keras's verbose=2 line tests
-    the value itself, not its size (`signed=False`), so negative values print in scientific notation there."""
-    value = float(value)
+    the value itself, not its size (`signed=False`), so negative values print in scientific notation there. A
+    metric of one value per class (F1Score) shows their mean."""
+    value = float(np.mean(value))
     small = abs(value) <= 1e-3 if signed else value <= 1e-3
     return f" {value:.4e}" if small else f" {value:.4f}"
 

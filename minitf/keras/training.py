@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-import minitf.keras.metrics as metrics_module
 import minitf.keras.optimizers as optimizers
 from minitf.autodiff.tape import GradientTape
 from minitf.core.nest import map_structure
 from minitf.function.function import function
 from minitf.keras.callbacks.callback import Callback, CallbackList, History, ProgbarLogger
 from minitf.keras.compile_loss import CompileLoss
+from minitf.keras.compile_metrics import CompileMetrics
 from minitf.keras.data_adapter import Batches, is_dataset, split_validation, unpack_x_y_sample_weight
 from minitf.keras.layers.keras_tensor import flatten
 from minitf.keras.metrics.metric import Mean, Metric
@@ -34,6 +34,9 @@ NOT_COMPILED = (
 class Trainer:
     compiled = False
     optimizer: Any = None
+    loss: Any = None
+    _loss_fn: CompileLoss | None = None
+    _compile_metrics: CompileMetrics | None = None
     train_function: Any = None
     test_function: Any = None
     predict_function: Any = None
@@ -51,16 +54,16 @@ class Trainer:
         steps_per_execution: int = 1,
         jit_compile: Any = "auto",
     ) -> None:
-        """Choose the optimizer, the loss and the metrics; names are resolved as Keras resolves them."""
+        """Choose the optimizer, the loss and the metrics; names are resolved as Keras resolves them. As in Keras,
+        compiling again without `loss` (or without metrics) keeps the loss (or the metrics) compiled before."""
         self.optimizer = optimizers.get(optimizer)
-        self.loss = loss
-        self._loss_fn = None if loss is None else CompileLoss(loss, loss_weights)
-        self._metric_identifiers = (
-            list(metrics) if isinstance(metrics, list | tuple) else ([] if metrics is None else [metrics])
-        )
-        self._weighted_metric_identifiers = list(weighted_metrics or [])
-        self._compiled_metrics: list[Metric] | None = None
-        self._weighted_metrics: list[Metric] = []
+        output_names = getattr(self, "output_names", None)
+        if loss is not None:
+            self.loss = loss
+            self._loss_fn = CompileLoss(loss, loss_weights)
+        if metrics is not None or weighted_metrics is not None:
+            self._compile_metrics = CompileMetrics(metrics, weighted_metrics, output_names)
+        self._compile_arguments = {"metrics": metrics, "weighted_metrics": weighted_metrics}
         self._loss_tracker = Mean(name="loss")
         self.run_eagerly, self.jit_compile = run_eagerly, jit_compile
         self.train_function: Any = None
@@ -75,18 +78,27 @@ class Trainer:
 
     @property
     def metrics(self) -> list[Metric]:
-        if not self.compiled:
-            return []
-        output_losses = self._loss_fn.trackers if self._loss_fn is not None else []
-        return [self._loss_tracker, *output_losses, *(self._compiled_metrics or []), *self._weighted_metrics]
+        """As Keras lists them: the loss tracker, the compiled metrics as one (CompileMetrics), each output's loss
+        tracker (a model of several outputs, once trained), then the Metric objects the model and its layers keep
+        as attributes."""
+        found: list[Metric] = []
+        if self.compiled:
+            found.append(self._loss_tracker)
+            if self._compile_metrics is not None:
+                found.append(self._compile_metrics)
+            if self._loss_fn is not None:
+                found.extend(self._loss_fn.trackers)
+        for owner in [self, *self._flat_layers()]:  # type: ignore[attr-defined]
+            found.extend(
+                value
+                for name, value in vars(owner).items()
+                if isinstance(value, Metric) and name not in ("_loss_tracker", "_compile_metrics")
+            )
+        return found
 
     @property
     def metrics_names(self) -> list[str]:
-        """Keras 3 names the compiled metrics as one group: `['loss', 'compile_metrics']`."""
-        if not self.compiled:
-            return []
-        has_metrics = self._metric_identifiers or self._weighted_metric_identifiers
-        return ["loss", "compile_metrics"] if has_metrics else ["loss"]
+        return [metric.name for metric in self.metrics]
 
     def reset_metrics(self) -> None:
         for metric in self.metrics:
@@ -107,11 +119,17 @@ class Trainer:
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict[str, Any]:
         """`metrics` count every sample alike; `weighted_metrics` weigh them by `sample_weight`, as in Keras."""
-        for metric in self._compiled_metrics or []:
-            metric.update_state(y, y_pred)
-        for metric in self._weighted_metrics:
-            metric.update_state(y, y_pred, sample_weight=sample_weight)
-        return {metric.name: metric.result() for metric in self.metrics}
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self) -> dict[str, Any]:
+        """Every metric's value by name; the compiled metrics' dict is merged in."""
+        results: dict[str, Any] = {}
+        for metric in self.metrics:
+            value = metric.result()
+            results.update(value if isinstance(value, dict) else {metric.name: value})
+        return results
 
     def train_step(self, data: Any) -> dict[str, Any]:
         x, y, sample_weight = unpack_x_y_sample_weight(data)
@@ -140,15 +158,8 @@ class Trainer:
         y_pred = self(x, training=False)  # type: ignore[operator]
         if self._loss_fn is not None:
             self._loss_fn.build(y_pred, getattr(self, "output_names", ["output"]))
-        if self._compiled_metrics is None:
-            self._compiled_metrics = [metrics_module.for_compile(m, y, y_pred) for m in self._metric_identifiers]
-            names = {metric.name for metric in self._compiled_metrics}
-            for identifier in self._weighted_metric_identifiers:
-                metric = metrics_module.for_compile(identifier, y, y_pred)
-                if metric.name in names:  # Keras tells a weighted twin of a metric by this prefix
-                    metric.name = f"weighted_{metric.name}"
-                names.add(metric.name)
-                self._weighted_metrics.append(metric)
+        if self._compile_metrics is not None and not self._compile_metrics.built:
+            self._compile_metrics.build(y, y_pred)
         if not self.optimizer.built:
             self.optimizer.build(self.trainable_weights)  # type: ignore[attr-defined]
 
@@ -298,7 +309,11 @@ class Trainer:
         return self._in_metric_order(logs)
 
     def _in_metric_order(self, logs: dict[str, Any]) -> Any:
-        names = [metric.name for metric in self.metrics]
+        """evaluate's list as Keras orders it: by `self.metrics` (the compiled metrics by their own names, so a
+        prefixed `a_mae` is not among them), then the other logs by name."""
+        names: list[str] = []
+        for metric in self.metrics:
+            names.extend([m.name for m in metric.metrics] if isinstance(metric, CompileMetrics) else [metric.name])
         values = [logs[name] for name in names if name in logs] + [
             logs[key] for key in sorted(logs) if key not in names
         ]

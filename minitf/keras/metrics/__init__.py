@@ -219,12 +219,17 @@ def for_compile(identifier: Any, y_true: Any, y_pred: Any) -> Metric:
         metric: Any = kind(name=str(identifier))
     else:
         metric = get(identifier)
+    name = identifier if isinstance(identifier, str) else _object_name(metric)
     if not isinstance(metric, Metric):
         metric = MeanMetricWrapper(metric)
-    if isinstance(identifier, str):
-        metric.name = identifier
-    elif not isinstance(identifier, Metric):
-        metric.name = getattr(identifier, "__name__", metric.name)
+    metric.name = name
     if hasattr(metric, "build_state"):
         metric.build_state(y_true, y_pred)
     return metric
+
+
+def _object_name(found: Any) -> str:
+    """The name Keras logs a metric object or function under: its `name`, else its (function) name in snake_case."""
+    if hasattr(found, "name"):
+        return str(found.name)
+    return naming.snake_case(getattr(found, "__name__", type(found).__name__))

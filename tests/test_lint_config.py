@@ -1,4 +1,5 @@
-"""The pre-commit hooks run the same checks as `./run test`'s lint step, so a commit meets CI's checks first."""
+"""The pre-commit hooks run the same checks as `./run test`'s lint step (which CI runs), so a commit meets CI's checks
+first; that step fails on unformatted code and on a noqa that suppresses nothing."""
 
 import re
 import shutil
@@ -61,3 +62,11 @@ def test_the_lint_step_passes_formatted_code(tmp_path: Path) -> None:
 def test_the_lint_step_fails_on(tmp_path: Path, source: str, report: str) -> None:
     run = _lint_step(tmp_path, source)
     assert run.returncode != 0 and report in run.stdout + run.stderr, run.stdout + run.stderr
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    commands = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert "./run test" in commands and "./run test" in (ROOT / "README.md").read_text()
+    run = (ROOT / "run").read_text()
+    test_verb = run[run.index("\n  test)") : run.index(";;", run.index("\n  test)"))].splitlines()
+    assert "lint" in [line.strip() for line in test_verb], "./run test runs the lint step before the tests"

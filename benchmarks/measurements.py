@@ -114,7 +114,7 @@ def write(output: Path = OUTPUT) -> None:
     parts += [f"## {FAST_TIER}\n", '`pytest -m "not slow" -n auto`.\n', "```text", fast_tier(), "```\n"]
     parts.append(f"(load average at the end: {os.getloadavg()[0]:.1f})")
     output.write_text("\n".join(parts) + "\n")
-    print(f"wrote {output.relative_to(REPO)}", file=sys.stderr)
+    print(f"wrote {output}", file=sys.stderr)
 
 
 def rewrite_sections(modules: list[str], output: Path = OUTPUT) -> None:

@@ -133,14 +133,29 @@ def test_grading_doc_stays_a_short_reference() -> None:
     assert sum(bool(re.match(r"\d\. ", line)) for line in overview) >= 3, "the overview lists the steps of a grade"
 
 
-def test_the_generated_file_says_when_where_and_with_what_it_was_measured() -> None:
-    text = GENERATED.read_text()
+def _says_when_where_and_with_what_it_was_measured(text: str) -> None:
     assert text.startswith("# Measurements") and "`python -m benchmarks --write`" in text
     for label in ("- measured: ", "- machine: ", "- versions: "):
         assert label in text, f"docs/measurements.md lacks its {label.strip('- :')} line"
     assert re.search(r"- measured: 20\d\d-\d\d-\d\d", text)
     for module, heading, _ in measurements.SECTIONS:
         assert f"## {heading}\n" in text and f"`python -m {module}`" in text, f"no section for {module}"
+    assert f"## {measurements.FAST_TIER}\n" in text
+
+
+def test_the_generated_file_says_when_where_and_with_what_it_was_measured() -> None:
+    _says_when_where_and_with_what_it_was_measured(GENERATED.read_text())
+
+
+def test_one_command_writes_the_whole_file(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(measurements, "section", lambda module: f"table printed by {module}")
+    monkeypatch.setattr(measurements, "fast_tier", lambda: "N passed")
+    measurements.write(tmp_path / "measurements.md")
+    text = (tmp_path / "measurements.md").read_text()
+    _says_when_where_and_with_what_it_was_measured(text)
+    assert all(f"table printed by {module}" in text for module, _, _ in measurements.SECTIONS)
+    main = (ROOT / "benchmarks" / "__main__.py").read_text()
+    assert '"--write" in sys.argv' in main and "measurements.write()" in main, "`python -m benchmarks --write`"
 
 
 def test_every_benchmark_is_a_section_of_the_generated_file_or_says_why_not() -> None:

@@ -57,10 +57,11 @@ class Lambda(Layer):
         super().__init__(**kwargs)
         self.function, self.output_shape, self.mask = function, output_shape, mask
         self.arguments = dict(arguments or {})
-        self._function_takes_training = "training" in inspect.signature(function).parameters
+        self._function_takes = set(inspect.signature(function).parameters) & {"mask", "training"}
 
-    def call(self, inputs: Any, training: bool | None = None) -> Any:
-        extra = {"training": training} if self._function_takes_training else {}
+    def call(self, inputs: Any, mask: Any = None, training: bool | None = None) -> Any:
+        """`mask` and `training` go on to the function when it takes them (as Keras's Lambda passes them)."""
+        extra = {key: value for key, value in (("mask", mask), ("training", training)) if key in self._function_takes}
         return self.function(inputs, **self.arguments, **extra)
 
     def get_config(self) -> dict[str, Any]:

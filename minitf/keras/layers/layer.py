@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 import minitf.keras.initializers as initializers
+import minitf.keras.layers.call_errors as call_errors
 import minitf.keras.layers.symbolic as symbolic
 import minitf.keras.naming as naming
 import minitf.keras.regularizers as regularizers
@@ -88,6 +89,8 @@ class Layer:
         self._build_input_shape: Any = None
         parameters = inspect.signature(self.call).parameters
         self._call_has_training, self._call_has_mask = "training" in parameters, "mask" in parameters
+        # a `training` with a default is left to it when None (Keras passes only a value); one without, gets None
+        self._training_default = parameters["training"].default if self._call_has_training else None
         input_dim = kwargs.pop("input_dim", None)
         input_shape = (input_dim,) if input_dim is not None else kwargs.pop("input_shape", None)
         if input_shape is not None:
@@ -244,6 +247,9 @@ class Layer:
         if any(isinstance(leaf, KerasTensor) for leaf in flatten(inputs)):
             return self._call_symbolically(inputs, args[1:], kwargs)
         inputs = map_structure(_as_input_tensor, inputs)
+        kwargs = {
+            key: _as_input_tensor(value) if isinstance(value, np.ndarray) else value for key, value in kwargs.items()
+        }
         for index, tensor in enumerate(flatten(inputs)):
             check_input(self.input_spec, tensor, self.name, index)
         # Keras builds a layer without its own `build` whose inner layers are unbuilt by tracing `call` first
@@ -254,7 +260,9 @@ class Layer:
         training = kwargs.pop("training", None)
         if training is None and _training_stack:
             training = _training_stack[-1]
-        if self._call_has_training:
+        if training is None and self._training_default is not inspect.Parameter.empty:
+            training = self._training_default
+        elif self._call_has_training:
             kwargs["training"] = training
         self._added_losses = []
         previous_mask = kwargs["mask"] if kwargs.get("mask") is not None else mask_of(inputs)
@@ -264,7 +272,7 @@ class Layer:
             kwargs.pop("mask", None)
         # inner layers built during this call get this layer's name in their weights' paths (`model/dense/kernel`)
         with training_scope(training), naming.path_scope(self.name):
-            outputs = self.call(inputs, *args[1:], **kwargs)
+            outputs = call_errors.call_reporting(self, self.call, inputs, *args[1:], **kwargs)
         if built_by_a_trace:
             symbolic.name_outputs_as_a_trace_does(outputs)
         propagate(self, inputs, outputs, previous_mask)
@@ -306,7 +314,8 @@ class Layer:
             call_kwargs["mask"] = previous_mask
         elif not self._call_has_mask:
             call_kwargs.pop("mask", None)
-        outputs = self._trace_outputs(inputs, args, call_kwargs)
+        trace = functools.partial(self._trace_outputs, inputs, args, call_kwargs)
+        outputs = call_errors.symbolic_call_reporting(self, trace, (inputs, *args), kwargs)
         flat_outputs = flatten(outputs)
         node_index = len(self._inbound_nodes)
         for index, tensor in enumerate(flat_outputs):

@@ -21,13 +21,6 @@ from minitf.keras.layers.layer import Layer
 from minitf.keras.training import Trainer
 
 
-def _describe(value: Any) -> str:
-    """An argument as Keras shows it in "Arguments received by ..."."""
-    if isinstance(value, Tensor):
-        return f"tf.Tensor(shape={tuple(value.shape.as_list())}, dtype={value.dtype.name})"
-    return repr(value)
-
-
 class Model(Trainer, Layer):
     # How Keras files a Sequential or functional model in a .keras file ((module, class_name)); None: a subclassed
     # model, filed under its own class and registered name (saving/objects.py).
@@ -46,24 +39,21 @@ class Model(Trainer, Layer):
         Layer.__init__(self, name=kwargs.pop("name", None), trainable=kwargs.pop("trainable", True))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Errors from inside `call` come back with the call's arguments listed, as Keras reports them."""
-        inputs = args[0] if args else kwargs.get("inputs")
-        if any(isinstance(leaf, KerasTensor) for leaf in flatten(inputs)):
-            return super().__call__(*args, **kwargs)
+        """An input that does not fit the layers' shapes is reported as Keras reports it (call_errors.py), with a
+        hint on what to check."""
         try:
             return super().__call__(*args, **kwargs)
         except ValueError as error:
-            if "Exception encountered when calling" in str(error) or "of layer '" + self.name + "'" in str(error):
+            message = str(error)
+            if "is incompatible with the layer" not in message or "\nHint:" in message:
                 raise
-            name = type(self).__name__
-            message = str(error).split("\nHint:")[0]
-            raise ValueError(
-                f"Exception encountered when calling {name}.call().\n\n\x1b[1m{message}\x1b[0m\n\n"
-                f"Arguments received by {name}.call():\n  • inputs={_describe(inputs)}\n"
-                f"  • training={kwargs.get('training')}\n  • mask=None\n  • kwargs=<class 'inspect._empty'>\n"
-                "Hint: the model's input does not fit the shape its layers were built for: check the shape of the "
+            hint = (
+                "\nHint: the model's input does not fit the shape its layers were built for: check the shape of the "
                 "array you pass (model.summary() shows the expected one)."
-            ) from None
+            )
+            hinted = ValueError(message + hint)
+            hinted._keras_call_info_injected = True  # type: ignore[attr-defined]
+            raise hinted.with_traceback(error.__traceback__) from None
 
     def _maybe_build(self, inputs: Any) -> None:
         """A subclassed model is built by running it: its layers build themselves on first use."""
@@ -225,7 +215,7 @@ class Functional(Model):
                 "Hint: pass an array shaped like the model's keras.Input (batch first)."
             )
 
-    def call(self, inputs: Any, training: bool | None = None) -> Any:
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None, **kwargs: Any) -> Any:
         values: dict[int, Any] = {}
         for tensor, value in zip(self.inputs, self._inputs_in_order(inputs), strict=True):
             values[id(tensor)] = value

@@ -102,7 +102,7 @@ class Sequential(Model):
             # Keras builds on the shape of the first call, batch size included (fit builds with `None` first)
             self.build(tuple(inputs.shape.as_list()) if isinstance(inputs, Tensor) else tuple(inputs.shape))
 
-    def call(self, inputs: Any, training: bool | None = None) -> Any:
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None, **kwargs: Any) -> Any:
         x = inputs
         for layer in self._layers:
             x = layer(x, training=training)

@@ -1,5 +1,7 @@
 """The docs are reference: no dated measurements outside the one generated file, and that file is complete."""
 
+import functools
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -11,16 +13,17 @@ GENERATED = ROOT / "docs" / "measurements.md"
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 # A date in prose ("2 December 2026", "December 2026", "2026-12-04") marks a measurement typed in by hand.
 DATED = re.compile(rf"\b(\d{{1,2}} )?({MONTHS}) 20\d\d\b|\b20\d\d-\d\d-\d\d\b")
+SKIPPED_FOLDERS = {"artifacts", "node_modules", "__pycache__"}  # besides hidden ones (.venv, caches)
 
 
+@functools.cache
 def _prose_docs() -> list[Path]:
     """Every Markdown file of the project (not those of tools' caches, the environment or test artifacts)."""
-    skip = {".venv", "artifacts", "node_modules"}
-    return sorted(
-        path
-        for path in ROOT.rglob("*.md")
-        if not any(part.startswith(".") or part in skip for part in path.relative_to(ROOT).parts[:-1])
-    )
+    found = []
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".") and name not in SKIPPED_FOLDERS]
+        found += [Path(folder) / name for name in files if name.endswith(".md")]
+    return sorted(found)
 
 
 def test_no_doc_but_the_generated_one_carries_a_dated_figure() -> None:

@@ -59,16 +59,16 @@ MEASURED = re.compile(
 SETTINGS = {
     ("docs/architecture.md", "0.25 s"): "grader/sandbox/kernel_client.py: WAIT_SLICE",
     ("docs/grading.md", "0.25 s"): "grader/sandbox/kernel_client.py: WAIT_SLICE",
-    ("docs/grading.md", "600 s"): "the sandbox's RLIMIT_CPU",
-    ("docs/grading.md", "30 s"): "nbgrader's Execute.timeout as the grader sets it (--timeout)",
-    ("docs/grading-internals.md", "5 s"): "how long a launcher gets after SIGTERM (grader/sandbox/pool.py)",
-    ("docs/running-a-term.md", "30 s"): "the default --timeout",
+    ("docs/grading.md", "600 s"): "grader/sandbox/prepare.py: Limits.cpu_seconds (RLIMIT_CPU)",
+    ("docs/grading.md", "30 s"): "grader/sandbox/prepare.py: Limits.cell_timeout (--timeout)",
+    ("docs/grading-internals.md", "5 s"): "grader/sandbox/pool.py: how long a launcher gets after SIGTERM",
+    ("docs/running-a-term.md", "30 s"): "grader/sandbox/prepare.py: Limits.cell_timeout",
     ("docs/running-a-term.md", "5 s"): "the --timeout of the transcript's run",
-    ("docs/datasets.md", "92 %"): "the digits chapter's accuracy bar",
+    ("docs/datasets.md", "92 %"): "the digits chapter's accuracy bar (tests/course/test_digits_chapter.py)",
     ("docs/datasets.md", "about 180"): "the data set: 1,797 digits of ten classes",
     ("course_data/README.md", "about 180"): "the data set: 1,797 digits of ten classes",
     ("docs/lessons.md", "5 minutes"): "the reading-time estimate's rule",
-    ("docs/lessons.md", "150 ms"): "the margin of KnownCost's accepted window",
+    ("docs/lessons.md", "150 ms"): "the accepted window of the stopwatch exercise's hidden test (KnownCost)",
     ("docs/lessons.md", "30 times"): "benchmarks.timing_grades' default --runs",
 }
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+import minitf.keras.auto_config as auto_config
 import minitf.keras.initializers as initializers
 import minitf.keras.layers.call_errors as call_errors
 import minitf.keras.layers.symbolic as symbolic
@@ -247,9 +248,7 @@ class Layer:
         if any(isinstance(leaf, KerasTensor) for leaf in flatten(inputs)):
             return self._call_symbolically(inputs, args[1:], kwargs)
         inputs = map_structure(_as_input_tensor, inputs)
-        kwargs = {
-            key: _as_input_tensor(value) if isinstance(value, np.ndarray) else value for key, value in kwargs.items()
-        }
+        kwargs = {k: _as_input_tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
         for index, tensor in enumerate(flatten(inputs)):
             check_input(self.input_spec, tensor, self.name, index)
         # Keras builds a layer without its own `build` whose inner layers are unbuilt by tracing `call` first
@@ -362,9 +361,12 @@ class Layer:
         return str([tuple(s) for s in shapes]).replace("'", "")
 
     # --- configuration (saving) ---
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        return auto_config.record(super().__new__(cls), args, kwargs)
+
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"name": self.name, "trainable": self.trainable, "dtype": _dtype_policy(self.dtype)}
-        return config
+        return auto_config.with_arguments(self, config, Layer.get_config)
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Layer:

@@ -33,7 +33,7 @@ class Model(Trainer, Layer):
             # `CustomModel(inputs, outputs)` (a subclass that overrides train_step, say): as Keras does, the
             # subclass gets the functional model's __init__ and call by having Functional as a base too
             return super().__new__(type(cls.__name__, (cls, Functional), {"__module__": cls.__module__}))
-        return super().__new__(cls)
+        return super().__new__(cls)  # arguments not passed on, as in Keras: an automatic config records defaults
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         Layer.__init__(self, name=kwargs.pop("name", None), trainable=kwargs.pop("trainable", True))

@@ -6,6 +6,8 @@ right one (the notebook's solution). The suite checks, per notebook, that
 - the solution passes the visible test and the hidden test,
 - the visible test (all a student on Binder gets) rejects every recorded wrong answer, with a message a student can
   act on (an assert with a message, or an error raised inside the student's own code),
+- where a wrong answer records a `hint`, the visible test's message contains it: the message names the mistake made,
+  not a neighbouring one,
 - the hidden test rejects every recorded wrong answer too,
 - each wrong answer runs in its answer cell without an error, so that it is the test that catches it.
 
@@ -80,6 +82,8 @@ def test_every_exercise_records_wrong_answers(solution: Path) -> None:
     for _, exercise in exercises:
         for item in recorded[exercise.grade_id]:
             assert item.get("mistake") and item.get("answer"), f"{exercise.grade_id}: each entry needs both fields"
+            unknown = sorted(set(item) - {"mistake", "answer", "hint"})
+            assert not unknown, f"{exercise.grade_id}: unknown fields {unknown} (mistake, answer and hint are known)"
             with_answer(exercise.answer_source, item["answer"])  # raises if the regions do not match
         answers = [str(item["answer"]).strip() for item in recorded[exercise.grade_id]]
         assert len(set(answers)) == len(answers), f"{exercise.grade_id}: a wrong answer is recorded twice"
@@ -128,6 +132,9 @@ def test_wrong_answers_run_and_every_test_rejects_them(solution: Path, reports: 
             elif not teaches(visible):
                 problems.append(f"{label}: the visible test fails with {visible['error']}: {visible['message']!r}, "
                                 "not with a message for the student")
+            elif item.get("hint") and item["hint"] not in visible["message"]:
+                problems.append(f"{label}: the visible test's message should name the mistake with "
+                                f"{item['hint']!r}, but it says {visible['message']!r}")
             if entry["has_hidden"] and not rejected(hidden):
                 problems.append(f"{label}: the hidden test passes it")
     assert not problems, f"{_name(solution)}:\n" + "\n".join(problems)

@@ -220,7 +220,8 @@ def run_notebook(path: Path, wrong: dict[str, list[dict]]) -> dict:
                     entry["wrong"].append({"number": number, "mistake": item.get("mistake"), "bad_record": str(error)})
                     continue
                 verdict = evaluate(exercise, source, namespace)
-                entry["wrong"].append({"number": number, "mistake": item.get("mistake"), **verdict})
+                entry["wrong"].append({"number": number, "mistake": item.get("mistake"), "hint": item.get("hint"),
+                                       **verdict})
             report["exercises"][exercise.grade_id] = entry
             code = solution_answer(cell.source)
         else:

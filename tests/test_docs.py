@@ -195,7 +195,8 @@ def test_measuring_one_section_again_replaces_only_its_table_and_dates_it(tmp_pa
 def test_measuring_a_new_section_puts_it_before_the_next_listed_one(tmp_path: Path, monkeypatch: Any) -> None:
     page = tmp_path / "measurements.md"
     page.write_text(
-        "# Measurements\n\n## One op\n\n`python -m benchmarks.dispatch`: one op.\n\n```text\nop table\n```\n\n"
+        "# Measurements\n\nAn intro of older code.\n\n- measured: 2026-01-01 00:00 UTC, commit abc\n\n"
+        "## One op\n\n`python -m benchmarks.dispatch`: one op.\n\n```text\nop table\n```\n\n"
         "## Keras fit\n\n`python -m benchmarks.keras_fit`: fit.\n\n```text\nfit table\n```\n"
     )
     monkeypatch.setattr(measurements, "section", lambda module: f"table printed by {module}")
@@ -203,6 +204,7 @@ def test_measuring_a_new_section_puts_it_before_the_next_listed_one(tmp_path: Pa
     text = page.read_text()
     assert text.index("op table") < text.index("table printed by benchmarks.graphs") < text.index("## Keras fit")
     assert text.count("## Graphs\n") == 1 and "`python -m benchmarks.graphs`: " in text
+    assert text.startswith(f"# Measurements\n\n{measurements.INTRO}\n- measured: 2026-01-01")
 
 
 def _anchors(path: Path) -> set[str]:

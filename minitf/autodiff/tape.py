@@ -41,7 +41,7 @@ _new = object.__new__
 
 def _key(x: Any) -> int:
     # A mirrored variable (tf.distribute) stands for the copy of the replica running now, which its reads read.
-    return id(x._tape_target) if getattr(type(x), "_per_replica", False) else id(x)
+    return id(getattr(x, "_tape_target", x))
 
 
 def _is_composite(x: Any) -> bool:

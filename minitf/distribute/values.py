@@ -72,8 +72,6 @@ class MirroredVariable(ResourceVariable):
     ...), kept equal because every replica applies the same updates. Inside `strategy.run`, replica k reads
     and writes its own copy; outside it (cross-replica context) a read sees copy 0 and a write goes to all."""
 
-    _per_replica = True  # a GradientTape keys it by the copy of the running replica (minitf/autodiff/tape.py)
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         strategy = state.strategy
         first = ResourceVariable(*args, **kwargs)
@@ -102,7 +100,7 @@ class MirroredVariable(ResourceVariable):
 
     @property
     def _tape_target(self) -> Variable:
-        """What a GradientTape sees read: the copy of the replica running now."""
+        """What a GradientTape sees read: the copy of the replica running now (a tape keys a variable by it)."""
         return self._active()
 
     def _write(self, value: Any, how: str, read_value: bool) -> Any:

@@ -189,8 +189,14 @@ def _filled_like(make: Callable, make_like: Callable) -> Callable:
     return kernel
 
 
+def _ones(shape: tuple, dtype: np.dtype) -> np.ndarray:
+    out = np.empty(shape, dtype)  # (np.ones is a Python function around these two calls)
+    out.fill(1)
+    return out
+
+
 ZerosLike = Op("ZerosLike", _filled_like(np.zeros, np.zeros_like), shape=shape_rules.same_as_first)
-OnesLike = Op("OnesLike", _filled_like(np.ones, np.ones_like), shape=shape_rules.same_as_first)
+OnesLike = Op("OnesLike", _filled_like(_ones, np.ones_like), shape=shape_rules.same_as_first)
 
 
 def zeros_like_(x: Any) -> Tensor:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,8 @@ from harness import examples, named_examples, resolve, same
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import ALL, FLOATS, array_and_axis, arrays
+
+import minitf
 
 REDUCTIONS = [
     "reduce_sum",
@@ -112,3 +115,26 @@ def test_reduce_std_matches_numpy_semantics_in_tensorflow(dtype: str, data: tupl
         lambda tf: tf.math.reduce_std(tf.constant(a.astype(dtype)), axis=axis),
         rtol=2e-2 if dtype == "float16" else None,
     )
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("shape, axis", [((0,), None), ((0, 3), 0), ((2, 0), 1)])
+def test_a_mean_over_no_entries_is_nan_and_warns_nothing(dtype: str, shape: tuple, axis: Any) -> None:
+    # TensorFlow prints nothing for it; NumPy's np.mean warns "Mean of empty slice", which a learner would see.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = minitf.reduce_mean(minitf.zeros(shape, dtype=dtype), axis=axis).numpy()
+    assert result.dtype == np.dtype(dtype) and result.shape == np.zeros(shape).mean(axis=axis).shape
+    assert np.isnan(result).all()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_a_float_mean_rounds_as_numpys_mean(dtype: str) -> None:
+    # The kernel divides the sum by the count itself (np.mean's wrapper costs microseconds): the same bits.
+    rng = np.random.default_rng(7)
+    values = (rng.normal(size=(33, 70)) * 1e3).astype(dtype)
+    for axis in (None, 0, 1, (0, 1)):
+        for keepdims in (False, True):
+            got = minitf.reduce_mean(minitf.constant(values), axis=axis, keepdims=keepdims).numpy()
+            want = np.mean(values, axis=axis, keepdims=keepdims, dtype=values.dtype)
+            assert got.dtype == want.dtype and np.array_equal(got, want), (axis, keepdims)

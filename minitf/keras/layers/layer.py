@@ -27,6 +27,7 @@ import minitf.keras.naming as naming
 import minitf.keras.regularizers as regularizers
 from minitf.core.conversion import convert_to_tensor
 from minitf.core.tensor import Tensor
+from minitf.keras.dtype_policies import DTypeAttributes
 from minitf.keras.layers.input_spec import InputSpec, check_input
 from minitf.keras.layers.keras_tensor import KerasTensor, Node, flatten, map_structure
 from minitf.keras.serialization import accepted, deserialize
@@ -70,7 +71,7 @@ def _only_tensors_positionally(args: tuple) -> None:
         )
 
 
-class Layer:
+class Layer(DTypeAttributes):
     """The base of every layer and model: tracks weights and inner layers, builds once, then calls."""
 
     _layers: list[Layer]  # set first in __init__, so __setattr__ can track inner layers from then on

@@ -34,6 +34,7 @@ SECTIONS = [
     ("benchmarks.kernels", "TensorFlow-exact kernels", "minitf's exact float32 kernels against NumPy's"),
     ("benchmarks.agreement", "Agreement with TensorFlow", "minitf's default float kernels against TensorFlow's"),
     ("benchmarks.lessons", "The lessons", "each part of the course executed headless on minitf"),
+    ("benchmarks.lesson_speed", "Speed in the lessons", "part 2's speed sentences, measured by its cells"),
     ("benchmarks.binder", "Binder", "kernel memory on each engine and the switch's start, against Binder's 2 GB"),
     ("benchmarks.grading", "Grading", "collect and autograde of sample classes in the sandbox"),
     ("benchmarks.grading_demo", "Grading the demo class", "worker and CPU time per notebook, default workers"),

@@ -59,7 +59,8 @@ def backward_order(
             continue
         reads[index] = made = []
         call = calls[index]
-        for key in [id(call.variable)] if type(call) is VariableRead else [id(t) for t in call.inputs]:
+        for value in (call.variable,) if type(call) is VariableRead else call.inputs:
+            key = id(value)
             maker = producer.get(key)
             if maker is not None:
                 made.append(key)
@@ -67,7 +68,7 @@ def backward_order(
             elif key not in tracked:
                 continue  # neither a recorded value nor a watched source
             uses[key] = uses.get(key, 0) + 1
-    if all(n == 1 for n in uses.values()):  # only calls the targets do not depend on read a value twice (or none)
+    if max(uses.values(), default=0) <= 1:  # only calls the targets do not depend on read a value twice (or none)
         return [calls[index] for index in sorted(reads, reverse=True)]
     missing: dict[int, int] = {}
     for key in uses:  # a call waits for each of its outputs that recorded calls use

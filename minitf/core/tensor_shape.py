@@ -51,8 +51,8 @@ class TensorShape:
 
     def is_compatible_with(self, other: Any) -> bool:
         other = as_shape(other)
-        if self._dims is None or other._dims is None:
-            return True
+        if self._dims is None or other._dims is None or self._dims == other._dims:
+            return True  # (equal shapes, every eager update of a variable, need no walk through their dimensions)
         if len(self._dims) != len(other._dims):
             return False
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))

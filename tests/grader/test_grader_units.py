@@ -421,3 +421,75 @@ def test_validation_kernels_output_channel_drops_log_lines_and_keeps_real_stderr
         return [(m["msg_type"], m["content"]["name"], m["content"]["text"]) for m in messages]
 
     assert asyncio.run(receive()) == [("stream", "stderr", "UserWarning: real\n"), ("stream", "stdout", TF_LINES)]
+
+
+KEYRING_PROBE = """
+import ctypes, os, sys
+sys.path.insert(0, {folder!r})
+import launch
+
+libc = ctypes.CDLL(None, use_errno=True)
+ADD_KEY, REQUEST_KEY, KEYCTL = launch.KEYRING_CALLS[os.uname().machine][1]
+libc.prctl(launch.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # (what lets a process without privileges install a filter)
+launch.deny_keyring()
+calls = {{
+    "add_key": libc.syscall(ADD_KEY, b"user", b"probe", b"1", 1, -4),
+    "request_key": libc.syscall(REQUEST_KEY, b"user", b"probe", None, 0),
+    "keyctl": libc.syscall(KEYCTL, 0, -4, 0, 0, 0),
+}}
+errors = {{name: os.strerror(ctypes.get_errno()) if result == -1 else result for name, result in calls.items()}}
+if os.uname().machine == "x86_64":
+    libc.syscall(0x40000000 + 39)  # getpid in the x32 convention
+    errors["x32 getpid"] = os.strerror(ctypes.get_errno())
+print(errors, os.getpid() > 0, open(os.devnull).read() == "")
+"""
+
+
+def test_the_kernels_seccomp_filter_denies_the_keyring_calls_and_nothing_the_kernel_needs():
+    import subprocess
+    import sys
+
+    from grader.sandbox.prepare import LAUNCHER
+
+    probe = subprocess.run(
+        [sys.executable, "-c", KEYRING_PROBE.format(folder=str(LAUNCHER.parent))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert probe.returncode == 0, probe.stderr
+    denied = os.strerror(1)  # EPERM
+    expected = {"add_key": denied, "request_key": denied, "keyctl": denied}
+    if os.uname().machine == "x86_64":
+        expected["x32 getpid"] = denied
+    assert probe.stdout.strip() == f"{expected} True True"
+
+
+def test_a_broken_trusted_kernel_fails_its_test_with_a_message_and_grading_goes_on():
+    from queue import Empty
+
+    from grader.worker.execute import GuardedExecute
+
+    class Lost:
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    execute = GuardedExecute()
+    lost = execute._trusted_kernel = Lost()
+
+    def no_reply(cell, index):
+        raise Empty
+
+    execute._trusted_verdict = no_reply
+    cell = new_code_cell("assert square(3) == 9", outputs=[])
+    execute._run_test(cell, 0)
+    assert [(o.ename, o.evalue) for o in cell.outputs] == [
+        (
+            "GraderError",
+            "the grader lost its connection to its trusted kernel while this test ran (Empty); this "
+            "test scores 0 points, the rest of the notebook was graded, and your instructor can regrade it",
+        )
+    ]
+    assert lost.closed and execute._trusted_kernel is None  # the next test starts a new one

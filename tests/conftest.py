@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import gc
 import os
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -138,26 +137,6 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     else:
         os.environ.pop(MACHINE_WIDE_TEST, None)
     yield
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """After a test that may grade has been torn down (its module's fixtures too, if it was the module's last), no
-    process of a sandbox user may be left: whatever a grading run starts ends with it.  Checked here, after every
-    such test, so that a leak fails the test that left it, not a later test whose own check happens to see it.
-    Kernels end a moment after their run (their supervisors notice), so the check waits a little for them."""
-    result = yield
-    if _is_machine_wide(item.config, item):
-        from grader_fixtures.submissions import sandbox_processes
-
-        deadline = time.monotonic() + SURVIVOR_GRACE
-        while (survivors := sandbox_processes()) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not survivors, f"processes of the grading sandbox outlived {item.nodeid}:\n" + "\n".join(survivors)
-    return result
-
-
-SURVIVOR_GRACE = 15  # seconds a machine-wide test's kernels may take to end after its teardown
 
 
 def _module_marks(module: object) -> list[pytest.MarkDecorator]:

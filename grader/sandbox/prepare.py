@@ -143,12 +143,6 @@ def end_processes_of(uid: int, gid: int, timeout: float = 10.0) -> int:
             timeout=timeout,
         )  # (the shell's own kill: no file it cannot read)
         time.sleep(0.01)
-    if left := live_processes({uid}):
-        described = ", ".join(f"{p['Name']} (pid {p['Pid']}, state {p['State']}, parent {p['PPid']})" for p in left)
-        print(
-            f"warning: {len(left)} process(es) of uid {uid} still run after {timeout:.0f} s: {described}",
-            file=sys.stderr,
-        )
     return ended
 
 
@@ -181,11 +175,6 @@ def sweep_slot(slot: int) -> int:
     try:
         _, handle = claim_slot(slot)
     except GraderError:
-        if left := processes_of(slot_user(slot)[0]):
-            print(
-                f"note: sandbox slot {slot} is held by another process; {len(left)} process(es) left to it",
-                file=sys.stderr,
-            )
         return 0
     try:
         return end_processes_of(*slot_user(slot))

@@ -8,7 +8,6 @@ import ctypes
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -120,12 +119,8 @@ class LocalPool:
     def _sweep(slot: _Slot) -> None:
         """After the worker process has ended: nothing it started may outlive the run (a worker killed before its
         own closing sweep leaves kernels that end only when their supervisors notice), then its folder goes."""
-        try:
+        with contextlib.suppress(OSError, ValueError):
             sweep_slot(int((slot.root / "slot").read_text()))
-        except FileNotFoundError:  # the worker ended before it had a slot
-            pass
-        except (OSError, ValueError, subprocess.SubprocessError) as error:
-            print(f"warning: the sandbox slot of a worker that ended was not swept ({error!r})", file=sys.stderr)
         shutil.rmtree(slot.root, ignore_errors=True)
 
     def _stop(self, slot: _Slot) -> None:

@@ -377,6 +377,14 @@ def _predict_logs(batch_outputs: Any) -> dict[str, Any]:
 
 def _python_logs(logs: dict[str, Any]) -> dict[str, Any]:
     """Tensors to Python floats (arrays for per-class metrics such as F1Score), keys in sorted order (Keras's
-    logs come out of a traced function sorted)."""
-    values = {key: np.asarray(logs[key]) for key in sorted(logs)}
-    return {key: float(value) if value.ndim == 0 else value for key, value in values.items()}
+    logs come out of a traced function sorted).  A dict among the values (a custom train_step that returns
+    ``{m.name: m.result() for m in self.metrics}``, where CompileMetrics' result is a dict) is merged in, as Keras
+    flattens it."""
+    flat: dict[str, Any] = {}
+    for key in sorted(logs):
+        if isinstance(logs[key], dict):
+            flat.update(_python_logs(logs[key]))
+            continue
+        value = np.asarray(logs[key])
+        flat[key] = float(value) if value.ndim == 0 else value
+    return flat

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
 from queue import Empty
 from typing import Any
 
@@ -32,8 +31,6 @@ MAX_MESSAGE_BYTES = 12 * 1024 * 1024
 MAX_OUTPUT_MESSAGE_BYTES = 64 * 1024 * 1024
 #: the longest a wait sleeps before it looks at its socket again (seconds)
 WAIT_SLICE = 0.25
-#: while a kernel's reply is awaited, how often the grader checks that the kernel still lives (seconds)
-ALIVE_CHECK = 0.05
 
 
 class RecheckingChannel(AsyncZMQSocketChannel):
@@ -57,17 +54,6 @@ class RecheckingKernelClient(AsyncKernelClient):
     iopub_channel_class = Type(RecheckingChannel)
     stdin_channel_class = Type(RecheckingChannel)
     control_channel_class = Type(RecheckingChannel)
-
-
-def ready_channels(channels: Sequence[Any], timeout: float) -> list[bool]:
-    """Which of a client's channels have a message waiting, after waiting at most ``timeout`` seconds for the
-    first: one poll over all their sockets, so a message on any of them ends the wait at once.  (libzmq's own poll
-    looks at each socket's state, not at an edge of its file descriptor: nothing can be slept through.)"""
-    poller = zmq.Poller()
-    for channel in channels:
-        poller.register(channel.socket, zmq.POLLIN)
-    ready = dict(poller.poll(max(0, round(timeout * 1000))))
-    return [channel.socket in ready for channel in channels]
 
 
 def with_rechecking_waits(client: NotebookClient) -> NotebookClient:

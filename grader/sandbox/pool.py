@@ -20,7 +20,6 @@ import contextlib
 import hashlib
 import json
 import os
-import select
 import shutil
 import subprocess
 import sys
@@ -217,25 +216,9 @@ def kill_launcher(km) -> None:
     if process is None or process.poll() is not None:
         return
     process.terminate()
-    if not wait_for_end(process, 5):
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
         process.kill()
-        wait_for_end(process, 5)
-
-
-def wait_for_end(process: subprocess.Popen, timeout: float) -> bool:
-    """Wait at most ``timeout`` seconds for a child process to end and reap it; True if it ended.  Woken the moment
-    it ends (through a pidfd), where ``Popen.wait(timeout)`` sleeps in growing steps between looks (up to 50 ms,
-    which a kernel's end, twice per notebook, would pay about half of)."""
-    try:
-        pidfd = os.pidfd_open(process.pid)
-    except OSError:  # (reaped meanwhile, or a system without pidfds)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=timeout)
-        return process.poll() is not None
-    try:
-        ended = bool(select.select([pidfd], [], [], timeout)[0])
-    finally:
-        os.close(pidfd)
-    if ended:
-        process.wait()
-    return ended
+            process.wait(timeout=5)

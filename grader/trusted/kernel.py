@@ -14,7 +14,6 @@ from typing import Any, Protocol
 from nbclient.exceptions import CellExecutionComplete
 from nbformat import NotebookNode
 
-from grader.sandbox.kernel_client import ALIVE_CHECK, ready_channels
 from grader.sandbox.pool import kill_launcher, read_replies, socket_folder
 from grader.trusted.channel import install_code
 from grader.trusted.plan import TrustedPlan
@@ -205,14 +204,12 @@ class TrustedKernel:
         """Hand a call of a lent object to the test, which waits in input() for its request's answer; return the
         call's result as JSON text (the trusted kernel answers with another input request)."""
         self.kc.input(json.dumps({"callback": callback}))
-        while (remaining := deadline - time.monotonic()) > 0:
-            if not ready_channels([self.kc.stdin_channel], min(remaining, ALIVE_CHECK))[0]:
+        while time.monotonic() < deadline:
+            try:
+                request = self.kc.get_stdin_msg(timeout=0.001)
+            except Empty:
                 if not self.km.is_alive():
                     break
-                continue
-            try:
-                request = self.kc.get_stdin_msg(timeout=0)
-            except Empty:  # dropped: it could not be decoded
                 continue
             if request["msg_type"] == "input_request":
                 try:
@@ -257,21 +254,17 @@ class TrustedKernel:
         owner.clear_before_next_output = False
         if deadline is None:
             deadline = time.monotonic() + (owner.timeout or 600)
-        channels = (self.kc.stdin_channel, self.kc.iopub_channel)
         while True:
-            stdin_ready, output_ready = ready_channels(channels, min(deadline - time.monotonic(), ALIVE_CHECK))
-            if stdin_ready:
-                try:
-                    request = self.kc.get_stdin_msg(timeout=0)
-                except Empty:  # dropped: it could not be decoded
-                    continue
+            try:
+                request = self.kc.get_stdin_msg(timeout=0)
+            except Empty:
+                pass
+            else:
                 if request["parent_header"].get("msg_id") == msg_id and request["msg_type"] == "input_request":
                     self.kc.input(owner._ask_student(request["content"].get("prompt", ""), deadline))
                 continue
             try:
-                if not output_ready:
-                    raise Empty
-                message = self.kc.get_iopub_msg(timeout=0)
+                message = self.kc.get_iopub_msg(timeout=0.005)
             except Empty:
                 if time.monotonic() > deadline:
                     cell.outputs.append(error_output("CellTimeoutError", OVER_BUDGET.format(timeout=owner.timeout)))

@@ -171,30 +171,8 @@ def _described(fields: dict[str, str]) -> str:
         return f"{fields['Name']} (pid {pid}, gone meanwhile)"
     return (
         f"{fields['Name']} pid {pid} state {fields['State']} ppid {fields['PPid']} pgrp {stat[2]} sid {stat[3]} "
-        f"uid {fields['Uid'].split()[0]} nspid {fields.get('NSpid', '?').replace(chr(9), '/')}: {command}"
-        f"{_ancestry(fields['PPid'])}"
+        f"uid {fields['Uid'].split()[0]} nspid {fields.get('NSpid', '?')}: {command}"
     )
-
-
-def _ancestry(pid: str) -> str:
-    """A survivor's live ancestors up to the test process, and the test that started the first of them (the
-    environment a process inherits names the test running when it was started)."""
-    chain, started_by = [], ""
-    while pid not in ("0", "1"):
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:90]
-            environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-        except OSError:
-            chain.append(f"{pid} (gone)")
-            break
-        if "pytest" in command or "xdist" in command:
-            break
-        chain.append(f"{pid}: {command}")
-        test = next((v for v in environment if v.startswith(b"PYTEST_CURRENT_TEST=")), b"")
-        started_by = test.decode(errors="replace").split("=", 1)[-1] or started_by
-        pid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
-    return f"\n    ancestors: {' <- '.join(chain)}\n    started during: {started_by or '?'}"
 
 
 def _slot_holders() -> list[str]:

@@ -14,14 +14,12 @@ starts): a missed edge costs at most one slice.
 from __future__ import annotations
 
 import time
-import uuid
 from queue import Empty
 from typing import Any
 
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
-from jupyter_client.session import Session
 from nbclient import NotebookClient
 from traitlets import Type
 
@@ -64,43 +62,12 @@ def with_rechecking_waits(client: NotebookClient) -> NotebookClient:
     return client
 
 
-class DroppingChannel(RecheckingChannel):
-    """A channel that drops a message it cannot decode (badly signed, replayed, truncated, not JSON) and waits on.
-
-    The student's kernel knows its connection's key, so it can send anything on its own sockets; jupyter_client
-    raises on such a message (``Duplicate Signature``, ``Invalid Signature``, ``malformed message``), and nbclient
-    would fail the whole submission.  Dropped, it costs at most the cell that waits for a reply: its time limit.
-    """
-
-    async def _recv(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]  # (as jupyter_client's own)
-        try:
-            return await super()._recv(**kwargs)
-        except (ValueError, TypeError, KeyError, IndexError):
-            raise Empty from None  # read and dropped: as if nothing had arrived (a wait goes on)
-
-
-class UnguessableSession(Session):
-    """A session whose message ids are random.  jupyter_client numbers them (its session id, its pid, a counter),
-    so a student's kernel, which sees the id of every request it gets, could send replies ahead for the requests
-    still to come: an instant answer to a call that a test times, say."""
-
-    @property
-    def msg_id(self) -> str:
-        return uuid.uuid4().hex
-
-
 class CappedKernelClient(RecheckingKernelClient):
-    """The student's kernel's client: its sockets refuse oversized messages before anything is read into memory,
-    and its channels drop messages that cannot be decoded (``DroppingChannel``).
+    """The student's kernel's client: its sockets refuse oversized messages before anything is read into memory.
 
     ZeroMQ checks ``MAXMSGSIZE`` against a frame's announced length and drops the connection instead of
     receiving it, so a student's kernel cannot make the grader decode (or even buffer) a huge reply.
     """
-
-    shell_channel_class = Type(DroppingChannel)
-    iopub_channel_class = Type(DroppingChannel)
-    stdin_channel_class = Type(DroppingChannel)
-    control_channel_class = Type(DroppingChannel)
 
     def _create_connected_socket(self, channel: str, identity: bytes | None = None) -> zmq.Socket:
         limit = MAX_OUTPUT_MESSAGE_BYTES if channel == "iopub" else MAX_MESSAGE_BYTES

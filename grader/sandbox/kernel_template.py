@@ -143,12 +143,10 @@ def _serve(link: socket.socket, config: dict) -> None:
         os.chdir(request["cwd"])
         link.sendall(b"+")
         if config["isolate"]:
-            kernel = launch.split_into_sandbox(config, request["connection"])  # (the kernel: a session of its own)
+            kernel = launch.split_into_sandbox(config, request["connection"])
         else:
             launch.hold_sigterm(True)  # as split_into_sandbox does: until the handler knows the kernel
             kernel = os.fork()
-            if kernel == 0:
-                os.setsid()
         if kernel == 0:
             launch.hold_sigterm(False)
             _run_kernel(config, request)

@@ -10,9 +10,7 @@ the course's code.  Steps, all with the machine's own mechanisms:
    and the working folder (a copy of the student's folder without its notebooks, so nothing written there
    outlives the kernel);
 3. resource limits (address space, CPU seconds, processes, file size, no core dumps);
-4. a session of its own (a signal to its process group reaches only its own processes), a seccomp filter that
-   denies the kernel keyring's system calls (the one store a user's processes share across namespaces), then
-   drop to the unprivileged sandbox user with no_new_privs, a clean environment, and exec ipykernel.
+4. drop to the unprivileged sandbox user with no_new_privs, a clean environment, and exec ipykernel.
 
 A supervisor stays outside the PID namespace so jupyter_client sees one process; when it dies, the
 kernel gets SIGKILL, and when the kernel (PID 1 of its namespace) dies, every process it left is killed.
@@ -20,13 +18,11 @@ No kernel outlives its supervisor, even one ended at the moment it forks (`split
 """
 
 import ctypes
-import errno
 import json
 import os
 import resource
 import select
 import signal
-import struct
 import sys
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWIPC = 0x00020000, 0x40000000, 0x20000000, 0x08000000
@@ -62,15 +58,6 @@ SYSTEM_PATHS = (
     "/sys/devices/system/cpu",
 )
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "NBGRADER_EXECUTION", "PYTHONHASHSEED")
-
-# The seccomp filter: a classic BPF program the kernel runs on every system call (seccomp_data: the call's
-# number at offset 0, its architecture at offset 4).
-PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-BPF_LOAD_WORD, BPF_JUMP_IF_EQUAL, BPF_JUMP_IF_AT_LEAST, BPF_RETURN = 0x20, 0x15, 0x35, 0x06
-SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
-#: the architecture (as seccomp names it) and the numbers of add_key, request_key and keyctl on it
-KEYRING_CALLS = {"x86_64": (0xC000003E, (248, 249, 250)), "aarch64": (0xC00000B7, (217, 218, 219))}
-X32_CALLS = 0x40000000  # x86_64's other calling convention numbers its calls from here: denied as a whole
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _supervisor_watch: list[int] = []  # in a new kernel: the read end of a pipe only its supervisor writes to
@@ -210,34 +197,6 @@ def _environment(config: dict, home: str, isolate: bool) -> dict:
     return env
 
 
-def keyring_filter(machine: str) -> list[tuple[int, int, int, int]]:
-    """The seccomp program, as (code, jump if true, jump if false, value) rows: add_key, request_key and keyctl
-    fail with EPERM, and so does every call made in another architecture's convention (whose numbers differ)."""
-    arch, calls = KEYRING_CALLS[machine]
-    deny = SECCOMP_RET_ERRNO | errno.EPERM
-    rows = [
-        (BPF_LOAD_WORD, 0, 0, 4),  # the architecture
-        (BPF_JUMP_IF_EQUAL, 1, 0, arch),  # ours: go on; otherwise deny
-        (BPF_RETURN, 0, 0, deny),
-        (BPF_LOAD_WORD, 0, 0, 0),  # the call's number
-        (BPF_JUMP_IF_AT_LEAST, len(calls) + 1, 0, X32_CALLS),  # to the last row: deny
-    ]
-    for index, number in enumerate(calls):  # a keyring call jumps to the last row; others fall through
-        rows.append((BPF_JUMP_IF_EQUAL, len(calls) - index, 0, number))
-    return [*rows, (BPF_RETURN, 0, 0, SECCOMP_RET_ALLOW), (BPF_RETURN, 0, 0, deny)]
-
-
-def deny_keyring() -> None:
-    """Install the filter in this process (inherited by every process and program it starts, for good).
-
-    The kernel keyring belongs to a uid, not to a namespace: without the filter, keys one kernel adds are read by
-    the next kernel of the same user (another student's).  Installed as root, before the privilege drop."""
-    rows = keyring_filter(os.uname().machine)
-    program = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *row) for row in rows))
-    fprog = struct.pack("HxxxxxxP", len(rows), ctypes.addressof(program))  # struct sock_fprog
-    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0), "seccomp")
-
-
 def enter_sandbox(config: dict, connection_file: str, connection_text: str, isolate: bool) -> tuple[str, dict]:
     """Everything before the kernel's code runs: its home, limits and unprivileged user; returns the connection
     file to use and the kernel's whole environment."""
@@ -255,7 +214,6 @@ def enter_sandbox(config: dict, connection_file: str, connection_text: str, isol
     _limit(config)
     env = _environment(config, home, isolate)
     if isolate:
-        deny_keyring()
         os.setgroups([])
         os.setgid(config["gid"])
         os.setuid(config["uid"])
@@ -286,7 +244,7 @@ def _exec_kernel(config: dict, connection_file: str, connection_text: str, extra
 
 
 def _supervise(child: int) -> None:
-    signal.signal(signal.SIGINT, lambda *_: os.kill(child, signal.SIGINT))  # (the kernel has a session of its own)
+    signal.signal(signal.SIGINT, lambda *_: None)  # jupyter_client signals the whole group; the kernel gets it
     signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGKILL))
     hold_sigterm(False)  # one that came while the kernel was forked arrives now, and ends it
     _, status = os.waitpid(child, 0)
@@ -330,7 +288,6 @@ def split_into_sandbox(config: dict, connection_text: str) -> int:
     hold_sigterm(False)
     _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
     exit_if_supervisor_gone()
-    os.setsid()  # its own session and process group: kill(0, ...) in it reaches none of the grader's processes
     try:
         _isolate_filesystem(config, ipc_dir)
     except BaseException as error:  # never fall through to running unsandboxed

@@ -79,7 +79,6 @@ class KernelTemplate:
             stdout=subprocess.PIPE,
             text=True,
             cwd=self.folder,
-            start_new_session=True,  # not in the worker's process group: its kernels have sessions of their own
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline().strip()  # blocks until the imports are done (or it failed)

@@ -34,8 +34,6 @@ class StudentSpare:
     def ready(self, timeout: float) -> bool:
         """True once the guard and the channel are in; False if the kernel died or they failed.  Once it has
         answered, its launcher has copied the working folder: the folder may change from then on."""
-        if self.answered is None and not run_sync(self.km.is_alive)():
-            self.answered = False
         if self.answered is None:
             replies = read_replies(
                 lambda wait: run_sync(self.kc.get_shell_msg)(timeout=wait),

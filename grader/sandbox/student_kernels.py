@@ -12,7 +12,7 @@ from nbgrader.preprocessors import Execute
 
 from grader.sandbox import spares
 from grader.sandbox.guard import guard_install, guard_modules
-from grader.sandbox.kernel_client import CappedKernelClient, UnguessableSession
+from grader.sandbox.kernel_client import CappedKernelClient
 from grader.sandbox.pool import folder_digest, following, kill_launcher, socket_folder
 from grader.trusted.channel import install_code
 from grader.trusted.plan import nbgrader_meta, source_notebook
@@ -32,7 +32,6 @@ class StudentKernels(Execute):
         km = self.kernel_manager_class(
             kernel_name=self.kernel_name,
             config=self.config,
-            session=UnguessableSession(config=self.config),  # the kernel cannot tell the ids of requests to come
             **({"ip": str(sockets / "k")} if sockets is not None else {}),
         )
         km.client_factory = CappedKernelClient  # the student's kernel's messages are bounded before decoding

@@ -25,10 +25,6 @@ PRELUDE_BROKEN = (
     "this is not your fault: tell your instructor, who can regrade this notebook"
 )
 TRUSTED_BROKEN = "the grader's trusted kernel stopped while this test ran; this test scores 0 points"
-TRUSTED_LOST = (
-    "the grader lost its connection to its trusted kernel while this test ran ({error}); this test scores 0 points, "
-    "the rest of the notebook was graded, and your instructor can regrade it"
-)
 OVER_BUDGET = (
     "This test did not finish within its time limit ({timeout} s, counting the time your code took when the test "
     "called it). This test scores 0 points; the rest of the notebook was graded."
@@ -114,11 +110,9 @@ class TrustedKernel:
         """A spare (started while the previous notebook ran) takes up this notebook's tests; False if it died,
         or a cell sent ahead hung or broke it (the caller then closes it and starts a kernel the usual way)."""
         self.owner, self.plan = owner, plan
-        if not self.km.is_alive():
-            return False
         if not self.sent:
             self.done = 0
-            return True
+            return self.km.is_alive()
         if not self.collect(channel_first=True):
             return False
         self.ready = True

@@ -9,7 +9,6 @@ output that tells the student what happened, a fresh kernel replays the earlier 
 
 from __future__ import annotations
 
-import contextlib
 import copy
 
 from nbclient.client import NotebookClient
@@ -191,12 +190,7 @@ class GuardedExecute(TrustedTests, StudentKernels):
         self._plan = self._load_plan(resources, known[1]) if known and self.trusted_kernel else None
         self._upcoming = None
         self._prepared = False
-        self._trusted_kernel = None
-        if self._plan is not None:
-            try:
-                self._trusted_kernel = self._new_trusted_kernel()
-            except Exception as error:  # the first test tries again, and fails alone if it cannot
-                self.log.warning("could not start the trusted kernel: %s", error)
+        self._trusted_kernel = self._new_trusted_kernel() if self._plan is not None else None
         self._student_broken = None
         self._requests = 0
         self._test_failure = None
@@ -206,8 +200,7 @@ class GuardedExecute(TrustedTests, StudentKernels):
             self._execute_all()
         finally:
             if self._trusted_kernel is not None:
-                with contextlib.suppress(Exception):  # a kernel that broke is gone already
-                    self._trusted_kernel.close()
+                self._trusted_kernel.close()
         self.set_widgets_metadata()
         return self.nb, self.resources
 

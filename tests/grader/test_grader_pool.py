@@ -45,25 +45,12 @@ from ipykernel.connect import get_connection_file
 FOLDERS = ["/tmp", "/dev/shm", os.path.expanduser("~"), ".",
            os.path.dirname(json.load(open(get_connection_file())).get("ip", "")) or "."]
 """
-#: the kernel keyring, System V message queues and abstract socket names (by the numbers of their system calls)
-CHANNELS = """
-import ctypes, socket
-_libc = ctypes.CDLL(None, use_errno=True)
-_ADD_KEY, _KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[os.uname().machine]
-QUEUE_KEY = 0x4C454654
-"""
 #: an honest answer that also leaves something behind in every place a later kernel could look
 PLANTER = (
     CORRECT["ex1-answer"]
     + FOLDERS
-    + CHANNELS
     + """
 import builtins, subprocess, sys, types
-_libc.syscall(_ADD_KEY, b"user", b"left-by-a", b"1", 1, -4)  # the user's keyring
-_libc.msgget(QUEUE_KEY, 0o1666)  # IPC_CREAT, readable by anyone
-ABSTRACT = socket.socket(socket.AF_UNIX)
-ABSTRACT.bind("\\0left-by-a")
-ABSTRACT.listen()
 import numpy as np
 import minitf as tf
 builtins.LEFT_BY_A = np.LEFT_BY_A = tf.LEFT_BY_A = 1
@@ -86,7 +73,6 @@ print("dpi", plt.rcParams["figure.dpi"])
 #: nor the hidden tests (nbgrader's copy of the notebook being graded lies in the grading folder)
 VICTIM = (
     FOLDERS
-    + CHANNELS
     + """import builtins, glob, sys
 import numpy as np
 import minitf as tf
@@ -105,9 +91,6 @@ LEFT = [name for name, found in {
     "environment": "LEFT_BY_A" in os.environ,
     "files": any(glob.glob(os.path.join(folder, "left-by-a")) for folder in FOLDERS),
     "processes": any(b"left-by-a" in line for line in _cmdlines()),
-    "keyring": _libc.syscall(_KEYCTL, 10, -4, b"user", b"left-by-a", 0) > 0,  # KEYCTL_SEARCH
-    "message queue": _libc.msgget(QUEUE_KEY, 0) != -1,
-    "abstract socket": socket.socket(socket.AF_UNIX).connect_ex("\\0left-by-a") == 0,
     "hidden tests": any("HIDDEN-CHECK" in open(path).read() for path in glob.glob("*.ipynb")),
 }.items() if found]
 print("left behind by the previous student:", LEFT)

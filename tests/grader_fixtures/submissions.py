@@ -238,6 +238,6 @@ def table(stdout: str) -> dict[str, tuple[str, str]]:
     rows = {}
     for line in stdout.splitlines():
         parts = line.split()
-        if len(parts) >= 4 and parts[1] == ASSIGNMENT:
+        if len(parts) >= 4 and parts[0].startswith("p") and parts[1] == "fixture-basics":
             rows[parts[0]] = (parts[2], parts[3])
     return rows
